@@ -1,0 +1,14 @@
+// Package bowling holds the rules of ten-pin bowling as tenpin plays them:
+// one player's [Game] (rolls in, frames out), a [Match] of several players
+// taking turns on one lane, player [Name]s, and the text scoreboard.
+//
+// The package is pure: it does no I/O, keeps no clocks and imports nothing
+// outside the standard library, so the lane server, the console game and the
+// tests all share the same rules. Every refused input returns an error that
+// [errors.Is] matches against one of the sentinel errors below and leaves the
+// state exactly as it was.
+//
+// A game is fully determined by its ordered rolls: [Replay] rebuilds one, and
+// a match is rebuilt by adding the same players and replaying the same rolls
+// in order.
+package bowling

@@ -1,0 +1,269 @@
+package bowling
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// The shape of a game.
+const (
+	NumFrames = 10 // frames in a game
+	NumPins   = 10 // pins in a full rack
+	MaxRolls  = 21 // rolls in the longest game: nine open frames and three in the tenth
+	MaxScore  = 300
+)
+
+// Game is one player's game: the rolls bowled so far and where they stand.
+// The zero value is a game that has not begun. A Game is a plain value with
+// no pointers inside, so copying it takes a snapshot.
+//
+// Rolling never allocates: the rolls live in a fixed array and the frames
+// are derived from them on demand.
+type Game struct {
+	rolls  [MaxRolls]int8
+	n      int8            // rolls bowled
+	starts [NumFrames]int8 // index in rolls of each frame's first roll, for frames up to frame
+	frame  int8            // 0-based frame in play; NumFrames once the game is over
+	down   int8            // pins down on the rack in play; 0 on a fresh rack
+}
+
+// Replay rebuilds a game from its ordered rolls. It stops at the first
+// roll the rules refuse and returns the game as it stood before that roll,
+// with the error.
+func Replay(rolls []int) (Game, error) {
+	var g Game
+	for _, pins := range rolls {
+		if err := g.Roll(pins); err != nil {
+			return g, err
+		}
+	}
+	return g, nil
+}
+
+// Roll records a roll that knocked down pins. An impossible roll is refused
+// with a *[RollError] wrapping [ErrInvalidPins], [ErrTooManyPins] or
+// [ErrGameOver], and the game is left unchanged.
+func (g *Game) Roll(pins int) error {
+	if err := g.Check(pins); err != nil {
+		return err
+	}
+	g.rolls[g.n] = int8(pins)
+	g.n++
+	g.down += int8(pins)
+	if g.down == NumPins {
+		g.down = 0 // a strike or a spare: the rack is set again
+	}
+	if g.frameDone() {
+		g.frame++
+		g.down = 0
+		if g.frame < NumFrames {
+			g.starts[g.frame] = g.n
+		}
+	}
+	return nil
+}
+
+// Check reports whether a roll of pins would be accepted, with the error
+// [Game.Roll] would return, without changing the game.
+func (g *Game) Check(pins int) error {
+	switch {
+	case g.Over():
+		return g.refuse(pins, ErrGameOver, "the game is over")
+	case pins < 0 || pins > NumPins:
+		return g.refuse(pins, ErrInvalidPins, fmt.Sprintf("%d pins is not a roll, a roll is 0 to %d pins", pins, NumPins))
+	case pins > g.Standing():
+		return g.refuse(pins, ErrTooManyPins, fmt.Sprintf("%d pins but only %d standing", pins, g.Standing()))
+	}
+	return nil
+}
+
+func (g *Game) refuse(pins int, err error, reason string) error {
+	return &RollError{Roll: int(g.n) + 1, Pins: pins, Err: err, reason: reason}
+}
+
+// frameDone reports whether the frame in play has had all its rolls.
+func (g *Game) frameDone() bool {
+	s := g.starts[g.frame]
+	balls := g.n - s
+	if g.frame < NumFrames-1 {
+		return balls == 2 || g.rolls[s] == NumPins
+	}
+	switch balls {
+	case 3:
+		return true
+	case 2:
+		return g.rolls[s]+g.rolls[s+1] < NumPins // open: no bonus ball
+	}
+	return false
+}
+
+// Over reports whether the tenth frame is complete.
+func (g *Game) Over() bool { return g.frame == NumFrames }
+
+// Standing returns the pins standing for the next roll (0 once the game is
+// over).
+func (g *Game) Standing() int {
+	if g.Over() {
+		return 0
+	}
+	return NumPins - int(g.down)
+}
+
+// CurrentFrame returns the number (1 to 10) of the frame in play; once the
+// game is over it stays at 10.
+func (g *Game) CurrentFrame() int { return min(int(g.frame)+1, NumFrames) }
+
+// NumRolls returns how many rolls have been bowled.
+func (g *Game) NumRolls() int { return int(g.n) }
+
+// Rolls returns the pins of every roll bowled so far, in order: the input
+// [Replay] needs to rebuild the game.
+func (g *Game) Rolls() []int {
+	out := make([]int, g.n)
+	for i := range out {
+		out[i] = int(g.rolls[i])
+	}
+	return out
+}
+
+// span returns the range of rolls (start, end) of the 0-based frame i.
+func (g *Game) span(i int) (int, int) {
+	if i > int(g.frame) {
+		return int(g.n), int(g.n)
+	}
+	if i+1 <= int(g.frame) && i+1 < NumFrames {
+		return int(g.starts[i]), int(g.starts[i+1])
+	}
+	return int(g.starts[i]), int(g.n)
+}
+
+// value returns the points frame i (0-based) is worth, and whether that can
+// no longer change.
+func (g *Game) value(i int) (int, bool) {
+	s, e := g.span(i)
+	r := g.rolls[:g.n]
+	if i == NumFrames-1 {
+		sum := 0
+		for _, p := range r[s:e] {
+			sum += int(p)
+		}
+		return sum, g.Over()
+	}
+	switch {
+	case e-s >= 1 && r[s] == NumPins: // strike: ten and the next two rolls
+		if len(r) < s+3 {
+			return 0, false
+		}
+		return NumPins + int(r[s+1]) + int(r[s+2]), true
+	case e-s < 2:
+		return 0, false
+	case r[s]+r[s+1] == NumPins: // spare: ten and the next roll
+		if len(r) < s+3 {
+			return 0, false
+		}
+		return NumPins + int(r[s+2]), true
+	}
+	return int(r[s] + r[s+1]), true
+}
+
+// Total returns the game's score so far: the cumulative score of the last
+// frame whose score can no longer change (0 before any), which is the final
+// score once the game is over.
+func (g *Game) Total() int {
+	total := 0
+	for i := range NumFrames {
+		v, ok := g.value(i)
+		if !ok {
+			break
+		}
+		total += v
+	}
+	return total
+}
+
+// Frame returns frame number n (1 to 10). It panics if n is out of range,
+// like an index would.
+func (g *Game) Frame(n int) Frame {
+	if n < 1 || n > NumFrames {
+		panic(fmt.Sprintf("bowling: frame %d out of range 1 to %d", n, NumFrames))
+	}
+	return g.Frames()[n-1]
+}
+
+// Frames returns the ten frames of the game, bowled or not.
+func (g *Game) Frames() []Frame {
+	frames := make([]Frame, NumFrames)
+	rolls := g.Rolls()
+	cum, scored := 0, true
+	for i := range frames {
+		s, e := g.span(i)
+		f := Frame{Number: i + 1, Rolls: rolls[s:e:e]}
+		v, ok := g.value(i)
+		scored = scored && ok
+		if scored {
+			cum += v
+			f.score, f.scored = cum, true
+		}
+		frames[i] = f
+	}
+	return frames
+}
+
+// Frame is one frame of a game, as a snapshot.
+type Frame struct {
+	Number int   // 1 to 10
+	Rolls  []int // the pins of each roll bowled in the frame, in order
+	score  int
+	scored bool
+}
+
+// Score returns the frame's cumulative score, and false while that score can
+// still change (the frame is in play, or waits for the rolls of a strike's
+// or a spare's bonus).
+func (f Frame) Score() (int, bool) { return f.score, f.scored }
+
+// Complete reports whether the frame has had all its rolls.
+func (f Frame) Complete() bool {
+	r := f.Rolls
+	if f.Number < NumFrames {
+		return len(r) == 2 || len(r) == 1 && r[0] == NumPins
+	}
+	return len(r) == 3 || len(r) == 2 && r[0]+r[1] < NumPins
+}
+
+// Marks returns the frame as the scoreboard shows it: "X" for a strike,
+// "8|/" for a spare, "8|1" for an open frame, "-" for a gutter, the first
+// roll alone while the frame is in play, and the tenth frame's rolls joined
+// by "|" ("X|7|/"). A frame not yet bowled has no marks.
+func (f Frame) Marks() string {
+	var buf [8]byte
+	return string(f.AppendMarks(buf[:0]))
+}
+
+// AppendMarks appends the frame's [Frame.Marks] to dst.
+func (f Frame) AppendMarks(dst []byte) []byte {
+	fresh, standing := true, NumPins
+	for i, p := range f.Rolls {
+		if i > 0 {
+			dst = append(dst, '|')
+		}
+		switch {
+		case fresh && p == NumPins:
+			dst = append(dst, 'X')
+		case !fresh && p == standing:
+			dst = append(dst, '/')
+		case p == 0:
+			dst = append(dst, '-')
+		default:
+			dst = strconv.AppendInt(dst, int64(p), 10)
+		}
+		switch {
+		case fresh && p == NumPins: // strike: a new rack, still fresh
+		case !fresh: // second ball of a rack: it is set again
+			fresh, standing = true, NumPins
+		default:
+			fresh, standing = false, standing-p
+		}
+	}
+	return dst
+}

@@ -1,0 +1,183 @@
+package bowling
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Player is one seat of a [Match]: a name and that player's game.
+type Player struct {
+	Name Name
+	Game Game
+	Left bool // the player left during the match; the turn skips them
+}
+
+// Match is several players sharing a lane, bowling in seat order: the
+// player up bowls until their frame is complete, then the next player bowls
+// the same frame; when every player has completed a frame, the next frame
+// starts with the first player again. The match is over when every player
+// still in it has completed the tenth frame.
+//
+// Players are added before the first roll. A player who leaves before the
+// first roll gives up their seat; one who leaves later keeps their frames on
+// the board and is skipped from then on.
+//
+// The zero value is an empty match, ready for players.
+type Match struct {
+	players []Player
+	up      int  // index in players of the player up
+	started bool // a roll has been bowled
+}
+
+// NewMatch returns a match with the named players seated in order.
+func NewMatch(names ...string) (*Match, error) {
+	m := new(Match)
+	for _, s := range names {
+		if _, err := m.Add(s); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// Add seats a player with the given name at the end of the order. It fails
+// with [ErrInvalidName], [ErrNameTaken] or [ErrStarted], changing nothing.
+func (m *Match) Add(name string) (Name, error) {
+	n, err := ParseName(name)
+	if err != nil {
+		return "", err
+	}
+	if m.started {
+		return "", fmt.Errorf("%w: %s cannot join, the first ball has been bowled", ErrStarted, n)
+	}
+	if m.seat(n) >= 0 {
+		return "", fmt.Errorf("%w: %s is already on this lane", ErrNameTaken, n)
+	}
+	m.players = append(m.players, Player{Name: n})
+	return n, nil
+}
+
+// Remove takes a player out of the match. Before the first roll the seat is
+// given up; after it the player's frames stay and the turn skips them from
+// then on. If the player was up, the turn passes to the next player.
+func (m *Match) Remove(name Name) error {
+	i := m.seat(name)
+	if i < 0 || m.players[i].Left {
+		return fmt.Errorf("%w: %s is not playing on this lane", ErrUnknownPlayer, name)
+	}
+	if !m.started {
+		m.players = slices.Delete(m.players, i, i+1)
+		return nil
+	}
+	m.players[i].Left = true
+	if i == m.up {
+		m.advance()
+	}
+	return nil
+}
+
+// Started reports whether the first ball has been bowled.
+func (m *Match) Started() bool { return m.started }
+
+// Over reports whether every player still in the match has completed the
+// tenth frame. A match nobody has bowled in is not over.
+func (m *Match) Over() bool {
+	if !m.started {
+		return false
+	}
+	for _, p := range m.players {
+		if !p.Left && !p.Game.Over() {
+			return false
+		}
+	}
+	return true
+}
+
+// Up returns the seat (index in [Match.Players]) of the player up and the
+// frame they are bowling; ok is false when nobody is up (no players, or the
+// match is over).
+func (m *Match) Up() (seat, frame int, ok bool) {
+	if len(m.players) == 0 || m.Over() || m.players[m.up].Left {
+		return 0, 0, false
+	}
+	return m.up, m.players[m.up].Game.CurrentFrame(), true
+}
+
+// Roll records a roll for the player who is up. It fails with
+// [ErrNoPlayers], [ErrGameOver] or the [Game.Roll] errors, changing nothing.
+func (m *Match) Roll(pins int) error {
+	seat, frame, ok := m.Up()
+	if !ok {
+		return m.nobodyUp(pins)
+	}
+	g := &m.players[seat].Game
+	if err := g.Roll(pins); err != nil {
+		return err
+	}
+	m.started = true
+	if g.Over() || g.CurrentFrame() != frame {
+		m.advance()
+	}
+	return nil
+}
+
+// RollAs records a roll for the named player, refusing it with
+// [ErrNotYourTurn] unless that player is up.
+func (m *Match) RollAs(name Name, pins int) error {
+	i := m.seat(name)
+	if i < 0 || m.players[i].Left {
+		return fmt.Errorf("%w: %s is not playing on this lane", ErrUnknownPlayer, name)
+	}
+	seat, _, ok := m.Up()
+	if !ok {
+		return m.nobodyUp(pins)
+	}
+	if seat != i {
+		return fmt.Errorf("%w: it is %s's turn, not %s's", ErrNotYourTurn, m.players[seat].Name, name)
+	}
+	return m.Roll(pins)
+}
+
+func (m *Match) nobodyUp(pins int) error {
+	switch {
+	case len(m.players) == 0:
+		return fmt.Errorf("%w: nobody is seated to bowl", ErrNoPlayers)
+	case m.Over():
+		return fmt.Errorf("%w: the match is over, %d pins not counted", ErrGameOver, pins)
+	}
+	return fmt.Errorf("%w: every player has left", ErrNoPlayers)
+}
+
+// advance passes the turn to the next player still in the match, wrapping
+// to the first one, who then starts the next frame. Players bowl in
+// lockstep, so the next player in seat order is always the one whose
+// frame comes next.
+func (m *Match) advance() {
+	n := len(m.players)
+	for step := 1; step <= n; step++ {
+		i := (m.up + step) % n
+		if !m.players[i].Left {
+			m.up = i
+			return
+		}
+	}
+}
+
+// Players returns a snapshot of the seats in order.
+func (m *Match) Players() []Player { return slices.Clone(m.players) }
+
+// Len returns the number of seats, including players who left mid-match.
+func (m *Match) Len() int { return len(m.players) }
+
+// Player returns the seat named name, and false if there is none.
+func (m *Match) Player(name Name) (Player, bool) {
+	i := m.seat(name)
+	if i < 0 {
+		return Player{}, false
+	}
+	return m.players[i], true
+}
+
+func (m *Match) seat(name Name) int {
+	return slices.IndexFunc(m.players, func(p Player) bool { return p.Name == name })
+}

@@ -1,0 +1,225 @@
+package bowling
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+)
+
+// upString describes who is up, for table tests: "BBB@3" or "-".
+func upString(m *Match) string {
+	seat, frame, ok := m.Up()
+	if !ok {
+		return "-"
+	}
+	return fmt.Sprintf("%s@%d", m.Players()[seat].Name, frame)
+}
+
+func TestMatchTurnOrder(t *testing.T) {
+	m, err := NewMatch("aaa", "BBB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		pins   int
+		wantUp string // who is up after the roll
+	}{
+		{3, "AAA@1"},  // AAA's frame 1 goes on
+		{4, "BBB@1"},  // AAA done: BBB bowls the same frame
+		{10, "AAA@2"}, // BBB strikes: frame 2 starts with AAA again
+		{10, "BBB@2"},
+		{5, "BBB@2"},
+		{5, "AAA@3"},
+	}
+	if got := upString(m); got != "AAA@1" {
+		t.Fatalf("up before any roll = %s, want AAA@1", got)
+	}
+	for i, s := range steps {
+		if err := m.Roll(s.pins); err != nil {
+			t.Fatalf("step %d: Roll(%d): %v", i, s.pins, err)
+		}
+		if got := upString(m); got != s.wantUp {
+			t.Fatalf("step %d: up after Roll(%d) = %s, want %s", i, s.pins, got, s.wantUp)
+		}
+	}
+}
+
+func TestMatchTenthFrameAndEnd(t *testing.T) {
+	m, _ := NewMatch("AAA", "BBB")
+	for range 9 { // nine frames of gutters for both
+		for range 4 {
+			if err := m.Roll(0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, roll := range []struct {
+		pins int
+		up   string
+	}{
+		{10, "AAA@10"}, {10, "AAA@10"}, {10, "BBB@10"}, // AAA: X|X|X
+		{7, "BBB@10"}, {2, "-"}, // BBB: 7|2, and the match is over
+	} {
+		if err := m.Roll(roll.pins); err != nil {
+			t.Fatal(err)
+		}
+		if got := upString(m); got != roll.up {
+			t.Fatalf("up after Roll(%d) = %s, want %s", roll.pins, got, roll.up)
+		}
+	}
+	if !m.Over() {
+		t.Fatal("Over() = false after both tenth frames, want true")
+	}
+	if err := m.Roll(1); !errors.Is(err, ErrGameOver) {
+		t.Errorf("Roll after the match = %v, want ErrGameOver", err)
+	}
+	totals := []int{}
+	for _, p := range m.Players() {
+		totals = append(totals, p.Game.Total())
+	}
+	if fmt.Sprint(totals) != "[30 9]" {
+		t.Errorf("totals = %v, want [30 9]", totals)
+	}
+}
+
+func TestMatchRollAs(t *testing.T) {
+	m, _ := NewMatch("AAA", "BBB")
+	if err := m.RollAs("BBB", 3); !errors.Is(err, ErrNotYourTurn) || err.Error() != "bowling: not your turn: it is AAA's turn, not BBB's" {
+		t.Errorf("RollAs(BBB) while AAA is up = %v, want ErrNotYourTurn", err)
+	}
+	if m.Started() {
+		t.Error("a refused roll started the match")
+	}
+	if err := m.RollAs("ZZZ", 3); !errors.Is(err, ErrUnknownPlayer) {
+		t.Errorf("RollAs(ZZZ) = %v, want ErrUnknownPlayer", err)
+	}
+	if err := m.RollAs("AAA", 3); err != nil {
+		t.Errorf("RollAs(AAA) while AAA is up = %v", err)
+	}
+	if err := m.RollAs("AAA", 8); !errors.Is(err, ErrTooManyPins) {
+		t.Errorf("RollAs(AAA, 8) with 7 standing = %v, want ErrTooManyPins", err)
+	}
+}
+
+func TestMatchAdd(t *testing.T) {
+	m, _ := NewMatch("AAA")
+	if _, err := m.Add("aaa"); !errors.Is(err, ErrNameTaken) {
+		t.Errorf("Add(aaa) beside AAA = %v, want ErrNameTaken", err)
+	}
+	if _, err := m.Add("a1"); !errors.Is(err, ErrInvalidName) {
+		t.Errorf("Add(a1) = %v, want ErrInvalidName", err)
+	}
+	if _, err := NewMatch("AAA", "bad name"); !errors.Is(err, ErrInvalidName) {
+		t.Errorf("NewMatch with a bad name = %v, want ErrInvalidName", err)
+	}
+	if err := m.Roll(5); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Add("BBB"); !errors.Is(err, ErrStarted) {
+		t.Errorf("Add(BBB) after the first roll = %v, want ErrStarted", err)
+	}
+	if m.Len() != 1 {
+		t.Errorf("Len() = %d after refused adds, want 1", m.Len())
+	}
+}
+
+func TestMatchNoPlayers(t *testing.T) {
+	var m Match
+	if err := m.Roll(3); !errors.Is(err, ErrNoPlayers) {
+		t.Errorf("Roll on an empty match = %v, want ErrNoPlayers", err)
+	}
+	if m.Over() {
+		t.Error("an empty match is over")
+	}
+}
+
+func TestMatchRemove(t *testing.T) {
+	t.Run("before the first roll the seat is given up", func(t *testing.T) {
+		m, _ := NewMatch("AAA", "BBB", "CCC")
+		if err := m.Remove("AAA"); err != nil {
+			t.Fatal(err)
+		}
+		if m.Len() != 2 || upString(m) != "BBB@1" {
+			t.Errorf("after AAA left: %d seats, up %s; want 2 seats, BBB@1", m.Len(), upString(m))
+		}
+		if err := m.Remove("AAA"); !errors.Is(err, ErrUnknownPlayer) {
+			t.Errorf("second Remove(AAA) = %v, want ErrUnknownPlayer", err)
+		}
+	})
+	t.Run("the player up leaves mid-frame", func(t *testing.T) {
+		m, _ := NewMatch("AAA", "BBB", "CCC")
+		for _, p := range []int{1, 1, 2} { // AAA bowls frame 1; BBB starts it
+			if err := m.Roll(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := m.Remove("BBB"); err != nil {
+			t.Fatal(err)
+		}
+		if got := upString(m); got != "CCC@1" {
+			t.Fatalf("up after BBB left = %s, want CCC@1", got)
+		}
+		if err := m.RollAs("BBB", 1); !errors.Is(err, ErrUnknownPlayer) {
+			t.Errorf("RollAs(BBB) after leaving = %v, want ErrUnknownPlayer", err)
+		}
+		for _, p := range []int{10, 10} { // CCC strikes; AAA strikes frame 2
+			if err := m.Roll(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := upString(m); got != "CCC@2" {
+			t.Errorf("up = %s, want CCC@2 (BBB skipped)", got)
+		}
+		if p, _ := m.Player("BBB"); !p.Left || len(p.Game.Rolls()) != 1 {
+			t.Errorf("BBB after leaving = %+v, want Left with its one roll kept", p)
+		}
+	})
+	t.Run("the last player leaving ends nobody's turn", func(t *testing.T) {
+		m, _ := NewMatch("AAA")
+		_ = m.Roll(4)
+		if err := m.Remove("AAA"); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, ok := m.Up(); ok {
+			t.Error("somebody is up after every player left")
+		}
+		if err := m.Roll(1); !errors.Is(err, ErrGameOver) && !errors.Is(err, ErrNoPlayers) {
+			t.Errorf("Roll after everyone left = %v", err)
+		}
+	})
+	t.Run("leaving after finishing ends the match for the rest", func(t *testing.T) {
+		m, _ := NewMatch("AAA", "BBB")
+		for range 19 * 2 {
+			_ = m.Roll(0)
+		}
+		// AAA has finished the tenth frame with 0 0; BBB is up in the tenth.
+		if got := upString(m); got != "BBB@10" {
+			t.Fatalf("up = %s, want BBB@10", got)
+		}
+		if err := m.Remove("BBB"); err != nil {
+			t.Fatal(err)
+		}
+		if !m.Over() {
+			t.Error("Over() = false once the only player still bowling left")
+		}
+	})
+}
+
+// TestMatchIsRebuiltFromItsEvents checks that the same players and the same
+// rolls, in order, always give the same match.
+func TestMatchIsRebuiltFromItsEvents(t *testing.T) {
+	rolls := []int{10, 3, 4, 9, 1, 10, 0, 0, 5, 5, 5}
+	a, _ := NewMatch("AAA", "BBB", "CCC")
+	b, _ := NewMatch("AAA", "BBB", "CCC")
+	for _, p := range rolls {
+		if err := a.Roll(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range rolls {
+		_ = b.Roll(p)
+	}
+	if a.Board() != b.Board() || upString(a) != upString(b) {
+		t.Errorf("replayed match differs:\n%s%s\n%s%s", a.Board(), upString(a), b.Board(), upString(b))
+	}
+}
