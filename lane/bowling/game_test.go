@@ -255,6 +255,7 @@ func TestParseName(t *testing.T) {
 		{"aBc", "ABC", ""},
 		{"", "", `bowling: invalid name: "" has 0 characters, a name is exactly 3 English letters`},
 		{"PJ", "", `bowling: invalid name: "PJ" has 2 characters, a name is exactly 3 English letters`},
+		{"P", "", `bowling: invalid name: "P" has 1 character, a name is exactly 3 English letters`},
 		{"PJSX", "", `bowling: invalid name: "PJSX" has 4 characters, a name is exactly 3 English letters`},
 		{"P1S", "", `bowling: invalid name: "P1S" has '1', a name is exactly 3 English letters`},
 		{"P S", "", `bowling: invalid name: "P S" has ' ', a name is exactly 3 English letters`},

@@ -17,7 +17,11 @@ type Name string
 // wrapping [ErrInvalidName] that says why.
 func ParseName(s string) (Name, error) {
 	if n := len([]rune(s)); n != NameLen {
-		return "", fmt.Errorf("%w: %q has %d characters, a name is exactly %d English letters", ErrInvalidName, s, n, NameLen)
+		unit := "characters"
+		if n == 1 {
+			unit = "character"
+		}
+		return "", fmt.Errorf("%w: %q has %d %s, a name is exactly %d English letters", ErrInvalidName, s, n, unit, NameLen)
 	}
 	for _, r := range s {
 		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') {

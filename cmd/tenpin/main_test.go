@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata with what the program prints")
+
+// golden compares got with testdata/name, or rewrites that file under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s:\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+// runCmd runs the program with args and stdin and returns its output and
+// exit status.
+func runCmd(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err := run(t.Context(), args, strings.NewReader(stdin), &out, &errOut)
+	code = exitCode(err, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+func TestScore(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		golden string // expected stdout, from testdata
+		stderr string
+		code   int
+	}{
+		{name: "seeds' three frames", args: []string{"score", "10", "8", "2", "8", "1"}, golden: "score-seeds.golden"},
+		{name: "perfect game", args: []string{"score", "-name", "kim", "10", "10", "10", "10", "10", "10", "10", "10", "10", "10", "10", "10"}, golden: "score-perfect.golden"},
+		{name: "no rolls", args: []string{"score"}, golden: "score-empty.golden"},
+		{name: "too many pins", args: []string{"score", "10", "8", "2", "8", "9"}, stderr: "tenpin: score: roll 5: 9 pins but only 2 standing\n", code: 1},
+		{name: "negative", args: []string{"score", "--", "-1"}, stderr: "tenpin: score: roll 1: -1 pins is not a roll, a roll is 0 to 10 pins\n", code: 1},
+		{name: "after the game", args: append([]string{"score"}, strings.Fields(strings.Repeat("0 ", 21))...), stderr: "tenpin: score: roll 21: the game is over\n", code: 1},
+		{name: "not a number", args: []string{"score", "3", "x"}, stderr: "tenpin: score: roll 2: \"x\" is not a number of pins\n", code: 1},
+		{name: "bad name", args: []string{"score", "-name", "P1", "3"}, stderr: "tenpin: score: -name: bowling: invalid name: \"P1\" has 2 characters, a name is exactly 3 English letters\n", code: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := runCmd(t, "", tt.args...)
+			if code != tt.code {
+				t.Errorf("exit status = %d, want %d (stderr %q)", code, tt.code, stderr)
+			}
+			if stderr != tt.stderr {
+				t.Errorf("stderr = %q, want %q", stderr, tt.stderr)
+			}
+			if tt.golden != "" {
+				golden(t, tt.golden, []byte(stdout))
+			} else if stdout != "" {
+				t.Errorf("stdout = %q, want nothing", stdout)
+			}
+		})
+	}
+}
+
+func TestUsage(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		want string // in stderr
+	}{
+		{[]string{"bogus"}, 2, `unknown command "bogus"`},
+		{[]string{"score", "-bogus"}, 2, "flag provided but not defined: -bogus"},
+		{[]string{"score", "-h"}, 0, "usage: tenpin score"},
+		{[]string{"play", "-lang", "fr"}, 1, `play: -lang "fr": the languages are en and ko`},
+		{[]string{"help"}, 0, "usage:"},
+	}
+	for _, tt := range tests {
+		_, stderr, code := runCmd(t, "", tt.args...)
+		if code != tt.code || !strings.Contains(stderr, tt.want) {
+			t.Errorf("tenpin %v: status %d, stderr %q; want status %d and %q", tt.args, code, stderr, tt.code, tt.want)
+		}
+	}
+}
+
+func TestPlay(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		input  string
+		golden string
+	}{
+		{
+			name: "one player, a whole game in Korean",
+			args: []string{"play", "-lang", "ko"},
+			// a perfect game but for the last ball
+			input:  "1\npjs\n10\n10\n10\n10\n10\n10\n10\n10\n10\n10\n10\n9\n",
+			golden: "play-ko.golden",
+		},
+		{
+			name: "two players, bad input asked again",
+			args: []string{"play"},
+			input: strings.Join([]string{
+				"zero", "0", "9", "2", // bad counts, then two players
+				"pj", "p1s", "pjs", "PJS", "kim", // bad names, a taken name
+				"10", "8", "3", "eleven", "11", "2", // KIM: 8 then 3 is too many
+				"0", "10", // PJS frame 2: a spare after a gutter
+			}, "\n") + "\n",
+			golden: "play-en.golden",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := runCmd(t, tt.input, tt.args...)
+			if code != 0 || stderr != "" {
+				t.Errorf("exit status %d, stderr %q; want 0 and nothing", code, stderr)
+			}
+			golden(t, tt.golden, []byte(stdout))
+		})
+	}
+}
+
+func TestPlayStopsOnSignal(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	r, w, err := os.Pipe() // stdin that never ends
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	defer r.Close()
+	var out bytes.Buffer
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"play"}, r, &out, &out) }()
+	cancel()
+	if err := <-done; exitCode(err, &out) != 130 {
+		t.Errorf("play after SIGINT returned %v, want exit status 130", err)
+	}
+}
