@@ -6,7 +6,6 @@
 //	tenpin [serve] [-addr localhost:8080]   run the server (the default)
 //	tenpin score [-name ABC] ROLLS...       print the board of one player's rolls
 //	tenpin play [-lang en|ko]               play at the console, one or more players
-//	tenpin load [flags]                     drive simulated players against a server
 //
 // Run "tenpin COMMAND -h" for a command's flags.
 package main
@@ -19,6 +18,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -53,11 +53,13 @@ func exitCode(err error, stderr io.Writer) int {
 
 // commands maps each subcommand to the function that runs it.
 var commands = map[string]func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error{
+	"serve": runServe,
 	"score": runScore,
 	"play":  runPlay,
 }
 
 const usage = `usage:
+  tenpin [serve] [-addr localhost:8080]   run the server (the default)
   tenpin score [-name ABC] ROLLS...   print the board of one player's rolls
   tenpin play [-lang en|ko]           play at the console, one or more players
 `
@@ -66,11 +68,11 @@ const usage = `usage:
 // the program name), its standard streams, and a context that ends on
 // SIGINT or SIGTERM.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") && !isHelp(args[0]) {
+		return runServe(ctx, args, stdin, stdout, stderr) // a bare tenpin serves
+	}
+	if isHelp(args[0]) {
 		fmt.Fprint(stderr, usage)
-		if len(args) == 0 {
-			return exitError{2}
-		}
 		return nil
 	}
 	cmd, ok := commands[args[0]]
@@ -79,6 +81,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitError{2}
 	}
 	return cmd(ctx, args[1:], stdin, stdout, stderr)
+}
+
+func isHelp(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--help", "help":
+		return true
+	}
+	return false
 }
 
 // parseFlags parses a subcommand's flags, printing usage on error. A bad

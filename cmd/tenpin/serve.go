@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/web"
+)
+
+// HTTP server limits. WebSockets are hijacked from the server, so these
+// bound only the handshake and the plain HTTP requests.
+const (
+	readHeaderTimeout = 5 * time.Second  // slow-loris guard
+	readTimeout       = 10 * time.Second // a whole API request, body included
+	idleTimeout       = 2 * time.Minute  // keep-alive between requests
+	maxHeaderBytes    = 16 << 10
+	// shutdownGrace is how long a stopping server waits for requests in
+	// flight and for every socket to close with "going away".
+	shutdownGrace = 10 * time.Second
+)
+
+// runServe runs the server until ctx ends (SIGINT or SIGTERM), then shuts
+// it down gracefully.
+func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("tenpin serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "localhost:8080", "`host:port` to listen on")
+	idle := fs.Duration("idle", lane.IdleTimeout, "close a lane after this long with nobody connected and no game in play")
+	maxLanes := fs.Int("max-lanes", lobby.MaxLanes, "lanes the server keeps open at most")
+	maxSpectators := fs.Int("max-spectators", lane.MaxSpectators, "watchers per lane at most")
+	origins := fs.String("origin", "", "comma-separated `patterns` of other origins allowed to open WebSockets (same-origin is always allowed)")
+	logLevel := fs.String("log-level", "info", "log `level`: debug, info, warn or error")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: tenpin [serve] [flags]\n\nRuns the tenpin server.")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return fmt.Errorf("serve: -log-level %q: the levels are debug, info, warn and error", *logLevel)
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+
+	cfg := lobby.Config{
+		MaxLanes: *maxLanes,
+		Lane:     lane.Config{IdleTimeout: *idle, MaxSpectators: *maxSpectators},
+		Logger:   logger,
+	}
+	if *origins != "" {
+		cfg.OriginPatterns = strings.Split(*origins, ",")
+	}
+	lb := lobby.New(cfg)
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	mux := http.NewServeMux()
+	api := lb.Handler()
+	mux.Handle("/api/", api)
+	mux.Handle("/ws/", api)
+	mux.Handle("/healthz", api)
+	mux.Handle("/debug/vars", metricsHandler(lb))
+	mux.Handle("/", web.Handler())
+	srv := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+
+	laneCtx, stopLanes := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopLanes()
+	lobbyDone := make(chan error, 1)
+	go func() { lobbyDone <- lb.Run(laneCtx) }()
+	serveDone := make(chan error, 1)
+	go func() { serveDone <- srv.Serve(ln) }()
+
+	fmt.Fprintf(stdout, "tenpin serving on http://%s\n", displayAddr(ln.Addr()))
+	logger.Info("serving", "addr", ln.Addr().String())
+
+	select {
+	case err := <-serveDone:
+		stopLanes()
+		<-lobbyDone
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down", "grace", shutdownGrace)
+	grace, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	// Stop accepting and finish plain requests, while every lane closes its
+	// sockets with 1001 (going away).
+	shutdownErr := make(chan error, 1)
+	go func() { shutdownErr <- srv.Shutdown(grace) }()
+	stopLanes()
+	select {
+	case <-lobbyDone:
+	case <-grace.Done():
+	}
+	if err := <-shutdownErr; err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("serve: shutdown: %w", err)
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+// displayAddr turns a listening address into one a browser can open.
+func displayAddr(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok || !tcp.IP.IsUnspecified() {
+		return a.String()
+	}
+	return net.JoinHostPort("localhost", fmt.Sprint(tcp.Port))
+}

@@ -1,0 +1,123 @@
+package lane
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/coder/websocket"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// errDropped ends a connection the lane (or its own outbox) dropped.
+var errDropped = errors.New("lane: connection dropped")
+
+// Serve attaches an accepted WebSocket connection to the lane and runs it
+// until either side ends it: one goroutine reads the client's messages and
+// hands them to the lane, another writes what the lane queued for it and
+// pings it. Either failing ends both. Serve closes the connection.
+func (l *Lane) Serve(ctx context.Context, ws *websocket.Conn) error {
+	ws.SetReadLimit(protocol.MaxMessageSize)
+	c := newClient()
+	if !l.submit(ctx, request{op: opAttach, c: c}) {
+		ws.Close(websocket.StatusGoingAway, "lane closed")
+		return errDropped
+	}
+	l.log.Debug("connection opened")
+	defer func() {
+		// Tell the lane, unless it has stopped; never wait on a stopped lane.
+		l.submit(context.WithoutCancel(ctx), request{op: opDetach, c: c})
+	}()
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return l.readLoop(gctx, ws, c) })
+	g.Go(func() error { return l.writeLoop(gctx, ws, c) })
+	err := g.Wait()
+	status := websocket.CloseStatus(err)
+	l.log.Debug("connection closed", "status", status, "skipped", c.skippedCount())
+	ws.CloseNow()
+	return err
+}
+
+func (c *client) skippedCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.skipped
+}
+
+// readLoop reads client messages, refusing malformed ones itself and
+// handing the rest to the lane.
+func (l *Lane) readLoop(ctx context.Context, ws *websocket.Conn, c *client) error {
+	for {
+		typ, data, err := ws.Read(ctx)
+		if err != nil {
+			return err
+		}
+		var req protocol.Request
+		if typ != websocket.MessageText {
+			err = protocol.Errorf(protocol.CodeBadMessage, "binary frames are not tenpin messages; send JSON text")
+		} else {
+			req, err = protocol.Decode(data)
+		}
+		if err != nil {
+			l.cfg.Metrics.Refused.Add(1)
+			pe := ErrorFor(err)
+			l.log.Debug("message refused", "code", pe.Code)
+			pe.Ref = req.ID
+			if !c.sendReply(encodeReply(pe)) {
+				return errDropped
+			}
+			continue
+		}
+		if !l.submit(ctx, request{op: opMessage, c: c, msg: req}) {
+			return errDropped
+		}
+	}
+}
+
+// writeLoop writes the client's queued messages, each under a deadline,
+// pings the client every ping interval, and closes the connection
+// when the lane drops the client.
+func (l *Lane) writeLoop(ctx context.Context, ws *websocket.Conn, c *client) error {
+	ping := time.NewTicker(l.cfg.PingInterval)
+	defer ping.Stop()
+	var batch []outgoing
+	write := func() error {
+		batch = c.take(batch[:0])
+		for _, m := range batch {
+			wctx, cancel := context.WithTimeout(ctx, l.cfg.WriteTimeout)
+			err := ws.Write(wctx, websocket.MessageText, m.data)
+			cancel()
+			if err != nil {
+				return err
+			}
+		}
+		clear(batch)
+		return nil
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.wake:
+			if err := write(); err != nil {
+				return err
+			}
+		case <-c.dropped:
+			if err := write(); err != nil {
+				return err
+			}
+			ws.Close(c.closeStatus, c.closeReason)
+			return errDropped
+		case <-ping.C:
+			pctx, cancel := context.WithTimeout(ctx, PongTimeout)
+			err := ws.Ping(pctx)
+			cancel()
+			if err != nil {
+				return err
+			}
+		}
+	}
+}

@@ -1,0 +1,49 @@
+package lane
+
+import "time"
+
+// Limits, each with the reason for its value. Those operators may want to
+// change are defaults of [Config] fields and flags of tenpin serve.
+const (
+	// MaxPlayers is the seats on a lane: the text board and a phone screen
+	// hold eight players comfortably, and real lanes seat fewer.
+	MaxPlayers = 8
+
+	// MaxSpectators is the watchers a lane takes by default. Every change is
+	// fanned out to all of them, so the limit bounds one lane's share of
+	// the server's work.
+	MaxSpectators = 200
+
+	// IdleTimeout is how long a lane with nobody connected and no game in
+	// play stays open by default: long enough to reload a page or share
+	// the link, short enough that abandoned lanes do not pile up.
+	IdleTimeout = 5 * time.Minute
+
+	// AbandonTimeout is how long a lane with a game in play but nobody
+	// connected waits for its players to come back.
+	AbandonTimeout = time.Hour
+
+	// WriteTimeout bounds every write to a client. A client that cannot take
+	// a board in this time has stopped reading and is dropped.
+	WriteTimeout = 10 * time.Second
+
+	// PingInterval is how often an idle connection is pinged, and
+	// PongTimeout how long the pong may take before the connection is
+	// considered dead: phones on flaky networks get a generous allowance.
+	PingInterval = 30 * time.Second
+	PongTimeout  = 15 * time.Second
+
+	// maxQueuedBoards is how many boards may wait for a slow client before
+	// the older ones are dropped: boards are full snapshots, so only the
+	// newest matters, and a client that keeps up never reaches this.
+	maxQueuedBoards = 16
+
+	// maxQueuedReplies bounds the answers (errors, acks, welcomes) waiting
+	// for a client. A client that sends faster than it reads its answers is
+	// dropped when they reach this.
+	maxQueuedReplies = 64
+
+	// inboxSize is the buffer of a lane's command channel: it absorbs
+	// bursts so that readers rarely wait on a busy lane.
+	inboxSize = 256
+)

@@ -1,0 +1,261 @@
+package lobby_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// wait is how long a test waits for a message before it fails: generous,
+// because it is a deadline for a failure, never a delay.
+const wait = 10 * time.Second
+
+// testServer is a lobby served by httptest, its lanes running, its logs
+// going to t.Logf.
+type testServer struct {
+	lobby *lobby.Lobby
+	srv   *httptest.Server
+}
+
+type tlogWriter struct{ t testing.TB }
+
+func (w tlogWriter) Write(p []byte) (int, error) {
+	w.t.Logf("%s", strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+func newServer(t *testing.T, cfg lobby.Config) *testServer {
+	t.Helper()
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(tlogWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	lb := lobby.New(cfg)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		lb.Run(ctx)
+	}()
+	srv := httptest.NewServer(lb.Handler())
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		srv.Close()
+	})
+	return &testServer{lobby: lb, srv: srv}
+}
+
+// createLane creates a lane through the API and returns its id.
+func (s *testServer) createLane(t *testing.T, name string) string {
+	t.Helper()
+	body, _ := json.Marshal(protocol.CreateLane{Name: name})
+	res, err := http.Post(s.srv.URL+"/api/lanes", "application/json", strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusCreated {
+		b, _ := io.ReadAll(res.Body)
+		t.Fatalf("POST /api/lanes: %s %s", res.Status, b)
+	}
+	var l protocol.Lane
+	if err := json.NewDecoder(res.Body).Decode(&l); err != nil {
+		t.Fatal(err)
+	}
+	return l.ID
+}
+
+// msg is any server message, decoded into the union of their fields.
+type msg struct {
+	Type       string            `json:"type"`
+	Ref        string            `json:"ref"`
+	Seq        uint64            `json:"seq"`
+	Code       string            `json:"code"`
+	Message    string            `json:"message"`
+	Token      string            `json:"token"`
+	Seat       int               `json:"seat"`
+	Name       string            `json:"name"`
+	Lane       string            `json:"lane"`
+	Phase      string            `json:"phase"`
+	Up         *protocol.Up      `json:"up"`
+	Players    []protocol.Player `json:"players"`
+	Spectators int               `json:"spectators"`
+	raw        string
+}
+
+// client is a real WebSocket client. A goroutine reads every message into
+// a channel, so the test can wait for the one it wants with a deadline.
+type client struct {
+	ws     *websocket.Conn
+	msgs   chan msg
+	done   chan struct{} // closed when the reader stops
+	mu     sync.Mutex
+	err    error // why the reader stopped
+	seqs   []uint64
+	boards []msg
+	cursor int // boards before this were returned by boardWith
+}
+
+func (s *testServer) wsURL(id string) string {
+	return "ws" + strings.TrimPrefix(s.srv.URL, "http") + "/ws/lanes/" + id
+}
+
+func (s *testServer) dial(t *testing.T, id string) *client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, s.wsURL(id), nil)
+	if err != nil {
+		t.Fatalf("dial lane %s: %v", id, err)
+	}
+	c := &client{ws: ws, msgs: make(chan msg, 4096), done: make(chan struct{})}
+	go c.read()
+	t.Cleanup(func() { ws.CloseNow() })
+	return c
+}
+
+func (c *client) read() {
+	defer close(c.done)
+	defer close(c.msgs)
+	for {
+		_, data, err := c.ws.Read(context.Background())
+		if err != nil {
+			c.mu.Lock()
+			c.err = err
+			c.mu.Unlock()
+			return
+		}
+		var m msg
+		if err := json.Unmarshal(data, &m); err != nil {
+			m = msg{Type: "undecodable"}
+		}
+		m.raw = string(data)
+		if m.Type == "board" {
+			c.mu.Lock()
+			c.seqs = append(c.seqs, m.Seq)
+			c.boards = append(c.boards, m)
+			c.mu.Unlock()
+		}
+		c.msgs <- m
+	}
+}
+
+// send writes one JSON message (a value, or a raw string).
+func (c *client) send(t *testing.T, v any) {
+	t.Helper()
+	data, ok := v.(string)
+	if !ok {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = string(b)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	if err := c.ws.Write(ctx, websocket.MessageText, []byte(data)); err != nil {
+		t.Fatalf("send %s: %v", data, err)
+	}
+}
+
+// waitFor returns the next message that satisfies ok, skipping others.
+func (c *client) waitFor(t *testing.T, what string, ok func(msg) bool) msg {
+	t.Helper()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		select {
+		case m, open := <-c.msgs:
+			if !open {
+				t.Fatalf("connection ended waiting for %s: %v", what, c.readErr())
+			}
+			if ok(m) {
+				return m
+			}
+		case <-timer.C:
+			t.Fatalf("no %s within %v", what, wait)
+		}
+	}
+}
+
+func (c *client) readErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// expectError waits for the answer to the message with the given id and
+// checks that it is an error with the given code.
+func (c *client) expectError(t *testing.T, ref, code string) msg {
+	t.Helper()
+	m := c.waitFor(t, "answer to "+ref, func(m msg) bool { return m.Ref == ref })
+	if m.Type != "error" || m.Code != code {
+		t.Fatalf("answer to %s = %s, want error %q", ref, m.raw, code)
+	}
+	return m
+}
+
+func (c *client) expectAck(t *testing.T, ref string) msg {
+	t.Helper()
+	m := c.waitFor(t, "answer to "+ref, func(m msg) bool { return m.Ref == ref })
+	if m.Type != "ack" && m.Type != "welcome" {
+		t.Fatalf("answer to %s = %s, want ack or welcome", ref, m.raw)
+	}
+	return m
+}
+
+// join takes a seat and returns the welcome.
+func (c *client) join(t *testing.T, name string) msg {
+	t.Helper()
+	ref := "join-" + name
+	c.send(t, map[string]any{"type": "join", "name": name, "id": ref})
+	m := c.waitFor(t, "welcome", func(m msg) bool { return m.Ref == ref })
+	if m.Type != "welcome" {
+		t.Fatalf("join %s: %s", name, m.raw)
+	}
+	return m
+}
+
+// boardWith returns the first board since the last one it returned that
+// satisfies ok, waiting for it if need be. It sees every board, including
+// those that waitFor skipped.
+func (c *client) boardWith(t *testing.T, what string, ok func(msg) bool) msg {
+	t.Helper()
+	find := func() (msg, bool) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for i := c.cursor; i < len(c.boards); i++ {
+			if ok(c.boards[i]) {
+				c.cursor = i + 1
+				return c.boards[i], true
+			}
+		}
+		return msg{}, false
+	}
+	if m, found := find(); found {
+		return m
+	}
+	c.waitFor(t, "board with "+what, func(m msg) bool { return m.Type == "board" && ok(m) })
+	m, _ := find()
+	return m
+}
+
+func (c *client) seqList() []uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]uint64(nil), c.seqs...)
+}
+
+func atSeq(seq uint64) func(msg) bool { return func(m msg) bool { return m.Seq >= seq } }

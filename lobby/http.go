@@ -1,0 +1,145 @@
+package lobby
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/coder/websocket"
+
+	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// Handler returns the lobby's HTTP API and WebSocket endpoint:
+//
+//	GET  /api/lanes                  the open lanes
+//	POST /api/lanes                  create a lane: {"name":"Friday night"} → 201 and its summary
+//	GET  /api/lanes/{id}             the lane's board, as the "board" message
+//	GET  /api/lanes/{id}/board.txt   the lane's text scoreboard
+//	GET  /ws/lanes/{id}              the lane's WebSocket (see package protocol)
+//	GET  /healthz                    200 while the server runs
+//
+// Errors are JSON: {"code":"not_found","message":"…"}.
+func (lb *Lobby) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/lanes", lb.listLanes)
+	mux.HandleFunc("POST /api/lanes", lb.createLane)
+	mux.HandleFunc("GET /api/lanes/{id}", lb.getBoard)
+	mux.HandleFunc("GET /api/lanes/{id}/board.txt", lb.getBoardText)
+	mux.HandleFunc("GET /ws/lanes/{id}", lb.serveWS)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, "ok\n")
+	})
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		httpError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no API at %s %s", r.Method, r.URL.Path))
+	})
+	return mux
+}
+
+// apiError is the body of every API error.
+type apiError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func httpError(w http.ResponseWriter, status int, code, message string) {
+	writeJSON(w, status, apiError{Code: code, Message: message})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	writeJSONBytes(w, status, data)
+}
+
+func writeJSONBytes(w http.ResponseWriter, status int, data []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(data)
+	w.Write([]byte{'\n'})
+}
+
+func (lb *Lobby) listLanes(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, protocol.Lanes{Lanes: lb.List()})
+}
+
+func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
+	var body protocol.CreateLane
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodySize))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			httpError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the body is over %d bytes", maxBodySize))
+			return
+		}
+		httpError(w, http.StatusBadRequest, "bad_request", `the body must be a JSON object like {"name":"Friday night"}: `+err.Error())
+		return
+	}
+	l, err := lb.Create(body.Name)
+	switch {
+	case errors.Is(err, ErrLaneName):
+		httpError(w, http.StatusBadRequest, "invalid_lane_name", err.Error())
+		return
+	case errors.Is(err, ErrFull):
+		httpError(w, http.StatusServiceUnavailable, "too_many_lanes", err.Error())
+		return
+	case err != nil:
+		httpError(w, http.StatusServiceUnavailable, "unavailable", err.Error())
+		return
+	}
+	w.Header().Set("Location", "/api/lanes/"+l.ID())
+	writeJSON(w, http.StatusCreated, l.Summary())
+}
+
+func (lb *Lobby) lane(w http.ResponseWriter, r *http.Request) (*lane.Lane, bool) {
+	id := r.PathValue("id")
+	l, ok := lb.Get(id)
+	if !ok {
+		httpError(w, http.StatusNotFound, "lane_not_found", fmt.Sprintf("no lane %q: it may have closed", id))
+		return nil, false
+	}
+	return l, true
+}
+
+func (lb *Lobby) getBoard(w http.ResponseWriter, r *http.Request) {
+	if l, ok := lb.lane(w, r); ok {
+		writeJSONBytes(w, http.StatusOK, l.BoardJSON())
+	}
+}
+
+func (lb *Lobby) getBoardText(w http.ResponseWriter, r *http.Request) {
+	if l, ok := lb.lane(w, r); ok {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		io.WriteString(w, l.BoardText())
+	}
+}
+
+func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
+	l, ok := lb.lane(w, r)
+	if !ok {
+		return
+	}
+	if !lb.connOpened() {
+		httpError(w, http.StatusServiceUnavailable, "shutting_down", "the server is shutting down")
+		return
+	}
+	defer lb.connClosed()
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: lb.cfg.OriginPatterns})
+	if err != nil {
+		lb.log.Info("websocket refused", "lane", r.PathValue("id"), "err", err)
+		return // Accept has answered the request
+	}
+	lb.log.Info("connection opened", "lane", l.ID(), "remote", r.RemoteAddr)
+	err = l.Serve(r.Context(), ws)
+	lb.log.Info("connection closed", "lane", l.ID(), "remote", r.RemoteAddr, "status", websocket.CloseStatus(err))
+}

@@ -1,0 +1,243 @@
+// Package lobby keeps a server's lanes: it creates, lists, finds and
+// closes them, runs each lane's goroutine, and serves the HTTP API and the
+// WebSocket endpoint that reach them.
+//
+// The lobby's map of lanes is guarded by a mutex that is never held while
+// talking to a lane: a lane's summary is read from what the lane last
+// published, so listing thousands of lanes never waits on any of them.
+package lobby
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// Limits.
+const (
+	// MaxLanes is the lanes one server keeps open by default. Each lane is a
+	// goroutine and a few kilobytes; the limit keeps a flood of creations
+	// from exhausting memory.
+	MaxLanes = 10_000
+
+	// MaxLaneName is the longest lane name, in characters: enough for
+	// "Friday night league, lane 12", short enough for a phone's lobby list.
+	MaxLaneName = 40
+
+	// maxBodySize bounds the body of POST /api/lanes.
+	maxBodySize = 4 << 10
+)
+
+// Errors of the lobby.
+var (
+	ErrLaneName = errors.New("lobby: invalid lane name")
+	ErrFull     = errors.New("lobby: too many lanes")
+	ErrClosed   = errors.New("lobby: closed")
+)
+
+// Config holds the lobby's settings. The zero value gives the defaults.
+type Config struct {
+	MaxLanes       int      // default MaxLanes
+	OriginPatterns []string // other origins allowed to open WebSockets; same-origin is always allowed
+	Lane           lane.Config
+	Logger         *slog.Logger
+}
+
+// Lobby keeps the lanes of one server. Create lanes with [Lobby.Create];
+// [Lobby.Run] runs their goroutines.
+type Lobby struct {
+	cfg Config
+	log *slog.Logger
+
+	mu    sync.RWMutex
+	lanes map[string]*entry
+	next  uint64 // creation order, for listing
+
+	starts  chan *lane.Lane // lanes for Run to start
+	stopped chan struct{}   // closed when Run stops
+
+	conns   sync.WaitGroup // WebSocket connections being served
+	closing bool           // guarded by mu: no new connections once set
+}
+
+type entry struct {
+	lane *lane.Lane
+	n    uint64
+}
+
+// New returns a lobby; it needs [Lobby.Run] running to start lanes.
+func New(cfg Config) *Lobby {
+	if cfg.MaxLanes <= 0 {
+		cfg.MaxLanes = MaxLanes
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Lane.Logger == nil {
+		cfg.Lane.Logger = cfg.Logger
+	}
+	if cfg.Lane.Metrics == nil {
+		cfg.Lane.Metrics = new(lane.Metrics)
+	}
+	return &Lobby{
+		cfg:     cfg,
+		log:     cfg.Logger,
+		lanes:   make(map[string]*entry),
+		starts:  make(chan *lane.Lane),
+		stopped: make(chan struct{}),
+	}
+}
+
+// Metrics returns the counters shared by the lobby's lanes.
+func (lb *Lobby) Metrics() *lane.Metrics { return lb.cfg.Lane.Metrics }
+
+// Run runs the lobby's lanes until ctx ends, then waits for every lane to
+// close its connections and stop.
+func (lb *Lobby) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	defer func() {
+		close(lb.stopped)
+		wg.Wait()
+		lb.mu.Lock()
+		lb.closing = true
+		lb.mu.Unlock()
+		lb.conns.Wait() // every socket has closed with its lane
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case l := <-lb.starts:
+			wg.Go(func() {
+				err := l.Run(ctx)
+				lb.remove(l.ID())
+				lb.log.Info("lane closed", "lane", l.ID(), "reason", err)
+			})
+		}
+	}
+}
+
+// Create opens a new lane with the given name and starts it.
+func (lb *Lobby) Create(name string) (*lane.Lane, error) {
+	name, err := cleanName(name)
+	if err != nil {
+		return nil, err
+	}
+	lb.mu.Lock()
+	if len(lb.lanes) >= lb.cfg.MaxLanes {
+		lb.mu.Unlock()
+		return nil, fmt.Errorf("%w: the server holds %d lanes, its limit", ErrFull, lb.cfg.MaxLanes)
+	}
+	id := newID()
+	for lb.lanes[id] != nil {
+		id = newID()
+	}
+	l := lane.New(id, name, lb.cfg.Lane)
+	lb.next++
+	lb.lanes[id] = &entry{lane: l, n: lb.next}
+	lb.mu.Unlock()
+
+	select {
+	case lb.starts <- l:
+	case <-lb.stopped:
+		lb.remove(id)
+		return nil, ErrClosed
+	}
+	lb.log.Info("lane created", "lane", id)
+	return l, nil
+}
+
+// Get returns the lane with the given id.
+func (lb *Lobby) Get(id string) (*lane.Lane, bool) {
+	lb.mu.RLock()
+	defer lb.mu.RUnlock()
+	e, ok := lb.lanes[id]
+	if !ok {
+		return nil, false
+	}
+	return e.lane, true
+}
+
+// List returns the open lanes, oldest first.
+func (lb *Lobby) List() []protocol.Lane {
+	lb.mu.RLock()
+	entries := make([]*entry, 0, len(lb.lanes))
+	for _, e := range lb.lanes {
+		entries = append(entries, e)
+	}
+	lb.mu.RUnlock()
+	slices.SortFunc(entries, func(a, b *entry) int { return cmp.Compare(a.n, b.n) })
+	out := make([]protocol.Lane, len(entries))
+	for i, e := range entries {
+		out[i] = e.lane.Summary()
+	}
+	return out
+}
+
+// Len returns the number of open lanes.
+func (lb *Lobby) Len() int {
+	lb.mu.RLock()
+	defer lb.mu.RUnlock()
+	return len(lb.lanes)
+}
+
+// connOpened counts a WebSocket connection in, unless the lobby is
+// closing; connClosed counts it out.
+func (lb *Lobby) connOpened() bool {
+	lb.mu.Lock()
+	defer lb.mu.Unlock()
+	if lb.closing {
+		return false
+	}
+	lb.conns.Add(1)
+	return true
+}
+
+func (lb *Lobby) connClosed() { lb.conns.Done() }
+
+func (lb *Lobby) remove(id string) {
+	lb.mu.Lock()
+	delete(lb.lanes, id)
+	lb.mu.Unlock()
+}
+
+// cleanName trims a lane name and refuses an empty, overlong or
+// control-character one.
+func cleanName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	switch n := utf8.RuneCountInString(name); {
+	case !utf8.ValidString(name):
+		return "", fmt.Errorf("%w: not valid UTF-8", ErrLaneName)
+	case n == 0:
+		return "", fmt.Errorf("%w: a lane needs a name", ErrLaneName)
+	case n > MaxLaneName:
+		return "", fmt.Errorf("%w: %d characters, the limit is %d", ErrLaneName, n, MaxLaneName)
+	}
+	if i := strings.IndexFunc(name, unicode.IsControl); i >= 0 {
+		return "", fmt.Errorf("%w: control character at byte %d", ErrLaneName, i)
+	}
+	return name, nil
+}
+
+// newID returns a random lane id: ten characters, unguessable enough that
+// a lane's link is its invitation.
+func newID() string {
+	const alphabet = "abcdefghijkmnpqrstuvwxyz23456789" // no look-alikes: l, o, 0, 1
+	var b [10]byte
+	rand.Read(b[:])
+	for i := range b {
+		b[i] = alphabet[b[i]%byte(len(alphabet))]
+	}
+	return string(b[:])
+}

@@ -1,0 +1,229 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// MaxMessageSize is the largest client message the server reads, in bytes.
+// The longest legitimate message is a resume with its token and an id, well
+// under this; anything larger is not a tenpin message.
+const MaxMessageSize = 512
+
+// MaxIDLength bounds the id a client may put on a message, so that echoing
+// it back as "ref" costs little.
+const MaxIDLength = 64
+
+// Type names a message.
+type Type string
+
+// Client → server message types.
+const (
+	TypeJoin    Type = "join"
+	TypeResume  Type = "resume"
+	TypeStart   Type = "start"
+	TypeRoll    Type = "roll"
+	TypeLeave   Type = "leave"
+	TypeRematch Type = "rematch"
+)
+
+// Server → client message types.
+const (
+	TypeWelcome Type = "welcome"
+	TypeBoard   Type = "board"
+	TypeAck     Type = "ack"
+	TypeError   Type = "error"
+)
+
+// Request is a decoded client message. Only the fields of its Type are set.
+type Request struct {
+	Type  Type   `json:"type"`
+	ID    string `json:"id,omitempty"`    // any message; echoed back as "ref"
+	Name  string `json:"name,omitempty"`  // join
+	Token string `json:"token,omitempty"` // resume
+	Pins  *int   `json:"pins,omitempty"`  // roll
+}
+
+// Decode parses one client message. It refuses, with an *[Error] whose
+// Code says why, anything that is not exactly one JSON object of a known
+// type with the fields that type needs: unknown or misspelt fields,
+// fields of the wrong JSON type, pins that are not a whole number, fields
+// another type owns, trailing data, and an id longer than [MaxIDLength].
+// Range checks that need the lane (pins standing, valid names) are the
+// lane's. A refused message's Request carries its id when that could be
+// read, so the refusal can answer to it.
+func Decode(data []byte) (Request, error) {
+	var r Request
+	if len(data) > MaxMessageSize {
+		return r, Errorf(CodeBadMessage, "message is %d bytes, the limit is %d", len(data), MaxMessageSize)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		// Keep the id when it decoded, so the client can match the refusal.
+		return Request{ID: validID(r.ID)}, Errorf(CodeBadMessage, "not a tenpin message: %s", describeJSONError(err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Request{ID: validID(r.ID)}, Errorf(CodeBadMessage, "not a tenpin message: data after the JSON object")
+	}
+	if len(r.ID) > MaxIDLength {
+		return Request{}, Errorf(CodeBadMessage, "id is %d characters, the limit is %d", len(r.ID), MaxIDLength)
+	}
+	id := Request{ID: r.ID} // what a refusal can still answer to
+	var name, token, pins bool // the fields the type takes
+	switch r.Type {
+	case TypeJoin:
+		name = true
+	case TypeResume:
+		token = true
+	case TypeRoll:
+		pins = true
+	case TypeStart, TypeLeave, TypeRematch:
+	case "":
+		return id, Errorf(CodeBadMessage, `message has no "type"`)
+	default:
+		return id, Errorf(CodeUnknownType, "unknown message type %q", r.Type)
+	}
+	for _, f := range []struct {
+		field         string
+		takes, exists bool
+	}{
+		{"name", name, r.Name != ""},
+		{"token", token, r.Token != ""},
+		{"pins", pins, r.Pins != nil},
+	} {
+		if f.takes && !f.exists {
+			return id, Errorf(CodeBadMessage, "%s message needs %q", r.Type, f.field)
+		}
+		if !f.takes && f.exists {
+			return id, Errorf(CodeBadMessage, "%s message takes no %q", r.Type, f.field)
+		}
+	}
+	return r, nil
+}
+
+// describeJSONError turns encoding/json's errors into a short reason that
+// names the field, without echoing the client's payload.
+func describeJSONError(err error) string {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te) && te.Field != "":
+		return fmt.Sprintf("%q must be %s, not a JSON %s", te.Field, jsonKind(te.Type.String()), te.Value)
+	case errors.As(err, &te):
+		return fmt.Sprintf("a message is a JSON object, not a JSON %s", te.Value)
+	case errors.As(err, &se):
+		return fmt.Sprintf("invalid JSON at byte %d", se.Offset)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "incomplete JSON"
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return "unknown field " + strings.TrimPrefix(err.Error(), "json: unknown field ")
+	}
+	return "invalid JSON"
+}
+
+func jsonKind(goType string) string {
+	switch goType {
+	case "int", "*int":
+		return "a whole number"
+	case "string", "protocol.Type":
+		return "a string"
+	}
+	return goType
+}
+
+// Up says who is bowling: their seat, the frame, and how many pins stand.
+type Up struct {
+	Seat     int `json:"seat"`
+	Frame    int `json:"frame"`
+	Standing int `json:"standing"`
+}
+
+// Frame is one bowled frame on a board.
+type Frame struct {
+	Marks string `json:"marks"` // "X", "8|/", "8|1", "7", "X|7|/"
+	Rolls []int  `json:"rolls"`
+	Score *int   `json:"score"` // cumulative; null while it can still change
+}
+
+// Player is one seat on a board.
+type Player struct {
+	Name      string  `json:"name"`
+	Connected bool    `json:"connected"`
+	Left      bool    `json:"left,omitempty"` // left during the game; skipped from then on
+	Frames    []Frame `json:"frames"`         // the frames bowled so far, from frame 1
+	Total     int     `json:"total"`          // the last cumulative score that can no longer change
+}
+
+// Phase is where a lane's game stands.
+type Phase string
+
+// The phases of a lane's game.
+const (
+	PhaseWaiting  Phase = "waiting"  // players join; nobody has bowled
+	PhasePlaying  Phase = "playing"  // started and not over
+	PhaseFinished Phase = "finished" // over; players may ask for a rematch
+)
+
+// Board is the whole state of a lane as everyone sees it, sent after every
+// change. Seq grows by one with every change of the lane.
+type Board struct {
+	Type       Type     `json:"type"` // "board"
+	Lane       string   `json:"lane"` // the lane's id
+	Name       string   `json:"name"` // the lane's name
+	Seq        uint64   `json:"seq"`
+	Phase      Phase    `json:"phase"`
+	Up         *Up      `json:"up"` // null when nobody is up
+	Players    []Player `json:"players"`
+	Spectators int      `json:"spectators"`
+}
+
+// Welcome answers a join or a resume. The token is sent only here, only to
+// the connection that holds the seat.
+type Welcome struct {
+	Type  Type   `json:"type"` // "welcome"
+	Ref   string `json:"ref,omitempty"`
+	Seat  int    `json:"seat"`
+	Name  string `json:"name"`
+	Token string `json:"token"`
+}
+
+// Ack confirms an accepted command that carried an id. Seq is that of the
+// first board that includes the command's effect.
+type Ack struct {
+	Type Type   `json:"type"` // "ack"
+	Ref  string `json:"ref"`
+	Seq  uint64 `json:"seq"`
+}
+
+// Lane is a lane as the lobby lists it.
+type Lane struct {
+	ID         string   `json:"id"`
+	Name       string   `json:"name"`
+	Phase      Phase    `json:"phase"`
+	Players    []string `json:"players"`
+	Spectators int      `json:"spectators"`
+	Frame      int      `json:"frame"` // the frame in play; 0 before the game starts
+}
+
+// Lanes is the lobby's list.
+type Lanes struct {
+	Lanes []Lane `json:"lanes"`
+}
+
+// CreateLane is the body of POST /api/lanes.
+type CreateLane struct {
+	Name string `json:"name"`
+}
+
+// validID returns id if it may be echoed back, else "".
+func validID(id string) string {
+	if len(id) > MaxIDLength {
+		return ""
+	}
+	return id
+}

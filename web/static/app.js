@@ -1,0 +1,300 @@
+// tenpin's page: the lobby at "/" and a lane at "/lanes/{id}".
+// Every text that comes from users goes in with textContent, never innerHTML.
+"use strict";
+
+const $ = (sel) => document.querySelector(sel);
+
+function el(tag, props = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (k === "text") e.textContent = v;
+    else if (k === "class") e.className = v;
+    else if (k.startsWith("data-")) e.setAttribute(k, v);
+    else e[k] = v;
+  }
+  for (const c of children) e.append(c);
+  return e;
+}
+
+function setConn(text, ok) {
+  const c = $("#conn");
+  c.textContent = text;
+  c.className = "conn " + (ok ? "ok" : "down");
+}
+
+// ---------------------------------------------------------------- lobby
+
+function startLobby() {
+  $("#lobby").hidden = false;
+  document.title = "tenpin — lanes";
+  $("#create-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const name = $("#create-name").value.trim();
+    $("#lobby-error").textContent = "";
+    try {
+      const res = await fetch("/api/lanes", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ name }),
+      });
+      const body = await res.json();
+      if (!res.ok) throw new Error(body.message || res.statusText);
+      location.assign("/lanes/" + encodeURIComponent(body.id));
+    } catch (err) {
+      $("#lobby-error").textContent = "Could not create the lane: " + err.message;
+    }
+  });
+  refreshLanes();
+  setInterval(refreshLanes, 2000);
+}
+
+async function refreshLanes() {
+  try {
+    const res = await fetch("/api/lanes", { cache: "no-store" });
+    const { lanes } = await res.json();
+    setConn("online", true);
+    const body = $("#lanes tbody");
+    body.replaceChildren(...lanes.map((l) => {
+      const link = el("a", { href: "/lanes/" + encodeURIComponent(l.id), text: l.name });
+      const game = l.phase === "playing" ? `playing, frame ${l.frame}` : l.phase;
+      return el("tr", { "data-lane": l.id },
+        el("td", {}, link),
+        el("td", { text: l.players.join(", ") || "—" }),
+        el("td", { text: game }),
+        el("td", { text: String(l.spectators) }));
+    }));
+    $("#no-lanes").hidden = lanes.length > 0;
+  } catch {
+    setConn("offline: retrying", false);
+  }
+}
+
+// ---------------------------------------------------------------- lane
+
+const lane = {
+  id: "",
+  ws: null,
+  board: null,
+  seat: null, // my name, once welcomed
+  retry: 0,
+  nextID: 1,
+};
+
+function tokenKey() { return "tenpin-token-" + lane.id; }
+
+function startLane(id) {
+  lane.id = id;
+  $("#lane").hidden = false;
+  $("#share-url").value = location.origin + "/lanes/" + encodeURIComponent(id);
+  $("#copy").addEventListener("click", async () => {
+    $("#share-url").select();
+    try {
+      await navigator.clipboard.writeText($("#share-url").value);
+      announce("Link copied");
+    } catch {
+      document.execCommand("copy");
+    }
+  });
+  $("#join-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    send({ type: "join", name: $("#join-name").value.trim() });
+  });
+  $("#start").addEventListener("click", () => send({ type: "start" }));
+  $("#rematch").addEventListener("click", () => send({ type: "rematch" }));
+  $("#leave").addEventListener("click", () => {
+    send({ type: "leave" });
+    localStorage.removeItem(tokenKey());
+    lane.seat = null;
+    render();
+  });
+  const pins = $("#pins");
+  for (let n = 0; n <= 10; n++) {
+    pins.append(el("button", { type: "button", class: "pin", "data-pins": String(n), text: String(n),
+      onclick: () => roll(n) }));
+  }
+  document.addEventListener("keydown", onKey);
+  connect();
+}
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  const ws = new WebSocket(`${scheme}//${location.host}/ws/lanes/${encodeURIComponent(lane.id)}`);
+  lane.ws = ws;
+  setConn("connecting…", false);
+  ws.onopen = () => {
+    lane.retry = 0;
+    setConn("connected", true);
+    const token = localStorage.getItem(tokenKey());
+    if (token) send({ type: "resume", token });
+  };
+  ws.onmessage = (ev) => {
+    let msg;
+    try { msg = JSON.parse(ev.data); } catch { return; }
+    onMessage(msg);
+  };
+  ws.onclose = (ev) => {
+    lane.ws = null;
+    render();
+    if (ev.code === 1008 || ev.code === 1011 || ev.code === 1013 || lane.closed) {
+      setConn("disconnected: " + (ev.reason || "closed by the server"), false);
+      if (ev.code !== 1008) return; // a lane that closed or failed will not come back
+    }
+    // Back off: 0.5 s, 1 s, 2 s … up to 15 s, with jitter.
+    const delay = Math.min(15000, 500 * 2 ** lane.retry) * (0.75 + Math.random() / 2);
+    lane.retry++;
+    setConn(`disconnected: reconnecting in ${Math.round(delay / 1000)} s`, false);
+    setTimeout(connect, delay);
+  };
+}
+
+function send(msg) {
+  if (!lane.ws || lane.ws.readyState !== WebSocket.OPEN) {
+    showError("Not connected: wait a moment and try again.");
+    return;
+  }
+  msg.id = String(lane.nextID++);
+  lane.ws.send(JSON.stringify(msg));
+}
+
+function onMessage(msg) {
+  switch (msg.type) {
+    case "board": {
+      const before = lane.board;
+      lane.board = msg;
+      if (before) announceRolls(before, msg);
+      render();
+      break;
+    }
+    case "welcome":
+      lane.seat = msg.name;
+      localStorage.setItem(tokenKey(), msg.token);
+      showError("");
+      announce(`You are ${msg.name}, seat ${msg.seat + 1}`);
+      render();
+      break;
+    case "error":
+      if (msg.code === "bad_token") {
+        localStorage.removeItem(tokenKey()); // that seat is gone: watch, or join again
+        lane.seat = null;
+        render();
+        return;
+      }
+      if (msg.code === "not_seated" && lane.seat && /resumed/.test(msg.message)) lane.seat = null;
+      if (msg.code === "lane_closed") lane.closed = true;
+      showError(msg.message);
+      render();
+      break;
+  }
+}
+
+function showError(text) { $("#lane-error").textContent = text; }
+
+function announce(text) {
+  $("#announce").textContent = text;
+  $("#log").prepend(el("li", { text }));
+}
+
+// describeRoll says what one roll was, from the frame's marks.
+function describeRoll(marks, pins) {
+  const last = marks.split("|").pop();
+  if (last === "X") return "strike";
+  if (last === "/") return "spare";
+  if (pins === 0) return "gutter";
+  return pins === 1 ? "1 pin" : `${pins} pins`;
+}
+
+function announceRolls(before, after) {
+  after.players.forEach((p) => {
+    const old = before.players.find((q) => q.name === p.name);
+    const count = (pl) => pl ? pl.frames.reduce((n, f) => n + f.rolls.length, 0) : 0;
+    if (count(p) <= count(old) || p.frames.length === 0) return;
+    const f = p.frames[p.frames.length - 1];
+    announce(`${p.name}: ${describeRoll(f.marks, f.rolls[f.rolls.length - 1])}`);
+  });
+}
+
+function myTurn() {
+  const b = lane.board;
+  return !!(b && b.up && lane.seat && b.players[b.up.seat] && b.players[b.up.seat].name === lane.seat);
+}
+
+function roll(n) {
+  if (!myTurn() || n > lane.board.up.standing) return;
+  send({ type: "roll", pins: n });
+}
+
+function onKey(ev) {
+  if (ev.target instanceof HTMLInputElement || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  if (!myTurn()) return;
+  const standing = lane.board.up.standing;
+  let n = null;
+  if (/^[0-9]$/.test(ev.key)) n = Number(ev.key);
+  else if (ev.key === "x" || ev.key === "X") n = 10;
+  else if (ev.key === "/") n = standing;
+  else if (ev.key === "-") n = 0;
+  if (n === null) return;
+  ev.preventDefault();
+  roll(n);
+}
+
+function render() {
+  const b = lane.board;
+  if (!b) return;
+  $("#lane-name").textContent = b.name;
+  document.title = `tenpin — ${b.name}`;
+  const up = b.up ? b.players[b.up.seat] : null;
+  const seated = !!lane.seat && b.players.some((p) => p.name === lane.seat && !p.left);
+  if (!seated) lane.seat = null;
+  const phase = {
+    waiting: "Waiting for players to join and start.",
+    playing: up ? `Frame ${b.up.frame}: ${up.name} is up${myTurn() ? " — your turn!" : ""}.` : "Playing.",
+    finished: "Game over.",
+  }[b.phase];
+  $("#phase").textContent = `${phase} ${b.spectators} watching.`;
+
+  $("#join-form").hidden = seated || b.phase !== "waiting";
+  $("#me").hidden = !seated;
+  $("#me").textContent = seated ? `You are ${lane.seat}.` : "";
+  $("#start").hidden = !(seated && b.phase === "waiting");
+  $("#rematch").hidden = !(seated && b.phase === "finished");
+  $("#leave").hidden = !seated;
+  $("#pins").hidden = !(seated && b.phase === "playing");
+  $("#hint").hidden = $("#pins").hidden;
+  const mine = myTurn() && lane.ws;
+  for (const btn of $("#pins").children) {
+    btn.disabled = !mine || Number(btn.dataset.pins) > b.up.standing;
+  }
+  renderBoard(b);
+}
+
+function renderBoard(b) {
+  const head = el("tr", {}, el("th", { scope: "col", text: "NAME" }));
+  for (let f = 1; f <= 10; f++) head.append(el("th", { scope: "col", text: String(f).padStart(2, "0") }));
+  head.append(el("th", { scope: "col", text: "TOTAL" }));
+  $("#board thead").replaceChildren(head);
+  const rows = [];
+  b.players.forEach((p, seat) => {
+    const isUp = b.up && b.up.seat === seat;
+    const cls = [isUp ? "up" : "", p.left ? "left" : ""].join(" ").trim();
+    const nameCell = el("th", { scope: "row", rowSpan: 2, text: p.name });
+    if (!p.connected && !p.left) nameCell.append(el("span", { class: "offline", text: " (offline)" }));
+    if (isUp) nameCell.setAttribute("aria-current", "true");
+    const marks = el("tr", { class: cls, "data-player": p.name, "data-row": "marks" }, nameCell);
+    const scores = el("tr", { class: cls, "data-player": p.name, "data-row": "scores" });
+    for (let f = 0; f < 10; f++) {
+      const fr = p.frames[f];
+      marks.append(el("td", { class: "marks", "data-frame": String(f + 1), text: fr ? fr.marks : "" }));
+      scores.append(el("td", { class: "score", "data-frame": String(f + 1),
+        text: fr && fr.score !== null ? String(fr.score) : "" }));
+    }
+    marks.append(el("td", { class: "total", rowSpan: 2, text: String(p.total) }));
+    rows.push(marks, scores);
+  });
+  $("#board tbody").replaceChildren(...rows);
+}
+
+// ---------------------------------------------------------------- start
+
+const m = location.pathname.match(/^\/lanes\/([^/]+)$/);
+if (m) startLane(decodeURIComponent(m[1]));
+else startLobby();
