@@ -160,3 +160,5 @@ func TestBoardJSONShape(t *testing.T) {
 		t.Errorf("board = %v", board)
 	}
 }
+
+func newRand() *rand.Rand { return rand.New(rand.NewPCG(11, 5)) }

@@ -244,12 +244,24 @@ func (c *client) boardWith(t *testing.T, what string, ok func(msg) bool) msg {
 		}
 		return msg{}, false
 	}
-	if m, found := find(); found {
-		return m
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		if m, found := find(); found {
+			return m
+		}
+		select { // wait for the next message, then look again
+		case _, open := <-c.msgs:
+			if !open {
+				if m, found := find(); found {
+					return m
+				}
+				t.Fatalf("connection ended waiting for a board with %s: %v", what, c.readErr())
+			}
+		case <-timer.C:
+			t.Fatalf("no board with %s within %v", what, wait)
+		}
 	}
-	c.waitFor(t, "board with "+what, func(m msg) bool { return m.Type == "board" && ok(m) })
-	m, _ := find()
-	return m
 }
 
 func (c *client) seqList() []uint64 {
