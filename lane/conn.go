@@ -111,6 +111,9 @@ func (l *Lane) writeLoop(ctx context.Context, ws *websocket.Conn, c *client) err
 			}
 			ws.Close(c.closeStatus, c.closeReason)
 			return errDropped
+		case <-l.done: // stopped between our attach and its loop's last look
+			ws.Close(websocket.StatusGoingAway, "lane closed")
+			return errDropped
 		case <-ping.C:
 			pctx, cancel := context.WithTimeout(ctx, PongTimeout)
 			err := ws.Ping(pctx)

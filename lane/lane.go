@@ -208,6 +208,11 @@ func (l *Lane) armIdle() {
 // lane has stopped or ctx ended first.
 func (l *Lane) submit(ctx context.Context, r request) bool {
 	select {
+	case <-l.done: // checked first: a buffered inbox would take the request
+		return false
+	default:
+	}
+	select {
 	case l.inbox <- r:
 		return true
 	case <-l.done:

@@ -1,0 +1,46 @@
+// Package lane runs one bowling lane: a goroutine that owns the lane's game
+// and every connection attached to it, and broadcasts the board after every
+// change.
+//
+// # Who owns what
+//
+// [Lane.Run] is the lane goroutine. It alone reads and writes the lane's
+// [State] (the players' games, an event-sourced model over package
+// bowling), the event log, seq, the set of attached clients, the seats'
+// tokens and which connection holds each seat. Everything else reaches it
+// through one channel, the inbox: connections attach, detach and hand in
+// decoded messages; nothing else touches that state.
+//
+// Each WebSocket connection ([Lane.Serve]) has two goroutines under one
+// errgroup: a reader, which decodes messages (refusing malformed ones itself)
+// and sends them to the inbox, and a writer, which drains the connection's
+// outbox, writes each message under a deadline and pings the client. Either
+// failing ends both, and the connection detaches.
+//
+// # Fan-out never blocks the lane
+//
+// After every change the lane builds one board, encodes it once, and
+// appends the same bytes to every client's outbox: a slice under the
+// client's own mutex, held only to append or to take, never across a
+// write. A client that falls behind has its older boards dropped (boards
+// are full snapshots, the newest is all it needs); a client that stops
+// reading altogether is dropped when a write to it times out. Replies meant
+// for one client (welcome, ack, error) are never dropped; a client that lets
+// too many pile up is disconnected.
+//
+// # Events
+//
+// A lane's game is fully determined by its ordered [Event]s — seat taken,
+// game started, roll, player left, rematch — applied with [State.Apply].
+// Connections, tokens and the connected flags are transport, kept beside
+// the state. A rematch compacts the log to the events of the new game.
+//
+// # Lifetime
+//
+// Run returns when its context ends (the server is shutting down: every
+// client is closed with status 1001), when nobody has been connected for
+// the idle timeout while no game is in play (or the abandon timeout while
+// one is), or when handling a command panicked: the panic is recovered and
+// logged with the lane's id, the lane's clients are told and closed with
+// status 1011, and every other lane goes on.
+package lane

@@ -1,0 +1,292 @@
+package lane
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/tenpin/tenpin/lane/bowling"
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// These tests drive a lane's handlers directly from the test goroutine,
+// standing in for the lane goroutine: deterministic, and free of sockets.
+
+func attach(l *Lane) *client {
+	c := newClient()
+	l.handle(request{op: opAttach, c: c})
+	return c
+}
+
+func (l *Lane) send(c *client, raw string) {
+	r, err := protocol.Decode([]byte(raw))
+	if err != nil {
+		c.sendReply(encodeReply(ErrorFor(err)))
+		return
+	}
+	l.handle(request{op: opMessage, c: c, msg: r})
+}
+
+// replies returns the non-board messages queued for c, and empties its
+// queue.
+func replies(c *client) []map[string]any {
+	var out []map[string]any
+	for _, m := range c.take(nil) {
+		if m.board {
+			continue
+		}
+		var v map[string]any
+		json.Unmarshal(m.data, &v)
+		out = append(out, v)
+	}
+	return out
+}
+
+func currentBoard(t testing.TB, l *Lane) protocol.Board {
+	t.Helper()
+	var b protocol.Board
+	if err := json.Unmarshal(l.BoardJSON(), &b); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// checkConsistent checks that a board agrees with package bowling replaying
+// each player's rolls, and that the event log rebuilds the lane's state.
+func checkConsistent(t testing.TB, l *Lane) {
+	t.Helper()
+	b := currentBoard(t, l)
+	for _, p := range b.Players {
+		var rolls []int
+		for _, f := range p.Frames {
+			rolls = append(rolls, f.Rolls...)
+		}
+		g, err := bowling.Replay(rolls)
+		if err != nil {
+			t.Fatalf("board of %s has impossible rolls %v: %v", p.Name, rolls, err)
+		}
+		if g.Total() != p.Total {
+			t.Fatalf("board total of %s = %d, replaying %v gives %d", p.Name, p.Total, rolls, g.Total())
+		}
+		for i, f := range p.Frames {
+			want := g.Frames()[i]
+			score, ok := want.Score()
+			if f.Marks != want.Marks() || (f.Score != nil) != ok || ok && *f.Score != score {
+				t.Fatalf("board frame %d of %s = %+v, replay gives %q %d %v", i+1, p.Name, f, want.Marks(), score, ok)
+			}
+		}
+	}
+	var rebuilt State
+	for _, e := range l.events {
+		if err := rebuilt.Apply(e); err != nil {
+			t.Fatalf("replaying event %+v: %v", e, err)
+		}
+	}
+	if rebuilt.Match().Board() != l.state.Match().Board() || rebuilt.Phase() != l.state.Phase() {
+		t.Fatalf("events rebuild\n%s%s\nbut the lane holds\n%s%s", rebuilt.Match().Board(), rebuilt.Phase(), l.state.Match().Board(), l.state.Phase())
+	}
+}
+
+func TestLaneCommands(t *testing.T) {
+	l := New("t1", "test", Config{})
+	a, b, w := attach(l), attach(l), attach(l)
+	l.send(a, `{"type":"join","name":"aaa","id":"1"}`)
+	l.send(b, `{"type":"join","name":"BBB","id":"2"}`)
+	if r := replies(a); len(r) != 1 || r[0]["type"] != "welcome" || r[0]["name"] != "AAA" || r[0]["seat"] != 0.0 || r[0]["ref"] != "1" {
+		t.Fatalf("a's replies = %v", r)
+	}
+	replies(b)
+	l.send(w, `{"type":"roll","pins":3,"id":"3"}`)
+	if r := replies(w); len(r) != 1 || r[0]["code"] != "not_seated" || r[0]["ref"] != "3" {
+		t.Fatalf("spectator's roll answered %v", r)
+	}
+	seq := l.seq
+	l.send(a, `{"type":"start","id":"4"}`)
+	if r := replies(a); len(r) != 1 || r[0]["type"] != "ack" || r[0]["seq"] != float64(seq+1) {
+		t.Fatalf("start answered %v, want ack at seq %d", r, seq+1)
+	}
+	l.send(b, `{"type":"roll","pins":3,"id":"5"}`)
+	if r := replies(b); len(r) != 1 || r[0]["code"] != "not_your_turn" || r[0]["message"] != "it is AAA's turn, not BBB's" {
+		t.Fatalf("roll out of turn answered %v", r)
+	}
+	l.send(a, `{"type":"roll","pins":7}`) // no id, no ack
+	if r := replies(a); len(r) != 0 {
+		t.Fatalf("a roll without an id answered %v", r)
+	}
+	board := currentBoard(t, l)
+	if board.Up == nil || board.Up.Seat != 0 || board.Up.Standing != 3 || board.Spectators != 1 {
+		t.Fatalf("board = %+v", board)
+	}
+	checkConsistent(t, l)
+
+	// Every client got the same bytes for the same board (a's queue was
+	// emptied by its last look at its replies).
+	for _, c := range []*client{b, w} {
+		var last []byte
+		for _, m := range c.take(nil) {
+			if m.board {
+				last = m.data
+			}
+		}
+		if string(last) != string(l.BoardJSON()) {
+			t.Errorf("a client's last board differs from the lane's")
+		}
+	}
+}
+
+// TestLaneGameFromEvents plays a random game, with refused commands mixed
+// in, and checks after every command that the board is consistent and
+// that the event log rebuilds the state.
+func TestLaneGameFromEvents(t *testing.T) {
+	l := New("t2", "test", Config{})
+	players := map[string]*client{}
+	for _, n := range []string{"AAA", "BBB", "CCC"} {
+		players[n] = attach(l)
+		l.send(players[n], fmt.Sprintf(`{"type":"join","name":%q}`, n))
+	}
+	l.send(players["AAA"], `{"type":"start"}`)
+	for step := 0; l.state.Phase() == protocol.PhasePlaying; step++ {
+		seat, _, _ := l.state.Match().Up()
+		p := l.state.Match().Players()[seat]
+		pins := (step * 7) % (p.Game.Standing() + 1)
+		l.send(players["AAA"], `{"type":"roll","pins":11}`) // refused, whoever is up
+		l.send(players[string(p.Name)], fmt.Sprintf(`{"type":"roll","pins":%d}`, pins))
+		if step == 30 {
+			l.send(players["BBB"], `{"type":"leave"}`)
+		}
+		checkConsistent(t, l)
+	}
+	if l.state.Phase() != protocol.PhaseFinished {
+		t.Fatalf("phase = %s, want finished", l.state.Phase())
+	}
+}
+
+func TestLanePanicIsContained(t *testing.T) {
+	l := New("t3", "test", Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- l.Run(ctx) }()
+	c := newClient()
+	if !l.submit(ctx, request{op: opAttach, c: c}) {
+		t.Fatal("attach refused")
+	}
+	// A roll without pins cannot come from the decoder; handed in directly,
+	// it panics inside the lane goroutine.
+	l.submit(ctx, request{op: opMessage, c: c, msg: protocol.Request{Type: protocol.TypeJoin, Name: "AAA"}})
+	l.submit(ctx, request{op: opMessage, c: c, msg: protocol.Request{Type: protocol.TypeStart}})
+	l.submit(ctx, request{op: opMessage, c: c, msg: protocol.Request{Type: protocol.TypeRoll}})
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrPanic) {
+			t.Fatalf("Run = %v, want ErrPanic", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("lane did not stop after a panic")
+	}
+	select {
+	case <-c.dropped:
+		if c.closeStatus != websocket.StatusInternalError {
+			t.Errorf("client closed with %v, want StatusInternalError", c.closeStatus)
+		}
+	default:
+		t.Fatal("client of a failed lane was not dropped")
+	}
+	r := replies(c)
+	if len(r) == 0 || r[len(r)-1]["code"] != "internal" {
+		t.Errorf("client of a failed lane was told %v, want an internal error", r)
+	}
+	if l.submit(ctx, request{op: opAttach, c: newClient()}) {
+		t.Error("a stopped lane accepted a connection")
+	}
+}
+
+func TestSlowClientKeepsOnlyRecentBoards(t *testing.T) {
+	c := newClient()
+	for i := range 3 * maxQueuedBoards {
+		c.sendBoard([]byte(fmt.Sprint(i)))
+		if i == 5 {
+			c.sendReply([]byte("reply"))
+		}
+	}
+	q := c.take(nil)
+	var boards, replies int
+	for _, m := range q {
+		if m.board {
+			boards++
+		} else {
+			replies++
+		}
+	}
+	if replies != 1 || boards > maxQueuedBoards || string(q[len(q)-1].data) != fmt.Sprint(3*maxQueuedBoards-1) {
+		t.Errorf("queue after a flood: %d boards, %d replies, last %q", boards, replies, q[len(q)-1].data)
+	}
+	if c.skippedCount() == 0 {
+		t.Error("no boards counted as skipped")
+	}
+}
+
+func TestClientWhoIgnoresRepliesIsDropped(t *testing.T) {
+	c := newClient()
+	for range maxQueuedReplies {
+		if !c.sendReply([]byte("x")) {
+			t.Fatal("dropped before the limit")
+		}
+	}
+	if c.sendReply([]byte("x")) {
+		t.Fatal("reply past the limit accepted")
+	}
+	select {
+	case <-c.dropped:
+	default:
+		t.Fatal("client not dropped")
+	}
+}
+
+// FuzzLane feeds a lane arbitrary commands from three connections. No
+// command may panic; after each, the board agrees with package bowling and
+// the events rebuild the state; a refused command changes nothing.
+func FuzzLane(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 10, 10, 10, 4, 5})
+	f.Add([]byte{0, 1, 3, 10, 7, 3, 8, 2, 6, 9})
+	f.Add([]byte{0, 3, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 5})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l := New("fz", "fuzz", Config{MaxPlayers: 2})
+		clients := []*client{attach(l), attach(l), attach(l)}
+		names := []string{"AAA", "BBB", "ccc"}
+		for i, b := range data {
+			c := clients[i%3]
+			var msg string
+			switch b % 16 {
+			case 0, 1, 2:
+				msg = fmt.Sprintf(`{"type":"join","name":%q,"id":"f"}`, names[b%3])
+			case 3:
+				msg = `{"type":"start","id":"f"}`
+			case 4:
+				msg = `{"type":"leave","id":"f"}`
+			case 5:
+				msg = `{"type":"rematch","id":"f"}`
+			case 6:
+				msg = fmt.Sprintf(`{"type":"resume","token":%q,"id":"f"}`, l.tokens[bowling.Name(strings.ToUpper(names[b/16%3]))])
+			default:
+				msg = fmt.Sprintf(`{"type":"roll","pins":%d,"id":"f"}`, int(b/16)-2)
+			}
+			seq, board := l.seq, string(l.BoardJSON())
+			l.send(c, msg)
+			refused := false
+			for _, r := range replies(c) {
+				refused = refused || r["type"] == "error" && r["ref"] == "f" // not a notice meant for another message
+			}
+			if refused && (l.seq != seq || string(l.BoardJSON()) != board) {
+				t.Fatalf("refused %s changed the lane", msg)
+			}
+			checkConsistent(t, l)
+		}
+	})
+}

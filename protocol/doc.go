@@ -1,0 +1,116 @@
+// Package protocol defines tenpin's wire format: the JSON messages between
+// the page (or any client) and a lane, the one function that decodes client
+// messages, and the error codes.
+//
+// # Transport
+//
+// A client opens a WebSocket at GET /ws/lanes/{id} on the server's own
+// origin (other origins are refused unless the server allows them). Every
+// message is a text frame holding one JSON object with a "type". Binary
+// frames, frames over [MaxMessageSize] bytes (the connection is closed with
+// status 1009), and anything [Decode] refuses are answered with an error.
+// The server pings every 30 seconds; a client that does not answer, or
+// does not read what it is sent, is disconnected.
+//
+// A connection that has not taken a seat is a spectator: it receives every
+// board and may send only join or resume. Any message may carry an "id"
+// (a string of at most [MaxIDLength] bytes): the server's answer to it —
+// welcome, ack or error — carries it back as "ref".
+//
+// # Client → server
+//
+//	{"type":"join","name":"PJS"}          take a seat: three English letters, any case; only before the game starts
+//	{"type":"resume","token":"…"}         take back one's seat after a reconnect, with the token from welcome
+//	{"type":"start"}                      start the game (any seated player; the lane needs at least one)
+//	{"type":"roll","pins":7}              the pins knocked down: a whole number, only by the player who is up
+//	{"type":"leave"}                      give up one's seat (during a game: one's frames stay, the turn skips them)
+//	{"type":"rematch"}                    after the game is over: a new game with the same players
+//
+// # Server → client
+//
+// welcome answers join and resume. The token is a random UUID sent only to
+// the connection holding that seat, never in a board; keep it to resume:
+//
+//	{"type":"welcome","ref":"1","seat":0,"name":"PJS","token":"9b2c…"}
+//
+// board is the whole lane, sent to every connection when it attaches and
+// after every change ([Board]). seq grows by one with every change, so a
+// client can tell it missed nothing; a client too slow to take every board
+// is sent only the newest, so its seq may jump but never goes back:
+//
+//	{"type":"board","lane":"k3x9…","name":"Friday night","seq":12,"phase":"playing",
+//	 "up":{"seat":1,"frame":3,"standing":10},
+//	 "players":[{"name":"PJS","connected":true,
+//	             "frames":[{"marks":"X","rolls":[10],"score":20},
+//	                       {"marks":"8|/","rolls":[8,2],"score":38},
+//	                       {"marks":"8|1","rolls":[8,1],"score":47}],
+//	             "total":47}],
+//	 "spectators":3}
+//
+//   - phase: "waiting" (players join), "playing", "finished".
+//   - up: who bowls next — seat (index in players), frame (1–10) and the
+//     pins standing; null when nobody is up.
+//   - players, in seat order: name, connected (a disconnected player keeps
+//     the seat), left (true for a player who left mid-game; omitted
+//     otherwise), frames bowled so far from frame 1, and total (the last
+//     cumulative score that can no longer change).
+//   - frames: marks as on the text board ("X", "8|/", "8|1", "7|-", "-|/",
+//     "8" while in play, "X|7|/" in the tenth), rolls (the pins of each
+//     roll), score (the cumulative score, null while it can still change).
+//   - spectators: connections without a seat.
+//
+// ack answers an accepted command that carried an id; seq is that of the
+// first board that includes its effect:
+//
+//	{"type":"ack","ref":"7","seq":13}
+//
+// error answers every refused message; nothing changes and the connection
+// stays open (unless the code says the lane closed):
+//
+//	{"type":"error","code":"not_your_turn","message":"it is ABC's turn, not PJS's","ref":"7"}
+//
+// # Error codes
+//
+//	bad_message      not one JSON object, a field of the wrong type (pins "7" or 7.5), a missing, extra or unknown field, a binary frame
+//	unknown_type     a type the server does not know
+//	invalid_name     a name that is not three English letters
+//	name_taken       the name is seated on this lane already
+//	lane_full        every seat is taken
+//	game_started     join or start once the game has started
+//	not_playing      roll while no game is in play
+//	not_your_turn    roll by a player who is not up
+//	invalid_pins     pins below 0, above 10, or more than are standing
+//	bad_token        resume with a token that holds no seat on this lane
+//	not_seated       start, roll, leave or rematch from a spectator (also sent when another connection resumed one's seat)
+//	already_seated   join or resume from a connection that holds a seat
+//	not_finished     rematch before the game is over
+//	rate_limited     too many messages too fast
+//	spectators_full  the lane has all the watchers it takes (the connection is then closed)
+//	lane_closed      the lane closed: idle, or the server is shutting down (the connection is then closed)
+//	internal         the server failed; the lane is closed
+//
+// # A sample session
+//
+//	→ {"type":"join","name":"pjs","id":"1"}
+//	← {"type":"board",…,"seq":1,"phase":"waiting","players":[{"name":"PJS","connected":true,"frames":[],"total":0}],…}
+//	← {"type":"welcome","ref":"1","seat":0,"name":"PJS","token":"9b2c…"}
+//	→ {"type":"start","id":"2"}
+//	← {"type":"board",…,"seq":2,"phase":"playing","up":{"seat":0,"frame":1,"standing":10},…}
+//	← {"type":"ack","ref":"2","seq":2}
+//	→ {"type":"roll","pins":11,"id":"3"}
+//	← {"type":"error","code":"invalid_pins","message":"roll 1: 11 pins is not a roll, a roll is 0 to 10 pins","ref":"3"}
+//	→ {"type":"roll","pins":10,"id":"4"}
+//	← {"type":"board",…,"seq":3,"up":{"seat":0,"frame":2,"standing":10},"players":[{…,"frames":[{"marks":"X","rolls":[10],"score":null}],…}],…}
+//	← {"type":"ack","ref":"4","seq":3}
+//
+// # HTTP
+//
+//	GET  /api/lanes                  {"lanes":[{"id","name","phase","players":["PJS"],"spectators":0,"frame":1}]}
+//	POST /api/lanes                  {"name":"Friday night"} → 201 and the lane's summary
+//	GET  /api/lanes/{id}             the lane's board message
+//	GET  /api/lanes/{id}/board.txt   the text scoreboard
+//	GET  /healthz                    ok
+//
+// HTTP errors are {"code":"…","message":"…"} with status 400 (bad body),
+// 404 (unknown lane), 413 (body too large) or 503 (lane limit reached).
+package protocol

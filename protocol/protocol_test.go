@@ -1,0 +1,142 @@
+package protocol
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestDecode(t *testing.T) {
+	seven := 7
+	tests := []struct {
+		in   string
+		want Request
+		code Code   // "" when accepted
+		ref  string // the id a refusal answers to
+	}{
+		{in: `{"type":"join","name":"PJS"}`, want: Request{Type: TypeJoin, Name: "PJS"}},
+		{in: `{"type":"join","name":"pjs","id":"1"}`, want: Request{Type: TypeJoin, Name: "pjs", ID: "1"}},
+		{in: `{"type":"resume","token":"abc"}`, want: Request{Type: TypeResume, Token: "abc"}},
+		{in: `{"type":"start"}`, want: Request{Type: TypeStart}},
+		{in: ` {"type":"roll","pins":7} `, want: Request{Type: TypeRoll, Pins: &seven}},
+		{in: `{"type":"leave","id":""}`, want: Request{Type: TypeLeave}},
+		{in: `{"type":"rematch"}`, want: Request{Type: TypeRematch}},
+		{in: `{"type":"roll","pins":-1}`, want: Request{Type: TypeRoll, Pins: ptr(-1)}}, // the lane refuses the count
+		{in: `{"type":"roll","pins":11}`, want: Request{Type: TypeRoll, Pins: ptr(11)}},
+
+		{in: ``, code: CodeBadMessage},
+		{in: `null`, code: CodeBadMessage},
+		{in: `[]`, code: CodeBadMessage},
+		{in: `"roll"`, code: CodeBadMessage},
+		{in: `{"type":"roll","pins":7`, code: CodeBadMessage},
+		{in: `{"type":"roll","pins":7}{}`, code: CodeBadMessage},
+		{in: `{"type":"roll","pins":7} x`, code: CodeBadMessage},
+		{in: `{"type":"roll","pins":"7","id":"a"}`, code: CodeBadMessage, ref: "a"},
+		{in: `{"type":"roll","pins":7.5,"id":"b"}`, code: CodeBadMessage, ref: "b"},
+		{in: `{"type":"roll","pins":1e400}`, code: CodeBadMessage},
+		{in: `{"type":"roll","pins":null,"id":"c"}`, code: CodeBadMessage, ref: "c"},
+		{in: `{"type":"roll","id":"d"}`, code: CodeBadMessage, ref: "d"},
+		{in: `{"type":"roll","pins":7,"name":"PJS","id":"e"}`, code: CodeBadMessage, ref: "e"},
+		{in: `{"type":"start","pins":7}`, code: CodeBadMessage},
+		{in: `{"type":"join"}`, code: CodeBadMessage},
+		{in: `{"type":"join","name":""}`, code: CodeBadMessage},
+		{in: `{"type":"join","name":7}`, code: CodeBadMessage},
+		{in: `{"type":"resume"}`, code: CodeBadMessage},
+		{in: `{"type":"start","extra":1}`, code: CodeBadMessage},
+		{in: `{"pins":7}`, code: CodeBadMessage},
+		{in: `{"type":7}`, code: CodeBadMessage},
+		{in: `{"type":"ROLL","pins":7}`, code: CodeUnknownType},
+		{in: `{"type":"dance","id":"f"}`, code: CodeUnknownType, ref: "f"},
+		{in: `{"type":"start","id":"` + string(make([]byte, 65)) + `"}`, code: CodeBadMessage},
+		{in: `{"type":"start","id":7}`, code: CodeBadMessage},
+		{in: `{"type":"join","name":"` + string(make([]byte, 600)) + `"}`, code: CodeBadMessage},
+	}
+	for _, tt := range tests {
+		got, err := Decode([]byte(tt.in))
+		if tt.code == "" {
+			if err != nil || !equal(got, tt.want) {
+				t.Errorf("Decode(%s) = %+v, %v, want %+v", tt.in, got, err, tt.want)
+			}
+			continue
+		}
+		var pe *Error
+		if !errors.As(err, &pe) || pe.Code != tt.code || pe.Message == "" {
+			t.Errorf("Decode(%s) error = %v, want code %s", tt.in, err, tt.code)
+			continue
+		}
+		if got.ID != tt.ref || got.Type != "" {
+			t.Errorf("Decode(%s) refused = %+v, want only ID %q", tt.in, got, tt.ref)
+		}
+	}
+}
+
+func ptr(n int) *int { return &n }
+
+func equal(a, b Request) bool {
+	if (a.Pins == nil) != (b.Pins == nil) || a.Pins != nil && *a.Pins != *b.Pins {
+		return false
+	}
+	a.Pins, b.Pins = nil, nil
+	return a == b
+}
+
+func TestDecodeMessagesNameTheField(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"type":"roll","pins":"7"}`, `bad_message: not a tenpin message: "pins" must be a whole number, not a JSON string`},
+		{`{"type":"roll","pins":7.5}`, `bad_message: not a tenpin message: "pins" must be a whole number, not a JSON number 7.5`},
+		{`{"type":"start","color":1}`, `bad_message: not a tenpin message: unknown field "color"`},
+		{`{"type":"roll"}`, `bad_message: roll message needs "pins"`},
+		{`{"type":"start","pins":1}`, `bad_message: start message takes no "pins"`},
+		{`{"type":"dance"}`, `unknown_type: unknown message type "dance"`},
+		{`{"type":`, `bad_message: not a tenpin message: incomplete JSON`},
+		{`{"type"}`, `bad_message: not a tenpin message: invalid JSON at byte 8`},
+	}
+	for _, tt := range tests {
+		if _, err := Decode([]byte(tt.in)); err == nil || err.Error() != tt.want {
+			t.Errorf("Decode(%s) error = %v, want %q", tt.in, err, tt.want)
+		}
+	}
+}
+
+// FuzzDecode: no input panics; an accepted message has a known type and
+// exactly the fields that type takes; a refused one has a code.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"join","name":"PJS","id":"1"}`, `{"type":"roll","pins":7}`, `{"type":"resume","token":"x"}`,
+		`{"type":"start"}`, `{"type":"roll","pins":"7"}`, `{"type":"roll","pins":7.5}`, `[1,2]`, `{"type":`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := Decode(data)
+		if err != nil {
+			var pe *Error
+			if !errors.As(err, &pe) || pe.Code == "" {
+				t.Fatalf("Decode(%q) error %v has no code", data, err)
+			}
+			return
+		}
+		switch r.Type {
+		case TypeJoin:
+			if r.Name == "" || r.Token != "" || r.Pins != nil {
+				t.Fatalf("join %+v", r)
+			}
+		case TypeResume:
+			if r.Token == "" || r.Name != "" || r.Pins != nil {
+				t.Fatalf("resume %+v", r)
+			}
+		case TypeRoll:
+			if r.Pins == nil || r.Name != "" || r.Token != "" {
+				t.Fatalf("roll %+v", r)
+			}
+		case TypeStart, TypeLeave, TypeRematch:
+			if r.Pins != nil || r.Name != "" || r.Token != "" {
+				t.Fatalf("%s %+v", r.Type, r)
+			}
+		default:
+			t.Fatalf("Decode(%q) accepted type %q", data, r.Type)
+		}
+		if len(r.ID) > MaxIDLength {
+			t.Fatalf("Decode(%q) accepted an id of %d bytes", data, len(r.ID))
+		}
+	})
+}
