@@ -47,6 +47,8 @@
 //	             "total":47}],
 //	 "spectators":3}
 //
+// Its fields:
+//
 //   - phase: "waiting" (players join), "playing", "finished".
 //   - up: who bowls next — seat (index in players), frame (1–10) and the
 //     pins standing; null when nobody is up.

@@ -73,7 +73,7 @@ func Decode(data []byte) (Request, error) {
 	if len(r.ID) > MaxIDLength {
 		return Request{}, Errorf(CodeBadMessage, "id is %d characters, the limit is %d", len(r.ID), MaxIDLength)
 	}
-	id := Request{ID: r.ID} // what a refusal can still answer to
+	id := Request{ID: r.ID}    // what a refusal can still answer to
 	var name, token, pins bool // the fields the type takes
 	switch r.Type {
 	case TypeJoin:
