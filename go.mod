@@ -3,7 +3,13 @@ module github.com/tenpin/tenpin
 go 1.26.0
 
 require (
+	github.com/chromedp/chromedp v0.22.1
 	github.com/coder/websocket v1.8.15
 	github.com/google/uuid v1.6.0
 	golang.org/x/sync v0.24.0
+)
+
+require (
+	github.com/chromedp/cdproto v0.159.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 )

@@ -248,13 +248,13 @@ function render() {
   const phase = {
     waiting: "Waiting for players to join and start.",
     playing: up ? `Frame ${b.up.frame}: ${up.name} is up${myTurn() ? " — your turn!" : ""}.` : "Playing.",
-    finished: "Game over.",
+    finished: "Game over." + winners(b),
   }[b.phase];
   $("#phase").textContent = `${phase} ${b.spectators} watching.`;
 
   $("#join-form").hidden = seated || b.phase !== "waiting";
-  $("#me").hidden = !seated;
-  $("#me").textContent = seated ? `You are ${lane.seat}.` : "";
+  $("#me").hidden = !seated && b.phase === "waiting";
+  $("#me").textContent = seated ? `You are ${lane.seat}.` : "You are watching.";
   $("#start").hidden = !(seated && b.phase === "waiting");
   $("#rematch").hidden = !(seated && b.phase === "finished");
   $("#leave").hidden = !seated;
@@ -265,6 +265,14 @@ function render() {
     btn.disabled = !mine || Number(btn.dataset.pins) > b.up.standing;
   }
   renderBoard(b);
+}
+
+function winners(b) {
+  const still = b.players.filter((p) => !p.left);
+  if (still.length < 2) return "";
+  const best = Math.max(...still.map((p) => p.total));
+  const names = still.filter((p) => p.total === best).map((p) => p.name);
+  return names.length > 1 ? ` ${names.join(" and ")} tie with ${best}.` : ` ${names[0]} wins with ${best}.`;
 }
 
 function renderBoard(b) {
