@@ -50,24 +50,38 @@ func (c *client) skippedCount() int {
 // readLoop reads client messages, refusing malformed ones itself and
 // handing the rest to the lane.
 func (l *Lane) readLoop(ctx context.Context, ws *websocket.Conn, c *client) error {
+	bucket := newTokenBucket(l.cfg.MessageRate, l.cfg.MessageBurst, time.Now())
+	limited := 0 // rate-limited messages in a row
 	for {
 		typ, data, err := ws.Read(ctx)
 		if err != nil {
 			return err
 		}
 		var req protocol.Request
-		if typ != websocket.MessageText {
+		if !bucket.take(time.Now()) {
+			limited++
+			if limited > FloodLimit {
+				c.drop(websocket.StatusPolicyViolation, "flooding")
+				l.log.Info("connection dropped for flooding")
+				return nil // the writer closes the connection, saying why
+			}
+			req, _ = protocol.Decode(data) // for its id, if it has one
+			req = protocol.Request{ID: req.ID}
+			err = protocol.Errorf(protocol.CodeRateLimited, "more than %g messages a second; slow down", l.cfg.MessageRate)
+		} else if typ != websocket.MessageText {
+			limited = 0
 			err = protocol.Errorf(protocol.CodeBadMessage, "binary frames are not tenpin messages; send JSON text")
 		} else {
+			limited = 0
 			req, err = protocol.Decode(data)
 		}
 		if err != nil {
 			l.cfg.Metrics.Refused.Add(1)
 			pe := ErrorFor(err)
-			l.log.Debug("message refused", "code", pe.Code)
+			l.log.Info("message refused", "code", pe.Code)
 			pe.Ref = req.ID
 			if !c.sendReply(encodeReply(pe)) {
-				return errDropped
+				return nil // dropped: the writer closes the connection, saying why
 			}
 			continue
 		}
@@ -100,6 +114,11 @@ func (l *Lane) writeLoop(ctx context.Context, ws *websocket.Conn, c *client) err
 	for {
 		select {
 		case <-ctx.Done():
+			select {
+			case <-c.dropped: // the reader dropped the client: say why
+				ws.Close(c.closeStatus, c.closeReason)
+			default:
+			}
 			return ctx.Err()
 		case <-c.wake:
 			if err := write(); err != nil {
@@ -115,7 +134,7 @@ func (l *Lane) writeLoop(ctx context.Context, ws *websocket.Conn, c *client) err
 			ws.Close(websocket.StatusGoingAway, "lane closed")
 			return errDropped
 		case <-ping.C:
-			pctx, cancel := context.WithTimeout(ctx, PongTimeout)
+			pctx, cancel := context.WithTimeout(ctx, l.cfg.PongTimeout)
 			err := ws.Ping(pctx)
 			cancel()
 			if err != nil {
@@ -123,4 +142,26 @@ func (l *Lane) writeLoop(ctx context.Context, ws *websocket.Conn, c *client) err
 			}
 		}
 	}
+}
+
+// tokenBucket allows rate events a second on average, and bursts of up to
+// burst. Only the connection's reader uses it.
+type tokenBucket struct {
+	rate, tokens, burst float64
+	last                time.Time
+}
+
+func newTokenBucket(rate float64, burst int, now time.Time) *tokenBucket {
+	return &tokenBucket{rate: rate, tokens: float64(burst), burst: float64(burst), last: now}
+}
+
+// take spends a token if there is one.
+func (b *tokenBucket) take(now time.Time) bool {
+	b.tokens = min(b.burst, b.tokens+now.Sub(b.last).Seconds()*b.rate)
+	b.last = now
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
 }

@@ -36,6 +36,9 @@ type Config struct {
 	AbandonTimeout time.Duration // nobody connected, game in play; default AbandonTimeout
 	WriteTimeout   time.Duration // per write to a client; default WriteTimeout
 	PingInterval   time.Duration // heartbeat; default PingInterval
+	PongTimeout    time.Duration // how long a pong may take; default PongTimeout
+	MessageRate    float64       // messages per second per connection; default MessagesPerSecond
+	MessageBurst   int           // default MessageBurst
 	Logger         *slog.Logger  // default: discard
 	Metrics        *Metrics      // may be nil
 }
@@ -58,6 +61,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.PingInterval <= 0 {
 		c.PingInterval = PingInterval
+	}
+	if c.PongTimeout <= 0 {
+		c.PongTimeout = PongTimeout
+	}
+	if c.MessageRate <= 0 {
+		c.MessageRate = MessagesPerSecond
+	}
+	if c.MessageBurst <= 0 {
+		c.MessageBurst = MessageBurst
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -458,7 +470,7 @@ func (l *Lane) refuse(c *client, ref string, err error) {
 	pe := ErrorFor(err)
 	pe.Ref = ref
 	l.cfg.Metrics.Refused.Add(1)
-	l.log.Debug("message refused", "code", pe.Code)
+	l.log.Info("message refused", "code", pe.Code)
 	l.reply(c, pe)
 }
 

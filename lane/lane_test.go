@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -168,11 +171,15 @@ func TestLaneGameFromEvents(t *testing.T) {
 }
 
 func TestLanePanicIsContained(t *testing.T) {
-	l := New("t3", "test", Config{})
+	var logs strings.Builder
+	l := New("t3", "test", Config{Logger: slog.New(slog.NewTextHandler(&syncWriter{w: &logs}, nil))})
+	other := New("t4", "other", Config{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- l.Run(ctx) }()
+	otherDone := make(chan error, 1)
+	go func() { otherDone <- other.Run(ctx) }()
 	c := newClient()
 	if !l.submit(ctx, request{op: opAttach, c: c}) {
 		t.Fatal("attach refused")
@@ -205,6 +212,34 @@ func TestLanePanicIsContained(t *testing.T) {
 	if l.submit(ctx, request{op: opAttach, c: newClient()}) {
 		t.Error("a stopped lane accepted a connection")
 	}
+	if !strings.Contains(logs.String(), "lane=t3") || !strings.Contains(logs.String(), "lane panicked") {
+		t.Errorf("the panic was not logged with the lane's id:\n%s", logs.String())
+	}
+	// The other lane goes on.
+	oc := newClient()
+	if !other.submit(ctx, request{op: opAttach, c: oc}) {
+		t.Fatal("the other lane refused a connection")
+	}
+	other.submit(ctx, request{op: opMessage, c: oc, msg: protocol.Request{Type: protocol.TypeJoin, Name: "BBB", ID: "j"}})
+	select {
+	case <-oc.wake:
+	case err := <-otherDone:
+		t.Fatalf("the other lane stopped: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the other lane did not answer")
+	}
+}
+
+// syncWriter serializes writes to w, for a logger shared with a goroutine.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
 
 func TestSlowClientKeepsOnlyRecentBoards(t *testing.T) {

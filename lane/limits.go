@@ -33,6 +33,17 @@ const (
 	PingInterval = 30 * time.Second
 	PongTimeout  = 15 * time.Second
 
+	// MessagesPerSecond and MessageBurst are each connection's token
+	// bucket: a person sends a message or two a second, a load-test client
+	// a few; a burst absorbs a page's reconnect (resume, then a roll).
+	MessagesPerSecond = 20
+	MessageBurst      = 40
+
+	// FloodLimit is how many messages in a row a connection may have
+	// refused as rate-limited before it is disconnected: a client that keeps
+	// sending regardless is not a client we can serve.
+	FloodLimit = 100
+
 	// maxQueuedBoards is how many boards may wait for a slow client before
 	// the older ones are dropped: boards are full snapshots, so only the
 	// newest matters, and a client that keeps up never reaches this.

@@ -41,6 +41,9 @@ func newServer(t *testing.T, cfg lobby.Config) *testServer {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(tlogWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
+	if cfg.Lane.MessageRate == 0 { // tests play faster than people; the flood test sets its own
+		cfg.Lane.MessageRate, cfg.Lane.MessageBurst = 1e6, 1e6
+	}
 	lb := lobby.New(cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -129,8 +129,13 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if !lb.connOpened() {
-		httpError(w, http.StatusServiceUnavailable, "shutting_down", "the server is shutting down")
+	if err := lb.connOpened(); err != nil {
+		code := "too_many_connections"
+		if errors.Is(err, ErrClosed) {
+			code = "shutting_down"
+		}
+		w.Header().Set("Retry-After", "5")
+		httpError(w, http.StatusServiceUnavailable, code, err.Error())
 		return
 	}
 	defer lb.connClosed()

@@ -35,6 +35,10 @@ const (
 	// "Friday night league, lane 12", short enough for a phone's lobby list.
 	MaxLaneName = 40
 
+	// MaxConnections is the WebSocket connections one server holds by
+	// default: each costs a few kilobytes of memory and a file descriptor.
+	MaxConnections = 100_000
+
 	// maxBodySize bounds the body of POST /api/lanes.
 	maxBodySize = 4 << 10
 )
@@ -42,13 +46,14 @@ const (
 // Errors of the lobby.
 var (
 	ErrLaneName = errors.New("lobby: invalid lane name")
-	ErrFull     = errors.New("lobby: too many lanes")
+	ErrFull     = errors.New("lobby: full")
 	ErrClosed   = errors.New("lobby: closed")
 )
 
 // Config holds the lobby's settings. The zero value gives the defaults.
 type Config struct {
 	MaxLanes       int      // default MaxLanes
+	MaxConnections int      // WebSocket connections at once; default MaxConnections
 	OriginPatterns []string // other origins allowed to open WebSockets; same-origin is always allowed
 	Lane           lane.Config
 	Logger         *slog.Logger
@@ -68,6 +73,7 @@ type Lobby struct {
 	stopped chan struct{}   // closed when Run stops
 
 	conns   sync.WaitGroup // WebSocket connections being served
+	nconns  int            // guarded by mu: connections being served
 	closing bool           // guarded by mu: no new connections once set
 }
 
@@ -80,6 +86,9 @@ type entry struct {
 func New(cfg Config) *Lobby {
 	if cfg.MaxLanes <= 0 {
 		cfg.MaxLanes = MaxLanes
+	}
+	if cfg.MaxConnections <= 0 {
+		cfg.MaxConnections = MaxConnections
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -192,19 +201,28 @@ func (lb *Lobby) Len() int {
 	return len(lb.lanes)
 }
 
-// connOpened counts a WebSocket connection in, unless the lobby is
-// closing; connClosed counts it out.
-func (lb *Lobby) connOpened() bool {
+// connOpened counts a WebSocket connection in, unless the lobby is closing
+// or holds its limit; connClosed counts it out.
+func (lb *Lobby) connOpened() error {
 	lb.mu.Lock()
 	defer lb.mu.Unlock()
-	if lb.closing {
-		return false
+	switch {
+	case lb.closing:
+		return ErrClosed
+	case lb.nconns >= lb.cfg.MaxConnections:
+		return fmt.Errorf("%w: the server holds %d connections, its limit", ErrFull, lb.cfg.MaxConnections)
 	}
+	lb.nconns++
 	lb.conns.Add(1)
-	return true
+	return nil
 }
 
-func (lb *Lobby) connClosed() { lb.conns.Done() }
+func (lb *Lobby) connClosed() {
+	lb.mu.Lock()
+	lb.nconns--
+	lb.mu.Unlock()
+	lb.conns.Done()
+}
 
 func (lb *Lobby) remove(id string) {
 	lb.mu.Lock()

@@ -37,6 +37,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	addr := fs.String("addr", "localhost:8080", "`host:port` to listen on")
 	idle := fs.Duration("idle", lane.IdleTimeout, "close a lane after this long with nobody connected and no game in play")
 	maxLanes := fs.Int("max-lanes", lobby.MaxLanes, "lanes the server keeps open at most")
+	maxConns := fs.Int("max-conns", lobby.MaxConnections, "WebSocket connections the server holds at most")
 	maxSpectators := fs.Int("max-spectators", lane.MaxSpectators, "watchers per lane at most")
 	origins := fs.String("origin", "", "comma-separated `patterns` of other origins allowed to open WebSockets (same-origin is always allowed)")
 	logLevel := fs.String("log-level", "info", "log `level`: debug, info, warn or error")
@@ -54,9 +55,10 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
 	cfg := lobby.Config{
-		MaxLanes: *maxLanes,
-		Lane:     lane.Config{IdleTimeout: *idle, MaxSpectators: *maxSpectators},
-		Logger:   logger,
+		MaxLanes:       *maxLanes,
+		MaxConnections: *maxConns,
+		Lane:           lane.Config{IdleTimeout: *idle, MaxSpectators: *maxSpectators},
+		Logger:         logger,
 	}
 	if *origins != "" {
 		cfg.OriginPatterns = strings.Split(*origins, ",")
