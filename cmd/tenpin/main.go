@@ -6,6 +6,7 @@
 //	tenpin [serve] [-addr localhost:8080]   run the server (the default)
 //	tenpin score [-name ABC] ROLLS...       print the board of one player's rolls
 //	tenpin play [-lang en|ko]               play at the console, one or more players
+//	tenpin load [flags]                     drive simulated players against a server
 //
 // Run "tenpin COMMAND -h" for a command's flags.
 package main
@@ -56,12 +57,14 @@ var commands = map[string]func(ctx context.Context, args []string, stdin io.Read
 	"serve": runServe,
 	"score": runScore,
 	"play":  runPlay,
+	"load":  runLoad,
 }
 
 const usage = `usage:
   tenpin [serve] [-addr localhost:8080]   run the server (the default)
   tenpin score [-name ABC] ROLLS...   print the board of one player's rolls
   tenpin play [-lang en|ko]           play at the console, one or more players
+  tenpin load [-url ws://localhost:8080] [-lanes N] …   drive simulated players against a server
 `
 
 // run is the whole program, apart from the process: its arguments (without

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestLoadRun plays a short load run against a real server: it checks
+// correctness, not speed. Every board in order, every total right, every
+// connection clean.
+func TestLoadRun(t *testing.T) {
+	url, stop := startServer(t)
+	ws := "ws" + strings.TrimPrefix(url, "http")
+	stdout, stderr, code := runCmd(t, "", "load", "-url", ws, "-lanes", "20", "-players", "4", "-spectators", "6",
+		"-duration", "5s", "-think", "10ms", "-ramp", "500ms", "-json")
+	if code != 0 {
+		t.Fatalf("load exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	var rep loadReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("report: %v\n%s", err, stdout)
+	}
+	t.Logf("rolls %d, boards %d, games %d, ack p99 %.1fms, fan-out p99 %.1fms", rep.Rolls, rep.Boards, rep.Games, rep.Ack.P99, rep.Fanout.P99)
+	if rep.Errors != 0 || rep.ConnectFailures != 0 || rep.Connections != 200 {
+		t.Errorf("errors %d, connect failures %d, connections %d; want 0, 0, 200: %v", rep.Errors, rep.ConnectFailures, rep.Connections, rep.ErrorSamples)
+	}
+	if rep.Games == 0 || rep.Rolls == 0 || rep.Fanout.Count == 0 || rep.Ack.Count == 0 {
+		t.Errorf("the run played nothing: %+v", rep)
+	}
+	if err := stop(); err != nil {
+		t.Errorf("server: %v", err)
+	}
+}
+
+func TestLoadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"load", "-url", "http://x"},
+		{"load", "-players", "9"},
+		{"load", "-lanes", "0"},
+	} {
+		if _, stderr, code := runCmd(t, "", args...); code != 1 || !strings.Contains(stderr, "load:") {
+			t.Errorf("tenpin %v: status %d, %q; want 1 and the reason", args, code, stderr)
+		}
+	}
+}
