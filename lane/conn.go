@@ -31,10 +31,20 @@ func (l *Lane) Serve(ctx context.Context, ws *websocket.Conn) error {
 		l.submit(context.WithoutCancel(ctx), request{op: opDetach, c: c})
 	}()
 
+	// The reader runs on this goroutine and the writer on the errgroup's:
+	// a connection costs two goroutines, not three. The reader's failure
+	// cancels the writer as the errgroup's own would.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return l.readLoop(gctx, ws, c) })
 	g.Go(func() error { return l.writeLoop(gctx, ws, c) })
+	if rerr := l.readLoop(gctx, ws, c); rerr != nil {
+		cancel(rerr)
+	}
 	err := g.Wait()
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		err = cause // the reader's error says more than the writer's cancellation
+	}
 	status := websocket.CloseStatus(err)
 	l.log.Debug("connection closed", "status", status, "skipped", c.skippedCount())
 	ws.CloseNow()

@@ -46,8 +46,10 @@ const (
 
 	// maxQueuedBoards is how many boards may wait for a slow client before
 	// the older ones are dropped: boards are full snapshots, so only the
-	// newest matters, and a client that keeps up never reaches this.
-	maxQueuedBoards = 16
+	// newest matters. The boards' bytes are shared by every client, so a
+	// queue costs a slice header a board; 64 lets a client whose writer was
+	// not scheduled for a moment on a busy machine catch up without a gap.
+	maxQueuedBoards = 64
 
 	// maxQueuedReplies bounds the answers (errors, acks, welcomes) waiting
 	// for a client. A client that sends faster than it reads its answers is
@@ -55,6 +57,8 @@ const (
 	maxQueuedReplies = 64
 
 	// inboxSize is the buffer of a lane's command channel: it absorbs
-	// bursts so that readers rarely wait on a busy lane.
-	inboxSize = 256
+	// bursts so that readers rarely wait on a busy lane. Every lane pays
+	// for it (about 90 bytes a slot), so it is sized for a lane's dozen
+	// connections, not for thousands.
+	inboxSize = 64
 )

@@ -22,6 +22,7 @@ func TestErrorCodes(t *testing.T) {
 	id := s.createLane(t, "errors")
 	a, b, spectator := s.dial(t, id), s.dial(t, id), s.dial(t, id)
 	a.join(t, "AAA")
+	a.boardWith(t, "everyone attached", func(m msg) bool { return len(m.Players) == 1 && m.Spectators == 2 })
 
 	type step struct {
 		name string

@@ -168,10 +168,17 @@ func (r *loadRun) run(ctx context.Context, stderr io.Writer) loadReport {
 	}
 	progressDone := make(chan struct{})
 	go r.progress(ctx, stderr, start, progressDone)
+	// Read the server's figures shortly before the end, while every
+	// connection is still open.
+	var during map[string]float64
+	select {
+	case <-time.After(r.cfg.Duration - min(2*time.Second, r.cfg.Duration/10)):
+		during = r.serverVars()
+	case <-ctx.Done():
+	}
 	<-ctx.Done()
 	r.stopping.Store(true)
 	elapsed := time.Since(start)
-	during := r.serverVars() // while every connection is still open
 	r.wg.Wait()
 	<-progressDone
 	return r.report(elapsed, before, during)

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"strings"
 	"time"
 
@@ -40,6 +41,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	maxConns := fs.Int("max-conns", lobby.MaxConnections, "WebSocket connections the server holds at most")
 	maxSpectators := fs.Int("max-spectators", lane.MaxSpectators, "watchers per lane at most")
 	origins := fs.String("origin", "", "comma-separated `patterns` of other origins allowed to open WebSockets (same-origin is always allowed)")
+	pprofOn := fs.Bool("pprof", false, "serve runtime profiles at /debug/pprof/ (for load runs; keep it off in public)")
 	logLevel := fs.String("log-level", "info", "log `level`: debug, info, warn or error")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: tenpin [serve] [flags]\n\nRuns the tenpin server.")
@@ -75,6 +77,10 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	mux.Handle("/ws/", api)
 	mux.Handle("/healthz", api)
 	mux.Handle("/debug/vars", metricsHandler(lb))
+	if *pprofOn {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	}
 	mux.Handle("/", web.Handler())
 	srv := &http.Server{
 		Handler:           mux,
