@@ -44,3 +44,22 @@ func TestLoadFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestBoardSeq(t *testing.T) {
+	tests := []struct {
+		in   string
+		seq  uint64
+		want bool
+	}{
+		{`{"type":"board","lane":"x","name":"a\",\"seq\":9","seq":12,"phase":"waiting"}`, 12, true},
+		{`{"type":"board","lane":"x","name":"n","seq":0}`, 0, true},
+		{`{"type":"ack","ref":"1","seq":3}`, 0, false},
+		{`{"type":"board","seq":}`, 0, false},
+	}
+	for _, tt := range tests {
+		seq, ok := boardSeq([]byte(tt.in))
+		if seq != tt.seq || ok != tt.want {
+			t.Errorf("boardSeq(%s) = %d, %v; want %d, %v", tt.in, seq, ok, tt.seq, tt.want)
+		}
+	}
+}
