@@ -110,11 +110,15 @@ func (l *Lane) writeLoop(ctx context.Context, ws *websocket.Conn, c *client) err
 	var batch []outgoing
 	write := func() error {
 		batch = c.take(batch[:0])
+		if len(batch) == 0 {
+			return nil
+		}
+		// One deadline for the batch: a client that cannot take what is
+		// queued for it within the write timeout has stopped reading.
+		wctx, cancel := context.WithTimeout(ctx, l.cfg.WriteTimeout)
+		defer cancel()
 		for _, m := range batch {
-			wctx, cancel := context.WithTimeout(ctx, l.cfg.WriteTimeout)
-			err := ws.Write(wctx, websocket.MessageText, m.data)
-			cancel()
-			if err != nil {
+			if err := ws.Write(wctx, websocket.MessageText, m.data); err != nil {
 				return err
 			}
 		}

@@ -66,6 +66,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		cfg.OriginPatterns = strings.Split(*origins, ",")
 	}
 	lb := lobby.New(cfg)
+	raiseFileLimit(stderr) // every connection is a file
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
