@@ -346,7 +346,7 @@ func (l *Lane) resume(c *client, m protocol.Request) {
 	}
 	if old := l.holders[name]; old != nil {
 		old.seat = ""
-		l.refuse(old, "", protocol.Errorf(protocol.CodeNotSeated, "%s's seat was resumed by another connection", name))
+		l.reply(old, protocol.Errorf(protocol.CodeNotSeated, "%s's seat was resumed by another connection", name))
 	}
 	l.seat(c, name, m.ID)
 }
@@ -477,7 +477,7 @@ func (l *Lane) refuse(c *client, ref string, err error) {
 // closeAll tells every client why the lane is closing and disconnects it.
 func (l *Lane) closeAll(status websocket.StatusCode, code protocol.Code, why string) {
 	for c := range l.clients {
-		l.refuse(c, "", protocol.Errorf(code, "%s", why))
+		l.reply(c, protocol.Errorf(code, "%s", why)) // a notice, not a refused message
 		c.drop(status, why)
 		delete(l.clients, c)
 		l.cfg.Metrics.Connections.Add(-1)
