@@ -67,6 +67,8 @@ func TestAPI(t *testing.T) {
 		{"unknown lane socket", "GET", "/ws/lanes/nope", "", 404, "lane_not_found"},
 		{"not JSON", "POST", "/api/lanes", "name=x", 400, "bad_request"},
 		{"wrong field type", "POST", "/api/lanes", `{"name":7}`, 400, "bad_request"},
+		{"data after the object", "POST", "/api/lanes", `{"name":"a"} junk`, 400, "bad_request"},
+		{"two objects", "POST", "/api/lanes", `{"name":"a"}{"name":"b"}`, 400, "bad_request"},
 		{"unknown field", "POST", "/api/lanes", `{"name":"a","color":"red"}`, 400, "bad_request"},
 		{"empty name", "POST", "/api/lanes", `{"name":"   "}`, 400, "invalid_lane_name"},
 		{"long name", "POST", "/api/lanes", `{"name":"` + strings.Repeat("x", 41) + `"}`, 400, "invalid_lane_name"},

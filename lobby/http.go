@@ -84,6 +84,10 @@ func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, "bad_request", `the body must be a JSON object like {"name":"Friday night"}: `+err.Error())
 		return
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		httpError(w, http.StatusBadRequest, "bad_request", "the body must be one JSON object, with nothing after it")
+		return
+	}
 	l, err := lb.Create(body.Name)
 	switch {
 	case errors.Is(err, ErrLaneName):
