@@ -69,6 +69,10 @@ func runLoad(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	switch {
 	case cfg.Lanes < 1, cfg.Players < 1, cfg.Players > 8, cfg.Spectators < 0, cfg.Duration <= 0:
 		return errors.New("load: need -lanes ≥ 1, -players 1 to 8, -spectators ≥ 0 and a positive -duration")
+	case cfg.Games < 0, cfg.Think < 0, cfg.Ramp < 0, cfg.Sources < 0, cfg.maxP99 < 0:
+		return errors.New("load: -games, -think, -ramp, -sources and -max-p99 cannot be negative")
+	case cfg.Sources > 254:
+		return errors.New("load: -sources is at most 254 (127.0.0.1 to 127.0.0.254)")
 	}
 	base, err := url.Parse(cfg.URL)
 	if err != nil || (base.Scheme != "ws" && base.Scheme != "wss") {

@@ -38,6 +38,10 @@ func TestLoadFlags(t *testing.T) {
 		{"load", "-url", "http://x"},
 		{"load", "-players", "9"},
 		{"load", "-lanes", "0"},
+		{"load", "-games", "-1"},
+		{"load", "-think", "-1s"},
+		{"load", "-ramp", "-1s"},
+		{"load", "-sources", "300"},
 	} {
 		if _, stderr, code := runCmd(t, "", args...); code != 1 || !strings.Contains(stderr, "load:") {
 			t.Errorf("tenpin %v: status %d, %q; want 1 and the reason", args, code, stderr)
