@@ -84,14 +84,12 @@ func runPlay(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	c := &console{ctx: ctx, out: stdout, lines: readLines(ctx, stdin), echo: !isTerminal(stdin)}
 	err := c.play(words)
-	if err == errEOF {
+	if err == io.EOF {
 		fmt.Fprintln(stdout)
 		return nil
 	}
 	return err
 }
-
-var errEOF = io.EOF
 
 // console is one game's dialogue: lines in, prompts and boards out.
 type console struct {
@@ -135,7 +133,7 @@ func (c *console) ask(prompt string) (string, error) {
 	select {
 	case line, ok := <-c.lines:
 		if !ok {
-			return "", errEOF
+			return "", io.EOF
 		}
 		if c.echo {
 			fmt.Fprintln(c.out, line)

@@ -135,9 +135,12 @@ function connect() {
   ws.onclose = (ev) => {
     lane.ws = null;
     render();
-    if (ev.code === 1008 || ev.code === 1011 || ev.code === 1013 || lane.closed) {
+    // A lane that closed (idle, shutdown), failed (1011) or is full of
+    // watchers (1013) will not take us back: say so and stop. Anything
+    // else — a dropped network, a restart — is retried.
+    if (lane.closed || ev.code === 1011 || ev.code === 1013) {
       setConn("disconnected: " + (ev.reason || "closed by the server"), false);
-      if (ev.code !== 1008) return; // a lane that closed or failed will not come back
+      return;
     }
     // Back off: 0.5 s, 1 s, 2 s … up to 15 s, with jitter.
     const delay = Math.min(15000, 500 * 2 ** lane.retry) * (0.75 + Math.random() / 2);
