@@ -2,6 +2,7 @@ package lane
 
 import (
 	"sync"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -10,19 +11,32 @@ import (
 
 // client is one connection attached to a lane, seen from the lane: an
 // outbox the lane fills without ever blocking, and the seat the connection
-// holds. The connection's writer goroutine drains the outbox.
+// holds.
+//
+// Nothing waits on an empty outbox: the first message queued starts a
+// writer goroutine (see [client.writeOut]), which drains the outbox and
+// exits. A connection at rest so costs one goroutine, its reader, however
+// many connections a server holds.
 type client struct {
 	mu      sync.Mutex
 	queue   []outgoing // waiting to be written, in order
+	spare   []outgoing // the last batch written, emptied: the next queue
 	boards  int        // boards in queue
 	skipped int        // boards dropped because the client fell behind
 
-	wake chan struct{} // capacity 1: something was queued
+	writing bool           // a writer goroutine owns the connection's writes
+	ended   bool           // the connection is over: start no more writers
+	dropped bool           // the connection must close, with closeStatus
+	failed  error          // why the connection broke, if it did
+	wg      sync.WaitGroup // writer goroutines
+	pinger  *time.Timer    // the next ping
 
-	dropOnce    sync.Once
-	dropped     chan struct{} // closed when the client must be disconnected
 	closeStatus websocket.StatusCode
 	closeReason string
+
+	// conn is where writers write; nil for the in-memory clients of tests,
+	// whose outbox is read with take.
+	conn *Conn
 
 	// Owned by the lane goroutine.
 	seat bowling.Name // "" for a spectator
@@ -33,9 +47,7 @@ type outgoing struct {
 	board bool
 }
 
-func newClient() *client {
-	return &client{wake: make(chan struct{}, 1), dropped: make(chan struct{})}
-}
+func newClient() *client { return &client{} }
 
 // sendBoard queues a board. A client that has fallen maxQueuedBoards behind
 // loses its older boards: each board is a full snapshot, so the newest is
@@ -56,8 +68,8 @@ func (c *client) sendBoard(b []byte) (skipped int) {
 	}
 	c.queue = append(c.queue, outgoing{data: b, board: true})
 	c.boards++
+	c.startWriterLocked()
 	c.mu.Unlock()
-	c.signal()
 	return skipped
 }
 
@@ -68,21 +80,44 @@ func (c *client) sendReply(b []byte) bool {
 	over := len(c.queue)-c.boards >= maxQueuedReplies
 	if !over {
 		c.queue = append(c.queue, outgoing{data: b})
+		c.startWriterLocked()
 	}
 	c.mu.Unlock()
 	if over {
 		c.drop(websocket.StatusPolicyViolation, "too many unread replies")
 		return false
 	}
-	c.signal()
 	return true
 }
 
-func (c *client) signal() {
-	select {
-	case c.wake <- struct{}{}:
-	default:
+// drop asks the connection to close with the given status, after writing
+// what is already queued. Only the first call counts.
+func (c *client) drop(status websocket.StatusCode, reason string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dropped {
+		return
 	}
+	c.dropped, c.closeStatus, c.closeReason = true, status, reason
+	c.startWriterLocked()
+}
+
+// dropStatus reports whether the client was dropped, and with what status.
+func (c *client) dropStatus() (websocket.StatusCode, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closeStatus, c.dropped
+}
+
+// startWriterLocked starts a writer goroutine unless one is running or the
+// connection is over. c.mu is held.
+func (c *client) startWriterLocked() {
+	if c.conn == nil || c.writing || c.ended {
+		return
+	}
+	c.writing = true
+	c.wg.Add(1)
+	go c.writeOut()
 }
 
 // take empties the queue into buf and returns it.
@@ -95,11 +130,8 @@ func (c *client) take(buf []outgoing) []outgoing {
 	return buf
 }
 
-// drop asks the connection to close with the given status, after writing
-// what is already queued. Only the first call counts.
-func (c *client) drop(status websocket.StatusCode, reason string) {
-	c.dropOnce.Do(func() {
-		c.closeStatus, c.closeReason = status, reason
-		close(c.dropped)
-	})
+func (c *client) skippedCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.skipped
 }

@@ -1,12 +1,17 @@
 package lane
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"time"
 
 	"github.com/coder/websocket"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/tenpin/tenpin/protocol"
 )
@@ -14,51 +19,109 @@ import (
 // errDropped ends a connection the lane (or its own outbox) dropped.
 var errDropped = errors.New("lane: connection dropped")
 
-// Serve attaches an accepted WebSocket connection to the lane and runs it
-// until either side ends it: one goroutine reads the client's messages and
-// hands them to the lane, another writes what the lane queued for it and
-// pings it. Either failing ends both. Serve closes the connection.
-func (l *Lane) Serve(ctx context.Context, ws *websocket.Conn) error {
+// readBufferSize is the read buffer of a connection. Clients send small
+// messages (a roll is under 60 bytes, the largest allowed is
+// protocol.MaxMessageSize), so the 4 KiB net/http hands over would mostly
+// sit idle, once per connection.
+const readBufferSize = 512
+
+// Conn is a client's WebSocket connection, upgraded by [Accept] and served
+// by [Lane.Serve].
+type Conn struct {
+	ws *websocket.Conn
+	nc net.Conn // under ws: its write deadline bounds a batch of writes
+
+	// Set by Serve from the lane's Config.
+	writeTimeout, pingInterval, pongTimeout time.Duration
+}
+
+// Accept upgrades an HTTP request to a WebSocket connection for a lane,
+// answering the request itself when it cannot. After Accept the handler may
+// return: the connection lives on in [Lane.Serve].
+func Accept(w http.ResponseWriter, r *http.Request, opts *websocket.AcceptOptions) (*Conn, error) {
+	h := &hijacker{ResponseWriter: w}
+	ws, err := websocket.Accept(h, r, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Conn{ws: ws, nc: h.conn}, nil
+}
+
+// hijacker hands the WebSocket library the hijacked connection with a read
+// buffer of readBufferSize instead of net/http's, and keeps the connection
+// for write deadlines. The 4 KiB write buffer stays: it holds the largest
+// board (eight players, under 4 KiB) so that a board is one write.
+type hijacker struct {
+	http.ResponseWriter
+	conn net.Conn
+}
+
+func (h *hijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	nc, brw, err := http.NewResponseController(h.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	h.conn = nc
+	n := brw.Reader.Buffered() // sent by the client before our answer
+	if n > readBufferSize {
+		return nc, brw, nil
+	}
+	// The WebSocket library takes over what the reader holds, not what it
+	// reads from: what the client sent early must be in the new buffer.
+	b, _ := brw.Reader.Peek(n)
+	r := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(bytes.Clone(b)), nc), readBufferSize)
+	if _, err := r.Peek(n); err != nil {
+		nc.Close()
+		return nil, nil, err
+	}
+	return nc, bufio.NewReadWriter(r, brw.Writer), nil
+}
+
+// Serve attaches an accepted connection to the lane and runs it until
+// either side ends it or ctx ends. It reads the client's messages on the
+// caller's goroutine and hands them to the lane; writes happen on writer
+// goroutines that exist only while something is queued (see
+// [client.writeOut]), and pings on a timer. Serve closes the connection.
+func (l *Lane) Serve(ctx context.Context, conn *Conn) error {
+	ws := conn.ws
 	ws.SetReadLimit(protocol.MaxMessageSize)
+	conn.writeTimeout, conn.pingInterval, conn.pongTimeout = l.cfg.WriteTimeout, l.cfg.PingInterval, l.cfg.PongTimeout
 	c := newClient()
+	c.conn = conn
 	if !l.submit(ctx, request{op: opAttach, c: c}) {
 		ws.Close(websocket.StatusGoingAway, "lane closed")
 		return errDropped
 	}
 	l.log.Debug("connection opened")
-	defer func() {
-		// Tell the lane, unless it has stopped; never wait on a stopped lane.
-		l.submit(context.WithoutCancel(ctx), request{op: opDetach, c: c})
-	}()
+	// A lane that stops drops its clients; this catches one whose attach
+	// was still in the inbox when the lane stopped.
+	stopDrop := context.AfterFunc(l.stopped, func() { c.drop(websocket.StatusGoingAway, "lane closed") })
+	defer stopDrop()
+	c.mu.Lock()
+	c.pinger = time.AfterFunc(conn.pingInterval, c.ping)
+	c.mu.Unlock()
 
-	// The reader runs on this goroutine and the writer on the errgroup's:
-	// a connection costs two goroutines, not three. The reader's failure
-	// cancels the writer as the errgroup's own would.
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return l.writeLoop(gctx, ws, c) })
-	if rerr := l.readLoop(gctx, ws, c); rerr != nil {
-		cancel(rerr)
+	err := l.readLoop(ctx, ws, c)
+	if err == nil {
+		// The reader dropped the client: let the writer write what is
+		// queued and close the connection, saying why.
+		c.wg.Wait()
+		err = errDropped
 	}
-	err := g.Wait()
-	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
-		err = cause // the reader's error says more than the writer's cancellation
-	}
-	status := websocket.CloseStatus(err)
-	l.log.Debug("connection closed", "status", status, "skipped", c.skippedCount())
+	c.end()
 	ws.CloseNow()
+	c.wg.Wait()
+	if f := c.failure(); f != nil && errors.Is(err, net.ErrClosed) {
+		err = f // the writer closed the connection, and knows why
+	}
+	// Tell the lane, unless it has stopped; never wait on a stopped lane.
+	l.submit(context.WithoutCancel(ctx), request{op: opDetach, c: c})
+	l.log.Debug("connection closed", "status", websocket.CloseStatus(err), "skipped", c.skippedCount())
 	return err
 }
 
-func (c *client) skippedCount() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.skipped
-}
-
 // readLoop reads client messages, refusing malformed ones itself and
-// handing the rest to the lane.
+// handing the rest to the lane. It returns nil when it dropped the client.
 func (l *Lane) readLoop(ctx context.Context, ws *websocket.Conn, c *client) error {
 	bucket := newTokenBucket(l.cfg.MessageRate, l.cfg.MessageBurst, time.Now())
 	limited := 0 // rate-limited messages in a row
@@ -73,7 +136,7 @@ func (l *Lane) readLoop(ctx context.Context, ws *websocket.Conn, c *client) erro
 			if limited > FloodLimit {
 				c.drop(websocket.StatusPolicyViolation, "flooding")
 				l.log.Info("connection dropped for flooding")
-				return nil // the writer closes the connection, saying why
+				return nil
 			}
 			req, _ = protocol.Decode(data) // for its id, if it has one
 			req = protocol.Request{ID: req.ID}
@@ -91,7 +154,7 @@ func (l *Lane) readLoop(ctx context.Context, ws *websocket.Conn, c *client) erro
 			l.log.Info("message refused", "code", pe.Code)
 			pe.Ref = req.ID
 			if !c.sendReply(encodeReply(pe)) {
-				return nil // dropped: the writer closes the connection, saying why
+				return nil
 			}
 			continue
 		}
@@ -101,60 +164,96 @@ func (l *Lane) readLoop(ctx context.Context, ws *websocket.Conn, c *client) erro
 	}
 }
 
-// writeLoop writes the client's queued messages, each under a deadline,
-// pings the client every ping interval, and closes the connection
-// when the lane drops the client.
-func (l *Lane) writeLoop(ctx context.Context, ws *websocket.Conn, c *client) error {
-	ping := time.NewTicker(l.cfg.PingInterval)
-	defer ping.Stop()
-	var batch []outgoing
-	write := func() error {
-		batch = c.take(batch[:0])
-		if len(batch) == 0 {
-			return nil
-		}
-		// One deadline for the batch: a client that cannot take what is
-		// queued for it within the write timeout has stopped reading.
-		wctx, cancel := context.WithTimeout(ctx, l.cfg.WriteTimeout)
-		defer cancel()
-		for _, m := range batch {
-			if err := ws.Write(wctx, websocket.MessageText, m.data); err != nil {
-				return err
-			}
-		}
+// writeOut writes the client's queue out, batch by batch, and returns when
+// it is empty; a client dropped meanwhile has its connection closed with
+// the status the drop gave. A write that fails closes the connection, which
+// ends the reader and so Serve.
+func (c *client) writeOut() {
+	defer c.wg.Done()
+	c.mu.Lock()
+	for len(c.queue) > 0 && !c.ended {
+		batch := c.queue
+		c.queue, c.spare, c.boards = c.spare[:0], nil, 0
+		c.mu.Unlock()
+		err := c.conn.write(batch)
 		clear(batch)
-		return nil
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			select {
-			case <-c.dropped: // the reader dropped the client: say why
-				ws.Close(c.closeStatus, c.closeReason)
-			default:
-			}
-			return ctx.Err()
-		case <-c.wake:
-			if err := write(); err != nil {
-				return err
-			}
-		case <-c.dropped:
-			if err := write(); err != nil {
-				return err
-			}
-			ws.Close(c.closeStatus, c.closeReason)
-			return errDropped
-		case <-l.done: // stopped between our attach and its loop's last look
-			ws.Close(websocket.StatusGoingAway, "lane closed")
-			return errDropped
-		case <-ping.C:
-			pctx, cancel := context.WithTimeout(ctx, l.cfg.PongTimeout)
-			err := ws.Ping(pctx)
-			cancel()
-			if err != nil {
-				return err
-			}
+		c.mu.Lock()
+		c.spare = batch[:0]
+		if err != nil {
+			c.mu.Unlock()
+			c.fail(err) // writing stays set: nothing more is written
+			return
 		}
+	}
+	if c.dropped && !c.ended {
+		status, reason := c.closeStatus, c.closeReason
+		c.mu.Unlock()
+		c.conn.ws.Close(status, reason) // writing stays set: nothing more is written
+		return
+	}
+	c.writing = false
+	c.mu.Unlock()
+}
+
+// write writes a batch of messages under one write deadline: a client that
+// cannot take what was queued for it within the write timeout has stopped
+// reading. The deadline is set on the network connection rather than by a
+// context, which would cost a timer and a goroutine hand-off a batch.
+func (conn *Conn) write(batch []outgoing) error {
+	if err := conn.nc.SetWriteDeadline(time.Now().Add(conn.writeTimeout)); err != nil {
+		return err
+	}
+	for _, m := range batch {
+		if err := conn.ws.Write(context.Background(), websocket.MessageText, m.data); err != nil {
+			return err
+		}
+	}
+	// Cleared, so that a ping or a close later is not cut short by it.
+	return conn.nc.SetWriteDeadline(time.Time{})
+}
+
+// ping pings the client and, once the pong is back, schedules the next
+// ping. A client that does not answer within the pong timeout is
+// disconnected.
+func (c *client) ping() {
+	ctx, cancel := context.WithTimeout(context.Background(), c.conn.pongTimeout)
+	err := c.conn.ws.Ping(ctx)
+	cancel()
+	if err != nil {
+		c.fail(fmt.Errorf("no pong within %v: %w", c.conn.pongTimeout, err))
+		return
+	}
+	c.mu.Lock()
+	if !c.ended {
+		c.pinger = time.AfterFunc(c.conn.pingInterval, c.ping)
+	}
+	c.mu.Unlock()
+}
+
+// fail records why the connection broke, unless it was over already, and
+// closes it.
+func (c *client) fail(err error) {
+	c.mu.Lock()
+	if !c.ended && c.failed == nil {
+		c.failed = err
+	}
+	c.mu.Unlock()
+	c.conn.ws.CloseNow()
+}
+
+func (c *client) failure() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.failed
+}
+
+// end marks the connection over: no writer starts after it, and no ping.
+func (c *client) end() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ended = true
+	if c.pinger != nil {
+		c.pinger.Stop()
 	}
 }
 

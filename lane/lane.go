@@ -97,8 +97,9 @@ type Lane struct {
 	cfg      Config
 	log      *slog.Logger
 
-	inbox chan request  // commands for the lane goroutine
-	done  chan struct{} // closed when Run returns
+	inbox   chan request       // commands for the lane goroutine
+	stopped context.Context    // done when Run returns
+	stop    context.CancelFunc // ends stopped
 
 	view atomic.Pointer[view] // the latest board, for readers outside the goroutine
 
@@ -143,11 +144,11 @@ func New(id, name string, cfg Config) *Lane {
 		cfg:     cfg,
 		log:     cfg.Logger.With("lane", id),
 		inbox:   make(chan request, inboxSize),
-		done:    make(chan struct{}),
 		clients: make(map[*client]struct{}),
 		tokens:  make(map[bowling.Name]string),
 		holders: make(map[bowling.Name]*client),
 	}
+	l.stopped, l.stop = context.WithCancel(context.Background())
 	l.state.maxPlayers = cfg.MaxPlayers
 	l.publish()
 	return l
@@ -160,7 +161,7 @@ func (l *Lane) ID() string { return l.id }
 func (l *Lane) Name() string { return l.name }
 
 // Done is closed when the lane has stopped.
-func (l *Lane) Done() <-chan struct{} { return l.done }
+func (l *Lane) Done() <-chan struct{} { return l.stopped.Done() }
 
 // Summary returns the lane as the lobby lists it.
 func (l *Lane) Summary() protocol.Lane { return l.view.Load().summary }
@@ -178,7 +179,7 @@ func (l *Lane) BoardText() string { return bowling.Board(l.view.Load().players..
 func (l *Lane) Run(ctx context.Context) (err error) {
 	l.idle = time.NewTimer(l.cfg.IdleTimeout)
 	defer l.idle.Stop()
-	defer close(l.done)
+	defer l.stop()
 	defer func() {
 		if p := recover(); p != nil {
 			l.log.Error("lane panicked", "panic", p, "stack", string(debug.Stack()))
@@ -220,14 +221,14 @@ func (l *Lane) armIdle() {
 // lane has stopped or ctx ended first.
 func (l *Lane) submit(ctx context.Context, r request) bool {
 	select {
-	case <-l.done: // checked first: a buffered inbox would take the request
+	case <-l.stopped.Done(): // checked first: a buffered inbox would take the request
 		return false
 	default:
 	}
 	select {
 	case l.inbox <- r:
 		return true
-	case <-l.done:
+	case <-l.stopped.Done():
 		return false
 	case <-ctx.Done():
 		return false

@@ -1,6 +1,7 @@
 package lobby
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -142,13 +143,21 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusServiceUnavailable, code, err.Error())
 		return
 	}
-	defer lb.connClosed()
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: lb.cfg.OriginPatterns})
+	conn, err := lane.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: lb.cfg.OriginPatterns})
 	if err != nil {
+		lb.connClosed()
 		lb.log.Info("websocket refused", "lane", r.PathValue("id"), "err", err)
 		return // Accept has answered the request
 	}
-	lb.log.Info("connection opened", "lane", l.ID(), "remote", r.RemoteAddr)
-	err = l.Serve(r.Context(), ws)
-	lb.log.Info("connection closed", "lane", l.ID(), "remote", r.RemoteAddr, "status", websocket.CloseStatus(err))
+	// The connection outlives this handler: returning frees the handler's
+	// stack and net/http's buffers for the request, which a connection held
+	// for hours would otherwise keep. Lanes end their connections when they
+	// stop, so the request's cancellation is not needed.
+	ctx, remote := context.WithoutCancel(r.Context()), r.RemoteAddr
+	lb.log.Info("connection opened", "lane", l.ID(), "remote", remote)
+	go func() {
+		defer lb.connClosed()
+		err := l.Serve(ctx, conn)
+		lb.log.Info("connection closed", "lane", l.ID(), "remote", remote, "status", websocket.CloseStatus(err))
+	}()
 }
