@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/coder/websocket"
@@ -19,17 +20,25 @@ import (
 // errDropped ends a connection the lane (or its own outbox) dropped.
 var errDropped = errors.New("lane: connection dropped")
 
-// readBufferSize is the read buffer of a connection. Clients send small
-// messages (a roll is under 60 bytes, the largest allowed is
-// protocol.MaxMessageSize), so the 4 KiB net/http hands over would mostly
-// sit idle, once per connection.
-const readBufferSize = 512
+// Connection buffers. Clients send small messages (a roll is under 60
+// bytes; the largest allowed is protocol.MaxMessageSize), and what the
+// server writes is gathered in a pooled buffer only while a batch is
+// written (see batchConn). net/http's 4 KiB reader and writer would sit
+// idle most of a connection's life, once for each of many connections.
+const (
+	readBufferSize  = 512
+	writeBufferSize = 256 // frames pass through it on their way to batchConn
+
+	// maxPooledBatch is the largest batch buffer kept for reuse: a batch of
+	// boards for a client that fell behind may be larger, and is rare.
+	maxPooledBatch = 64 << 10
+)
 
 // Conn is a client's WebSocket connection, upgraded by [Accept] and served
 // by [Lane.Serve].
 type Conn struct {
 	ws *websocket.Conn
-	nc net.Conn // under ws: its write deadline bounds a batch of writes
+	bc *batchConn // under ws
 
 	// Set by Serve from the lane's Config.
 	writeTimeout, pingInterval, pongTimeout time.Duration
@@ -44,16 +53,14 @@ func Accept(w http.ResponseWriter, r *http.Request, opts *websocket.AcceptOption
 	if err != nil {
 		return nil, err
 	}
-	return &Conn{ws: ws, nc: h.conn}, nil
+	return &Conn{ws: ws, bc: h.conn}, nil
 }
 
-// hijacker hands the WebSocket library the hijacked connection with a read
-// buffer of readBufferSize instead of net/http's, and keeps the connection
-// for write deadlines. The 4 KiB write buffer stays: it holds the largest
-// board (eight players, under 4 KiB) so that a board is one write.
+// hijacker hands the WebSocket library the hijacked connection as a
+// batchConn, with small buffers of its own instead of net/http's.
 type hijacker struct {
 	http.ResponseWriter
-	conn net.Conn
+	conn *batchConn
 }
 
 func (h *hijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
@@ -61,10 +68,11 @@ func (h *hijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	h.conn = nc
+	h.conn = &batchConn{Conn: nc}
+	w := bufio.NewWriterSize(h.conn, writeBufferSize)
 	n := brw.Reader.Buffered() // sent by the client before our answer
 	if n > readBufferSize {
-		return nc, brw, nil
+		return h.conn, bufio.NewReadWriter(brw.Reader, w), nil
 	}
 	// The WebSocket library takes over what the reader holds, not what it
 	// reads from: what the client sent early must be in the new buffer.
@@ -74,7 +82,62 @@ func (h *hijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		nc.Close()
 		return nil, nil, err
 	}
-	return nc, bufio.NewReadWriter(r, brw.Writer), nil
+	return h.conn, bufio.NewReadWriter(r, w), nil
+}
+
+// batchConn is the network connection as the WebSocket library writes to
+// it. During a batch it gathers the frames written in a pooled buffer and
+// sends them in one system call at the batch's end; outside a batch
+// (pings, pongs, closes) it writes through. A connection so holds no write
+// buffer between batches, and a client that fell behind gets its backlog
+// in one write.
+type batchConn struct {
+	net.Conn
+	mu    sync.Mutex
+	batch *[]byte // gathering; nil outside a batch
+}
+
+var batchBuffers = sync.Pool{New: func() any {
+	b := make([]byte, 0, 4<<10) // an eight-player board, finished, is under 4 KiB
+	return &b
+}}
+
+func (bc *batchConn) Write(p []byte) (int, error) {
+	bc.mu.Lock()
+	if b := bc.batch; b != nil {
+		*b = append(*b, p...)
+		bc.mu.Unlock()
+		return len(p), nil
+	}
+	bc.mu.Unlock()
+	return bc.Conn.Write(p)
+}
+
+// begin starts gathering writes.
+func (bc *batchConn) begin() {
+	bc.mu.Lock()
+	bc.batch = batchBuffers.Get().(*[]byte)
+	bc.mu.Unlock()
+}
+
+// end stops gathering and, if send, writes what was gathered. The
+// WebSocket library writes whole frames under its own lock, so the batch
+// holds whole frames; a control frame written by another goroutine meanwhile
+// joins the batch or goes ahead of it, both allowed between messages.
+func (bc *batchConn) end(send bool) error {
+	bc.mu.Lock()
+	b := bc.batch
+	bc.batch = nil
+	bc.mu.Unlock()
+	var err error
+	if send && len(*b) > 0 {
+		_, err = bc.Conn.Write(*b)
+	}
+	if cap(*b) <= maxPooledBatch {
+		*b = (*b)[:0]
+		batchBuffers.Put(b)
+	}
+	return err
 }
 
 // Serve attaches an accepted connection to the lane and runs it until
@@ -195,21 +258,29 @@ func (c *client) writeOut() {
 	c.mu.Unlock()
 }
 
-// write writes a batch of messages under one write deadline: a client that
-// cannot take what was queued for it within the write timeout has stopped
-// reading. The deadline is set on the network connection rather than by a
-// context, which would cost a timer and a goroutine hand-off a batch.
+// write writes a batch of messages in one system call, under one write
+// deadline: a client that cannot take what was queued for it within the
+// write timeout has stopped reading. The deadline is set on the network
+// connection rather than by a context, which would cost a timer and a
+// goroutine hand-off a batch.
 func (conn *Conn) write(batch []outgoing) error {
-	if err := conn.nc.SetWriteDeadline(time.Now().Add(conn.writeTimeout)); err != nil {
-		return err
-	}
+	conn.bc.begin()
 	for _, m := range batch {
 		if err := conn.ws.Write(context.Background(), websocket.MessageText, m.data); err != nil {
+			conn.bc.end(false)
 			return err
 		}
 	}
+	if err := conn.bc.SetWriteDeadline(time.Now().Add(conn.writeTimeout)); err != nil {
+		conn.bc.end(false)
+		return err
+	}
+	err := conn.bc.end(true)
 	// Cleared, so that a ping or a close later is not cut short by it.
-	return conn.nc.SetWriteDeadline(time.Time{})
+	if derr := conn.bc.SetWriteDeadline(time.Time{}); err == nil {
+		err = derr
+	}
+	return err
 }
 
 // ping pings the client and, once the pong is back, schedules the next
