@@ -12,6 +12,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -38,6 +41,7 @@ type loadConfig struct {
 	Sources    int           `json:"sources"`
 	maxP99     time.Duration
 	jsonOut    bool
+	cpuProfile string
 }
 
 // runLoad drives simulated players and spectators against a server: it
@@ -59,6 +63,7 @@ func runLoad(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	fs.IntVar(&cfg.Sources, "sources", 0, "loopback source addresses to spread connections over (127.0.0.1, .2, …; 0: one per 25,000 connections)")
 	fs.DurationVar(&cfg.maxP99, "max-p99", 0, "fail if the fan-out p99 exceeds this (0: no limit)")
 	fs.BoolVar(&cfg.jsonOut, "json", false, "write the final report as JSON")
+	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write the load tool's own CPU profile to this `file` (the generator shares the machine)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: tenpin load [flags]\n\nPlays games on a tenpin server with simulated players and spectators, checks every board, and reports latencies.")
 		fs.PrintDefaults()
@@ -83,6 +88,22 @@ func runLoad(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 		cfg.Sources = conns/25_000 + 1
 	}
 	raiseFileLimit(stderr)
+	if os.Getenv("GOGC") == "" {
+		// The generator's garbage is its own and short-lived: collecting it
+		// less often leaves more of the shared cores to the server.
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	}
+	if cfg.cpuProfile != "" {
+		f, err := os.Create(cfg.cpuProfile)
+		if err != nil {
+			return fmt.Errorf("load: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("load: cpu profile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 
 	r := newLoadRun(cfg, base)
 	report := r.run(ctx, stderr)
@@ -368,7 +389,7 @@ type loadConn struct {
 	rolls    []int // this player's rolls in the current game
 	inflight bool  // a roll sent and not yet acknowledged
 	sentAt   time.Time
-	last     *protocol.Board
+	last     *seen
 	checked  bool // the current game's end has been checked
 	lastSeq  uint64
 	closing  bool
@@ -423,8 +444,10 @@ func (c *loadConn) read(ctx context.Context) {
 	})
 	defer stop()
 	defer r.connected.Add(-1)
+	var data []byte
 	for {
-		_, data, err := c.ws.Read(context.Background())
+		var err error
+		data, err = readMessage(c.ws, data)
 		if err != nil {
 			c.mu.Lock()
 			closing := c.closing
@@ -439,13 +462,49 @@ func (c *loadConn) read(ctx context.Context) {
 	}
 }
 
-// message is any server message.
+// readMessage reads the next message into buf's space, growing it if
+// needed: a connection reuses one buffer for all its messages.
+func readMessage(ws *websocket.Conn, buf []byte) ([]byte, error) {
+	_, r, err := ws.Reader(context.Background())
+	if err != nil {
+		return buf, err
+	}
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		switch {
+		case err == io.EOF:
+			return buf, nil
+		case err != nil:
+			return buf, err
+		}
+	}
+}
+
+// message is any server message. A board's players stay undecoded: a
+// player decodes its own only (see seen).
 type message struct {
-	protocol.Board
-	Ref     string        `json:"ref"`
-	Code    protocol.Code `json:"code"`
-	Message string        `json:"message"`
-	Seat    int           `json:"seat"`
+	Type    protocol.Type     `json:"type"`
+	Seq     uint64            `json:"seq"`
+	Phase   protocol.Phase    `json:"phase"`
+	Up      *protocol.Up      `json:"up"`
+	Players []json.RawMessage `json:"players"`
+	Ref     string            `json:"ref"`
+	Code    protocol.Code     `json:"code"`
+	Message string            `json:"message"`
+	Seat    int               `json:"seat"`
+}
+
+// seen is what a player takes from a board: the phase, who is up, and its
+// own line (nil if the board has no player in its seat).
+type seen struct {
+	phase protocol.Phase
+	up    *protocol.Up
+	me    *protocol.Player
 }
 
 var boardPrefix = []byte(`{"type":"board",`)
@@ -508,7 +567,18 @@ func (c *loadConn) handle(ctx context.Context, data []byte) {
 			}
 			return
 		}
-		c.onBoard(ctx, &m.Board)
+		b := &seen{phase: m.Phase, up: m.Up}
+		c.mu.Lock()
+		seat := c.seat
+		c.mu.Unlock()
+		if seat >= 0 && seat < len(m.Players) {
+			b.me = new(protocol.Player)
+			if err := json.Unmarshal(m.Players[seat], b.me); err != nil {
+				r.fail("lane %d %s: undecodable player: %v", c.lane.n, c.who(), err)
+				return
+			}
+		}
+		c.onBoard(ctx, b)
 	case protocol.TypeWelcome:
 		c.mu.Lock()
 		c.seat = m.Seat
@@ -540,23 +610,23 @@ func (c *loadConn) handle(ctx context.Context, data []byte) {
 
 // onBoard is a player's reaction to a board: check a finished game, ask
 // for a rematch, or roll when it is up.
-func (c *loadConn) onBoard(ctx context.Context, b *protocol.Board) {
+func (c *loadConn) onBoard(ctx context.Context, b *seen) {
 	r := c.lane.run
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.last = b
-	if c.seat < 0 || c.seat >= len(b.Players) {
+	if b.me == nil {
 		return
 	}
-	me := b.Players[c.seat]
+	me := b.me
 	bowled := 0
 	for _, f := range me.Frames {
 		bowled += len(f.Rolls)
 	}
-	if bowled == 0 && b.Phase == protocol.PhasePlaying {
+	if bowled == 0 && b.phase == protocol.PhasePlaying {
 		c.rolls, c.checked = c.rolls[:0], false // a new game
 	}
-	switch b.Phase {
+	switch b.phase {
 	case protocol.PhaseFinished:
 		if c.checked {
 			return // later boards of the same finished game: spectators coming and going
@@ -574,12 +644,12 @@ func (c *loadConn) onBoard(ctx context.Context, b *protocol.Board) {
 			}
 		}
 	case protocol.PhasePlaying:
-		if b.Up == nil || b.Up.Seat != c.seat || c.inflight || bowled != len(c.rolls) || r.stopping.Load() {
+		if b.up == nil || b.up.Seat != c.seat || c.inflight || bowled != len(c.rolls) || r.stopping.Load() {
 			return
 		}
-		pins := c.rng.IntN(b.Up.Standing + 1)
+		pins := c.rng.IntN(b.up.Standing + 1)
 		if c.rng.IntN(4) == 0 {
-			pins = b.Up.Standing // strikes and spares, often
+			pins = b.up.Standing // strikes and spares, often
 		}
 		c.inflight = true
 		c.rolls = append(c.rolls, pins)
