@@ -41,7 +41,7 @@ type Conn struct {
 	bc *batchConn // under ws
 
 	// Set by Serve from the lane's Config.
-	writeTimeout, pingInterval, pongTimeout time.Duration
+	pingInterval, pongTimeout time.Duration
 }
 
 // Accept upgrades an HTTP request to a WebSocket connection for a lane,
@@ -91,16 +91,27 @@ func (h *hijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // (pings, pongs, closes) it writes through. A connection so holds no write
 // buffer between batches, and a client that fell behind gets its backlog
 // in one write.
+//
+// Every write it makes is bounded by the write timeout: a client that
+// cannot take what is sent to it in that time has stopped reading.
 type batchConn struct {
 	net.Conn
-	mu    sync.Mutex
-	batch *[]byte // gathering; nil outside a batch
+	mu       sync.Mutex
+	batch    *[]byte       // gathering; nil outside a batch
+	timeout  time.Duration // 0: no deadline
+	deadline time.Time     // the write deadline set
 }
 
 var batchBuffers = sync.Pool{New: func() any {
 	b := make([]byte, 0, 4<<10) // an eight-player board, finished, is under 4 KiB
 	return &b
 }}
+
+func (bc *batchConn) setTimeout(d time.Duration) {
+	bc.mu.Lock()
+	bc.timeout = d
+	bc.mu.Unlock()
+}
 
 func (bc *batchConn) Write(p []byte) (int, error) {
 	bc.mu.Lock()
@@ -110,7 +121,27 @@ func (bc *batchConn) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	bc.mu.Unlock()
+	if err := bc.arm(); err != nil {
+		return 0, err
+	}
 	return bc.Conn.Write(p)
+}
+
+// arm makes sure the write deadline is at least half the write timeout
+// away, so that a write is given between half the timeout and all of it.
+// Moving the deadline only when it is that close spares a timer update a
+// write: on a busy connection most writes find it far enough.
+func (bc *batchConn) arm() error {
+	now := time.Now()
+	bc.mu.Lock()
+	if bc.timeout <= 0 || bc.deadline.Sub(now) >= bc.timeout/2 {
+		bc.mu.Unlock()
+		return nil
+	}
+	bc.deadline = now.Add(bc.timeout)
+	d := bc.deadline
+	bc.mu.Unlock()
+	return bc.Conn.SetWriteDeadline(d)
 }
 
 // begin starts gathering writes.
@@ -131,7 +162,9 @@ func (bc *batchConn) end(send bool) error {
 	bc.mu.Unlock()
 	var err error
 	if send && len(*b) > 0 {
-		_, err = bc.Conn.Write(*b)
+		if err = bc.arm(); err == nil {
+			_, err = bc.Conn.Write(*b)
+		}
 	}
 	if cap(*b) <= maxPooledBatch {
 		*b = (*b)[:0]
@@ -148,7 +181,8 @@ func (bc *batchConn) end(send bool) error {
 func (l *Lane) Serve(ctx context.Context, conn *Conn) error {
 	ws := conn.ws
 	ws.SetReadLimit(protocol.MaxMessageSize)
-	conn.writeTimeout, conn.pingInterval, conn.pongTimeout = l.cfg.WriteTimeout, l.cfg.PingInterval, l.cfg.PongTimeout
+	conn.bc.setTimeout(l.cfg.WriteTimeout)
+	conn.pingInterval, conn.pongTimeout = l.cfg.PingInterval, l.cfg.PongTimeout
 	c := newClient()
 	c.conn = conn
 	if !l.submit(ctx, request{op: opAttach, c: c}) {
@@ -258,11 +292,7 @@ func (c *client) writeOut() {
 	c.mu.Unlock()
 }
 
-// write writes a batch of messages in one system call, under one write
-// deadline: a client that cannot take what was queued for it within the
-// write timeout has stopped reading. The deadline is set on the network
-// connection rather than by a context, which would cost a timer and a
-// goroutine hand-off a batch.
+// write writes a batch of messages in one system call (see batchConn).
 func (conn *Conn) write(batch []outgoing) error {
 	conn.bc.begin()
 	for _, m := range batch {
@@ -271,16 +301,7 @@ func (conn *Conn) write(batch []outgoing) error {
 			return err
 		}
 	}
-	if err := conn.bc.SetWriteDeadline(time.Now().Add(conn.writeTimeout)); err != nil {
-		conn.bc.end(false)
-		return err
-	}
-	err := conn.bc.end(true)
-	// Cleared, so that a ping or a close later is not cut short by it.
-	if derr := conn.bc.SetWriteDeadline(time.Time{}); err == nil {
-		err = derr
-	}
-	return err
+	return conn.bc.end(true)
 }
 
 // ping pings the client and, once the pong is back, schedules the next
