@@ -1,7 +1,13 @@
 package lane
 
 import (
+	"bytes"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
 	"testing"
 
 	"github.com/tenpin/tenpin/protocol"
@@ -74,4 +80,51 @@ func BenchmarkQueueBoard(b *testing.B) {
 			c.take(nil)
 		}
 	}
+}
+
+// BenchmarkBoardToSocket measures one board's way from a client's outbox
+// to a real TCP socket: queueing it, starting a writer, framing it and the
+// write itself. The far end discards what it reads with one buffer, so
+// the allocations reported are the server side's.
+func BenchmarkBoardToSocket(b *testing.B) {
+	connc := make(chan *Conn, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, err := Accept(w, r, nil)
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		connc <- conn
+	}))
+	defer srv.Close()
+	nc, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer nc.Close()
+	fmt.Fprintf(nc, "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
+		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+	go io.Copy(io.Discard, nc)
+	conn := <-connc
+	conn.bc.setTimeout(WriteTimeout)
+	c := newConnClient(conn)
+	board := bytes.Repeat([]byte("x"), 1172) // a mid-game board's size
+
+	b.ReportAllocs()
+	for b.Loop() {
+		c.sendBoard(board)
+		for c.busy() {
+			runtime.Gosched()
+		}
+	}
+	if f := c.failure(); f != nil {
+		b.Fatal(f)
+	}
+}
+
+// busy reports whether a writer is at work on c's outbox.
+func (c *client) busy() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.writing
 }

@@ -35,8 +35,10 @@ type client struct {
 	closeReason string
 
 	// conn is where writers write; nil for the in-memory clients of tests,
-	// whose outbox is read with take.
-	conn *Conn
+	// whose outbox is read with take. writeOutFn is c.writeOut, made once:
+	// a go statement with a method call would allocate a closure a batch.
+	conn       *Conn
+	writeOutFn func()
 
 	// Owned by the lane goroutine.
 	seat bowling.Name // "" for a spectator
@@ -48,6 +50,13 @@ type outgoing struct {
 }
 
 func newClient() *client { return &client{} }
+
+// newConnClient returns a client whose outbox is written to conn.
+func newConnClient(conn *Conn) *client {
+	c := &client{conn: conn}
+	c.writeOutFn = c.writeOut
+	return c
+}
 
 // sendBoard queues a board. A client that has fallen maxQueuedBoards behind
 // loses its older boards: each board is a full snapshot, so the newest is
@@ -117,7 +126,7 @@ func (c *client) startWriterLocked() {
 	}
 	c.writing = true
 	c.wg.Add(1)
-	go c.writeOut()
+	go c.writeOutFn()
 }
 
 // take empties the queue into buf and returns it.

@@ -183,8 +183,7 @@ func (l *Lane) Serve(ctx context.Context, conn *Conn) error {
 	ws.SetReadLimit(protocol.MaxMessageSize)
 	conn.bc.setTimeout(l.cfg.WriteTimeout)
 	conn.pingInterval, conn.pongTimeout = l.cfg.PingInterval, l.cfg.PongTimeout
-	c := newClient()
-	c.conn = conn
+	c := newConnClient(conn)
 	if !l.submit(ctx, request{op: opAttach, c: c}) {
 		ws.Close(websocket.StatusGoingAway, "lane closed")
 		return errDropped

@@ -17,7 +17,7 @@ import (
 
 // recordingConn is a net.Conn that records its writes and deadlines.
 type recordingConn struct {
-	net.Conn // nil: only what batchConn uses is implemented
+	net.Conn  // nil: only what batchConn uses is implemented
 	writes    [][]byte
 	deadlines []time.Time
 }
