@@ -6,7 +6,6 @@ require (
 	github.com/chromedp/chromedp v0.22.1
 	github.com/coder/websocket v1.8.15
 	github.com/google/uuid v1.6.0
-	golang.org/x/sync v0.24.0
 )
 
 require (

@@ -11,22 +11,27 @@
 // through one channel, the inbox: connections attach, detach and hand in
 // decoded messages; nothing else touches that state.
 //
-// Each WebSocket connection ([Lane.Serve]) has two goroutines under one
-// errgroup: a reader, which decodes messages (refusing malformed ones itself)
-// and sends them to the inbox, and a writer, which drains the connection's
-// outbox, writes each message under a deadline and pings the client. Either
-// failing ends both, and the connection detaches.
+// Each WebSocket connection ([Lane.Serve]) has one goroutine for good: a
+// reader, which decodes messages (refusing malformed ones itself) and sends
+// them to the inbox. Writing happens on a writer goroutine started when
+// something is queued for an idle connection, which drains the outbox and
+// exits, and pings run on a timer. A connection at rest so costs a reader's
+// stack and a few small buffers: the server holds many of them. A failed
+// write or a missed pong closes the connection, which ends the reader, and
+// the connection detaches.
 //
 // # Fan-out never blocks the lane
 //
 // After every change the lane builds one board, encodes it once, and
 // appends the same bytes to every client's outbox: a slice under the
 // client's own mutex, held only to append or to take, never across a
-// write. A client that falls behind has its older boards dropped (boards
-// are full snapshots, the newest is all it needs); a client that stops
-// reading altogether is dropped when a write to it times out. Replies meant
-// for one client (welcome, ack, error) are never dropped; a client that lets
-// too many pile up is disconnected.
+// write. A writer sends everything it took in one system call (its frames
+// gathered in a pooled buffer), under a write deadline. A client that falls
+// behind has its older boards dropped (boards are full snapshots, the
+// newest is all it needs); a client that stops reading altogether is
+// dropped when a write to it times out. Replies meant for one client
+// (welcome, ack, error) are never dropped; a client that lets too many
+// pile up is disconnected.
 //
 // # Events
 //
