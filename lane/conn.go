@@ -216,8 +216,13 @@ func (l *Lane) Serve(ctx context.Context, conn *Conn) error {
 	return err
 }
 
-// readLoop reads client messages, refusing malformed ones itself and
-// handing the rest to the lane. It returns nil when it dropped the client.
+// readLoop reads client messages and hands them to the lane, refusing
+// those over the rate limit and binary ones on the way. It returns nil when
+// it dropped the client.
+//
+// The lane goroutine decodes what it is handed: JSON decoding runs deep,
+// and a reader that never does keeps a small stack, for as long as its
+// connection lasts.
 func (l *Lane) readLoop(ctx context.Context, ws *websocket.Conn, c *client) error {
 	bucket := newTokenBucket(l.cfg.MessageRate, l.cfg.MessageBurst, time.Now())
 	limited := 0 // rate-limited messages in a row
@@ -226,35 +231,24 @@ func (l *Lane) readLoop(ctx context.Context, ws *websocket.Conn, c *client) erro
 		if err != nil {
 			return err
 		}
-		var req protocol.Request
-		if !bucket.take(time.Now()) {
+		r := request{op: opRead, c: c, data: data}
+		switch {
+		case !bucket.take(time.Now()):
 			limited++
 			if limited > FloodLimit {
 				c.drop(websocket.StatusPolicyViolation, "flooding")
 				l.log.Info("connection dropped for flooding")
 				return nil
 			}
-			req, _ = protocol.Decode(data) // for its id, if it has one
-			req = protocol.Request{ID: req.ID}
-			err = protocol.Errorf(protocol.CodeRateLimited, "more than %g messages a second; slow down", l.cfg.MessageRate)
-		} else if typ != websocket.MessageText {
+			r.refusal = protocol.Errorf(protocol.CodeRateLimited, "more than %g messages a second; slow down", l.cfg.MessageRate)
+		case typ != websocket.MessageText:
 			limited = 0
-			err = protocol.Errorf(protocol.CodeBadMessage, "binary frames are not tenpin messages; send JSON text")
-		} else {
+			r.data = nil
+			r.refusal = protocol.Errorf(protocol.CodeBadMessage, "binary frames are not tenpin messages; send JSON text")
+		default:
 			limited = 0
-			req, err = protocol.Decode(data)
 		}
-		if err != nil {
-			l.cfg.Metrics.Refused.Add(1)
-			pe := ErrorFor(err)
-			l.log.Info("message refused", "code", pe.Code)
-			pe.Ref = req.ID
-			if !c.sendReply(encodeReply(pe)) {
-				return nil
-			}
-			continue
-		}
-		if !l.submit(ctx, request{op: opMessage, c: c, msg: req}) {
+		if !l.submit(ctx, r) {
 			return errDropped
 		}
 	}

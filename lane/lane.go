@@ -126,13 +126,20 @@ type op uint8
 const (
 	opAttach op = iota + 1
 	opDetach
-	opMessage
+	opMessage // msg, decoded
+	opRead    // data, as a connection read it
 )
 
 type request struct {
 	op  op
 	c   *client
 	msg protocol.Request
+
+	// For opRead: a message as a connection read it, for the lane
+	// goroutine to decode (see readLoop), and why the reader refused it
+	// already, if it did.
+	data    []byte
+	refusal error
 }
 
 // New returns a lane; call [Lane.Run] to bring it to life.
@@ -243,6 +250,18 @@ func (l *Lane) handle(r request) {
 		l.detach(r.c)
 	case opMessage:
 		l.message(r.c, r.msg)
+	case opRead:
+		msg, err := protocol.Decode(r.data)
+		if r.refusal != nil {
+			msg, err = protocol.Request{ID: msg.ID}, r.refusal // answered by its id alone
+		}
+		if err != nil {
+			if _, ok := l.clients[r.c]; ok {
+				l.refuse(r.c, msg.ID, err)
+			}
+			return
+		}
+		l.message(r.c, msg)
 	}
 }
 

@@ -27,13 +27,9 @@ func attach(l *Lane) *client {
 	return c
 }
 
+// send hands the lane a message as a connection's reader does.
 func (l *Lane) send(c *client, raw string) {
-	r, err := protocol.Decode([]byte(raw))
-	if err != nil {
-		c.sendReply(encodeReply(ErrorFor(err)))
-		return
-	}
-	l.handle(request{op: opMessage, c: c, msg: r})
+	l.handle(request{op: opRead, c: c, data: []byte(raw)})
 }
 
 // replies returns the non-board messages queued for c, and empties its
