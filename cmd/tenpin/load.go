@@ -383,6 +383,7 @@ type loadConn struct {
 	rng  *rand.Rand
 
 	welcomed chan struct{}
+	head     []byte // a board's head, for decodeBoardHead; the reader's own
 
 	mu       sync.Mutex // guards what the reader and the roll timers share
 	seat     int
@@ -499,6 +500,24 @@ type message struct {
 	Seat    int               `json:"seat"`
 }
 
+var playersKey = []byte(`,"players":`)
+
+// decodeBoardHead decodes the fields a board has before its players (seq,
+// phase, who is up) into m, using buf, and reports whether data was a
+// board it could cut there. JSON escapes the quotes inside strings, so the
+// key cannot be found inside a lane's name.
+func decodeBoardHead(data []byte, buf *[]byte, m *message) bool {
+	if !bytes.HasPrefix(data, boardPrefix) {
+		return false
+	}
+	i := bytes.Index(data, playersKey)
+	if i < 0 {
+		return false
+	}
+	*buf = append(append((*buf)[:0], data[:i]...), '}')
+	return json.Unmarshal(*buf, m) == nil
+}
+
 // seen is what a player takes from a board: the phase, who is up, and its
 // own line (nil if the board has no player in its seat).
 type seen struct {
@@ -538,6 +557,8 @@ func (c *loadConn) handle(ctx context.Context, data []byte) {
 	var m message
 	if seq, ok := boardSeq(data); ok && c.name == "" {
 		m.Type, m.Seq = protocol.TypeBoard, seq // a spectator needs no more
+	} else if c.name != "" && decodeBoardHead(data, &c.head, &m) {
+		// A player decodes the rest only when it needs its own line.
 	} else if err := json.Unmarshal(data, &m); err != nil {
 		r.fail("lane %d %s: undecodable message: %v", c.lane.n, c.who(), err)
 		return
@@ -569,9 +590,19 @@ func (c *loadConn) handle(ctx context.Context, data []byte) {
 		}
 		b := &seen{phase: m.Phase, up: m.Up}
 		c.mu.Lock()
-		seat := c.seat
+		seat, checked := c.seat, c.checked
 		c.mu.Unlock()
-		if seat >= 0 && seat < len(m.Players) {
+		// Its own line matters to a player when it is up, and when a game
+		// it has not checked yet is over.
+		mine := (m.Phase == protocol.PhasePlaying && m.Up != nil && m.Up.Seat == seat) ||
+			(m.Phase == protocol.PhaseFinished && !checked)
+		if mine && m.Players == nil { // only the board's head was decoded
+			if err := json.Unmarshal(data, &m); err != nil {
+				r.fail("lane %d %s: undecodable message: %v", c.lane.n, c.who(), err)
+				return
+			}
+		}
+		if mine && seat >= 0 && seat < len(m.Players) {
 			b.me = new(protocol.Player)
 			if err := json.Unmarshal(m.Players[seat], b.me); err != nil {
 				r.fail("lane %d %s: undecodable player: %v", c.lane.n, c.who(), err)
