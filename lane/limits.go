@@ -23,8 +23,9 @@ const (
 	// connected waits for its players to come back.
 	AbandonTimeout = time.Hour
 
-	// WriteTimeout bounds every write to a client. A client that cannot take
-	// a board in this time has stopped reading and is dropped.
+	// WriteTimeout bounds every write to a client: a write gets between half
+	// of it and all of it (see batchConn.arm). A client that cannot take a
+	// board in that time has stopped reading and is dropped.
 	WriteTimeout = 10 * time.Second
 
 	// PingInterval is how often an idle connection is pinged, and
