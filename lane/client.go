@@ -111,13 +111,6 @@ func (c *client) drop(status websocket.StatusCode, reason string) {
 	c.startWriterLocked()
 }
 
-// dropStatus reports whether the client was dropped, and with what status.
-func (c *client) dropStatus() (websocket.StatusCode, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.closeStatus, c.dropped
-}
-
 // startWriterLocked starts a writer goroutine unless one is running or the
 // connection is over. c.mu is held.
 func (c *client) startWriterLocked() {
@@ -127,16 +120,6 @@ func (c *client) startWriterLocked() {
 	c.writing = true
 	c.wg.Add(1)
 	go c.writeOutFn()
-}
-
-// take empties the queue into buf and returns it.
-func (c *client) take(buf []outgoing) []outgoing {
-	c.mu.Lock()
-	buf = append(buf, c.queue...)
-	clear(c.queue)
-	c.queue, c.boards = c.queue[:0], 0
-	c.mu.Unlock()
-	return buf
 }
 
 func (c *client) skippedCount() int {

@@ -251,18 +251,25 @@ func (l *Lane) handle(r request) {
 	case opMessage:
 		l.message(r.c, r.msg)
 	case opRead:
-		msg, err := protocol.Decode(r.data)
-		if r.refusal != nil {
-			msg, err = protocol.Request{ID: msg.ID}, r.refusal // answered by its id alone
-		}
-		if err != nil {
-			if _, ok := l.clients[r.c]; ok {
-				l.refuse(r.c, msg.ID, err)
-			}
-			return
-		}
-		l.message(r.c, msg)
+		l.read(r.c, r.data, r.refusal)
 	}
+}
+
+// read decodes a message as a connection read it and handles it, or
+// refuses it: undecodable, or refused already by the reader (answered by
+// its id alone).
+func (l *Lane) read(c *client, data []byte, refusal error) {
+	msg, err := protocol.Decode(data)
+	if refusal != nil {
+		msg, err = protocol.Request{ID: msg.ID}, refusal
+	}
+	if err != nil {
+		if _, ok := l.clients[c]; ok { // not sent just before the connection went away
+			l.refuse(c, msg.ID, err)
+		}
+		return
+	}
+	l.message(c, msg)
 }
 
 func (l *Lane) spectators() int {

@@ -32,6 +32,24 @@ func (l *Lane) send(c *client, raw string) {
 	l.handle(request{op: opRead, c: c, data: []byte(raw)})
 }
 
+// take empties c's outbox into buf and returns it: what a writer would
+// have written.
+func (c *client) take(buf []outgoing) []outgoing {
+	c.mu.Lock()
+	buf = append(buf, c.queue...)
+	clear(c.queue)
+	c.queue, c.boards = c.queue[:0], 0
+	c.mu.Unlock()
+	return buf
+}
+
+// dropStatus reports whether c was dropped, and with what status.
+func (c *client) dropStatus() (websocket.StatusCode, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closeStatus, c.dropped
+}
+
 // replies returns the non-board messages queued for c, and empties its
 // queue.
 func replies(c *client) []map[string]any {
