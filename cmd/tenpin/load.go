@@ -445,11 +445,9 @@ func (c *loadConn) read(ctx context.Context) {
 	})
 	defer stop()
 	defer r.connected.Add(-1)
-	var data []byte
+	var buf bytes.Buffer
 	for {
-		var err error
-		data, err = readMessage(c.ws, data)
-		if err != nil {
+		if err := readMessage(c.ws, &buf); err != nil {
 			c.mu.Lock()
 			closing := c.closing
 			c.mu.Unlock()
@@ -458,32 +456,21 @@ func (c *loadConn) read(ctx context.Context) {
 			}
 			return
 		}
-		r.bytes.Add(int64(len(data)))
-		c.handle(ctx, data)
+		r.bytes.Add(int64(buf.Len()))
+		c.handle(ctx, buf.Bytes())
 	}
 }
 
-// readMessage reads the next message into buf's space, growing it if
-// needed: a connection reuses one buffer for all its messages.
-func readMessage(ws *websocket.Conn, buf []byte) ([]byte, error) {
+// readMessage reads the next message into buf, reusing its space: a
+// connection reads all its messages into one buffer.
+func readMessage(ws *websocket.Conn, buf *bytes.Buffer) error {
 	_, r, err := ws.Reader(context.Background())
 	if err != nil {
-		return buf, err
+		return err
 	}
-	buf = buf[:0]
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		switch {
-		case err == io.EOF:
-			return buf, nil
-		case err != nil:
-			return buf, err
-		}
-	}
+	buf.Reset()
+	_, err = buf.ReadFrom(r)
+	return err
 }
 
 // message is any server message. A board's players stay undecoded: a
