@@ -25,6 +25,11 @@ const (
 	CodeSpectatorsFull Code = "spectators_full" // the lane has all the watchers it takes
 	CodeLaneClosed     Code = "lane_closed"     // the lane has closed
 	CodeInternal       Code = "internal"        // the server failed; the lane is closed
+	CodeUnavailable    Code = "unavailable"     // the store did not take the command in time: nothing changed, try again
+
+	// Notices: not answers to a message, but why the connection is about
+	// to close.
+	CodeServerRestarting Code = "server_restarting" // the server is stopping and will be back: reconnect and resume
 )
 
 // Error is the refusal of a client message, sent as

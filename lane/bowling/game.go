@@ -113,6 +113,15 @@ func (g *Game) Standing() int {
 // game is over it stays at 10.
 func (g *Game) CurrentFrame() int { return min(int(g.frame)+1, NumFrames) }
 
+// Ball returns which ball (1 to 3) of the frame in play the next roll is;
+// 0 once the game is over.
+func (g *Game) Ball() int {
+	if g.Over() {
+		return 0
+	}
+	return int(g.n-g.starts[g.frame]) + 1
+}
+
 // NumRolls returns how many rolls have been bowled.
 func (g *Game) NumRolls() int { return int(g.n) }
 

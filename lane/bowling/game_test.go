@@ -174,16 +174,17 @@ func TestStandingAndCurrentFrame(t *testing.T) {
 		rolls    []int
 		standing int
 		frame    int
+		ball     int
 	}{
-		{nil, 10, 1},
-		{[]int{3}, 7, 1},
-		{[]int{3, 4}, 10, 2},
-		{[]int{10}, 10, 2},
-		{concat(repeat(18, 0), []int{10}), 10, 10},
-		{concat(repeat(18, 0), []int{10, 6}), 4, 10},
-		{concat(repeat(18, 0), []int{6, 4}), 10, 10},
-		{concat(repeat(18, 0), []int{6}), 4, 10},
-		{repeat(20, 0), 0, 10},
+		{nil, 10, 1, 1},
+		{[]int{3}, 7, 1, 2},
+		{[]int{3, 4}, 10, 2, 1},
+		{[]int{10}, 10, 2, 1},
+		{concat(repeat(18, 0), []int{10}), 10, 10, 2},
+		{concat(repeat(18, 0), []int{10, 6}), 4, 10, 3},
+		{concat(repeat(18, 0), []int{6, 4}), 10, 10, 3},
+		{concat(repeat(18, 0), []int{6}), 4, 10, 2},
+		{repeat(20, 0), 0, 10, 0},
 	}
 	for _, tt := range tests {
 		g, _ := Replay(tt.rolls)
@@ -192,6 +193,9 @@ func TestStandingAndCurrentFrame(t *testing.T) {
 		}
 		if got := g.CurrentFrame(); got != tt.frame {
 			t.Errorf("CurrentFrame() after %v = %d, want %d", tt.rolls, got, tt.frame)
+		}
+		if got := g.Ball(); got != tt.ball {
+			t.Errorf("Ball() after %v = %d, want %d", tt.rolls, got, tt.ball)
 		}
 	}
 }

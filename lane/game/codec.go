@@ -1,0 +1,207 @@
+package game
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/tenpin/tenpin/lane/bowling"
+)
+
+// Version is the version of the encoding [Marshal] writes. [Unmarshal]
+// reads every version up to it and refuses later ones.
+const Version = 1
+
+// ErrEncoding is wrapped by the errors of [Unmarshal].
+var ErrEncoding = errors.New("game: cannot decode event")
+
+// record is an event as it is stored. Field names are part of the stored
+// format: add fields, never rename them.
+type record struct {
+	V        int        `json:"v"`
+	Kind     Kind       `json:"kind"`
+	Lane     string     `json:"lane,omitempty"`
+	Name     string     `json:"name,omitempty"`
+	Max      int        `json:"max_players,omitempty"`
+	Player   string     `json:"player,omitempty"`
+	Token    string     `json:"token_sha256,omitempty"`
+	Frame    int        `json:"frame,omitempty"`
+	Ball     int        `json:"ball,omitempty"`
+	Pins     *int       `json:"pins,omitempty"`
+	Epoch    uint64     `json:"epoch,omitempty"`
+	Node     string     `json:"node,omitempty"`
+	Reason   string     `json:"reason,omitempty"`
+	Snapshot *laneState `json:"snapshot,omitempty"`
+}
+
+type laneState struct {
+	Lane   string      `json:"lane"`
+	Name   string      `json:"name"`
+	Max    int         `json:"max_players"`
+	Epoch  uint64      `json:"epoch"`
+	Series []resultRec `json:"series"`
+	Game   []record    `json:"game"`
+}
+
+type resultRec struct {
+	Players []scoreRec `json:"players"`
+}
+
+type scoreRec struct {
+	Name  string `json:"name"`
+	Rolls []int  `json:"rolls"`
+	Total int    `json:"total"`
+	Left  bool   `json:"left,omitempty"`
+}
+
+// Marshal encodes an event in its stored form.
+func Marshal(e Event) ([]byte, error) {
+	r, err := toRecord(e)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(r)
+}
+
+func toRecord(e Event) (record, error) {
+	r := record{V: Version, Kind: e.Kind}
+	switch e.Kind {
+	case Opened:
+		r.Lane, r.Name, r.Max = e.Lane, e.Name, e.MaxPlayers
+	case Claimed:
+		r.Epoch, r.Node = e.Epoch, e.Node
+	case SeatTaken:
+		r.Player, r.Token = string(e.Player), hex.EncodeToString(e.Token[:])
+	case GameStarted, NewGame:
+	case Rolled:
+		pins := e.Pins
+		r.Player, r.Frame, r.Ball, r.Pins = string(e.Player), e.Frame, e.Ball, &pins
+	case PlayerLeft:
+		r.Player = string(e.Player)
+	case Closed:
+		r.Reason = e.Reason
+	case Snapshot:
+		if e.Snapshot == nil {
+			return r, fmt.Errorf("game: a snapshot event without its lane")
+		}
+		l := e.Snapshot
+		ls := &laneState{Lane: l.ID, Name: l.Name, Max: l.MaxPlayers, Epoch: l.Epoch,
+			Series: make([]resultRec, len(l.Series)), Game: make([]record, len(l.Game))}
+		for i, res := range l.Series {
+			rr := resultRec{Players: make([]scoreRec, len(res.Players))}
+			for j, p := range res.Players {
+				rr.Players[j] = scoreRec{Name: string(p.Name), Rolls: p.Rolls, Total: p.Total, Left: p.Left}
+			}
+			ls.Series[i] = rr
+		}
+		for i, g := range l.Game {
+			if g.Kind == Snapshot {
+				return r, fmt.Errorf("game: a snapshot inside a snapshot")
+			}
+			gr, err := toRecord(g)
+			if err != nil {
+				return r, err
+			}
+			ls.Game[i] = gr
+		}
+		r.Snapshot = ls
+	default:
+		return r, fmt.Errorf("game: unknown event kind %q", e.Kind)
+	}
+	return r, nil
+}
+
+// Unmarshal decodes a stored event. It refuses, with an error wrapping
+// [ErrEncoding] that says why, anything that is not one JSON object of a
+// known version and kind with the fields that kind needs.
+func Unmarshal(data []byte) (Event, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var r record
+	if err := dec.Decode(&r); err != nil {
+		return Event{}, fmt.Errorf("%w: %v", ErrEncoding, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Event{}, fmt.Errorf("%w: data after the event", ErrEncoding)
+	}
+	e, err := fromRecord(r)
+	if err != nil {
+		return Event{}, fmt.Errorf("%w: %s event: %v", ErrEncoding, r.Kind, err)
+	}
+	return e, nil
+}
+
+func fromRecord(r record) (Event, error) {
+	if r.V < 1 || r.V > Version {
+		return Event{}, fmt.Errorf("version %d, this server reads versions 1 to %d", r.V, Version)
+	}
+	e := Event{Kind: r.Kind}
+	var err error
+	switch r.Kind {
+	case Opened:
+		if r.Lane == "" {
+			return e, errors.New(`no "lane"`)
+		}
+		e.Lane, e.Name, e.MaxPlayers = r.Lane, r.Name, r.Max
+	case Claimed:
+		if r.Epoch == 0 {
+			return e, errors.New(`no "epoch"`)
+		}
+		e.Epoch, e.Node = r.Epoch, r.Node
+	case SeatTaken:
+		if e.Player, err = bowling.ParseName(r.Player); err != nil {
+			return e, err
+		}
+		b, err := hex.DecodeString(r.Token)
+		if err != nil || len(b) != len(e.Token) {
+			return e, errors.New(`"token_sha256" is not a SHA-256 in hex`)
+		}
+		copy(e.Token[:], b)
+	case GameStarted, NewGame:
+	case Rolled:
+		if e.Player, err = bowling.ParseName(r.Player); err != nil {
+			return e, err
+		}
+		if r.Pins == nil || r.Frame < 1 || r.Frame > bowling.NumFrames || r.Ball < 1 || r.Ball > 3 {
+			return e, errors.New(`needs "pins", "frame" 1 to 10 and "ball" 1 to 3`)
+		}
+		e.Frame, e.Ball, e.Pins = r.Frame, r.Ball, *r.Pins
+	case PlayerLeft:
+		if e.Player, err = bowling.ParseName(r.Player); err != nil {
+			return e, err
+		}
+	case Closed:
+		e.Reason = r.Reason
+	case Snapshot:
+		if r.Snapshot == nil {
+			return e, errors.New(`no "snapshot"`)
+		}
+		ls := r.Snapshot
+		l := &Lane{ID: ls.Lane, Name: ls.Name, MaxPlayers: ls.Max, Epoch: ls.Epoch,
+			Series: make([]Result, len(ls.Series)), Game: make([]Event, len(ls.Game))}
+		for i, rr := range ls.Series {
+			res := Result{Players: make([]Score, len(rr.Players))}
+			for j, p := range rr.Players {
+				res.Players[j] = Score{Name: bowling.Name(p.Name), Rolls: p.Rolls, Total: p.Total, Left: p.Left}
+			}
+			l.Series[i] = res
+		}
+		for i, gr := range ls.Game {
+			if gr.Kind == Snapshot {
+				return e, errors.New("a snapshot inside a snapshot")
+			}
+			if l.Game[i], err = fromRecord(gr); err != nil {
+				return e, err
+			}
+		}
+		e.Snapshot = l
+	case "":
+		return e, errors.New(`no "kind"`)
+	default:
+		return e, fmt.Errorf("unknown kind %q", r.Kind)
+	}
+	return e, nil
+}

@@ -1,0 +1,42 @@
+// Package game is a lane's game as a log of events, and the journal that
+// keeps that log.
+//
+// # Decide, then apply
+//
+// A lane's [State] changes only by events. Deciding and applying are
+// separate steps:
+//
+//   - A decision ([State.Join], [State.Start], [State.Roll], [State.Leave],
+//     [State.NewGame], [State.Claim], [State.Close]) checks a command
+//     against the rules and the lane's settings and returns the one [Event]
+//     it produces, or an error that says why it is refused. It changes
+//     nothing.
+//   - [State.Apply] applies an event. It cannot fail: an event was decided
+//     once, against the rules of its day, and a log that was valid when it
+//     was written replays whatever the rules and limits are now.
+//
+// A lane stores each event in its [Journal] before applying it, so the
+// stored log alone rebuilds the lane: [Replay] it.
+//
+// # What an event holds
+//
+// Events are complete: the lane's opening (id, name, settings), each seat
+// taken (the name and a SHA-256 of its resume token, never the token), the
+// game started, each roll (who, frame, ball, pins), a player leaving, a new
+// game of the series, a server taking the lane up ([Claimed]: its epoch),
+// and the lane closing. A [Snapshot] holds a whole lane; it replaces the
+// lane's earlier events in the journal, so the log of a lane stays about
+// one game long.
+//
+// # Encoding
+//
+// [Marshal] and [Unmarshal] give every event a stable, versioned JSON
+// form with a string kind: {"v":1,"kind":"rolled",…}. A version this
+// package does not know is refused, never guessed at. The encoding is
+// pinned by golden files, and a log written by an earlier version is
+// replayed by the tests (testdata/), so a change that cannot read
+// yesterday's logs fails CI.
+//
+// The package is pure: no I/O, no clocks, no randomness. The lane draws
+// tokens and timestamps and hands the decisions what they need.
+package game

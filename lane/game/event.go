@@ -1,0 +1,76 @@
+package game
+
+import (
+	"crypto/sha256"
+
+	"github.com/tenpin/tenpin/lane/bowling"
+)
+
+// Kind names what happened on a lane. Kinds are stored: never rename one.
+type Kind string
+
+// The kinds of event.
+const (
+	Opened      Kind = "opened"       // the lane was created: Lane, Name, MaxPlayers
+	Claimed     Kind = "claimed"      // a server took the lane up: Epoch, Node
+	SeatTaken   Kind = "seat_taken"   // Player took a seat, resumable with Token
+	GameStarted Kind = "game_started" // the game started
+	Rolled      Kind = "rolled"       // Player knocked down Pins with ball Ball of frame Frame
+	PlayerLeft  Kind = "player_left"  // Player gave up their seat
+	NewGame     Kind = "new_game"     // the game is over; the players still seated play another
+	Closed      Kind = "closed"       // the lane closed, for Reason
+	Snapshot    Kind = "snapshot"     // the whole lane, replacing the events before it
+)
+
+// Event is one change of a lane. Only the fields of its Kind are set.
+type Event struct {
+	Kind Kind
+
+	Lane       string // Opened: the lane's id
+	Name       string // Opened: the lane's name
+	MaxPlayers int    // Opened: the seats the lane has
+
+	Player bowling.Name // SeatTaken, Rolled, PlayerLeft
+	Token  TokenHash    // SeatTaken: the SHA-256 of the seat's resume token
+
+	Frame int // Rolled: 1 to 10
+	Ball  int // Rolled: 1 to 3, within the frame
+	Pins  int // Rolled
+
+	Epoch uint64 // Claimed: one more than the lane's epoch before
+	Node  string // Claimed: which server, for its logs
+
+	Reason string // Closed
+
+	Snapshot *Lane // Snapshot: the whole lane
+}
+
+// TokenHash is the SHA-256 of a seat's resume token. The journal keeps
+// only this: reading the log does not let anyone take a seat.
+type TokenHash [sha256.Size]byte
+
+// HashToken returns the hash of a resume token.
+func HashToken(token string) TokenHash { return sha256.Sum256([]byte(token)) }
+
+// Lane is a whole lane, as a [Snapshot] event holds it.
+type Lane struct {
+	ID         string
+	Name       string
+	MaxPlayers int
+	Epoch      uint64
+	Series     []Result // the earlier games of the series, oldest first, at most MaxSeries
+	Game       []Event  // the events of the game in play: seats taken, game started, rolls, players left
+}
+
+// Result is a finished game of a lane's series.
+type Result struct {
+	Players []Score
+}
+
+// Score is one player's game in a [Result].
+type Score struct {
+	Name  bowling.Name
+	Rolls []int
+	Total int
+	Left  bool // left during the game
+}

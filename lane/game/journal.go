@@ -1,0 +1,47 @@
+package game
+
+import (
+	"context"
+	"errors"
+)
+
+// ErrConflict is returned by [Journal.Append] when the lane's last stored
+// event is not the one the append expected: another writer got there
+// first, or an earlier append whose answer was lost did land. Read the
+// lane's log again before deciding anything more.
+var ErrConflict = errors.New("game: journal: the lane's log moved on")
+
+// Journal stores the events of lanes, each lane's in order. Positions are
+// the journal's own: they grow with every append, across all lanes, so a
+// lane's positions increase but need not be consecutive. Implementations
+// are in lane/memjournal (in memory) and lane/natsjournal (NATS
+// JetStream); they must be safe for concurrent use by many lanes, and one
+// lane's append must not wait for another's.
+type Journal interface {
+	// Append stores e as the next event of lane, whose last stored event
+	// is at position last (0: the lane has none yet), and returns e's
+	// position. A [Snapshot] event replaces the lane's earlier events.
+	//
+	// Append fails with [ErrConflict] if the lane's last event is not at
+	// last, changing nothing. Any other error means the store failed or ctx
+	// ended: e may or may not have been stored, so read the lane's log
+	// before appending again.
+	Append(ctx context.Context, lane string, last uint64, e Event) (uint64, error)
+
+	// Read returns the events of lane stored after position after (0: all
+	// of them), in order. The log's Last is the position of the last of
+	// them, or after if there are none.
+	Read(ctx context.Context, lane string, after uint64) (Log, error)
+
+	// Lanes returns the logs of every lane stored, ordered by the position
+	// of their first stored event, for a server that starts to restore its
+	// lanes.
+	Lanes(ctx context.Context) ([]Log, error)
+}
+
+// Log is a lane's stored events.
+type Log struct {
+	Lane   string
+	Events []Event
+	Last   uint64 // the position of the lane's last stored event; 0 if it has none
+}

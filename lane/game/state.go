@@ -1,0 +1,242 @@
+package game
+
+import (
+	"crypto/subtle"
+	"slices"
+
+	"github.com/tenpin/tenpin/lane/bowling"
+)
+
+// Limits of the log.
+const (
+	// MaxSeries is how many finished games a lane keeps in its history.
+	// A snapshot carries them all (about 600 bytes a game of eight), and a
+	// journal message should stay far below the store's limit (1 MB by
+	// default for NATS).
+	MaxSeries = 100
+
+	// DefaultMaxPlayers is the seats of a lane opened without saying.
+	DefaultMaxPlayers = 8
+)
+
+// State is a lane: its id, name and settings, who is seated (and the hash
+// of each seat's token), the game in play and the finished games of the
+// series. It changes only by [State.Apply]. The zero value is a lane not
+// yet opened; [Replay] a log to rebuild one.
+type State struct {
+	lane, name string
+	maxPlayers int
+	epoch      uint64
+	closed     bool
+
+	match   bowling.Match
+	started bool
+	seats   []seat   // tokens of the players seated now, in seat order
+	game    []Event  // the events of the game in play, for a snapshot
+	series  []Result // finished games, oldest first
+}
+
+type seat struct {
+	name  bowling.Name
+	token TokenHash
+}
+
+// Replay returns the state that a log of events builds.
+func Replay(events []Event) *State {
+	s := new(State)
+	for _, e := range events {
+		s.Apply(e)
+	}
+	return s
+}
+
+// Apply applies one event. It cannot fail: an event that no longer fits
+// the state (it could only come from a log written under other rules) is
+// applied as far as it can be, and never panics.
+func (s *State) Apply(e Event) {
+	switch e.Kind {
+	case Opened:
+		*s = State{lane: e.Lane, name: e.Name, maxPlayers: e.MaxPlayers}
+	case Claimed:
+		s.epoch = max(s.epoch, e.Epoch)
+	case SeatTaken:
+		if _, err := s.match.Add(string(e.Player)); err != nil {
+			return
+		}
+		s.seats = append(s.seats, seat{e.Player, e.Token})
+		s.game = append(s.game, e)
+	case GameStarted:
+		if !s.started {
+			s.started = true
+			s.game = append(s.game, e)
+		}
+	case Rolled:
+		if s.match.RollAs(e.Player, e.Pins) == nil {
+			s.game = append(s.game, e)
+		}
+	case PlayerLeft:
+		s.leave(e)
+	case NewGame:
+		s.newGame()
+	case Closed:
+		s.closed = true
+	case Snapshot:
+		if e.Snapshot != nil {
+			s.restore(e.Snapshot)
+		}
+	}
+}
+
+func (s *State) leave(e Event) {
+	bowled := s.match.Started()
+	if s.match.Remove(e.Player) != nil {
+		return
+	}
+	s.seats = slices.DeleteFunc(s.seats, func(st seat) bool { return st.name == e.Player })
+	if bowled {
+		s.game = append(s.game, e) // the frames stay, the turn skips them
+		return
+	}
+	// Before the first ball the seat is given up: the game's log forgets
+	// it, so that joining and leaving does not grow a snapshot.
+	s.game = slices.DeleteFunc(s.game, func(g Event) bool { return g.Kind == SeatTaken && g.Player == e.Player })
+	if s.match.Len() == 0 {
+		s.started = false // everyone gave up their seat before a ball: wait for players again
+		s.game = s.game[:0]
+	}
+}
+
+func (s *State) newGame() {
+	s.series = append(s.series, s.result())
+	if n := len(s.series) - MaxSeries; n > 0 {
+		s.series = slices.Delete(s.series, 0, n)
+	}
+	var next bowling.Match
+	game := []Event{}
+	for _, st := range s.seats {
+		if _, err := next.Add(string(st.name)); err == nil {
+			game = append(game, Event{Kind: SeatTaken, Player: st.name, Token: st.token})
+		}
+	}
+	s.match = next
+	s.started = next.Len() > 0
+	if s.started {
+		game = append(game, Event{Kind: GameStarted})
+	}
+	s.game = game
+}
+
+// result returns the game in play as a finished game of the series.
+func (s *State) result() Result {
+	players := s.match.Players()
+	r := Result{Players: make([]Score, len(players))}
+	for i, p := range players {
+		r.Players[i] = Score{Name: p.Name, Rolls: p.Game.Rolls(), Total: p.Game.Total(), Left: p.Left}
+	}
+	return r
+}
+
+func (s *State) restore(l *Lane) {
+	*s = State{lane: l.ID, name: l.Name, maxPlayers: l.MaxPlayers, epoch: l.Epoch, series: slices.Clone(l.Series)}
+	for _, e := range l.Game {
+		switch e.Kind {
+		case SeatTaken, GameStarted, Rolled, PlayerLeft:
+			s.Apply(e)
+		}
+	}
+}
+
+// ID returns the lane's id.
+func (s *State) ID() string { return s.lane }
+
+// Name returns the lane's name.
+func (s *State) Name() string { return s.name }
+
+// MaxPlayers returns the seats the lane has.
+func (s *State) MaxPlayers() int {
+	if s.maxPlayers > 0 {
+		return s.maxPlayers
+	}
+	return DefaultMaxPlayers
+}
+
+// Epoch returns how many times a server has taken the lane up since it
+// was opened: each [Claimed] event adds one.
+func (s *State) Epoch() uint64 { return s.epoch }
+
+// Closed reports whether the lane has closed.
+func (s *State) Closed() bool { return s.closed }
+
+// Phase says where the game stands.
+type Phase string
+
+// The phases of a lane's game.
+const (
+	Waiting  Phase = "waiting"  // players join; the game has not started
+	Playing  Phase = "playing"  // started and not over
+	Finished Phase = "finished" // over: every player still in it has bowled ten frames, or every player left
+)
+
+// Phase returns where the game stands.
+func (s *State) Phase() Phase {
+	switch {
+	case !s.started:
+		return Waiting
+	case s.match.Over():
+		return Finished
+	}
+	if _, _, ok := s.match.Up(); !ok {
+		return Finished // every player left
+	}
+	return Playing
+}
+
+// Match returns the players' match. It is the state's own: do not change it.
+func (s *State) Match() *bowling.Match { return &s.match }
+
+// Seated reports whether name holds a seat and has not left.
+func (s *State) Seated(name bowling.Name) bool {
+	p, ok := s.match.Player(name)
+	return ok && !p.Left
+}
+
+// Seat returns the index in the board's players of name's seat, and false
+// if name is not seated.
+func (s *State) Seat(name bowling.Name) (int, bool) {
+	for i, p := range s.match.Players() {
+		if p.Name == name && !p.Left {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// Holder returns the player whose seat the token hash resumes. Every
+// seat's hash is compared in constant time, so that timing says nothing
+// about how close a guess came.
+func (s *State) Holder(token TokenHash) (bowling.Name, bool) {
+	var name bowling.Name
+	for _, st := range s.seats {
+		if subtle.ConstantTimeCompare(st.token[:], token[:]) == 1 {
+			name = st.name
+		}
+	}
+	return name, name != ""
+}
+
+// Series returns the lane's finished games, oldest first; the game in
+// play, finished or not, is not among them.
+func (s *State) Series() []Result { return slices.Clone(s.series) }
+
+// Snapshot returns the event that holds the whole lane: applied to any
+// state, it gives this one.
+func (s *State) Snapshot() Event {
+	return Event{Kind: Snapshot, Snapshot: &Lane{
+		ID:         s.lane,
+		Name:       s.name,
+		MaxPlayers: s.maxPlayers,
+		Epoch:      s.epoch,
+		Series:     slices.Clone(s.series),
+		Game:       slices.Clone(s.game),
+	}}
+}
