@@ -2,6 +2,7 @@ package lane
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -35,12 +36,12 @@ func benchLane(b *testing.B, spectators int) (*Lane, []*client) {
 func rollOnce(l *Lane, players []*client, pins *int) {
 	seat, _, ok := l.state.Match().Up()
 	if !ok {
-		l.handle(request{op: opMessage, c: players[0], msg: protocol.Request{Type: protocol.TypeRematch}})
+		l.handle(context.Background(), request{op: opMessage, c: players[0], msg: protocol.Request{Type: protocol.TypeRematch}})
 		return
 	}
 	standing := l.state.Match().Players()[seat].Game.Standing()
 	*pins = (*pins + 3) % (standing + 1)
-	l.handle(request{op: opMessage, c: players[seat], msg: protocol.Request{Type: protocol.TypeRoll, Pins: pins, ID: "r"}})
+	l.handle(context.Background(), request{op: opMessage, c: players[seat], msg: protocol.Request{Type: protocol.TypeRoll, Pins: pins, ID: "r"}})
 }
 
 func BenchmarkRollAndFanOut(b *testing.B) {

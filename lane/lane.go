@@ -2,7 +2,6 @@ package lane
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tenpin/tenpin/lane/bowling"
+	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -41,6 +41,18 @@ type Config struct {
 	MessageBurst   int           // default MessageBurst
 	Logger         *slog.Logger  // default: discard
 	Metrics        *Metrics      // may be nil
+
+	// Journal stores every event before the lane applies it; lanes made
+	// with [Open] and [Restore] need one, those made with [New] keep
+	// nothing. AppendTimeout bounds one append (default AppendTimeout).
+	Journal       game.Journal
+	AppendTimeout time.Duration
+	// Durable says the journal outlives the process: on shutdown clients
+	// are told the server is restarting (and will find their lane again),
+	// not that the lane closed.
+	Durable bool
+	// Node names this server in the claims it writes, for the logs.
+	Node string
 }
 
 func (c Config) withDefaults() Config {
@@ -71,6 +83,9 @@ func (c Config) withDefaults() Config {
 	if c.MessageBurst <= 0 {
 		c.MessageBurst = MessageBurst
 	}
+	if c.AppendTimeout <= 0 {
+		c.AppendTimeout = AppendTimeout
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -88,6 +103,8 @@ type Metrics struct {
 	BoardsSkipped atomic.Int64 // boards dropped for clients that fell behind
 	Refused       atomic.Int64 // client messages refused with an error
 	Changes       atomic.Int64 // accepted changes of any lane
+	Appends       atomic.Int64 // events stored in the journal
+	AppendErrors  atomic.Int64 // appends that failed or timed out
 }
 
 // Lane is one lane: a goroutine ([Lane.Run]) that owns the lane's game and
@@ -104,13 +121,15 @@ type Lane struct {
 	view atomic.Pointer[view] // the latest board, for readers outside the goroutine
 
 	// Owned by the lane goroutine.
-	state   State
-	events  []Event
-	seq     uint64
-	clients map[*client]struct{}
-	tokens  map[bowling.Name]string  // each seat's resume token
-	holders map[bowling.Name]*client // the connection holding each seat
-	idle    *time.Timer
+	state    *game.State
+	journal  game.Journal // nil: nothing is stored
+	last     uint64       // the journal's position of the lane's last event
+	stale    bool         // an append's outcome is unknown: read the log before the next
+	appended int          // events stored since the last snapshot
+	seq      uint64       // changes shown in this epoch
+	clients  map[*client]struct{}
+	holders  map[bowling.Name]*client // the connection holding each seat
+	idle     *time.Timer
 }
 
 // view is what a lane last showed: read by the lobby and the HTTP API
@@ -142,21 +161,82 @@ type request struct {
 	refusal error
 }
 
-// New returns a lane; call [Lane.Run] to bring it to life.
+// New returns a lane kept in memory only: cfg.Journal is not used. Call
+// [Lane.Run] to bring it to life.
 func New(id, name string, cfg Config) *Lane {
+	cfg.Journal = nil
+	return newLane(game.Replay([]game.Event{game.Open(id, name, cfg.MaxPlayers)}), 0, cfg)
+}
+
+// Open opens a new lane, storing its opening in cfg.Journal first: once
+// Open returns, the lane survives a restart.
+func Open(ctx context.Context, id, name string, cfg Config) (*Lane, error) {
+	cfg = cfg.withDefaults()
+	e := game.Open(id, name, cfg.MaxPlayers)
+	pos, err := appendEvent(ctx, cfg, id, 0, e)
+	if err != nil {
+		return nil, err
+	}
+	return newLane(game.Replay([]game.Event{e}), pos, cfg), nil
+}
+
+// Restore rebuilds a lane from its stored log and takes it up: a claim,
+// stored in cfg.Journal, starts a new epoch, so that the boards' seq goes
+// on growing for clients who saw the lane before. A closed lane, or a log
+// with no opening, is refused with [ErrNotRestorable].
+func Restore(ctx context.Context, log game.Log, cfg Config) (*Lane, error) {
+	cfg = cfg.withDefaults()
+	st := game.Replay(log.Events)
+	switch {
+	case st.ID() == "":
+		return nil, fmt.Errorf("%w: lane %s has no opening in its log", ErrNotRestorable, log.Lane)
+	case st.Closed():
+		return nil, fmt.Errorf("%w: lane %s is closed", ErrNotRestorable, log.Lane)
+	}
+	claim := st.Claim(cfg.Node)
+	pos, err := appendEvent(ctx, cfg, st.ID(), log.Last, claim)
+	if err != nil {
+		return nil, err
+	}
+	st.Apply(claim)
+	return newLane(st, pos, cfg), nil
+}
+
+// ErrNotRestorable is returned by [Restore] for a log that holds no lane
+// to restore.
+var ErrNotRestorable = errors.New("lane: not restorable")
+
+// appendEvent stores one event of lane id within cfg.AppendTimeout.
+func appendEvent(ctx context.Context, cfg Config, id string, last uint64, e game.Event) (uint64, error) {
+	if cfg.Journal == nil {
+		return 0, errors.New("lane: no journal to store the lane in")
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.AppendTimeout)
+	defer cancel()
+	pos, err := cfg.Journal.Append(ctx, id, last, e)
+	if err != nil {
+		cfg.Metrics.AppendErrors.Add(1)
+		return 0, fmt.Errorf("lane %s: storing %s: %w", id, e.Kind, err)
+	}
+	cfg.Metrics.Appends.Add(1)
+	return pos, nil
+}
+
+func newLane(st *game.State, last uint64, cfg Config) *Lane {
 	cfg = cfg.withDefaults()
 	l := &Lane{
-		id:      id,
-		name:    name,
+		id:      st.ID(),
+		name:    st.Name(),
 		cfg:     cfg,
-		log:     cfg.Logger.With("lane", id),
+		log:     cfg.Logger.With("lane", st.ID()),
 		inbox:   make(chan request, inboxSize),
+		state:   st,
+		journal: cfg.Journal,
+		last:    last,
 		clients: make(map[*client]struct{}),
-		tokens:  make(map[bowling.Name]string),
 		holders: make(map[bowling.Name]*client),
 	}
 	l.stopped, l.stop = context.WithCancel(context.Background())
-	l.state.maxPlayers = cfg.MaxPlayers
 	l.publish()
 	return l
 }
@@ -197,18 +277,32 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 	for {
 		select {
 		case <-ctx.Done():
-			l.closeAll(websocket.StatusGoingAway, protocol.CodeLaneClosed, "the server is shutting down")
+			if l.cfg.Durable {
+				l.closeAll(websocket.StatusGoingAway, protocol.CodeServerRestarting, "the server is restarting: reconnect in a moment, your seat is kept")
+			} else {
+				l.closeAll(websocket.StatusGoingAway, protocol.CodeLaneClosed, "the server is shutting down")
+			}
 			return ctx.Err()
 		case <-l.idle.C:
 			if len(l.clients) == 0 {
-				l.closeAll(websocket.StatusGoingAway, protocol.CodeLaneClosed, "the lane was idle")
+				l.closeIdle(ctx)
 				return ErrIdle
 			}
 		case r := <-l.inbox:
-			l.handle(r)
+			l.handle(ctx, r)
 			l.armIdle()
 		}
 	}
+}
+
+// closeIdle records that the lane closed, so that it is not restored, and
+// closes it. If the journal cannot take that, the lane closes all the same
+// and comes back, idle, after a restart.
+func (l *Lane) closeIdle(ctx context.Context) {
+	if err := l.store(ctx, l.state.Close("idle")); err != nil {
+		l.log.Warn("could not record the lane's closing", "err", err)
+	}
+	l.closeAll(websocket.StatusGoingAway, protocol.CodeLaneClosed, "the lane was idle")
 }
 
 // armIdle (re)starts the idle clock whenever nobody is connected.
@@ -218,7 +312,7 @@ func (l *Lane) armIdle() {
 		return
 	}
 	timeout := l.cfg.IdleTimeout
-	if l.state.Phase() == protocol.PhasePlaying {
+	if l.state.Phase() == game.Playing {
 		timeout = l.cfg.AbandonTimeout
 	}
 	l.idle.Reset(timeout)
@@ -242,23 +336,23 @@ func (l *Lane) submit(ctx context.Context, r request) bool {
 	}
 }
 
-func (l *Lane) handle(r request) {
+func (l *Lane) handle(ctx context.Context, r request) {
 	switch r.op {
 	case opAttach:
 		l.attach(r.c)
 	case opDetach:
 		l.detach(r.c)
 	case opMessage:
-		l.message(r.c, r.msg)
+		l.message(ctx, r.c, r.msg)
 	case opRead:
-		l.read(r.c, r.data, r.refusal)
+		l.read(ctx, r.c, r.data, r.refusal)
 	}
 }
 
 // read decodes a message as a connection read it and handles it, or
 // refuses it: undecodable, or refused already by the reader (answered by
 // its id alone).
-func (l *Lane) read(c *client, data []byte, refusal error) {
+func (l *Lane) read(ctx context.Context, c *client, data []byte, refusal error) {
 	msg, err := protocol.Decode(data)
 	if refusal != nil {
 		msg, err = protocol.Request{ID: msg.ID}, refusal
@@ -269,7 +363,7 @@ func (l *Lane) read(c *client, data []byte, refusal error) {
 		}
 		return
 	}
-	l.message(c, msg)
+	l.message(ctx, c, msg)
 }
 
 func (l *Lane) spectators() int {
@@ -300,7 +394,7 @@ func (l *Lane) detach(c *client) {
 }
 
 // message handles one decoded client message.
-func (l *Lane) message(c *client, m protocol.Request) {
+func (l *Lane) message(ctx context.Context, c *client, m protocol.Request) {
 	if _, ok := l.clients[c]; !ok {
 		return // sent just before the connection went away
 	}
@@ -310,7 +404,7 @@ func (l *Lane) message(c *client, m protocol.Request) {
 			return
 		}
 		if m.Type == protocol.TypeJoin {
-			l.join(c, m)
+			l.join(ctx, c, m)
 		} else {
 			l.resume(c, m)
 		}
@@ -320,23 +414,26 @@ func (l *Lane) message(c *client, m protocol.Request) {
 		l.refuse(c, m.ID, protocol.Errorf(protocol.CodeNotSeated, "only a seated player may %s; join first", m.Type))
 		return
 	}
-	var e Event
+	var e game.Event
+	var err error
 	switch m.Type {
 	case protocol.TypeStart:
-		e = Event{Kind: GameStarted}
+		e, err = l.state.Start(c.seat)
 	case protocol.TypeRoll:
-		e = Event{Kind: Rolled, Name: c.seat, Pins: *m.Pins}
+		e, err = l.state.Roll(c.seat, *m.Pins)
 	case protocol.TypeLeave:
-		e = Event{Kind: PlayerLeft, Name: c.seat}
+		e, err = l.state.Leave(c.seat)
 	case protocol.TypeRematch:
-		e = Event{Kind: Rematched}
+		e, err = l.state.NewGame(c.seat)
 	}
-	if err := l.apply(e); err != nil {
+	if err == nil {
+		err = l.record(ctx, e)
+	}
+	if err != nil {
 		l.refuse(c, m.ID, err)
 		return
 	}
-	if e.Kind == PlayerLeft {
-		delete(l.tokens, c.seat)
+	if e.Kind == game.PlayerLeft {
 		delete(l.holders, c.seat)
 		c.seat = ""
 	}
@@ -344,30 +441,22 @@ func (l *Lane) message(c *client, m protocol.Request) {
 	l.ack(c, m.ID)
 }
 
-func (l *Lane) join(c *client, m protocol.Request) {
-	name, err := bowling.ParseName(m.Name)
+func (l *Lane) join(ctx context.Context, c *client, m protocol.Request) {
+	token := uuid.NewString()
+	e, err := l.state.Join(m.Name, game.HashToken(token))
 	if err == nil {
-		err = l.apply(Event{Kind: SeatTaken, Name: name})
+		err = l.record(ctx, e)
 	}
 	if err != nil {
 		l.refuse(c, m.ID, err)
 		return
 	}
-	token := uuid.NewString()
-	l.tokens[name] = token
-	l.seat(c, name, m.ID)
+	l.seat(c, e.Player, m.ID, token)
 }
 
 func (l *Lane) resume(c *client, m protocol.Request) {
-	var name bowling.Name
-	for n, token := range l.tokens {
-		// Compare every token in constant time, so that timing says nothing
-		// about how close a guess came.
-		if subtle.ConstantTimeCompare([]byte(token), []byte(m.Token)) == 1 {
-			name = n
-		}
-	}
-	if name == "" || !l.state.Seated(name) {
+	name, ok := l.state.Holder(game.HashToken(m.Token))
+	if !ok || !l.state.Seated(name) {
 		l.refuse(c, m.ID, protocol.Errorf(protocol.CodeBadToken, "that token holds no seat on this lane"))
 		return
 	}
@@ -375,45 +464,82 @@ func (l *Lane) resume(c *client, m protocol.Request) {
 		old.seat = ""
 		l.reply(old, protocol.Errorf(protocol.CodeNotSeated, "%s's seat was resumed by another connection", name))
 	}
-	l.seat(c, name, m.ID)
+	l.seat(c, name, m.ID, m.Token)
 }
 
-// seat gives name's seat to c, welcomes it, and shows everyone the change.
-func (l *Lane) seat(c *client, name bowling.Name, ref string) {
+// seat gives name's seat to c, welcomes it with the seat's token, and
+// shows everyone the change.
+func (l *Lane) seat(c *client, name bowling.Name, ref, token string) {
 	c.seat = name
 	l.holders[name] = c
 	l.changed()
-	seat := 0
-	for i, p := range l.state.Match().Players() {
-		if p.Name == name {
-			seat = i
-		}
-	}
-	l.reply(c, protocol.Welcome{Type: protocol.TypeWelcome, Ref: ref, Seat: seat, Name: string(name), Token: l.tokens[name]})
+	seat, _ := l.state.Seat(name)
+	l.reply(c, protocol.Welcome{Type: protocol.TypeWelcome, Ref: ref, Seat: seat, Name: string(name), Token: token})
 }
 
-// apply applies an event to the state and records it.
-func (l *Lane) apply(e Event) error {
-	if err := l.state.Apply(e); err != nil {
-		return err
+// record stores a decided event in the journal and applies it: the ack
+// rule. If the journal does not take it, nothing changes and the error
+// says the command may be tried again. When a game of the series ends, or
+// the log has grown long, the lane's log is rolled up into a snapshot.
+func (l *Lane) record(ctx context.Context, e game.Event) error {
+	before := l.state.Phase()
+	if err := l.store(ctx, e); err != nil {
+		l.log.Warn("journal append failed", "event", e.Kind, "err", err)
+		return protocol.Errorf(protocol.CodeUnavailable, "the lane could not store that in time; nothing changed, try again")
 	}
-	if e.Kind == Rematched {
-		l.events = l.compacted()
-	} else {
-		l.events = append(l.events, e)
-	}
+	l.state.Apply(e)
 	l.cfg.Metrics.Changes.Add(1)
+	if l.journal != nil && (l.state.Phase() == game.Finished && before != game.Finished || l.appended >= snapshotEvery) {
+		if err := l.store(ctx, l.state.Snapshot()); err != nil {
+			l.log.Warn("journal snapshot failed", "err", err) // the log is whole without it; the next event tries again
+		}
+	}
 	return nil
 }
 
-// compacted returns the events of the current state alone: after a
-// rematch, earlier games no longer matter, and the log stays bounded.
-func (l *Lane) compacted() []Event {
-	events := l.events[:0]
-	for _, p := range l.state.Match().Players() {
-		events = append(events, Event{Kind: SeatTaken, Name: p.Name})
+// store appends e to the lane's log, after reading back what an earlier
+// append whose outcome was unknown may have stored.
+func (l *Lane) store(ctx context.Context, e game.Event) error {
+	if l.journal == nil {
+		return nil
 	}
-	return append(events, Event{Kind: GameStarted})
+	if l.stale {
+		if err := l.catchUp(ctx); err != nil {
+			return err
+		}
+	}
+	pos, err := appendEvent(ctx, l.cfg, l.id, l.last, e)
+	if err != nil {
+		l.stale = true
+		return err
+	}
+	l.last = pos
+	l.appended++
+	if e.Kind == game.Snapshot {
+		l.appended = 0
+	}
+	return nil
+}
+
+// catchUp applies the events stored after the lane's last known one: an
+// append whose answer was lost may have landed, and the log is the truth.
+func (l *Lane) catchUp(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, l.cfg.AppendTimeout)
+	defer cancel()
+	log, err := l.journal.Read(ctx, l.id, l.last)
+	if err != nil {
+		return fmt.Errorf("lane %s: reading back the log: %w", l.id, err)
+	}
+	for _, e := range log.Events {
+		l.state.Apply(e)
+		l.appended++
+	}
+	l.last, l.stale = log.Last, false
+	if len(log.Events) > 0 {
+		l.log.Info("caught up with the journal", "events", len(log.Events))
+		l.changed()
+	}
+	return nil
 }
 
 // changed marks a change of the lane: the next seq, one board built and
@@ -436,8 +562,8 @@ func (l *Lane) publish() *view {
 		Type:       protocol.TypeBoard,
 		Lane:       l.id,
 		Name:       l.name,
-		Seq:        l.seq,
-		Phase:      l.state.Phase(),
+		Seq:        l.boardSeq(),
+		Phase:      protocol.Phase(l.state.Phase()),
 		Players:    make([]protocol.Player, len(players)),
 		Spectators: l.spectators(),
 	}
@@ -488,9 +614,16 @@ func (l *Lane) reply(c *client, msg any) {
 
 func (l *Lane) ack(c *client, ref string) {
 	if ref != "" {
-		l.reply(c, protocol.Ack{Type: protocol.TypeAck, Ref: ref, Seq: l.seq})
+		l.reply(c, protocol.Ack{Type: protocol.TypeAck, Ref: ref, Seq: l.boardSeq()})
 	}
 }
+
+// boardSeq returns the seq of the lane's current board: the epoch in the
+// high bits, so that a client never sees seq go back when the lane is
+// restored, and the changes of this epoch in the low ones. Both fit a
+// JavaScript number exactly (2^53) for two million epochs of four billion
+// changes each.
+func (l *Lane) boardSeq() uint64 { return l.state.Epoch()<<32 | l.seq }
 
 // refuse answers a refused message with its error code.
 func (l *Lane) refuse(c *client, ref string, err error) {
@@ -519,17 +652,18 @@ var errorCodes = []struct {
 }{
 	{bowling.ErrInvalidName, protocol.CodeInvalidName},
 	{bowling.ErrNameTaken, protocol.CodeNameTaken},
-	{ErrLaneFull, protocol.CodeLaneFull},
-	{ErrGameStarted, protocol.CodeGameStarted},
+	{game.ErrLaneFull, protocol.CodeLaneFull},
+	{game.ErrGameStarted, protocol.CodeGameStarted},
 	{bowling.ErrStarted, protocol.CodeGameStarted},
-	{ErrNotPlaying, protocol.CodeNotPlaying},
+	{game.ErrNotPlaying, protocol.CodeNotPlaying},
 	{bowling.ErrGameOver, protocol.CodeNotPlaying},
 	{bowling.ErrNotYourTurn, protocol.CodeNotYourTurn},
 	{bowling.ErrInvalidPins, protocol.CodeInvalidPins},
 	{bowling.ErrTooManyPins, protocol.CodeInvalidPins},
 	{bowling.ErrUnknownPlayer, protocol.CodeNotSeated},
 	{bowling.ErrNoPlayers, protocol.CodeNotSeated},
-	{ErrNotFinished, protocol.CodeNotFinished},
+	{game.ErrNotFinished, protocol.CodeNotFinished},
+	{game.ErrClosed, protocol.CodeLaneClosed},
 }
 
 // ErrorFor returns the protocol error a client is sent for err.

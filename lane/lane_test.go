@@ -15,6 +15,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/tenpin/tenpin/lane/bowling"
+	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -23,13 +24,13 @@ import (
 
 func attach(l *Lane) *client {
 	c := newClient()
-	l.handle(request{op: opAttach, c: c})
+	l.handle(context.Background(), request{op: opAttach, c: c})
 	return c
 }
 
 // send hands the lane a message as a connection's reader does.
 func (l *Lane) send(c *client, raw string) {
-	l.handle(request{op: opRead, c: c, data: []byte(raw)})
+	l.handle(context.Background(), request{op: opRead, c: c, data: []byte(raw)})
 }
 
 // take empties c's outbox into buf and returns it: what a writer would
@@ -99,14 +100,19 @@ func checkConsistent(t testing.TB, l *Lane) {
 			}
 		}
 	}
-	var rebuilt State
-	for _, e := range l.events {
-		if err := rebuilt.Apply(e); err != nil {
-			t.Fatalf("replaying event %+v: %v", e, err)
-		}
-	}
+	rebuilt := game.Replay([]game.Event{l.state.Snapshot()})
 	if rebuilt.Match().Board() != l.state.Match().Board() || rebuilt.Phase() != l.state.Phase() {
-		t.Fatalf("events rebuild\n%s%s\nbut the lane holds\n%s%s", rebuilt.Match().Board(), rebuilt.Phase(), l.state.Match().Board(), l.state.Phase())
+		t.Fatalf("a snapshot rebuilds\n%s%s\nbut the lane holds\n%s%s", rebuilt.Match().Board(), rebuilt.Phase(), l.state.Match().Board(), l.state.Phase())
+	}
+	if l.journal != nil {
+		log, err := l.journal.Read(context.Background(), l.id, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		replayed := game.Replay(log.Events)
+		if replayed.Match().Board() != l.state.Match().Board() || replayed.Phase() != l.state.Phase() || log.Last != l.last {
+			t.Fatalf("the journal rebuilds\n%s%s (last %d)\nbut the lane holds\n%s%s (last %d)", replayed.Match().Board(), replayed.Phase(), log.Last, l.state.Match().Board(), l.state.Phase(), l.last)
+		}
 	}
 }
 
@@ -168,7 +174,7 @@ func TestLaneGameFromEvents(t *testing.T) {
 		l.send(players[n], fmt.Sprintf(`{"type":"join","name":%q}`, n))
 	}
 	l.send(players["AAA"], `{"type":"start"}`)
-	for step := 0; l.state.Phase() == protocol.PhasePlaying; step++ {
+	for step := 0; l.state.Phase() == game.Playing; step++ {
 		seat, _, _ := l.state.Match().Up()
 		p := l.state.Match().Players()[seat]
 		pins := (step * 7) % (p.Game.Standing() + 1)
@@ -179,7 +185,7 @@ func TestLaneGameFromEvents(t *testing.T) {
 		}
 		checkConsistent(t, l)
 	}
-	if l.state.Phase() != protocol.PhaseFinished {
+	if l.state.Phase() != game.Finished {
 		t.Fatalf("phase = %s, want finished", l.state.Phase())
 	}
 }
@@ -307,6 +313,7 @@ func FuzzLane(f *testing.F) {
 		l := New("fz", "fuzz", Config{MaxPlayers: 2})
 		clients := []*client{attach(l), attach(l), attach(l)}
 		names := []string{"AAA", "BBB", "ccc"}
+		tokens := map[string]string{} // each seat's token, from its welcome
 		for i, b := range data {
 			c := clients[i%3]
 			var msg string
@@ -320,7 +327,7 @@ func FuzzLane(f *testing.F) {
 			case 5:
 				msg = `{"type":"rematch","id":"f"}`
 			case 6:
-				msg = fmt.Sprintf(`{"type":"resume","token":%q,"id":"f"}`, l.tokens[bowling.Name(strings.ToUpper(names[b/16%3]))])
+				msg = fmt.Sprintf(`{"type":"resume","token":%q,"id":"f"}`, tokens[strings.ToUpper(names[b/16%3])])
 			default:
 				msg = fmt.Sprintf(`{"type":"roll","pins":%d,"id":"f"}`, int(b/16)-2)
 			}
@@ -329,6 +336,9 @@ func FuzzLane(f *testing.F) {
 			refused := false
 			for _, r := range replies(c) {
 				refused = refused || r["type"] == "error" && r["ref"] == "f" // not a notice meant for another message
+				if r["type"] == "welcome" {
+					tokens[r["name"].(string)] = r["token"].(string)
+				}
 			}
 			if refused && (l.seq != seq || string(l.BoardJSON()) != board) {
 				t.Fatalf("refused %s changed the lane", msg)

@@ -71,7 +71,7 @@ func (s *State) Apply(e Event) {
 			s.game = append(s.game, e)
 		}
 	case Rolled:
-		if s.match.RollAs(e.Player, e.Pins) == nil {
+		if s.started && s.match.RollAs(e.Player, e.Pins) == nil {
 			s.game = append(s.game, e)
 		}
 	case PlayerLeft:

@@ -1,0 +1,169 @@
+package game
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// golden compares got with testdata/name, or rewrites that file under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from what the code writes:\n got: %s\nwant: %s", path, got, want)
+	}
+}
+
+// everyKind is one event of each kind, with every field its kind has.
+func everyKind() []Event {
+	roll := Event{Kind: Rolled, Player: "PJS", Frame: 3, Ball: 2, Pins: 0}
+	return []Event{
+		Open("k3x9mdq2vb", "Friday night", 8),
+		{Kind: Claimed, Epoch: 2, Node: "n1"},
+		{Kind: SeatTaken, Player: "PJS", Token: HashToken("9b2c")},
+		{Kind: GameStarted},
+		roll,
+		{Kind: PlayerLeft, Player: "BOB"},
+		{Kind: NewGame},
+		{Kind: Closed, Reason: "idle"},
+		{Kind: Snapshot, Snapshot: &Lane{
+			ID: "k3x9mdq2vb", Name: "Friday night", MaxPlayers: 8, Epoch: 2,
+			Series: []Result{{Players: []Score{{Name: "PJS", Rolls: []int{10, 10}, Total: 30}, {Name: "BOB", Rolls: []int{}, Left: true}}}},
+			Game:   []Event{{Kind: SeatTaken, Player: "PJS", Token: HashToken("9b2c")}, {Kind: GameStarted}, roll},
+		}},
+	}
+}
+
+// TestEncodingGolden pins the stored form of every kind of event: a change
+// here is a change of what every journal holds.
+func TestEncodingGolden(t *testing.T) {
+	var out []byte
+	for _, e := range everyKind() {
+		data, err := Marshal(e)
+		if err != nil {
+			t.Fatalf("Marshal(%v): %v", e.Kind, err)
+		}
+		got, err := Unmarshal(data)
+		if err != nil {
+			t.Fatalf("Unmarshal(%s): %v", data, err)
+		}
+		if !reflect.DeepEqual(got, e) {
+			t.Errorf("round trip of %v:\n got %+v\nwant %+v", e.Kind, got, e)
+		}
+		out = append(append(out, data...), '\n')
+	}
+	golden(t, "events.golden", out)
+}
+
+// TestReplayV1Log replays a lane's log as version 1 wrote it: two players,
+// a seat given up before the start, a player leaving mid-game, a finished
+// game, claims by two servers, a snapshot and a new game. The file is
+// never rewritten: a version that cannot read it must not ship.
+func TestReplayV1Log(t *testing.T) {
+	f, err := os.Open("testdata/v1-lane.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var events []Event
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		e, err := Unmarshal(sc.Bytes())
+		if err != nil {
+			t.Fatalf("line %d: %v", len(events)+1, err)
+		}
+		events = append(events, e)
+	}
+	s := Replay(events)
+	if s.ID() != "k3x9mdq2vb" || s.Name() != "Friday night" || s.MaxPlayers() != 8 || s.Epoch() != 2 || s.Phase() != Playing || s.Closed() {
+		t.Errorf("lane %q %q, %d seats, epoch %d, %s, closed %v; want k3x9mdq2vb, Friday night, 8, 2, playing, open",
+			s.ID(), s.Name(), s.MaxPlayers(), s.Epoch(), s.Phase(), s.Closed())
+	}
+	series := s.Series()
+	if len(series) != 1 {
+		t.Fatalf("series holds %d games, want 1", len(series))
+	}
+	first := series[0].Players
+	if len(first) != 2 || first[0].Name != "PJS" || first[0].Total != 186 || first[1].Name != "BOB" || !first[1].Left || first[1].Total != 32 {
+		t.Errorf("first game = %+v, want PJS 186, BOB 32 (left)", first)
+	}
+	if name, ok := s.Holder(HashToken("token-pjs")); !ok || name != "PJS" {
+		t.Errorf("PJS's token resumes %q, %v", name, ok)
+	}
+	if _, ok := s.Holder(HashToken("token-ann")); ok {
+		t.Error("ANN gave up her seat, but her token still resumes one")
+	}
+	golden(t, "v1-lane.board", []byte(s.Match().Board()))
+
+	// From its last snapshot on, the log rebuilds the same lane: what a
+	// journal that rolled the log up holds.
+	i := len(events) - 1
+	for events[i].Kind != Snapshot {
+		i--
+	}
+	if rolled := Replay(events[i:]); !equal(rolled, s) {
+		t.Errorf("the log from its snapshot rebuilds\n%s\nnot\n%s", rolled.Match().Board(), s.Match().Board())
+	}
+}
+
+func TestUnmarshalRefuses(t *testing.T) {
+	tests := []struct {
+		in, why string
+	}{
+		{``, "EOF"},
+		{`[]`, "cannot unmarshal array"},
+		{`{"v":2,"kind":"game_started"}`, "version 2"},
+		{`{"v":0,"kind":"game_started"}`, "version 0"},
+		{`{"v":1}`, `no "kind"`},
+		{`{"v":1,"kind":"exploded"}`, `unknown kind "exploded"`},
+		{`{"v":1,"kind":"game_started","color":"red"}`, `unknown field "color"`},
+		{`{"v":1,"kind":"game_started"} {}`, "data after the event"},
+		{`{"v":1,"kind":"opened"}`, `no "lane"`},
+		{`{"v":1,"kind":"claimed"}`, `no "epoch"`},
+		{`{"v":1,"kind":"seat_taken","player":"PJS","token_sha256":"abc"}`, "not a SHA-256"},
+		{`{"v":1,"kind":"seat_taken","player":"P1S","token_sha256":""}`, "invalid name"},
+		{`{"v":1,"kind":"rolled","player":"PJS","frame":1,"ball":1}`, `needs "pins"`},
+		{`{"v":1,"kind":"rolled","player":"PJS","frame":11,"ball":1,"pins":1}`, `"frame" 1 to 10`},
+		{`{"v":1,"kind":"rolled","player":"PJS","frame":1,"ball":4,"pins":1}`, `"ball" 1 to 3`},
+		{`{"v":1,"kind":"player_left"}`, "invalid name"},
+		{`{"v":1,"kind":"snapshot"}`, `no "snapshot"`},
+		{`{"v":1,"kind":"snapshot","snapshot":{"lane":"l","game":[{"v":1,"kind":"snapshot"}]}}`, "a snapshot inside a snapshot"},
+	}
+	for _, tt := range tests {
+		_, err := Unmarshal([]byte(tt.in))
+		if !errors.Is(err, ErrEncoding) || !strings.Contains(err.Error(), tt.why) {
+			t.Errorf("Unmarshal(%s) = %v, want ErrEncoding saying %q", tt.in, err, tt.why)
+		}
+	}
+}
+
+func TestMarshalRefuses(t *testing.T) {
+	for _, e := range []Event{
+		{Kind: "exploded"},
+		{Kind: Snapshot},
+		{Kind: Snapshot, Snapshot: &Lane{Game: []Event{{Kind: Snapshot}}}},
+	} {
+		if _, err := Marshal(e); err == nil {
+			t.Errorf("Marshal(%+v) = nil error, want a refusal", e)
+		}
+	}
+}

@@ -1,0 +1,66 @@
+package game
+
+import (
+	"testing"
+
+	"github.com/tenpin/tenpin/lane/bowling"
+)
+
+// FuzzDecideApplyReplay decides random commands from three would-be
+// players (joins, starts, rolls, leaves, new games, claims, snapshots),
+// applies those accepted, and checks after each that a refusal changed
+// nothing, and that the log, encoded and decoded, rebuilds the same
+// state, from its start and from its last snapshot.
+func FuzzDecideApplyReplay(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 10, 10, 10, 4, 5})
+	f.Add([]byte{0, 1, 3, 10, 7, 3, 8, 2, 6, 9, 14, 13})
+	f.Add([]byte{0, 3, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 5, 9, 12})
+	names := []bowling.Name{"AAA", "BBB", "CCC"}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		log := []Event{Open("fz", "fuzz", 2)}
+		s := Replay(log)
+		snap := 0 // index in log of the last snapshot
+		for _, b := range data {
+			who := names[int(b/16)%3]
+			var e Event
+			var err error
+			switch b % 16 {
+			case 0, 1, 2:
+				e, err = s.Join(string(names[b%3]), HashToken(string(names[b%3])))
+			case 3:
+				e, err = s.Start(who)
+			case 4:
+				e, err = s.Leave(who)
+			case 5:
+				e, err = s.NewGame(who)
+			case 12:
+				e = s.Claim("n")
+			case 13:
+				e = s.Snapshot()
+			default:
+				e, err = s.Roll(who, int(b/16)-2)
+			}
+			before, _ := Marshal(s.Snapshot())
+			if err != nil {
+				if after, _ := Marshal(s.Snapshot()); string(after) != string(before) {
+					t.Fatalf("a refused %v changed the state", e.Kind)
+				}
+				continue
+			}
+			s.Apply(e)
+			if e.Kind == Snapshot {
+				snap = len(log)
+			}
+			log = append(log, e)
+			if got := Replay(roundTrip(t, log)); !equal(got, s) {
+				t.Fatalf("after %v the log rebuilds\n%s%s\nnot\n%s%s", e.Kind, got.Match().Board(), got.Phase(), s.Match().Board(), s.Phase())
+			}
+			if got := Replay(log[snap:]); !equal(got, s) {
+				t.Fatalf("after %v the log from its last snapshot rebuilds\n%s\nnot\n%s", e.Kind, got.Match().Board(), s.Match().Board())
+			}
+			if got := Replay([]Event{s.Snapshot()}); !equal(got, s) {
+				t.Fatalf("after %v a snapshot rebuilds\n%s\nnot\n%s", e.Kind, got.Match().Board(), s.Match().Board())
+			}
+		}
+	})
+}

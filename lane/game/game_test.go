@@ -1,0 +1,226 @@
+package game
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/tenpin/tenpin/lane/bowling"
+)
+
+var tokenA, tokenB, tokenC = HashToken("a"), HashToken("b"), HashToken("c")
+
+// step is one command of a table test: decided, and applied if accepted.
+type step struct {
+	what  string
+	cmd   func(s *State) (Event, error)
+	err   error // the refusal wanted; nil: accepted
+	phase Phase // after the step
+}
+
+func join(name string, token TokenHash) func(*State) (Event, error) {
+	return func(s *State) (Event, error) { return s.Join(name, token) }
+}
+func start(by bowling.Name) func(*State) (Event, error) {
+	return func(s *State) (Event, error) { return s.Start(by) }
+}
+func roll(by bowling.Name, pins int) func(*State) (Event, error) {
+	return func(s *State) (Event, error) { return s.Roll(by, pins) }
+}
+func leave(by bowling.Name) func(*State) (Event, error) {
+	return func(s *State) (Event, error) { return s.Leave(by) }
+}
+func newGame(by bowling.Name) func(*State) (Event, error) {
+	return func(s *State) (Event, error) { return s.NewGame(by) }
+}
+
+// run decides and applies steps in order on a lane opened with two seats,
+// checking each step's outcome, that a refusal changes nothing, and that
+// the log of accepted events (encoded and decoded) rebuilds the state.
+func run(t *testing.T, steps []step) *State {
+	t.Helper()
+	log := []Event{Open("lane1", "Friday", 2)}
+	s := Replay(log)
+	for i, st := range steps {
+		before := s.Snapshot()
+		e, err := st.cmd(s)
+		if !errors.Is(err, st.err) || (st.err == nil) != (err == nil) {
+			t.Fatalf("step %d (%s) = %v, want %v", i, st.what, err, st.err)
+		}
+		if err == nil {
+			s.Apply(e)
+			log = append(log, e)
+		} else if !equal(Replay([]Event{before}), s) {
+			t.Fatalf("step %d (%s): the refusal changed the state", i, st.what)
+		}
+		if got := s.Phase(); got != st.phase {
+			t.Fatalf("step %d (%s): phase %s, want %s", i, st.what, got, st.phase)
+		}
+		if got := Replay(roundTrip(t, log)); !equal(got, s) {
+			t.Fatalf("step %d (%s): the log rebuilds\n%s\nnot\n%s", i, st.what, got.Match().Board(), s.Match().Board())
+		}
+	}
+	return s
+}
+
+func roundTrip(t *testing.T, events []Event) []Event {
+	t.Helper()
+	out := make([]Event, len(events))
+	for i, e := range events {
+		data, err := Marshal(e)
+		if err != nil {
+			t.Fatalf("Marshal(%+v): %v", e, err)
+		}
+		if out[i], err = Unmarshal(data); err != nil {
+			t.Fatalf("Unmarshal(%s): %v", data, err)
+		}
+	}
+	return out
+}
+
+// equal compares two states by everything a lane shows or decides with.
+func equal(a, b *State) bool {
+	da, _ := Marshal(a.Snapshot())
+	db, _ := Marshal(b.Snapshot())
+	return string(da) == string(db) && a.Phase() == b.Phase() && a.Match().Board() == b.Match().Board() &&
+		a.Closed() == b.Closed() && a.Epoch() == b.Epoch()
+}
+
+func TestDecideAndApply(t *testing.T) {
+	run(t, []step{
+		{"start with nobody", start("AAA"), bowling.ErrUnknownPlayer, Waiting},
+		{"join a bad name", join("A1", tokenA), bowling.ErrInvalidName, Waiting},
+		{"join AAA", join("aaa", tokenA), nil, Waiting},
+		{"join AAA again", join("AAA", tokenB), bowling.ErrNameTaken, Waiting},
+		{"roll before the start", roll("AAA", 3), ErrNotPlaying, Waiting},
+		{"new game before the end", newGame("AAA"), ErrNotFinished, Waiting},
+		{"join BBB", join("BBB", tokenB), nil, Waiting},
+		{"join a third on two seats", join("CCC", tokenC), ErrLaneFull, Waiting},
+		{"start", start("BBB"), nil, Playing},
+		{"start again", start("AAA"), ErrGameStarted, Playing},
+		{"join a game in play", join("CCC", tokenC), ErrGameStarted, Playing},
+		{"roll out of turn", roll("BBB", 3), bowling.ErrNotYourTurn, Playing},
+		{"roll 11", roll("AAA", 11), bowling.ErrInvalidPins, Playing},
+		{"roll 10", roll("AAA", 10), nil, Playing},
+		{"roll by a stranger", roll("ZZZ", 1), bowling.ErrUnknownPlayer, Playing},
+		{"roll 6", roll("BBB", 6), nil, Playing},
+		{"roll 5 of 4 standing", roll("BBB", 5), bowling.ErrTooManyPins, Playing},
+		{"BBB leaves", leave("BBB"), nil, Playing},
+		{"BBB leaves again", leave("BBB"), bowling.ErrUnknownPlayer, Playing},
+		{"AAA rolls, BBB skipped", roll("AAA", 10), nil, Playing},
+	})
+}
+
+func TestRollEventSaysFrameAndBall(t *testing.T) {
+	s := Replay([]Event{Open("l", "n", 0)})
+	for _, c := range []func(*State) (Event, error){join("AAA", tokenA), start("AAA")} {
+		e, err := c(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Apply(e)
+	}
+	want := []struct{ pins, frame, ball int }{{3, 1, 1}, {4, 1, 2}, {10, 2, 1}, {0, 3, 1}, {10, 3, 2}}
+	for _, w := range want {
+		e, err := s.Roll("AAA", w.pins)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Frame != w.frame || e.Ball != w.ball || e.Pins != w.pins || e.Player != "AAA" {
+			t.Errorf("Roll(%d) = %+v, want frame %d ball %d", w.pins, e, w.frame, w.ball)
+		}
+		s.Apply(e)
+	}
+}
+
+func TestLeavingBeforeAnyBallGoesBackToWaiting(t *testing.T) {
+	s := run(t, []step{
+		{"join AAA", join("AAA", tokenA), nil, Waiting},
+		{"start", start("AAA"), nil, Playing},
+		{"AAA leaves", leave("AAA"), nil, Waiting},
+		{"BBB joins", join("BBB", tokenB), nil, Waiting},
+	})
+	if _, ok := s.Holder(tokenA); ok {
+		t.Error("a token of a seat given up still resumes it")
+	}
+	if name, ok := s.Holder(tokenB); !ok || name != "BBB" {
+		t.Errorf("Holder(BBB's token) = %q, %v", name, ok)
+	}
+	if n := len(s.Snapshot().Snapshot.Game); n != 1 {
+		t.Errorf("the snapshot of a lane with one seat taken holds %d events, want 1", n)
+	}
+}
+
+func TestNewGameKeepsThePlayersStillIn(t *testing.T) {
+	steps := []step{
+		{"join AAA", join("AAA", tokenA), nil, Waiting},
+		{"join BBB", join("BBB", tokenB), nil, Waiting},
+		{"start", start("AAA"), nil, Playing},
+		{"AAA rolls", roll("AAA", 1), nil, Playing},
+		{"BBB leaves", leave("BBB"), nil, Playing},
+	}
+	for range 18 {
+		steps = append(steps, step{"AAA rolls", roll("AAA", 0), nil, Playing})
+	}
+	steps = append(steps,
+		step{"AAA's last ball", roll("AAA", 0), nil, Finished},
+		step{"a roll after the end", roll("AAA", 0), ErrNotPlaying, Finished},
+		step{"BBB asks for a new game", newGame("BBB"), bowling.ErrUnknownPlayer, Finished},
+		step{"AAA asks for a new game", newGame("AAA"), nil, Playing},
+	)
+	s := run(t, steps)
+	ps := s.Match().Players()
+	if len(ps) != 1 || ps[0].Name != "AAA" || ps[0].Game.NumRolls() != 0 {
+		t.Errorf("after a new game: %+v; want AAA alone, a new game", ps)
+	}
+	series := s.Series()
+	if len(series) != 1 || len(series[0].Players) != 2 || series[0].Players[0].Total != 1 || !series[0].Players[1].Left {
+		t.Errorf("series = %+v, want the first game: AAA 1, BBB left", series)
+	}
+	if name, ok := s.Holder(tokenA); !ok || name != "AAA" {
+		t.Errorf("AAA's token after a new game resumes %q, %v", name, ok)
+	}
+}
+
+func TestClaimAndClose(t *testing.T) {
+	s := Replay([]Event{Open("l", "n", 0)})
+	for want := uint64(1); want <= 3; want++ {
+		s.Apply(s.Claim("node"))
+		if s.Epoch() != want {
+			t.Fatalf("epoch after claim = %d, want %d", s.Epoch(), want)
+		}
+	}
+	s.Apply(s.Close("idle"))
+	if !s.Closed() {
+		t.Fatal("not closed after a close event")
+	}
+	if _, err := s.Join("AAA", tokenA); !errors.Is(err, ErrClosed) {
+		t.Errorf("join on a closed lane = %v, want ErrClosed", err)
+	}
+}
+
+// TestApplyNeverFails applies events that no decision would produce (an
+// old log under other rules): nothing panics and the state stays sound.
+func TestApplyNeverFails(t *testing.T) {
+	s := Replay([]Event{
+		Open("l", "n", 1),
+		{Kind: SeatTaken, Player: "AAA", Token: tokenA},
+		{Kind: SeatTaken, Player: "BBB", Token: tokenB}, // over the limit of its day: kept
+		{Kind: SeatTaken, Player: "AAA", Token: tokenC}, // a name taken: ignored
+		{Kind: SeatTaken, Player: "a1"},                 // an invalid name: ignored
+		{Kind: Rolled, Player: "AAA", Pins: 3},          // before the start: ignored
+		{Kind: GameStarted},
+		{Kind: GameStarted},
+		{Kind: Rolled, Player: "BBB", Pins: 3},  // out of turn: ignored
+		{Kind: Rolled, Player: "AAA", Pins: 13}, // impossible: ignored
+		{Kind: Rolled, Player: "AAA", Pins: 3},
+		{Kind: PlayerLeft, Player: "ZZZ"},
+		{Kind: Snapshot}, // without its lane: ignored
+		{Kind: "from_the_future"},
+	})
+	if got := s.Match().Len(); got != 2 {
+		t.Errorf("seats = %d, want 2", got)
+	}
+	if p, _ := s.Match().Player("AAA"); p.Game.NumRolls() != 1 {
+		t.Errorf("AAA's rolls = %v, want [3]", p.Game.Rolls())
+	}
+}
