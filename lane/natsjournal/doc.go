@@ -1,0 +1,41 @@
+// Package natsjournal is a [game.Journal] in NATS JetStream: by default on
+// a NATS server embedded in the process and storing in a data directory,
+// or on an external NATS server or cluster.
+//
+// # Layout
+//
+// One stream, [StreamName], holds every lane, one subject a lane:
+// [SubjectPrefix] followed by the lane's id, which must therefore be a
+// single subject token (no '.', '*', '>' or white space). A lane's
+// positions are the stream's sequence numbers. One stream rather than one
+// a lane because a stream costs memory, goroutines and start-up time of its
+// own, and in a cluster a raft group of its own.
+//
+// # Appends
+//
+// An append is a publish that JetStream refuses unless the lane's subject
+// ends at the sequence the caller expects: that is the fence between two
+// servers that both believe they own a lane. Each append carries a message
+// id made of the lane, the expected position and a hash of the event, so
+// that when its answer is lost and the store says "wrong last sequence" (or
+// "duplicate"), reading the lane's last message tells whether that message
+// is ours: then the append is in, otherwise the lane moved on and the
+// append fails with [game.ErrConflict]. A [game.Snapshot] is published as a
+// subject rollup, which deletes the lane's earlier messages.
+//
+// # Durability
+//
+// An acknowledged append is in the server's files. The embedded server
+// fsyncs them every [Config.SyncInterval] (1 s by default, not NATS's own
+// 2 minutes), or after every write with [Config.SyncAlways]: an
+// acknowledged event survives the process being killed, and at most the
+// last interval's events can be lost if the machine loses power.
+//
+// # The data directory
+//
+// Two processes that embed a server on the same directory would both
+// acknowledge writes and corrupt each other's files, so [Open] takes an
+// exclusive lock on a file in the directory (flock) and fails with
+// [ErrLocked] if another process holds it. [Journal.Close] releases it,
+// and so does the end of the process, however it ends.
+package natsjournal

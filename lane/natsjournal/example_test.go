@@ -1,0 +1,45 @@
+package natsjournal_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/lane/natsjournal"
+)
+
+func Example() {
+	dir, err := os.MkdirTemp("", "tenpin")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+
+	ctx := context.Background()
+	j, err := natsjournal.Open(ctx, natsjournal.Config{Dir: dir})
+	if err != nil {
+		panic(err)
+	}
+	defer j.Close()
+
+	// Each append says where the lane ends: 0 for a new lane.
+	last, _ := j.Append(ctx, "lane-1", 0, game.Open("lane-1", "Friday league", 4))
+	last, _ = j.Append(ctx, "lane-1", last, game.Event{Kind: game.Claimed, Epoch: 1, Node: "a"})
+
+	// A second server that still believes the lane ends at 0 is refused.
+	_, err = j.Append(ctx, "lane-1", 0, game.Open("lane-1", "Saturday league", 4))
+	fmt.Println("stale append refused:", errors.Is(err, game.ErrConflict))
+
+	log, _ := j.Read(ctx, "lane-1", 0)
+	for _, e := range log.Events {
+		fmt.Println(e.Kind)
+	}
+	fmt.Println("ends where the last append did:", log.Last == last)
+	// Output:
+	// stale append refused: true
+	// opened
+	// claimed
+	// ends where the last append did: true
+}

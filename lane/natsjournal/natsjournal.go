@@ -1,0 +1,307 @@
+package natsjournal
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/tenpin/tenpin/lane/game"
+)
+
+// Names in the store. They are stored: never change them.
+const (
+	// StreamName is the stream of every lane.
+	StreamName = "TENPIN_LANES"
+	// SubjectPrefix followed by a lane's id is the lane's subject.
+	SubjectPrefix = "tenpin.lane."
+)
+
+// Defaults of [Config].
+const (
+	DefaultSyncInterval = time.Second
+	DefaultTimeout      = 2 * time.Second
+)
+
+// duplicateWindow is how long the stream remembers message ids: long
+// enough to cover the retry of an append whose answer was lost.
+const duplicateWindow = 2 * time.Minute
+
+// Errors of [Open] and of the journal's methods.
+var (
+	// ErrLocked: another process holds the data directory's lock.
+	ErrLocked = errors.New("natsjournal: data directory locked")
+	// ErrLaneID: a lane id that is not a single NATS subject token.
+	ErrLaneID = errors.New("natsjournal: invalid lane id")
+)
+
+// Config configures [Open].
+type Config struct {
+	// Dir is the data directory of the embedded server, created (0700) if
+	// missing; the server stores in a subdirectory of it. Required unless
+	// URL is set.
+	Dir string
+
+	// URL, if set, is the NATS server or cluster to use instead of
+	// embedding one: one URL or several, separated by commas. Dir is not
+	// used or locked then: the servers keep their own files.
+	URL string
+
+	// SyncAlways makes the embedded server fsync every append before it
+	// acknowledges it (a few thousand appends a second at most). Otherwise
+	// it fsyncs every SyncInterval (default [DefaultSyncInterval]).
+	SyncAlways   bool
+	SyncInterval time.Duration
+
+	// Replicas is how many servers hold a copy of each event (default 1).
+	// More than one needs a cluster (URL).
+	Replicas int
+
+	// Timeout bounds one request to the store: an append, or the wait for
+	// the next message of a read (default [DefaultTimeout]). The caller's
+	// context can end either sooner.
+	Timeout time.Duration
+
+	// Logger receives the connection's and the embedded server's
+	// warnings and errors (default: discard).
+	Logger *slog.Logger
+}
+
+// Journal is a [game.Journal] in a JetStream stream. It is safe for
+// concurrent use.
+type Journal struct {
+	cfg    Config
+	log    *slog.Logger
+	lock   *os.File       // the data directory's lock; nil with a URL
+	srv    *server.Server // the embedded server; nil with a URL
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	stream jetstream.Stream
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ game.Journal = (*Journal)(nil)
+
+// Open starts the embedded NATS server on cfg.Dir, or connects to cfg.URL,
+// and creates the stream of lanes or brings its settings up to date. It
+// fails with an error wrapping [ErrLocked] if another process uses
+// cfg.Dir. Close the journal to stop the server and release the directory.
+func Open(ctx context.Context, cfg Config) (*Journal, error) {
+	if cfg.URL == "" && cfg.Dir == "" {
+		return nil, errors.New("natsjournal: no data directory (Dir) for the embedded server, and no NATS URL")
+	}
+	if cfg.Replicas <= 0 {
+		cfg.Replicas = 1
+	}
+	if cfg.URL == "" && cfg.Replicas > 1 {
+		return nil, fmt.Errorf("natsjournal: %d replicas need a NATS cluster (URL): the embedded server is one", cfg.Replicas)
+	}
+	if cfg.SyncInterval <= 0 {
+		cfg.SyncInterval = DefaultSyncInterval
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	j := &Journal{cfg: cfg, log: cfg.Logger}
+	if err := j.open(ctx); err != nil {
+		j.Close()
+		return nil, err
+	}
+	return j, nil
+}
+
+func (j *Journal) open(ctx context.Context) error {
+	opts := []nats.Option{
+		nats.Name("tenpin"),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if err != nil {
+				j.log.Warn("natsjournal: disconnected from NATS", "err", err)
+			}
+		}),
+		nats.ReconnectHandler(func(nc *nats.Conn) {
+			j.log.Info("natsjournal: reconnected to NATS", "url", nc.ConnectedUrlRedacted())
+		}),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			j.log.Warn("natsjournal: NATS error", "err", err)
+		}),
+	}
+	url := j.cfg.URL
+	if url == "" {
+		if err := j.startServer(ctx); err != nil {
+			return err
+		}
+		url = "embedded server"
+		// The embedded server does not come back once it is gone: fail
+		// appends at once rather than buffer them for a reconnection.
+		opts = append(opts, nats.InProcessServer(j.srv), nats.ReconnectBufSize(-1))
+	} else {
+		// A cluster's servers restart one at a time: keep trying.
+		opts = append(opts, nats.MaxReconnects(-1))
+	}
+	nc, err := nats.Connect(j.cfg.URL, opts...)
+	if err != nil {
+		return fmt.Errorf("natsjournal: connect to NATS (%s): %w", url, err)
+	}
+	j.nc = nc
+	if j.js, err = jetstream.New(nc); err != nil {
+		return fmt.Errorf("natsjournal: JetStream on %s: %w", url, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, max(j.cfg.Timeout, 10*time.Second))
+	defer cancel()
+	j.stream, err = j.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name:        StreamName,
+		Description: "tenpin: the events of every lane, a subject a lane",
+		Subjects:    []string{SubjectPrefix + "*"},
+		Storage:     jetstream.FileStorage,
+		Replicas:    j.cfg.Replicas,
+		AllowRollup: true,
+		Duplicates:  duplicateWindow,
+	})
+	if err != nil {
+		return fmt.Errorf("natsjournal: create or update stream %s on %s: %w", StreamName, url, err)
+	}
+	return nil
+}
+
+// Close closes the connection, stops the embedded server (which writes
+// what it holds to its files) and releases the data directory. The
+// journal's methods fail after it, with an error that is not
+// [game.ErrConflict].
+func (j *Journal) Close() error {
+	j.closeOnce.Do(func() {
+		if j.nc != nil {
+			j.nc.Close()
+		}
+		if j.srv != nil {
+			j.srv.Shutdown()
+			j.srv.WaitForShutdown()
+		}
+		if j.lock != nil {
+			// Closing the file releases the lock. The file stays: removing
+			// it could unlink a file that another process has just locked.
+			if err := j.lock.Close(); err != nil {
+				j.closeErr = fmt.Errorf("natsjournal: release the lock on %s: %w", j.lock.Name(), err)
+			}
+		}
+	})
+	return j.closeErr
+}
+
+// Check reports whether the store answers: nil while the connection is up
+// and the stream answers a request, an error that says what fails
+// otherwise.
+func (j *Journal) Check(ctx context.Context) error {
+	if s := j.state(); s != "" {
+		return errors.New("natsjournal: " + strings.TrimSuffix(s, ": "))
+	}
+	ctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
+	defer cancel()
+	if _, err := j.stream.Info(ctx); err != nil {
+		return fmt.Errorf("natsjournal: stream %s does not answer: %w", StreamName, err)
+	}
+	return nil
+}
+
+// Append stores e as the next event of the lane, as [game.Journal] says.
+// It waits at most the configured Timeout for the store to answer.
+func (j *Journal) Append(ctx context.Context, lane string, last uint64, e game.Event) (uint64, error) {
+	subject, err := subjectOf(lane)
+	if err != nil {
+		return 0, err
+	}
+	data, err := game.Marshal(e)
+	if err != nil {
+		return 0, fmt.Errorf("natsjournal: append to lane %q: %w", lane, err)
+	}
+	id := msgID(lane, last, data)
+	msg := &nats.Msg{Subject: subject, Data: data, Header: make(nats.Header, 3)}
+	if e.Kind == game.Snapshot {
+		msg.Header.Set(jetstream.MsgRollup, jetstream.MsgRollupSubject)
+	}
+	ctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
+	defer cancel()
+	ack, err := j.js.PublishMsg(ctx, msg,
+		jetstream.WithExpectLastSequencePerSubject(last),
+		jetstream.WithMsgID(id))
+	switch {
+	case err == nil && !ack.Duplicate:
+		return ack.Sequence, nil
+	case err != nil && !wrongLast(err):
+		return 0, fmt.Errorf("natsjournal: append to lane %q after %d: %s%w", lane, last, j.state(), err)
+	}
+	// The lane did not end at last, or the stream already holds this id:
+	// either another writer got there first, or this very append landed
+	// before and its answer was lost. The lane's last message tells.
+	m, err := j.stream.GetLastMsgForSubject(ctx, subject)
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		return 0, fmt.Errorf("natsjournal: append to lane %q after %d: the lane has no events: %w", lane, last, game.ErrConflict)
+	case err != nil:
+		return 0, fmt.Errorf("natsjournal: append to lane %q after %d was refused, and reading its last event failed: %s%w", lane, last, j.state(), err)
+	case m.Header.Get(jetstream.MsgIDHeader) == id:
+		return m.Sequence, nil
+	}
+	return 0, fmt.Errorf("natsjournal: append to lane %q after %d: its last event is at %d: %w", lane, last, m.Sequence, game.ErrConflict)
+}
+
+// state explains a failed request by the connection's state, if it is
+// not connected: a timeout alone does not say that the server is gone.
+func (j *Journal) state() string {
+	if s := j.nc.Status(); s != nats.CONNECTED {
+		return "the connection to NATS is " + strings.ToLower(s.String()) + ": "
+	}
+	return ""
+}
+
+// wrongLast reports whether err is JetStream's refusal of an expected last
+// sequence. A replicated stream answers with the second code.
+func wrongLast(err error) bool {
+	var api *jetstream.APIError
+	return errors.As(err, &api) &&
+		(api.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
+			api.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
+}
+
+// msgID names an append: the same event appended to the same lane after
+// the same position, and nothing else, has the same id.
+func msgID(lane string, last uint64, data []byte) string {
+	sum := sha256.Sum256(data)
+	b := make([]byte, 0, len(lane)+1+20+1+16)
+	b = append(b, lane...)
+	b = append(b, ':')
+	b = strconv.AppendUint(b, last, 10)
+	b = append(b, ':')
+	b = hex.AppendEncode(b, sum[:8])
+	return string(b)
+}
+
+// subjectOf returns a lane's subject, or an error if its id cannot be one
+// subject token.
+func subjectOf(lane string) (string, error) {
+	if lane == "" {
+		return "", fmt.Errorf("%w: empty", ErrLaneID)
+	}
+	if i := strings.IndexFunc(lane, func(r rune) bool {
+		return r == '.' || r == '*' || r == '>' || unicode.IsSpace(r) || unicode.IsControl(r)
+	}); i >= 0 {
+		return "", fmt.Errorf("%w: %q has %q, and a lane id must be one NATS subject token", ErrLaneID, lane, []rune(lane[i:])[0])
+	}
+	return SubjectPrefix + lane, nil
+}

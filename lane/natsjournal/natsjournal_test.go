@@ -1,0 +1,253 @@
+package natsjournal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/lane/game/journaltest"
+)
+
+// open opens a journal on an embedded server in dir, closed when the test
+// ends, logging through t.
+func open(t testing.TB, dir string) *Journal {
+	t.Helper()
+	j, err := Open(t.Context(), Config{Dir: dir, Logger: testLogger(t)})
+	if err != nil {
+		t.Fatalf("Open(%s): %v", dir, err)
+	}
+	t.Cleanup(func() {
+		if err := j.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return j
+}
+
+func testLogger(t testing.TB) *slog.Logger {
+	return slog.New(slog.NewTextHandler(tlog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+type tlog struct{ t testing.TB }
+
+func (w tlog) Write(p []byte) (int, error) {
+	w.t.Logf("%s", strings.TrimSuffix(string(p), "\n"))
+	return len(p), nil
+}
+
+func TestJournal(t *testing.T) {
+	j := open(t, t.TempDir()) // one server for every subtest
+	journaltest.Run(t, func(*testing.T) game.Journal { return j })
+}
+
+func TestLock(t *testing.T) {
+	dir := t.TempDir()
+	first, err := Open(t.Context(), Config{Dir: dir})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer first.Close()
+
+	start := time.Now()
+	second, err := Open(t.Context(), Config{Dir: dir})
+	if err == nil {
+		second.Close()
+		t.Fatalf("a second Open(%s) while the first is open: no error, want ErrLocked", dir)
+	}
+	lock := filepath.Join(dir, lockName)
+	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), lock) || !strings.Contains(err.Error(), "another tenpin process") {
+		t.Errorf("second Open = %q, want an error wrapping ErrLocked that names %s and another tenpin process", err, lock)
+	}
+	t.Logf("second Open: %v", err)
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("second Open took %v to fail, want at once", d)
+	}
+
+	if err := first.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	third, err := Open(t.Context(), Config{Dir: dir})
+	if err != nil {
+		t.Fatalf("Open after Close: %v", err)
+	}
+	third.Close()
+}
+
+// TestReopen closes the journal and opens it again on the same directory:
+// every lane comes back as it was, and appends go on from there.
+func TestReopen(t *testing.T) {
+	dir := t.TempDir()
+	ctx := t.Context()
+	j, err := Open(ctx, Config{Dir: dir, Logger: testLogger(t)})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	last := map[string]uint64{}
+	add := func(j *Journal, lane string, e game.Event) {
+		t.Helper()
+		pos, err := j.Append(ctx, lane, last[lane], e)
+		if err != nil {
+			t.Fatalf("Append(%s, after %d): %v", lane, last[lane], err)
+		}
+		last[lane] = pos
+	}
+	var states []*game.State
+	for i := range 3 {
+		lane := fmt.Sprintf("lane-%d", i)
+		s := new(game.State)
+		for _, e := range []game.Event{game.Open(lane, "Lane", 4), s.Claim("a")} {
+			s.Apply(e)
+			add(j, lane, e)
+		}
+		states = append(states, s)
+	}
+	add(j, "lane-1", states[1].Snapshot())
+	before, err := j.Lanes(ctx)
+	if err != nil {
+		t.Fatalf("Lanes: %v", err)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+
+	j = open(t, dir)
+	after, err := j.Lanes(ctx)
+	if err != nil {
+		t.Fatalf("Lanes after reopening: %v", err)
+	}
+	if !reflect.DeepEqual(after, before) {
+		t.Errorf("Lanes after reopening = %+v\nwant %+v", after, before)
+	}
+	add(j, "lane-2", states[2].Claim("b"))
+	if _, err := j.Append(ctx, "lane-0", last["lane-0"]-1, states[0].Claim("b")); !errors.Is(err, game.ErrConflict) {
+		t.Errorf("Append after a stale position, reopened: %v, want an error wrapping game.ErrConflict", err)
+	}
+}
+
+// TestRetriedAppend appends again what was appended, as a caller does when
+// an append's answer is lost: the append is found in, not a conflict.
+func TestRetriedAppend(t *testing.T) {
+	j := open(t, t.TempDir())
+	ctx := t.Context()
+	roll := game.Event{Kind: game.Rolled, Player: "ABC", Frame: 1, Ball: 1, Pins: 7}
+	other := roll
+	other.Pins = 3
+
+	p1, err := j.Append(ctx, "retry", 0, game.Open("retry", "Retry", 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := j.Append(ctx, "retry", p1, roll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := j.Append(ctx, "retry", p1, roll); got != p2 || err != nil {
+		t.Errorf("the same append again = %d, %v; want %d, nil (it is in)", got, err, p2)
+	}
+	if got, err := j.Append(ctx, "retry", p1, other); !errors.Is(err, game.ErrConflict) {
+		t.Errorf("another event after the same position = %d, %v; want an error wrapping game.ErrConflict", got, err)
+	}
+	if _, err := j.Append(ctx, "retry", p2, other); err != nil {
+		t.Fatal(err)
+	}
+	// Once the lane has moved on, the retry is a conflict: the caller must
+	// read the lane to learn what happened.
+	if got, err := j.Append(ctx, "retry", p1, roll); !errors.Is(err, game.ErrConflict) {
+		t.Errorf("the first append again after another = %d, %v; want an error wrapping game.ErrConflict", got, err)
+	}
+}
+
+// TestStoreDown checks that once the store is gone an append fails within
+// its deadline, and not with a conflict, which would tell the lane that
+// another server took it.
+func TestStoreDown(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		stop func(j *Journal)
+	}{
+		{"server shut down", func(j *Journal) { j.srv.Shutdown() }},
+		{"connection closed", func(j *Journal) { j.nc.Close() }},
+		{"journal closed", func(j *Journal) { j.Close() }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j := open(t, t.TempDir())
+			last, err := j.Append(t.Context(), "down", 0, game.Open("down", "Down", 2))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := j.Check(t.Context()); err != nil {
+				t.Errorf("Check while up: %v", err)
+			}
+			tc.stop(j)
+
+			const deadline = time.Second
+			ctx, cancel := context.WithTimeout(t.Context(), deadline)
+			defer cancel()
+			start := time.Now()
+			_, err = j.Append(ctx, "down", last, game.Event{Kind: game.Claimed, Epoch: 1, Node: "a"})
+			if took := time.Since(start); took > deadline+200*time.Millisecond {
+				t.Errorf("Append took %v, want at most its deadline of %v", took, deadline)
+			}
+			if err == nil || errors.Is(err, game.ErrConflict) {
+				t.Errorf("Append with the store down: %v, want an error that is not game.ErrConflict", err)
+			}
+			t.Logf("Append: %v", err)
+			if _, err := j.Read(ctx, "down", 0); err == nil {
+				t.Errorf("Read with the store down: no error")
+			} else {
+				t.Logf("Read: %v", err)
+			}
+			if err := j.Check(t.Context()); err == nil {
+				t.Errorf("Check with the store down: no error")
+			} else {
+				t.Logf("Check: %v", err)
+			}
+		})
+	}
+}
+
+func TestLaneID(t *testing.T) {
+	j := open(t, t.TempDir())
+	for _, id := range []string{"", "a.b", "a*", ">", "a b", "a\tb", "a\nb", "\x00"} {
+		if _, err := j.Append(t.Context(), id, 0, game.Open(id, "Bad", 2)); !errors.Is(err, ErrLaneID) {
+			t.Errorf("Append(%q) = %v, want an error wrapping ErrLaneID", id, err)
+		}
+		if _, err := j.Read(t.Context(), id, 0); !errors.Is(err, ErrLaneID) {
+			t.Errorf("Read(%q) = %v, want an error wrapping ErrLaneID", id, err)
+		}
+	}
+	for _, id := range []string{"7f3c9a2e-4b1d-4c8e-9f00-1a2b3c4d5e6f", "lane_1", "Ünï"} {
+		if _, err := j.Append(t.Context(), id, 0, game.Open(id, "Good", 2)); err != nil {
+			t.Errorf("Append(%q) = %v, want nil", id, err)
+		}
+	}
+}
+
+func TestOpenConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"no dir and no URL", Config{}, "no data directory"},
+		{"replicas without a cluster", Config{Dir: t.TempDir(), Replicas: 3}, "3 replicas need a NATS cluster"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j, err := Open(t.Context(), tc.cfg)
+			if err == nil {
+				j.Close()
+				t.Fatalf("Open(%+v): no error, want one saying %q", tc.cfg, tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Open(%+v) = %q, want it to say %q", tc.cfg, err, tc.want)
+			}
+		})
+	}
+}

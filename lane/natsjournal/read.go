@@ -1,0 +1,221 @@
+package natsjournal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/tenpin/tenpin/lane/game"
+)
+
+// pullBatch is how many messages a read asks the server for at a time:
+// Lanes reads the whole stream, and bigger batches cost fewer requests.
+const pullBatch = 2048
+
+// decodeChunk is the fewest events worth decoding on a goroutine of
+// their own. Decoding is most of the CPU time of Lanes (a few µs an
+// event), so a large read decodes on every core once it has everything.
+const decodeChunk = 512
+
+// stored is a message as read, not yet decoded.
+type stored struct {
+	subject string
+	seq     uint64
+	data    []byte
+}
+
+// Read returns the lane's events after position after.
+func (j *Journal) Read(ctx context.Context, lane string, after uint64) (game.Log, error) {
+	subject, err := subjectOf(lane)
+	if err != nil {
+		return game.Log{}, err
+	}
+	msgs, err := j.read(ctx, subject, after)
+	if err != nil {
+		return game.Log{}, fmt.Errorf("natsjournal: read lane %q after %d: %s%w", lane, after, j.state(), err)
+	}
+	events, err := decode(msgs)
+	if err != nil {
+		return game.Log{}, fmt.Errorf("natsjournal: read lane %q after %d: %w", lane, after, err)
+	}
+	log := game.Log{Lane: lane, Events: events, Last: after}
+	if len(msgs) > 0 {
+		log.Last = msgs[len(msgs)-1].seq
+	}
+	return log, nil
+}
+
+// Lanes returns every lane's log, ordered by the position of its first
+// stored event.
+func (j *Journal) Lanes(ctx context.Context) ([]game.Log, error) {
+	msgs, err := j.read(ctx, SubjectPrefix+"*", 0)
+	if err != nil {
+		return nil, fmt.Errorf("natsjournal: read every lane: %s%w", j.state(), err)
+	}
+	events, err := decode(msgs)
+	if err != nil {
+		return nil, fmt.Errorf("natsjournal: read every lane: %w", err)
+	}
+	var logs []game.Log
+	index := map[string]int{} // subject → its log in logs
+	for i, m := range msgs {
+		k, ok := index[m.subject]
+		if !ok {
+			// Messages come in the stream's order, so a lane's first
+			// message puts it in its place.
+			k = len(logs)
+			index[m.subject] = k
+			logs = append(logs, game.Log{Lane: strings.TrimPrefix(m.subject, SubjectPrefix)})
+		}
+		l := &logs[k]
+		l.Events = append(l.Events, events[i])
+		l.Last = m.seq
+	}
+	return logs, nil
+}
+
+// decode decodes messages, in parallel if there are many.
+func decode(msgs []stored) ([]game.Event, error) {
+	if len(msgs) == 0 {
+		return nil, nil
+	}
+	events := make([]game.Event, len(msgs))
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(msgs)/decodeChunk))
+	per := (len(msgs) + workers - 1) / workers
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w * per; i < min((w+1)*per, len(msgs)); i++ {
+				e, err := game.Unmarshal(msgs[i].data)
+				if err != nil {
+					errs[w] = fmt.Errorf("%s, event at %d: %w", msgs[i].subject, msgs[i].seq, err)
+					return
+				}
+				events[i] = e
+			}
+		})
+	}
+	wg.Wait()
+	return events, errors.Join(errs...)
+}
+
+// read returns, in order, the messages on the subjects of filter stored
+// after sequence after, up to the last one stored when read began.
+//
+// It reads with an ordered consumer, which knows at its creation how many
+// messages match (NumPending): read stops once it has had that many, or
+// a message says none are left (a rollup may delete some on the way), so
+// it never waits for a message that will not come. A read that gets no
+// message for the configured Timeout fails.
+func (j *Journal) read(ctx context.Context, filter string, after uint64) ([]stored, error) {
+	cfg := jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{filter},
+		// If the consumer has to be made again (a lost heartbeat), try
+		// once: the idle timeout below ends a read that makes no progress.
+		MaxResetAttempts: 1,
+		// The consumer is deleted when the read ends; this only cleans up
+		// after a read that could not delete it.
+		InactiveThreshold: time.Minute,
+	}
+	if after > 0 {
+		cfg.DeliverPolicy = jetstream.DeliverByStartSequencePolicy
+		cfg.OptStartSeq = after + 1
+	}
+	cctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
+	cons, err := j.stream.OrderedConsumer(cctx, cfg)
+	cancel()
+	if err != nil {
+		return nil, fmt.Errorf("create a consumer: %w", err)
+	}
+	defer func() { j.deleteConsumer(ctx, cons.CachedInfo().Name) }()
+	pending := cons.CachedInfo().NumPending
+	if pending == 0 {
+		return nil, nil
+	}
+
+	// The handler runs on the consumer's goroutine; msgs, done and
+	// lastErr are shared with this one under mu.
+	var (
+		mu      sync.Mutex
+		msgs    = make([]stored, 0, pending)
+		done    bool
+		lastErr error
+		result  = make(chan error, 1)
+	)
+	finish := func(err error) {
+		done = true
+		result <- err
+	}
+	handle := func(m jetstream.Msg) {
+		md, err := m.Metadata()
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case done:
+		case err != nil:
+			finish(err)
+		default:
+			msgs = append(msgs, stored{m.Subject(), md.Sequence.Stream, m.Data()})
+			if uint64(len(msgs)) >= pending || md.NumPending == 0 {
+				finish(nil)
+			}
+		}
+	}
+	cc, err := cons.Consume(handle,
+		jetstream.PullMaxMessages(pullBatch),
+		jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+			mu.Lock()
+			lastErr = err
+			mu.Unlock()
+		}))
+	if err != nil {
+		return nil, fmt.Errorf("consume: %w", err)
+	}
+	defer cc.Stop()
+
+	idle := time.NewTicker(j.cfg.Timeout)
+	defer idle.Stop()
+	seen := -1
+	for {
+		select {
+		case err := <-result:
+			return msgs, err // finish set done: the handler is through with msgs
+		case <-ctx.Done():
+			mu.Lock()
+			done = true // msgs is no longer appended to
+			mu.Unlock()
+			return nil, ctx.Err()
+		case <-idle.C:
+			mu.Lock()
+			n, why := len(msgs), lastErr
+			if n == seen {
+				done = true
+			}
+			mu.Unlock()
+			if n == seen {
+				if why == nil {
+					why = errors.New("the server sent nothing")
+				}
+				return nil, fmt.Errorf("no message for %v after %d of %d: %w", j.cfg.Timeout, n, pending, why)
+			}
+			seen = n
+		}
+	}
+}
+
+// deleteConsumer deletes a read's consumer right away rather than leave
+// the server to time it out, even when ctx has ended.
+func (j *Journal) deleteConsumer(ctx context.Context, name string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), j.cfg.Timeout)
+	defer cancel()
+	if err := j.js.DeleteConsumer(ctx, StreamName, name); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		j.log.Debug("natsjournal: delete a read's consumer", "consumer", name, "err", err)
+	}
+}

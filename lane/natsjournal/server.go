@@ -1,0 +1,109 @@
+package natsjournal
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// Files and limits of the embedded server.
+const (
+	// lockName is the lock file in the data directory.
+	lockName = "tenpin.lock"
+	// storeName is the subdirectory of the data directory the server
+	// stores in, so the directory can hold other things.
+	storeName = "nats"
+	// startTimeout bounds the server's start, which includes reading its
+	// store back: about 100 ms for 300k events.
+	startTimeout = 30 * time.Second
+	// The lame-duck mode of a server drops its clients over 2 minutes by
+	// default; the process shuts down in 10 s. (A server that does not
+	// listen skips lame-duck mode altogether, but keep it short in case it
+	// ever does not.)
+	lameDuck      = 3 * time.Second
+	lameDuckGrace = time.Second
+)
+
+// startServer locks the data directory and starts the embedded server on
+// it. On failure it leaves j's lock and server for Close to release.
+func (j *Journal) startServer(ctx context.Context) error {
+	dir := j.cfg.Dir
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("natsjournal: create the data directory: %w", err)
+	}
+	lock, err := lockDir(filepath.Join(dir, lockName))
+	if err != nil {
+		return err
+	}
+	j.lock = lock
+
+	opts := &server.Options{
+		ServerName:          "tenpin",
+		JetStream:           true,
+		StoreDir:            filepath.Join(dir, storeName),
+		SyncInterval:        j.cfg.SyncInterval,
+		SyncAlways:          j.cfg.SyncAlways,
+		DontListen:          true, // reached in-process only
+		NoSigs:              true, // the process's signals are its own
+		NoLog:               true,
+		LameDuckDuration:    lameDuck,
+		LameDuckGracePeriod: lameDuckGrace,
+	}
+	s, err := server.NewServer(opts)
+	if err != nil {
+		return fmt.Errorf("natsjournal: configure the embedded NATS server: %w", err)
+	}
+	j.srv = s
+	log := serverLog{l: j.log.With("nats", "server"), fatal: new(atomic.Pointer[string])}
+	s.SetLoggerV2(log, false, false, false)
+	s.Start() // returns once started, or early when it cannot start
+
+	if !s.JetStreamEnabled() {
+		why := "see its log"
+		if msg := log.fatal.Load(); msg != nil {
+			why = *msg
+		}
+		return fmt.Errorf("natsjournal: the embedded NATS server could not start JetStream on %s: %s", opts.StoreDir, why)
+	}
+	wait := startTimeout
+	if d, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(d))
+	}
+	if !s.ReadyForConnections(wait) {
+		return fmt.Errorf("natsjournal: the embedded NATS server on %s was not ready within %v", opts.StoreDir, wait)
+	}
+	return nil
+}
+
+// serverLog passes the embedded server's log to slog. Its notices (a
+// banner of twenty lines at start among them) are debug for tenpin.
+type serverLog struct {
+	l     *slog.Logger
+	fatal *atomic.Pointer[string] // why the server stopped, for Open's error
+}
+
+func (s serverLog) logf(level slog.Level, format string, v []any) {
+	if s.l.Enabled(context.Background(), level) {
+		s.l.Log(context.Background(), level, fmt.Sprintf(format, v...))
+	}
+}
+
+func (s serverLog) Noticef(format string, v ...any) { s.logf(slog.LevelDebug, format, v) }
+func (s serverLog) Warnf(format string, v ...any)   { s.logf(slog.LevelWarn, format, v) }
+func (s serverLog) Errorf(format string, v ...any)  { s.logf(slog.LevelError, format, v) }
+func (s serverLog) Debugf(format string, v ...any)  { s.logf(slog.LevelDebug, format, v) }
+func (s serverLog) Tracef(format string, v ...any)  { s.logf(slog.LevelDebug, format, v) }
+
+// Fatalf does not exit: the server calls it when it cannot go on
+// (JetStream failing to start, say), and Open reports that as an error.
+func (s serverLog) Fatalf(format string, v ...any) {
+	msg := fmt.Sprintf(format, v...)
+	s.fatal.Store(&msg)
+	s.l.Error(msg)
+}
