@@ -5,9 +5,9 @@
 // # Who owns what
 //
 // [Lane.Run] is the lane goroutine. It alone reads and writes the lane's
-// [State] (the players' games, an event-sourced model over package
-// bowling), the event log, seq, the set of attached clients, the seats'
-// tokens and which connection holds each seat. Everything else reaches it
+// state (a game.State: the players' games, the seats and their token
+// hashes), its position in the journal, seq, the set of attached clients
+// and which connection holds each seat. Everything else reaches it
 // through one channel, the inbox: connections attach, detach and hand in
 // decoded messages; nothing else touches that state.
 //
@@ -33,12 +33,23 @@
 // (welcome, ack, error) are never dropped; a client that lets too many
 // pile up is disconnected.
 //
-// # Events
+// # Events and the journal
 //
-// A lane's game is fully determined by its ordered [Event]s — seat taken,
-// game started, roll, player left, rematch — applied with [State.Apply].
-// Connections, tokens and the connected flags are transport, kept beside
-// the state. A rematch compacts the log to the events of the new game.
+// A lane's game is decided and applied by package lane/game: each command
+// is decided into an event, stored in the lane's journal ([Config.Journal])
+// and only then applied, shown on the board and acknowledged. If the
+// journal does not take it within [AppendTimeout], nothing changes and the
+// client is told unavailable. One append per lane is in flight: the lane
+// goroutine waits for its own appends, never for another lane's. When a
+// game of the series ends, or the log has grown long, the lane rolls its
+// log up into a snapshot, so a lane's log stays about a game long.
+//
+// [Open] stores a new lane's opening; [Restore] rebuilds a lane from its
+// log and claims it with a new epoch, the high half of every board's seq,
+// so that seq never goes back for a client across a restart. Connections,
+// the connected flags and the count of spectators are transport, kept
+// beside the state and never stored. Seats are resumed with tokens whose
+// SHA-256 alone is stored.
 //
 // # Lifetime
 //

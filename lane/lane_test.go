@@ -16,11 +16,22 @@ import (
 
 	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/lane/memjournal"
 	"github.com/tenpin/tenpin/protocol"
 )
 
 // These tests drive a lane's handlers directly from the test goroutine,
 // standing in for the lane goroutine: deterministic, and free of sockets.
+
+// openLane opens a lane stored in cfg.Journal.
+func openLane(t testing.TB, id string, cfg Config) *Lane {
+	t.Helper()
+	l, err := Open(context.Background(), id, "test", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
 
 func attach(l *Lane) *client {
 	c := newClient()
@@ -167,7 +178,7 @@ func TestLaneCommands(t *testing.T) {
 // in, and checks after every command that the board is consistent and
 // that the event log rebuilds the state.
 func TestLaneGameFromEvents(t *testing.T) {
-	l := New("t2", "test", Config{})
+	l := openLane(t, "t2", Config{Journal: memjournal.New()})
 	players := map[string]*client{}
 	for _, n := range []string{"AAA", "BBB", "CCC"} {
 		players[n] = attach(l)
@@ -310,7 +321,7 @@ func FuzzLane(f *testing.F) {
 	f.Add([]byte{0, 1, 3, 10, 7, 3, 8, 2, 6, 9})
 	f.Add([]byte{0, 3, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 5})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		l := New("fz", "fuzz", Config{MaxPlayers: 2})
+		l := openLane(t, "fz", Config{MaxPlayers: 2, Journal: memjournal.New()})
 		clients := []*client{attach(l), attach(l), attach(l)}
 		names := []string{"AAA", "BBB", "ccc"}
 		tokens := map[string]string{} // each seat's token, from its welcome

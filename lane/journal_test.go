@@ -1,0 +1,86 @@
+package lane
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/lane/memjournal"
+)
+
+// faulty is a real in-memory journal whose next append fails: before
+// storing (the store refused it), or after (the answer was lost).
+type faulty struct {
+	*memjournal.Journal
+	fail, lose bool
+}
+
+var errStoreDown = errors.New("store down")
+
+func (f *faulty) Append(ctx context.Context, id string, last uint64, e game.Event) (uint64, error) {
+	if f.fail {
+		f.fail = false
+		return 0, errStoreDown
+	}
+	pos, err := f.Journal.Append(ctx, id, last, e)
+	if f.lose {
+		f.lose = false
+		return 0, errStoreDown
+	}
+	return pos, err
+}
+
+// seatedLane opens a lane on j with AAA seated and the game started.
+func seatedLane(t *testing.T, j game.Journal) (*Lane, *client) {
+	t.Helper()
+	l := openLane(t, "j1", Config{Journal: j})
+	a := attach(l)
+	l.send(a, `{"type":"join","name":"AAA"}`)
+	l.send(a, `{"type":"start"}`)
+	replies(a)
+	return l, a
+}
+
+func TestAppendFailureChangesNothing(t *testing.T) {
+	j := &faulty{Journal: memjournal.New()}
+	l, a := seatedLane(t, j)
+	board := string(l.BoardJSON())
+	j.fail = true
+	l.send(a, `{"type":"roll","pins":7,"id":"r1"}`)
+	if r := replies(a); len(r) != 1 || r[0]["code"] != "unavailable" || r[0]["ref"] != "r1" {
+		t.Fatalf("a roll the store refused was answered %v, want unavailable", r)
+	}
+	if string(l.BoardJSON()) != board {
+		t.Fatal("a roll the store refused changed the board")
+	}
+	l.send(a, `{"type":"roll","pins":7,"id":"r2"}`)
+	if r := replies(a); len(r) != 1 || r[0]["type"] != "ack" {
+		t.Fatalf("the roll tried again was answered %v, want an ack", r)
+	}
+	if b := currentBoard(t, l); len(b.Players[0].Frames) != 1 || b.Players[0].Frames[0].Marks != "7" {
+		t.Fatalf("board after the retry = %+v, want one roll of 7", b.Players[0])
+	}
+	checkConsistent(t, l)
+}
+
+// TestLostAppendIsReadBack: an append that landed but whose answer was
+// lost is refused to the client, and shown on the board as soon as the
+// lane next appends: the log is the truth.
+func TestLostAppendIsReadBack(t *testing.T) {
+	j := &faulty{Journal: memjournal.New()}
+	l, a := seatedLane(t, j)
+	j.lose = true
+	l.send(a, `{"type":"roll","pins":7,"id":"r1"}`)
+	if r := replies(a); len(r) != 1 || r[0]["code"] != "unavailable" {
+		t.Fatalf("a roll whose answer was lost was answered %v, want unavailable", r)
+	}
+	l.send(a, `{"type":"roll","pins":2,"id":"r2"}`)
+	if r := replies(a); len(r) != 1 || r[0]["type"] != "ack" {
+		t.Fatalf("the next roll was answered %v, want an ack", r)
+	}
+	if b := currentBoard(t, l); len(b.Players[0].Frames) != 1 || b.Players[0].Frames[0].Marks != "7|2" {
+		t.Fatalf("board = %+v, want the stored 7 and then the 2", b.Players[0])
+	}
+	checkConsistent(t, l)
+}
