@@ -20,7 +20,15 @@ func playGame(t *testing.T, r *rand.Rand, names []string, players map[string]*cl
 	if err != nil {
 		t.Fatal(err)
 	}
-	for n := 0; !model.Over(); n++ {
+	playRolls(t, r, model, players, -1)
+	return model
+}
+
+// playRolls rolls n balls (n < 0: until the game is over) as playGame does,
+// following model.
+func playRolls(t *testing.T, r *rand.Rand, model *bowling.Match, players map[string]*client, n int) {
+	t.Helper()
+	for i := 0; !model.Over() && i != n; i++ {
 		seat, _, _ := model.Up()
 		p := model.Players()[seat]
 		standing := p.Game.Standing()
@@ -28,14 +36,13 @@ func playGame(t *testing.T, r *rand.Rand, names []string, players map[string]*cl
 		if r.IntN(3) == 0 {
 			pins = standing // strikes and spares, often
 		}
-		ref := fmt.Sprintf("roll-%d", n)
+		ref := fmt.Sprintf("roll-%d", r.Uint64())
 		players[string(p.Name)].send(t, map[string]any{"type": "roll", "pins": pins, "id": ref})
 		players[string(p.Name)].expectAck(t, ref)
 		if err := model.Roll(pins); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return model
 }
 
 // checkBoard compares a board message's players with the model's games.

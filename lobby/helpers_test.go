@@ -38,6 +38,17 @@ func (w tlogWriter) Write(p []byte) (int, error) {
 
 func newServer(t *testing.T, cfg lobby.Config) *testServer {
 	t.Helper()
+	s, stop := startServer(t, cfg, nil)
+	t.Cleanup(stop)
+	return s
+}
+
+// startServer serves a lobby, after prepare (if not nil) has had the
+// lobby before its lanes run (to restore them), and returns a function
+// that stops it as a shutdown would: lanes close their sockets, then the
+// HTTP server closes.
+func startServer(t *testing.T, cfg lobby.Config, prepare func(*lobby.Lobby)) (*testServer, func()) {
+	t.Helper()
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(tlogWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
@@ -45,6 +56,9 @@ func newServer(t *testing.T, cfg lobby.Config) *testServer {
 		cfg.Lane.MessageRate, cfg.Lane.MessageBurst = 1e6, 1e6
 	}
 	lb := lobby.New(cfg)
+	if prepare != nil {
+		prepare(lb)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -52,12 +66,16 @@ func newServer(t *testing.T, cfg lobby.Config) *testServer {
 		lb.Run(ctx)
 	}()
 	srv := httptest.NewServer(lb.Handler())
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		srv.Close()
-	})
-	return &testServer{lobby: lb, srv: srv}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			<-done
+			srv.Close()
+		})
+	}
+	t.Cleanup(stop)
+	return &testServer{lobby: lb, srv: srv}, stop
 }
 
 // createLane creates a lane through the API and returns its id.

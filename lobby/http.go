@@ -31,10 +31,7 @@ func (lb *Lobby) Handler() http.Handler {
 	mux.HandleFunc("GET /api/lanes/{id}", lb.getBoard)
 	mux.HandleFunc("GET /api/lanes/{id}/board.txt", lb.getBoardText)
 	mux.HandleFunc("GET /ws/lanes/{id}", lb.serveWS)
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		io.WriteString(w, "ok\n")
-	})
+	mux.HandleFunc("GET /healthz", lb.health)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no API at %s %s", r.Method, r.URL.Path))
 	})
@@ -68,6 +65,20 @@ func writeJSONBytes(w http.ResponseWriter, status int, data []byte) {
 	w.Write([]byte{'\n'})
 }
 
+// health answers ok while the server runs and its store takes writes.
+func (lb *Lobby) health(w http.ResponseWriter, r *http.Request) {
+	if lb.cfg.Health != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
+		defer cancel()
+		if err := lb.cfg.Health(ctx); err != nil {
+			httpError(w, http.StatusServiceUnavailable, "unavailable", "the store does not answer: "+err.Error())
+			return
+		}
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	io.WriteString(w, "ok\n")
+}
+
 func (lb *Lobby) listLanes(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, protocol.Lanes{Lanes: lb.List()})
 }
@@ -89,7 +100,7 @@ func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, "bad_request", "the body must be one JSON object, with nothing after it")
 		return
 	}
-	l, err := lb.Create(body.Name)
+	l, err := lb.Create(r.Context(), body.Name)
 	switch {
 	case errors.Is(err, ErrLaneName):
 		httpError(w, http.StatusBadRequest, "invalid_lane_name", err.Error())

@@ -17,10 +17,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/lane/memjournal"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -41,6 +44,10 @@ const (
 
 	// maxBodySize bounds the body of POST /api/lanes.
 	maxBodySize = 4 << 10
+
+	// healthTimeout bounds /healthz's question to the store: a store that
+	// takes longer is as good as down for a lane waiting on an append.
+	healthTimeout = 2 * time.Second
 )
 
 // Errors of the lobby.
@@ -48,6 +55,8 @@ var (
 	ErrLaneName = errors.New("lobby: invalid lane name")
 	ErrFull     = errors.New("lobby: full")
 	ErrClosed   = errors.New("lobby: closed")
+	// ErrUnavailable: the journal did not store a new lane's opening.
+	ErrUnavailable = errors.New("lobby: store unavailable")
 )
 
 // Config holds the lobby's settings. The zero value gives the defaults.
@@ -55,8 +64,13 @@ type Config struct {
 	MaxLanes       int      // default MaxLanes
 	MaxConnections int      // WebSocket connections at once; default MaxConnections
 	OriginPatterns []string // other origins allowed to open WebSockets; same-origin is always allowed
-	Lane           lane.Config
-	Logger         *slog.Logger
+	// Lane is every lane's settings. Its Journal keeps the lanes; nil
+	// means an in-memory one (lane/memjournal), gone with the process.
+	Lane   lane.Config
+	Logger *slog.Logger
+	// Health, if set, reports whether the store takes writes: /healthz
+	// fails while it returns an error.
+	Health func(ctx context.Context) error
 }
 
 // Lobby keeps the lanes of one server. Create lanes with [Lobby.Create];
@@ -69,12 +83,14 @@ type Lobby struct {
 	lanes map[string]*entry
 	next  uint64 // creation order, for listing
 
-	starts  chan *lane.Lane // lanes for Run to start
-	stopped chan struct{}   // closed when Run stops
+	starts   chan *lane.Lane // lanes for Run to start
+	restored []*lane.Lane    // lanes restored before Run, for it to start
+	stopped  chan struct{}   // closed when Run stops
 
 	conns   sync.WaitGroup // WebSocket connections being served
 	nconns  int            // guarded by mu: connections being served
 	closing bool           // guarded by mu: no new connections once set
+	opening int            // guarded by mu: lanes being created
 }
 
 type entry struct {
@@ -98,6 +114,9 @@ func New(cfg Config) *Lobby {
 	}
 	if cfg.Lane.Metrics == nil {
 		cfg.Lane.Metrics = new(lane.Metrics)
+	}
+	if cfg.Lane.Journal == nil {
+		cfg.Lane.Journal = memjournal.New()
 	}
 	return &Lobby{
 		cfg:     cfg,
@@ -123,36 +142,92 @@ func (lb *Lobby) Run(ctx context.Context) error {
 		lb.mu.Unlock()
 		lb.conns.Wait() // every socket has closed with its lane
 	}()
+	run := func(l *lane.Lane) {
+		wg.Go(func() {
+			err := l.Run(ctx)
+			lb.remove(l.ID())
+			lb.log.Info("lane closed", "lane", l.ID(), "reason", err)
+		})
+	}
+	lb.mu.Lock()
+	restored := lb.restored
+	lb.restored = nil
+	lb.mu.Unlock()
+	for _, l := range restored {
+		run(l)
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case l := <-lb.starts:
-			wg.Go(func() {
-				err := l.Run(ctx)
-				lb.remove(l.ID())
-				lb.log.Info("lane closed", "lane", l.ID(), "reason", err)
-			})
+			run(l)
 		}
 	}
 }
 
-// Create opens a new lane with the given name and starts it.
-func (lb *Lobby) Create(name string) (*lane.Lane, error) {
+// Restore brings back every lane the journal holds open, as it was: call
+// it before [Lobby.Run], which starts them. It returns how many lanes it
+// restored. A lane that cannot be restored (its log is unreadable, or
+// claiming it fails) is logged and left in the journal; the others come
+// back all the same.
+func (lb *Lobby) Restore(ctx context.Context) (int, error) {
+	logs, err := lb.cfg.Lane.Journal.Lanes(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("lobby: reading the lanes to restore: %w", err)
+	}
+	n := 0
+	for _, log := range logs {
+		l, err := lane.Restore(ctx, log, lb.cfg.Lane)
+		if errors.Is(err, lane.ErrNotRestorable) {
+			continue // closed: its log is its history
+		}
+		if err != nil {
+			lb.log.Error("lane not restored", "lane", log.Lane, "err", err)
+			continue
+		}
+		lb.mu.Lock()
+		lb.next++
+		lb.lanes[l.ID()] = &entry{lane: l, n: lb.next}
+		lb.restored = append(lb.restored, l)
+		lb.mu.Unlock()
+		n++
+	}
+	return n, nil
+}
+
+// Create opens a new lane with the given name, stores its opening in the
+// journal and starts it.
+func (lb *Lobby) Create(ctx context.Context, name string) (*lane.Lane, error) {
 	name, err := cleanName(name)
 	if err != nil {
 		return nil, err
 	}
 	lb.mu.Lock()
-	if len(lb.lanes) >= lb.cfg.MaxLanes {
+	if len(lb.lanes)+lb.opening >= lb.cfg.MaxLanes {
 		lb.mu.Unlock()
 		return nil, fmt.Errorf("%w: the server holds %d lanes, its limit", ErrFull, lb.cfg.MaxLanes)
 	}
-	id := newID()
-	for lb.lanes[id] != nil {
-		id = newID()
+	lb.opening++ // a place held while the opening is stored, without the lock
+	lb.mu.Unlock()
+
+	var l *lane.Lane
+	for range 3 { // an id a closed lane had is taken in the journal: draw again
+		l, err = lane.Open(ctx, newID(), name, lb.cfg.Lane)
+		if !errors.Is(err, game.ErrConflict) {
+			break
+		}
 	}
-	l := lane.New(id, name, lb.cfg.Lane)
+	lb.mu.Lock()
+	lb.opening--
+	if err == nil && lb.lanes[l.ID()] != nil {
+		err = fmt.Errorf("lobby: lane id %s drawn twice", l.ID()) // 32^10 ids: never in practice
+	}
+	if err != nil {
+		lb.mu.Unlock()
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	id := l.ID()
 	lb.next++
 	lb.lanes[id] = &entry{lane: l, n: lb.next}
 	lb.mu.Unlock()

@@ -36,7 +36,11 @@
 // board is the whole lane, sent to every connection when it attaches and
 // after every change ([Board]). seq grows by one with every change, so a
 // client can tell it missed nothing; a client too slow to take every board
-// is sent only the newest, so its seq may jump but never goes back:
+// is sent only the newest, so its seq may jump but never goes back — not
+// even across a restart of the server: a restored lane starts a new epoch,
+// held in seq's high bits (seq = epoch × 2³² + changes in the epoch, exact
+// in a JavaScript number), so its first board's seq is above any the lane
+// showed before:
 //
 //	{"type":"board","lane":"k3x9…","name":"Friday night","seq":12,"phase":"playing",
 //	 "up":{"seat":1,"frame":3,"standing":10},
@@ -62,7 +66,12 @@
 //   - spectators: connections without a seat.
 //
 // ack answers an accepted command that carried an id; seq is that of the
-// first board that includes its effect:
+// first board that includes its effect. A command is acknowledged, and its
+// board sent, only once the server has stored it: an acknowledged roll
+// survives a restart or a crash of the server. If the store does not take
+// it in time the answer is the error unavailable and nothing changed; the
+// client may send it again (after re-reading the board: rarely, a command
+// the store took but could not confirm shows up on the next board):
 //
 //	{"type":"ack","ref":"7","seq":13}
 //
@@ -88,8 +97,14 @@
 //	not_finished     rematch before the game is over
 //	rate_limited     too many messages too fast
 //	spectators_full  the lane has all the watchers it takes (the connection is then closed)
-//	lane_closed      the lane closed: idle, or the server is shutting down (the connection is then closed)
+//	lane_closed      the lane closed: it was idle, or a server that keeps nothing (-memory) is shutting down (the connection is then closed); the lane is gone
 //	internal         the server failed; the lane is closed
+//	unavailable      the store did not take the command in time: nothing changed, send it again
+//
+// A notice is an error message with no ref that says why the server is
+// about to close the connection:
+//
+//	server_restarting  the server is stopping and will be back with every lane as it was: reconnect (with backoff) and resume with the token
 //
 // # A sample session
 //
@@ -111,8 +126,9 @@
 //	POST /api/lanes                  {"name":"Friday night"} → 201 and the lane's summary
 //	GET  /api/lanes/{id}             the lane's board message
 //	GET  /api/lanes/{id}/board.txt   the text scoreboard
-//	GET  /healthz                    ok
+//	GET  /healthz                    ok; 503 {"code":"unavailable",…} while the store does not answer
 //
 // HTTP errors are {"code":"…","message":"…"} with status 400 (bad body),
-// 404 (unknown lane), 413 (body too large) or 503 (lane limit reached).
+// 404 (unknown lane), 413 (body too large) or 503 (lane limit reached, or
+// the store did not take the new lane).
 package protocol

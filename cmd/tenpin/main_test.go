@@ -5,12 +5,33 @@ import (
 	"context"
 	"flag"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata with what the program prints")
+
+// TestMain points the server's default data directory at a temporary one:
+// a test that serves without -data must not touch the user's lanes.
+//
+// With childEnv set, the test binary is the server itself, run by the
+// tests that kill it (crash_test.go).
+func TestMain(m *testing.M) {
+	if args, ok := os.LookupEnv(childEnv); ok {
+		main2(strings.Split(args, "\x1f"))
+	}
+	dir, err := os.MkdirTemp("", "tenpin-test-state")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_STATE_HOME", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
 
 // golden compares got with testdata/name, or rewrites that file under -update.
 func golden(t *testing.T, name string, got []byte) {
@@ -148,4 +169,12 @@ func TestPlayStopsOnSignal(t *testing.T) {
 	if err := <-done; exitCode(err, &out) != 130 {
 		t.Errorf("play after SIGINT returned %v, want exit status 130", err)
 	}
+}
+
+// main2 is main with the given arguments.
+func main2(args []string) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, args, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exitCode(err, os.Stderr))
 }

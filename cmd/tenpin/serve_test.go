@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,9 +16,13 @@ import (
 
 // startServer runs "tenpin serve" on a free loopback port and returns its
 // URL, and a stop function that ends it as SIGINT would and returns run's
-// error.
+// error. Unless args say -data or -memory, it stores lanes in a new
+// temporary directory.
 func startServer(t *testing.T, args ...string) (string, func() error) {
 	t.Helper()
+	if !slices.ContainsFunc(args, func(a string) bool { return a == "-data" || a == "-memory" }) {
+		args = append(args, "-data", t.TempDir())
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// childEnv, when set, makes the test binary run "tenpin" with the
+// arguments it holds instead of the tests: the server as a real process
+// that a test can kill.
+const childEnv = "TENPIN_TEST_CHILD_ARGS"
+
+// child is "tenpin serve" running as a child process.
+type child struct {
+	cmd    *exec.Cmd
+	url    string
+	stderr *strings.Builder
+	exited chan error
+}
+
+// startChild starts the server as a child process with args and waits
+// for its URL.
+func startChild(t *testing.T, args ...string) *child {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+strings.Join(append([]string{"serve", "-addr", "127.0.0.1:0", "-log-level", "warn"}, args...), "\x1f"))
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &child{cmd: cmd, stderr: new(strings.Builder), exited: make(chan error, 1)}
+	cmd.Stderr = c.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		c.exited <- cmd.Wait()
+	}()
+	t.Cleanup(func() { cmd.Process.Kill() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("the server printed no URL: %v; stderr: %s", err, c.stderr)
+	}
+	go io.Copy(io.Discard, stdout)
+	c.url = strings.TrimSpace(strings.TrimPrefix(line, "tenpin serving on "))
+	return c
+}
+
+func (c *child) kill(t *testing.T) {
+	t.Helper()
+	c.cmd.Process.Signal(syscall.SIGKILL)
+	<-c.exited
+}
+
+func (c *child) ws(id string) string {
+	return "ws" + strings.TrimPrefix(c.url, "http") + "/ws/lanes/" + id
+}
+
+// TestCrashKeepsEveryAcknowledgedRoll kills the server with SIGKILL while
+// a player streams rolls (the next roll is sent as soon as the last is
+// acknowledged, so one is usually in flight), restarts it on the same data
+// directory, and checks that the board holds every acknowledged roll, in
+// order, and nothing that was never sent. Three rounds, on one game.
+func TestCrashKeepsEveryAcknowledgedRoll(t *testing.T) {
+	dir := t.TempDir()
+	srv := startChild(t, "-data", dir)
+	var created protocol.Lane
+	res, err := http.Post(srv.url+"/api/lanes", "application/json", strings.NewReader(`{"name":"crash"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.NewDecoder(res.Body).Decode(&created)
+	res.Body.Close()
+
+	pinsOf := func(i int) int { return i % 5 } // frames of two balls, never ten pins
+	var sent, acked int
+	token := ""
+	for round := range 3 {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		ws, _, err := websocket.Dial(ctx, srv.ws(created.ID), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if round == 0 {
+			write(ctx, t, ws, `{"type":"join","name":"PJS","id":"seat"}`)
+		} else {
+			write(ctx, t, ws, fmt.Sprintf(`{"type":"resume","token":%q,"id":"seat"}`, token))
+		}
+		token = readUntil(ctx, t, ws, "seat").Token
+		if round == 0 {
+			write(ctx, t, ws, `{"type":"start","id":"start"}`)
+			readUntil(ctx, t, ws, "start")
+		}
+
+		// Stream rolls; the fifth ack of the round kills the server, with
+		// the next roll already on its way.
+		for n := 0; n < 5; n++ {
+			write(ctx, t, ws, fmt.Sprintf(`{"type":"roll","pins":%d,"id":"r%d"}`, pinsOf(sent), sent))
+			sent++
+			if n == 4 {
+				write(ctx, t, ws, fmt.Sprintf(`{"type":"roll","pins":%d,"id":"r%d"}`, pinsOf(sent), sent))
+				sent++
+			}
+			if m := readUntil(ctx, t, ws, fmt.Sprintf("r%d", acked)); m.Type != "ack" {
+				t.Fatalf("roll %d answered %+v", acked, m)
+			}
+			acked++
+		}
+		srv.kill(t)
+		ws.CloseNow()
+		cancel()
+
+		srv = startChild(t, "-data", dir)
+		var board protocol.Board
+		res, err := http.Get(srv.url + "/api/lanes/" + created.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("round %d: the lane after the crash: %s", round, res.Status)
+		}
+		json.NewDecoder(res.Body).Decode(&board)
+		res.Body.Close()
+		var rolls []int
+		for _, f := range board.Players[0].Frames {
+			rolls = append(rolls, f.Rolls...)
+		}
+		want := make([]int, sent)
+		for i := range want {
+			want[i] = pinsOf(i)
+		}
+		if len(rolls) < acked || len(rolls) > sent || !slices.Equal(rolls, want[:len(rolls)]) {
+			t.Fatalf("round %d: %d rolls acknowledged of %d sent (%v), but the board holds %v", round, acked, sent, want, rolls)
+		}
+		t.Logf("round %d: %d acknowledged, %d sent, %d on the board", round, acked, sent, len(rolls))
+		sent, acked = len(rolls), len(rolls) // a roll stored but not acknowledged counts: the board is the truth
+	}
+}
+
+// TestSecondServerOnTheSameDataExits: a second server on a data directory
+// in use exits at once, naming the lock, and the first goes on.
+func TestSecondServerOnTheSameDataExits(t *testing.T) {
+	dir := t.TempDir()
+	first := startChild(t, "-data", dir)
+	_, stderr, code := runCmd(t, "", "serve", "-addr", "127.0.0.1:0", "-data", dir)
+	if code != 1 || !strings.Contains(stderr, "lock") || !strings.Contains(stderr, dir) {
+		t.Errorf("a second server on %s: status %d, %q; want 1 and an error naming the lock", dir, code, stderr)
+	}
+	if res, err := http.Get(first.url + "/healthz"); err != nil || res.StatusCode != http.StatusOK {
+		t.Errorf("the first server after the second tried: %v %v", res, err)
+	}
+}
+
+func write(ctx context.Context, t *testing.T, ws *websocket.Conn, s string) {
+	t.Helper()
+	if err := ws.Write(ctx, websocket.MessageText, []byte(s)); err != nil {
+		t.Fatalf("send %s: %v", s, err)
+	}
+}
+
+// reply is the union of the answers a test reads here.
+type reply struct {
+	Type, Ref, Code, Token string
+}
+
+// readUntil reads until the answer to the message with id ref.
+func readUntil(ctx context.Context, t *testing.T, ws *websocket.Conn, ref string) reply {
+	t.Helper()
+	for {
+		_, data, err := ws.Read(ctx)
+		if err != nil {
+			t.Fatalf("waiting for the answer to %s: %v", ref, err)
+		}
+		var r reply
+		json.Unmarshal(data, &r)
+		if r.Ref == ref {
+			if r.Type == "error" {
+				t.Fatalf("%s refused: %s", ref, data)
+			}
+			return r
+		}
+	}
+}
