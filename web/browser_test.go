@@ -3,17 +3,22 @@ package web_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/coder/websocket"
 
 	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lobby"
@@ -44,17 +49,92 @@ func findBrowser(t *testing.T) string {
 // app is the server as cmd/tenpin wires it, on a loopback port.
 func app(t *testing.T) string {
 	t.Helper()
-	lb := lobby.New(lobby.Config{Logger: slog.New(slog.DiscardHandler)})
+	return serve(t, lobby.Config{}).url
+}
+
+// server is a running app with the levers a test pulls to play a network
+// failure or a server that is down.
+type server struct {
+	url   string
+	lobby *lobby.Lobby
+
+	// requests gets the path of every request for a lane, by the API or
+	// its socket, while it has room; the rest are not recorded.
+	requests chan string
+	// down, while set, makes the API and the sockets answer 503, as a
+	// proxy in front of a server that is restarting does.
+	down atomic.Bool
+	// restarting, while set, answers every new socket as a server going
+	// down to restart does: the server_restarting notice, then 1001.
+	restarting atomic.Bool
+
+	mu      sync.Mutex
+	sockets []net.Conn // the connections the WebSockets took over
+}
+
+// serve starts the app with the lobby's config.
+func serve(t *testing.T, cfg lobby.Config) *server {
+	t.Helper()
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &server{lobby: lobby.New(cfg), requests: make(chan string, 64)}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); lb.Run(ctx) }()
+	go func() { defer close(done); s.lobby.Run(ctx) }()
+	api := s.lobby.Handler()
 	mux := http.NewServeMux()
-	mux.Handle("/api/", lb.Handler())
-	mux.Handle("/ws/", lb.Handler())
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) { s.serveLobby(api, w, r) })
+	mux.HandleFunc("/ws/", func(w http.ResponseWriter, r *http.Request) { s.serveLobby(api, w, r) })
 	mux.Handle("/", web.Handler())
-	srv := httptest.NewServer(mux)
+	srv := httptest.NewUnstartedServer(mux)
+	srv.Config.ConnState = func(c net.Conn, state http.ConnState) {
+		if state == http.StateHijacked {
+			s.mu.Lock()
+			s.sockets = append(s.sockets, c)
+			s.mu.Unlock()
+		}
+	}
+	srv.Start()
 	t.Cleanup(func() { cancel(); <-done; srv.Close() })
-	return srv.URL
+	s.url = srv.URL
+	return s
+}
+
+func (s *server) serveLobby(api http.Handler, w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/api/lanes/") || strings.HasPrefix(r.URL.Path, "/ws/lanes/") {
+		select {
+		case s.requests <- r.URL.Path:
+		default:
+		}
+	}
+	if s.down.Load() {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		io.WriteString(w, `{"code":"unavailable","message":"the server is restarting"}`+"\n")
+		return
+	}
+	if s.restarting.Load() && strings.HasPrefix(r.URL.Path, "/ws/") {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		c.Write(r.Context(), websocket.MessageText, []byte(`{"type":"error","code":"server_restarting","message":"the server is restarting"}`))
+		c.Close(websocket.StatusGoingAway, "restarting")
+		return
+	}
+	api.ServeHTTP(w, r)
+}
+
+// cut closes the connections under every WebSocket, as a failing network
+// does: neither end gets a close frame.
+func (s *server) cut() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.sockets {
+		c.Close()
+	}
+	s.sockets = nil
 }
 
 // browser starts a headless Chromium for the test and returns a function
@@ -125,7 +205,7 @@ func until(t *testing.T, ctx context.Context, what, expr string) {
 			time.Sleep(50 * time.Millisecond) // let the new page get an execution context
 			continue
 		}
-		state := eval[string](t, ctx, `document.querySelector("main") ? document.querySelector("main").innerText : document.title`)
+		state := eval[string](t, ctx, `document.body ? document.body.innerText : document.title`)
 		t.Fatalf("waiting for %s (%s): %v\npage:\n%s", what, expr, err, state)
 	}
 }

@@ -77,6 +77,9 @@ const lane = {
   board: null,
   seat: null, // my name, once welcomed
   retry: 0,
+  timer: 0, // the pending reconnect, if any
+  restarting: false, // the server said it is restarting: it will be back
+  closed: false, // the lane is gone for good: stop reconnecting
   nextID: 1,
 };
 
@@ -113,16 +116,65 @@ function startLane(id) {
       onclick: () => roll(n) }));
   }
   document.addEventListener("keydown", onKey);
-  connect();
+  visit();
+}
+
+// visit asks the lobby whether the lane still exists before opening its
+// socket: a socket to a lane that is gone fails just as one to a server
+// that is down does, and only the lobby's 404 tells the two apart. Gone:
+// show the closed view. A network error or a 5xx: the server may be
+// restarting, so try again later. Otherwise connect.
+async function visit() {
+  lane.timer = 0;
+  setConn(lane.restarting ? "the server is restarting — reconnecting…" : "connecting…", false);
+  let res = null;
+  try {
+    res = await fetch("/api/lanes/" + encodeURIComponent(lane.id), { cache: "no-store" });
+  } catch {
+    // res stays null: the network or the server is down
+  }
+  if (res && res.status === 404 && (await errorCode(res)) === "lane_not_found") {
+    closeLane();
+  } else if (res && res.ok) {
+    connect();
+  } else {
+    reconnectLater(lane.restarting ? "the server is restarting" : "cannot reach the server");
+  }
+}
+
+// errorCode is the code of an API error's body, or "" if it has none (a
+// 404 from a proxy in front of the server says nothing about the lane).
+async function errorCode(res) {
+  try { return (await res.json()).code || ""; } catch { return ""; }
+}
+
+// reconnectLater backs off — 0.5 s, 1 s, 2 s … up to 15 s, with jitter —
+// then visits the lane again.
+function reconnectLater(why) {
+  const delay = Math.min(15000, 500 * 2 ** lane.retry) * (0.75 + Math.random() / 2);
+  lane.retry++;
+  setConn(`${why} — reconnecting in ${Math.round(delay / 1000)} s`, false);
+  lane.timer = setTimeout(visit, delay);
+}
+
+// closeLane shows that the lane is gone and stops reconnecting.
+function closeLane() {
+  lane.closed = true;
+  clearTimeout(lane.timer);
+  if (lane.ws) lane.ws.close();
+  setConn("lane closed", false);
+  document.title = "tenpin — lane closed";
+  $("#announce").textContent = "This lane is closed."; // the live region only: the log is for rolls
+  render();
 }
 
 function connect() {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   const ws = new WebSocket(`${scheme}//${location.host}/ws/lanes/${encodeURIComponent(lane.id)}`);
   lane.ws = ws;
-  setConn("connecting…", false);
   ws.onopen = () => {
     lane.retry = 0;
+    lane.restarting = false;
     setConn("connected", true);
     const token = localStorage.getItem(tokenKey());
     if (token) send({ type: "resume", token });
@@ -134,19 +186,18 @@ function connect() {
   };
   ws.onclose = (ev) => {
     lane.ws = null;
+    if (lane.closed) return;
     render();
-    // A lane that closed (idle, shutdown), failed (1011) or is full of
-    // watchers (1013) will not take us back: say so and stop. Anything
-    // else — a dropped network, a restart — is retried.
-    if (lane.closed || ev.code === 1011 || ev.code === 1013) {
-      setConn("disconnected: " + (ev.reason || "closed by the server"), false);
+    // A lane full of watchers (1013) will not take us: say so and stop.
+    if (ev.code === 1013) {
+      setConn("disconnected: " + (ev.reason || "the lane has all the watchers it takes"), false);
       return;
     }
-    // Back off: 0.5 s, 1 s, 2 s … up to 15 s, with jitter.
-    const delay = Math.min(15000, 500 * 2 ** lane.retry) * (0.75 + Math.random() / 2);
-    lane.retry++;
-    setConn(`disconnected: reconnecting in ${Math.round(delay / 1000)} s`, false);
-    setTimeout(connect, delay);
+    // Anything else is retried: a dropped network, a server going away
+    // to restart (1001), a lane that failed (1011). visit tells a lane
+    // that is gone from a server that is down.
+    if (ev.code === 1001) lane.restarting = true;
+    reconnectLater(lane.restarting ? "the server is restarting" : "disconnected");
   };
 }
 
@@ -183,7 +234,14 @@ function onMessage(msg) {
         return;
       }
       if (msg.code === "not_seated" && lane.seat && /resumed/.test(msg.message)) lane.seat = null;
-      if (msg.code === "lane_closed") lane.closed = true;
+      if (msg.code === "lane_closed") return closeLane(); // the lane itself closed (idle): it will not come back
+      if (msg.code === "server_restarting") {
+        // Not an error: the server will be back with the lane, and the seat
+        // resumes with its token. The socket closes next; onclose retries.
+        lane.restarting = true;
+        setConn("the server is restarting — reconnecting…", false);
+        return;
+      }
       showError(msg.message);
       render();
       break;
@@ -241,8 +299,10 @@ function onKey(ev) {
 }
 
 function render() {
+  $("#play").hidden = lane.closed;
+  $("#closed").hidden = !lane.closed;
   const b = lane.board;
-  if (!b) return;
+  if (!b || lane.closed) return;
   $("#lane-name").textContent = b.name;
   document.title = `tenpin — ${b.name}`;
   const up = b.up ? b.players[b.up.seat] : null;
