@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -144,4 +146,80 @@ func getBoard(t *testing.T, s *testServer, id string) msg {
 	raw, _ := json.Marshal(m.Players)
 	m.raw = string(raw)
 	return m
+}
+
+// TestStoreDownChangesNothing: while the store does not answer, a roll is
+// refused with unavailable and changes nothing, and /healthz fails.
+func TestStoreDownChangesNothing(t *testing.T) {
+	j := openJournal(t, t.TempDir())
+	cfg := durable(j)
+	cfg.Lane.AppendTimeout = 500 * time.Millisecond
+	s, _ := startServer(t, cfg, nil)
+	id := s.createLane(t, "store down")
+	c := s.dial(t, id)
+	c.join(t, "PJS")
+	c.send(t, map[string]any{"type": "start", "id": "start"})
+	c.expectAck(t, "start")
+	if res, err := http.Get(s.srv.URL + "/healthz"); err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("/healthz with the store up: %v %v", res, err)
+	}
+	before := getBoard(t, s, id)
+
+	j.Close() // the embedded NATS server stops
+	c.send(t, map[string]any{"type": "roll", "pins": 7, "id": "roll"})
+	c.expectError(t, "roll", "unavailable")
+	if after := getBoard(t, s, id); after.Seq != before.Seq || after.raw != before.raw {
+		t.Errorf("a roll the store did not take changed the board:\n%s\nbefore:\n%s", after.raw, before.raw)
+	}
+	res, err := http.Get(s.srv.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("/healthz with the store down: %s, want 503", res.Status)
+	}
+	body, _ := json.Marshal(map[string]string{"name": "another"})
+	res, err = http.Post(s.srv.URL+"/api/lanes", "application/json", strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("creating a lane with the store down: %s, want 503", res.Status)
+	}
+}
+
+// TestClosedLaneIsNotRestored: a lane that closed for being idle is
+// recorded as closed, and a restart does not bring it back.
+func TestClosedLaneIsNotRestored(t *testing.T) {
+	dir := t.TempDir()
+	j := openJournal(t, dir)
+	cfg := durable(j)
+	cfg.Lane.IdleTimeout = 50 * time.Millisecond
+	s, stop := startServer(t, cfg, nil)
+	idle := s.createLane(t, "idle")
+	kept := s.createLane(t, "kept")
+	c := s.dial(t, kept) // someone stays: this lane must not idle out
+	c.boardWith(t, "a board", func(msg) bool { return true })
+	l, ok := s.lobby.Get(idle)
+	if !ok {
+		t.Fatal("no idle lane")
+	}
+	select {
+	case <-l.Done():
+	case <-time.After(wait):
+		t.Fatal("the idle lane did not close")
+	}
+	stop()
+	j.Close()
+
+	j = openJournal(t, dir)
+	s, _ = startServer(t, durable(j), restoring(t, 1))
+	if _, ok := s.lobby.Get(idle); ok {
+		t.Error("the lane that closed was restored")
+	}
+	if _, ok := s.lobby.Get(kept); !ok {
+		t.Error("the open lane was not restored")
+	}
 }
