@@ -11,13 +11,19 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/lane/memjournal"
+	"github.com/tenpin/tenpin/lane/natsjournal"
 	"github.com/tenpin/tenpin/protocol"
 )
 
 // benchLane returns a lane with four seated players and spectators more
 // in-memory clients, its game started.
 func benchLane(b *testing.B, spectators int) (*Lane, []*client) {
-	l := New("bench", "bench", Config{MaxSpectators: spectators + 1})
+	return benchLaneOn(b, New("bench", "bench", Config{MaxSpectators: spectators + 1}), spectators)
+}
+
+func benchLaneOn(b *testing.B, l *Lane, spectators int) (*Lane, []*client) {
 	var players []*client
 	for i := range 4 {
 		c := attach(l)
@@ -54,6 +60,36 @@ func BenchmarkRollAndFanOut(b *testing.B) {
 				rollOnce(l, players, &pins)
 			}
 			b.ReportMetric(float64(l.cfg.Metrics.BoardsSent.Load())/float64(b.N), "boards/op")
+		})
+	}
+}
+
+// BenchmarkRollStored is BenchmarkRollAndFanOut with 6 spectators, each
+// roll stored first: in memory (the encoding's cost), and in the embedded
+// JetStream on a temporary directory, synced every second (the default).
+func BenchmarkRollStored(b *testing.B) {
+	for _, store := range []string{"memory", "jetstream"} {
+		b.Run("journal="+store, func(b *testing.B) {
+			var j game.Journal = memjournal.New()
+			if store == "jetstream" {
+				nj, err := natsjournal.Open(context.Background(), natsjournal.Config{Dir: b.TempDir()})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer nj.Close()
+				j = nj
+			}
+			open, err := Open(context.Background(), "bench", "bench", Config{MaxSpectators: 7, Journal: j})
+			if err != nil {
+				b.Fatal(err)
+			}
+			l, players := benchLaneOn(b, open, 6)
+			pins := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				rollOnce(l, players, &pins)
+			}
+			b.ReportMetric(float64(l.cfg.Metrics.Appends.Load())/float64(b.N), "appends/op")
 		})
 	}
 }
