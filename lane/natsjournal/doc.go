@@ -27,9 +27,9 @@
 //
 // An acknowledged append is in the server's files. The embedded server
 // fsyncs them every [Config.SyncInterval] (1 s by default, not NATS's own
-// 2 minutes), or after every write with [Config.SyncAlways]: an
-// acknowledged event survives the process being killed, and at most the
-// last interval's events can be lost if the machine loses power.
+// 2 minutes), or after every write with [Config.SyncAlways]. An
+// acknowledged event survives the process being killed; a power failure
+// can lose at least the events of the last interval.
 //
 // # The data directory
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"os"
 
 	"github.com/tenpin/tenpin/lane/game"
@@ -13,14 +14,14 @@ import (
 func Example() {
 	dir, err := os.MkdirTemp("", "tenpin")
 	if err != nil {
-		panic(err)
+		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
 
 	ctx := context.Background()
 	j, err := natsjournal.Open(ctx, natsjournal.Config{Dir: dir})
 	if err != nil {
-		panic(err)
+		log.Fatal(err)
 	}
 	defer j.Close()
 
@@ -32,11 +33,11 @@ func Example() {
 	_, err = j.Append(ctx, "lane-1", 0, game.Open("lane-1", "Saturday league", 4))
 	fmt.Println("stale append refused:", errors.Is(err, game.ErrConflict))
 
-	log, _ := j.Read(ctx, "lane-1", 0)
-	for _, e := range log.Events {
+	lane, _ := j.Read(ctx, "lane-1", 0)
+	for _, e := range lane.Events {
 		fmt.Println(e.Kind)
 	}
-	fmt.Println("ends where the last append did:", log.Last == last)
+	fmt.Println("ends where the last append did:", lane.Last == last)
 	// Output:
 	// stale append refused: true
 	// opened

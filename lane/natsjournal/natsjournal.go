@@ -61,7 +61,8 @@ type Config struct {
 
 	// SyncAlways makes the embedded server fsync every append before it
 	// acknowledges it (a few thousand appends a second at most). Otherwise
-	// it fsyncs every SyncInterval (default [DefaultSyncInterval]).
+	// it fsyncs every SyncInterval (default [DefaultSyncInterval]). An
+	// external server keeps its own settings.
 	SyncAlways   bool
 	SyncInterval time.Duration
 

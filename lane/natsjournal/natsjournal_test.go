@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
+
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/game/journaltest"
 )
@@ -44,6 +46,45 @@ func (w tlog) Write(p []byte) (int, error) {
 
 func TestJournal(t *testing.T) {
 	j := open(t, t.TempDir()) // one server for every subtest
+	journaltest.Run(t, func(*testing.T) game.Journal { return j })
+
+	// Every read deleted its consumer.
+	info, err := j.stream.Info(t.Context())
+	if err != nil {
+		t.Fatalf("stream info: %v", err)
+	}
+	if n := info.State.Consumers; n != 0 {
+		t.Errorf("after the reads the stream has %d consumers, want 0", n)
+	}
+}
+
+// TestURL runs the suite against a NATS server of its own, reached over
+// TCP as an external server or cluster is.
+func TestURL(t *testing.T) {
+	s, err := server.NewServer(&server.Options{
+		JetStream: true,
+		StoreDir:  t.TempDir(),
+		Host:      "127.0.0.1",
+		Port:      server.RANDOM_PORT,
+		NoSigs:    true,
+		NoLog:     true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Start()
+	t.Cleanup(s.Shutdown)
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("the test's NATS server did not start")
+	}
+	j, err := Open(t.Context(), Config{URL: s.ClientURL(), Logger: testLogger(t)})
+	if err != nil {
+		t.Fatalf("Open(URL %s): %v", s.ClientURL(), err)
+	}
+	t.Cleanup(func() { j.Close() })
+	if err := j.Check(t.Context()); err != nil {
+		t.Errorf("Check: %v", err)
+	}
 	journaltest.Run(t, func(*testing.T) game.Journal { return j })
 }
 

@@ -9,7 +9,9 @@
 // The suite covers fenced appends and conflicts, reads after a position,
 // snapshots replacing a lane's history, the listing of every lane,
 // concurrent appends (run it with -race) and the exact round trip of every
-// kind of event.
+// kind of event: field for field, except that an empty slice in a snapshot
+// may come back nil or the other way round, as the stored form does not
+// tell them apart.
 //
 // open may return a fresh journal each time or the same one for every
 // subtest: the subtests use lane ids of their own, unique to the run, and
