@@ -40,9 +40,9 @@
 // and only then applied, shown on the board and acknowledged. If the
 // journal does not take it within [AppendTimeout], nothing changes and the
 // client is told unavailable. One append per lane is in flight: the lane
-// goroutine waits for its own appends, never for another lane's. When a
-// game of the series ends, or the log has grown long, the lane rolls its
-// log up into a snapshot, so a lane's log stays about a game long.
+// goroutine waits for its own appends, never for another lane's.
+// [Lane.Snapshot] stores the whole lane as one event, so that the journal
+// can drop what came before (the lobby compacts the journal that way).
 //
 // [Open] stores a new lane's opening; [Restore] rebuilds a lane from its
 // log and claims it with a new epoch, the high half of every board's seq,

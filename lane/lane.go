@@ -121,15 +121,14 @@ type Lane struct {
 	view atomic.Pointer[view] // the latest board, for readers outside the goroutine
 
 	// Owned by the lane goroutine.
-	state    *game.State
-	journal  game.Journal // nil: nothing is stored
-	last     uint64       // the journal's position of the lane's last event
-	stale    bool         // an append's outcome is unknown: read the log before the next
-	appended int          // events stored since the last snapshot
-	seq      uint64       // changes shown in this epoch
-	clients  map[*client]struct{}
-	holders  map[bowling.Name]*client // the connection holding each seat
-	idle     *time.Timer
+	state   *game.State
+	journal game.Journal // nil: nothing is stored
+	last    uint64       // the journal's position of the lane's last event
+	stale   bool         // an append's outcome is unknown: read the log before the next
+	seq     uint64       // changes shown in this epoch
+	clients map[*client]struct{}
+	holders map[bowling.Name]*client // the connection holding each seat
+	idle    *time.Timer
 }
 
 // view is what a lane last showed: read by the lobby and the HTTP API
@@ -145,8 +144,9 @@ type op uint8
 const (
 	opAttach op = iota + 1
 	opDetach
-	opMessage // msg, decoded
-	opRead    // data, as a connection read it
+	opMessage  // msg, decoded
+	opRead     // data, as a connection read it
+	opSnapshot // store a snapshot, answer on result
 )
 
 type request struct {
@@ -159,6 +159,8 @@ type request struct {
 	// already, if it did.
 	data    []byte
 	refusal error
+
+	result chan<- error // for opSnapshot
 }
 
 // New returns a lane kept in memory only: cfg.Journal is not used. Call
@@ -346,6 +348,12 @@ func (l *Lane) handle(ctx context.Context, r request) {
 		l.message(ctx, r.c, r.msg)
 	case opRead:
 		l.read(ctx, r.c, r.data, r.refusal)
+	case opSnapshot:
+		var err error
+		if l.journal != nil {
+			err = l.store(ctx, l.state.Snapshot())
+		}
+		r.result <- err
 	}
 }
 
@@ -479,22 +487,40 @@ func (l *Lane) seat(c *client, name bowling.Name, ref, token string) {
 
 // record stores a decided event in the journal and applies it: the ack
 // rule. If the journal does not take it, nothing changes and the error
-// says the command may be tried again. When a game of the series ends, or
-// the log has grown long, the lane's log is rolled up into a snapshot.
+// says the command may be tried again.
 func (l *Lane) record(ctx context.Context, e game.Event) error {
-	before := l.state.Phase()
 	if err := l.store(ctx, e); err != nil {
 		l.log.Warn("journal append failed", "event", e.Kind, "err", err)
 		return protocol.Errorf(protocol.CodeUnavailable, "the lane could not store that in time; nothing changed, try again")
 	}
 	l.state.Apply(e)
 	l.cfg.Metrics.Changes.Add(1)
-	if l.journal != nil && (l.state.Phase() == game.Finished && before != game.Finished || l.appended >= snapshotEvery) {
-		if err := l.store(ctx, l.state.Snapshot()); err != nil {
-			l.log.Warn("journal snapshot failed", "err", err) // the log is whole without it; the next event tries again
-		}
-	}
 	return nil
+}
+
+// ErrStopped is returned by [Lane.Snapshot] for a lane that has stopped.
+var ErrStopped = errors.New("lane: stopped")
+
+// Snapshot stores the whole lane as one event, so that the journal may
+// drop the lane's earlier events ([game.Journal.Compact]). It returns once
+// the snapshot is stored, or fails with [ErrStopped] if the lane stopped
+// first.
+func (l *Lane) Snapshot(ctx context.Context) error {
+	result := make(chan error, 1)
+	if !l.submit(ctx, request{op: opSnapshot, result: result}) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return ErrStopped
+	}
+	select {
+	case err := <-result:
+		return err
+	case <-l.stopped.Done():
+		return ErrStopped
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // store appends e to the lane's log, after reading back what an earlier
@@ -514,10 +540,6 @@ func (l *Lane) store(ctx context.Context, e game.Event) error {
 		return err
 	}
 	l.last = pos
-	l.appended++
-	if e.Kind == game.Snapshot {
-		l.appended = 0
-	}
 	return nil
 }
 
@@ -532,7 +554,6 @@ func (l *Lane) catchUp(ctx context.Context) error {
 	}
 	for _, e := range log.Events {
 		l.state.Apply(e)
-		l.appended++
 	}
 	l.last, l.stale = log.Last, false
 	if len(log.Events) > 0 {

@@ -63,12 +63,6 @@ const (
 	// the lane's other messages queue behind the append.
 	AppendTimeout = 2 * time.Second
 
-	// snapshotEvery is how many events a lane stores before it rolls its
-	// log up into a snapshot even though no game has ended (players
-	// joining and leaving a waiting lane), so that restoring a lane never
-	// replays a long log.
-	snapshotEvery = 256
-
 	// inboxSize is the buffer of a lane's command channel: it absorbs
 	// bursts so that readers rarely wait on a busy lane. Every lane pays
 	// for it (about 90 bytes a slot), so it is sized for a lane's dozen

@@ -45,6 +45,12 @@ const (
 	// maxBodySize bounds the body of POST /api/lanes.
 	maxBodySize = 4 << 10
 
+	// CompactInterval is how often, by default, the journal is compacted:
+	// every open lane stores a snapshot and everything before them is
+	// dropped. It bounds what a restart replays (a minute of events) at the
+	// cost of one append a lane a minute.
+	CompactInterval = time.Minute
+
 	// healthTimeout bounds /healthz's question to the store: a store that
 	// takes longer is as good as down for a lane waiting on an append.
 	healthTimeout = 2 * time.Second
@@ -71,6 +77,9 @@ type Config struct {
 	// Health, if set, reports whether the store takes writes: /healthz
 	// fails while it returns an error.
 	Health func(ctx context.Context) error
+	// CompactEvery is how often the journal is compacted; default
+	// CompactInterval.
+	CompactEvery time.Duration
 }
 
 // Lobby keeps the lanes of one server. Create lanes with [Lobby.Create];
@@ -91,6 +100,11 @@ type Lobby struct {
 	nconns  int            // guarded by mu: connections being served
 	closing bool           // guarded by mu: no new connections once set
 	opening int            // guarded by mu: lanes being created
+
+	// creating is read-held by every lane creation from before it stores
+	// the lane's opening until the lane is in lanes: a compaction takes it
+	// to see every lane whose opening it may drop.
+	creating sync.RWMutex
 }
 
 type entry struct {
@@ -117,6 +131,9 @@ func New(cfg Config) *Lobby {
 	}
 	if cfg.Lane.Journal == nil {
 		cfg.Lane.Journal = memjournal.New()
+	}
+	if cfg.CompactEvery <= 0 {
+		cfg.CompactEvery = CompactInterval
 	}
 	return &Lobby{
 		cfg:     cfg,
@@ -156,14 +173,75 @@ func (lb *Lobby) Run(ctx context.Context) error {
 	for _, l := range restored {
 		run(l)
 	}
+	ticker := time.NewTicker(lb.cfg.CompactEvery)
+	defer ticker.Stop()
+	compacted := make(chan struct{}, 1) // a compaction may run: at most one at a time
+	compacted <- struct{}{}
+	appends := lb.cfg.Lane.Metrics.Appends.Load()
 	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case l := <-lb.starts:
 			run(l)
+		case <-ticker.C:
+			if n := lb.cfg.Lane.Metrics.Appends.Load(); n == appends {
+				continue // nothing stored since the last one
+			} else {
+				appends = n
+			}
+			select {
+			case <-compacted:
+				wg.Go(func() {
+					defer func() { compacted <- struct{}{} }()
+					if err := lb.Compact(ctx); err != nil && ctx.Err() == nil {
+						lb.log.Warn("journal not compacted", "err", err)
+					}
+				})
+			default: // the last one is still running
+			}
 		}
 	}
+}
+
+// Compact bounds the journal: every open lane stores a snapshot of itself,
+// then every event stored before the first of them is dropped — the
+// earlier events of open lanes, which their snapshots replace, and the
+// logs of lanes that closed. A restart then replays one snapshot a lane
+// and what came after it. If any lane cannot store its snapshot, nothing
+// is dropped.
+func (lb *Lobby) Compact(ctx context.Context) error {
+	j := lb.cfg.Lane.Journal
+	last, err := j.Last(ctx)
+	if err != nil || last == 0 {
+		return err
+	}
+	// Every lane whose opening is at or before last is in lanes once the
+	// creations in flight have finished.
+	lb.creating.Lock()
+	lb.mu.RLock()
+	lanes := make([]*lane.Lane, 0, len(lb.lanes))
+	for _, e := range lb.lanes {
+		lanes = append(lanes, e.lane)
+	}
+	lb.mu.RUnlock()
+	lb.creating.Unlock()
+	start := time.Now()
+	for _, l := range lanes {
+		// A lane that stopped has closed (or the server is stopping, and
+		// then ctx has ended): its log may go.
+		if err := l.Snapshot(ctx); err != nil && !errors.Is(err, lane.ErrStopped) {
+			return fmt.Errorf("lobby: compaction: lane %s: %w", l.ID(), err)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := j.Compact(ctx, last+1); err != nil {
+		return fmt.Errorf("lobby: compaction: %w", err)
+	}
+	lb.log.Info("journal compacted", "lanes", len(lanes), "before", last+1, "took", time.Since(start))
+	return nil
 }
 
 // Restore brings back every lane the journal holds open, as it was: call
@@ -210,6 +288,8 @@ func (lb *Lobby) Create(ctx context.Context, name string) (*lane.Lane, error) {
 	}
 	lb.opening++ // a place held while the opening is stored, without the lock
 	lb.mu.Unlock()
+	lb.creating.RLock()
+	defer lb.creating.RUnlock()
 
 	var l *lane.Lane
 	for range 3 { // an id a closed lane had is taken in the journal: draw again

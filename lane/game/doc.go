@@ -24,9 +24,9 @@
 // taken (the name and a SHA-256 of its resume token, never the token), the
 // game started, each roll (who, frame, ball, pins), a player leaving, a new
 // game of the series, a server taking the lane up ([Claimed]: its epoch),
-// and the lane closing. A [Snapshot] holds a whole lane; it replaces the
-// lane's earlier events in the journal, so the log of a lane stays about
-// one game long.
+// and the lane closing. A [Snapshot] holds a whole lane: replayed, it
+// gives the lane as it was, whatever came before it, so a journal may drop
+// a lane's events before its last snapshot ([Journal.Compact]).
 //
 // # Encoding
 //

@@ -20,7 +20,9 @@ var ErrConflict = errors.New("game: journal: the lane's log moved on")
 type Journal interface {
 	// Append stores e as the next event of lane, whose last stored event
 	// is at position last (0: the lane has none yet), and returns e's
-	// position. A [Snapshot] event replaces the lane's earlier events.
+	// position. A [Snapshot] is stored like any event: replaying a log
+	// from its last snapshot gives the same lane, and [Journal.Compact]
+	// drops what came before.
 	//
 	// Append fails with [ErrConflict] if the lane's last event is not at
 	// last, changing nothing. Any other error means the store failed or ctx
@@ -37,6 +39,17 @@ type Journal interface {
 	// of their first stored event, for a server that starts to restore its
 	// lanes.
 	Lanes(ctx context.Context) ([]Log, error)
+
+	// Last returns the position of the last event stored, of any lane (0
+	// if none ever was). Positions never go back, not even after Compact
+	// or a restart of the store.
+	Last(ctx context.Context) (uint64, error)
+
+	// Compact drops every event stored at a position below before, of
+	// every lane; a lane left with no events is gone from Lanes. The
+	// caller first makes sure that every lane still open has a snapshot at
+	// or after before. Appends may run while it does.
+	Compact(ctx context.Context, before uint64) error
 }
 
 // Log is a lane's stored events.

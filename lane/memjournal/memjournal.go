@@ -22,12 +22,12 @@ import (
 // its mutex only to copy, never to encode or decode.
 type Journal struct {
 	mu    sync.Mutex
-	pos   uint64 // the last position given, to any lane
-	lanes map[string]*lane
+	pos   uint64           // the last position given, to any lane; never goes back
+	lanes map[string]*lane // the lanes with at least one event
 }
 
 type lane struct {
-	events []stored // since the lane's last snapshot, oldest first
+	events []stored // oldest first; never empty
 }
 
 type stored struct {
@@ -57,17 +57,14 @@ func (j *Journal) Append(ctx context.Context, id string, last uint64, e game.Eve
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	l := j.lanes[id]
+	if at := l.last(); at != last {
+		return 0, fmt.Errorf("memjournal: append to lane %q after %d: its last event is at %d: %w", id, last, at, game.ErrConflict)
+	}
 	if l == nil {
 		l = new(lane)
 		j.lanes[id] = l
 	}
-	if at := l.last(); at != last {
-		return 0, fmt.Errorf("memjournal: append to lane %q after %d: its last event is at %d: %w", id, last, at, game.ErrConflict)
-	}
 	j.pos++
-	if e.Kind == game.Snapshot {
-		l.events = nil // a new array: a Read may still be decoding the old one
-	}
 	l.events = append(l.events, stored{j.pos, data})
 	return j.pos, nil
 }
@@ -116,8 +113,46 @@ func (j *Journal) Lanes(ctx context.Context) ([]game.Log, error) {
 	return logs, nil
 }
 
+// Last returns the position of the last event stored, of any lane: the
+// last position given, even if [Journal.Compact] has dropped its event.
+func (j *Journal) Last(ctx context.Context) (uint64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("memjournal: last position: %w", err)
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.pos, nil
+}
+
+// Compact drops every event stored at a position below before, of every
+// lane, and the lanes left with none. Positions go on from where they
+// were.
+func (j *Journal) Compact(ctx context.Context, before uint64) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("memjournal: compact before %d: %w", before, err)
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for id, l := range j.lanes {
+		if l.events[0].pos >= before {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(l.events, before, func(s stored, pos uint64) int { return cmp.Compare(s.pos, pos) })
+		if i == len(l.events) {
+			delete(j.lanes, id)
+			continue
+		}
+		// A new array, so that the dropped events can be freed; a Read
+		// may still be decoding the old one, which stays as it is.
+		l.events = slices.Clone(l.events[i:])
+	}
+	return nil
+}
+
+// last returns the position of the lane's last event; 0 for a lane with
+// none (nil).
 func (l *lane) last() uint64 {
-	if len(l.events) == 0 {
+	if l == nil {
 		return 0
 	}
 	return l.events[len(l.events)-1].pos
@@ -125,7 +160,7 @@ func (l *lane) last() uint64 {
 
 // decode decodes a lane's stored events. It needs no lock: a stored
 // event is never overwritten (appends write past the end of the slice the
-// caller took, and a snapshot starts a new one).
+// caller took, and Compact makes a new one).
 func decode(id string, after uint64, events []stored) (game.Log, error) {
 	log := game.Log{Lane: id, Last: after}
 	if len(events) == 0 {

@@ -20,8 +20,21 @@
 // that when its answer is lost and the store says "wrong last sequence" (or
 // "duplicate"), reading the lane's last message tells whether that message
 // is ours: then the append is in, otherwise the lane moved on and the
-// append fails with [game.ErrConflict]. A [game.Snapshot] is published as a
-// subject rollup, which deletes the lane's earlier messages.
+// append fails with [game.ErrConflict]. The stream remembers an id for 2
+// minutes, across purges: an append of the same event after the same
+// position to a lane whose messages were all purged in the meantime is a
+// new one, stored under an id with a suffix of its own.
+//
+// # Compaction
+//
+// A [game.Snapshot] is a message like any other: no subject rollup, which
+// would purge the lane's subject, scanning every message stored since the
+// lane's first (all lanes' messages interleave). [Journal.Compact] purges
+// the stream up to a sequence instead, of every lane at once: the blocks
+// below it are removed whole. [Journal.Last] is the stream's last
+// sequence, which JetStream keeps after a purge, even of every message,
+// and across restarts: positions never go back. A read that runs into a
+// compaction returns what the stream holds after it.
 //
 // # Durability
 //

@@ -2,6 +2,7 @@ package natsjournal
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -172,6 +173,11 @@ func (j *Journal) open(ctx context.Context) error {
 		Subjects:    []string{SubjectPrefix + "*"},
 		Storage:     jetstream.FileStorage,
 		Replicas:    j.cfg.Replicas,
+		// Appends no longer roll a lane's subject up, but a server of an
+		// earlier version still does with every snapshot: while one
+		// shares a cluster with this one (a rolling upgrade), turning
+		// rollups off would make its snapshots fail. Allowing them costs
+		// nothing.
 		AllowRollup: true,
 		Duplicates:  duplicateWindow,
 	})
@@ -231,35 +237,89 @@ func (j *Journal) Append(ctx context.Context, lane string, last uint64, e game.E
 	if err != nil {
 		return 0, fmt.Errorf("natsjournal: append to lane %q: %w", lane, err)
 	}
+	ctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
+	defer cancel()
 	id := msgID(lane, last, data)
-	msg := &nats.Msg{Subject: subject, Data: data, Header: make(nats.Header, 3)}
-	if e.Kind == game.Snapshot {
-		msg.Header.Set(jetstream.MsgRollup, jetstream.MsgRollupSubject)
+	for again := false; ; again = true {
+		msg := &nats.Msg{Subject: subject, Data: data, Header: make(nats.Header, 3)}
+		ack, err := j.js.PublishMsg(ctx, msg,
+			jetstream.WithExpectLastSequencePerSubject(last),
+			jetstream.WithMsgID(id))
+		switch {
+		case err == nil && !ack.Duplicate:
+			return ack.Sequence, nil
+		case err != nil && !wrongLast(err):
+			return 0, fmt.Errorf("natsjournal: append to lane %q after %d: %s%w", lane, last, j.state(), err)
+		}
+		duplicate := err == nil
+		// The lane did not end at last, or the stream already holds this
+		// id: either another writer got there first, or this very append
+		// landed before and its answer was lost. The lane's last message
+		// tells.
+		m, err := j.stream.GetLastMsgForSubject(ctx, subject)
+		var at uint64 // the lane's last message; 0 if it has none
+		switch {
+		case errors.Is(err, jetstream.ErrMsgNotFound):
+		case err != nil:
+			return 0, fmt.Errorf("natsjournal: append to lane %q after %d was refused, and reading its last event failed: %s%w", lane, last, j.state(), err)
+		case sameAppend(m.Header.Get(jetstream.MsgIDHeader), id):
+			return m.Sequence, nil
+		default:
+			at = m.Sequence
+		}
+		if duplicate && at == last && !again {
+			// A duplicate, yet the lane ends where the caller says: the
+			// message the stream remembers by this id, an earlier append
+			// of the same event after the same position, has been
+			// compacted away with the rest of the lane (last is 0 then).
+			// This append is a new one: store it under an id of its own,
+			// which sameAppend takes for this one's when it is retried.
+			id += "/" + rand.Text()
+			continue
+		}
+		return 0, fmt.Errorf("natsjournal: append to lane %q after %d: its last event is at %d: %w", lane, last, at, game.ErrConflict)
+	}
+}
+
+// Last returns the position of the last event stored, of any lane: the
+// stream's last sequence, which a purge does not take back (JetStream
+// keeps it, across restarts too, even with no message left).
+func (j *Journal) Last(ctx context.Context) (uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
+	defer cancel()
+	info, err := j.stream.Info(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("natsjournal: last position: %s%w", j.state(), err)
+	}
+	return info.State.LastSeq, nil
+}
+
+// Compact drops every event stored at a position below before, of every
+// lane, with one purge of the stream up to that sequence: the message
+// blocks below it are removed whole, at a cost in proportion to what is
+// dropped rather than a scan of the stream for each lane. A before beyond
+// the position that follows [Journal.Last] is taken as that one:
+// JetStream would otherwise move its sequences on to before.
+func (j *Journal) Compact(ctx context.Context, before uint64) error {
+	if before <= 1 {
+		// Nothing is below 1; and a purge up to sequence 0 would be a
+		// purge of everything.
+		return ctx.Err()
 	}
 	ctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
 	defer cancel()
-	ack, err := j.js.PublishMsg(ctx, msg,
-		jetstream.WithExpectLastSequencePerSubject(last),
-		jetstream.WithMsgID(id))
-	switch {
-	case err == nil && !ack.Duplicate:
-		return ack.Sequence, nil
-	case err != nil && !wrongLast(err):
-		return 0, fmt.Errorf("natsjournal: append to lane %q after %d: %s%w", lane, last, j.state(), err)
+	info, err := j.stream.Info(ctx)
+	if err != nil {
+		return fmt.Errorf("natsjournal: compact before %d: %s%w", before, j.state(), err)
 	}
-	// The lane did not end at last, or the stream already holds this id:
-	// either another writer got there first, or this very append landed
-	// before and its answer was lost. The lane's last message tells.
-	m, err := j.stream.GetLastMsgForSubject(ctx, subject)
-	switch {
-	case errors.Is(err, jetstream.ErrMsgNotFound):
-		return 0, fmt.Errorf("natsjournal: append to lane %q after %d: the lane has no events: %w", lane, last, game.ErrConflict)
-	case err != nil:
-		return 0, fmt.Errorf("natsjournal: append to lane %q after %d was refused, and reading its last event failed: %s%w", lane, last, j.state(), err)
-	case m.Header.Get(jetstream.MsgIDHeader) == id:
-		return m.Sequence, nil
+	before = min(before, info.State.LastSeq+1)
+	if before <= info.State.FirstSeq {
+		return nil // dropped already, or nothing stored
 	}
-	return 0, fmt.Errorf("natsjournal: append to lane %q after %d: its last event is at %d: %w", lane, last, m.Sequence, game.ErrConflict)
+	if err := j.stream.Purge(ctx, jetstream.WithPurgeSequence(before)); err != nil {
+		return fmt.Errorf("natsjournal: compact before %d: %s%w", before, j.state(), err)
+	}
+	return nil
 }
 
 // state explains a failed request by the connection's state, if it is
@@ -291,6 +351,13 @@ func msgID(lane string, last uint64, data []byte) string {
 	b = append(b, ':')
 	b = hex.AppendEncode(b, sum[:8])
 	return string(b)
+}
+
+// sameAppend reports whether a stored message's id, got, is that of the
+// append whose id is id: the same, or the same followed by the suffix
+// that Append adds when it stores an event again after a compaction.
+func sameAppend(got, id string) bool {
+	return got == id || strings.HasPrefix(got, id+"/")
 }
 
 // subjectOf returns a lane's subject, or an error if its id cannot be one

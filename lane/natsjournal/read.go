@@ -1,10 +1,12 @@
 package natsjournal
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -111,9 +113,17 @@ func decode(msgs []stored) ([]game.Event, error) {
 //
 // It reads with an ordered consumer, which knows at its creation how many
 // messages match (NumPending): read stops once it has had that many, or
-// a message says none are left (a rollup may delete some on the way), so
-// it never waits for a message that will not come. A read that gets no
+// a message says none are left, so it never waits for a message that will
+// not come. Except when a compaction purges messages that the consumer
+// has counted and not yet delivered: the server does not take them off
+// its count, so neither end comes. So once no message has come for
+// [quietProbe], read asks the stream whether a message after the last it
+// had is still there to come, and stops if none is. A read that gets no
 // message for the configured Timeout fails.
+//
+// A compaction during the read would also leave a gap between the
+// messages read before it and after it: read drops the first ones, as if
+// it had begun after the compaction.
 func (j *Journal) read(ctx context.Context, filter string, after uint64) ([]stored, error) {
 	cfg := jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{filter},
@@ -180,34 +190,87 @@ func (j *Journal) read(ctx context.Context, filter string, after uint64) ([]stor
 	}
 	defer cc.Stop()
 
-	idle := time.NewTicker(j.cfg.Timeout)
-	defer idle.Stop()
-	seen := -1
+	tick := time.NewTicker(quietProbe)
+	defer tick.Stop()
+	seen, since := 0, time.Now() // the messages had, since when
 	for {
 		select {
 		case err := <-result:
-			return msgs, err // finish set done: the handler is through with msgs
+			if err != nil {
+				return nil, err
+			}
+			return j.dropPurged(ctx, msgs) // finish set done: the handler is through with msgs
 		case <-ctx.Done():
 			mu.Lock()
 			done = true // msgs is no longer appended to
 			mu.Unlock()
 			return nil, ctx.Err()
-		case <-idle.C:
+		case now := <-tick.C:
 			mu.Lock()
-			n, why := len(msgs), lastErr
-			if n == seen {
-				done = true
+			n, why, next := len(msgs), lastErr, after+1
+			if n > 0 {
+				next = msgs[n-1].seq + 1
 			}
 			mu.Unlock()
-			if n == seen {
+			if n != seen {
+				seen, since = n, now
+				continue
+			}
+			more, err := j.more(ctx, filter, next)
+			if err == nil && !more {
+				mu.Lock()
+				done = true
+				mu.Unlock()
+				return j.dropPurged(ctx, msgs)
+			}
+			if now.Sub(since) >= j.cfg.Timeout {
+				mu.Lock()
+				done = true
+				mu.Unlock()
 				if why == nil {
 					why = errors.New("the server sent nothing")
 				}
 				return nil, fmt.Errorf("no message for %v after %d of %d: %w", j.cfg.Timeout, n, pending, why)
 			}
-			seen = n
 		}
 	}
+}
+
+// dropPurged drops from msgs, read in order, those that a compaction has
+// purged since they were read, so that a read that ran into a compaction
+// returns what the stream holds after it, not the messages before it and
+// after it without those it purged on the way.
+func (j *Journal) dropPurged(ctx context.Context, msgs []stored) ([]stored, error) {
+	if len(msgs) == 0 {
+		return msgs, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
+	defer cancel()
+	info, err := j.stream.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("stream info: %w", err)
+	}
+	i, _ := slices.BinarySearchFunc(msgs, info.State.FirstSeq, func(m stored, seq uint64) int { return cmp.Compare(m.seq, seq) })
+	return msgs[i:], nil
+}
+
+// quietProbe is how long a read waits for a message before it asks the
+// stream whether one is still to come.
+const quietProbe = 100 * time.Millisecond
+
+// more reports whether the stream holds a message on the subjects of
+// filter at sequence from or after it.
+func (j *Journal) more(ctx context.Context, filter string, from uint64) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
+	defer cancel()
+	_, err := j.stream.GetMsg(ctx, from, jetstream.WithGetMsgSubject(filter))
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		return false, nil
+	}
+	return false, err
 }
 
 // deleteConsumer deletes a read's consumer right away rather than leave

@@ -7,17 +7,21 @@
 //	}
 //
 // The suite covers fenced appends and conflicts, reads after a position,
-// snapshots replacing a lane's history, the listing of every lane,
-// concurrent appends (run it with -race) and the exact round trip of every
-// kind of event: field for field, except that an empty slice in a snapshot
-// may come back nil or the other way round, as the stored form does not
-// tell them apart.
+// snapshots stored like any event, the listing of every lane, the last
+// position, compaction, concurrent appends (run it with -race) and the
+// exact round trip of every kind of event: field for field, except that an
+// empty slice in a snapshot may come back nil or the other way round, as
+// the stored form does not tell them apart.
 //
 // open may return a fresh journal each time or the same one for every
 // subtest: the subtests use lane ids of their own, unique to the run, and
 // ignore lanes they did not write. The ids are valid NATS subject tokens
 // (letters, digits and '-'). open owns what it returns; close it with
 // t.Cleanup if it needs closing.
+//
+// Nothing else may use the journal while the suite runs, and nothing in
+// it may matter: Last is checked against the suite's own appends, and the
+// Compact subtests drop the events of every lane, not only their own.
 package journaltest
 
 import (
@@ -54,11 +58,16 @@ func Run(t *testing.T, open func(t *testing.T) game.Journal) {
 		{"WrongLastConflicts", testWrongLastConflicts},
 		{"ReadAll", testReadAll},
 		{"ReadAfter", testReadAfter},
-		{"SnapshotReplaces", testSnapshotReplaces},
+		{"SnapshotIsAnEvent", testSnapshotIsAnEvent},
 		{"Lanes", testLanes},
+		{"Last", testLast},
 		{"ConcurrentLanes", testConcurrentLanes},
 		{"ConcurrentOneLane", testConcurrentOneLane},
 		{"RoundTrip", testRoundTrip},
+		// These go last: they drop what the others stored.
+		{"Compact", testCompact},
+		{"CompactAll", testCompactAll},
+		{"CompactWhileAppending", testCompactWhileAppending},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), timeout)
@@ -192,35 +201,38 @@ func testReadAfter(t *testing.T, ctx context.Context, j game.Journal, ids *idSou
 	})
 }
 
-func testSnapshotReplaces(t *testing.T, ctx context.Context, j game.Journal, ids *idSource) {
+// testSnapshotIsAnEvent checks that a snapshot replaces nothing: the
+// lane's log goes on through it, as through any event.
+func testSnapshotIsAnEvent(t *testing.T, ctx context.Context, j game.Journal, ids *idSource) {
 	lane := ids.lane("snap")
 	events := gameEvents(t, lane)
 	pos := appendAll(t, ctx, j, lane, events)
-	before := pos[len(pos)-1]
+	end := pos[len(pos)-1]
 
 	snap := game.Replay(events).Snapshot()
-	sp := mustAppend(t, ctx, j, lane, before, snap)
-	if sp <= before {
-		t.Fatalf("Append(snapshot, last %d) = %d, want a position above %d", before, sp, before)
-	}
-	wantLog(t, ctx, j, lane, 0, sp, snap)
-	wantLog(t, ctx, j, lane, pos[2], sp, snap)
+	sp := mustAppend(t, ctx, j, lane, end, snap)
+	all := append(slices.Clone(events), snap)
+	wantLog(t, ctx, j, lane, 0, sp, all...)
+	wantLog(t, ctx, j, lane, pos[2], sp, all[3:]...)
+	wantLog(t, ctx, j, lane, end, sp, snap)
 
-	// The log goes on after the snapshot, and a second snapshot replaces
-	// the first and what followed it.
+	// The log goes on after the snapshot, and a second one replaces
+	// nothing either.
 	next := game.Event{Kind: game.Claimed, Epoch: 2, Node: "b"}
 	np := mustAppend(t, ctx, j, lane, sp, next)
-	wantLog(t, ctx, j, lane, 0, np, snap, next)
-	wantLog(t, ctx, j, lane, sp, np, next)
-
 	snap2 := game.Replay([]game.Event{snap, next}).Snapshot()
 	sp2 := mustAppend(t, ctx, j, lane, np, snap2)
-	wantLog(t, ctx, j, lane, 0, sp2, snap2)
+	all = append(all, next, snap2)
+	wantLog(t, ctx, j, lane, 0, sp2, all...)
+	wantLog(t, ctx, j, lane, sp, sp2, next, snap2)
 
-	// The old positions are gone: appending after them conflicts.
-	if _, err := j.Append(ctx, lane, np, next); !errors.Is(err, game.ErrConflict) {
-		t.Fatalf("Append(last %d) after a snapshot at %d: %v, want an error wrapping game.ErrConflict", np, sp2, err)
+	// The fence is the lane's last event, as always.
+	for _, stale := range []uint64{end, sp, np} {
+		if _, err := j.Append(ctx, lane, stale, next); !errors.Is(err, game.ErrConflict) {
+			t.Fatalf("Append(last %d) to a lane that ends at %d: %v, want an error wrapping game.ErrConflict", stale, sp2, err)
+		}
 	}
+	wantLog(t, ctx, j, lane, 0, sp2, all...)
 }
 
 func testLanes(t *testing.T, ctx context.Context, j game.Journal, ids *idSource) {
@@ -233,9 +245,6 @@ func testLanes(t *testing.T, ctx context.Context, j game.Journal, ids *idSource)
 		t.Helper()
 		w := want[lane]
 		w.Last = mustAppend(t, ctx, j, lane, w.Last, e)
-		if e.Kind == game.Snapshot {
-			w.Events = nil
-		}
 		w.Events = append(w.Events, e)
 	}
 	// Interleaved, with the lanes' first events in the order a, b, c.
@@ -251,14 +260,15 @@ func testLanes(t *testing.T, ctx context.Context, j game.Journal, ids *idSource)
 	}
 	wantLanes(t, ctx, j, ids, want, a, b, c)
 
-	// A snapshot replaces a's first events: a now comes last.
+	// A snapshot is one more event: a keeps its place.
 	add(a, game.Replay(ea[:7]).Snapshot())
 	add(b, eb[6])
-	wantLanes(t, ctx, j, ids, want, b, c, a)
+	wantLanes(t, ctx, j, ids, want, a, b, c)
 }
 
 // wantLanes checks that Lanes holds the logs of want, in the order of
-// lanes, among those of other subtests, and that it is well formed.
+// lanes, among those of other subtests, and that it is well formed. A lane
+// of want that is not in lanes must not be listed.
 func wantLanes(t *testing.T, ctx context.Context, j game.Journal, ids *idSource, want map[string]*game.Log, lanes ...string) {
 	t.Helper()
 	logs, err := j.Lanes(ctx)
@@ -285,6 +295,32 @@ func wantLanes(t *testing.T, ctx context.Context, j game.Journal, ids *idSource,
 	if !slices.Equal(order, lanes) {
 		t.Errorf("Lanes lists our lanes in the order %q, want %q (the order of their first stored event)", order, lanes)
 	}
+}
+
+// testLast checks that Last is the position of the last append, of any
+// lane, and that only appends move it.
+func testLast(t *testing.T, ctx context.Context, j game.Journal, ids *idSource) {
+	a, b := ids.lane("last-a"), ids.lane("last-b")
+	start := mustLast(t, ctx, j)
+	pa := mustAppend(t, ctx, j, a, 0, game.Open(a, "Last", 2))
+	if pa <= start {
+		t.Fatalf("Append(%s, last 0) = %d, want a position above %d, the journal's Last before it", a, pa, start)
+	}
+	wantLast(t, ctx, j, pa)
+	pb := mustAppend(t, ctx, j, b, 0, game.Open(b, "Last", 2))
+	wantLast(t, ctx, j, pb)
+	pa = mustAppend(t, ctx, j, a, pa, game.Event{Kind: game.Claimed, Epoch: 1, Node: "a"})
+	wantLast(t, ctx, j, pa)
+
+	// Neither a refused append nor a read moves it.
+	if _, err := j.Append(ctx, b, 0, game.Open(b, "Again", 2)); !errors.Is(err, game.ErrConflict) {
+		t.Fatalf("Append(%s, last 0) to a lane with an event: %v, want an error wrapping game.ErrConflict", b, err)
+	}
+	wantLog(t, ctx, j, a, 0, pa, game.Open(a, "Last", 2), game.Event{Kind: game.Claimed, Epoch: 1, Node: "a"})
+	if _, err := j.Lanes(ctx); err != nil {
+		t.Fatalf("Lanes: %v", err)
+	}
+	wantLast(t, ctx, j, pa)
 }
 
 func testConcurrentLanes(t *testing.T, ctx context.Context, j game.Journal, ids *idSource) {
@@ -426,6 +462,288 @@ func testRoundTrip(t *testing.T, ctx context.Context, j game.Journal, ids *idSou
 	}
 }
 
+// testCompact drops the events of four lanes, interleaved, below the
+// position of one of them: each lane keeps exactly its events at that
+// position and after, a lane left with none is gone, and appends go on
+// above every earlier position, fenced as before.
+func testCompact(t *testing.T, ctx context.Context, j game.Journal, ids *idSource) {
+	a, b, c, d := ids.lane("compact-a"), ids.lane("compact-b"), ids.lane("compact-c"), ids.lane("compact-d")
+	want := map[string]*game.Log{}
+	pos := map[string][]uint64{}
+	for _, l := range []string{a, b, c, d} {
+		want[l] = &game.Log{Lane: l}
+	}
+	add := func(lane string, e game.Event) uint64 {
+		t.Helper()
+		w := want[lane]
+		w.Last = mustAppend(t, ctx, j, lane, w.Last, e)
+		w.Events = append(w.Events, e)
+		pos[lane] = append(pos[lane], w.Last)
+		return w.Last
+	}
+	ea, eb, ec, ed := gameEvents(t, a), gameEvents(t, b), gameEvents(t, c), gameEvents(t, d)
+	add(a, ea[0])
+	add(d, ed[0])
+	add(b, eb[0])
+	add(a, ea[1])
+	add(d, ed[1])
+	before := add(c, ec[0]) // d's events are all below it
+	add(b, eb[1])
+	add(a, ea[2])
+	add(c, ec[1])
+	add(a, ea[3])
+	wantLanes(t, ctx, j, ids, want, a, d, b, c)
+
+	// Nothing is below 0 or 1.
+	mustCompact(t, ctx, j, 0)
+	mustCompact(t, ctx, j, 1)
+	wantLanes(t, ctx, j, ids, want, a, d, b, c)
+
+	last := mustLast(t, ctx, j)
+	mustCompact(t, ctx, j, before)
+	want[a].Events = want[a].Events[2:]
+	want[b].Events = want[b].Events[1:]
+	// c's first event is at before: it stays.
+	want[d] = &game.Log{Lane: d}
+	check := func() {
+		t.Helper()
+		for _, l := range []string{a, b, c, d} {
+			wantLog(t, ctx, j, l, 0, want[l].Last, want[l].Events...)
+		}
+		// After a position that was dropped: the same.
+		wantLog(t, ctx, j, a, pos[a][0], want[a].Last, want[a].Events...)
+		wantLog(t, ctx, j, d, pos[d][0], pos[d][0])
+		wantLanes(t, ctx, j, ids, want, c, b, a)
+		wantLast(t, ctx, j, last)
+	}
+	check()
+
+	// Again, and below it: nothing more goes.
+	mustCompact(t, ctx, j, before)
+	mustCompact(t, ctx, j, before-1)
+	mustCompact(t, ctx, j, 1)
+	check()
+
+	// The fence holds: at a lane's last event, wherever an append
+	// expects another one, dropped or not.
+	for _, tc := range []struct {
+		name string
+		lane string
+		last uint64
+	}{
+		{"an event of a lane that stayed", a, pos[a][2]},
+		{"a dropped event of a lane that stayed", a, pos[a][1]},
+		{"the dropped event before a lane's first", b, pos[b][0]},
+		{"the last event of a lane that is gone", d, pos[d][1]},
+		{"0 on a lane that stayed", c, 0},
+	} {
+		e := game.Event{Kind: game.Claimed, Epoch: 9, Node: "z"}
+		if p, err := j.Append(ctx, tc.lane, tc.last, e); !errors.Is(err, game.ErrConflict) {
+			t.Errorf("Append(%s, last %d: %s) = %d, %v; want an error wrapping game.ErrConflict", tc.lane, tc.last, tc.name, p, err)
+		}
+	}
+	check()
+
+	// Appends go on above every position given before the compaction. A
+	// lane that is gone starts again from 0, here with the same event
+	// after the same position as its first: a store that recognises a
+	// retried append by what it appends must not take it for one.
+	for _, step := range []struct {
+		lane string
+		e    game.Event
+	}{
+		{a, game.Replay(ea[:4]).Snapshot()},
+		{d, ed[0]},
+		{b, eb[2]},
+	} {
+		if p := add(step.lane, step.e); p <= last {
+			t.Errorf("Append(%s) after a compaction = %d, want a position above %d, the last before it", step.lane, p, last)
+		}
+	}
+	check = func() {
+		t.Helper()
+		for _, l := range []string{a, b, c, d} {
+			wantLog(t, ctx, j, l, 0, want[l].Last, want[l].Events...)
+		}
+		wantLanes(t, ctx, j, ids, want, c, b, a, d)
+		wantLast(t, ctx, j, want[b].Last)
+	}
+	check()
+}
+
+// testCompactAll drops every event: no lane is left, and positions go on
+// from where they were.
+func testCompactAll(t *testing.T, ctx context.Context, j game.Journal, ids *idSource) {
+	a, b := ids.lane("all-a"), ids.lane("all-b")
+	ea, eb := gameEvents(t, a)[:4], gameEvents(t, b)[:3]
+	appendAll(t, ctx, j, a, ea)
+	pb := appendAll(t, ctx, j, b, eb)
+	last := pb[len(pb)-1]
+	wantLast(t, ctx, j, last)
+
+	mustCompact(t, ctx, j, last+1)
+	gone := func(last uint64) {
+		t.Helper()
+		wantLog(t, ctx, j, a, 0, 0)
+		wantLog(t, ctx, j, b, 0, 0)
+		logs, err := j.Lanes(ctx)
+		if err != nil {
+			t.Fatalf("Lanes: %v", err)
+		}
+		if len(logs) > 0 {
+			t.Errorf("Lanes after a compaction of every event = %d lanes, the first %q; want none", len(logs), logs[0].Lane)
+		}
+		wantLast(t, ctx, j, last)
+	}
+	gone(last)
+	mustCompact(t, ctx, j, last+1)
+	gone(last)
+
+	// The same first event again, after the same position.
+	p := mustAppend(t, ctx, j, a, 0, ea[0])
+	if p <= last {
+		t.Fatalf("Append(%s, last 0) after every event was dropped = %d, want a position above %d", a, p, last)
+	}
+	wantLast(t, ctx, j, p)
+	wantLog(t, ctx, j, a, 0, p, ea[0])
+
+	// Beyond the last position: everything goes all the same, and
+	// positions still grow.
+	mustCompact(t, ctx, j, p+1000)
+	wantLog(t, ctx, j, a, 0, 0)
+	last = mustLast(t, ctx, j)
+	if last < p {
+		t.Errorf("Last after Compact(%d) = %d, want at least %d: positions never go back", p+1000, last, p)
+	}
+	p2 := mustAppend(t, ctx, j, a, 0, ea[0])
+	if p2 <= last {
+		t.Errorf("Append(%s, last 0) = %d, want a position above %d", a, p2, last)
+	}
+	wantLog(t, ctx, j, a, 0, p2, ea[0])
+}
+
+// testCompactWhileAppending compacts as a server does, while its lanes
+// append and are read: it takes the journal's last position, waits until
+// every lane has appended after it, then drops everything up to it. No
+// append fails, and every read is a run of the lane's events without a
+// gap, up to its last.
+func testCompactWhileAppending(t *testing.T, ctx context.Context, j game.Journal, ids *idSource) {
+	const (
+		lanes = 4
+		least = 50   // appends of each lane, and more until enough compactions ran
+		most  = 5000 // appends of each lane at most
+		runs  = 5    // compactions enough
+	)
+	// The k-th event of a lane (from 0), all different.
+	event := func(k int) game.Event { return game.Event{Kind: game.Claimed, Epoch: uint64(k) + 1, Node: "cwa"} }
+	// run reports whether events are event(first), event(first+1), …
+	// event(k), and the first of them.
+	run := func(events []game.Event, k int) (first int, ok bool) {
+		first = k + 1 - len(events)
+		for i, e := range events {
+			if e != event(first+i) {
+				return first, false
+			}
+		}
+		return first, len(events) > 0
+	}
+	var (
+		ended       sync.WaitGroup
+		lasts       [lanes]atomic.Uint64 // each lane's last append
+		over        [lanes]atomic.Bool   // each lane's end
+		counts      [lanes]int           // each lane's appends, once ended
+		compactions atomic.Int64
+	)
+	names := make([]string, lanes)
+	for i := range lanes {
+		names[i] = ids.lane(fmt.Sprintf("cwa%d", i))
+		ended.Go(func() {
+			defer over[i].Store(true)
+			var last uint64
+			for k := 0; (k < least || compactions.Load() < runs) && !t.Failed(); k++ {
+				if k == most {
+					t.Errorf("lane %s: %d appends, and only %d compactions", names[i], k, compactions.Load())
+					return
+				}
+				pos, err := j.Append(ctx, names[i], last, event(k))
+				if err != nil {
+					t.Errorf("lane %s: append #%d after %d: %v", names[i], k, last, err)
+					return
+				}
+				last = pos
+				lasts[i].Store(pos)
+				counts[i] = k + 1
+				// Read now and then, while compactions run.
+				if k%5 != 4 {
+					continue
+				}
+				log, err := j.Read(ctx, names[i], 0)
+				if err != nil {
+					t.Errorf("lane %s: Read: %v", names[i], err)
+					return
+				}
+				if first, ok := run(log.Events, k); !ok || log.Last != last {
+					t.Errorf("lane %s: Read after append #%d at %d = %d events, last %d, a run of its events from #%d: %t; want a run up to #%d, last %d: %v",
+						names[i], k, last, len(log.Events), log.Last, first, ok, k, last, epochs(log.Events))
+					return
+				}
+			}
+		})
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			upTo, err := j.Last(ctx)
+			if err != nil {
+				t.Errorf("Last: %v", err)
+				return
+			}
+			// Wait until every lane has appended after upTo. A lane that
+			// ended will not: the compactions are over then.
+			for i := 0; i < lanes; {
+				switch {
+				case lasts[i].Load() > upTo:
+					i++
+				case over[i].Load():
+					return
+				default:
+					time.Sleep(100 * time.Microsecond)
+				}
+			}
+			if err := j.Compact(ctx, upTo+1); err != nil {
+				t.Errorf("Compact(%d): %v", upTo+1, err)
+				return
+			}
+			compactions.Add(1)
+		}
+	}()
+	ended.Wait()
+	<-done
+	t.Logf("%d compactions, %v appends", compactions.Load(), counts)
+	if n := compactions.Load(); n < runs && !t.Failed() {
+		t.Errorf("%d compactions ran while the lanes appended, want at least %d", n, runs)
+	}
+	for i, l := range names {
+		log, err := j.Read(ctx, l, 0)
+		if err != nil {
+			t.Fatalf("Read(%s): %v", l, err)
+		}
+		if first, ok := run(log.Events, counts[i]-1); !ok || log.Last != lasts[i].Load() || first == 0 {
+			t.Errorf("lane %s at the end = %d events, last %d, a run of its events from #%d: %t; want a run up to #%d, last %d, without the first",
+				l, len(log.Events), log.Last, first, ok, counts[i]-1, lasts[i].Load())
+		}
+	}
+}
+
+func epochs(events []game.Event) []uint64 {
+	var out []uint64
+	for _, e := range events {
+		out = append(out, e.Epoch)
+	}
+	return out
+}
+
 // gameEvents returns the events of a lane played through one whole game by
 // two players, decided by the lane's own rules.
 func gameEvents(t *testing.T, lane string) []game.Event {
@@ -475,6 +793,29 @@ func mustAppend(t *testing.T, ctx context.Context, j game.Journal, lane string, 
 		t.Fatalf("Append(%s, last %d, %s) = %d, want a position above %d", lane, last, e.Kind, pos, last)
 	}
 	return pos
+}
+
+func mustLast(t *testing.T, ctx context.Context, j game.Journal) uint64 {
+	t.Helper()
+	last, err := j.Last(ctx)
+	if err != nil {
+		t.Fatalf("Last: %v", err)
+	}
+	return last
+}
+
+func wantLast(t *testing.T, ctx context.Context, j game.Journal, want uint64) {
+	t.Helper()
+	if got := mustLast(t, ctx, j); got != want {
+		t.Fatalf("Last = %d, want %d", got, want)
+	}
+}
+
+func mustCompact(t *testing.T, ctx context.Context, j game.Journal, before uint64) {
+	t.Helper()
+	if err := j.Compact(ctx, before); err != nil {
+		t.Fatalf("Compact(%d): %v", before, err)
+	}
 }
 
 // appendAll appends events to lane in order and returns their positions.
