@@ -47,7 +47,8 @@ func rollOnce(l *Lane, players []*client, pins *int) {
 	}
 	standing := l.state.Match().Players()[seat].Game.Standing()
 	*pins = (*pins + 3) % (standing + 1)
-	l.handle(context.Background(), request{op: opMessage, c: players[seat], msg: protocol.Request{Type: protocol.TypeRoll, Pins: pins, ID: "r"}})
+	frame, ball := l.upGame().CurrentFrame(), l.upGame().Ball()
+	l.handle(context.Background(), request{op: opMessage, c: players[seat], msg: protocol.Request{Type: protocol.TypeRoll, Pins: pins, Frame: &frame, Ball: &ball, ID: "r"}})
 }
 
 func BenchmarkRollAndFanOut(b *testing.B) {

@@ -47,14 +47,14 @@ func TestAppendFailureChangesNothing(t *testing.T) {
 	l, a := seatedLane(t, j)
 	board := string(l.BoardJSON())
 	j.fail = true
-	l.send(a, `{"type":"roll","pins":7,"id":"r1"}`)
+	l.send(a, l.roll(7, `,"id":"r1"`))
 	if r := replies(a); len(r) != 1 || r[0]["code"] != "unavailable" || r[0]["ref"] != "r1" {
 		t.Fatalf("a roll the store refused was answered %v, want unavailable", r)
 	}
 	if string(l.BoardJSON()) != board {
 		t.Fatal("a roll the store refused changed the board")
 	}
-	l.send(a, `{"type":"roll","pins":7,"id":"r2"}`)
+	l.send(a, l.roll(7, `,"id":"r2"`))
 	if r := replies(a); len(r) != 1 || r[0]["type"] != "ack" {
 		t.Fatalf("the roll tried again was answered %v, want an ack", r)
 	}
@@ -65,22 +65,31 @@ func TestAppendFailureChangesNothing(t *testing.T) {
 }
 
 // TestLostAppendIsReadBack: an append that landed but whose answer was
-// lost is refused to the client, and shown on the board as soon as the
-// lane next appends: the log is the truth.
+// lost is refused to the client, and the lane reads it back before it
+// decides anything else: the log is the truth. The client that sends the
+// roll again is told it is stale, so the roll never counts twice.
 func TestLostAppendIsReadBack(t *testing.T) {
 	j := &faulty{Journal: memjournal.New()}
 	l, a := seatedLane(t, j)
+	again := l.roll(7, `,"id":"r2"`)
 	j.lose = true
-	l.send(a, `{"type":"roll","pins":7,"id":"r1"}`)
+	l.send(a, l.roll(7, `,"id":"r1"`))
 	if r := replies(a); len(r) != 1 || r[0]["code"] != "unavailable" {
 		t.Fatalf("a roll whose answer was lost was answered %v, want unavailable", r)
 	}
-	l.send(a, `{"type":"roll","pins":2,"id":"r2"}`)
-	if r := replies(a); len(r) != 1 || r[0]["type"] != "ack" {
-		t.Fatalf("the next roll was answered %v, want an ack", r)
+	l.send(a, again)
+	if r := replies(a); len(r) != 1 || r[0]["code"] != "stale_roll" {
+		t.Fatalf("the same roll sent again was answered %v, want stale_roll", r)
 	}
-	if b := currentBoard(t, l); len(b.Players[0].Frames) != 1 || b.Players[0].Frames[0].Marks != "7|2" {
-		t.Fatalf("board = %+v, want the stored 7 and then the 2", b.Players[0])
+	if b := currentBoard(t, l); len(b.Players[0].Frames) != 1 || b.Players[0].Frames[0].Marks != "7" {
+		t.Fatalf("board = %+v, want the stored 7", b.Players[0])
+	}
+	l.send(a, l.roll(2, `,"id":"r3"`))
+	if r := replies(a); len(r) != 1 || r[0]["type"] != "ack" {
+		t.Fatalf("the next ball was answered %v, want an ack", r)
+	}
+	if b := currentBoard(t, l); b.Players[0].Frames[0].Marks != "7|2" {
+		t.Fatalf("board = %+v, want 7|2", b.Players[0])
 	}
 	checkConsistent(t, l)
 }

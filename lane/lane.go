@@ -301,7 +301,11 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 // closes it. If the journal cannot take that, the lane closes all the same
 // and comes back, idle, after a restart.
 func (l *Lane) closeIdle(ctx context.Context) {
-	if err := l.store(ctx, l.state.Close("idle")); err != nil {
+	err := l.sync(ctx)
+	if err == nil {
+		err = l.store(ctx, l.state.Close("idle"))
+	}
+	if err != nil {
 		l.log.Warn("could not record the lane's closing", "err", err)
 	}
 	l.closeAll(websocket.StatusGoingAway, protocol.CodeLaneClosed, "the lane was idle")
@@ -349,8 +353,8 @@ func (l *Lane) handle(ctx context.Context, r request) {
 	case opRead:
 		l.read(ctx, r.c, r.data, r.refusal)
 	case opSnapshot:
-		var err error
-		if l.journal != nil {
+		err := l.sync(ctx)
+		if err == nil {
 			err = l.store(ctx, l.state.Snapshot())
 		}
 		r.result <- err
@@ -406,6 +410,10 @@ func (l *Lane) message(ctx context.Context, c *client, m protocol.Request) {
 	if _, ok := l.clients[c]; !ok {
 		return // sent just before the connection went away
 	}
+	if err := l.sync(ctx); err != nil {
+		l.refuse(c, m.ID, err) // a decision on a state that may be behind the log could be wrong
+		return
+	}
 	if m.Type == protocol.TypeJoin || m.Type == protocol.TypeResume {
 		if c.seat != "" {
 			l.refuse(c, m.ID, protocol.Errorf(protocol.CodeAlreadySeated, "this connection already holds %s's seat", c.seat))
@@ -428,7 +436,7 @@ func (l *Lane) message(ctx context.Context, c *client, m protocol.Request) {
 	case protocol.TypeStart:
 		e, err = l.state.Start(c.seat)
 	case protocol.TypeRoll:
-		e, err = l.state.Roll(c.seat, *m.Pins)
+		e, err = l.state.Roll(game.Throw{By: c.seat, For: bowling.Name(strings.ToUpper(m.Name)), Frame: *m.Frame, Ball: *m.Ball, Pins: *m.Pins, UpOffline: l.upOffline()})
 	case protocol.TypeLeave:
 		e, err = l.state.Leave(c.seat)
 	case protocol.TypeRematch:
@@ -447,6 +455,16 @@ func (l *Lane) message(ctx context.Context, c *client, m protocol.Request) {
 	}
 	l.changed()
 	l.ack(c, m.ID)
+}
+
+// upOffline reports whether the player up has no connection holding their
+// seat: then any seated player may enter their ball.
+func (l *Lane) upOffline() bool {
+	seat, _, ok := l.state.Match().Up()
+	if !ok {
+		return false
+	}
+	return l.holders[l.state.Match().Players()[seat].Name] == nil
 }
 
 func (l *Lane) join(ctx context.Context, c *client, m protocol.Request) {
@@ -523,16 +541,14 @@ func (l *Lane) Snapshot(ctx context.Context) error {
 	}
 }
 
-// store appends e to the lane's log, after reading back what an earlier
-// append whose outcome was unknown may have stored.
+// store appends e, decided on a state in step with the log (see sync),
+// to the lane's log.
 func (l *Lane) store(ctx context.Context, e game.Event) error {
 	if l.journal == nil {
 		return nil
 	}
 	if l.stale {
-		if err := l.catchUp(ctx); err != nil {
-			return err
-		}
+		return errors.New("lane: the log is ahead of the lane: read it back before deciding") // sync was not called: a bug
 	}
 	pos, err := appendEvent(ctx, l.cfg, l.id, l.last, e)
 	if err != nil {
@@ -543,8 +559,23 @@ func (l *Lane) store(ctx context.Context, e game.Event) error {
 	return nil
 }
 
-// catchUp applies the events stored after the lane's last known one: an
-// append whose answer was lost may have landed, and the log is the truth.
+// sync brings the lane's state in step with its log before anything is
+// decided: after an append whose outcome was unknown, it reads back and
+// applies what the log holds beyond the lane's last known event (the
+// append may have landed, and the log is the truth). A roll whose ack was
+// lost and which the client sends again is then refused as stale, never
+// counted twice.
+func (l *Lane) sync(ctx context.Context) error {
+	if !l.stale {
+		return nil
+	}
+	if err := l.catchUp(ctx); err != nil {
+		l.log.Warn("journal read failed", "err", err)
+		return protocol.Errorf(protocol.CodeUnavailable, "the lane could not read its log back in time; nothing changed, try again")
+	}
+	return nil
+}
+
 func (l *Lane) catchUp(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, l.cfg.AppendTimeout)
 	defer cancel()
@@ -587,9 +618,10 @@ func (l *Lane) publish() *view {
 		Phase:      protocol.Phase(l.state.Phase()),
 		Players:    make([]protocol.Player, len(players)),
 		Spectators: l.spectators(),
+		Host:       string(l.state.Host()),
 	}
 	if seat, frame, ok := l.state.Match().Up(); ok && board.Phase == protocol.PhasePlaying {
-		board.Up = &protocol.Up{Seat: seat, Frame: frame, Standing: players[seat].Game.Standing()}
+		board.Up = &protocol.Up{Seat: seat, Frame: frame, Ball: players[seat].Game.Ball(), Standing: players[seat].Game.Standing()}
 	}
 	summary := protocol.Lane{ID: l.id, Name: l.name, Phase: board.Phase, Players: make([]string, len(players)), Spectators: board.Spectators}
 	if board.Up != nil {
@@ -685,6 +717,8 @@ var errorCodes = []struct {
 	{bowling.ErrNoPlayers, protocol.CodeNotSeated},
 	{game.ErrNotFinished, protocol.CodeNotFinished},
 	{game.ErrClosed, protocol.CodeLaneClosed},
+	{game.ErrStaleRoll, protocol.CodeStaleRoll},
+	{game.ErrNotHost, protocol.CodeNotHost},
 }
 
 // ErrorFor returns the protocol error a client is sent for err.

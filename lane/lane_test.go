@@ -44,6 +44,23 @@ func (l *Lane) send(c *client, raw string) {
 	l.handle(context.Background(), request{op: opRead, c: c, data: []byte(raw)})
 }
 
+// roll returns a roll message for the ball up (the frame and ball the
+// board shows), with extra fields (`,"id":"7"`) added.
+func (l *Lane) roll(pins int, extra string) string {
+	_, frame, ok := l.state.Match().Up()
+	ball := 1
+	if ok {
+		ball = l.upGame().Ball()
+	}
+	return fmt.Sprintf(`{"type":"roll","pins":%d,"frame":%d,"ball":%d%s}`, pins, max(frame, 1), ball, extra)
+}
+
+// upGame returns the game of the player up.
+func (l *Lane) upGame() *bowling.Game {
+	seat, _, _ := l.state.Match().Up()
+	return &l.state.Match().Players()[seat].Game
+}
+
 // take empties c's outbox into buf and returns it: what a writer would
 // have written.
 func (c *client) take(buf []outgoing) []outgoing {
@@ -136,7 +153,7 @@ func TestLaneCommands(t *testing.T) {
 		t.Fatalf("a's replies = %v", r)
 	}
 	replies(b)
-	l.send(w, `{"type":"roll","pins":3,"id":"3"}`)
+	l.send(w, l.roll(3, `,"id":"3"`))
 	if r := replies(w); len(r) != 1 || r[0]["code"] != "not_seated" || r[0]["ref"] != "3" {
 		t.Fatalf("spectator's roll answered %v", r)
 	}
@@ -145,11 +162,11 @@ func TestLaneCommands(t *testing.T) {
 	if r := replies(a); len(r) != 1 || r[0]["type"] != "ack" || r[0]["seq"] != float64(seq+1) {
 		t.Fatalf("start answered %v, want ack at seq %d", r, seq+1)
 	}
-	l.send(b, `{"type":"roll","pins":3,"id":"5"}`)
+	l.send(b, l.roll(3, `,"id":"5"`))
 	if r := replies(b); len(r) != 1 || r[0]["code"] != "not_your_turn" || r[0]["message"] != "it is AAA's turn, not BBB's" {
 		t.Fatalf("roll out of turn answered %v", r)
 	}
-	l.send(a, `{"type":"roll","pins":7}`) // no id, no ack
+	l.send(a, l.roll(7, "")) // no id, no ack
 	if r := replies(a); len(r) != 0 {
 		t.Fatalf("a roll without an id answered %v", r)
 	}
@@ -189,8 +206,8 @@ func TestLaneGameFromEvents(t *testing.T) {
 		seat, _, _ := l.state.Match().Up()
 		p := l.state.Match().Players()[seat]
 		pins := (step * 7) % (p.Game.Standing() + 1)
-		l.send(players["AAA"], `{"type":"roll","pins":11}`) // refused, whoever is up
-		l.send(players[string(p.Name)], fmt.Sprintf(`{"type":"roll","pins":%d}`, pins))
+		l.send(players["AAA"], l.roll(11, "")) // refused, whoever is up
+		l.send(players[string(p.Name)], l.roll(pins, ""))
 		if step == 30 {
 			l.send(players["BBB"], `{"type":"leave"}`)
 		}
@@ -340,7 +357,7 @@ func FuzzLane(f *testing.F) {
 			case 6:
 				msg = fmt.Sprintf(`{"type":"resume","token":%q,"id":"f"}`, tokens[strings.ToUpper(names[b/16%3])])
 			default:
-				msg = fmt.Sprintf(`{"type":"roll","pins":%d,"id":"f"}`, int(b/16)-2)
+				msg = l.roll(int(b/16)-2, `,"id":"f"`)
 			}
 			seq, board := l.seq, string(l.BoardJSON())
 			l.send(c, msg)

@@ -71,16 +71,17 @@ func TestKilledConnectionsLoseNoRolls(t *testing.T) {
 	model, _ := bowling.NewMatch(names...)
 	kills, lost := 0, 0
 	for n := 0; !model.Over(); n++ {
-		seat, _, _ := model.Up()
+		seat, frame, _ := model.Up()
 		p := model.Players()[seat]
 		name := string(p.Name)
+		ball := p.Game.Ball()
 		pins := r.IntN(p.Game.Standing() + 1)
 		if r.IntN(6) == 0 {
 			kill(name)
 			kills++
 		}
 		ref := fmt.Sprintf("roll-%d", n)
-		conns[name].send(t, map[string]any{"type": "roll", "pins": pins, "id": ref})
+		conns[name].send(t, map[string]any{"type": "roll", "pins": pins, "frame": frame, "ball": ball, "id": ref})
 		if r.IntN(4) == 0 {
 			b := kill(name) // before reading the answer: did the roll land?
 			kills++
@@ -88,7 +89,7 @@ func TestKilledConnectionsLoseNoRolls(t *testing.T) {
 			case 1: // it did: the server took it
 			case 0: // it was lost with the connection: bowl it again
 				lost++
-				conns[name].send(t, map[string]any{"type": "roll", "pins": pins, "id": ref + "-again"})
+				conns[name].send(t, map[string]any{"type": "roll", "pins": pins, "frame": frame, "ball": ball, "id": ref + "-again"})
 				conns[name].expectAck(t, ref+"-again")
 			default:
 				t.Fatalf("after a killed roll the board shows %d rolls for %s, the game had %d", rollCount(b, name), name, p.Game.NumRolls())

@@ -54,28 +54,37 @@ func TestErrorCodes(t *testing.T) {
 			{"name taken", b, `{"type":"join","name":"aaa","id":"e"}`, "name_taken"},
 			{"already seated", a, `{"type":"join","name":"ZZZ","id":"e"}`, "already_seated"},
 			{"spectator starts", spectator, `{"type":"start","id":"e"}`, "not_seated"},
-			{"roll before the start", a, `{"type":"roll","pins":3,"id":"e"}`, "not_playing"},
+			{"roll before the start", a, `{"type":"roll","pins":3,"frame":1,"ball":1,"id":"e"}`, "not_playing"},
+			{"roll with no frame", a, `{"type":"roll","pins":3,"ball":1,"id":"e"}`, "bad_message"},
 			{"rematch before the end", a, `{"type":"rematch","id":"e"}`, "not_finished"},
 			{"bad token", spectator, `{"type":"resume","token":"0f8fad5b-d9cb-469f-a165-70867728950e","id":"e"}`, "bad_token"},
 			{"spectator leaves", spectator, `{"type":"leave","id":"e"}`, "not_seated"},
 		})
 		b.join(t, "BBB")
-		check(t, []step{{"lane full", spectator, `{"type":"join","name":"CCC","id":"e"}`, "lane_full"}})
+		check(t, []step{
+			{"lane full", spectator, `{"type":"join","name":"CCC","id":"e"}`, "lane_full"},
+			{"start by a player not the host", b, `{"type":"start","id":"e"}`, "not_host"},
+		})
 	})
 	a.send(t, `{"type":"start","id":"s"}`)
 	a.expectAck(t, "s")
 	t.Run("during the game", func(t *testing.T) {
 		check(t, []step{
 			{"join after the start", spectator, `{"type":"join","name":"CCC","id":"e"}`, "game_started"},
-			{"start again", b, `{"type":"start","id":"e"}`, "game_started"},
-			{"roll out of turn", b, `{"type":"roll","pins":3,"id":"e"}`, "not_your_turn"},
-			{"spectator rolls", spectator, `{"type":"roll","pins":3,"id":"e"}`, "not_seated"},
-			{"eleven pins", a, `{"type":"roll","pins":11,"id":"e"}`, "invalid_pins"},
-			{"negative pins", a, `{"type":"roll","pins":-1,"id":"e"}`, "invalid_pins"},
+			{"start again", a, `{"type":"start","id":"e"}`, "game_started"},
+			{"roll out of turn", b, `{"type":"roll","pins":3,"frame":1,"ball":1,"id":"e"}`, "not_your_turn"},
+			{"roll for another, not the host", b, `{"type":"roll","pins":3,"frame":1,"ball":1,"name":"AAA","id":"e"}`, "not_host"},
+			{"spectator rolls", spectator, `{"type":"roll","pins":3,"frame":1,"ball":1,"id":"e"}`, "not_seated"},
+			{"eleven pins", a, `{"type":"roll","pins":11,"frame":1,"ball":1,"id":"e"}`, "invalid_pins"},
+			{"negative pins", a, `{"type":"roll","pins":-1,"frame":1,"ball":1,"id":"e"}`, "invalid_pins"},
+			{"a ball ahead", a, `{"type":"roll","pins":3,"frame":1,"ball":2,"id":"e"}`, "stale_roll"},
 		})
-		a.send(t, `{"type":"roll","pins":6,"id":"r"}`)
+		a.send(t, `{"type":"roll","pins":6,"frame":1,"ball":1,"id":"r"}`)
 		a.expectAck(t, "r")
-		check(t, []step{{"more than standing", a, `{"type":"roll","pins":5,"id":"e"}`, "invalid_pins"}})
+		check(t, []step{
+			{"more than standing", a, `{"type":"roll","pins":5,"frame":1,"ball":2,"id":"e"}`, "invalid_pins"},
+			{"the same ball again", a, `{"type":"roll","pins":6,"frame":1,"ball":1,"id":"e"}`, "stale_roll"},
+		})
 	})
 	// Malformed JSON has no id to answer to, but is answered all the same.
 	before := s.boardSeq(t, id)
@@ -88,7 +97,7 @@ func TestErrorCodes(t *testing.T) {
 		t.Errorf("malformed JSON changed the lane")
 	}
 	// After all that, every connection is still open and the game goes on.
-	a.send(t, `{"type":"roll","pins":4,"id":"ok"}`)
+	a.send(t, `{"type":"roll","pins":4,"frame":1,"ball":2,"id":"ok"}`)
 	a.expectAck(t, "ok")
 	bd := spectator.boardWith(t, "BBB up", func(m msg) bool { return m.Up != nil && m.Up.Seat == 1 })
 	if bd.Players[0].Frames[0].Marks != "6|/" {
@@ -103,7 +112,7 @@ func TestReconnectWithToken(t *testing.T) {
 	welcomeA := a.join(t, "AAA")
 	token := b.join(t, "BBB").Token
 	a.send(t, `{"type":"start"}`)
-	a.send(t, `{"type":"roll","pins":10,"id":"x"}`)
+	a.send(t, `{"type":"roll","pins":10,"frame":1,"ball":1,"id":"x"}`)
 	a.expectAck(t, "x")
 
 	// B's connection drops; B keeps the seat, shown disconnected.
@@ -128,7 +137,7 @@ func TestReconnectWithToken(t *testing.T) {
 	if len(bd.Players) != 2 || bd.Up == nil || bd.Up.Seat != 1 {
 		t.Errorf("board after resume = %s", bd.raw)
 	}
-	b2.send(t, `{"type":"roll","pins":3,"id":"r"}`)
+	b2.send(t, `{"type":"roll","pins":3,"frame":1,"ball":1,"id":"r"}`)
 	b2.expectAck(t, "r")
 
 	// A second connection resuming the same seat takes it over; the first
@@ -139,6 +148,6 @@ func TestReconnectWithToken(t *testing.T) {
 		t.Fatalf("second resume answered %s", w.raw)
 	}
 	b2.waitFor(t, "notice of takeover", func(m msg) bool { return m.Type == "error" && m.Code == "not_seated" })
-	b2.send(t, `{"type":"roll","pins":3,"id":"r2"}`)
+	b2.send(t, `{"type":"roll","pins":3,"frame":1,"ball":2,"id":"r2"}`)
 	b2.expectError(t, "r2", "not_seated")
 }

@@ -29,7 +29,7 @@ func playGame(t *testing.T, r *rand.Rand, names []string, players map[string]*cl
 func playRolls(t *testing.T, r *rand.Rand, model *bowling.Match, players map[string]*client, n int) {
 	t.Helper()
 	for i := 0; !model.Over() && i != n; i++ {
-		seat, _, _ := model.Up()
+		seat, frame, _ := model.Up()
 		p := model.Players()[seat]
 		standing := p.Game.Standing()
 		pins := r.IntN(standing + 1)
@@ -37,7 +37,7 @@ func playRolls(t *testing.T, r *rand.Rand, model *bowling.Match, players map[str
 			pins = standing // strikes and spares, often
 		}
 		ref := fmt.Sprintf("roll-%d", r.Uint64())
-		players[string(p.Name)].send(t, map[string]any{"type": "roll", "pins": pins, "id": ref})
+		players[string(p.Name)].send(t, map[string]any{"type": "roll", "pins": pins, "frame": frame, "ball": p.Game.Ball(), "id": ref})
 		players[string(p.Name)].expectAck(t, ref)
 		if err := model.Roll(pins); err != nil {
 			t.Fatal(err)
@@ -132,9 +132,12 @@ func TestThreePlayersTwoSpectatorsPlayAGame(t *testing.T) {
 		t.Errorf("board.txt =\n%s\nwant\n%s", got, want)
 	}
 
-	// A rematch starts a new game with the same players.
-	players["BBB"].send(t, map[string]any{"type": "rematch", "id": "again"})
-	players["BBB"].expectAck(t, "again")
+	// The host's rematch starts a new game with the same players; no one
+	// else's does.
+	players["BBB"].send(t, map[string]any{"type": "rematch", "id": "not-host"})
+	players["BBB"].expectError(t, "not-host", "not_host")
+	players["AAA"].send(t, map[string]any{"type": "rematch", "id": "again"})
+	players["AAA"].expectAck(t, "again")
 	b := spectators[0].boardWith(t, "a new game", func(m msg) bool { return m.Phase == "playing" })
 	if b.Up == nil || b.Up.Seat != 0 || b.Up.Frame != 1 || len(b.Players) != 3 || len(b.Players[0].Frames) != 0 {
 		t.Errorf("board after rematch = %s", b.raw)
@@ -147,9 +150,9 @@ func TestBoardJSONShape(t *testing.T) {
 	c := s.dial(t, id)
 	c.join(t, "PJS")
 	c.send(t, map[string]any{"type": "start"})
-	for i, p := range []int{10, 8, 2, 8} {
+	for i, r := range []struct{ pins, frame, ball int }{{10, 1, 1}, {8, 2, 1}, {2, 2, 2}, {8, 3, 1}} {
 		ref := fmt.Sprint(i)
-		c.send(t, map[string]any{"type": "roll", "pins": p, "id": ref})
+		c.send(t, map[string]any{"type": "roll", "pins": r.pins, "frame": r.frame, "ball": r.ball, "id": ref})
 		c.expectAck(t, ref)
 	}
 	var board map[string]any
@@ -160,10 +163,10 @@ func TestBoardJSONShape(t *testing.T) {
 		t.Errorf("players =\n%s\nwant\n%s", got, want)
 	}
 	up, _ := json.Marshal(board["up"])
-	if string(up) != `{"frame":3,"seat":0,"standing":2}` {
+	if string(up) != `{"ball":2,"frame":3,"seat":0,"standing":2}` {
 		t.Errorf("up = %s", up)
 	}
-	if board["type"] != "board" || board["lane"] != id || board["name"] != "shape" || board["phase"] != "playing" {
+	if board["type"] != "board" || board["lane"] != id || board["name"] != "shape" || board["phase"] != "playing" || board["host"] != "PJS" {
 		t.Errorf("board = %v", board)
 	}
 }

@@ -38,10 +38,10 @@ func (c *client) drain() {
 }
 
 // stillPlays checks that the lane goes on for the others: a seated player's
-// roll is acknowledged.
-func stillPlays(t *testing.T, c *client, pins int, ref string) {
+// roll of ball of the first frame is acknowledged.
+func stillPlays(t *testing.T, c *client, pins, ball int, ref string) {
 	t.Helper()
-	c.send(t, map[string]any{"type": "roll", "pins": pins, "id": ref})
+	c.send(t, map[string]any{"type": "roll", "pins": pins, "frame": 1, "ball": ball, "id": ref})
 	c.expectAck(t, ref)
 }
 
@@ -69,7 +69,7 @@ func TestBinaryFrameIsRefused(t *testing.T) {
 	if m.Code != "bad_message" {
 		t.Errorf("binary frame answered %s", m.raw)
 	}
-	stillPlays(t, player, 3, "r")
+	stillPlays(t, player, 3, 1, "r")
 }
 
 func TestOversizedMessageClosesTheConnection(t *testing.T) {
@@ -80,7 +80,7 @@ func TestOversizedMessageClosesTheConnection(t *testing.T) {
 	if got := c.closedWith(t); got != websocket.StatusMessageTooBig {
 		t.Errorf("oversized message closed the connection with %v, want %v", got, websocket.StatusMessageTooBig)
 	}
-	stillPlays(t, player, 3, "r")
+	stillPlays(t, player, 3, 1, "r")
 }
 
 func TestFloodIsRateLimitedThenDropped(t *testing.T) {
@@ -91,7 +91,7 @@ func TestFloodIsRateLimitedThenDropped(t *testing.T) {
 	defer cancel()
 	go func() { // writes until the server closes the connection
 		for ctx.Err() == nil {
-			if flooder.ws.Write(ctx, websocket.MessageText, []byte(`{"type":"roll","pins":1,"id":"f"}`)) != nil {
+			if flooder.ws.Write(ctx, websocket.MessageText, []byte(`{"type":"roll","pins":1,"frame":1,"ball":1,"id":"f"}`)) != nil {
 				return
 			}
 		}
@@ -107,7 +107,7 @@ func TestFloodIsRateLimitedThenDropped(t *testing.T) {
 	// The player's own connection has its own bucket.
 	for i, p := range []int{1, 2} {
 		ref := string(rune('a' + i))
-		stillPlays(t, player, p, ref)
+		stillPlays(t, player, p, i+1, ref)
 	}
 }
 

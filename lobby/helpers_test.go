@@ -111,6 +111,7 @@ type msg struct {
 	Lane       string            `json:"lane"`
 	Phase      string            `json:"phase"`
 	Up         *protocol.Up      `json:"up"`
+	Host       string            `json:"host"`
 	Players    []protocol.Player `json:"players"`
 	Spectators int               `json:"spectators"`
 	raw        string

@@ -87,7 +87,7 @@ func stalledClient(t *testing.T, s *testServer, id string) net.Conn {
 // never reads: the game goes on at full speed, and the stalled spectator is
 // dropped once a write to it times out.
 func TestStalledClientDoesNotSlowTheLane(t *testing.T) {
-	s := newServer(t, lobby.Config{Lane: lane.Config{WriteTimeout: time.Second}}) // long enough for boards to pile up, and be skipped, behind the stalled write
+	s := newServer(t, lobby.Config{Lane: lane.Config{WriteTimeout: 3 * time.Second}}) // long enough for boards to pile up, and be skipped, behind the stalled write, even on a busy machine
 	id := s.createLane(t, "stalled")
 	stalledClient(t, s, id)
 	names := []string{"AAA", "BBB", "CCC"}

@@ -168,7 +168,7 @@ func TestStoreDownChangesNothing(t *testing.T) {
 	before := getBoard(t, s, id)
 
 	j.Close() // the embedded NATS server stops
-	c.send(t, map[string]any{"type": "roll", "pins": 7, "id": "roll"})
+	c.send(t, map[string]any{"type": "roll", "pins": 7, "frame": 1, "ball": 1, "id": "roll"})
 	c.expectError(t, "roll", "unavailable")
 	if after := getBoard(t, s, id); after.Seq != before.Seq || after.raw != before.raw {
 		t.Errorf("a roll the store did not take changed the board:\n%s\nbefore:\n%s", after.raw, before.raw)

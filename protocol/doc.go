@@ -21,10 +21,24 @@
 //
 //	{"type":"join","name":"PJS"}          take a seat: three English letters, any case; only before the game starts
 //	{"type":"resume","token":"…"}         take back one's seat after a reconnect, with the token from welcome
-//	{"type":"start"}                      start the game (any seated player; the lane needs at least one)
-//	{"type":"roll","pins":7}              the pins knocked down: a whole number, only by the player who is up
+//	{"type":"start"}                      start the game (the host only; the lane needs at least one player)
+//	{"type":"roll","pins":7,"frame":3,"ball":1}   the pins knocked down with the ball up: see Rolls below
 //	{"type":"leave"}                      give up one's seat (during a game: one's frames stay, the turn skips them)
-//	{"type":"rematch"}                    after the game is over: a new game with the same players
+//	{"type":"rematch"}                    after the game is over: a new game with the same players (the host only)
+//
+// # Rolls
+//
+// A roll names the ball it is for: frame (1–10) and ball (1–3 within that
+// frame), both required — the board's up.frame and up.ball. A roll for any
+// other ball than the one up is refused with stale_roll and changes
+// nothing, so a repeated, late or doubled roll (a held key, a double tap, a
+// retry after a lost ack) can never count twice.
+//
+// A player enters their own balls. The host — the first player seated, or
+// after they leave the next in seat order; the board's "host" — may enter
+// the ball of whoever is up, and any seated player may enter it while the
+// player up is offline (one phone keeps score for all). Such a roll names
+// whose ball it is: {"type":"roll","pins":9,"frame":3,"ball":1,"name":"BOB"}.
 //
 // # Server → client
 //
@@ -54,8 +68,11 @@
 // Its fields:
 //
 //   - phase: "waiting" (players join), "playing", "finished".
-//   - up: who bowls next — seat (index in players), frame (1–10) and the
-//     pins standing; null when nobody is up.
+//   - up: who bowls next — seat (index in players), frame (1–10), ball
+//     (1–3 within the frame: a roll names frame and ball) and the pins
+//     standing; null when nobody is up.
+//   - host: the name of the player who may start, rematch and enter
+//     anyone's ball; omitted on a lane nobody is seated on.
 //   - players, in seat order: name, connected (a disconnected player keeps
 //     the seat), left (true for a player who left mid-game; omitted
 //     otherwise), frames bowled so far from frame 1, and total (the last
@@ -90,6 +107,8 @@
 //	game_started     join or start once the game has started
 //	not_playing      roll while no game is in play
 //	not_your_turn    roll by a player who is not up
+//	stale_roll       roll for a ball other than the one up (frame and ball): repeated, late, or ahead of the game
+//	not_host         start or rematch from a player who is not the host, or a roll for a connected player by someone else
 //	invalid_pins     pins below 0, above 10, or more than are standing
 //	bad_token        resume with a token that holds no seat on this lane
 //	not_seated       start, roll, leave or rematch from a spectator (also sent when another connection resumed one's seat)
@@ -109,16 +128,18 @@
 // # A sample session
 //
 //	→ {"type":"join","name":"pjs","id":"1"}
-//	← {"type":"board",…,"seq":1,"phase":"waiting","players":[{"name":"PJS","connected":true,"frames":[],"total":0}],…}
+//	← {"type":"board",…,"seq":1,"phase":"waiting","host":"PJS","players":[{"name":"PJS","connected":true,"frames":[],"total":0}],…}
 //	← {"type":"welcome","ref":"1","seat":0,"name":"PJS","token":"9b2c…"}
 //	→ {"type":"start","id":"2"}
-//	← {"type":"board",…,"seq":2,"phase":"playing","up":{"seat":0,"frame":1,"standing":10},…}
+//	← {"type":"board",…,"seq":2,"phase":"playing","up":{"seat":0,"frame":1,"ball":1,"standing":10},"host":"PJS",…}
 //	← {"type":"ack","ref":"2","seq":2}
-//	→ {"type":"roll","pins":11,"id":"3"}
+//	→ {"type":"roll","pins":11,"frame":1,"ball":1,"id":"3"}
 //	← {"type":"error","code":"invalid_pins","message":"roll 1: 11 pins is not a roll, a roll is 0 to 10 pins","ref":"3"}
-//	→ {"type":"roll","pins":10,"id":"4"}
-//	← {"type":"board",…,"seq":3,"up":{"seat":0,"frame":2,"standing":10},"players":[{…,"frames":[{"marks":"X","rolls":[10],"score":null}],…}],…}
+//	→ {"type":"roll","pins":10,"frame":1,"ball":1,"id":"4"}
+//	← {"type":"board",…,"seq":3,"up":{"seat":0,"frame":2,"ball":1,"standing":10},"host":"PJS","players":[{…,"frames":[{"marks":"X","rolls":[10],"score":null}],…}],…}
 //	← {"type":"ack","ref":"4","seq":3}
+//	→ {"type":"roll","pins":10,"frame":1,"ball":1,"id":"5"}
+//	← {"type":"error","code":"stale_roll","message":"frame 1 ball 1 is not PJS's next ball (that is frame 2 ball 1)","ref":"5"}
 //
 // # HTTP
 //

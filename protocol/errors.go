@@ -16,6 +16,8 @@ const (
 	CodeGameStarted    Code = "game_started"    // join or start once the game has started
 	CodeNotPlaying     Code = "not_playing"     // roll when no game is in play
 	CodeNotYourTurn    Code = "not_your_turn"   // roll by a player who is not up
+	CodeStaleRoll      Code = "stale_roll"      // roll for a ball that is not the one up: repeated, late, or ahead
+	CodeNotHost        Code = "not_host"        // start or rematch from a player who is not the host
 	CodeInvalidPins    Code = "invalid_pins"    // pins below 0, above 10 or above those standing
 	CodeBadToken       Code = "bad_token"       // resume with a token that holds no seat here
 	CodeNotSeated      Code = "not_seated"      // start, roll, leave or rematch from a spectator

@@ -8,13 +8,13 @@ import (
 )
 
 func ExampleDecode() {
-	r, err := protocol.Decode([]byte(`{"type":"roll","pins":7,"id":"12"}`))
-	fmt.Println(r.Type, *r.Pins, r.ID, err)
+	r, err := protocol.Decode([]byte(`{"type":"roll","pins":7,"frame":3,"ball":2,"id":"12"}`))
+	fmt.Println(r.Type, *r.Pins, *r.Frame, *r.Ball, r.ID, err)
 
 	_, err = protocol.Decode([]byte(`{"type":"roll","pins":"7"}`))
 	fmt.Println(err)
 	// Output:
-	// roll 7 12 <nil>
+	// roll 7 3 2 12 <nil>
 	// bad_message: not a tenpin message: "pins" must be a whole number, not a JSON string
 }
 
@@ -22,7 +22,7 @@ func ExampleBoard() {
 	score := 20
 	b := protocol.Board{
 		Type: protocol.TypeBoard, Lane: "k3x9", Name: "Friday night", Seq: 4, Phase: protocol.PhasePlaying,
-		Up: &protocol.Up{Seat: 0, Frame: 2, Standing: 2},
+		Up: &protocol.Up{Seat: 0, Frame: 2, Ball: 2, Standing: 2}, Host: "PJS",
 		Players: []protocol.Player{{Name: "PJS", Connected: true, Total: 20, Frames: []protocol.Frame{
 			{Marks: "X", Rolls: []int{10}, Score: &score},
 			{Marks: "8", Rolls: []int{8}},
@@ -31,7 +31,7 @@ func ExampleBoard() {
 	out, _ := json.Marshal(b)
 	fmt.Println(string(out))
 	// Output:
-	// {"type":"board","lane":"k3x9","name":"Friday night","seq":4,"phase":"playing","up":{"seat":0,"frame":2,"standing":2},"players":[{"name":"PJS","connected":true,"frames":[{"marks":"X","rolls":[10],"score":20},{"marks":"8","rolls":[8],"score":null}],"total":20}],"spectators":0}
+	// {"type":"board","lane":"k3x9","name":"Friday night","seq":4,"phase":"playing","up":{"seat":0,"frame":2,"ball":2,"standing":2},"host":"PJS","players":[{"name":"PJS","connected":true,"frames":[{"marks":"X","rolls":[10],"score":20},{"marks":"8","rolls":[8],"score":null}],"total":20}],"spectators":0}
 }
 
 func ExampleErrorf() {

@@ -43,9 +43,11 @@ const (
 type Request struct {
 	Type  Type   `json:"type"`
 	ID    string `json:"id,omitempty"`    // any message; echoed back as "ref"
-	Name  string `json:"name,omitempty"`  // join
+	Name  string `json:"name,omitempty"`  // join; roll: whose ball it is, when not the sender's
 	Token string `json:"token,omitempty"` // resume
 	Pins  *int   `json:"pins,omitempty"`  // roll
+	Frame *int   `json:"frame,omitempty"` // roll: the frame of the ball it is for, 1 to 10
+	Ball  *int   `json:"ball,omitempty"`  // roll: which ball of that frame, 1 to 3
 }
 
 // Decode parses one client message. It refuses, with an *[Error] whose
@@ -73,15 +75,15 @@ func Decode(data []byte) (Request, error) {
 	if len(r.ID) > MaxIDLength {
 		return Request{}, Errorf(CodeBadMessage, "id is %d characters, the limit is %d", len(r.ID), MaxIDLength)
 	}
-	id := Request{ID: r.ID}    // what a refusal can still answer to
-	var name, token, pins bool // the fields the type takes
+	id := Request{ID: r.ID}             // what a refusal can still answer to
+	var name, token, pins, optName bool // the fields the type takes
 	switch r.Type {
 	case TypeJoin:
 		name = true
 	case TypeResume:
 		token = true
 	case TypeRoll:
-		pins = true
+		pins, optName = true, true
 	case TypeStart, TypeLeave, TypeRematch:
 	case "":
 		return id, Errorf(CodeBadMessage, `message has no "type"`)
@@ -89,17 +91,19 @@ func Decode(data []byte) (Request, error) {
 		return id, Errorf(CodeUnknownType, "unknown message type %q", r.Type)
 	}
 	for _, f := range []struct {
-		field         string
-		takes, exists bool
+		field                   string
+		takes, optional, exists bool
 	}{
-		{"name", name, r.Name != ""},
-		{"token", token, r.Token != ""},
-		{"pins", pins, r.Pins != nil},
+		{"name", name, optName, r.Name != ""},
+		{"token", token, false, r.Token != ""},
+		{"pins", pins, false, r.Pins != nil},
+		{"frame", pins, false, r.Frame != nil},
+		{"ball", pins, false, r.Ball != nil},
 	} {
 		if f.takes && !f.exists {
 			return id, Errorf(CodeBadMessage, "%s message needs %q", r.Type, f.field)
 		}
-		if !f.takes && f.exists {
+		if !f.takes && !f.optional && f.exists {
 			return id, Errorf(CodeBadMessage, "%s message takes no %q", r.Type, f.field)
 		}
 	}
@@ -136,10 +140,12 @@ func jsonKind(goType string) string {
 	return goType
 }
 
-// Up says who is bowling: their seat, the frame, and how many pins stand.
+// Up says who is bowling: their seat, the frame and the ball in it (the
+// two a roll must name), and how many pins stand.
 type Up struct {
 	Seat     int `json:"seat"`
 	Frame    int `json:"frame"`
+	Ball     int `json:"ball"`
 	Standing int `json:"standing"`
 }
 
@@ -177,7 +183,8 @@ type Board struct {
 	Name       string   `json:"name"` // the lane's name
 	Seq        uint64   `json:"seq"`
 	Phase      Phase    `json:"phase"`
-	Up         *Up      `json:"up"` // null when nobody is up
+	Up         *Up      `json:"up"`             // null when nobody is up
+	Host       string   `json:"host,omitempty"` // the player who may start and rematch; none on an empty lane
 	Players    []Player `json:"players"`
 	Spectators int      `json:"spectators"`
 }

@@ -17,11 +17,12 @@ func TestDecode(t *testing.T) {
 		{in: `{"type":"join","name":"pjs","id":"1"}`, want: Request{Type: TypeJoin, Name: "pjs", ID: "1"}},
 		{in: `{"type":"resume","token":"abc"}`, want: Request{Type: TypeResume, Token: "abc"}},
 		{in: `{"type":"start"}`, want: Request{Type: TypeStart}},
-		{in: ` {"type":"roll","pins":7} `, want: Request{Type: TypeRoll, Pins: &seven}},
+		{in: ` {"type":"roll","pins":7,"frame":3,"ball":2} `, want: Request{Type: TypeRoll, Pins: &seven, Frame: ptr(3), Ball: ptr(2)}},
+		{in: `{"type":"roll","pins":7,"frame":3,"ball":1,"name":"bob"}`, want: Request{Type: TypeRoll, Pins: &seven, Frame: ptr(3), Ball: ptr(1), Name: "bob"}},
 		{in: `{"type":"leave","id":""}`, want: Request{Type: TypeLeave}},
 		{in: `{"type":"rematch"}`, want: Request{Type: TypeRematch}},
-		{in: `{"type":"roll","pins":-1}`, want: Request{Type: TypeRoll, Pins: ptr(-1)}}, // the lane refuses the count
-		{in: `{"type":"roll","pins":11}`, want: Request{Type: TypeRoll, Pins: ptr(11)}},
+		{in: `{"type":"roll","pins":-1,"frame":1,"ball":1}`, want: Request{Type: TypeRoll, Pins: ptr(-1), Frame: ptr(1), Ball: ptr(1)}}, // the lane refuses the count
+		{in: `{"type":"roll","pins":11,"frame":0,"ball":9}`, want: Request{Type: TypeRoll, Pins: ptr(11), Frame: ptr(0), Ball: ptr(9)}}, // and a ball that is not up
 
 		{in: ``, code: CodeBadMessage},
 		{in: `null`, code: CodeBadMessage},
@@ -35,7 +36,12 @@ func TestDecode(t *testing.T) {
 		{in: `{"type":"roll","pins":1e400}`, code: CodeBadMessage},
 		{in: `{"type":"roll","pins":null,"id":"c"}`, code: CodeBadMessage, ref: "c"},
 		{in: `{"type":"roll","id":"d"}`, code: CodeBadMessage, ref: "d"},
-		{in: `{"type":"roll","pins":7,"name":"PJS","id":"e"}`, code: CodeBadMessage, ref: "e"},
+		{in: `{"type":"roll","pins":7,"id":"e"}`, code: CodeBadMessage, ref: "e"},
+		{in: `{"type":"roll","pins":7,"frame":1,"id":"e"}`, code: CodeBadMessage, ref: "e"},
+		{in: `{"type":"roll","pins":7,"ball":1,"id":"e"}`, code: CodeBadMessage, ref: "e"},
+		{in: `{"type":"roll","pins":7,"frame":"1","ball":1,"id":"e"}`, code: CodeBadMessage, ref: "e"},
+		{in: `{"type":"start","frame":1}`, code: CodeBadMessage},
+		{in: `{"type":"join","name":"PJS","ball":1}`, code: CodeBadMessage},
 		{in: `{"type":"start","pins":7}`, code: CodeBadMessage},
 		{in: `{"type":"join"}`, code: CodeBadMessage},
 		{in: `{"type":"join","name":""}`, code: CodeBadMessage},
@@ -72,10 +78,13 @@ func TestDecode(t *testing.T) {
 func ptr(n int) *int { return &n }
 
 func equal(a, b Request) bool {
-	if (a.Pins == nil) != (b.Pins == nil) || a.Pins != nil && *a.Pins != *b.Pins {
-		return false
+	for _, p := range [][2]**int{{&a.Pins, &b.Pins}, {&a.Frame, &b.Frame}, {&a.Ball, &b.Ball}} {
+		x, y := *p[0], *p[1]
+		if (x == nil) != (y == nil) || x != nil && *x != *y {
+			return false
+		}
+		*p[0], *p[1] = nil, nil
 	}
-	a.Pins, b.Pins = nil, nil
 	return a == b
 }
 
@@ -85,6 +94,8 @@ func TestDecodeMessagesNameTheField(t *testing.T) {
 		{`{"type":"roll","pins":7.5}`, `bad_message: not a tenpin message: "pins" must be a whole number, not a JSON number 7.5`},
 		{`{"type":"start","color":1}`, `bad_message: not a tenpin message: unknown field "color"`},
 		{`{"type":"roll"}`, `bad_message: roll message needs "pins"`},
+		{`{"type":"roll","pins":3}`, `bad_message: roll message needs "frame"`},
+		{`{"type":"roll","pins":3,"frame":1}`, `bad_message: roll message needs "ball"`},
 		{`{"type":"start","pins":1}`, `bad_message: start message takes no "pins"`},
 		{`{"type":"dance"}`, `unknown_type: unknown message type "dance"`},
 		{`{"type":`, `bad_message: not a tenpin message: incomplete JSON`},

@@ -279,15 +279,21 @@ func keyFor(pins, standing int) string {
 	return fmt.Sprint(pins)
 }
 
+// padReady holds when the page shows name up, highlighted, and its pin
+// pad takes a roll with exactly the impossible counts disabled (so no
+// roll of the page's is still unanswered).
+func padReady(name string, standing int) string {
+	return fmt.Sprintf(
+		`!!document.querySelector('#board tr.up[data-player=%s]') && document.querySelector("#pins").offsetParent !== null && [...document.querySelectorAll("#pins button")].every(b => b.disabled === (Number(b.dataset.pins) > %d))`,
+		js(name), standing)
+}
+
 // bowl makes the player up roll pins on their page, by clicking a pin
 // button or by pressing a key, after checking that the page shows them up
 // and offers only the possible pin counts.
 func bowl(t *testing.T, ctx context.Context, name string, pins, standing int, byKey bool) {
 	t.Helper()
-	// Up, highlighted, and exactly the impossible counts disabled.
-	until(t, ctx, fmt.Sprintf("%s's turn with %d standing", name, standing), fmt.Sprintf(
-		`document.querySelector('#board tr.up[data-player=%s]') && [...document.querySelectorAll("#pins button")].every(b => b.disabled === (Number(b.dataset.pins) > %d))`,
-		js(name), standing))
+	until(t, ctx, fmt.Sprintf("%s's turn with %d standing", name, standing), padReady(name, standing))
 	if byKey {
 		do(t, ctx, "press a key",
 			chromedp.Evaluate[chromedp.Void](`document.activeElement && document.activeElement.blur()`),
@@ -334,7 +340,8 @@ func TestFriendsPlayAGame(t *testing.T) {
 	for n, p := range pages {
 		until(t, p, n+" sees three players", `document.querySelectorAll("#board tr[data-row=marks]").length === 3`)
 	}
-	do(t, pages["BBB"], "start", chromedp.Click(chromedp.CSS("#start")))
+	// AAA, seated first, is the host: the one who starts.
+	do(t, a, "start", chromedp.Click(chromedp.CSS("#start")))
 
 	model, err := bowling.NewMatch("AAA", "BBB", "CCC")
 	if err != nil {
@@ -363,6 +370,15 @@ func TestFriendsPlayAGame(t *testing.T) {
 	totals := eval[string](t, pages["CCC"], `[...document.querySelectorAll("#board td.total")].map(td => td.textContent).join(" ")`)
 	if totals != "136 78 300" {
 		t.Errorf("final totals shown %q, want 136 78 300", totals)
+	}
+
+	// Only the host is offered a rematch; the others are told who can.
+	until(t, pages["CCC"], "CCC told who can rematch", `document.querySelector("#phase").textContent.includes("AAA can start a rematch.") && document.querySelector("#rematch").offsetParent === null`)
+	do(t, a, "rematch, confirmed",
+		chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`),
+		chromedp.Click(chromedp.CSS("#rematch")))
+	for n, p := range pages {
+		until(t, p, n+" sees the new game", `document.querySelector("#phase").textContent.startsWith("Frame 1: AAA is up") && document.querySelector('#board td.marks[data-frame="1"]').textContent === ""`)
 	}
 }
 

@@ -88,6 +88,9 @@ func TestCrashKeepsEveryAcknowledgedRoll(t *testing.T) {
 	res.Body.Close()
 
 	pinsOf := func(i int) int { return i % 5 } // frames of two balls, never ten pins
+	roll := func(i int) string {
+		return fmt.Sprintf(`{"type":"roll","pins":%d,"frame":%d,"ball":%d,"id":"r%d"}`, pinsOf(i), i/2+1, i%2+1, i)
+	}
 	var sent, acked int
 	token := ""
 	for round := range 3 {
@@ -110,10 +113,10 @@ func TestCrashKeepsEveryAcknowledgedRoll(t *testing.T) {
 		// Stream rolls; the fifth ack of the round kills the server, with
 		// the next roll already on its way.
 		for n := 0; n < 5; n++ {
-			write(ctx, t, ws, fmt.Sprintf(`{"type":"roll","pins":%d,"id":"r%d"}`, pinsOf(sent), sent))
+			write(ctx, t, ws, roll(sent))
 			sent++
 			if n == 4 {
-				write(ctx, t, ws, fmt.Sprintf(`{"type":"roll","pins":%d,"id":"r%d"}`, pinsOf(sent), sent))
+				write(ctx, t, ws, roll(sent))
 				sent++
 			}
 			if m := readUntil(ctx, t, ws, fmt.Sprintf("r%d", acked)); m.Type != "ack" {

@@ -669,6 +669,7 @@ func (c *loadConn) onBoard(ctx context.Context, b *seen) {
 		if c.rng.IntN(4) == 0 {
 			pins = b.up.Standing // strikes and spares, often
 		}
+		frame, ball := b.up.Frame, b.up.Ball
 		c.inflight = true
 		c.rolls = append(c.rolls, pins)
 		ref := fmt.Sprintf("roll-%d", len(c.rolls))
@@ -677,7 +678,7 @@ func (c *loadConn) onBoard(ctx context.Context, b *seen) {
 			c.sentAt = time.Now()
 			c.mu.Unlock()
 			r.rolls.Add(1)
-			c.send(ctx, fmt.Sprintf(`{"type":"roll","pins":%d,"id":%q}`, pins, ref))
+			c.send(ctx, fmt.Sprintf(`{"type":"roll","pins":%d,"frame":%d,"ball":%d,"id":%q}`, pins, frame, ball, ref))
 		})
 	}
 }

@@ -93,7 +93,7 @@ func TestServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ws.CloseNow()
-	for _, m := range []string{`{"type":"join","name":"PJS"}`, `{"type":"start"}`, `{"type":"roll","pins":7,"id":"r"}`} {
+	for _, m := range []string{`{"type":"join","name":"PJS"}`, `{"type":"start"}`, `{"type":"roll","pins":7,"frame":1,"ball":1,"id":"r"}`} {
 		ws.Write(ctx, websocket.MessageText, []byte(m))
 	}
 	for { // read until the roll is acknowledged

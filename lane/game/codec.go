@@ -31,6 +31,7 @@ type record struct {
 	Frame    int        `json:"frame,omitempty"`
 	Ball     int        `json:"ball,omitempty"`
 	Pins     *int       `json:"pins,omitempty"`
+	By       string     `json:"by,omitempty"`
 	Epoch    uint64     `json:"epoch,omitempty"`
 	Node     string     `json:"node,omitempty"`
 	Reason   string     `json:"reason,omitempty"`
@@ -78,7 +79,7 @@ func toRecord(e Event) (record, error) {
 	case GameStarted, NewGame:
 	case Rolled:
 		pins := e.Pins
-		r.Player, r.Frame, r.Ball, r.Pins = string(e.Player), e.Frame, e.Ball, &pins
+		r.Player, r.Frame, r.Ball, r.Pins, r.By = string(e.Player), e.Frame, e.Ball, &pins, string(e.By)
 	case PlayerLeft:
 		r.Player = string(e.Player)
 	case Closed:
@@ -169,6 +170,11 @@ func fromRecord(r record) (Event, error) {
 			return e, errors.New(`needs "pins", "frame" 1 to 10 and "ball" 1 to 3`)
 		}
 		e.Frame, e.Ball, e.Pins = r.Frame, r.Ball, *r.Pins
+		if r.By != "" {
+			if e.By, err = bowling.ParseName(r.By); err != nil {
+				return e, fmt.Errorf(`"by": %w`, err)
+			}
+		}
 	case PlayerLeft:
 		if e.Player, err = bowling.ParseName(r.Player); err != nil {
 			return e, err

@@ -21,6 +21,11 @@ var (
 	ErrNotFinished = errors.New("game: game not finished")
 	// ErrClosed: any command to a lane that has closed.
 	ErrClosed = errors.New("game: lane closed")
+	// ErrStaleRoll: a roll for a ball other than the one up: a repeated
+	// or late roll, which must never count twice, or one ahead of the game.
+	ErrStaleRoll = errors.New("game: stale roll")
+	// ErrNotHost: a start or a new game from a player who is not the host.
+	ErrNotHost = errors.New("game: not the host")
 )
 
 // Open returns the event that opens a lane. A maxPlayers of 0 or less
@@ -64,9 +69,9 @@ func (s *State) Join(name string, token TokenHash) (Event, error) {
 	return Event{Kind: SeatTaken, Player: n, Token: token}, nil
 }
 
-// Start decides whether by, a seated player, may start the game.
+// Start decides whether by, the host, may start the game.
 func (s *State) Start(by bowling.Name) (Event, error) {
-	if err := s.check(by); err != nil {
+	if err := s.checkHost(by, "start the game"); err != nil {
 		return Event{}, err
 	}
 	if s.started {
@@ -75,25 +80,63 @@ func (s *State) Start(by bowling.Name) (Event, error) {
 	return Event{Kind: GameStarted}, nil
 }
 
-// Roll decides whether by may roll pins: the game is in play, by is up,
-// and the pins can fall. The event says which frame and ball the roll was.
-func (s *State) Roll(by bowling.Name, pins int) (Event, error) {
-	if err := s.check(by); err != nil {
+// Throw is a roll as a player enters it: who enters it (By), whose ball
+// it is (For; empty means By's own), which ball it is meant for, and the
+// pins. UpOffline says whether the player up has no connection: the lane
+// knows that, the game does not.
+type Throw struct {
+	By, For     bowling.Name
+	Frame, Ball int
+	Pins        int
+	UpOffline   bool
+}
+
+// Roll decides whether a throw counts. It must be for the ball up — the
+// player up, the frame and the ball they are on — so that a repeated or
+// late roll is refused (ErrStaleRoll) and never counts twice. A player
+// enters their own balls; the host may enter anyone's, and any seated
+// player may enter the ball of a player up who is offline.
+func (s *State) Roll(t Throw) (Event, error) {
+	if t.For == "" {
+		t.For = t.By
+	}
+	if err := s.check(t.By); err != nil {
 		return Event{}, err
 	}
 	if p := s.Phase(); p != Playing {
 		return Event{}, fmt.Errorf("%w: the game is %s", ErrNotPlaying, p)
 	}
-	seat, frame, _ := s.match.Up()
-	players := s.match.Players()
-	up := &players[seat].Game
-	if players[seat].Name != by {
-		return Event{}, fmt.Errorf("%w: it is %s's turn, not %s's", bowling.ErrNotYourTurn, players[seat].Name, by)
+	p, ok := s.match.Player(t.For)
+	if !ok || p.Left {
+		return Event{}, fmt.Errorf("%w: %s is not playing on this lane", bowling.ErrUnknownPlayer, t.For)
 	}
-	if err := up.Check(pins); err != nil {
+	seat, _, _ := s.match.Up()
+	up := s.match.Players()[seat].Name
+	g := &p.Game
+	switch {
+	case t.For != t.By && t.By != s.Host() && !(t.For == up && t.UpOffline):
+		return Event{}, fmt.Errorf("%w: only the host, %s, may enter %s's roll while %s is connected", ErrNotHost, s.Host(), t.For, t.For)
+	case g.Over() || t.Frame != g.CurrentFrame() || t.Ball != g.Ball():
+		return Event{}, fmt.Errorf("%w: frame %d ball %d is not %s's next ball%s", ErrStaleRoll, t.Frame, t.Ball, t.For, next(g))
+	case t.For != up:
+		return Event{}, fmt.Errorf("%w: it is %s's turn, not %s's", bowling.ErrNotYourTurn, up, t.For)
+	}
+	if err := g.Check(t.Pins); err != nil {
 		return Event{}, err
 	}
-	return Event{Kind: Rolled, Player: by, Frame: frame, Ball: up.Ball(), Pins: pins}, nil
+	e := Event{Kind: Rolled, Player: t.For, Frame: t.Frame, Ball: t.Ball, Pins: t.Pins}
+	if t.By != t.For {
+		e.By = t.By
+	}
+	return e, nil
+}
+
+// next says which ball a game is on, for an error message.
+func next(g *bowling.Game) string {
+	if g.Over() {
+		return " (their game is over)"
+	}
+	return fmt.Sprintf(" (that is frame %d ball %d)", g.CurrentFrame(), g.Ball())
 }
 
 // Leave decides whether by may give up their seat. Before the first ball
@@ -106,10 +149,10 @@ func (s *State) Leave(by bowling.Name) (Event, error) {
 	return Event{Kind: PlayerLeft, Player: by}, nil
 }
 
-// NewGame decides whether by may start a new game of the series once the
-// game is over, with the players still seated.
+// NewGame decides whether by, the host, may start a new game of the
+// series once the game is over, with the players still seated.
 func (s *State) NewGame(by bowling.Name) (Event, error) {
-	if err := s.check(by); err != nil {
+	if err := s.checkHost(by, "start a new game"); err != nil {
 		return Event{}, err
 	}
 	if s.Phase() != Finished {
@@ -125,6 +168,17 @@ func (s *State) check(by bowling.Name) error {
 		return ErrClosed
 	case !s.Seated(by):
 		return fmt.Errorf("%w: %s is not playing on this lane", bowling.ErrUnknownPlayer, by)
+	}
+	return nil
+}
+
+// checkHost refuses a command only the host may give.
+func (s *State) checkHost(by bowling.Name, what string) error {
+	if err := s.check(by); err != nil {
+		return err
+	}
+	if host := s.Host(); by != host {
+		return fmt.Errorf("%w: only %s, the host, may %s", ErrNotHost, host, what)
 	}
 	return nil
 }

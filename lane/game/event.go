@@ -33,9 +33,10 @@ type Event struct {
 	Player bowling.Name // SeatTaken, Rolled, PlayerLeft
 	Token  TokenHash    // SeatTaken: the SHA-256 of the seat's resume token
 
-	Frame int // Rolled: 1 to 10
-	Ball  int // Rolled: 1 to 3, within the frame
-	Pins  int // Rolled
+	Frame int          // Rolled: 1 to 10
+	Ball  int          // Rolled: 1 to 3, within the frame
+	Pins  int          // Rolled
+	By    bowling.Name // Rolled: who entered it, when not Player
 
 	Epoch uint64 // Claimed: one more than the lane's epoch before
 	Node  string // Claimed: which server, for its logs

@@ -37,8 +37,19 @@ func FuzzDecideApplyReplay(f *testing.F) {
 				e = s.Claim("n")
 			case 13:
 				e = s.Snapshot()
+			case 14: // someone enters the ball of whoever is up, as if offline
+				if seat, frame, ok := s.Match().Up(); ok {
+					p := s.Match().Players()[seat]
+					e, err = s.Roll(Throw{By: who, For: p.Name, Frame: frame, Ball: p.Game.Ball(), Pins: int(b/16) % 11, UpOffline: true})
+				} else {
+					e, err = s.Roll(Throw{By: who, Frame: 1, Ball: 1})
+				}
+			case 15: // a stale ball: the one before the one up
+				p, _ := s.Match().Player(who)
+				e, err = s.Roll(Throw{By: who, Frame: p.Game.CurrentFrame(), Ball: p.Game.Ball() - 1, Pins: 0})
 			default:
-				e, err = s.Roll(who, int(b/16)-2)
+				p, _ := s.Match().Player(who)
+				e, err = s.Roll(Throw{By: who, Frame: p.Game.CurrentFrame(), Ball: p.Game.Ball(), Pins: int(b/16) - 2})
 			}
 			before, _ := Marshal(s.Snapshot())
 			if err != nil {

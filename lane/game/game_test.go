@@ -23,8 +23,20 @@ func join(name string, token TokenHash) func(*State) (Event, error) {
 func start(by bowling.Name) func(*State) (Event, error) {
 	return func(s *State) (Event, error) { return s.Start(by) }
 }
+
+// roll is by's roll of their own next ball.
 func roll(by bowling.Name, pins int) func(*State) (Event, error) {
-	return func(s *State) (Event, error) { return s.Roll(by, pins) }
+	return func(s *State) (Event, error) { return s.Roll(own(s, by, pins)) }
+}
+
+// own returns by's throw for their own next ball.
+func own(s *State, by bowling.Name, pins int) Throw {
+	p, _ := s.Match().Player(by)
+	return Throw{By: by, Frame: p.Game.CurrentFrame(), Ball: p.Game.Ball(), Pins: pins}
+}
+
+func throw(t Throw) func(*State) (Event, error) {
+	return func(s *State) (Event, error) { return s.Roll(t) }
 }
 func leave(by bowling.Name) func(*State) (Event, error) {
 	return func(s *State) (Event, error) { return s.Leave(by) }
@@ -95,14 +107,21 @@ func TestDecideAndApply(t *testing.T) {
 		{"new game before the end", newGame("AAA"), ErrNotFinished, Waiting},
 		{"join BBB", join("BBB", tokenB), nil, Waiting},
 		{"join a third on two seats", join("CCC", tokenC), ErrLaneFull, Waiting},
-		{"start", start("BBB"), nil, Playing},
+		{"BBB, not the host, starts", start("BBB"), ErrNotHost, Waiting},
+		{"AAA, the host, starts", start("AAA"), nil, Playing},
 		{"start again", start("AAA"), ErrGameStarted, Playing},
 		{"join a game in play", join("CCC", tokenC), ErrGameStarted, Playing},
 		{"roll out of turn", roll("BBB", 3), bowling.ErrNotYourTurn, Playing},
 		{"roll 11", roll("AAA", 11), bowling.ErrInvalidPins, Playing},
 		{"roll 10", roll("AAA", 10), nil, Playing},
 		{"roll by a stranger", roll("ZZZ", 1), bowling.ErrUnknownPlayer, Playing},
+		{"AAA's strike again", throw(Throw{By: "AAA", Frame: 1, Ball: 1, Pins: 10}), ErrStaleRoll, Playing},
+		{"BBB's ball ahead", throw(Throw{By: "BBB", Frame: 1, Ball: 2, Pins: 1}), ErrStaleRoll, Playing},
+		{"BBB's ball in another frame", throw(Throw{By: "BBB", Frame: 2, Ball: 1, Pins: 1}), ErrStaleRoll, Playing},
+		{"BBB's ball with no frame", throw(Throw{By: "BBB", Pins: 1}), ErrStaleRoll, Playing},
+		{"AAA's next ball out of turn", throw(Throw{By: "AAA", Frame: 2, Ball: 1, Pins: 1}), bowling.ErrNotYourTurn, Playing},
 		{"roll 6", roll("BBB", 6), nil, Playing},
+		{"BBB's 6 again", throw(Throw{By: "BBB", Frame: 1, Ball: 1, Pins: 6}), ErrStaleRoll, Playing},
 		{"roll 5 of 4 standing", roll("BBB", 5), bowling.ErrTooManyPins, Playing},
 		{"BBB leaves", leave("BBB"), nil, Playing},
 		{"BBB leaves again", leave("BBB"), bowling.ErrUnknownPlayer, Playing},
@@ -121,7 +140,7 @@ func TestRollEventSaysFrameAndBall(t *testing.T) {
 	}
 	want := []struct{ pins, frame, ball int }{{3, 1, 1}, {4, 1, 2}, {10, 2, 1}, {0, 3, 1}, {10, 3, 2}}
 	for _, w := range want {
-		e, err := s.Roll("AAA", w.pins)
+		e, err := s.Roll(own(s, "AAA", w.pins))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,5 +241,38 @@ func TestApplyNeverFails(t *testing.T) {
 	}
 	if p, _ := s.Match().Player("AAA"); p.Game.NumRolls() != 1 {
 		t.Errorf("AAA's rolls = %v, want [3]", p.Game.Rolls())
+	}
+}
+
+// TestHostAndScoringForOthers: the first seated player is the host, the
+// next in seat order after they leave; the host enters anyone's ball, any
+// seated player the ball of a player up who is offline.
+func TestHostAndScoringForOthers(t *testing.T) {
+	s := run(t, []step{
+		{"join AAA", join("AAA", tokenA), nil, Waiting},
+		{"join BBB", join("BBB", tokenB), nil, Waiting},
+		{"start", start("AAA"), nil, Playing},
+		{"BBB enters AAA's ball", throw(Throw{By: "BBB", For: "AAA", Frame: 1, Ball: 1, Pins: 3}), ErrNotHost, Playing},
+		{"BBB enters AAA's ball, AAA offline", throw(Throw{By: "BBB", For: "AAA", Frame: 1, Ball: 1, Pins: 3, UpOffline: true}), nil, Playing},
+		{"AAA, the host, enters AAA's second", throw(Throw{By: "AAA", Frame: 1, Ball: 2, Pins: 4}), nil, Playing},
+		{"AAA, the host, enters BBB's", throw(Throw{By: "AAA", For: "BBB", Frame: 1, Ball: 1, Pins: 10}), nil, Playing},
+		{"the host enters BBB's again", throw(Throw{By: "AAA", For: "BBB", Frame: 1, Ball: 1, Pins: 10}), ErrStaleRoll, Playing},
+	})
+	var events []Event
+	for _, e := range s.Snapshot().Snapshot.Game {
+		if e.Kind == Rolled {
+			events = append(events, e)
+		}
+	}
+	if len(events) != 3 || events[0].By != "BBB" || events[1].By != "" || events[2].By != "AAA" || events[2].Player != "BBB" {
+		t.Errorf("rolls = %+v; want AAA's entered by BBB, AAA's own, BBB's entered by AAA", events)
+	}
+	if s.Host() != "AAA" {
+		t.Errorf("host = %q, want AAA", s.Host())
+	}
+	e, _ := s.Leave("AAA")
+	s.Apply(e)
+	if s.Host() != "BBB" {
+		t.Errorf("host after AAA left = %q, want BBB", s.Host())
 	}
 }

@@ -224,6 +224,16 @@ func (s *State) Holder(token TokenHash) (bowling.Name, bool) {
 	return name, name != ""
 }
 
+// Host returns the player who may start the game and a new one: the
+// first player seated, or after they leave the next in seat order; "" on
+// a lane nobody is seated on.
+func (s *State) Host() bowling.Name {
+	if len(s.seats) == 0 {
+		return ""
+	}
+	return s.seats[0].name
+}
+
 // Series returns the lane's finished games, oldest first; the game in
 // play, finished or not, is not among them.
 func (s *State) Series() []Result { return slices.Clone(s.series) }

@@ -81,6 +81,11 @@ const lane = {
   restarting: false, // the server said it is restarting: it will be back
   closed: false, // the lane is gone for good: stop reconnecting
   nextID: 1,
+  // The roll sent and not yet settled: { id, seq }. Until the server
+  // answers it (and, once acked, until the board with its effect — seq —
+  // arrives) the pad takes no other roll: the next one must name the next
+  // ball, which only that board tells.
+  pending: null,
 };
 
 function tokenKey() { return "tenpin-token-" + lane.id; }
@@ -103,8 +108,18 @@ function startLane(id) {
     send({ type: "join", name: $("#join-name").value.trim() });
   });
   $("#start").addEventListener("click", () => send({ type: "start" }));
-  $("#rematch").addEventListener("click", () => send({ type: "rematch" }));
+  // Rematch and leave cannot be undone, and a lane is a place where a
+  // phone gets bumped: ask first.
+  $("#rematch").addEventListener("click", () => {
+    if (!window.confirm("Start a new game with the same players?")) return;
+    send({ type: "rematch" });
+  });
   $("#leave").addEventListener("click", () => {
+    const playing = lane.board && lane.board.phase === "playing";
+    const question = playing
+      ? "Leave the game? Your frames stay on the board, but you cannot bowl again in this game."
+      : "Leave your seat on this lane?";
+    if (!window.confirm(question)) return;
     send({ type: "leave" });
     localStorage.removeItem(tokenKey());
     lane.seat = null;
@@ -186,6 +201,10 @@ function connect() {
   };
   ws.onclose = (ev) => {
     lane.ws = null;
+    // No answer comes on a closed socket. The board the lane sends on
+    // reconnect shows whether the roll counted; a roll sent again for the
+    // same ball is refused as stale, so it cannot count twice.
+    lane.pending = null;
     if (lane.closed) return;
     render();
     // A lane full of watchers (1013) will not take us: say so and stop.
@@ -201,13 +220,28 @@ function connect() {
   };
 }
 
+// send sends a message with a fresh id and returns the id, or "" when
+// there is no connection to send it on.
 function send(msg) {
   if (!lane.ws || lane.ws.readyState !== WebSocket.OPEN) {
     showError("Not connected: wait a moment and try again.");
-    return;
+    return "";
   }
   msg.id = String(lane.nextID++);
   lane.ws.send(JSON.stringify(msg));
+  return msg.id;
+}
+
+// settle ends the pending roll once the board showing it has arrived. The
+// server sends boards and answers on separate queues, so the ack may come
+// first.
+function settle() {
+  const p = lane.pending;
+  if (p && p.seq !== null && lane.board && lane.board.seq >= p.seq) lane.pending = null;
+}
+
+function answersPending(msg) {
+  return !!lane.pending && msg.ref === lane.pending.id;
 }
 
 function onMessage(msg) {
@@ -216,9 +250,17 @@ function onMessage(msg) {
       const before = lane.board;
       lane.board = msg;
       if (before) announceRolls(before, msg);
+      settle();
       render();
       break;
     }
+    case "ack":
+      if (answersPending(msg)) {
+        lane.pending.seq = msg.seq;
+        settle();
+        render();
+      }
+      break;
     case "welcome":
       lane.seat = msg.name;
       localStorage.setItem(tokenKey(), msg.token);
@@ -227,6 +269,17 @@ function onMessage(msg) {
       render();
       break;
     case "error":
+      if (answersPending(msg)) {
+        lane.pending = null;
+        if (msg.code === "stale_roll") {
+          // Not a failure: that ball was entered already (a second tap, or
+          // someone else entering it too) and the board shows what counted.
+          // Say so quietly, in the live region only.
+          $("#announce").textContent = "Already entered: the board shows what counted.";
+          render();
+          return;
+        }
+      }
       if (msg.code === "bad_token") {
         localStorage.removeItem(tokenKey()); // that seat is gone: watch, or join again
         lane.seat = null;
@@ -274,19 +327,50 @@ function announceRolls(before, after) {
   });
 }
 
-function myTurn() {
+// upPlayer is the player whose ball is up, or null.
+function upPlayer() {
   const b = lane.board;
-  return !!(b && b.up && lane.seat && b.players[b.up.seat] && b.players[b.up.seat].name === lane.seat);
+  return b && b.phase === "playing" && b.up ? b.players[b.up.seat] || null : null;
 }
 
+function myTurn() {
+  const up = upPlayer();
+  return !!(up && lane.seat && up.name === lane.seat);
+}
+
+function isHost() {
+  return !!(lane.seat && lane.board && lane.board.host === lane.seat);
+}
+
+// enteringFor is the name of the player whose ball this page may enter
+// now, or "" if none: one's own ball; as host, anyone's; and anyone's
+// while they are offline, so one phone can keep score for all.
+function enteringFor() {
+  const up = upPlayer();
+  if (!up || !lane.seat) return "";
+  if (up.name === lane.seat || isHost() || !up.connected) return up.name;
+  return "";
+}
+
+// roll sends the pins for the ball up on the latest board. It names that
+// ball (frame and ball), so a roll that arrives after the ball was entered
+// is refused as stale instead of counting for the next one; and only one
+// roll is in flight at a time, so a double tap sends one.
 function roll(n) {
-  if (!myTurn() || n > lane.board.up.standing) return;
-  send({ type: "roll", pins: n });
+  const b = lane.board;
+  const who = enteringFor();
+  if (!who || lane.pending || n > b.up.standing) return;
+  const msg = { type: "roll", pins: n, frame: b.up.frame, ball: b.up.ball };
+  if (who !== lane.seat) msg.name = who;
+  const id = send(msg);
+  if (!id) return;
+  lane.pending = { id, seq: null };
+  render();
 }
 
 function onKey(ev) {
   if (ev.target instanceof HTMLInputElement || ev.ctrlKey || ev.metaKey || ev.altKey) return;
-  if (!myTurn()) return;
+  if (!enteringFor()) return;
   const standing = lane.board.up.standing;
   let n = null;
   if (/^[0-9]$/.test(ev.key)) n = Number(ev.key);
@@ -295,6 +379,8 @@ function onKey(ev) {
   else if (ev.key === "-") n = 0;
   if (n === null) return;
   ev.preventDefault();
+  // A held key repeats: only its first press is a roll.
+  if (ev.repeat) return;
   roll(n);
 }
 
@@ -308,24 +394,36 @@ function render() {
   const up = b.up ? b.players[b.up.seat] : null;
   const seated = !!lane.seat && b.players.some((p) => p.name === lane.seat && !p.left);
   if (!seated) lane.seat = null;
+  const host = isHost();
   const phase = {
-    waiting: "Waiting for players to join and start.",
+    waiting: host ? "Waiting for players to join: start when everyone is in."
+      : b.host ? `Waiting for ${b.host} to start.` : "Waiting for players to join.",
     playing: up ? `Frame ${b.up.frame}: ${up.name} is up${myTurn() ? " — your turn!" : ""}.` : "Playing.",
-    finished: "Game over." + winners(b),
+    finished: "Game over." + winners(b) + (seated && !host && b.host ? ` ${b.host} can start a rematch.` : ""),
   }[b.phase];
   $("#phase").textContent = `${phase} ${b.spectators} watching.`;
 
   $("#join-form").hidden = seated || b.phase !== "waiting";
   $("#me").hidden = !seated && b.phase === "waiting";
   $("#me").textContent = seated ? `You are ${lane.seat}.` : "You are watching.";
-  $("#start").hidden = !(seated && b.phase === "waiting");
-  $("#rematch").hidden = !(seated && b.phase === "finished");
+  // Only the host may start and rematch: the others are told who can.
+  $("#start").hidden = !(host && b.phase === "waiting");
+  $("#rematch").hidden = !(host && b.phase === "finished");
   $("#leave").hidden = !seated;
-  $("#pins").hidden = !(seated && b.phase === "playing");
-  $("#hint").hidden = $("#pins").hidden;
-  const mine = myTurn() && lane.ws;
+
+  const who = enteringFor();
+  $("#pad").hidden = !who;
+  if (who) {
+    // Whose ball the pins are for is on screen, so the host never enters
+    // a ball for the wrong player.
+    const ball = `frame ${b.up.frame}, ball ${b.up.ball}`;
+    $("#entering").textContent = who === lane.seat ? `Your ball — ${ball}` : `Entering for ${who} — ${ball}`;
+    $("#entering").classList.toggle("other", who !== lane.seat);
+  }
+  const ready = !!who && !!lane.ws && !lane.pending;
+  $("#pins").setAttribute("aria-busy", String(!!lane.pending));
   for (const btn of $("#pins").children) {
-    btn.disabled = !mine || Number(btn.dataset.pins) > b.up.standing;
+    btn.disabled = !ready || Number(btn.dataset.pins) > b.up.standing;
   }
   renderBoard(b);
 }
@@ -348,6 +446,7 @@ function renderBoard(b) {
     const isUp = b.up && b.up.seat === seat;
     const cls = [isUp ? "up" : "", p.left ? "left" : ""].join(" ").trim();
     const nameCell = el("th", { scope: "row", rowSpan: 2, text: p.name });
+    if (p.name === b.host) nameCell.append(" ", el("span", { class: "badge", text: "host", title: "Starts the game and may enter anyone's ball" }));
     if (!p.connected && !p.left) nameCell.append(el("span", { class: "offline", text: " (offline)" }));
     if (isUp) nameCell.setAttribute("aria-current", "true");
     const marks = el("tr", { class: cls, "data-player": p.name, "data-row": "marks" }, nameCell);

@@ -420,8 +420,9 @@ func testRoundTrip(t *testing.T, ctx context.Context, j game.Journal, ids *idSou
 	more := append(slices.Clone(events), game.Event{Kind: game.NewGame})
 	s := game.Replay(more)
 	for _, pins := range []int{10, 4, 0} {
-		up, _, _ := s.Match().Up()
-		e, err := s.Roll(s.Match().Players()[up].Name, pins)
+		up, frame, _ := s.Match().Up()
+		p := s.Match().Players()[up]
+		e, err := s.Roll(game.Throw{By: p.Name, Frame: frame, Ball: p.Game.Ball(), Pins: pins})
 		if err != nil {
 			t.Fatalf("building the snapshot: %v", err)
 		}
@@ -768,7 +769,7 @@ func gameEvents(t *testing.T, lane string) []game.Event {
 		up, _, _ := s.Match().Up()
 		p := s.Match().Players()[up]
 		n := min(pins[i%len(pins)], p.Game.Standing())
-		apply(s.Roll(p.Name, n))
+		apply(s.Roll(game.Throw{By: p.Name, Frame: p.Game.CurrentFrame(), Ball: p.Game.Ball(), Pins: n}))
 	}
 	return events
 }
