@@ -292,4 +292,3 @@ func (c *client) seqList() []uint64 {
 	return append([]uint64(nil), c.seqs...)
 }
 
-func atSeq(seq uint64) func(msg) bool { return func(m msg) bool { return m.Seq >= seq } }

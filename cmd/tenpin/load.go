@@ -185,10 +185,8 @@ func (r *loadRun) run(ctx context.Context, stderr io.Writer) loadReport {
 	defer cancel()
 	start := time.Now()
 	rng := rand.New(rand.NewPCG(r.cfg.Seed, 0x7e2))
-	var lanes []*loadLane
 	for i := range r.cfg.Lanes {
 		l := &loadLane{run: r, n: i, seed: rng.Uint64(), fan: map[uint64]*fanEntry{}}
-		lanes = append(lanes, l)
 		r.wg.Go(func() { l.play(ctx, start.Add(r.cfg.Ramp*time.Duration(i)/time.Duration(r.cfg.Lanes))) })
 	}
 	progressDone := make(chan struct{})
