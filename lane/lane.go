@@ -308,7 +308,7 @@ func (l *Lane) closeIdle(ctx context.Context) {
 	if err != nil {
 		l.log.Warn("could not record the lane's closing", "err", err)
 	}
-	l.closeAll(websocket.StatusGoingAway, protocol.CodeLaneClosed, "the lane was idle")
+	l.closeAll(websocket.StatusGoingAway, protocol.CodeLaneClosed, "the lane was idle and has closed")
 }
 
 // armIdle (re)starts the idle clock whenever nobody is connected.
@@ -488,7 +488,7 @@ func (l *Lane) resume(c *client, m protocol.Request) {
 	}
 	if old := l.holders[name]; old != nil {
 		old.seat = ""
-		l.reply(old, protocol.Errorf(protocol.CodeNotSeated, "%s's seat was resumed by another connection", name))
+		l.reply(old, protocol.Errorf(protocol.CodeSeatTakenOver, "%s's seat was resumed by another connection", name))
 	}
 	l.seat(c, name, m.ID, m.Token)
 }

@@ -147,7 +147,7 @@ func TestReconnectWithToken(t *testing.T) {
 	if w := b3.waitFor(t, "welcome", func(m msg) bool { return m.Ref == "again" }); w.Type != "welcome" {
 		t.Fatalf("second resume answered %s", w.raw)
 	}
-	b2.waitFor(t, "notice of takeover", func(m msg) bool { return m.Type == "error" && m.Code == "not_seated" })
+	b2.waitFor(t, "notice of takeover", func(m msg) bool { return m.Type == "error" && m.Code == "seat_taken_over" })
 	b2.send(t, `{"type":"roll","pins":3,"frame":1,"ball":2,"id":"r2"}`)
 	b2.expectError(t, "r2", "not_seated")
 }

@@ -111,12 +111,12 @@
 //	not_host         start or rematch from a player who is not the host, or a roll for a connected player by someone else
 //	invalid_pins     pins below 0, above 10, or more than are standing
 //	bad_token        resume with a token that holds no seat on this lane
-//	not_seated       start, roll, leave or rematch from a spectator (also sent when another connection resumed one's seat)
+//	not_seated       start, roll, leave or rematch from a spectator
 //	already_seated   join or resume from a connection that holds a seat
 //	not_finished     rematch before the game is over
 //	rate_limited     too many messages too fast
 //	spectators_full  the lane has all the watchers it takes (the connection is then closed)
-//	lane_closed      the lane closed: it was idle, or a server that keeps nothing (-memory) is shutting down (the connection is then closed); the lane is gone
+//	lane_closed      the lane closed (it was idle, or a server that keeps nothing, -memory, is shutting down): it is gone
 //	internal         the server failed; the lane is closed
 //	unavailable      the store did not take the command in time: nothing changed, send it again
 //
@@ -124,6 +124,7 @@
 // about to close the connection:
 //
 //	server_restarting  the server is stopping and will be back with every lane as it was: reconnect (with backoff) and resume with the token
+//	seat_taken_over    another connection resumed this connection's seat (another tab or phone): this one is a spectator now
 //
 // # A sample session
 //

@@ -32,6 +32,7 @@ const (
 	// Notices: not answers to a message, but why the connection is about
 	// to close.
 	CodeServerRestarting Code = "server_restarting" // the server is stopping and will be back: reconnect and resume
+	CodeSeatTakenOver    Code = "seat_taken_over"   // another connection resumed this connection's seat: it is a spectator now
 )
 
 // Error is the refusal of a client message, sent as

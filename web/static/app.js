@@ -286,8 +286,8 @@ function onMessage(msg) {
         render();
         return;
       }
-      if (msg.code === "not_seated" && lane.seat && /resumed/.test(msg.message)) lane.seat = null;
-      if (msg.code === "lane_closed") return closeLane(); // the lane itself closed (idle): it will not come back
+      if (msg.code === "seat_taken_over") lane.seat = null; // resumed on another tab or phone
+      if (msg.code === "lane_closed") return closeLane(); // the lane itself closed: it will not come back
       if (msg.code === "server_restarting") {
         // Not an error: the server will be back with the lane, and the seat
         // resumes with its token. The socket closes next; onclose retries.
