@@ -16,28 +16,42 @@ var benchLanes = flag.Int("bench.lanes", 1000, "lanes of 30 events that Benchmar
 var roll = game.Event{Kind: game.Rolled, Player: "ABC", Frame: 4, Ball: 2, Pins: 6}
 
 // BenchmarkAppend measures fenced appends of a roll: one after another to
-// one lane, and from parallel goroutines each to a lane of its own (eight
-// a CPU: a lane spends most of an append waiting). The allocations count
-// the embedded server's with the client's.
+// one lane, with no deadline and with the deadline a lane gives each
+// append; and from parallel goroutines each to a lane of its own (eight a
+// CPU: a lane spends most of an append waiting). The allocations count
+// the embedded server's with the client's, and so does cpu-ns/op, the
+// process's CPU time an append, which, unlike ns/op, does not count time
+// spent waiting, nor other processes' use of the machine.
 func BenchmarkAppend(b *testing.B) {
 	ctx := context.Background()
-	b.Run("OneLane", func(b *testing.B) {
+	oneLane := func(b *testing.B, timeout time.Duration) {
 		j := open(b, b.TempDir())
 		var last uint64
 		b.ReportAllocs()
+		defer reportCPU(b)()
 		for b.Loop() {
+			ctx, cancel := ctx, context.CancelFunc(nil)
+			if timeout > 0 {
+				ctx, cancel = context.WithTimeout(ctx, timeout)
+			}
 			pos, err := j.Append(ctx, "bench", last, roll)
+			if cancel != nil {
+				cancel()
+			}
 			if err != nil {
 				b.Fatal(err)
 			}
 			last = pos
 		}
-	})
+	}
+	b.Run("OneLane", func(b *testing.B) { oneLane(b, 0) })
+	b.Run("OneLaneDeadline", func(b *testing.B) { oneLane(b, DefaultTimeout) })
 	b.Run("Parallel", func(b *testing.B) {
 		j := open(b, b.TempDir())
 		var lanes atomic.Int64
 		b.ReportAllocs()
 		b.SetParallelism(8)
+		defer reportCPU(b)()
 		b.RunParallel(func(pb *testing.PB) {
 			lane := fmt.Sprintf("bench-%d", lanes.Add(1))
 			var last uint64
@@ -51,6 +65,17 @@ func BenchmarkAppend(b *testing.B) {
 			}
 		})
 	})
+}
+
+// reportCPU starts counting the process's CPU time; the function it
+// returns reports it as cpu-ns/op.
+func reportCPU(b *testing.B) func() {
+	start := cpuTime()
+	return func() {
+		if used := cpuTime() - start; used > 0 && b.N > 0 {
+			b.ReportMetric(float64(used.Nanoseconds())/float64(b.N), "cpu-ns/op")
+		}
+	}
 }
 
 // BenchmarkRead measures reading back a lane of 30 events.
