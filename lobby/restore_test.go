@@ -47,6 +47,17 @@ func restoring(t *testing.T, want int) func(*lobby.Lobby) {
 	}
 }
 
+// restart stops a server and its journal, and serves a new lobby on the
+// same data directory after restoring its lanes (want of them, unless
+// want < 0).
+func restart(t *testing.T, dir string, stop func(), j *natsjournal.Journal, want int) *testServer {
+	t.Helper()
+	stop()
+	j.Close()
+	s, _ := startServer(t, durable(openJournal(t, dir)), restoring(t, want))
+	return s
+}
+
 // TestLanesSurviveARestart: three players play half a game on a server
 // that stores its lanes in JetStream; the server stops gracefully; a new
 // server on the same data directory shows the same board, with a greater
@@ -86,10 +97,7 @@ func TestLanesSurviveARestart(t *testing.T) {
 			t.Errorf("%s's socket closed with %v, want 1001", n, got)
 		}
 	}
-	j.Close()
-
-	j = openJournal(t, dir)
-	s, _ = startServer(t, durable(j), restoring(t, 1))
+	s = restart(t, dir, func() {}, j, 1)
 	after := getBoard(t, s, id)
 	if after.Seq <= before.Seq {
 		t.Errorf("seq after the restart = %d, before = %d: it went back", after.Seq, before.Seq)
@@ -213,11 +221,7 @@ func TestClosedLaneIsNotRestored(t *testing.T) {
 	case <-time.After(wait):
 		t.Fatal("the idle lane did not close")
 	}
-	stop()
-	j.Close()
-
-	j = openJournal(t, dir)
-	s, _ = startServer(t, durable(j), restoring(t, 1))
+	s = restart(t, dir, stop, j, 1)
 	if _, ok := s.lobby.Get(idle); ok {
 		t.Error("the lane that closed was restored")
 	}
@@ -294,11 +298,7 @@ func TestCompactionKeepsOpenLanes(t *testing.T) {
 
 	playRolls(t, r, model, players, 5) // appends after the compaction are fenced on the snapshot
 	before := getBoard(t, s, playing)
-	stop()
-	j.Close()
-
-	j = openJournal(t, dir)
-	s, _ = startServer(t, durable(j), restoring(t, -1))
+	s = restart(t, dir, stop, j, -1)
 	after := getBoard(t, s, playing)
 	if !slices.EqualFunc(after.Players, before.Players, samePlayer) || after.Seq <= before.Seq {
 		t.Errorf("after the restart:\n%s (seq %d)\nbefore:\n%s (seq %d)", after.raw, after.Seq, before.raw, before.Seq)
