@@ -6,10 +6,12 @@
 //
 // [Lane.Run] is the lane goroutine. It alone reads and writes the lane's
 // state (a game.State: the players' games, the seats and their token
-// hashes), its position in the journal, seq, the set of attached clients
-// and which connection holds each seat. Everything else reaches it
-// through one channel, the inbox: connections attach, detach and hand in
-// decoded messages; nothing else touches that state.
+// hashes), its position in the journal, seq, the set of attached clients,
+// which connection holds each seat, and the connections waiting to resume
+// a seat on a lane full of spectators (see [Config.ResumeGrace]).
+// Everything else reaches it through one channel, the inbox: connections
+// attach, detach and hand in decoded messages, and a waiting connection's
+// timer says when its grace is over; nothing else touches that state.
 //
 // Each WebSocket connection ([Lane.Serve]) has one goroutine for good: a
 // reader, which decodes messages (refusing malformed ones itself) and sends

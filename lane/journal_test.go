@@ -93,3 +93,30 @@ func TestLostAppendIsReadBack(t *testing.T) {
 	}
 	checkConsistent(t, l)
 }
+
+// TestLostJoinIsSeatedOnReadBack: a join whose seat was stored but whose
+// answer was lost is refused, and the connection gets its seat and token
+// as soon as the lane reads its log back, so that no seat is left that
+// nobody holds the token of.
+func TestLostJoinIsSeatedOnReadBack(t *testing.T) {
+	j := &faulty{Journal: memjournal.New()}
+	l := openLane(t, "j2", Config{Journal: j})
+	a, b := attach(l), attach(l)
+	j.lose = true
+	l.send(a, `{"type":"join","name":"AAA","id":"j"}`)
+	if r := replies(a); len(r) != 1 || r[0]["code"] != "unavailable" {
+		t.Fatalf("a join whose answer was lost was answered %v, want unavailable", r)
+	}
+	l.send(b, `{"type":"join","name":"BBB","id":"k"}`) // the lane reads its log back first
+	r := replies(a)
+	if len(r) != 1 || r[0]["type"] != "welcome" || r[0]["name"] != "AAA" || r[0]["ref"] != "j" || r[0]["token"] == "" {
+		t.Fatalf("after the read-back AAA's connection got %v, want its welcome", r)
+	}
+	if name, ok := l.state.Holder(game.HashToken(r[0]["token"].(string))); !ok || name != "AAA" {
+		t.Errorf("the welcome's token resumes %q, %v", name, ok)
+	}
+	l.send(a, `{"type":"start","id":"s"}`) // AAA is the host and holds the seat
+	if r := replies(a); len(r) != 1 || r[0]["type"] != "ack" {
+		t.Errorf("AAA's start answered %v", r)
+	}
+}

@@ -32,6 +32,7 @@ var ErrPanic = errors.New("lane: internal error")
 type Config struct {
 	MaxPlayers     int           // seats; default MaxPlayers
 	MaxSpectators  int           // watchers; default MaxSpectators
+	ResumeGrace    time.Duration // to resume a seat when watchers are full; default ResumeGrace
 	IdleTimeout    time.Duration // nobody connected, no game in play; default IdleTimeout
 	AbandonTimeout time.Duration // nobody connected, game in play; default AbandonTimeout
 	WriteTimeout   time.Duration // per write to a client; default WriteTimeout
@@ -61,6 +62,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxSpectators <= 0 {
 		c.MaxSpectators = MaxSpectators
+	}
+	if c.ResumeGrace <= 0 {
+		c.ResumeGrace = ResumeGrace
 	}
 	if c.IdleTimeout <= 0 {
 		c.IdleTimeout = IdleTimeout
@@ -122,12 +126,14 @@ type Lane struct {
 
 	// Owned by the lane goroutine.
 	state   *game.State
-	journal game.Journal // nil: nothing is stored
-	last    uint64       // the journal's position of the lane's last event
-	stale   bool         // an append's outcome is unknown: read the log before the next
-	seq     uint64       // changes shown in this epoch
+	journal game.Journal  // nil: nothing is stored
+	last    uint64        // the journal's position of the lane's last event
+	stale   bool          // an append's outcome is unknown: read the log before the next
+	pending []pendingJoin // joins refused while their outcome was unknown
+	seq     uint64        // changes shown in this epoch
 	clients map[*client]struct{}
 	holders map[bowling.Name]*client // the connection holding each seat
+	waiting map[*client]*time.Timer  // not attached yet: see attach
 	idle    *time.Timer
 }
 
@@ -147,6 +153,7 @@ const (
 	opMessage  // msg, decoded
 	opRead     // data, as a connection read it
 	opSnapshot // store a snapshot, answer on result
+	opExpire   // a waiting connection's grace is over (see attach)
 )
 
 type request struct {
@@ -213,7 +220,10 @@ func appendEvent(ctx context.Context, cfg Config, id string, last uint64, e game
 	if cfg.Journal == nil {
 		return 0, errors.New("lane: no journal to store the lane in")
 	}
-	ctx, cancel := context.WithTimeout(ctx, cfg.AppendTimeout)
+	// An append that has been sent may land even if its caller gives up,
+	// so shutdown must not cancel it halfway: only the timeout bounds it,
+	// and the client then hears the outcome, not "nothing changed".
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.AppendTimeout)
 	defer cancel()
 	pos, err := cfg.Journal.Append(ctx, id, last, e)
 	if err != nil {
@@ -237,6 +247,7 @@ func newLane(st *game.State, last uint64, cfg Config) *Lane {
 		last:    last,
 		clients: make(map[*client]struct{}),
 		holders: make(map[bowling.Name]*client),
+		waiting: make(map[*client]*time.Timer),
 	}
 	l.stopped, l.stop = context.WithCancel(context.Background())
 	l.publish()
@@ -292,7 +303,9 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 			}
 		case r := <-l.inbox:
 			l.handle(ctx, r)
-			l.armIdle()
+			if r.op != opSnapshot { // the journal's compaction is not someone using the lane
+				l.armIdle()
+			}
 		}
 	}
 }
@@ -352,6 +365,10 @@ func (l *Lane) handle(ctx context.Context, r request) {
 		l.message(ctx, r.c, r.msg)
 	case opRead:
 		l.read(ctx, r.c, r.data, r.refusal)
+	case opExpire:
+		if _, ok := l.waiting[r.c]; ok {
+			l.turnAway(r.c, "")
+		}
 	case opSnapshot:
 		err := l.sync(ctx)
 		if err == nil {
@@ -372,28 +389,92 @@ func (l *Lane) read(ctx context.Context, c *client, data []byte, refusal error) 
 	if err != nil {
 		if _, ok := l.clients[c]; ok { // not sent just before the connection went away
 			l.refuse(c, msg.ID, err)
+		} else if _, ok := l.waiting[c]; ok {
+			l.turnAway(c, msg.ID)
 		}
 		return
 	}
 	l.message(ctx, c, msg)
 }
 
+// spectators counts the attached connections that hold no seat. Waiting
+// connections are not attached, and seated players are never spectators.
 func (l *Lane) spectators() int {
 	return len(l.clients) - len(l.holders)
 }
 
+// attach attaches a new connection as a spectator, if the lane has room
+// for one more. If it has not, the connection may be a seated player
+// coming back, who must get in however many watch: it waits, unattached
+// (sent nothing, not counted), for cfg.ResumeGrace, and its one allowed
+// message is resume (see [Lane.admit]). Anything else, or nothing in
+// time, turns it away with spectators_full and close 1013. Waiting costs
+// the lane nothing on a change: a waiting connection is sent no board.
 func (l *Lane) attach(c *client) {
 	if l.spectators() >= l.cfg.MaxSpectators {
-		l.refuse(c, "", protocol.Errorf(protocol.CodeSpectatorsFull, "the lane has its %d watchers already", l.cfg.MaxSpectators))
-		c.drop(websocket.StatusTryAgainLater, "lane full")
+		l.waiting[c] = time.AfterFunc(l.cfg.ResumeGrace, func() {
+			l.submit(context.Background(), request{op: opExpire, c: c})
+		})
 		return
 	}
-	l.clients[c] = struct{}{}
-	l.cfg.Metrics.Connections.Add(1)
+	l.enter(c)
 	l.changed() // the spectator count changed; the newcomer gets the board at once
 }
 
+// enter counts c among the lane's clients, taking it out of the waiting.
+func (l *Lane) enter(c *client) {
+	if timer, ok := l.waiting[c]; ok {
+		timer.Stop()
+		delete(l.waiting, c)
+	}
+	l.clients[c] = struct{}{}
+	l.cfg.Metrics.Connections.Add(1)
+}
+
+// admit handles the message of a waiting connection: a resume with a
+// token that holds a seat attaches it, as that seat's player; anything
+// else turns it away.
+func (l *Lane) admit(ctx context.Context, c *client, m protocol.Request) {
+	if m.Type != protocol.TypeResume {
+		l.turnAway(c, m.ID)
+		return
+	}
+	if err := l.sync(ctx); err != nil {
+		l.refuse(c, m.ID, err)
+		l.turnAway(c, "")
+		return
+	}
+	if _, ok := l.tokenSeat(m.Token); !ok {
+		l.refuse(c, m.ID, errBadToken)
+		l.turnAway(c, "")
+		return
+	}
+	l.enter(c)
+	l.resume(c, m)
+}
+
+// turnAway tells a connection that the lane has no room for another
+// spectator and closes it with 1013 (try again later), whether it is
+// waiting or attached.
+func (l *Lane) turnAway(c *client, ref string) {
+	if timer, ok := l.waiting[c]; ok {
+		timer.Stop()
+		delete(l.waiting, c)
+	}
+	if _, ok := l.clients[c]; ok {
+		delete(l.clients, c) // a spectator: it holds no seat
+		l.cfg.Metrics.Connections.Add(-1)
+	}
+	l.refuse(c, ref, protocol.Errorf(protocol.CodeSpectatorsFull, "the lane has its %d watchers already", l.cfg.MaxSpectators))
+	c.drop(websocket.StatusTryAgainLater, "lane full")
+}
+
 func (l *Lane) detach(c *client) {
+	if timer, ok := l.waiting[c]; ok {
+		timer.Stop()
+		delete(l.waiting, c)
+		return
+	}
 	if _, ok := l.clients[c]; !ok {
 		return
 	}
@@ -407,6 +488,10 @@ func (l *Lane) detach(c *client) {
 
 // message handles one decoded client message.
 func (l *Lane) message(ctx context.Context, c *client, m protocol.Request) {
+	if _, ok := l.waiting[c]; ok {
+		l.admit(ctx, c, m)
+		return
+	}
 	if _, ok := l.clients[c]; !ok {
 		return // sent just before the connection went away
 	}
@@ -470,25 +555,55 @@ func (l *Lane) upOffline() bool {
 func (l *Lane) join(ctx context.Context, c *client, m protocol.Request) {
 	token := uuid.NewString()
 	e, err := l.state.Join(m.Name, game.HashToken(token))
-	if err == nil {
-		err = l.record(ctx, e)
-	}
 	if err != nil {
+		l.refuse(c, m.ID, err)
+		return
+	}
+	if err := l.record(ctx, e); err != nil {
+		// The seat may have been stored all the same, and only this
+		// connection knows its token: if reading the log back shows the
+		// seat, the connection is seated then (see catchUp).
+		l.pending = append(l.pending, pendingJoin{c: c, ref: m.ID, name: e.Player, token: token})
 		l.refuse(c, m.ID, err)
 		return
 	}
 	l.seat(c, e.Player, m.ID, token)
 }
 
+// pendingJoin is a join whose append had no answer: the seat it asked for
+// may be in the log.
+type pendingJoin struct {
+	c     *client
+	ref   string
+	name  bowling.Name
+	token string
+}
+
+var errBadToken = protocol.Errorf(protocol.CodeBadToken, "that token holds no seat on this lane")
+
+// tokenSeat returns the seat a resume token holds, if it holds one.
+func (l *Lane) tokenSeat(token string) (bowling.Name, bool) {
+	name, ok := l.state.Holder(game.HashToken(token))
+	return name, ok && l.state.Seated(name)
+}
+
 func (l *Lane) resume(c *client, m protocol.Request) {
-	name, ok := l.state.Holder(game.HashToken(m.Token))
-	if !ok || !l.state.Seated(name) {
-		l.refuse(c, m.ID, protocol.Errorf(protocol.CodeBadToken, "that token holds no seat on this lane"))
+	name, ok := l.tokenSeat(m.Token)
+	if !ok {
+		l.refuse(c, m.ID, errBadToken)
 		return
 	}
 	if old := l.holders[name]; old != nil {
 		old.seat = ""
+		c.seat, l.holders[name] = name, c
 		l.reply(old, protocol.Errorf(protocol.CodeSeatTakenOver, "%s's seat was resumed by another connection", name))
+		// The old connection is a spectator now. A player who came back
+		// while watchers were full did not count as one (see attach): with
+		// no room left for it, the old connection goes, so that resuming a
+		// seat over and over cannot add watchers past the limit.
+		if l.spectators() > l.cfg.MaxSpectators {
+			l.turnAway(old, "")
+		}
 	}
 	l.seat(c, name, m.ID, m.Token)
 }
@@ -577,7 +692,7 @@ func (l *Lane) sync(ctx context.Context) error {
 }
 
 func (l *Lane) catchUp(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, l.cfg.AppendTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.cfg.AppendTimeout)
 	defer cancel()
 	log, err := l.journal.Read(ctx, l.id, l.last)
 	if err != nil {
@@ -591,6 +706,13 @@ func (l *Lane) catchUp(ctx context.Context) error {
 		l.log.Info("caught up with the journal", "events", len(log.Events))
 		l.changed()
 	}
+	for _, p := range l.pending {
+		_, attached := l.clients[p.c]
+		if name, ok := l.state.Holder(game.HashToken(p.token)); ok && name == p.name && attached && p.c.seat == "" && l.holders[name] == nil {
+			l.seat(p.c, name, p.ref, p.token) // its join was stored after all
+		}
+	}
+	l.pending = l.pending[:0]
 	return nil
 }
 
@@ -678,17 +800,27 @@ func (l *Lane) ack(c *client, ref string) {
 // changes each.
 func (l *Lane) boardSeq() uint64 { return l.state.Epoch()<<32 | l.seq }
 
-// refuse answers a refused message with its error code.
+// refuse answers a refused message with its error code. Refusals are
+// counted in the metrics and logged at debug level only: a client may have
+// dozens refused a second within its rate limit, and a line each at info
+// would let any client flood the log (one writer shared by every lane).
 func (l *Lane) refuse(c *client, ref string, err error) {
 	pe := ErrorFor(err)
 	pe.Ref = ref
 	l.cfg.Metrics.Refused.Add(1)
-	l.log.Info("message refused", "code", pe.Code)
+	l.log.Debug("message refused", "code", pe.Code)
 	l.reply(c, pe)
 }
 
-// closeAll tells every client why the lane is closing and disconnects it.
+// closeAll tells every client, waiting ones too, why the lane is closing
+// and disconnects it.
 func (l *Lane) closeAll(status websocket.StatusCode, code protocol.Code, why string) {
+	for c, timer := range l.waiting {
+		timer.Stop()
+		l.reply(c, protocol.Errorf(code, "%s", why))
+		c.drop(status, why)
+		delete(l.waiting, c)
+	}
 	for c := range l.clients {
 		l.reply(c, protocol.Errorf(code, "%s", why)) // a notice, not a refused message
 		c.drop(status, why)

@@ -14,6 +14,13 @@ const (
 	// the server's work.
 	MaxSpectators = 200
 
+	// ResumeGrace is how long a connection that arrives while the lane has
+	// all its watchers may take to resume a seat before it is turned away
+	// (see Lane.attach). The page sends resume as soon as its socket
+	// opens, so this covers one trip over a slow phone network with room
+	// to spare; a squatter's connection is let go after it.
+	ResumeGrace = 5 * time.Second
+
 	// IdleTimeout is how long a lane with nobody connected and no game in
 	// play stays open by default: long enough to reload a page or share
 	// the link, short enough that abandoned lanes do not pile up.

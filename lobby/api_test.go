@@ -61,24 +61,39 @@ func TestAPI(t *testing.T) {
 		name, method, path, body string
 		status                   int
 		code                     string
+		contentType              string // of a POST; default application/json
 	}{
-		{"unknown lane", "GET", "/api/lanes/nope", "", 404, "lane_not_found"},
-		{"unknown lane text", "GET", "/api/lanes/nope/board.txt", "", 404, "lane_not_found"},
-		{"unknown lane socket", "GET", "/ws/lanes/nope", "", 404, "lane_not_found"},
-		{"not JSON", "POST", "/api/lanes", "name=x", 400, "bad_request"},
-		{"wrong field type", "POST", "/api/lanes", `{"name":7}`, 400, "bad_request"},
-		{"data after the object", "POST", "/api/lanes", `{"name":"a"} junk`, 400, "bad_request"},
-		{"two objects", "POST", "/api/lanes", `{"name":"a"}{"name":"b"}`, 400, "bad_request"},
-		{"unknown field", "POST", "/api/lanes", `{"name":"a","color":"red"}`, 400, "bad_request"},
-		{"empty name", "POST", "/api/lanes", `{"name":"   "}`, 400, "invalid_lane_name"},
-		{"long name", "POST", "/api/lanes", `{"name":"` + strings.Repeat("x", 41) + `"}`, 400, "invalid_lane_name"},
-		{"control character", "POST", "/api/lanes", `{"name":"a\u0007b"}`, 400, "invalid_lane_name"},
-		{"huge body", "POST", "/api/lanes", `{"name":"` + strings.Repeat("x", 5000) + `"}`, 413, "too_large"},
-		{"unknown API", "GET", "/api/nothing", "", 404, "not_found"},
+		{"unknown lane", "GET", "/api/lanes/nope", "", 404, "lane_not_found", ""},
+		{"unknown lane text", "GET", "/api/lanes/nope/board.txt", "", 404, "lane_not_found", ""},
+		{"unknown lane socket", "GET", "/ws/lanes/nope", "", 404, "lane_not_found", ""},
+		{"not JSON", "POST", "/api/lanes", "name=x", 400, "bad_request", ""},
+		{"wrong field type", "POST", "/api/lanes", `{"name":7}`, 400, "bad_request", ""},
+		{"data after the object", "POST", "/api/lanes", `{"name":"a"} junk`, 400, "bad_request", ""},
+		{"two objects", "POST", "/api/lanes", `{"name":"a"}{"name":"b"}`, 400, "bad_request", ""},
+		{"unknown field", "POST", "/api/lanes", `{"name":"a","color":"red"}`, 400, "bad_request", ""},
+		{"empty name", "POST", "/api/lanes", `{"name":"   "}`, 400, "invalid_lane_name", ""},
+		{"long name", "POST", "/api/lanes", `{"name":"` + strings.Repeat("x", 41) + `"}`, 400, "invalid_lane_name", ""},
+		{"control character", "POST", "/api/lanes", `{"name":"a\u0007b"}`, 400, "invalid_lane_name", ""},
+		{"huge body", "POST", "/api/lanes", `{"name":"` + strings.Repeat("x", 5000) + `"}`, 413, "too_large", ""},
+		{"unknown API", "GET", "/api/nothing", "", 404, "not_found", ""},
+		// What a page of another site can POST without a preflight, and a
+		// body that does not say what it is, create nothing.
+		{"text/plain", "POST", "/api/lanes", `{"name":"cross-site"}`, 415, "unsupported_media_type", "text/plain"},
+		{"a form", "POST", "/api/lanes", `{"name":"cross-site"}`, 415, "unsupported_media_type", "application/x-www-form-urlencoded"},
+		{"multipart", "POST", "/api/lanes", `{"name":"cross-site"}`, 415, "unsupported_media_type", "multipart/form-data; boundary=x"},
+		{"no Content-Type", "POST", "/api/lanes", `{"name":"unlabelled"}`, 415, "unsupported_media_type", "-"},
+		{"JSON look-alike", "POST", "/api/lanes", `{"name":"look-alike"}`, 415, "unsupported_media_type", "application/jsonx"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			req, _ := http.NewRequest(tt.method, s.srv.URL+tt.path, strings.NewReader(tt.body))
+			switch {
+			case tt.method != "POST" || tt.contentType == "-":
+			case tt.contentType == "":
+				req.Header.Set("Content-Type", "application/json")
+			default:
+				req.Header.Set("Content-Type", tt.contentType)
+			}
 			res, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)
@@ -94,8 +109,16 @@ func TestAPI(t *testing.T) {
 	if n := s.lobby.Len(); n != 1 {
 		t.Errorf("after refused creations the lobby has %d lanes, want 1", n)
 	}
-	s.createLane(t, "second")
-	res, err := http.Post(s.srv.URL+"/api/lanes", "application/json", strings.NewReader(`{"name":"third"}`))
+	// JSON with a charset is JSON.
+	res, err := http.Post(s.srv.URL+"/api/lanes", "application/json; charset=utf-8", strings.NewReader(`{"name":"second"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusCreated {
+		t.Errorf("creating a lane with Content-Type application/json; charset=utf-8: %s, want 201", res.Status)
+	}
+	res, err = http.Post(s.srv.URL+"/api/lanes", "application/json", strings.NewReader(`{"name":"third"}`))
 	if err != nil {
 		t.Fatal(err)
 	}

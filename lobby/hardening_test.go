@@ -162,7 +162,7 @@ func TestConnectionLimit(t *testing.T) {
 }
 
 func TestSpectatorLimit(t *testing.T) {
-	s := newServer(t, lobby.Config{Lane: lane.Config{MaxSpectators: 1}})
+	s := newServer(t, lobby.Config{Lane: lane.Config{MaxSpectators: 1, ResumeGrace: 200 * time.Millisecond}})
 	id := s.createLane(t, "watched")
 	first := s.dial(t, id)
 	first.boardWith(t, "one spectator", func(m msg) bool { return m.Spectators == 1 })

@@ -291,4 +291,3 @@ func (c *client) seqList() []uint64 {
 	defer c.mu.Unlock()
 	return append([]uint64(nil), c.seqs...)
 }
-

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 
 	"github.com/coder/websocket"
@@ -17,7 +18,7 @@ import (
 // Handler returns the lobby's HTTP API and WebSocket endpoint:
 //
 //	GET  /api/lanes                  the open lanes
-//	POST /api/lanes                  create a lane: {"name":"Friday night"} → 201 and its summary
+//	POST /api/lanes                  create a lane: {"name":"Friday night"} → 201 and its summary (Content-Type: application/json, else 415)
 //	GET  /api/lanes/{id}             the lane's board, as the "board" message
 //	GET  /api/lanes/{id}/board.txt   the lane's text scoreboard
 //	GET  /ws/lanes/{id}              the lane's WebSocket (see package protocol)
@@ -84,6 +85,14 @@ func (lb *Lobby) listLanes(w http.ResponseWriter, r *http.Request) {
 }
 
 func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
+	// A page of another site can POST a form or text/plain to us without
+	// asking first (a "simple" cross-origin request); JSON it cannot send
+	// without a CORS preflight, which we never answer. So only JSON
+	// creates lanes.
+	if !isJSON(r.Header.Get("Content-Type")) {
+		httpError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "send the body as JSON, with Content-Type: application/json")
+		return
+	}
 	var body protocol.CreateLane
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodySize))
 	dec.DisallowUnknownFields()
@@ -114,6 +123,13 @@ func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Location", "/api/lanes/"+l.ID())
 	writeJSON(w, http.StatusCreated, l.Summary())
+}
+
+// isJSON reports whether a Content-Type header says application/json
+// (with parameters, such as charset, or without).
+func isJSON(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "application/json"
 }
 
 func (lb *Lobby) lane(w http.ResponseWriter, r *http.Request) (*lane.Lane, bool) {

@@ -14,9 +14,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -39,7 +41,9 @@ const (
 	MaxLaneName = 40
 
 	// MaxConnections is the WebSocket connections one server holds by
-	// default: each costs a few kilobytes of memory and a file descriptor.
+	// default: each costs a few kilobytes of memory (about 24 KiB) and a
+	// file descriptor. tenpin serve holds fewer when its open-file limit
+	// allows fewer (see cmd/tenpin's connLimit).
 	MaxConnections = 100_000
 
 	// maxBodySize bounds the body of POST /api/lanes.
@@ -101,6 +105,12 @@ type Lobby struct {
 	closing bool           // guarded by mu: no new connections once set
 	opening int            // guarded by mu: lanes being created
 
+	unrestored map[string]struct{} // guarded by mu: lanes in the journal that failed to restore
+
+	compacting    sync.Mutex   // one compaction at a time
+	compactBefore uint64       // guarded by compacting: what the next compaction may drop
+	quiet         atomic.Int64 // appends counted when the last compaction ended
+
 	// creating is read-held by every lane creation from before it stores
 	// the lane's opening until the lane is in lanes: a compaction takes it
 	// to see every lane whose opening it may drop.
@@ -136,11 +146,12 @@ func New(cfg Config) *Lobby {
 		cfg.CompactEvery = CompactInterval
 	}
 	return &Lobby{
-		cfg:     cfg,
-		log:     cfg.Logger,
-		lanes:   make(map[string]*entry),
-		starts:  make(chan *lane.Lane),
-		stopped: make(chan struct{}),
+		cfg:        cfg,
+		log:        cfg.Logger,
+		lanes:      make(map[string]*entry),
+		unrestored: make(map[string]struct{}),
+		starts:     make(chan *lane.Lane),
+		stopped:    make(chan struct{}),
 	}
 }
 
@@ -177,7 +188,6 @@ func (lb *Lobby) Run(ctx context.Context) error {
 	defer ticker.Stop()
 	compacted := make(chan struct{}, 1) // a compaction may run: at most one at a time
 	compacted <- struct{}{}
-	appends := lb.cfg.Lane.Metrics.Appends.Load()
 	for {
 		select {
 		case <-ctx.Done():
@@ -185,10 +195,8 @@ func (lb *Lobby) Run(ctx context.Context) error {
 		case l := <-lb.starts:
 			run(l)
 		case <-ticker.C:
-			if n := lb.cfg.Lane.Metrics.Appends.Load(); n == appends {
-				continue // nothing stored since the last one
-			} else {
-				appends = n
+			if lb.cfg.Lane.Metrics.Appends.Load() == lb.quiet.Load() {
+				continue // nothing stored since the last compaction's own snapshots
 			}
 			select {
 			case <-compacted:
@@ -205,12 +213,22 @@ func (lb *Lobby) Run(ctx context.Context) error {
 }
 
 // Compact bounds the journal: every open lane stores a snapshot of itself,
-// then every event stored before the first of them is dropped — the
-// earlier events of open lanes, which their snapshots replace, and the
-// logs of lanes that closed. A restart then replays one snapshot a lane
-// and what came after it. If any lane cannot store its snapshot, nothing
-// is dropped.
+// then every event stored before the snapshots of the previous compaction
+// is dropped — the earlier events of open lanes, which their snapshots
+// replace, and the logs of lanes that closed. Dropping one round behind
+// means that what is dropped was replaced by snapshots a whole round old,
+// long since synced to disk: a power failure right after a compaction
+// cannot take a lane's snapshot with it and leave its log dropped. A
+// restart then replays a snapshot a lane and what came after it.
+//
+// If any lane cannot store its snapshot, or a lane in the journal could
+// not be restored (it is tried again first), nothing is dropped.
 func (lb *Lobby) Compact(ctx context.Context) error {
+	lb.compacting.Lock()
+	defer lb.compacting.Unlock()
+	if err := lb.restoreAgain(ctx); err != nil {
+		return err
+	}
 	j := lb.cfg.Lane.Journal
 	last, err := j.Last(ctx)
 	if err != nil || last == 0 {
@@ -237,11 +255,49 @@ func (lb *Lobby) Compact(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := j.Compact(ctx, last+1); err != nil {
+	lb.quiet.Store(lb.cfg.Lane.Metrics.Appends.Load())
+	before := lb.compactBefore
+	lb.compactBefore = last + 1 // every lane open now has a snapshot at or after it
+	if before == 0 {
+		return nil // the first round of this process: the next drops what this one replaced
+	}
+	if err := j.Compact(ctx, before); err != nil {
 		return fmt.Errorf("lobby: compaction: %w", err)
 	}
-	lb.log.Info("journal compacted", "lanes", len(lanes), "before", last+1, "took", time.Since(start))
+	lb.log.Info("journal compacted", "lanes", len(lanes), "before", before, "took", time.Since(start))
 	return nil
+}
+
+// restoreAgain tries again to restore the lanes that could not be: their
+// logs must not be dropped while they are not running.
+func (lb *Lobby) restoreAgain(ctx context.Context) error {
+	lb.mu.Lock()
+	ids := slices.Collect(maps.Keys(lb.unrestored))
+	lb.mu.Unlock()
+	for _, id := range ids {
+		log, err := lb.cfg.Lane.Journal.Read(ctx, id, 0)
+		if err == nil {
+			err = lb.restore(ctx, log)
+		}
+		if err != nil {
+			return fmt.Errorf("lobby: not compacted while lane %s cannot be restored: %w", id, err)
+		}
+		select {
+		case lb.starts <- lb.take(id):
+		case <-lb.stopped:
+			return ErrClosed
+		}
+	}
+	return nil
+}
+
+// take removes a restored lane from those waiting for Run to start them.
+func (lb *Lobby) take(id string) *lane.Lane {
+	lb.mu.Lock()
+	defer lb.mu.Unlock()
+	e := lb.lanes[id]
+	lb.restored = slices.DeleteFunc(lb.restored, func(l *lane.Lane) bool { return l == e.lane })
+	return e.lane
 }
 
 // Restore brings back every lane the journal holds open, as it was: call
@@ -256,22 +312,35 @@ func (lb *Lobby) Restore(ctx context.Context) (int, error) {
 	}
 	n := 0
 	for _, log := range logs {
-		l, err := lane.Restore(ctx, log, lb.cfg.Lane)
-		if errors.Is(err, lane.ErrNotRestorable) {
-			continue // closed: its log is its history
+		switch err := lb.restore(ctx, log); {
+		case errors.Is(err, lane.ErrNotRestorable): // closed: its log is its history, until a compaction
+		case err != nil:
+			lb.log.Error("lane not restored; compactions wait for it", "lane", log.Lane, "err", err)
+		default:
+			n++
 		}
-		if err != nil {
-			lb.log.Error("lane not restored", "lane", log.Lane, "err", err)
-			continue
-		}
-		lb.mu.Lock()
-		lb.next++
-		lb.lanes[l.ID()] = &entry{lane: l, n: lb.next}
-		lb.restored = append(lb.restored, l)
-		lb.mu.Unlock()
-		n++
 	}
 	return n, nil
+}
+
+// restore restores one lane from its log for Run to start, or records
+// that it could not be restored.
+func (lb *Lobby) restore(ctx context.Context, log game.Log) error {
+	l, err := lane.Restore(ctx, log, lb.cfg.Lane)
+	lb.mu.Lock()
+	defer lb.mu.Unlock()
+	if err != nil && !errors.Is(err, lane.ErrNotRestorable) {
+		lb.unrestored[log.Lane] = struct{}{}
+		return err
+	}
+	delete(lb.unrestored, log.Lane)
+	if err != nil {
+		return err
+	}
+	lb.next++
+	lb.lanes[l.ID()] = &entry{lane: l, n: lb.next}
+	lb.restored = append(lb.restored, l)
+	return nil
 }
 
 // Create opens a new lane with the given name, stores its opening in the

@@ -17,6 +17,17 @@
 // (a string of at most [MaxIDLength] bytes): the server's answer to it —
 // welcome, ack or error — carries it back as "ref".
 //
+// A lane takes a limited number of spectators (200 by default), and a
+// seated player coming back never counts as one. A connection that opens
+// while the lane has all its spectators is sent nothing and counted as
+// none for a few seconds (5 by default), while the server waits for one
+// message, resume: with a token that holds a seat it takes the seat back,
+// however many watch. Anything else, or nothing in that time, is answered
+// spectators_full (after bad_token, for a token that holds no seat), and
+// the connection is closed with status 1013 (try again later): reconnect
+// with backoff. So a client that has a token sends resume as soon as the
+// socket opens, before the first board arrives.
+//
 // # Client → server
 //
 //	{"type":"join","name":"PJS"}          take a seat: three English letters, any case; only before the game starts
@@ -115,7 +126,7 @@
 //	already_seated   join or resume from a connection that holds a seat
 //	not_finished     rematch before the game is over
 //	rate_limited     too many messages too fast
-//	spectators_full  the lane has all the watchers it takes (the connection is then closed)
+//	spectators_full  the lane has all the watchers it takes: the connection is then closed with 1013, try again later (a seat's resume is never refused for it)
 //	lane_closed      the lane closed (it was idle, or a server that keeps nothing, -memory, is shutting down): it is gone
 //	internal         the server failed; the lane is closed
 //	unavailable      the store did not take the command in time: nothing changed, send it again
@@ -124,7 +135,7 @@
 // about to close the connection:
 //
 //	server_restarting  the server is stopping and will be back with every lane as it was: reconnect (with backoff) and resume with the token
-//	seat_taken_over    another connection resumed this connection's seat (another tab or phone): this one is a spectator now
+//	seat_taken_over    another connection resumed this connection's seat (another tab or phone): this one is a spectator now, or, on a lane full of watchers, is sent spectators_full and closed with 1013; do not resume automatically after it, or the two connections take the seat from each other in turn
 //
 // # A sample session
 //
@@ -145,12 +156,14 @@
 // # HTTP
 //
 //	GET  /api/lanes                  {"lanes":[{"id","name","phase","players":["PJS"],"spectators":0,"frame":1}]}
-//	POST /api/lanes                  {"name":"Friday night"} → 201 and the lane's summary
+//	POST /api/lanes                  {"name":"Friday night"} → 201 and the lane's summary; the body must be sent with Content-Type: application/json
 //	GET  /api/lanes/{id}             the lane's board message
 //	GET  /api/lanes/{id}/board.txt   the text scoreboard
 //	GET  /healthz                    ok; 503 {"code":"unavailable",…} while the store does not answer
 //
 // HTTP errors are {"code":"…","message":"…"} with status 400 (bad body),
-// 404 (unknown lane), 413 (body too large) or 503 (lane limit reached, or
-// the store did not take the new lane).
+// 404 (unknown lane), 413 (body too large), 415 (unsupported_media_type: a
+// POST whose Content-Type is not application/json, as a form or a
+// text/plain body that another site's page could send) or 503 (lane limit
+// reached, or the store did not take the new lane).
 package protocol

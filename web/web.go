@@ -16,19 +16,35 @@ var files embed.FS
 // static is the page's files at the root: index.html, app.js, style.css.
 var static, _ = fs.Sub(files, "static")
 
+// csp is the Content-Security-Policy of every response of the page: its
+// own scripts, styles and sockets only, and never in another site's frame
+// (frame-ancestors 'none': a page that cannot be framed cannot be
+// clickjacked into a roll).
+const csp = "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'"
+
 // Handler serves the page: the lobby at "/", a lane at "/lanes/{id}" (the
 // same page, which reads the id from its URL), and the assets under
-// "/static/".
+// "/static/". Every response, errors included, carries the same security
+// headers (see csp).
 func Handler() http.Handler {
 	mux := http.NewServeMux()
 	index := func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-cache")
-		w.Header().Set("Content-Security-Policy", "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
 		http.ServeFileFS(w, r, static, "index.html")
 	}
 	mux.HandleFunc("GET /{$}", index)
 	mux.HandleFunc("GET /lanes/{id}", index)
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
-	return mux
+	return secure(mux)
+}
+
+// secure sets the page's security headers on every response of h.
+func secure(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hd := w.Header()
+		hd.Set("Content-Security-Policy", csp)
+		hd.Set("X-Content-Type-Options", "nosniff")
+		hd.Set("Referrer-Policy", "no-referrer")
+		h.ServeHTTP(w, r)
+	})
 }

@@ -25,20 +25,33 @@ import (
 // that a test can kill.
 const childEnv = "TENPIN_TEST_CHILD_ARGS"
 
+// childFilesEnv, when set with childEnv, is the open-file limit (soft and
+// hard) the child sets itself before it serves.
+const childFilesEnv = "TENPIN_TEST_CHILD_NOFILE"
+
 // child is "tenpin serve" running as a child process.
 type child struct {
-	cmd    *exec.Cmd
-	url    string
-	stderr *strings.Builder
-	exited chan error
+	cmd     *exec.Cmd
+	url     string
+	printed string // what it printed on standard output when it started
+	stderr  *strings.Builder
+	exited  chan error
 }
 
 // startChild starts the server as a child process with args and waits
 // for its URL.
 func startChild(t *testing.T, args ...string) *child {
 	t.Helper()
+	return startChildEnv(t, nil, args...)
+}
+
+// startChildEnv is startChild with more environment variables for the
+// child.
+func startChildEnv(t *testing.T, env []string, args ...string) *child {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"="+strings.Join(append([]string{"serve", "-addr", "127.0.0.1:0", "-log-level", "warn"}, args...), "\x1f"))
+	cmd.Env = append(cmd.Env, env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -52,12 +65,21 @@ func startChild(t *testing.T, args ...string) *child {
 		c.exited <- cmd.Wait()
 	}()
 	t.Cleanup(func() { cmd.Process.Kill() })
-	line, err := bufio.NewReader(stdout).ReadString('\n')
+	r := bufio.NewReader(stdout)
+	line, err := r.ReadString('\n')
 	if err != nil {
 		t.Fatalf("the server printed no URL: %v; stderr: %s", err, c.stderr)
 	}
-	go io.Copy(io.Discard, stdout)
 	c.url = strings.TrimSpace(strings.TrimPrefix(line, "tenpin serving on "))
+	c.printed = line
+	for range 2 { // where the lanes are kept, and how many connections it holds
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("the server stopped printing: %v; printed %q", err, c.printed)
+		}
+		c.printed += line
+	}
+	go io.Copy(io.Discard, r)
 	return c
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -21,6 +22,11 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata wi
 // tests that kill it (crash_test.go).
 func TestMain(m *testing.M) {
 	if args, ok := os.LookupEnv(childEnv); ok {
+		if n, err := strconv.ParseUint(os.Getenv(childFilesEnv), 10, 64); err == nil {
+			if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
+				panic(err)
+			}
+		}
 		main2(strings.Split(args, "\x1f"))
 	}
 	dir, err := os.MkdirTemp("", "tenpin-test-state")

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/http/pprof"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/tenpin/tenpin/lane"
@@ -33,6 +35,27 @@ const (
 	shutdownGrace = 10 * time.Second
 )
 
+// Open files the server keeps out of its open-file limit for other things
+// than WebSockets (see connLimit).
+const (
+	// fileReserve is for the process itself: the standard streams, the
+	// listener, the poller, log files, and the store — the embedded
+	// JetStream's lock file and the block files it has open (a dozen
+	// descriptors in all, measured idle; compaction and catching up open
+	// a few more), or an external NATS's connection.
+	fileReserve = 64
+
+	// httpShare and minHTTPFiles keep 1/httpShare of the limit, at least
+	// minHTTPFiles, for plain HTTP requests: page loads, API calls,
+	// /healthz, WebSocket handshakes in flight and keep-alive connections
+	// between requests (up to idleTimeout). With every WebSocket slot
+	// taken these still have descriptors, so a flood of WebSockets meets
+	// the connection limit (503) before accept fails for want of a file,
+	// and the page, the API and /healthz keep answering.
+	httpShare    = 32
+	minHTTPFiles = 64
+)
+
 // runServe runs the server until ctx ends (SIGINT or SIGTERM), then shuts
 // it down gracefully.
 func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
@@ -41,10 +64,10 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	addr := fs.String("addr", "localhost:8080", "`host:port` to listen on")
 	idle := fs.Duration("idle", lane.IdleTimeout, "close a lane after this long with nobody connected and no game in play")
 	maxLanes := fs.Int("max-lanes", lobby.MaxLanes, "lanes the server keeps open at most")
-	maxConns := fs.Int("max-conns", lobby.MaxConnections, "WebSocket connections the server holds at most")
+	maxConnsFlag := fs.Int("max-conns", 0, fmt.Sprintf("WebSocket connections the server holds at most (0: as many as the open-file limit allows, up to %d; printed at startup)", lobby.MaxConnections))
 	maxSpectators := fs.Int("max-spectators", lane.MaxSpectators, "watchers per lane at most")
 	origins := fs.String("origin", "", "comma-separated `patterns` of other origins allowed to open WebSockets (same-origin is always allowed)")
-	pprofOn := fs.Bool("pprof", false, "serve runtime profiles at /debug/pprof/ (for load runs; keep it off in public)")
+	pprofOn := fs.Bool("pprof", false, "serve runtime profiles at /debug/pprof/ and counters at /debug/vars, with the command line and memory stats (for load runs; keep it off in public)")
 	logLevel := fs.String("log-level", "info", "log `level`: debug, info, warn or error")
 	dataDir := fs.String("data", defaultDataDir(), "`dir`ectory of the embedded NATS JetStream store that keeps the lanes")
 	memory := fs.Bool("memory", false, "keep lanes in memory only: nothing is stored, a restart forgets every lane")
@@ -66,10 +89,22 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err != nil {
 		return err
 	}
+	raiseFileLimit(stderr) // every connection is a file
+	nofile, known := openFileLimit()
+	maxConns, lowered := *maxConnsFlag, false
+	switch {
+	case known:
+		maxConns, lowered = decideMaxConns(*maxConnsFlag, nofile)
+	case maxConns <= 0:
+		maxConns = lobby.MaxConnections
+	}
+	if lowered {
+		logger.Warn("-max-conns lowered to what the open-file limit allows", "asked", *maxConnsFlag, "max_conns", maxConns, "open_files", nofile)
+	}
 
 	cfg := lobby.Config{
 		MaxLanes:       *maxLanes,
-		MaxConnections: *maxConns,
+		MaxConnections: maxConns,
 		Lane:           lane.Config{IdleTimeout: *idle, MaxSpectators: *maxSpectators},
 		Logger:         logger,
 	}
@@ -91,7 +126,6 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	raiseFileLimit(stderr) // every connection is a file
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -102,8 +136,8 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	mux.Handle("/api/", api)
 	mux.Handle("/ws/", api)
 	mux.Handle("/healthz", api)
-	mux.Handle("/debug/vars", metricsHandler(lb))
-	if *pprofOn {
+	if *pprofOn { // operators' endpoints: they tell anyone the command line and the memory
+		mux.Handle("/debug/vars", metricsHandler(lb))
 		mux.HandleFunc("/debug/pprof/", pprof.Index)
 		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	}
@@ -126,7 +160,8 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 
 	fmt.Fprintf(stdout, "tenpin serving on http://%s\n", displayAddr(ln.Addr()))
 	fmt.Fprintf(stdout, "tenpin lanes: %s; %d restored\n", describeStore(store, *memory), restored)
-	logger.Info("serving", "addr", ln.Addr().String(), "restored", restored)
+	fmt.Fprintf(stdout, "tenpin connections: %s\n", describeConns(maxConns, *maxConnsFlag, nofile, known, lowered))
+	logger.Info("serving", "addr", ln.Addr().String(), "restored", restored, "max_conns", maxConns, "open_files", nofile)
 
 	select {
 	case err := <-serveDone:
@@ -152,6 +187,71 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// openFileLimit returns the process's open-file limit (its soft limit),
+// and false if it cannot be read.
+func openFileLimit() (uint64, bool) {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		return 0, false
+	}
+	return uint64(lim.Cur), true
+}
+
+// fileHeadroom returns the files of an open-file limit of nofile kept
+// for other things than WebSockets: fileReserve for the process and its
+// store, and 1/httpShare of the limit (at least minHTTPFiles) for plain
+// HTTP requests.
+func fileHeadroom(nofile uint64) uint64 {
+	return fileReserve + max(minHTTPFiles, nofile/httpShare)
+}
+
+// connLimit returns how many WebSocket connections an open-file limit of
+// nofile allows: the limit less its headroom, and at least one. At 1,024
+// files that is 896 connections; at 20,000, 19,311.
+func connLimit(nofile uint64) int {
+	reserve := fileHeadroom(nofile)
+	if nofile <= reserve {
+		return 1
+	}
+	return int(min(nofile-reserve, math.MaxInt32)) // RLIM_INFINITY is 2^64-1
+}
+
+// decideMaxConns returns the connection limit for a -max-conns of asked
+// (0 or less: not set) under an open-file limit of nofile, and whether
+// asked was lowered to fit it. Not set, it is what the open-file limit
+// allows, up to lobby.MaxConnections (the ceiling for memory: about 24 KiB
+// a connection); set, anything the open-file limit allows.
+func decideMaxConns(asked int, nofile uint64) (n int, lowered bool) {
+	limit := connLimit(nofile)
+	switch {
+	case asked <= 0:
+		return min(limit, lobby.MaxConnections), false
+	case asked > limit:
+		return limit, true
+	}
+	return asked, false
+}
+
+// describeConns says how many WebSocket connections the server holds, and
+// why that many.
+func describeConns(n, asked int, nofile uint64, known, lowered bool) string {
+	reserved := fmt.Sprintf("the open-file limit is %d, less %d kept for the process, the store and HTTP requests", nofile, fileHeadroom(nofile))
+	if nofile > math.MaxInt32 {
+		reserved = "the open-file limit is unlimited"
+	}
+	switch {
+	case !known:
+		return fmt.Sprintf("at most %d (the open-file limit is unknown)", n)
+	case lowered:
+		return fmt.Sprintf("at most %d, not -max-conns %d: %s", n, asked, reserved)
+	case asked > 0:
+		return fmt.Sprintf("at most %d (-max-conns; %s)", n, reserved)
+	case n < connLimit(nofile):
+		return fmt.Sprintf("at most %d, the default ceiling (%s: -max-conns may go up to %d)", n, reserved, connLimit(nofile))
+	}
+	return fmt.Sprintf("at most %d: %s", n, reserved)
 }
 
 // displayAddr turns a listening address into one a browser can open.

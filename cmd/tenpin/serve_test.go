@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -12,6 +14,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/tenpin/tenpin/lobby"
 )
 
 // startServer runs "tenpin serve" on a free loopback port and returns its
@@ -64,7 +68,7 @@ func get(t *testing.T, url string) (*http.Response, string) {
 }
 
 func TestServe(t *testing.T) {
-	url, stop := startServer(t)
+	url, stop := startServer(t, "-pprof")
 	if !strings.HasPrefix(url, "http://127.0.0.1:") {
 		t.Fatalf("printed URL %q", url)
 	}
@@ -142,5 +146,145 @@ func TestServeFlags(t *testing.T) {
 	_, stderr, code = runCmd(t, "", "-addr", "256.0.0.1:99999")
 	if code != 1 || !strings.Contains(stderr, "serve:") {
 		t.Errorf("a bare tenpin with a bad -addr: status %d, %q", code, stderr)
+	}
+}
+
+// The operators' endpoints tell anyone the command line and the memory:
+// they are served only with -pprof.
+func TestDebugEndpointsNeedPprof(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		args := []string{"-memory"}
+		want := http.StatusNotFound
+		if on {
+			args, want = append(args, "-pprof"), http.StatusOK
+		}
+		url, stop := startServer(t, args...)
+		for _, path := range []string{"/debug/vars", "/debug/pprof/"} {
+			if res, _ := get(t, url+path); res.StatusCode != want {
+				t.Errorf("-pprof %v: GET %s: %s, want %d", on, path, res.Status, want)
+			}
+		}
+		if err := stop(); err != nil {
+			t.Errorf("server: %v", err)
+		}
+	}
+}
+
+func TestConnLimit(t *testing.T) {
+	tests := []struct {
+		nofile uint64
+		want   int
+	}{
+		{0, 1},
+		{128, 1},        // no more than the reserve: one connection, and the startup line says why
+		{129, 1},        // 64 for the process, 64 for HTTP
+		{256, 128},      // 64 for the process, 64 for HTTP
+		{1024, 896},     // a common default
+		{2048, 1920},    // 1/32 of the limit is the 64 for HTTP
+		{4096, 3904},    // 64 + 128
+		{20_000, 19311}, // this machine: 64 + 625
+		{65_536, 63_424},
+		{1 << 20, 1_015_744},
+		{math.MaxUint64, math.MaxInt32}, // unlimited
+	}
+	for _, tt := range tests {
+		if got := connLimit(tt.nofile); got != tt.want {
+			t.Errorf("connLimit(%d) = %d, want %d", tt.nofile, got, tt.want)
+		}
+	}
+}
+
+func TestDecideMaxConns(t *testing.T) {
+	tests := []struct {
+		name        string
+		asked       int
+		nofile      uint64
+		want        int
+		wantLowered bool
+	}{
+		{"default", 0, 1024, 896, false},
+		{"default on this machine", 0, 20_000, 19_311, false},
+		{"default, many files: the memory ceiling", 0, 1 << 20, lobby.MaxConnections, false},
+		{"default, unlimited files", 0, math.MaxUint64, lobby.MaxConnections, false},
+		{"negative is the default", -5, 1024, 896, false},
+		{"asked below the limit", 500, 1024, 500, false},
+		{"asked at the limit", 896, 1024, 896, false},
+		{"asked above the limit", 897, 1024, 896, true},
+		{"the old default above a common limit", 100_000, 20_000, 19_311, true},
+		{"asked above the memory ceiling, files allow it", 200_000, 1 << 20, 200_000, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, lowered := decideMaxConns(tt.asked, tt.nofile)
+			if got != tt.want || lowered != tt.wantLowered {
+				t.Errorf("decideMaxConns(%d, %d) = %d, %v; want %d, %v", tt.asked, tt.nofile, got, lowered, tt.want, tt.wantLowered)
+			}
+		})
+	}
+}
+
+// With a low open-file limit the server holds no more WebSockets than its
+// descriptors allow: past that, upgrades are refused with 503 before
+// accept would fail for want of a file, and the page, the API and
+// /healthz go on answering. An explicit -max-conns above the limit is
+// lowered, with a warning.
+func TestLowFileLimit(t *testing.T) {
+	const nofile = 256
+	want := connLimit(nofile)
+	srv := startChildEnv(t, []string{fmt.Sprintf("%s=%d", childFilesEnv, nofile)}, "-memory", "-max-conns", "100000")
+	if line := fmt.Sprintf("tenpin connections: at most %d, not -max-conns 100000: the open-file limit is %d", want, nofile); !strings.Contains(srv.printed, line) {
+		t.Errorf("the server printed\n%s\nwant a line with %q", srv.printed, line)
+	}
+	res, err := http.Post(srv.url+"/api/lanes", "application/json", strings.NewReader(`{"name":"crowded"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lane struct{ ID string }
+	json.NewDecoder(res.Body).Decode(&lane)
+	res.Body.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for i := range want {
+		ws, _, err := websocket.Dial(ctx, srv.ws(lane.ID), nil)
+		if err != nil {
+			t.Fatalf("connection %d of %d: %v", i+1, want, err)
+		}
+		defer ws.CloseNow()
+		go func() { // reads the boards, until the socket closes
+			for {
+				if _, _, err := ws.Read(context.Background()); err != nil {
+					return
+				}
+			}
+		}()
+	}
+	for range 3 {
+		ws, res, err := websocket.Dial(ctx, srv.ws(lane.ID), nil)
+		if err == nil {
+			ws.CloseNow()
+			t.Fatalf("a connection past %d was accepted", want)
+		}
+		if res == nil || res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
+			t.Fatalf("a connection past %d: %v %v, want 503 with Retry-After", want, res, err)
+		}
+	}
+	// Each request on a new connection: accept must still find a file.
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	for range 20 {
+		for _, path := range []string{"/healthz", "/", "/api/lanes"} {
+			res, err := client.Get(srv.url + path)
+			if err != nil {
+				t.Fatalf("GET %s with every connection taken: %v", path, err)
+			}
+			res.Body.Close()
+			if res.StatusCode != http.StatusOK {
+				t.Fatalf("GET %s with every connection taken: %s", path, res.Status)
+			}
+		}
+	}
+	srv.kill(t)
+	if !strings.Contains(srv.stderr.String(), "-max-conns lowered") {
+		t.Errorf("no warning that -max-conns was lowered; stderr:\n%s", srv.stderr)
 	}
 }

@@ -79,6 +79,7 @@ const lane = {
   retry: 0,
   timer: 0, // the pending reconnect, if any
   restarting: false, // the server said it is restarting: it will be back
+  takenOver: false, // another tab or phone resumed our seat: do not take it back on reconnect
   closed: false, // the lane is gone for good: stop reconnecting
   nextID: 1,
   // The roll sent and not yet settled: { id, seq }. Until the server
@@ -191,8 +192,10 @@ function connect() {
     lane.retry = 0;
     lane.restarting = false;
     setConn("connected", true);
+    // Resume first thing: on a lane full of watchers the server holds a
+    // new socket only a few seconds for its resume.
     const token = localStorage.getItem(tokenKey());
-    if (token) send({ type: "resume", token });
+    if (token && !lane.takenOver) send({ type: "resume", token });
   };
   ws.onmessage = (ev) => {
     let msg;
@@ -207,15 +210,17 @@ function connect() {
     lane.pending = null;
     if (lane.closed) return;
     render();
-    // A lane full of watchers (1013) will not take us: say so and stop.
+    // Everything is retried, with backoff: a dropped network, a server
+    // going away to restart (1001), a lane that failed (1011), a lane
+    // that has all the watchers it takes (1013: try again later; a seat's
+    // resume always gets in). visit tells a lane that is gone from a
+    // server that is down.
+    if (ev.code === 1001) lane.restarting = true;
     if (ev.code === 1013) {
-      setConn("disconnected: " + (ev.reason || "the lane has all the watchers it takes"), false);
+      showError("");
+      reconnectLater("the lane has all the watchers it takes");
       return;
     }
-    // Anything else is retried: a dropped network, a server going away
-    // to restart (1001), a lane that failed (1011). visit tells a lane
-    // that is gone from a server that is down.
-    if (ev.code === 1001) lane.restarting = true;
     reconnectLater(lane.restarting ? "the server is restarting" : "disconnected");
   };
 }
@@ -263,6 +268,7 @@ function onMessage(msg) {
       break;
     case "welcome":
       lane.seat = msg.name;
+      lane.takenOver = false;
       localStorage.setItem(tokenKey(), msg.token);
       showError("");
       announce(`You are ${msg.name}, seat ${msg.seat + 1}`);
@@ -286,7 +292,13 @@ function onMessage(msg) {
         render();
         return;
       }
-      if (msg.code === "seat_taken_over") lane.seat = null; // resumed on another tab or phone
+      if (msg.code === "seat_taken_over") {
+        // Resumed on another tab or phone: watch from here, and do not
+        // take the seat back on reconnect (the two would take turns).
+        lane.seat = null;
+        lane.takenOver = true;
+      }
+      if (msg.code === "spectators_full") return; // the socket closes next (1013); onclose says so and retries
       if (msg.code === "lane_closed") return closeLane(); // the lane itself closed: it will not come back
       if (msg.code === "server_restarting") {
         // Not an error: the server will be back with the lane, and the seat

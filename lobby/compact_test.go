@@ -1,0 +1,88 @@
+package lobby_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/lane/memjournal"
+	"github.com/tenpin/tenpin/lobby"
+)
+
+// claimFails is a real in-memory journal that refuses the next claim of
+// one lane, as a store that timed out would.
+type claimFails struct {
+	*memjournal.Journal
+	mu   sync.Mutex
+	lane string
+}
+
+func (f *claimFails) Append(ctx context.Context, id string, last uint64, e game.Event) (uint64, error) {
+	f.mu.Lock()
+	fail := id == f.lane && e.Kind == game.Claimed
+	if fail {
+		f.lane = ""
+	}
+	f.mu.Unlock()
+	if fail {
+		return 0, errors.New("store timed out")
+	}
+	return f.Journal.Append(ctx, id, last, e)
+}
+
+// TestLaneNotRestoredIsNotDropped: a lane whose restore failed is not
+// running, so it takes no snapshot; compactions must not drop its log.
+// They restore it first, and then go on.
+func TestLaneNotRestoredIsNotDropped(t *testing.T) {
+	ctx := context.Background()
+	mem := memjournal.New()
+	pos, _ := mem.Append(ctx, "aaaa", 0, game.Open("aaaa", "A", 4))
+	mem.Append(ctx, "aaaa", pos, game.Event{Kind: game.SeatTaken, Player: "PJS", Token: game.HashToken("t")})
+	mem.Append(ctx, "bbbb", 0, game.Open("bbbb", "B", 4))
+	j := &claimFails{Journal: mem, lane: "aaaa"}
+	lb := lobby.New(lobby.Config{Lane: lane.Config{Journal: j, Durable: true}, CompactEvery: time.Hour})
+	if n, err := lb.Restore(ctx); n != 1 || err != nil {
+		t.Fatalf("Restore = %d, %v; want 1 (the claim of the other failed)", n, err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go lb.Run(runCtx)
+	for range 3 { // dropping is one round behind: three rounds drop what the first replaced
+		if err := lb.Compact(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, ok := lb.Get("aaaa")
+	if !ok {
+		t.Fatal("the lane whose restore failed was not restored by the compaction")
+	}
+	if got := l.Summary().Players; len(got) != 1 || got[0] != "PJS" {
+		t.Errorf("lane aaaa after compactions: players %v, want [PJS]", got)
+	}
+	log, err := mem.Read(ctx, "aaaa", 0)
+	if err != nil || len(log.Events) == 0 {
+		t.Fatalf("lane aaaa's log after compactions: %v, %v", log, err)
+	}
+}
+
+// TestCompactionKeepsNoLaneAlive: an idle lane closes on time while
+// compactions run, and once nothing else is stored they stop snapshotting.
+func TestCompactionKeepsNoLaneAlive(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	lb := lobby.New(lobby.Config{Lane: lane.Config{Journal: memjournal.New(), IdleTimeout: 300 * time.Millisecond}, CompactEvery: 20 * time.Millisecond})
+	go lb.Run(ctx)
+	l, err := lb.Create(ctx, "idle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-l.Done():
+	case <-time.After(wait):
+		t.Fatalf("an idle lane with compactions every 20 ms still open after %v", wait)
+	}
+}
