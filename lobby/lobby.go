@@ -326,7 +326,10 @@ func (lb *Lobby) Restore(ctx context.Context) (int, error) {
 // restore restores one lane from its log for Run to start, or records
 // that it could not be restored.
 func (lb *Lobby) restore(ctx context.Context, log game.Log) error {
-	l, err := lane.Restore(ctx, log, lb.cfg.Lane)
+	l, err := (*lane.Lane)(nil), log.Err
+	if err == nil {
+		l, err = lane.Restore(ctx, log, lb.cfg.Lane)
+	}
 	lb.mu.Lock()
 	defer lb.mu.Unlock()
 	if err != nil && !errors.Is(err, lane.ErrNotRestorable) {

@@ -37,7 +37,9 @@ type Journal interface {
 
 	// Lanes returns the logs of every lane stored, ordered by the position
 	// of their first stored event, for a server that starts to restore its
-	// lanes.
+	// lanes. A lane with an event that cannot be decoded (written by a
+	// later version) comes with Err set and the events before that one,
+	// so that one bad log does not keep the others from being restored.
 	Lanes(ctx context.Context) ([]Log, error)
 
 	// Last returns the position of the last event stored, of any lane (0
@@ -57,4 +59,5 @@ type Log struct {
 	Lane   string
 	Events []Event
 	Last   uint64 // the position of the lane's last stored event; 0 if it has none
+	Err    error  // set by Journal.Lanes for a log that could not be read whole
 }

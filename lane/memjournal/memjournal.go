@@ -107,7 +107,7 @@ func (j *Journal) Lanes(ctx context.Context) ([]game.Log, error) {
 	for i, s := range all {
 		var err error
 		if logs[i], err = decode(s.id, 0, s.events); err != nil {
-			return nil, err
+			logs[i] = game.Log{Lane: s.id, Last: s.events[len(s.events)-1].pos, Err: err}
 		}
 	}
 	return logs, nil

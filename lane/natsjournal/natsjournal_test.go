@@ -292,3 +292,32 @@ func TestOpenConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestLanesWithAnUndecodableEvent: an event this version cannot decode
+// (written by a later one) marks its lane's log, and the other lanes come
+// back whole.
+func TestLanesWithAnUndecodableEvent(t *testing.T) {
+	j := open(t, t.TempDir())
+	ctx := t.Context()
+	if _, err := j.Append(ctx, "good", 0, game.Open("good", "Good", 4)); err != nil {
+		t.Fatal(err)
+	}
+	pos, err := j.Append(ctx, "bad", 0, game.Open("bad", "Bad", 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.js.Publish(ctx, SubjectPrefix+"bad", []byte(`{"v":99,"kind":"hologram"}`)); err != nil {
+		t.Fatal(err)
+	}
+	logs, err := j.Lanes(ctx)
+	if err != nil || len(logs) != 2 {
+		t.Fatalf("Lanes = %d logs, %v; want 2 and no error", len(logs), err)
+	}
+	good, bad := logs[0], logs[1]
+	if good.Lane != "good" || good.Err != nil || len(good.Events) != 1 {
+		t.Errorf("the good lane's log = %+v", good)
+	}
+	if bad.Lane != "bad" || bad.Err == nil || len(bad.Events) != 1 || bad.Events[0].Kind != game.Opened || bad.Last <= pos {
+		t.Errorf("the bad lane's log = %+v; want its opening, an error, and its last position", bad)
+	}
+}

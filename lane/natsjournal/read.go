@@ -61,9 +61,6 @@ func (j *Journal) Lanes(ctx context.Context) ([]game.Log, error) {
 		return nil, fmt.Errorf("natsjournal: read every lane: %s%w", j.state(), err)
 	}
 	events, err := decode(msgs)
-	if err != nil {
-		return nil, fmt.Errorf("natsjournal: read every lane: %w", err)
-	}
 	var logs []game.Log
 	index := map[string]int{} // subject → its log in logs
 	for i, m := range msgs {
@@ -78,6 +75,20 @@ func (j *Journal) Lanes(ctx context.Context) ([]game.Log, error) {
 		l := &logs[k]
 		l.Events = append(l.Events, events[i])
 		l.Last = m.seq
+	}
+	if err != nil {
+		// Some event could not be decoded: say which lanes, so that one
+		// bad log does not keep the others from being restored.
+		for k := range logs {
+			l := &logs[k]
+			for i := range l.Events {
+				if l.Events[i].Kind == "" { // left undecoded
+					l.Err = fmt.Errorf("natsjournal: lane %q: an event cannot be decoded: %w", l.Lane, err)
+					l.Events = l.Events[:i]
+					break
+				}
+			}
+		}
 	}
 	return logs, nil
 }
@@ -97,8 +108,10 @@ func decode(msgs []stored) ([]game.Event, error) {
 			for i := w * per; i < min((w+1)*per, len(msgs)); i++ {
 				e, err := game.Unmarshal(msgs[i].data)
 				if err != nil {
-					errs[w] = fmt.Errorf("%s, event at %d: %w", msgs[i].subject, msgs[i].seq, err)
-					return
+					// Go on: the other lanes' events are good. The
+					// undecoded one keeps an empty kind.
+					errs[w] = errors.Join(errs[w], fmt.Errorf("%s, event at %d: %w", msgs[i].subject, msgs[i].seq, err))
+					continue
 				}
 				events[i] = e
 			}
