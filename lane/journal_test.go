@@ -3,30 +3,43 @@ package lane
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/memjournal"
 )
 
 // faulty is a real in-memory journal whose next append fails: before
-// storing (the store refused it), or after (the answer was lost).
+// storing (the store refused it), or after (the answer was lost); and
+// whose reads fail while readFails is set.
 type faulty struct {
 	*memjournal.Journal
 	fail, lose bool
+	readFails  bool
+	reads      int
 }
 
-var errStoreDown = errors.New("store down")
+func (f *faulty) Read(ctx context.Context, id string, after uint64) (game.Log, error) {
+	f.reads++
+	if f.readFails {
+		return game.Log{}, errFault
+	}
+	return f.Journal.Read(ctx, id, after)
+}
+
+var errFault = errors.New("store down")
 
 func (f *faulty) Append(ctx context.Context, id string, last uint64, e game.Event) (uint64, error) {
 	if f.fail {
 		f.fail = false
-		return 0, errStoreDown
+		return 0, errFault
 	}
 	pos, err := f.Journal.Append(ctx, id, last, e)
 	if f.lose {
 		f.lose = false
-		return 0, errStoreDown
+		return 0, errFault
 	}
 	return pos, err
 }
@@ -118,5 +131,32 @@ func TestLostJoinIsSeatedOnReadBack(t *testing.T) {
 	l.send(a, `{"type":"start","id":"s"}`) // AAA is the host and holds the seat
 	if r := replies(a); len(r) != 1 || r[0]["type"] != "ack" {
 		t.Errorf("AAA's start answered %v", r)
+	}
+}
+
+// TestStoreDownIsNotAskedAtEveryMessage: while reading the log back fails,
+// the lane refuses commands at once for a pause instead of making every
+// message wait for the store; after the pause it asks again.
+func TestStoreDownIsNotAskedAtEveryMessage(t *testing.T) {
+	j := &faulty{Journal: memjournal.New()}
+	l, a := seatedLane(t, j)
+	j.fail, j.readFails = true, true
+	l.send(a, l.roll(7, `,"id":"r1"`)) // the append fails: the lane must read back
+	for i := range 5 {
+		l.send(a, l.roll(7, fmt.Sprintf(`,"id":"r%d"`, i+2)))
+	}
+	for _, r := range replies(a) {
+		if r["code"] != "unavailable" {
+			t.Fatalf("a command while the store is down answered %v, want unavailable", r)
+		}
+	}
+	if j.reads != 1 {
+		t.Errorf("the store was asked to read %d times for 5 commands in a row, want once", j.reads)
+	}
+	j.readFails = false
+	l.retryAt = time.Time{} // the pause is over
+	l.send(a, l.roll(7, `,"id":"ok"`))
+	if r := replies(a); len(r) != 1 || r[0]["type"] != "ack" {
+		t.Fatalf("the first command after the pause answered %v, want an ack", r)
 	}
 }

@@ -130,6 +130,7 @@ type Lane struct {
 	last    uint64        // the journal's position of the lane's last event
 	stale   bool          // an append's outcome is unknown: read the log before the next
 	pending []pendingJoin // joins refused while their outcome was unknown
+	retryAt time.Time     // a failed read-back: not before then again
 	seq     uint64        // changes shown in this epoch
 	clients map[*client]struct{}
 	holders map[bowling.Name]*client // the connection holding each seat
@@ -684,12 +685,21 @@ func (l *Lane) sync(ctx context.Context) error {
 	if !l.stale {
 		return nil
 	}
+	// While the store is down, every message would wait for a read that
+	// fails, and the lane goroutine would fall behind its inbox (and its
+	// readers behind their pongs): try the store again only after a pause.
+	if now := time.Now(); now.Before(l.retryAt) {
+		return errStoreDown
+	}
 	if err := l.catchUp(ctx); err != nil {
+		l.retryAt = time.Now().Add(storeRetryPause)
 		l.log.Warn("journal read failed", "err", err)
-		return protocol.Errorf(protocol.CodeUnavailable, "the lane could not read its log back in time; nothing changed, try again")
+		return errStoreDown
 	}
 	return nil
 }
+
+var errStoreDown = protocol.Errorf(protocol.CodeUnavailable, "the lane could not read its log back in time; nothing changed, try again")
 
 func (l *Lane) catchUp(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.cfg.AppendTimeout)

@@ -70,6 +70,13 @@ const (
 	// the lane's other messages queue behind the append.
 	AppendTimeout = 2 * time.Second
 
+	// storeRetryPause is how long a lane whose store failed refuses
+	// commands at once, without asking the store, before it tries again:
+	// long enough that an outage does not make every message wait for a
+	// read that fails, short enough that players barely notice the store
+	// coming back.
+	storeRetryPause = time.Second
+
 	// inboxSize is the buffer of a lane's command channel: it absorbs
 	// bursts so that readers rarely wait on a busy lane. Every lane pays
 	// for it (about 90 bytes a slot), so it is sized for a lane's dozen
