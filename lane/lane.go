@@ -144,6 +144,8 @@ type view struct {
 	board   []byte // the encoded board message
 	summary protocol.Lane
 	players []bowling.Player
+	series  []game.Result // the finished games before this one
+	phase   game.Phase
 }
 
 type op uint8
@@ -272,6 +274,48 @@ func (l *Lane) BoardJSON() []byte { return l.view.Load().board }
 
 // BoardText returns the lane's text scoreboard.
 func (l *Lane) BoardText() string { return bowling.Board(l.view.Load().players...) }
+
+// Games returns the games of the lane's series, oldest first: the
+// finished ones, and the one in play or waiting for a rematch.
+func (l *Lane) Games() protocol.Games {
+	v := l.view.Load()
+	out := protocol.Games{Games: make([]protocol.Game, 0, len(v.series)+1)}
+	for i, r := range v.series {
+		g := protocol.Game{Game: i + 1, Finished: true, Players: make([]protocol.GamePlayer, len(r.Players))}
+		for j, p := range r.Players {
+			played, _ := bowling.Replay(p.Rolls) // stored rolls were a game's: they replay
+			g.Players[j] = gamePlayer(p.Name, &played, p.Left)
+		}
+		out.Games = append(out.Games, g)
+	}
+	if len(v.players) > 0 {
+		g := protocol.Game{Game: len(v.series) + 1, Finished: v.phase == game.Finished, Players: make([]protocol.GamePlayer, len(v.players))}
+		for j, p := range v.players {
+			g.Players[j] = gamePlayer(p.Name, &p.Game, p.Left)
+		}
+		out.Games = append(out.Games, g)
+	}
+	return out
+}
+
+// gamePlayer is one player's line of a game in the series: their frames
+// as on the board, and how many frames were strikes, spares and open.
+func gamePlayer(name bowling.Name, g *bowling.Game, left bool) protocol.GamePlayer {
+	view := playerView(bowling.Player{Name: name, Game: *g, Left: left}, false)
+	out := protocol.GamePlayer{Name: string(name), Frames: view.Frames, Total: view.Total, Left: left}
+	for _, f := range g.Frames() {
+		switch r := f.Rolls; {
+		case len(r) == 0:
+		case r[0] == bowling.NumPins:
+			out.Strikes++
+		case len(r) >= 2 && r[0]+r[1] == bowling.NumPins:
+			out.Spares++
+		case f.Complete():
+			out.Opens++
+		}
+	}
+	return out
+}
 
 // Run runs the lane until ctx ends (returning ctx's error), the lane has
 // been idle for its timeout ([ErrIdle]), or handling a command panicked
@@ -769,7 +813,7 @@ func (l *Lane) publish() *view {
 	if err != nil {
 		panic(fmt.Sprintf("lane: encoding a board: %v", err)) // only plain values: cannot fail
 	}
-	v := &view{board: data, summary: summary, players: players}
+	v := &view{board: data, summary: summary, players: players, series: l.state.Series(), phase: l.state.Phase()}
 	l.view.Store(v)
 	return v
 }

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/protocol"
 )
 
 // TestHeldKeyBowlsOneBall: ten identical rolls sent back to back (a held
@@ -55,4 +57,50 @@ func TestStrangerCannotStart(t *testing.T) {
 	if b := getBoard(t, s, id); b.Players[1].Frames[0].Marks != "4" {
 		t.Errorf("ZZZ's first frame = %+v, want the 4 the host entered", b.Players[1].Frames[0])
 	}
+}
+
+// TestSeriesIsKept: after a rematch the games endpoint lists the finished
+// game and the new one, and the finished game survives a restart.
+func TestSeriesIsKept(t *testing.T) {
+	dir := t.TempDir()
+	j := openJournal(t, dir)
+	s, stop := startServer(t, durable(j), nil)
+	id := s.createLane(t, "series")
+	c := s.dial(t, id)
+	c.join(t, "PJS")
+	c.send(t, map[string]any{"type": "start", "id": "start"})
+	c.expectAck(t, "start")
+	// Strike, spare, open frames, then the rest: 10 | 7 3 | 4 2 | 0 0 ...
+	rolls := []int{10, 7, 3, 4, 2}
+	for len(rolls) < 19 {
+		rolls = append(rolls, 0)
+	}
+	model, _ := bowling.NewMatch("PJS")
+	for i, pins := range rolls {
+		_, frame, _ := model.Up()
+		ball := model.Players()[0].Game.Ball()
+		c.send(t, map[string]any{"type": "roll", "pins": pins, "frame": frame, "ball": ball, "id": fmt.Sprint(i)})
+		c.expectAck(t, fmt.Sprint(i))
+		model.Roll(pins)
+	}
+	c.send(t, map[string]any{"type": "rematch", "id": "again"})
+	c.expectAck(t, "again")
+	check := func(s *testServer) {
+		t.Helper()
+		var got protocol.Games
+		getJSON(t, s.srv.URL+"/api/lanes/"+id+"/games", &got)
+		if len(got.Games) != 2 {
+			t.Fatalf("games = %+v, want the finished one and the new one", got)
+		}
+		first, second := got.Games[0], got.Games[1]
+		p := first.Players[0]
+		if first.Game != 1 || !first.Finished || p.Name != "PJS" || p.Total != model.Players()[0].Game.Total() || p.Strikes != 1 || p.Spares != 1 || p.Opens != 8 || len(p.Frames) != 10 {
+			t.Errorf("game 1 = %+v, want PJS %d: 1 strike, 1 spare, 8 open", first, model.Players()[0].Game.Total())
+		}
+		if second.Game != 2 || second.Finished || len(second.Players) != 1 || second.Players[0].Total != 0 {
+			t.Errorf("game 2 = %+v, want the new game, not finished", second)
+		}
+	}
+	check(s)
+	check(restart(t, dir, stop, j, 1))
 }

@@ -21,6 +21,7 @@ import (
 //	POST /api/lanes                  create a lane: {"name":"Friday night"} → 201 and its summary (Content-Type: application/json, else 415)
 //	GET  /api/lanes/{id}             the lane's board, as the "board" message
 //	GET  /api/lanes/{id}/board.txt   the lane's text scoreboard
+//	GET  /api/lanes/{id}/games       the games of the lane's series
 //	GET  /ws/lanes/{id}              the lane's WebSocket (see package protocol)
 //	GET  /healthz                    200 while the server runs
 //
@@ -31,6 +32,7 @@ func (lb *Lobby) Handler() http.Handler {
 	mux.HandleFunc("POST /api/lanes", lb.createLane)
 	mux.HandleFunc("GET /api/lanes/{id}", lb.getBoard)
 	mux.HandleFunc("GET /api/lanes/{id}/board.txt", lb.getBoardText)
+	mux.HandleFunc("GET /api/lanes/{id}/games", lb.getGames)
 	mux.HandleFunc("GET /ws/lanes/{id}", lb.serveWS)
 	mux.HandleFunc("GET /healthz", lb.health)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
@@ -153,6 +155,12 @@ func (lb *Lobby) getBoardText(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
 		io.WriteString(w, l.BoardText())
+	}
+}
+
+func (lb *Lobby) getGames(w http.ResponseWriter, r *http.Request) {
+	if l, ok := lb.lane(w, r); ok {
+		writeJSON(w, http.StatusOK, l.Games())
 	}
 }
 

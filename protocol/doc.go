@@ -159,6 +159,7 @@
 //	POST /api/lanes                  {"name":"Friday night"} → 201 and the lane's summary; the body must be sent with Content-Type: application/json
 //	GET  /api/lanes/{id}             the lane's board message
 //	GET  /api/lanes/{id}/board.txt   the text scoreboard
+//	GET  /api/lanes/{id}/games       the lane's series: {"games":[{"game":1,"finished":true,"players":[{"name","frames","total","strikes","spares","opens"}]}]}
 //	GET  /healthz                    ok; 503 {"code":"unavailable",…} while the store does not answer
 //
 // HTTP errors are {"code":"…","message":"…"} with status 400 (bad body),

@@ -217,6 +217,31 @@ type Lane struct {
 	Frame      int      `json:"frame"` // the frame in play; 0 before the game starts
 }
 
+// Games is a lane's series: GET /api/lanes/{id}/games.
+type Games struct {
+	Games []Game `json:"games"`
+}
+
+// Game is one game of a lane's series.
+type Game struct {
+	Game     int          `json:"game"`     // 1 for the lane's first
+	Finished bool         `json:"finished"` // false for the game in play
+	Players  []GamePlayer `json:"players"`
+}
+
+// GamePlayer is one player's game in a series: frames as on the board,
+// the total, and how many frames were strikes, spares and open (a tenth
+// frame counts by its first two balls).
+type GamePlayer struct {
+	Name    string  `json:"name"`
+	Frames  []Frame `json:"frames"`
+	Total   int     `json:"total"`
+	Strikes int     `json:"strikes"`
+	Spares  int     `json:"spares"`
+	Opens   int     `json:"opens"`
+	Left    bool    `json:"left,omitempty"`
+}
+
 // Lanes is the lobby's list.
 type Lanes struct {
 	Lanes []Lane `json:"lanes"`
