@@ -485,22 +485,15 @@ type message struct {
 	Seat    int               `json:"seat"`
 }
 
-var playersKey = []byte(`,"players":`)
-
-// decodeBoardHead decodes the fields a board has before its players (seq,
-// phase, who is up) into m, using buf, and reports whether data was a
-// board it could cut there. JSON escapes the quotes inside strings, so the
-// key cannot be found inside a lane's name.
+// decodeBoardHead decodes a board's head into m (see
+// protocol.DecodeBoardHead), using buf.
 func decodeBoardHead(data []byte, buf *[]byte, m *message) bool {
-	if !bytes.HasPrefix(data, boardPrefix) {
+	var h protocol.BoardHead
+	if !protocol.DecodeBoardHead(data, buf, &h) {
 		return false
 	}
-	i := bytes.Index(data, playersKey)
-	if i < 0 {
-		return false
-	}
-	*buf = append(append((*buf)[:0], data[:i]...), '}')
-	return json.Unmarshal(*buf, m) == nil
+	m.Type, m.Seq, m.Phase, m.Up = protocol.TypeBoard, h.Seq, h.Phase, h.Up
+	return true
 }
 
 // seen is what a player takes from a board: the phase, who is up, and its
@@ -511,36 +504,11 @@ type seen struct {
 	me    *protocol.Player
 }
 
-var boardPrefix = []byte(`{"type":"board",`)
-
-// boardSeq reads a board's seq without decoding the rest: all a spectator
-// needs. A string in the board cannot hide the pattern, since JSON escapes
-// its quotes.
-func boardSeq(data []byte) (uint64, bool) {
-	if !bytes.HasPrefix(data, boardPrefix) {
-		return 0, false
-	}
-	i := bytes.Index(data, []byte(`,"seq":`))
-	if i < 0 {
-		return 0, false
-	}
-	var seq uint64
-	n := 0
-	for _, ch := range data[i+7:] {
-		if ch < '0' || ch > '9' {
-			break
-		}
-		seq = seq*10 + uint64(ch-'0')
-		n++
-	}
-	return seq, n > 0
-}
-
 func (c *loadConn) handle(ctx context.Context, data []byte) {
 	r := c.lane.run
 	now := time.Now()
 	var m message
-	if seq, ok := boardSeq(data); ok && c.name == "" {
+	if seq, ok := protocol.BoardSeq(data); ok && c.name == "" {
 		m.Type, m.Seq = protocol.TypeBoard, seq // a spectator needs no more
 	} else if c.name != "" && decodeBoardHead(data, &c.head, &m) {
 		// A player decodes the rest only when it needs its own line.

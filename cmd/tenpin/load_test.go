@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-
-	"github.com/tenpin/tenpin/protocol"
 )
 
 // TestLoadRun plays a short load run against a real server: it checks
@@ -47,54 +45,6 @@ func TestLoadFlags(t *testing.T) {
 	} {
 		if _, stderr, code := runCmd(t, "", args...); code != 1 || !strings.Contains(stderr, "load:") {
 			t.Errorf("tenpin %v: status %d, %q; want 1 and the reason", args, code, stderr)
-		}
-	}
-}
-
-func TestDecodeBoardHead(t *testing.T) {
-	tests := []struct {
-		in    string
-		ok    bool
-		seq   uint64
-		phase protocol.Phase
-		up    int // -1: nobody
-	}{
-		{`{"type":"board","lane":"x","name":"n","seq":7,"phase":"playing","up":{"seat":2,"standing":10},"players":[{"name":"AAA"}]}`, true, 7, protocol.PhasePlaying, 2},
-		{`{"type":"board","lane":"x","name":"a\",\"players\":[","seq":3,"phase":"waiting","up":null,"players":[]}`, true, 3, protocol.PhaseWaiting, -1},
-		{`{"type":"board","lane":"x","seq":4}`, false, 0, "", -1},
-		{`{"type":"ack","ref":"1","seq":3,"players":[]}`, false, 0, "", -1},
-		{`{"type":"board","seq":,"players":[]}`, false, 0, "", -1},
-	}
-	var buf []byte
-	for _, tt := range tests {
-		var m message
-		ok := decodeBoardHead([]byte(tt.in), &buf, &m)
-		up := -1
-		if m.Up != nil {
-			up = m.Up.Seat
-		}
-		if ok != tt.ok || ok && (m.Seq != tt.seq || m.Phase != tt.phase || up != tt.up || m.Players != nil) {
-			t.Errorf("decodeBoardHead(%s) = %v, seq %d, phase %q, up %d, players %v; want %v, %d, %q, %d and no players",
-				tt.in, ok, m.Seq, m.Phase, up, m.Players, tt.ok, tt.seq, tt.phase, tt.up)
-		}
-	}
-}
-
-func TestBoardSeq(t *testing.T) {
-	tests := []struct {
-		in   string
-		seq  uint64
-		want bool
-	}{
-		{`{"type":"board","lane":"x","name":"a\",\"seq\":9","seq":12,"phase":"waiting"}`, 12, true},
-		{`{"type":"board","lane":"x","name":"n","seq":0}`, 0, true},
-		{`{"type":"ack","ref":"1","seq":3}`, 0, false},
-		{`{"type":"board","seq":}`, 0, false},
-	}
-	for _, tt := range tests {
-		seq, ok := boardSeq([]byte(tt.in))
-		if seq != tt.seq || ok != tt.want {
-			t.Errorf("boardSeq(%s) = %d, %v; want %d, %v", tt.in, seq, ok, tt.seq, tt.want)
 		}
 	}
 }
