@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -93,6 +96,15 @@ func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
 	// creates lanes.
 	if !isJSON(r.Header.Get("Content-Type")) {
 		httpError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "send the body as JSON, with Content-Type: application/json")
+		return
+	}
+	addr, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		addr = r.RemoteAddr
+	}
+	if ok, wait := lb.creations.allow(addr, time.Now()); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(int(wait/time.Second)+1))
+		httpError(w, http.StatusTooManyRequests, "rate_limited", fmt.Sprintf("this address has created lanes too fast; try again in %d s", int(wait/time.Second)+1))
 		return
 	}
 	var body protocol.CreateLane

@@ -74,6 +74,8 @@ type Config struct {
 	MaxLanes       int      // default MaxLanes
 	MaxConnections int      // WebSocket connections at once; default MaxConnections
 	OriginPatterns []string // other origins allowed to open WebSockets; same-origin is always allowed
+	CreateRate     float64  // lanes an address may create a second, on average; default CreateRate
+	CreateBurst    int      // and at once; default CreateBurst
 	// Lane is every lane's settings. Its Journal keeps the lanes; nil
 	// means an in-memory one (lane/memjournal), gone with the process.
 	Lane   lane.Config
@@ -106,6 +108,7 @@ type Lobby struct {
 	opening int            // guarded by mu: lanes being created
 
 	unrestored map[string]struct{} // guarded by mu: lanes in the journal that failed to restore
+	creations  *addrLimiter        // lane creations per client address
 
 	compacting    sync.Mutex   // one compaction at a time
 	compactBefore uint64       // guarded by compacting: what the next compaction may drop
@@ -130,6 +133,12 @@ func New(cfg Config) *Lobby {
 	if cfg.MaxConnections <= 0 {
 		cfg.MaxConnections = MaxConnections
 	}
+	if cfg.CreateRate <= 0 {
+		cfg.CreateRate = CreateRate
+	}
+	if cfg.CreateBurst <= 0 {
+		cfg.CreateBurst = CreateBurst
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -150,6 +159,7 @@ func New(cfg Config) *Lobby {
 		log:        cfg.Logger,
 		lanes:      make(map[string]*entry),
 		unrestored: make(map[string]struct{}),
+		creations:  newAddrLimiter(cfg.CreateRate, cfg.CreateBurst),
 		starts:     make(chan *lane.Lane),
 		stopped:    make(chan struct{}),
 	}

@@ -165,6 +165,7 @@
 // HTTP errors are {"code":"…","message":"…"} with status 400 (bad body),
 // 404 (unknown lane), 413 (body too large), 415 (unsupported_media_type: a
 // POST whose Content-Type is not application/json, as a form or a
-// text/plain body that another site's page could send) or 503 (lane limit
+// text/plain body that another site's page could send), 429 (rate_limited,
+// with Retry-After: one address creating lanes too fast) or 503 (lane limit
 // reached, or the store did not take the new lane).
 package protocol

@@ -10,7 +10,7 @@ import (
 // correctness, not speed. Every board in order, every total right, every
 // connection clean.
 func TestLoadRun(t *testing.T) {
-	url, stop := startServer(t)
+	url, stop := startServer(t, "-create-burst", "100") // every lane from one address
 	ws := "ws" + strings.TrimPrefix(url, "http")
 	stdout, stderr, code := runCmd(t, "", "load", "-url", ws, "-lanes", "20", "-players", "4", "-spectators", "6",
 		"-duration", "5s", "-think", "10ms", "-ramp", "500ms", "-json")

@@ -66,6 +66,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	maxLanes := fs.Int("max-lanes", lobby.MaxLanes, "lanes the server keeps open at most")
 	maxConnsFlag := fs.Int("max-conns", 0, fmt.Sprintf("WebSocket connections the server holds at most (0: as many as the open-file limit allows, up to %d; printed at startup)", lobby.MaxConnections))
 	maxSpectators := fs.Int("max-spectators", lane.MaxSpectators, "watchers per lane at most")
+	createBurst := fs.Int("create-burst", lobby.CreateBurst, "lanes one client address may create at once (then one every 6 s); raise it for load runs from one address")
 	origins := fs.String("origin", "", "comma-separated `patterns` of other origins allowed to open WebSockets (same-origin is always allowed)")
 	pprofOn := fs.Bool("pprof", false, "serve runtime profiles at /debug/pprof/ and counters at /debug/vars, with the command line and memory stats (for load runs; keep it off in public)")
 	logLevel := fs.String("log-level", "info", "log `level`: debug, info, warn or error")
@@ -107,6 +108,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		MaxConnections: maxConns,
 		Lane:           lane.Config{IdleTimeout: *idle, MaxSpectators: *maxSpectators},
 		Logger:         logger,
+		CreateBurst:    *createBurst,
 	}
 	var journal *natsjournal.Journal
 	if !*memory {
