@@ -375,8 +375,11 @@ func (l *Lane) armIdle() {
 		l.idle.Stop()
 		return
 	}
+	// A game that has had a ball is worth waiting for; one only started
+	// is not: otherwise joining, starting and leaving keeps a lane (and
+	// its place in the lobby) for an hour.
 	timeout := l.cfg.IdleTimeout
-	if l.state.Phase() == game.Playing {
+	if l.state.Phase() == game.Playing && l.state.Match().Started() {
 		timeout = l.cfg.AbandonTimeout
 	}
 	l.idle.Reset(timeout)

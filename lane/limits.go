@@ -26,7 +26,7 @@ const (
 	// the link, short enough that abandoned lanes do not pile up.
 	IdleTimeout = 5 * time.Minute
 
-	// AbandonTimeout is how long a lane with a game in play but nobody
+	// AbandonTimeout is how long a lane with a game in play (a ball bowled) but nobody
 	// connected waits for its players to come back.
 	AbandonTimeout = time.Hour
 

@@ -52,11 +52,31 @@ func TestLaneInPlayIsNotClosedForIdling(t *testing.T) {
 	c.join(t, "AAA")
 	c.send(t, `{"type":"start","id":"s"}`)
 	c.expectAck(t, "s")
+	c.send(t, `{"type":"roll","pins":3,"frame":1,"ball":1,"id":"r"}`)
+	c.expectAck(t, "r")
 	c.ws.CloseNow()
 	select {
 	case <-l.Done():
 		t.Fatal("a lane with a game in play was closed for idling")
 	case <-time.After(200 * time.Millisecond): // ten idle timeouts
+	}
+}
+
+// TestLaneStartedButUnplayedIsClosedForIdling: joining, starting and
+// leaving without a ball does not keep a lane for the abandon timeout.
+func TestLaneStartedButUnplayedIsClosedForIdling(t *testing.T) {
+	s := newServer(t, lobby.Config{Lane: lane.Config{IdleTimeout: 20 * time.Millisecond, AbandonTimeout: time.Hour}})
+	id := s.createLane(t, "drive-by")
+	l, _ := s.lobby.Get(id)
+	c := s.dial(t, id)
+	c.join(t, "AAA")
+	c.send(t, `{"type":"start","id":"s"}`)
+	c.expectAck(t, "s")
+	c.ws.CloseNow()
+	select {
+	case <-l.Done():
+	case <-time.After(wait):
+		t.Fatal("a lane started without a ball and left was kept for the abandon timeout")
 	}
 }
 
