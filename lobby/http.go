@@ -1,6 +1,8 @@
 package lobby
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +12,8 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/coder/websocket"
@@ -86,7 +90,72 @@ func (lb *Lobby) health(w http.ResponseWriter, r *http.Request) {
 }
 
 func (lb *Lobby) listLanes(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, protocol.Lanes{Lanes: lb.List()})
+	plain, gz := lb.encodedList(time.Now())
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	h.Add("Vary", "Accept-Encoding")
+	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		h.Set("Content-Encoding", "gzip")
+		w.Write(gz)
+		return
+	}
+	w.Write(plain)
+}
+
+// listMaxAge is how long the encoded lobby list is served again before
+// it is built anew. At 10,000 lanes the list is megabytes and every
+// visitor's page polls it: built once a second, not once a request, at
+// the cost of a lane's players and phase showing up to a second late in
+// the lobby (lanes created or closed show at once).
+const listMaxAge = time.Second
+
+// listCache is the lobby's list as last encoded, plain and gzipped.
+type listCache struct {
+	mu        sync.Mutex
+	built     time.Time
+	plain, gz []byte
+}
+
+// encodedList returns the lobby's list, built at most listMaxAge ago. The
+// first request after that builds it while the others wait for it.
+func (lb *Lobby) encodedList(now time.Time) (plain, gz []byte) {
+	c := &lb.list
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.plain == nil || now.Sub(c.built) > listMaxAge {
+		data, err := json.Marshal(protocol.Lanes{Lanes: lb.List()})
+		if err != nil {
+			panic(fmt.Sprintf("lobby: encoding the list: %v", err)) // plain values only: cannot fail
+		}
+		data = append(data, '\n')
+		var buf bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+		zw.Write(data)
+		zw.Close()
+		c.plain, c.gz, c.built = data, buf.Bytes(), now
+	}
+	return c.plain, c.gz
+}
+
+// forgetList makes the next request build the list anew: a lane was
+// created or closed.
+func (lb *Lobby) forgetList() {
+	lb.list.mu.Lock()
+	lb.list.plain = nil
+	lb.list.mu.Unlock()
+}
+
+// acceptsGzip reports whether an Accept-Encoding header takes gzip.
+func acceptsGzip(header string) bool {
+	for part := range strings.SplitSeq(header, ",") {
+		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if strings.EqualFold(strings.TrimSpace(coding), "gzip") {
+			q := strings.ReplaceAll(params, " ", "")
+			return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
+		}
+	}
+	return false
 }
 
 func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {

@@ -109,6 +109,7 @@ type Lobby struct {
 
 	unrestored map[string]struct{} // guarded by mu: lanes in the journal that failed to restore
 	creations  *addrLimiter        // lane creations per client address
+	list       listCache           // GET /api/lanes, encoded
 
 	compacting    sync.Mutex   // one compaction at a time
 	compactBefore uint64       // guarded by compacting: what the next compaction may drop
@@ -393,6 +394,7 @@ func (lb *Lobby) Create(ctx context.Context, name string) (*lane.Lane, error) {
 	lb.next++
 	lb.lanes[id] = &entry{lane: l, n: lb.next}
 	lb.mu.Unlock()
+	lb.forgetList()
 
 	select {
 	case lb.starts <- l:
@@ -465,6 +467,7 @@ func (lb *Lobby) remove(id string) {
 	lb.mu.Lock()
 	delete(lb.lanes, id)
 	lb.mu.Unlock()
+	lb.forgetList()
 }
 
 // cleanName trims a lane name and refuses an empty, overlong or
