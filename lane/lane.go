@@ -597,7 +597,7 @@ func (l *Lane) upOffline() bool {
 	if !ok {
 		return false
 	}
-	return l.holders[l.state.Match().Players()[seat].Name] == nil
+	return l.holders[l.state.Match().At(seat).Name] == nil
 }
 
 func (l *Lane) join(ctx context.Context, c *client, m protocol.Request) {

@@ -163,6 +163,10 @@ func (m *Match) advance() {
 	}
 }
 
+// At returns the player in seat (an index in [Match.Players]), as a
+// copy: unlike Players, it allocates nothing.
+func (m *Match) At(seat int) Player { return m.players[seat] }
+
 // Players returns a snapshot of the seats in order.
 func (m *Match) Players() []Player { return slices.Clone(m.players) }
 

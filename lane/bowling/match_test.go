@@ -223,3 +223,14 @@ func TestMatchIsRebuiltFromItsEvents(t *testing.T) {
 		t.Errorf("replayed match differs:\n%s%s\n%s%s", a.Board(), upString(a), b.Board(), upString(b))
 	}
 }
+
+func TestMatchAtDoesNotAllocate(t *testing.T) {
+	m, _ := NewMatch("AAA", "BBB")
+	m.Roll(3)
+	if p := m.At(0); p.Name != "AAA" || p.Game.NumRolls() != 1 {
+		t.Errorf("At(0) = %+v", p)
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = m.At(1) }); n != 0 {
+		t.Errorf("At allocates %v times", n)
+	}
+}

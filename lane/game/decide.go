@@ -111,7 +111,7 @@ func (s *State) Roll(t Throw) (Event, error) {
 		return Event{}, fmt.Errorf("%w: %s is not playing on this lane", bowling.ErrUnknownPlayer, t.For)
 	}
 	seat, _, _ := s.match.Up()
-	up := s.match.Players()[seat].Name
+	up := s.match.At(seat).Name
 	g := &p.Game
 	switch {
 	case t.For != t.By && t.By != s.Host() && !(t.For == up && t.UpOffline):

@@ -276,3 +276,22 @@ func TestHostAndScoringForOthers(t *testing.T) {
 		t.Errorf("host after AAA left = %q, want BBB", s.Host())
 	}
 }
+
+// TestSeriesIsSharedSafely: a slice Series returned does not change as
+// the state goes on, even when the oldest game is dropped past MaxSeries;
+// the series keeps the newest MaxSeries games.
+func TestSeriesIsSharedSafely(t *testing.T) {
+	s := Replay([]Event{Open("l", "n", 0), {Kind: SeatTaken, Player: "AAA", Token: tokenA}, {Kind: GameStarted}})
+	s.Apply(Event{Kind: Rolled, Player: "AAA", Frame: 1, Ball: 1, Pins: 7})
+	for range MaxSeries {
+		s.Apply(Event{Kind: NewGame})
+	}
+	full := s.Series() // the game of a 7 first, then empty ones
+	s.Apply(Event{Kind: NewGame})
+	if len(full) != MaxSeries || len(full[0].Players[0].Rolls) != 1 {
+		t.Errorf("the series taken before the oldest game was dropped changed: it starts with %+v", full[0])
+	}
+	if got := s.Series(); len(got) != MaxSeries || len(got[0].Players[0].Rolls) != 0 {
+		t.Errorf("series holds %d games, the oldest %+v; want the newest %d", len(got), got[0], MaxSeries)
+	}
+}

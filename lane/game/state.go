@@ -109,7 +109,7 @@ func (s *State) leave(e Event) {
 func (s *State) newGame() {
 	s.series = append(s.series, s.result())
 	if n := len(s.series) - MaxSeries; n > 0 {
-		s.series = slices.Delete(s.series, 0, n)
+		s.series = slices.Clone(s.series[n:]) // a new array: Series' slices of the old one stay as they were
 	}
 	var next bowling.Match
 	game := []Event{}
@@ -235,8 +235,11 @@ func (s *State) Host() bowling.Name {
 }
 
 // Series returns the lane's finished games, oldest first; the game in
-// play, finished or not, is not among them.
-func (s *State) Series() []Result { return slices.Clone(s.series) }
+// play, finished or not, is not among them. The slice is shared, not
+// copied (a lane publishes it with every board): do not change it. It
+// stays valid as the state changes, since the state only appends past its
+// end or replaces it.
+func (s *State) Series() []Result { return s.series[:len(s.series):len(s.series)] }
 
 // Snapshot returns the event that holds the whole lane: applied to any
 // state, it gives this one.
