@@ -44,17 +44,28 @@ func TestIdleLaneIsClosed(t *testing.T) {
 	}
 }
 
-func TestLaneInPlayIsNotClosedForIdling(t *testing.T) {
-	s := newServer(t, lobby.Config{Lane: lane.Config{IdleTimeout: 20 * time.Millisecond, AbandonTimeout: time.Hour}})
-	id := s.createLane(t, "busy")
+// leftAfter starts a game on a new lane of s with one player, who bowls
+// the given balls of frame 1 and then disconnects; it returns the lane.
+func leftAfter(t *testing.T, s *testServer, pins ...int) *lane.Lane {
+	t.Helper()
+	id := s.createLane(t, "left")
 	l, _ := s.lobby.Get(id)
 	c := s.dial(t, id)
 	c.join(t, "AAA")
 	c.send(t, `{"type":"start","id":"s"}`)
 	c.expectAck(t, "s")
-	c.send(t, `{"type":"roll","pins":3,"frame":1,"ball":1,"id":"r"}`)
-	c.expectAck(t, "r")
+	for i, p := range pins {
+		ref := fmt.Sprint("r", i)
+		c.send(t, map[string]any{"type": "roll", "pins": p, "frame": 1, "ball": i + 1, "id": ref})
+		c.expectAck(t, ref)
+	}
 	c.ws.CloseNow()
+	return l
+}
+
+func TestLaneInPlayIsNotClosedForIdling(t *testing.T) {
+	s := newServer(t, lobby.Config{Lane: lane.Config{IdleTimeout: 20 * time.Millisecond, AbandonTimeout: time.Hour}})
+	l := leftAfter(t, s, 3)
 	select {
 	case <-l.Done():
 		t.Fatal("a lane with a game in play was closed for idling")
@@ -66,13 +77,7 @@ func TestLaneInPlayIsNotClosedForIdling(t *testing.T) {
 // leaving without a ball does not keep a lane for the abandon timeout.
 func TestLaneStartedButUnplayedIsClosedForIdling(t *testing.T) {
 	s := newServer(t, lobby.Config{Lane: lane.Config{IdleTimeout: 20 * time.Millisecond, AbandonTimeout: time.Hour}})
-	id := s.createLane(t, "drive-by")
-	l, _ := s.lobby.Get(id)
-	c := s.dial(t, id)
-	c.join(t, "AAA")
-	c.send(t, `{"type":"start","id":"s"}`)
-	c.expectAck(t, "s")
-	c.ws.CloseNow()
+	l := leftAfter(t, s)
 	select {
 	case <-l.Done():
 	case <-time.After(wait):
