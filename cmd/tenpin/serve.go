@@ -86,6 +86,9 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return fmt.Errorf("serve: -log-level %q: the levels are debug, info, warn and error", *logLevel)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	if *createBurst < 1 {
+		return fmt.Errorf("serve: -create-burst %d: a client must be able to create at least one lane", *createBurst)
+	}
 	store, err := parseStore(*dataDir, *memory, *natsURL, *fsync)
 	if err != nil {
 		return err

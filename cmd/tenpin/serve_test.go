@@ -143,6 +143,12 @@ func TestServeFlags(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, `-log-level "loud"`) {
 		t.Errorf("bad -log-level: status %d, %q", code, stderr)
 	}
+	for _, args := range [][]string{{"-create-burst", "0"}, {"-fsync", "soon"}, {"-fsync", "0s"}, {"-memory", "-nats", "nats://x"}} {
+		_, stderr, code := runCmd(t, "", append([]string{"serve", "-addr", "127.0.0.1:0"}, args...)...)
+		if code != 1 || !strings.Contains(stderr, args[0]) {
+			t.Errorf("serve %v: status %d, %q; want 1 and an error naming %s", args, code, stderr, args[0])
+		}
+	}
 	_, stderr, code = runCmd(t, "", "-addr", "256.0.0.1:99999")
 	if code != 1 || !strings.Contains(stderr, "serve:") {
 		t.Errorf("a bare tenpin with a bad -addr: status %d, %q", code, stderr)
