@@ -295,9 +295,14 @@ func TestCompactionKeepsOpenLanes(t *testing.T) {
 	if log := byID[playing]; len(log.Events) != 2 || log.Events[0].Kind != game.Snapshot || log.Events[1].Kind != game.Snapshot {
 		t.Errorf("the open lane's log after two compactions = %d events, first %v; want its two snapshots", len(log.Events), log.Events[0].Kind)
 	}
-	for _, id := range fresh { // they may have closed since (nobody joined): still, nothing was lost
-		if log := byID[id]; len(log.Events) == 0 || log.Events[0].Kind != game.Opened && log.Events[0].Kind != game.Snapshot {
-			t.Errorf("lane %s, created during the compaction, has the log %+v", id, log.Events)
+	for _, id := range fresh {
+		// Nobody joined them, so they may have closed since, and then the
+		// second round may drop their opening: a closed lane's log may go.
+		// An open one must still start with its opening or a snapshot.
+		log := byID[id]
+		closed := slices.ContainsFunc(log.Events, func(e game.Event) bool { return e.Kind == game.Closed })
+		if !closed && (len(log.Events) == 0 || log.Events[0].Kind != game.Opened && log.Events[0].Kind != game.Snapshot) {
+			t.Errorf("lane %s, created during the compaction and open, has the log %+v", id, log.Events)
 		}
 	}
 
