@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 // MaxMessageSize is the largest client message the server reads, in bytes.
@@ -29,6 +30,9 @@ const (
 	TypeRoll    Type = "roll"
 	TypeLeave   Type = "leave"
 	TypeRematch Type = "rematch"
+	TypeCorrect Type = "correct"
+	TypeSkip    Type = "skip"
+	TypeRemove  Type = "remove"
 )
 
 // Server → client message types.
@@ -43,11 +47,11 @@ const (
 type Request struct {
 	Type  Type   `json:"type"`
 	ID    string `json:"id,omitempty"`    // any message; echoed back as "ref"
-	Name  string `json:"name,omitempty"`  // join; roll: whose ball it is, when not the sender's
+	Name  string `json:"name,omitempty"`  // join, remove; roll, correct: whose ball it is, when not the sender's
 	Token string `json:"token,omitempty"` // resume
-	Pins  *int   `json:"pins,omitempty"`  // roll
-	Frame *int   `json:"frame,omitempty"` // roll: the frame of the ball it is for, 1 to 10
-	Ball  *int   `json:"ball,omitempty"`  // roll: which ball of that frame, 1 to 3
+	Pins  *int   `json:"pins,omitempty"`  // roll, correct
+	Frame *int   `json:"frame,omitempty"` // roll, correct: the frame of the ball it is for, 1 to 10
+	Ball  *int   `json:"ball,omitempty"`  // roll, correct: which ball of that frame, 1 to 3
 }
 
 // Decode parses one client message. It refuses, with an *[Error] whose
@@ -78,13 +82,13 @@ func Decode(data []byte) (Request, error) {
 	id := Request{ID: r.ID}             // what a refusal can still answer to
 	var name, token, pins, optName bool // the fields the type takes
 	switch r.Type {
-	case TypeJoin:
+	case TypeJoin, TypeRemove:
 		name = true
 	case TypeResume:
 		token = true
-	case TypeRoll:
+	case TypeRoll, TypeCorrect:
 		pins, optName = true, true
-	case TypeStart, TypeLeave, TypeRematch:
+	case TypeStart, TypeLeave, TypeRematch, TypeSkip:
 	case "":
 		return id, Errorf(CodeBadMessage, `message has no "type"`)
 	default:
@@ -151,16 +155,18 @@ type Up struct {
 
 // Frame is one bowled frame on a board.
 type Frame struct {
-	Marks string `json:"marks"` // "X", "8|/", "8|1", "7", "X|7|/"
-	Rolls []int  `json:"rolls"`
-	Score *int   `json:"score"` // cumulative; null while it can still change
+	Marks     string `json:"marks"` // "X", "8|/", "8|1", "7", "X|7|/"
+	Rolls     []int  `json:"rolls"`
+	Score     *int   `json:"score"`               // cumulative; null while it can still change
+	Corrected bool   `json:"corrected,omitempty"` // a roll of the frame was corrected after it was bowled
 }
 
 // Player is one seat on a board.
 type Player struct {
 	Name      string  `json:"name"`
 	Connected bool    `json:"connected"`
-	Left      bool    `json:"left,omitempty"` // left during the game; skipped from then on
+	Left      bool    `json:"left,omitempty"` // left or removed during the game; skipped from then on
+	Away      bool    `json:"away,omitempty"` // skipped while offline; bowls again once back
 	Frames    []Frame `json:"frames"`         // the frames bowled so far, from frame 1
 	Total     int     `json:"total"`          // the last cumulative score that can no longer change
 }
@@ -187,6 +193,17 @@ type Board struct {
 	Host       string   `json:"host,omitempty"` // the player who may start and rematch; none on an empty lane
 	Players    []Player `json:"players"`
 	Spectators int      `json:"spectators"`
+	// Series totals the lane's games so far, this one included, once the
+	// lane has finished a game; omitted before.
+	Series []SeriesPlayer `json:"series,omitempty"`
+}
+
+// SeriesPlayer is one player's line of a lane's series: the games they
+// bowled in and the sum of their totals.
+type SeriesPlayer struct {
+	Name  string `json:"name"`
+	Games int    `json:"games"`
+	Total int    `json:"total"`
 }
 
 // Welcome answers a join or a resume. The token is sent only here, only to
@@ -224,9 +241,22 @@ type Games struct {
 
 // Game is one game of a lane's series.
 type Game struct {
-	Game     int          `json:"game"`     // 1 for the lane's first
-	Finished bool         `json:"finished"` // false for the game in play
-	Players  []GamePlayer `json:"players"`
+	Game        int          `json:"game"`     // 1 for the lane's first
+	Finished    bool         `json:"finished"` // false for the game in play
+	Players     []GamePlayer `json:"players"`
+	Corrections []Correction `json:"corrections,omitempty"` // oldest first
+}
+
+// Correction is a roll changed after it was bowled: whose, which ball,
+// what it was and what it became, who changed it, and when.
+type Correction struct {
+	Name  string    `json:"name"`
+	Frame int       `json:"frame"`
+	Ball  int       `json:"ball"`
+	Was   int       `json:"was"`
+	Pins  int       `json:"pins"`
+	By    string    `json:"by"`
+	At    time.Time `json:"at"`
 }
 
 // GamePlayer is one player's game in a series: frames as on the board,
