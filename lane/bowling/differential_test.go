@@ -1,6 +1,7 @@
 package bowling
 
 import (
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -130,5 +131,97 @@ func TestDifferentialAgainstNaiveScorer(t *testing.T) {
 		if got := g.Rolls(); !slices.Equal(got, rolls) && !(len(got) == 0 && len(rolls) == 0) {
 			t.Fatalf("game %d: Rolls() = %v, want %v", n, got, rolls)
 		}
+	}
+}
+
+// naivePositions walks rolls the way a scorer on paper does and returns
+// the frame (1–10) and ball (1–3) of each, or false if the rolls are not a
+// game: too many pins on a rack, or a roll after the tenth frame.
+func naivePositions(rolls []int) ([][2]int, bool) {
+	var out [][2]int
+	frame, ball, standing := 1, 1, NumPins
+	for _, p := range rolls {
+		if frame > NumFrames || p < 0 || p > standing {
+			return nil, false
+		}
+		out = append(out, [2]int{frame, ball})
+		standing -= p
+		if frame < NumFrames {
+			if standing == 0 || ball == 2 {
+				frame, ball, standing = frame+1, 1, NumPins
+			} else {
+				ball++
+			}
+			continue
+		}
+		// The tenth frame: a third ball only after a strike or a spare.
+		switch {
+		case ball == 3 || ball == 2 && standing > 0 && rolls[len(out)-2] != NumPins:
+			frame++
+		default:
+			ball++
+			if standing == 0 {
+				standing = NumPins
+			}
+		}
+	}
+	return out, true
+}
+
+// TestDifferentialCorrections corrects random balls of random games to
+// random values and checks Correct against the naive scorer: a correction
+// is accepted exactly when the corrected rolls are a game whose every roll
+// keeps its frame and ball, and the corrected game then scores as the
+// naive scorer scores those rolls.
+func TestDifferentialCorrections(t *testing.T) {
+	r := rand.New(rand.NewPCG(2026, 12))
+	accepted := 0
+	for n := range 12000 {
+		rolls := randomGame(r)
+		rolls = rolls[:1+r.IntN(len(rolls))]
+		g, err := Replay(rolls)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before, _ := naivePositions(rolls)
+		i, pins := r.IntN(len(rolls)), r.IntN(NumPins+1)
+		fixed := slices.Clone(rolls)
+		fixed[i] = pins
+		after, legal := naivePositions(fixed)
+		want := legal && slices.Equal(before, after) && pins != rolls[i]
+
+		was, err := g.Correct(before[i][0], before[i][1], pins)
+		if (err == nil) != want {
+			t.Fatalf("game %d %v: correcting roll %d (frame %d ball %d) to %d: err = %v, naive says accepted = %v", n, rolls, i, before[i][0], before[i][1], pins, err, want)
+		}
+		if err != nil {
+			if !errors.Is(err, ErrInvalidCorrection) {
+				t.Fatalf("game %d: refusal %v does not wrap ErrInvalidCorrection", n, err)
+			}
+			if got := g.Rolls(); !slices.Equal(got, rolls) {
+				t.Fatalf("game %d: a refused correction changed the rolls to %v", n, got)
+			}
+			continue
+		}
+		accepted++
+		if was != rolls[i] {
+			t.Fatalf("game %d: Correct returned was = %d, the roll was %d", n, was, rolls[i])
+		}
+		wantScores, wantOver := naiveScores(fixed)
+		for f, fr := range g.Frames() {
+			got := -1
+			if s, ok := fr.Score(); ok {
+				got = s
+			}
+			if got != wantScores[f] {
+				t.Fatalf("game %d %v corrected to %v: frame %d score = %d, naive scorer says %d", n, rolls, fixed, f+1, got, wantScores[f])
+			}
+		}
+		if g.Over() != wantOver {
+			t.Fatalf("game %d: Over() = %v after a correction, naive scorer says %v", n, g.Over(), wantOver)
+		}
+	}
+	if accepted < 1000 {
+		t.Fatalf("only %d of 12000 random corrections were accepted: the test is not exercising Correct", accepted)
 	}
 }

@@ -27,6 +27,9 @@ var (
 	ErrUnknownPlayer = errors.New("bowling: unknown player")
 	// ErrNoPlayers: rolling in a match that has no player to bowl.
 	ErrNoPlayers = errors.New("bowling: no players")
+	// ErrInvalidCorrection: changing a roll that was not bowled, or so
+	// that no game could have had it.
+	ErrInvalidCorrection = errors.New("bowling: invalid correction")
 )
 
 // RollError reports a refused roll: which roll of the game it would have

@@ -42,13 +42,16 @@ func FuzzGame(f *testing.F) {
 }
 
 // FuzzMatch drives a three-player match with arbitrary commands: each byte
-// is either a roll by whoever is up, a roll claimed by a given seat, or a
-// player leaving. No command may panic, a refused command changes nothing,
-// and the player up is always one still in the match.
+// is a roll by whoever is up, a roll claimed by a given seat, a player
+// marked away or back, a correction, or a player leaving. No command may
+// panic, a refused command changes nothing, and the player up is always
+// one still in the match with balls left, away only if nobody else is
+// due.
 func FuzzMatch(f *testing.F) {
 	f.Add([]byte{10, 10, 10, 7, 3, 200, 5})
 	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
 	f.Add([]byte{128, 129, 130, 200, 10})
+	f.Add([]byte{10, 7, 151, 3, 152, 180, 190, 9, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := NewMatch("AAA", "BBB", "CCC")
 		if err != nil {
@@ -59,10 +62,14 @@ func FuzzMatch(f *testing.F) {
 			before := m.Players()
 			var err error
 			switch {
-			case b < 128:
+			case b < 100:
 				err = m.Roll(int(b)%13 - 1)
-			case b < 200:
+			case b < 150:
 				err = m.RollAs(names[int(b)%3], int(b)%11)
+			case b < 175:
+				err = m.SetAway(names[int(b)%3], b%2 == 0)
+			case b < 245:
+				_, err = m.Correct(names[int(b)%3], int(b)%10+1, int(b)%3+1, int(b)%11)
 			default:
 				err = m.Remove(names[int(b)%3])
 			}
@@ -74,8 +81,18 @@ func FuzzMatch(f *testing.F) {
 					}
 				}
 			}
-			if seat, _, ok := m.Up(); ok && m.Players()[seat].Left {
-				t.Fatalf("player up %s has left", m.Players()[seat].Name)
+			seat, _, ok := m.Up()
+			if !ok {
+				continue
+			}
+			up := m.At(seat)
+			if up.Left || up.Game.Over() {
+				t.Fatalf("player up %s has left or finished", up.Name)
+			}
+			for _, p := range m.Players() {
+				if up.Away && !p.Away && !p.Left && !p.Game.Over() {
+					t.Fatalf("away player %s is up while %s is due", up.Name, p.Name)
+				}
 			}
 		}
 	})

@@ -81,6 +81,46 @@ func (g *Game) refuse(pins int, err error, reason string) error {
 	return &RollError{Roll: int(g.n) + 1, Pins: pins, Err: err, reason: reason}
 }
 
+// Correct changes the pins of a ball already bowled — ball (1 to 3) of
+// frame (1 to 10) — and returns what it was. The game is replayed with the
+// new value. A correction the rules refuse on replay (a second ball now
+// more than the pins standing, a ball after the game is over), or one that
+// would change which frame and ball any roll is (a strike where a second
+// ball was bowled, an open first ball where the next frame has begun), fails
+// with an error wrapping [ErrInvalidCorrection] and changes nothing. The
+// last roll may change whether its frame or the game is over: a strike
+// entered as a 7 becomes one, and a 7 entered as a strike then waits for
+// its second ball.
+func (g *Game) Correct(frame, ball, pins int) (was int, err error) {
+	if frame < 1 || frame > NumFrames {
+		return 0, fmt.Errorf("%w: there is no frame %d", ErrInvalidCorrection, frame)
+	}
+	s, e := g.span(frame - 1)
+	i := s + ball - 1
+	if ball < 1 || i >= e {
+		return 0, fmt.Errorf("%w: frame %d ball %d has not been bowled", ErrInvalidCorrection, frame, ball)
+	}
+	rolls := g.Rolls()
+	was = rolls[i]
+	if was == pins {
+		return 0, fmt.Errorf("%w: frame %d ball %d is %d already", ErrInvalidCorrection, frame, ball, pins)
+	}
+	rolls[i] = pins
+	fixed, err := Replay(rolls)
+	if err != nil {
+		return 0, fmt.Errorf("%w: frame %d ball %d cannot be %d: %v", ErrInvalidCorrection, frame, ball, pins, err)
+	}
+	for f := range NumFrames {
+		if s, e := g.span(f); s < e {
+			if fs, fe := fixed.span(f); fs != s || fe != e {
+				return 0, fmt.Errorf("%w: frame %d ball %d cannot be %d: frame %d's balls would no longer fit", ErrInvalidCorrection, frame, ball, pins, f+1)
+			}
+		}
+	}
+	*g = fixed
+	return was, nil
+}
+
 // frameDone reports whether the frame in play has had all its rolls.
 func (g *Game) frameDone() bool {
 	s := g.starts[g.frame]

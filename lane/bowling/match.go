@@ -9,14 +9,19 @@ import (
 type Player struct {
 	Name Name
 	Game Game
-	Left bool // the player left during the match; the turn skips them
+	Left bool // the player left (or was removed) during the match; the turn skips them
+	Away bool // the player was skipped while absent; the turn passes them by until they are back
 }
 
-// Match is several players sharing a lane, bowling in seat order: the
-// player up bowls until their frame is complete, then the next player bowls
-// the same frame; when every player has completed a frame, the next frame
-// starts with the first player again. The match is over when every player
-// still in it has completed the tenth frame.
+// Match is several players sharing a lane. The player up bowls until
+// their frame is complete; then the player up is, among those neither
+// left nor away, the one with the fewest completed frames, ties broken by
+// seat order. With nobody away that is the classic order: every player
+// bowls frame 1 in seat order, then frame 2, and so on. A player who is
+// marked away is passed by, and bowls their missed frames as their turns
+// come once they are back; when only away players have balls left, they
+// are up all the same (someone may bowl for them). The match is over when
+// every player still in it has completed the tenth frame.
 //
 // Players are added before the first roll. A player who leaves before the
 // first roll gives up their seat; one who leaves later keeps their frames on
@@ -25,7 +30,7 @@ type Player struct {
 // The zero value is an empty match, ready for players.
 type Match struct {
 	players []Player
-	up      int  // index in players of the player up
+	up      int  // index in players of the player up, when anyone is
 	started bool // a roll has been bowled
 }
 
@@ -54,6 +59,7 @@ func (m *Match) Add(name string) (Name, error) {
 		return "", fmt.Errorf("%w: %s is already on this lane", ErrNameTaken, n)
 	}
 	m.players = append(m.players, Player{Name: n})
+	m.choose()
 	return n, nil
 }
 
@@ -67,13 +73,40 @@ func (m *Match) Remove(name Name) error {
 	}
 	if !m.started {
 		m.players = slices.Delete(m.players, i, i+1)
+		m.up = 0
+		m.choose()
 		return nil
 	}
 	m.players[i].Left = true
-	if i == m.up {
-		m.advance()
-	}
+	m.choose()
 	return nil
+}
+
+// SetAway marks a player away (passed by when their turn comes) or back.
+// It fails with [ErrUnknownPlayer] for a player not in the match.
+func (m *Match) SetAway(name Name, away bool) error {
+	i := m.seat(name)
+	if i < 0 || m.players[i].Left {
+		return fmt.Errorf("%w: %s is not playing on this lane", ErrUnknownPlayer, name)
+	}
+	m.players[i].Away = away
+	m.choose()
+	return nil
+}
+
+// Correct changes the pins of a ball the named player bowled (see
+// [Game.Correct]) and returns what it was. Players who left may be
+// corrected too: their frames stay on the board.
+func (m *Match) Correct(name Name, frame, ball, pins int) (was int, err error) {
+	i := m.seat(name)
+	if i < 0 {
+		return 0, fmt.Errorf("%w: %s is not on this lane", ErrUnknownPlayer, name)
+	}
+	if was, err = m.players[i].Game.Correct(frame, ball, pins); err != nil {
+		return 0, err
+	}
+	m.choose()
+	return was, nil
 }
 
 // Started reports whether the first ball has been bowled.
@@ -97,7 +130,7 @@ func (m *Match) Over() bool {
 // frame they are bowling; ok is false when nobody is up (no players, or the
 // match is over).
 func (m *Match) Up() (seat, frame int, ok bool) {
-	if len(m.players) == 0 || m.Over() || m.players[m.up].Left {
+	if m.up >= len(m.players) || !m.due(m.up, true) {
 		return 0, 0, false
 	}
 	return m.up, m.players[m.up].Game.CurrentFrame(), true
@@ -116,7 +149,7 @@ func (m *Match) Roll(pins int) error {
 	}
 	m.started = true
 	if g.Over() || g.CurrentFrame() != frame {
-		m.advance()
+		m.choose()
 	}
 	return nil
 }
@@ -148,18 +181,39 @@ func (m *Match) nobodyUp(pins int) error {
 	return fmt.Errorf("%w: every player has left", ErrNoPlayers)
 }
 
-// advance passes the turn to the next player still in the match, wrapping
-// to the first one, who then starts the next frame. Players bowl in
-// lockstep, so the next player in seat order is always the one whose
-// frame comes next.
-func (m *Match) advance() {
-	n := len(m.players)
-	for step := 1; step <= n; step++ {
-		i := (m.up + step) % n
-		if !m.players[i].Left {
-			m.up = i
-			return
+// due reports whether player i has balls left to bowl, and is not away
+// (unless away players count, when nobody else has balls left).
+func (m *Match) due(i int, awayToo bool) bool {
+	p := &m.players[i]
+	return !p.Left && !p.Game.Over() && (awayToo || !p.Away)
+}
+
+// choose decides who is up after a change: the player up stays while
+// their frame is in play; otherwise it is the player with the fewest
+// completed frames among those due, ties broken by seat order. Away
+// players count only when nobody else is due.
+func (m *Match) choose() {
+	awayToo := true
+	for i := range m.players {
+		if m.due(i, false) {
+			awayToo = false
+			break
 		}
+	}
+	if m.up < len(m.players) && m.due(m.up, awayToo) && m.players[m.up].Game.Ball() > 1 {
+		return // mid-frame: a frame is bowled to its end
+	}
+	best, fewest := -1, NumFrames+1
+	for i := range m.players {
+		if !m.due(i, awayToo) {
+			continue
+		}
+		if done := m.players[i].Game.CurrentFrame() - 1; done < fewest {
+			best, fewest = i, done
+		}
+	}
+	if best >= 0 {
+		m.up = best
 	}
 }
 

@@ -234,3 +234,77 @@ func TestMatchAtDoesNotAllocate(t *testing.T) {
 		t.Errorf("At allocates %v times", n)
 	}
 }
+
+// TestMatchAwayTurnRule walks a three-player match through skips and
+// returns: an away player is passed by, a frame in play is bowled to its
+// end, and a player back from away catches up frame by frame, since the
+// player up is the one with the fewest completed frames.
+func TestMatchAwayTurnRule(t *testing.T) {
+	m, _ := NewMatch("AAA", "BBB", "CCC")
+	steps := []struct {
+		do     string // "roll N", "away NAME", "back NAME", "correct NAME F B N"
+		wantUp string
+	}{
+		{"roll 3", "AAA@1"},
+		{"roll 4", "BBB@1"},
+		{"away BBB", "CCC@1"}, // BBB is passed by
+		{"roll 10", "AAA@2"},  // CCC's strike ends frame 1 for those present
+		{"roll 10", "CCC@2"},
+		{"roll 5", "CCC@2"},
+		{"back BBB", "CCC@2"}, // CCC's frame is in play: it is bowled to its end
+		{"roll 5", "BBB@1"},   // BBB has the fewest completed frames
+		{"roll 1", "BBB@1"},
+		{"roll 1", "BBB@2"}, // still the fewest (1 against 2)
+		{"roll 0", "BBB@2"},
+		{"roll 0", "AAA@3"}, // caught up: seat order again
+		{"away AAA", "BBB@3"},
+		{"away BBB", "CCC@3"},
+		{"away CCC", "AAA@3"}, // only away players have balls left: they are up all the same
+		{"back CCC", "CCC@3"},
+	}
+	for i, s := range steps {
+		var err error
+		var n int
+		var name string
+		if _, e := fmt.Sscanf(s.do, "roll %d", &n); e == nil {
+			err = m.Roll(n)
+		} else if _, e := fmt.Sscanf(s.do, "away %s", &name); e == nil {
+			err = m.SetAway(Name(name), true)
+		} else if _, e := fmt.Sscanf(s.do, "back %s", &name); e == nil {
+			err = m.SetAway(Name(name), false)
+		} else {
+			t.Fatalf("step %d: bad step %q", i, s.do)
+		}
+		if err != nil {
+			t.Fatalf("step %d: %s: %v", i, s.do, err)
+		}
+		if got := upString(m); got != s.wantUp {
+			t.Fatalf("step %d: up after %s = %s, want %s\n%s", i, s.do, got, s.wantUp, m.Board())
+		}
+	}
+}
+
+// TestMatchCorrectMovesTheTurn: correcting the last ball can end a frame
+// (a 7 that was a strike) or reopen it (a strike that was a 7); the turn
+// follows.
+func TestMatchCorrectMovesTheTurn(t *testing.T) {
+	m, _ := NewMatch("AAA", "BBB")
+	if err := m.Roll(7); err != nil {
+		t.Fatal(err)
+	}
+	if was, err := m.Correct("AAA", 1, 1, 10); err != nil || was != 7 {
+		t.Fatalf("Correct(AAA 1/1 → 10) = %d, %v; want 7, nil", was, err)
+	}
+	if got := upString(m); got != "BBB@1" {
+		t.Fatalf("after AAA's 7 became a strike, up = %s, want BBB@1", got)
+	}
+	if _, err := m.Correct("AAA", 1, 1, 8); err != nil {
+		t.Fatalf("a strike back to 8 with nothing bowled after it: %v", err)
+	}
+	if got := upString(m); got != "AAA@1" {
+		t.Fatalf("after AAA's strike became an 8, up = %s, want AAA@1 (ball 2)", got)
+	}
+	if _, err := m.Correct("CCC", 1, 1, 8); !errors.Is(err, ErrUnknownPlayer) {
+		t.Fatalf("correcting a player not on the lane: %v, want ErrUnknownPlayer", err)
+	}
+}
