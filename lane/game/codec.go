@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/tenpin/tenpin/lane/bowling"
 )
@@ -32,6 +33,8 @@ type record struct {
 	Ball     int        `json:"ball,omitempty"`
 	Pins     *int       `json:"pins,omitempty"`
 	By       string     `json:"by,omitempty"`
+	Was      *int       `json:"was,omitempty"`
+	At       string     `json:"at,omitempty"` // RFC 3339, UTC
 	Epoch    uint64     `json:"epoch,omitempty"`
 	Node     string     `json:"node,omitempty"`
 	Reason   string     `json:"reason,omitempty"`
@@ -48,7 +51,8 @@ type laneState struct {
 }
 
 type resultRec struct {
-	Players []scoreRec `json:"players"`
+	Players     []scoreRec `json:"players"`
+	Corrections []record   `json:"corrections,omitempty"`
 }
 
 type scoreRec struct {
@@ -76,12 +80,16 @@ func toRecord(e Event) (record, error) {
 		r.Epoch, r.Node = e.Epoch, e.Node
 	case SeatTaken:
 		r.Player, r.Token = string(e.Player), hex.EncodeToString(e.Token[:])
-	case GameStarted, NewGame:
+	case GameStarted, NewGame, NextGame:
 	case Rolled:
 		pins := e.Pins
 		r.Player, r.Frame, r.Ball, r.Pins, r.By = string(e.Player), e.Frame, e.Ball, &pins, string(e.By)
-	case PlayerLeft:
-		r.Player = string(e.Player)
+	case Corrected:
+		pins, was := e.Pins, e.Was
+		r.Player, r.Frame, r.Ball, r.Pins, r.Was, r.By = string(e.Player), e.Frame, e.Ball, &pins, &was, string(e.By)
+		r.At = e.At.UTC().Format(time.RFC3339)
+	case PlayerLeft, PlayerAway, PlayerBack:
+		r.Player, r.By = string(e.Player), string(e.By)
 	case Closed:
 		r.Reason = e.Reason
 	case Snapshot:
@@ -95,6 +103,16 @@ func toRecord(e Event) (record, error) {
 			rr := resultRec{Players: make([]scoreRec, len(res.Players))}
 			for j, p := range res.Players {
 				rr.Players[j] = scoreRec{Name: string(p.Name), Rolls: p.Rolls, Total: p.Total, Left: p.Left}
+			}
+			for _, c := range res.Corrections {
+				if c.Kind != Corrected {
+					return r, fmt.Errorf("game: a %s event among a game's corrections", c.Kind)
+				}
+				cr, err := toRecord(c)
+				if err != nil {
+					return r, err
+				}
+				rr.Corrections = append(rr.Corrections, cr)
 			}
 			ls.Series[i] = rr
 		}
@@ -161,8 +179,8 @@ func fromRecord(r record) (Event, error) {
 			return e, errors.New(`"token_sha256" is not a SHA-256 in hex`)
 		}
 		copy(e.Token[:], b)
-	case GameStarted, NewGame:
-	case Rolled:
+	case GameStarted, NewGame, NextGame:
+	case Rolled, Corrected:
 		if e.Player, err = bowling.ParseName(r.Player); err != nil {
 			return e, err
 		}
@@ -170,13 +188,23 @@ func fromRecord(r record) (Event, error) {
 			return e, errors.New(`needs "pins", "frame" 1 to 10 and "ball" 1 to 3`)
 		}
 		e.Frame, e.Ball, e.Pins = r.Frame, r.Ball, *r.Pins
-		if r.By != "" {
-			if e.By, err = bowling.ParseName(r.By); err != nil {
-				return e, fmt.Errorf(`"by": %w`, err)
-			}
+		if e.By, err = parseBy(r.By); err != nil {
+			return e, err
 		}
-	case PlayerLeft:
+		if r.Kind == Corrected {
+			if r.Was == nil {
+				return e, errors.New(`needs "was"`)
+			}
+			if e.At, err = time.Parse(time.RFC3339, r.At); err != nil {
+				return e, errors.New(`needs "at", a time in RFC 3339`)
+			}
+			e.Was, e.At = *r.Was, e.At.UTC()
+		}
+	case PlayerLeft, PlayerAway, PlayerBack:
 		if e.Player, err = bowling.ParseName(r.Player); err != nil {
+			return e, err
+		}
+		if e.By, err = parseBy(r.By); err != nil {
 			return e, err
 		}
 	case Closed:
@@ -192,6 +220,16 @@ func fromRecord(r record) (Event, error) {
 			res := Result{Players: make([]Score, len(rr.Players))}
 			for j, p := range rr.Players {
 				res.Players[j] = Score{Name: bowling.Name(p.Name), Rolls: p.Rolls, Total: p.Total, Left: p.Left}
+			}
+			for _, cr := range rr.Corrections {
+				if cr.Kind != Corrected {
+					return e, fmt.Errorf("a %s event among a game's corrections", cr.Kind)
+				}
+				c, err := fromRecord(cr)
+				if err != nil {
+					return e, err
+				}
+				res.Corrections = append(res.Corrections, c)
 			}
 			l.Series[i] = res
 		}
@@ -210,4 +248,16 @@ func fromRecord(r record) (Event, error) {
 		return e, fmt.Errorf("unknown kind %q", r.Kind)
 	}
 	return e, nil
+}
+
+// parseBy reads the optional "by" of an event.
+func parseBy(by string) (bowling.Name, error) {
+	if by == "" {
+		return "", nil
+	}
+	n, err := bowling.ParseName(by)
+	if err != nil {
+		return "", fmt.Errorf(`"by": %w`, err)
+	}
+	return n, nil
 }

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -35,6 +36,7 @@ func golden(t *testing.T, name string, got []byte) {
 // everyKind is one event of each kind, with every field its kind has.
 func everyKind() []Event {
 	roll := Event{Kind: Rolled, Player: "PJS", Frame: 3, Ball: 2, Pins: 0}
+	corrected := Event{Kind: Corrected, Player: "BOB", Frame: 3, Ball: 1, Pins: 8, Was: 7, By: "PJS", At: time.Date(2026, 11, 22, 20, 15, 7, 0, time.UTC)}
 	return []Event{
 		Open("k3x9mdq2vb", "Friday night", 8),
 		{Kind: Claimed, Epoch: 2, Node: "n1"},
@@ -43,11 +45,19 @@ func everyKind() []Event {
 		roll,
 		{Kind: Rolled, Player: "BOB", Frame: 3, Ball: 1, Pins: 7, By: "PJS"},
 		{Kind: PlayerLeft, Player: "BOB"},
+		{Kind: PlayerLeft, Player: "BOB", By: "PJS"},
+		corrected,
+		{Kind: PlayerAway, Player: "BOB", By: "PJS"},
+		{Kind: PlayerBack, Player: "BOB"},
 		{Kind: NewGame},
+		{Kind: NextGame},
 		{Kind: Closed, Reason: "idle"},
 		{Kind: Snapshot, Snapshot: &Lane{
 			ID: "k3x9mdq2vb", Name: "Friday night", MaxPlayers: 8, Epoch: 2,
-			Series: []Result{{Players: []Score{{Name: "PJS", Rolls: []int{10, 10}, Total: 30}, {Name: "BOB", Rolls: []int{}, Left: true}}}},
+			Series: []Result{
+				{Players: []Score{{Name: "PJS", Rolls: []int{10, 10}, Total: 30}, {Name: "BOB", Rolls: []int{}, Left: true}}},
+				{Players: []Score{{Name: "PJS", Rolls: []int{8}, Total: 0}}, Corrections: []Event{corrected}},
+			},
 			Game:   []Event{{Kind: SeatTaken, Player: "PJS", Token: HashToken("9b2c")}, {Kind: GameStarted}, roll},
 		}},
 	}

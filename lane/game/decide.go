@@ -3,6 +3,7 @@ package game
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/tenpin/tenpin/lane/bowling"
 )
@@ -24,8 +25,12 @@ var (
 	// ErrStaleRoll: a roll for a ball other than the one up: a repeated
 	// or late roll, which must never count twice, or one ahead of the game.
 	ErrStaleRoll = errors.New("game: stale roll")
-	// ErrNotHost: a start or a new game from a player who is not the host.
+	// ErrNotHost: a command only the host may give (start, a new game,
+	// remove, another player's correction), from another player.
 	ErrNotHost = errors.New("game: not the host")
+	// ErrNotAway: a skip of a player up who is connected, or absent for
+	// less than the away time, or whom nobody else could follow.
+	ErrNotAway = errors.New("game: not away")
 )
 
 // Open returns the event that opens a lane. A maxPlayers of 0 or less
@@ -58,6 +63,8 @@ func (s *State) Join(name string, token TokenHash) (Event, error) {
 		return Event{}, err
 	case s.closed:
 		return Event{}, fmt.Errorf("%w: %s cannot join", ErrClosed, n)
+	case s.Phase() == Finished:
+		return Event{}, fmt.Errorf("%w: %s can join once the host starts the next game (rematch)", ErrGameStarted, n)
 	case s.started:
 		return Event{}, fmt.Errorf("%w: %s cannot join a game in play", ErrGameStarted, n)
 	case s.match.Len() >= s.MaxPlayers():
@@ -139,6 +146,108 @@ func next(g *bowling.Game) string {
 	return fmt.Sprintf(" (that is frame %d ball %d)", g.CurrentFrame(), g.Ball())
 }
 
+// Correction is a change of a ball already bowled, as a player enters it:
+// who enters it (By), whose ball it is (For; empty means By's own), which
+// ball, the pins it should have been, and when (for the history).
+type Correction struct {
+	By, For     bowling.Name
+	Frame, Ball int
+	Pins        int
+	At          time.Time
+}
+
+// Correct decides whether a correction stands. A player corrects their
+// own balls of the game in play (until the next game); the host may
+// correct anyone's. The game is replayed with the new value: a correction
+// that makes it impossible, or that would change which frame and ball any
+// roll is, is refused with an error wrapping [bowling.ErrInvalidCorrection].
+func (s *State) Correct(c Correction) (Event, error) {
+	if c.For == "" {
+		c.For = c.By
+	}
+	if err := s.check(c.By); err != nil {
+		return Event{}, err
+	}
+	if !s.started {
+		return Event{}, fmt.Errorf("%w: nothing has been bowled in this game yet", ErrNotPlaying)
+	}
+	p, ok := s.match.Player(c.For)
+	switch {
+	case !ok:
+		return Event{}, fmt.Errorf("%w: %s is not on this lane", bowling.ErrUnknownPlayer, c.For)
+	case c.For != c.By && c.By != s.Host():
+		return Event{}, fmt.Errorf("%w: only the host, %s, may correct %s's ball", ErrNotHost, s.Host(), c.For)
+	}
+	was, err := p.Game.Correct(c.Frame, c.Ball, c.Pins) // p is a copy: the state is untouched
+	if err != nil {
+		return Event{}, err
+	}
+	e := Event{Kind: Corrected, Player: c.For, Frame: c.Frame, Ball: c.Ball, Pins: c.Pins, Was: was, At: c.At.UTC().Truncate(time.Second)}
+	if c.By != c.For {
+		e.By = c.By
+	}
+	return e, nil
+}
+
+// Skip decides whether by may skip the player up, absent — without a
+// connection — for upOffline (0 while connected): once that is at least
+// awayAfter, the player up is marked away and the turn passes them by
+// until they come back. A player may skip only if someone else could bowl
+// next.
+func (s *State) Skip(by bowling.Name, upOffline, awayAfter time.Duration) (Event, error) {
+	if err := s.check(by); err != nil {
+		return Event{}, err
+	}
+	if p := s.Phase(); p != Playing {
+		return Event{}, fmt.Errorf("%w: the game is %s", ErrNotPlaying, p)
+	}
+	seat, _, _ := s.match.Up()
+	up := s.match.At(seat)
+	switch {
+	case upOffline <= 0:
+		return Event{}, fmt.Errorf("%w: %s is connected; it is their turn", ErrNotAway, up.Name)
+	case upOffline < awayAfter:
+		return Event{}, fmt.Errorf("%w: %s has been offline for %s; a player may be skipped after %s", ErrNotAway, up.Name, upOffline.Round(time.Second), awayAfter)
+	}
+	for _, p := range s.match.Players() {
+		if p.Name != up.Name && !p.Left && !p.Away && !p.Game.Over() {
+			return Event{Kind: PlayerAway, Player: up.Name, By: by}, nil
+		}
+	}
+	return Event{}, fmt.Errorf("%w: nobody else has balls left to bowl; enter %s's balls, or the host may remove them", ErrNotAway, up.Name)
+}
+
+// Back returns the event that marks name back, if name is away: a player
+// who comes back bowls their missed frames as their turns come.
+func (s *State) Back(name bowling.Name) (Event, bool) {
+	p, ok := s.match.Player(name)
+	if !ok || !p.Away || p.Left || s.closed {
+		return Event{}, false
+	}
+	return Event{Kind: PlayerBack, Player: name}, true
+}
+
+// Remove decides whether by, the host, may remove the player named name
+// for good: as if they left, their frames stay and their seat's token no
+// longer resumes it.
+func (s *State) Remove(by bowling.Name, name string) (Event, error) {
+	n, err := bowling.ParseName(name)
+	if err != nil {
+		return Event{}, err
+	}
+	if err := s.checkHost(by, "remove a player"); err != nil {
+		return Event{}, err
+	}
+	if !s.Seated(n) {
+		return Event{}, fmt.Errorf("%w: %s is not playing on this lane", bowling.ErrUnknownPlayer, n)
+	}
+	e := Event{Kind: PlayerLeft, Player: n}
+	if n != by {
+		e.By = by
+	}
+	return e, nil
+}
+
 // Leave decides whether by may give up their seat. Before the first ball
 // the seat is freed; after it the player's frames stay and the turn skips
 // them.
@@ -149,8 +258,10 @@ func (s *State) Leave(by bowling.Name) (Event, error) {
 	return Event{Kind: PlayerLeft, Player: by}, nil
 }
 
-// NewGame decides whether by, the host, may start a new game of the
-// series once the game is over, with the players still seated.
+// NewGame decides whether by, the host, may end a game that is over, so
+// that the series goes on: the game joins the series and the players
+// still seated wait for the next one, which others may join until the
+// host starts it.
 func (s *State) NewGame(by bowling.Name) (Event, error) {
 	if err := s.checkHost(by, "start a new game"); err != nil {
 		return Event{}, err
@@ -158,7 +269,7 @@ func (s *State) NewGame(by bowling.Name) (Event, error) {
 	if s.Phase() != Finished {
 		return Event{}, fmt.Errorf("%w: a rematch comes after the game is over", ErrNotFinished)
 	}
-	return Event{Kind: NewGame}, nil
+	return Event{Kind: NextGame}, nil
 }
 
 // check refuses a command from a closed lane or from someone not seated.

@@ -2,6 +2,7 @@ package game
 
 import (
 	"crypto/sha256"
+	"time"
 
 	"github.com/tenpin/tenpin/lane/bowling"
 )
@@ -16,9 +17,18 @@ const (
 	SeatTaken   Kind = "seat_taken"   // Player took a seat, resumable with Token
 	GameStarted Kind = "game_started" // the game started
 	Rolled      Kind = "rolled"       // Player knocked down Pins with ball Ball of frame Frame
-	PlayerLeft  Kind = "player_left"  // Player gave up their seat
-	NewGame     Kind = "new_game"     // the game is over; the players still seated play another
+	PlayerLeft  Kind = "player_left"  // Player gave up their seat, or By (the host) removed them
+	Corrected   Kind = "corrected"    // By changed Player's ball Ball of frame Frame from Was to Pins, At a time
+	PlayerAway  Kind = "away"         // By skipped Player, up and absent: the turn passes them by
+	PlayerBack  Kind = "back"         // Player, away, came back: they bowl again as their turns come
+	NextGame    Kind = "next_game"    // the game is over and joins the series; the players still seated wait for the next
 	Closed      Kind = "closed"       // the lane closed, for Reason
+
+	// NewGame is written by version 1 servers only: the game joins the
+	// series and the next one starts at once, with the players still
+	// seated. Decisions now write [NextGame], which lets players join
+	// between games.
+	NewGame Kind = "new_game"
 	Snapshot    Kind = "snapshot"     // the whole lane, replacing the events before it
 )
 
@@ -30,13 +40,15 @@ type Event struct {
 	Name       string // Opened: the lane's name
 	MaxPlayers int    // Opened: the seats the lane has
 
-	Player bowling.Name // SeatTaken, Rolled, PlayerLeft
+	Player bowling.Name // SeatTaken, Rolled, PlayerLeft, Corrected, PlayerAway, PlayerBack
 	Token  TokenHash    // SeatTaken: the SHA-256 of the seat's resume token
 
-	Frame int          // Rolled: 1 to 10
-	Ball  int          // Rolled: 1 to 3, within the frame
-	Pins  int          // Rolled
-	By    bowling.Name // Rolled: who entered it, when not Player
+	Frame int          // Rolled, Corrected: 1 to 10
+	Ball  int          // Rolled, Corrected: 1 to 3, within the frame
+	Pins  int          // Rolled; Corrected: the new value
+	By    bowling.Name // Rolled, Corrected, PlayerLeft: who did it, when not Player; PlayerAway: who skipped
+	Was   int          // Corrected: the pins before
+	At    time.Time    // Corrected: when, to the second, in UTC
 
 	Epoch uint64 // Claimed: one more than the lane's epoch before
 	Node  string // Claimed: which server, for its logs
@@ -65,7 +77,8 @@ type Lane struct {
 
 // Result is a finished game of a lane's series.
 type Result struct {
-	Players []Score
+	Players     []Score
+	Corrections []Event // the game's Corrected events, oldest first
 }
 
 // Score is one player's game in a [Result].

@@ -1,13 +1,16 @@
 package game
 
 import (
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/tenpin/tenpin/lane/bowling"
 )
 
 // FuzzDecideApplyReplay decides random commands from three would-be
-// players (joins, starts, rolls, leaves, new games, claims, snapshots),
+// players (joins, starts, rolls, corrections, skips, returns, removals,
+// leaves, new games, claims, snapshots),
 // applies those accepted, and checks after each that a refusal changed
 // nothing, and that the log, encoded and decoded, rebuilds the same
 // state, from its start and from its last snapshot.
@@ -15,6 +18,7 @@ func FuzzDecideApplyReplay(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 10, 10, 10, 4, 5})
 	f.Add([]byte{0, 1, 3, 10, 7, 3, 8, 2, 6, 9, 14, 13})
 	f.Add([]byte{0, 3, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 5, 9, 12})
+	f.Add([]byte{0, 1, 3, 26, 42, 22, 151, 231, 8, 24, 10, 38, 57, 13, 5, 2, 3})
 	names := []bowling.Name{"AAA", "BBB", "CCC"}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		log := []Event{Open("fz", "fuzz", 2)}
@@ -22,6 +26,7 @@ func FuzzDecideApplyReplay(f *testing.F) {
 		snap := 0 // index in log of the last snapshot
 		for _, b := range data {
 			who := names[int(b/16)%3]
+			before, _ := Marshal(s.Snapshot())
 			var e Event
 			var err error
 			switch b % 16 {
@@ -33,6 +38,17 @@ func FuzzDecideApplyReplay(f *testing.F) {
 				e, err = s.Leave(who)
 			case 5:
 				e, err = s.NewGame(who)
+			case 6: // a correction of some ball of some player, by who
+				e, err = s.Correct(Correction{By: who, For: names[int(b/16)%2], Frame: int(b/16)%10 + 1, Ball: int(b/32)%3 + 1, Pins: int(b) % 11, At: time.Unix(int64(b), 0)})
+			case 7: // a skip, after the away time or not
+				e, err = s.Skip(who, time.Duration(b/16)*time.Second, 8*time.Second)
+			case 8:
+				var ok bool
+				if e, ok = s.Back(who); !ok {
+					err = errors.New("nobody away")
+				}
+			case 9:
+				e, err = s.Remove(who, string(names[int(b/32)%3]))
 			case 12:
 				e = s.Claim("n")
 			case 13:
@@ -51,7 +67,6 @@ func FuzzDecideApplyReplay(f *testing.F) {
 				p, _ := s.Match().Player(who)
 				e, err = s.Roll(Throw{By: who, Frame: p.Game.CurrentFrame(), Ball: p.Game.Ball(), Pins: int(b/16) - 2})
 			}
-			before, _ := Marshal(s.Snapshot())
 			if err != nil {
 				if after, _ := Marshal(s.Snapshot()); string(after) != string(before) {
 					t.Fatalf("a refused %v changed the state", e.Kind)

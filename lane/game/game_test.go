@@ -2,7 +2,9 @@ package game
 
 import (
 	"errors"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/tenpin/tenpin/lane/bowling"
 )
@@ -37,6 +39,27 @@ func own(s *State, by bowling.Name, pins int) Throw {
 
 func throw(t Throw) func(*State) (Event, error) {
 	return func(s *State) (Event, error) { return s.Roll(t) }
+}
+func correct(c Correction) func(*State) (Event, error) {
+	return func(s *State) (Event, error) { return s.Correct(c) }
+}
+func skip(by bowling.Name, offline time.Duration) func(*State) (Event, error) {
+	return func(s *State) (Event, error) { return s.Skip(by, offline, 30*time.Second) }
+}
+func back(name bowling.Name) func(*State) (Event, error) {
+	return func(s *State) (Event, error) {
+		e, ok := s.Back(name)
+		if !ok {
+			return Event{}, errNotAway
+		}
+		return e, nil
+	}
+}
+
+var errNotAway = errors.New("test: Back found nobody away")
+
+func remove(by bowling.Name, name string) func(*State) (Event, error) {
+	return func(s *State) (Event, error) { return s.Remove(by, name) }
 }
 func leave(by bowling.Name) func(*State) (Event, error) {
 	return func(s *State) (Event, error) { return s.Leave(by) }
@@ -93,7 +116,11 @@ func roundTrip(t *testing.T, events []Event) []Event {
 func equal(a, b *State) bool {
 	da, _ := Marshal(a.Snapshot())
 	db, _ := Marshal(b.Snapshot())
+	ua, fa, oka := a.Match().Up()
+	ub, fb, okb := b.Match().Up()
 	return string(da) == string(db) && a.Phase() == b.Phase() && a.Match().Board() == b.Match().Board() &&
+		slices.Equal(a.Match().Players(), b.Match().Players()) && ua == ub && fa == fb && oka == okb &&
+		slices.Equal(a.Corrections(), b.Corrections()) && a.Host() == b.Host() &&
 		a.Closed() == b.Closed() && a.Epoch() == b.Epoch()
 }
 
@@ -184,12 +211,16 @@ func TestNewGameKeepsThePlayersStillIn(t *testing.T) {
 		step{"AAA's last ball", roll("AAA", 0), nil, Finished},
 		step{"a roll after the end", roll("AAA", 0), ErrNotPlaying, Finished},
 		step{"BBB asks for a new game", newGame("BBB"), bowling.ErrUnknownPlayer, Finished},
-		step{"AAA asks for a new game", newGame("AAA"), nil, Playing},
+		step{"CCC joins before the rematch", join("CCC", tokenC), ErrGameStarted, Finished},
+		step{"AAA asks for a new game", newGame("AAA"), nil, Waiting},
+		step{"CCC joins between games", join("CCC", tokenC), nil, Waiting},
+		step{"CCC starts", start("CCC"), ErrNotHost, Waiting},
+		step{"AAA starts", start("AAA"), nil, Playing},
 	)
 	s := run(t, steps)
 	ps := s.Match().Players()
-	if len(ps) != 1 || ps[0].Name != "AAA" || ps[0].Game.NumRolls() != 0 {
-		t.Errorf("after a new game: %+v; want AAA alone, a new game", ps)
+	if len(ps) != 2 || ps[0].Name != "AAA" || ps[1].Name != "CCC" || ps[0].Game.NumRolls() != 0 {
+		t.Errorf("after a new game: %+v; want AAA and CCC, a new game", ps)
 	}
 	series := s.Series()
 	if len(series) != 1 || len(series[0].Players) != 2 || series[0].Players[0].Total != 1 || !series[0].Players[1].Left {
@@ -293,5 +324,97 @@ func TestSeriesIsSharedSafely(t *testing.T) {
 	}
 	if got := s.Series(); len(got) != MaxSeries || len(got[0].Players[0].Rolls) != 0 {
 		t.Errorf("series holds %d games, the oldest %+v; want the newest %d", len(got), got[0], MaxSeries)
+	}
+}
+
+// TestCorrections: a player corrects their own balls and the host
+// anyone's; a correction no game could have is refused and changes
+// nothing; the events say what the ball was and who changed it.
+func TestCorrections(t *testing.T) {
+	at := time.Date(2026, 11, 22, 20, 15, 7, 500, time.UTC)
+	s := run(t, []step{
+		{"correct before the start", correct(Correction{By: "AAA", Frame: 1, Ball: 1, Pins: 3}), bowling.ErrUnknownPlayer, Waiting},
+		{"join AAA", join("AAA", tokenA), nil, Waiting},
+		{"join BBB", join("BBB", tokenB), nil, Waiting},
+		{"correct before a ball", correct(Correction{By: "AAA", Frame: 1, Ball: 1, Pins: 3}), ErrNotPlaying, Waiting},
+		{"start", start("AAA"), nil, Playing},
+		{"AAA 7", roll("AAA", 7), nil, Playing},
+		{"AAA 2", roll("AAA", 2), nil, Playing},
+		{"BBB 10", roll("BBB", 10), nil, Playing},
+		{"AAA's 7 was an 8", correct(Correction{By: "AAA", Frame: 1, Ball: 1, Pins: 8, At: at}), nil, Playing},
+		{"AAA's 8 was a strike: the 2 would not fit", correct(Correction{By: "AAA", Frame: 1, Ball: 1, Pins: 10}), bowling.ErrInvalidCorrection, Playing},
+		{"AAA's 2 was a 3: too many pins", correct(Correction{By: "AAA", Frame: 1, Ball: 2, Pins: 3}), bowling.ErrInvalidCorrection, Playing},
+		{"a ball not bowled", correct(Correction{By: "AAA", Frame: 2, Ball: 1, Pins: 3}), bowling.ErrInvalidCorrection, Playing},
+		{"BBB corrects AAA's", correct(Correction{By: "BBB", For: "AAA", Frame: 1, Ball: 2, Pins: 1}), ErrNotHost, Playing},
+		{"the host corrects BBB's strike to a 9", correct(Correction{By: "AAA", For: "BBB", Frame: 1, Ball: 1, Pins: 9, At: at}), nil, Playing},
+	})
+	seat, frame, _ := s.Match().Up()
+	if up := s.Match().At(seat); up.Name != "BBB" || frame != 1 || up.Game.Ball() != 2 {
+		t.Errorf("after BBB's strike became a 9, up = seat %d frame %d; want BBB, frame 1 ball 2", seat, frame)
+	}
+	got := s.Corrections()
+	want := []Event{
+		{Kind: Corrected, Player: "AAA", Frame: 1, Ball: 1, Pins: 8, Was: 7, At: at.Truncate(time.Second)},
+		{Kind: Corrected, Player: "BBB", Frame: 1, Ball: 1, Pins: 9, Was: 10, By: "AAA", At: at.Truncate(time.Second)},
+	}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("corrections = %+v\nwant %+v", got, want)
+	}
+}
+
+// TestSkipAndComeBack: a player up who is absent for the away time may
+// be skipped by any seated player; they bowl their missed frames once
+// back. Nobody may be skipped when nobody else could bowl.
+func TestSkipAndComeBack(t *testing.T) {
+	s := run(t, []step{
+		{"join AAA", join("AAA", tokenA), nil, Waiting},
+		{"join BBB", join("BBB", tokenB), nil, Waiting},
+		{"skip before the game", skip("BBB", time.Hour), ErrNotPlaying, Waiting},
+		{"start", start("AAA"), nil, Playing},
+		{"skip a connected player", skip("BBB", 0), ErrNotAway, Playing},
+		{"skip too soon", skip("BBB", 29*time.Second), ErrNotAway, Playing},
+		{"skip AAA", skip("BBB", 30*time.Second), nil, Playing},
+		{"BBB 3", roll("BBB", 3), nil, Playing},
+		{"BBB 4", roll("BBB", 4), nil, Playing},
+		{"BBB bowls on", roll("BBB", 5), nil, Playing},
+		{"skip BBB, nobody else to bowl", skip("AAA", time.Hour), ErrNotAway, Playing},
+		{"BBB 4", roll("BBB", 4), nil, Playing},
+		{"BBB comes back, was never away", back("BBB"), errNotAway, Playing},
+		{"AAA comes back", back("AAA"), nil, Playing},
+		{"AAA catches up", roll("AAA", 10), nil, Playing},
+		{"AAA catches up", roll("AAA", 10), nil, Playing},
+		{"level at two frames: seat order, AAA first", roll("BBB", 1), bowling.ErrNotYourTurn, Playing},
+		{"AAA's third frame", roll("AAA", 1), nil, Playing},
+	})
+	if p, _ := s.Match().Player("AAA"); p.Away || p.Game.NumRolls() != 3 {
+		t.Errorf("AAA = %+v; want back, three balls", p)
+	}
+}
+
+// TestRemove: only the host removes a player; the removed player's
+// frames stay, their token no longer resumes the seat, and the game ends
+// when everyone still in it has bowled ten frames.
+func TestRemove(t *testing.T) {
+	steps := []step{
+		{"join AAA", join("AAA", tokenA), nil, Waiting},
+		{"join BBB", join("BBB", tokenB), nil, Waiting},
+		{"start", start("AAA"), nil, Playing},
+		{"AAA 3", roll("AAA", 3), nil, Playing},
+		{"AAA 4", roll("AAA", 4), nil, Playing},
+		{"BBB removes AAA", remove("BBB", "AAA"), ErrNotHost, Playing},
+		{"the host removes nobody seated", remove("AAA", "ZZZ"), bowling.ErrUnknownPlayer, Playing},
+		{"the host removes a bad name", remove("AAA", "Z1"), bowling.ErrInvalidName, Playing},
+		{"the host removes BBB", remove("AAA", "bbb"), nil, Playing},
+	}
+	for range 17 {
+		steps = append(steps, step{"AAA bowls on", roll("AAA", 0), nil, Playing})
+	}
+	steps = append(steps, step{"AAA's last", roll("AAA", 0), nil, Finished})
+	s := run(t, steps)
+	if _, ok := s.Holder(tokenB); ok {
+		t.Error("a removed player's token still resumes a seat")
+	}
+	if p, _ := s.Match().Player("BBB"); !p.Left {
+		t.Errorf("BBB after removal = %+v, want left with their frames", p)
 	}
 }

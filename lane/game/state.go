@@ -31,9 +31,10 @@ type State struct {
 
 	match   bowling.Match
 	started bool
-	seats   []seat   // tokens of the players seated now, in seat order
-	game    []Event  // the events of the game in play, for a snapshot
-	series  []Result // finished games, oldest first
+	seats     []seat   // tokens of the players seated now, in seat order
+	game      []Event  // the events of the game in play, for a snapshot
+	corrected []Event  // the game's Corrected events, for the board
+	series    []Result // finished games, oldest first
 }
 
 type seat struct {
@@ -76,8 +77,23 @@ func (s *State) Apply(e Event) {
 		}
 	case PlayerLeft:
 		s.leave(e)
+	case Corrected:
+		if s.started {
+			if _, err := s.match.Correct(e.Player, e.Frame, e.Ball, e.Pins); err == nil {
+				s.game = append(s.game, e)
+				s.corrected = append(s.corrected, e)
+			}
+		}
+	case PlayerAway, PlayerBack:
+		if s.started && s.match.SetAway(e.Player, e.Kind == PlayerAway) == nil {
+			s.game = append(s.game, e)
+		}
 	case NewGame:
-		s.newGame()
+		s.nextGame(true)
+	case NextGame:
+		if s.Phase() == Finished {
+			s.nextGame(false)
+		}
 	case Closed:
 		s.closed = true
 	case Snapshot:
@@ -106,7 +122,10 @@ func (s *State) leave(e Event) {
 	}
 }
 
-func (s *State) newGame() {
+// nextGame puts the game in play into the series and seats the players
+// still seated for the next one, which starts at once if start (as
+// version 1 did) or waits for the host otherwise.
+func (s *State) nextGame(start bool) {
 	s.series = append(s.series, s.result())
 	if n := len(s.series) - MaxSeries; n > 0 {
 		s.series = slices.Clone(s.series[n:]) // a new array: Series' slices of the old one stay as they were
@@ -119,17 +138,18 @@ func (s *State) newGame() {
 		}
 	}
 	s.match = next
-	s.started = next.Len() > 0
+	s.started = start && next.Len() > 0
 	if s.started {
 		game = append(game, Event{Kind: GameStarted})
 	}
 	s.game = game
+	s.corrected = nil
 }
 
 // result returns the game in play as a finished game of the series.
 func (s *State) result() Result {
 	players := s.match.Players()
-	r := Result{Players: make([]Score, len(players))}
+	r := Result{Players: make([]Score, len(players)), Corrections: s.corrected}
 	for i, p := range players {
 		r.Players[i] = Score{Name: p.Name, Rolls: p.Game.Rolls(), Total: p.Game.Total(), Left: p.Left}
 	}
@@ -140,7 +160,7 @@ func (s *State) restore(l *Lane) {
 	*s = State{lane: l.ID, name: l.Name, maxPlayers: l.MaxPlayers, epoch: l.Epoch, series: slices.Clone(l.Series)}
 	for _, e := range l.Game {
 		switch e.Kind {
-		case SeatTaken, GameStarted, Rolled, PlayerLeft:
+		case SeatTaken, GameStarted, Rolled, PlayerLeft, Corrected, PlayerAway, PlayerBack:
 			s.Apply(e)
 		}
 	}
@@ -233,6 +253,10 @@ func (s *State) Host() bowling.Name {
 	}
 	return s.seats[0].name
 }
+
+// Corrections returns the Corrected events of the game in play, oldest
+// first. The slice is shared, like [State.Series]'s: do not change it.
+func (s *State) Corrections() []Event { return s.corrected[:len(s.corrected):len(s.corrected)] }
 
 // Series returns the lane's finished games, oldest first; the game in
 // play, finished or not, is not among them. The slice is shared, not
