@@ -58,7 +58,7 @@ func everyKind() []Event {
 				{Players: []Score{{Name: "PJS", Rolls: []int{10, 10}, Total: 30}, {Name: "BOB", Rolls: []int{}, Left: true}}},
 				{Players: []Score{{Name: "PJS", Rolls: []int{8}, Total: 0}}, Corrections: []Event{corrected}},
 			},
-			Game:   []Event{{Kind: SeatTaken, Player: "PJS", Token: HashToken("9b2c")}, {Kind: GameStarted}, roll},
+			Game: []Event{{Kind: SeatTaken, Player: "PJS", Token: HashToken("9b2c")}, {Kind: GameStarted}, roll},
 		}},
 	}
 }

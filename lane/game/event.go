@@ -28,8 +28,8 @@ const (
 	// series and the next one starts at once, with the players still
 	// seated. Decisions now write [NextGame], which lets players join
 	// between games.
-	NewGame Kind = "new_game"
-	Snapshot    Kind = "snapshot"     // the whole lane, replacing the events before it
+	NewGame  Kind = "new_game"
+	Snapshot Kind = "snapshot" // the whole lane, replacing the events before it
 )
 
 // Event is one change of a lane. Only the fields of its Kind are set.

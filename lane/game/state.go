@@ -29,8 +29,8 @@ type State struct {
 	epoch      uint64
 	closed     bool
 
-	match   bowling.Match
-	started bool
+	match     bowling.Match
+	started   bool
 	seats     []seat   // tokens of the players seated now, in seat order
 	game      []Event  // the events of the game in play, for a snapshot
 	corrected []Event  // the game's Corrected events, for the board
