@@ -35,6 +35,7 @@ type Config struct {
 	ResumeGrace    time.Duration // to resume a seat when watchers are full; default ResumeGrace
 	IdleTimeout    time.Duration // nobody connected, no game in play; default IdleTimeout
 	AbandonTimeout time.Duration // nobody connected, game in play; default AbandonTimeout
+	AwayAfter      time.Duration // offline before the player up may be skipped; default AwayAfter
 	WriteTimeout   time.Duration // per write to a client; default WriteTimeout
 	PingInterval   time.Duration // heartbeat; default PingInterval
 	PongTimeout    time.Duration // how long a pong may take; default PongTimeout
@@ -71,6 +72,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.AbandonTimeout <= 0 {
 		c.AbandonTimeout = AbandonTimeout
+	}
+	if c.AwayAfter <= 0 {
+		c.AwayAfter = AwayAfter
 	}
 	if c.WriteTimeout <= 0 {
 		c.WriteTimeout = WriteTimeout
@@ -133,19 +137,22 @@ type Lane struct {
 	retryAt time.Time     // a failed read-back: not before then again
 	seq     uint64        // changes shown in this epoch
 	clients map[*client]struct{}
-	holders map[bowling.Name]*client // the connection holding each seat
-	waiting map[*client]*time.Timer  // not attached yet: see attach
+	holders map[bowling.Name]*client   // the connection holding each seat
+	offline map[bowling.Name]time.Time // since when each seat has had no connection, once it had one
+	born    time.Time                  // when this lane came up: seats never held since are offline since then
+	waiting map[*client]*time.Timer    // not attached yet: see attach
 	idle    *time.Timer
 }
 
 // view is what a lane last showed: read by the lobby and the HTTP API
 // without asking the lane goroutine.
 type view struct {
-	board   []byte // the encoded board message
-	summary protocol.Lane
-	players []bowling.Player
-	series  []game.Result // the finished games before this one
-	phase   game.Phase
+	board       []byte // the encoded board message
+	summary     protocol.Lane
+	players     []bowling.Player
+	series      []game.Result // the finished games before this one
+	corrections []game.Event  // this game's
+	phase       game.Phase
 }
 
 type op uint8
@@ -250,6 +257,8 @@ func newLane(st *game.State, last uint64, cfg Config) *Lane {
 		last:    last,
 		clients: make(map[*client]struct{}),
 		holders: make(map[bowling.Name]*client),
+		offline: make(map[bowling.Name]time.Time),
+		born:    time.Now(),
 		waiting: make(map[*client]*time.Timer),
 	}
 	l.stopped, l.stop = context.WithCancel(context.Background())
@@ -281,17 +290,19 @@ func (l *Lane) Games() protocol.Games {
 	v := l.view.Load()
 	out := protocol.Games{Games: make([]protocol.Game, 0, len(v.series)+1)}
 	for i, r := range v.series {
-		g := protocol.Game{Game: i + 1, Finished: true, Players: make([]protocol.GamePlayer, len(r.Players))}
+		g := protocol.Game{Game: i + 1, Finished: true, Players: make([]protocol.GamePlayer, len(r.Players)), Corrections: corrections(r.Corrections)}
+		marks := correctedFrames(r.Corrections)
 		for j, p := range r.Players {
 			played, _ := bowling.Replay(p.Rolls) // stored rolls were a game's: they replay
-			g.Players[j] = gamePlayer(p.Name, &played, p.Left)
+			g.Players[j] = gamePlayer(p.Name, &played, p.Left, marks[p.Name])
 		}
 		out.Games = append(out.Games, g)
 	}
 	if len(v.players) > 0 {
-		g := protocol.Game{Game: len(v.series) + 1, Finished: v.phase == game.Finished, Players: make([]protocol.GamePlayer, len(v.players))}
+		g := protocol.Game{Game: len(v.series) + 1, Finished: v.phase == game.Finished, Players: make([]protocol.GamePlayer, len(v.players)), Corrections: corrections(v.corrections)}
+		marks := correctedFrames(v.corrections)
 		for j, p := range v.players {
-			g.Players[j] = gamePlayer(p.Name, &p.Game, p.Left)
+			g.Players[j] = gamePlayer(p.Name, &p.Game, p.Left, marks[p.Name])
 		}
 		out.Games = append(out.Games, g)
 	}
@@ -300,8 +311,8 @@ func (l *Lane) Games() protocol.Games {
 
 // gamePlayer is one player's line of a game in the series: their frames
 // as on the board, and how many frames were strikes, spares and open.
-func gamePlayer(name bowling.Name, g *bowling.Game, left bool) protocol.GamePlayer {
-	view := playerView(bowling.Player{Name: name, Game: *g, Left: left}, false)
+func gamePlayer(name bowling.Name, g *bowling.Game, left bool, corrected uint16) protocol.GamePlayer {
+	view := playerView(bowling.Player{Name: name, Game: *g, Left: left}, false, corrected)
 	out := protocol.GamePlayer{Name: string(name), Frames: view.Frames, Total: view.Total, Left: left}
 	for _, f := range g.Frames() {
 		switch r := f.Rolls; {
@@ -498,7 +509,7 @@ func (l *Lane) admit(ctx context.Context, c *client, m protocol.Request) {
 		return
 	}
 	l.enter(c)
-	l.resume(c, m)
+	l.resume(ctx, c, m)
 }
 
 // turnAway tells a connection that the lane has no room for another
@@ -530,6 +541,7 @@ func (l *Lane) detach(c *client) {
 	l.cfg.Metrics.Connections.Add(-1)
 	if c.seat != "" && l.holders[c.seat] == c {
 		delete(l.holders, c.seat) // the player is shown disconnected but keeps the seat
+		l.offline[c.seat] = time.Now()
 	}
 	l.changed()
 }
@@ -555,7 +567,7 @@ func (l *Lane) message(ctx context.Context, c *client, m protocol.Request) {
 		if m.Type == protocol.TypeJoin {
 			l.join(ctx, c, m)
 		} else {
-			l.resume(c, m)
+			l.resume(ctx, c, m)
 		}
 		return
 	}
@@ -574,6 +586,8 @@ func (l *Lane) message(ctx context.Context, c *client, m protocol.Request) {
 		e, err = l.state.Leave(c.seat)
 	case protocol.TypeRematch:
 		e, err = l.state.NewGame(c.seat)
+	case protocol.TypeCorrect, protocol.TypeSkip, protocol.TypeRemove:
+		e, err = l.decideFairPlay(c, m)
 	}
 	if err == nil {
 		err = l.record(ctx, e)
@@ -583,8 +597,7 @@ func (l *Lane) message(ctx context.Context, c *client, m protocol.Request) {
 		return
 	}
 	if e.Kind == game.PlayerLeft {
-		delete(l.holders, c.seat)
-		c.seat = ""
+		l.removed(e) // the player who left, or whom the host removed
 	}
 	l.changed()
 	l.ack(c, m.ID)
@@ -635,7 +648,7 @@ func (l *Lane) tokenSeat(token string) (bowling.Name, bool) {
 	return name, ok && l.state.Seated(name)
 }
 
-func (l *Lane) resume(c *client, m protocol.Request) {
+func (l *Lane) resume(ctx context.Context, c *client, m protocol.Request) {
 	name, ok := l.tokenSeat(m.Token)
 	if !ok {
 		l.refuse(c, m.ID, errBadToken)
@@ -654,6 +667,7 @@ func (l *Lane) resume(c *client, m protocol.Request) {
 		}
 	}
 	l.seat(c, name, m.ID, m.Token)
+	l.welcomeBack(ctx, name)
 }
 
 // seat gives name's seat to c, welcomes it with the seat's token, and
@@ -661,6 +675,7 @@ func (l *Lane) resume(c *client, m protocol.Request) {
 func (l *Lane) seat(c *client, name bowling.Name, ref, token string) {
 	c.seat = name
 	l.holders[name] = c
+	delete(l.offline, name)
 	l.changed()
 	seat, _ := l.state.Seat(name)
 	l.reply(c, protocol.Welcome{Type: protocol.TypeWelcome, Ref: ref, Seat: seat, Name: string(name), Token: token})
@@ -808,26 +823,30 @@ func (l *Lane) publish() *view {
 	} else if board.Phase == protocol.PhaseFinished {
 		summary.Frame = bowling.NumFrames
 	}
+	marks := correctedFrames(l.state.Corrections())
 	for i, p := range players {
-		board.Players[i] = playerView(p, l.holders[p.Name] != nil)
+		board.Players[i] = playerView(p, l.holders[p.Name] != nil, marks[p.Name])
 		summary.Players[i] = string(p.Name)
 	}
+	board.Series = series(l.state.Series(), players)
 	data, err := json.Marshal(board)
 	if err != nil {
 		panic(fmt.Sprintf("lane: encoding a board: %v", err)) // only plain values: cannot fail
 	}
-	v := &view{board: data, summary: summary, players: players, series: l.state.Series(), phase: l.state.Phase()}
+	v := &view{board: data, summary: summary, players: players, series: l.state.Series(), corrections: l.state.Corrections(), phase: l.state.Phase()}
 	l.view.Store(v)
 	return v
 }
 
-func playerView(p bowling.Player, connected bool) protocol.Player {
-	out := protocol.Player{Name: string(p.Name), Connected: connected, Left: p.Left, Total: p.Game.Total()}
+// playerView is a player's line of a board; corrected holds a bit for
+// each frame (1 to 10) with a corrected ball.
+func playerView(p bowling.Player, connected bool, corrected uint16) protocol.Player {
+	out := protocol.Player{Name: string(p.Name), Connected: connected, Left: p.Left, Away: p.Away, Total: p.Game.Total()}
 	for _, f := range p.Game.Frames() {
 		if len(f.Rolls) == 0 {
 			break
 		}
-		pf := protocol.Frame{Marks: f.Marks(), Rolls: f.Rolls}
+		pf := protocol.Frame{Marks: f.Marks(), Rolls: f.Rolls, Corrected: corrected&(1<<f.Number) != 0}
 		if s, ok := f.Score(); ok {
 			pf.Score = &s
 		}
@@ -908,6 +927,8 @@ var errorCodes = []struct {
 	{game.ErrClosed, protocol.CodeLaneClosed},
 	{game.ErrStaleRoll, protocol.CodeStaleRoll},
 	{game.ErrNotHost, protocol.CodeNotHost},
+	{game.ErrNotAway, protocol.CodeNotAway},
+	{bowling.ErrInvalidCorrection, protocol.CodeInvalidCorrection},
 }
 
 // ErrorFor returns the protocol error a client is sent for err.

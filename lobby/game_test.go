@@ -132,15 +132,22 @@ func TestThreePlayersTwoSpectatorsPlayAGame(t *testing.T) {
 		t.Errorf("board.txt =\n%s\nwant\n%s", got, want)
 	}
 
-	// The host's rematch starts a new game with the same players; no one
+	// The host's rematch ends the game into the series and seats the same
+	// players for the next, which waits for the host's start; no one
 	// else's does.
 	players["BBB"].send(t, map[string]any{"type": "rematch", "id": "not-host"})
 	players["BBB"].expectError(t, "not-host", "not_host")
 	players["AAA"].send(t, map[string]any{"type": "rematch", "id": "again"})
 	players["AAA"].expectAck(t, "again")
-	b := spectators[0].boardWith(t, "a new game", func(m msg) bool { return m.Phase == "playing" })
-	if b.Up == nil || b.Up.Seat != 0 || b.Up.Frame != 1 || len(b.Players) != 3 || len(b.Players[0].Frames) != 0 {
+	b := spectators[0].boardWith(t, "the next game", func(m msg) bool { return m.Phase == "waiting" })
+	if b.Up != nil || len(b.Players) != 3 || len(b.Players[0].Frames) != 0 {
 		t.Errorf("board after rematch = %s", b.raw)
+	}
+	players["AAA"].send(t, map[string]any{"type": "start", "id": "go"})
+	players["AAA"].expectAck(t, "go")
+	b = spectators[0].boardWith(t, "a new game", func(m msg) bool { return m.Phase == "playing" })
+	if b.Up == nil || b.Up.Seat != 0 || b.Up.Frame != 1 {
+		t.Errorf("board after the second start = %s", b.raw)
 	}
 }
 

@@ -142,7 +142,9 @@ func TestStalledClientDoesNotSlowTheLane(t *testing.T) {
 			t.Fatalf("stalled spectator still connected after %d games", game)
 		}
 		players["AAA"].send(t, `{"type":"rematch"}`)
-		watcher.boardWith(t, "a rematch", func(m msg) bool { return m.Phase == "playing" })
+		watcher.boardWith(t, "a rematch", func(m msg) bool { return m.Phase == "waiting" })
+		players["AAA"].send(t, `{"type":"start"}`)
+		watcher.boardWith(t, "the next game", func(m msg) bool { return m.Phase == "playing" })
 	}
 	if skipped := s.lobby.Metrics().BoardsSkipped.Load(); skipped == 0 {
 		t.Error("no boards were skipped for the stalled client")

@@ -1,0 +1,145 @@
+package lane
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/tenpin/tenpin/lane/bowling"
+	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// AwayAfter is how long the player up must have been offline before
+// another player may skip them: long enough for a phone that locked
+// between turns to reconnect, short enough that nobody waits long for a
+// friend who stepped away.
+const AwayAfter = 30 * time.Second
+
+// offlineFor returns how long name has had no connection holding their
+// seat: 0 while one does. A player never connected since the lane came up
+// (restored after a restart) has been offline since then.
+func (l *Lane) offlineFor(name bowling.Name, now time.Time) time.Duration {
+	if l.holders[name] != nil {
+		return 0
+	}
+	since, ok := l.offline[name]
+	if !ok {
+		since = l.born
+	}
+	return max(now.Sub(since), time.Nanosecond) // offline at all is more than 0
+}
+
+// upOfflineFor returns how long the player up has been offline.
+func (l *Lane) upOfflineFor(now time.Time) time.Duration {
+	seat, _, ok := l.state.Match().Up()
+	if !ok {
+		return 0
+	}
+	return l.offlineFor(l.state.Match().At(seat).Name, now)
+}
+
+// decideFairPlay decides the commands of fair play: corrections, skips
+// and removals.
+func (l *Lane) decideFairPlay(c *client, m protocol.Request) (game.Event, error) {
+	now := time.Now()
+	switch m.Type {
+	case protocol.TypeCorrect:
+		return l.state.Correct(game.Correction{By: c.seat, For: bowling.Name(strings.ToUpper(m.Name)), Frame: *m.Frame, Ball: *m.Ball, Pins: *m.Pins, At: now})
+	case protocol.TypeSkip:
+		return l.state.Skip(c.seat, l.upOfflineFor(now), l.cfg.AwayAfter)
+	default: // protocol.TypeRemove
+		return l.state.Remove(c.seat, m.Name)
+	}
+}
+
+// removed takes the connection of a player who left, or whom the host
+// removed, off their seat: it watches from now on. A removed player is
+// told why.
+func (l *Lane) removed(e game.Event) {
+	holder := l.holders[e.Player]
+	if holder == nil {
+		return
+	}
+	delete(l.holders, e.Player)
+	holder.seat = ""
+	if e.By != "" {
+		l.reply(holder, protocol.Errorf(protocol.CodeRemoved, "the host, %s, removed %s from the lane: you are watching now", e.By, e.Player))
+	}
+}
+
+// welcomeBack marks a player who resumed their seat back, if they were
+// skipped while away: they bowl their missed frames as their turns come.
+// If the store does not take it, the player stays away (passed by) until
+// they resume again; their seat is theirs all the same.
+func (l *Lane) welcomeBack(ctx context.Context, name bowling.Name) {
+	e, ok := l.state.Back(name)
+	if !ok {
+		return
+	}
+	if err := l.record(ctx, e); err != nil {
+		l.log.Warn("could not mark a player back", "player", name, "err", err)
+		return
+	}
+	l.changed()
+}
+
+// series returns the board's series totals: for each player of the
+// lane's games so far, this one included, the games they bowled in and
+// the sum of their totals; nil before the lane has finished a game.
+func series(finished []game.Result, players []bowling.Player) []protocol.SeriesPlayer {
+	if len(finished) == 0 {
+		return nil
+	}
+	var out []protocol.SeriesPlayer
+	at := make(map[bowling.Name]int)
+	add := func(name bowling.Name, total int) {
+		i, ok := at[name]
+		if !ok {
+			i = len(out)
+			at[name] = i
+			out = append(out, protocol.SeriesPlayer{Name: string(name)})
+		}
+		out[i].Games++
+		out[i].Total += total
+	}
+	for _, r := range finished {
+		for _, p := range r.Players {
+			if len(p.Rolls) > 0 {
+				add(p.Name, p.Total)
+			}
+		}
+	}
+	for _, p := range players {
+		if p.Game.NumRolls() > 0 {
+			add(p.Name, p.Game.Total())
+		}
+	}
+	return out
+}
+
+// corrections returns the history of a game's corrections for the API.
+func corrections(events []game.Event) []protocol.Correction {
+	var out []protocol.Correction
+	for _, e := range events {
+		by := e.By
+		if by == "" {
+			by = e.Player
+		}
+		out = append(out, protocol.Correction{Name: string(e.Player), Frame: e.Frame, Ball: e.Ball, Was: e.Was, Pins: e.Pins, By: string(by), At: e.At})
+	}
+	return out
+}
+
+// correctedFrames returns, for each player, the frames (1 to 10) with a
+// corrected ball, as bits.
+func correctedFrames(events []game.Event) map[bowling.Name]uint16 {
+	if len(events) == 0 {
+		return nil
+	}
+	out := make(map[bowling.Name]uint16)
+	for _, e := range events {
+		out[e.Player] |= 1 << e.Frame
+	}
+	return out
+}
