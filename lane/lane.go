@@ -142,6 +142,12 @@ type Lane struct {
 	born    time.Time                  // when this lane came up: seats never held since are offline since then
 	waiting map[*client]*time.Timer    // not attached yet: see attach
 	idle    *time.Timer
+
+	// Presence alone (a connection coming or going) shows at most one
+	// board every presenceEvery: see presenceChanged.
+	lastBoard time.Time
+	presence  *time.Timer
+	due       bool // a presence change waits for the timer
 }
 
 // view is what a lane last showed: read by the lobby and the HTTP API
@@ -261,6 +267,8 @@ func newLane(st *game.State, last uint64, cfg Config) *Lane {
 		born:    time.Now(),
 		waiting: make(map[*client]*time.Timer),
 	}
+	l.presence = time.NewTimer(time.Hour)
+	l.presence.Stop()
 	l.stopped, l.stop = context.WithCancel(context.Background())
 	l.publish()
 	return l
@@ -352,6 +360,10 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 				l.closeAll(websocket.StatusGoingAway, protocol.CodeLaneClosed, "the server is shutting down")
 			}
 			return ctx.Err()
+		case <-l.presence.C:
+			if l.due {
+				l.changed()
+			}
 		case <-l.idle.C:
 			if len(l.clients) == 0 {
 				l.closeIdle(ctx)
@@ -477,7 +489,9 @@ func (l *Lane) attach(c *client) {
 		return
 	}
 	l.enter(c)
-	l.changed() // the spectator count changed; the newcomer gets the board at once
+	if !l.presenceChanged() {
+		c.sendBoard(l.view.Load().board) // the newcomer gets the board at once, everyone the count soon
+	}
 }
 
 // enter counts c among the lane's clients, taking it out of the waiting.
@@ -543,7 +557,31 @@ func (l *Lane) detach(c *client) {
 		delete(l.holders, c.seat) // the player is shown disconnected but keeps the seat
 		l.offline[c.seat] = time.Now()
 	}
-	l.changed()
+	l.presenceChanged()
+}
+
+// presenceEvery is the shortest time between two boards sent for
+// presence alone. Connecting and disconnecting cost a client nothing but
+// would send the board to every watcher, a 200-fold amplification: a
+// churn of connections shows as at most ten boards a second, while a
+// roll's board is never held back (and carries the presence too).
+const presenceEvery = 100 * time.Millisecond
+
+// presenceChanged shows a change of presence: at once if no board went
+// out for presenceEvery, else with the next board, at the latest when the
+// interval is over. It reports whether the board went out at once.
+func (l *Lane) presenceChanged() (shown bool) {
+	if l.due {
+		return false
+	}
+	wait := presenceEvery - time.Since(l.lastBoard)
+	if wait <= 0 {
+		l.changed()
+		return true
+	}
+	l.due = true
+	l.presence.Reset(wait)
+	return false
 }
 
 // message handles one decoded client message.
@@ -791,6 +829,11 @@ func (l *Lane) catchUp(ctx context.Context) error {
 // changed marks a change of the lane: the next seq, one board built and
 // encoded once, and the same bytes queued for every client.
 func (l *Lane) changed() {
+	if l.due {
+		l.due = false
+		l.presence.Stop()
+	}
+	l.lastBoard = time.Now()
 	l.seq++
 	v := l.publish()
 	for c := range l.clients {

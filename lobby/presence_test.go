@@ -1,0 +1,45 @@
+package lobby_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/tenpin/tenpin/lobby"
+)
+
+// TestPresenceChurnIsCoalesced: watchers connecting and leaving in a
+// tight loop would each send the board to everyone on the lane. Presence
+// alone shows at most one board every 100 ms, so a player sees a handful
+// of boards for the whole churn, and their own roll's board still comes
+// with its ack.
+func TestPresenceChurnIsCoalesced(t *testing.T) {
+	s := newServer(t, lobby.Config{})
+	id := s.createLane(t, "churn")
+	player := s.dial(t, id)
+	player.join(t, "PJS")
+	player.send(t, map[string]any{"type": "start", "id": "start"})
+	player.expectAck(t, "start")
+	before := len(player.seqList())
+
+	const churn = 60
+	began := time.Now()
+	for range churn {
+		w := s.dial(t, id)
+		w.ws.Close(websocket.StatusNormalClosure, "")
+		w.closedWith(t)
+	}
+	elapsed := time.Since(began)
+	player.send(t, map[string]any{"type": "roll", "pins": 7, "frame": 1, "ball": 1, "id": "roll"})
+	ack := player.expectAck(t, "roll")
+	player.boardWith(t, "the roll's board", func(m msg) bool { return m.Seq >= ack.Seq })
+
+	// Each connection would have shown two boards (it came, it went): 120.
+	// Coalesced, the churn shows one per 100 ms at most, plus the roll's.
+	got := len(player.seqList()) - before
+	if limit := int(elapsed/(100*time.Millisecond)) + 3; got > limit {
+		t.Errorf("%d watchers connecting and leaving in %v sent the player %d boards, want at most %d", churn, elapsed, got, limit)
+	}
+	t.Logf("%d connections in %v: %d boards", churn, elapsed, got)
+}
