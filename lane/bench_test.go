@@ -37,12 +37,15 @@ func benchLaneOn(b *testing.B, l *Lane, spectators int) (*Lane, []*client) {
 	return l, players
 }
 
-// rollOnce has whoever is up roll, rematching when the game ends: the
-// lane's hot path from a decoded roll to the board in every outbox.
+// rollOnce has whoever is up roll, rematching and starting again when
+// the game ends: the lane's hot path from a decoded roll to the board in
+// every outbox.
 func rollOnce(l *Lane, players []*client, pins *int) {
 	seat, _, ok := l.state.Match().Up()
 	if !ok {
-		l.handle(context.Background(), request{op: opMessage, c: players[0], msg: protocol.Request{Type: protocol.TypeRematch}})
+		for _, t := range []protocol.Type{protocol.TypeRematch, protocol.TypeStart} {
+			l.handle(context.Background(), request{op: opMessage, c: players[0], msg: protocol.Request{Type: t}})
+		}
 		return
 	}
 	standing := l.state.Match().Players()[seat].Game.Standing()

@@ -2,6 +2,7 @@ package lane
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -84,36 +85,27 @@ func (l *Lane) welcomeBack(ctx context.Context, name bowling.Name) {
 	l.changed()
 }
 
-// series returns the board's series totals: for each player of the
-// lane's games so far, this one included, the games they bowled in and
-// the sum of their totals; nil before the lane has finished a game.
-func series(finished []game.Result, players []bowling.Player) []protocol.SeriesPlayer {
+// series returns the board's series totals: the finished games' totals
+// and this game's; nil before the lane has finished a game.
+func series(finished []game.Total, players []bowling.Player) []protocol.SeriesPlayer {
 	if len(finished) == 0 {
 		return nil
 	}
-	var out []protocol.SeriesPlayer
-	at := make(map[bowling.Name]int)
-	add := func(name bowling.Name, total int) {
-		i, ok := at[name]
-		if !ok {
-			i = len(out)
-			at[name] = i
-			out = append(out, protocol.SeriesPlayer{Name: string(name)})
-		}
-		out[i].Games++
-		out[i].Total += total
-	}
-	for _, r := range finished {
-		for _, p := range r.Players {
-			if len(p.Rolls) > 0 {
-				add(p.Name, p.Total)
-			}
-		}
+	out := make([]protocol.SeriesPlayer, len(finished), len(finished)+len(players))
+	for i, t := range finished {
+		out[i] = protocol.SeriesPlayer{Name: string(t.Name), Games: t.Games, Total: t.Pins}
 	}
 	for _, p := range players {
-		if p.Game.NumRolls() > 0 {
-			add(p.Name, p.Game.Total())
+		if p.Game.NumRolls() == 0 {
+			continue
 		}
+		i := slices.IndexFunc(out, func(t protocol.SeriesPlayer) bool { return t.Name == string(p.Name) })
+		if i < 0 {
+			i = len(out)
+			out = append(out, protocol.SeriesPlayer{Name: string(p.Name)})
+		}
+		out[i].Games++
+		out[i].Total += p.Game.Total()
 	}
 	return out
 }

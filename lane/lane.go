@@ -871,7 +871,7 @@ func (l *Lane) publish() *view {
 		board.Players[i] = playerView(p, l.holders[p.Name] != nil, marks[p.Name])
 		summary.Players[i] = string(p.Name)
 	}
-	board.Series = series(l.state.Series(), players)
+	board.Series = series(l.state.Totals(), players)
 	data, err := json.Marshal(board)
 	if err != nil {
 		panic(fmt.Sprintf("lane: encoding a board: %v", err)) // only plain values: cannot fail

@@ -318,7 +318,13 @@ func TestSeriesIsSharedSafely(t *testing.T) {
 		s.Apply(Event{Kind: NewGame})
 	}
 	full := s.Series() // the game of a 7 first, then empty ones
+	if got := s.Totals(); len(got) != 1 || got[0] != (Total{Name: "AAA", Games: 1, Pins: 0}) {
+		t.Errorf("totals = %+v, want AAA's one game with a ball", got)
+	}
 	s.Apply(Event{Kind: NewGame})
+	if got := s.Totals(); len(got) != 0 {
+		t.Errorf("totals once the game of a 7 is dropped = %+v, want none", got)
+	}
 	if len(full) != MaxSeries || len(full[0].Players[0].Rolls) != 1 {
 		t.Errorf("the series taken before the oldest game was dropped changed: it starts with %+v", full[0])
 	}

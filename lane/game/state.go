@@ -35,6 +35,33 @@ type State struct {
 	game      []Event  // the events of the game in play, for a snapshot
 	corrected []Event  // the game's Corrected events, for the board
 	series    []Result // finished games, oldest first
+	totals    []Total  // the series' totals, kept as games finish
+}
+
+// Total is one player's line of a series: the games they bowled in (at
+// least a ball) and the sum of their totals.
+type Total struct {
+	Name  bowling.Name
+	Games int
+	Pins  int
+}
+
+// addTotals returns totals with the game of r added, as a new slice.
+func addTotals(totals []Total, r Result) []Total {
+	out := slices.Clone(totals)
+	for _, p := range r.Players {
+		if len(p.Rolls) == 0 {
+			continue
+		}
+		i := slices.IndexFunc(out, func(t Total) bool { return t.Name == p.Name })
+		if i < 0 {
+			i = len(out)
+			out = append(out, Total{Name: p.Name})
+		}
+		out[i].Games++
+		out[i].Pins += p.Total
+	}
+	return out
 }
 
 type seat struct {
@@ -126,9 +153,15 @@ func (s *State) leave(e Event) {
 // still seated for the next one, which starts at once if start (as
 // version 1 did) or waits for the host otherwise.
 func (s *State) nextGame(start bool) {
-	s.series = append(s.series, s.result())
+	r := s.result()
+	s.series = append(s.series, r)
+	s.totals = addTotals(s.totals, r)
 	if n := len(s.series) - MaxSeries; n > 0 {
 		s.series = slices.Clone(s.series[n:]) // a new array: Series' slices of the old one stay as they were
+		s.totals = nil
+		for _, r := range s.series {
+			s.totals = addTotals(s.totals, r)
+		}
 	}
 	var next bowling.Match
 	game := []Event{}
@@ -158,6 +191,9 @@ func (s *State) result() Result {
 
 func (s *State) restore(l *Lane) {
 	*s = State{lane: l.ID, name: l.Name, maxPlayers: l.MaxPlayers, epoch: l.Epoch, series: slices.Clone(l.Series)}
+	for _, r := range s.series {
+		s.totals = addTotals(s.totals, r)
+	}
 	for _, e := range l.Game {
 		switch e.Kind {
 		case SeatTaken, GameStarted, Rolled, PlayerLeft, Corrected, PlayerAway, PlayerBack:
@@ -257,6 +293,11 @@ func (s *State) Host() bowling.Name {
 // Corrections returns the Corrected events of the game in play, oldest
 // first. The slice is shared, like [State.Series]'s: do not change it.
 func (s *State) Corrections() []Event { return s.corrected[:len(s.corrected):len(s.corrected)] }
+
+// Totals returns the totals of the lane's finished games, a line for each
+// player who bowled in any, in the order they first did. The slice is
+// shared, like [State.Series]'s: do not change it.
+func (s *State) Totals() []Total { return s.totals[:len(s.totals):len(s.totals)] }
 
 // Series returns the lane's finished games, oldest first; the game in
 // play, finished or not, is not among them. The slice is shared, not
