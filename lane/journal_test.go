@@ -9,6 +9,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/memjournal"
+	"github.com/tenpin/tenpin/lane/natsjournal"
 )
 
 // faulty is a real in-memory journal whose next append fails: before
@@ -158,5 +159,60 @@ func TestStoreDownIsNotAskedAtEveryMessage(t *testing.T) {
 	l.send(a, l.roll(7, `,"id":"ok"`))
 	if r := replies(a); len(r) != 1 || r[0]["type"] != "ack" {
 		t.Fatalf("the first command after the pause answered %v, want an ack", r)
+	}
+}
+
+// TestTakenOverLaneStops: when another server restores a lane from the
+// shared log (its claim fenced on the lane's last event), the lane that
+// held it may not write any more: its next append is refused, it reads
+// the other's claim, tells its clients to reconnect and stops, and the
+// log holds only what the new owner accepted.
+func TestTakenOverLaneStops(t *testing.T) {
+	ctx := context.Background()
+	nj, err := natsjournal.Open(ctx, natsjournal.Config{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nj.Close()
+	first, a := seatedLane(t, nj)
+	first.send(a, first.roll(3, `,"id":"r1"`))
+	if r := replies(a); len(r) != 1 || r[0]["type"] != "ack" {
+		t.Fatalf("the first roll was answered %v", r)
+	}
+
+	log, err := nj.Read(ctx, first.ID(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := Restore(ctx, log, Config{Journal: nj, Node: "n2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	late := first.roll(4, `,"id":"r2"`) // decided on what the first lane still shows
+	done := make(chan error, 1)
+	go func() { done <- first.Run(ctx) }()
+	first.submit(ctx, request{op: opRead, c: a, data: []byte(late)})
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrMoved) {
+			t.Fatalf("the lane taken over stopped with %v, want ErrMoved", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the lane taken over is still running")
+	}
+	r := replies(a)
+	if len(r) != 2 || r[0]["code"] != "unavailable" || r[1]["code"] != "server_restarting" {
+		t.Errorf("the player of the lane taken over was sent %v; want unavailable for the roll, then server_restarting", r)
+	}
+	if b := currentBoard(t, second); len(b.Players) != 1 || len(b.Players[0].Frames) != 1 || fmt.Sprint(b.Players[0].Frames[0].Rolls) != "[3]" {
+		t.Errorf("the new owner's board = %+v; want AAA's 3 alone", b.Players)
+	}
+	after, err := nj.Read(ctx, first.ID(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(after.Events) - len(log.Events); n != 1 {
+		t.Errorf("the log grew by %d events after the takeover, want 1 (the new owner's claim)", n)
 	}
 }

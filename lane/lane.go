@@ -23,6 +23,12 @@ import (
 // nobody was connected to it for its idle timeout.
 var ErrIdle = errors.New("lane: closed after being idle")
 
+// ErrMoved is returned by [Lane.Run] when another server took the lane
+// over: its claim is in the lane's log, after this lane's, so this lane
+// may not write any more. Its clients are told to reconnect, and find the
+// lane where it is now.
+var ErrMoved = errors.New("lane: taken over by another server")
+
 // ErrPanic is wrapped by the error [Lane.Run] returns when handling a
 // command panicked: the lane is closed, its clients told, and the rest of
 // the server goes on.
@@ -135,6 +141,8 @@ type Lane struct {
 	stale   bool          // an append's outcome is unknown: read the log before the next
 	pending []pendingJoin // joins refused while their outcome was unknown
 	retryAt time.Time     // a failed read-back: not before then again
+	epoch   uint64        // the epoch this lane holds: a later claim in the log is another server's
+	moved   bool          // the log holds a later claim: stop
 	seq     uint64        // changes shown in this epoch
 	clients map[*client]struct{}
 	holders map[bowling.Name]*client   // the connection holding each seat
@@ -267,6 +275,7 @@ func newLane(st *game.State, last uint64, cfg Config) *Lane {
 		born:    time.Now(),
 		waiting: make(map[*client]*time.Timer),
 	}
+	l.epoch = st.Epoch()
 	l.presence = time.NewTimer(time.Hour)
 	l.presence.Stop()
 	l.stopped, l.stop = context.WithCancel(context.Background())
@@ -371,6 +380,11 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 			}
 		case r := <-l.inbox:
 			l.handle(ctx, r)
+			if l.moved {
+				l.log.Warn("another server took the lane over", "epoch", l.state.Epoch())
+				l.closeAll(websocket.StatusGoingAway, protocol.CodeServerRestarting, "the lane moved to another server: reconnect, your seat is kept")
+				return ErrMoved
+			}
 			if r.op != opSnapshot { // the journal's compaction is not someone using the lane
 				l.armIdle()
 			}
@@ -725,6 +739,11 @@ func (l *Lane) seat(c *client, name bowling.Name, ref, token string) {
 func (l *Lane) record(ctx context.Context, e game.Event) error {
 	if err := l.store(ctx, e); err != nil {
 		l.log.Warn("journal append failed", "event", e.Kind, "err", err)
+		if errors.Is(err, game.ErrConflict) {
+			// Someone else wrote to the lane's log: read it now, to stop
+			// at once if it was another server's claim.
+			l.sync(ctx)
+		}
 		return protocol.Errorf(protocol.CodeUnavailable, "the lane could not store that in time; nothing changed, try again")
 	}
 	l.state.Apply(e)
@@ -782,6 +801,9 @@ func (l *Lane) store(ctx context.Context, e game.Event) error {
 // lost and which the client sends again is then refused as stale, never
 // counted twice.
 func (l *Lane) sync(ctx context.Context) error {
+	if l.moved {
+		return errMoved
+	}
 	if !l.stale {
 		return nil
 	}
@@ -799,6 +821,8 @@ func (l *Lane) sync(ctx context.Context) error {
 	return nil
 }
 
+var errMoved = protocol.Errorf(protocol.CodeServerRestarting, "the lane moved to another server: reconnect, your seat is kept")
+
 var errStoreDown = protocol.Errorf(protocol.CodeUnavailable, "the lane could not read its log back in time; nothing changed, try again")
 
 func (l *Lane) catchUp(ctx context.Context) error {
@@ -812,6 +836,10 @@ func (l *Lane) catchUp(ctx context.Context) error {
 		l.state.Apply(e)
 	}
 	l.last, l.stale = log.Last, false
+	if l.state.Epoch() > l.epoch {
+		l.moved = true // another server claimed the lane: its log is not ours to write
+		return nil
+	}
 	if len(log.Events) > 0 {
 		l.log.Info("caught up with the journal", "events", len(log.Events))
 		l.changed()
