@@ -78,9 +78,26 @@ type Config struct {
 	SyncAlways   bool
 	SyncInterval time.Duration
 
-	// Replicas is how many servers hold a copy of each event (default 1).
-	// More than one needs a cluster (URL).
+	// Cluster, if set, is the host:port where the embedded server listens
+	// for the servers of the other nodes, and Routes their cluster
+	// addresses (nats://host:port): the embedded servers then form one
+	// NATS cluster. List every other node in Routes on every node. Node
+	// names this node's server, unique in the cluster (default "tenpin").
+	// The cluster port takes any server that connects: keep it on a
+	// private network.
+	Cluster string
+	Routes  []string
+	Node    string
+
+	// Replicas is how many servers hold a copy of each event: default 1,
+	// or in a cluster of the embedded servers 3 (fewer if the cluster has
+	// fewer nodes). More than one needs a cluster (Cluster or URL).
 	Replicas int
+
+	// ClusterWait bounds how long Open waits for the cluster to take the
+	// stream: replicated, it needs as many servers up as it has replicas
+	// (default 2 minutes, or the context's deadline).
+	ClusterWait time.Duration
 
 	// Timeout bounds one request to the store: an append, or the wait for
 	// the next message of a read (default [DefaultTimeout]). The caller's
@@ -99,6 +116,7 @@ type Journal struct {
 	log    *slog.Logger
 	lock   *os.File       // the data directory's lock; nil with a URL
 	srv    *server.Server // the embedded server; nil with a URL
+	token  string         // the embedded server's client password, when it listens (in a cluster)
 	nc     *nats.Conn
 	js     jetstream.JetStream
 	stream jetstream.Stream
@@ -117,11 +135,26 @@ func Open(ctx context.Context, cfg Config) (*Journal, error) {
 	if cfg.URL == "" && cfg.Dir == "" {
 		return nil, errors.New("natsjournal: no data directory (Dir) for the embedded server, and no NATS URL")
 	}
+	if cfg.URL != "" && cfg.Cluster != "" {
+		return nil, errors.New("natsjournal: a cluster address is for the embedded server; with a NATS URL the servers at that URL form the cluster")
+	}
+	if cfg.Cluster == "" && len(cfg.Routes) > 0 {
+		return nil, errors.New("natsjournal: routes to other nodes need this node's cluster address too")
+	}
 	if cfg.Replicas <= 0 {
 		cfg.Replicas = 1
+		if cfg.Cluster != "" {
+			cfg.Replicas = min(3, 1+len(cfg.Routes))
+		}
 	}
-	if cfg.URL == "" && cfg.Replicas > 1 {
-		return nil, fmt.Errorf("natsjournal: %d replicas need a NATS cluster (URL): the embedded server is one", cfg.Replicas)
+	if cfg.URL == "" && cfg.Cluster == "" && cfg.Replicas > 1 {
+		return nil, fmt.Errorf("natsjournal: %d replicas need a NATS cluster (a cluster address and routes, or a URL): the embedded server alone is one", cfg.Replicas)
+	}
+	if cfg.Node == "" {
+		cfg.Node = "tenpin"
+	}
+	if cfg.ClusterWait <= 0 {
+		cfg.ClusterWait = 2 * time.Minute
 	}
 	if cfg.SyncInterval <= 0 {
 		cfg.SyncInterval = DefaultSyncInterval
@@ -164,6 +197,9 @@ func (j *Journal) open(ctx context.Context) error {
 		// The embedded server does not come back once it is gone: fail
 		// appends at once rather than buffer them for a reconnection.
 		opts = append(opts, nats.InProcessServer(j.srv), nats.ReconnectBufSize(-1))
+		if j.token != "" {
+			opts = append(opts, nats.Token(j.token))
+		}
 	} else {
 		// A cluster's servers restart one at a time: keep trying.
 		opts = append(opts, nats.MaxReconnects(-1))
@@ -176,9 +212,43 @@ func (j *Journal) open(ctx context.Context) error {
 	if j.js, err = jetstream.New(nc); err != nil {
 		return fmt.Errorf("natsjournal: JetStream on %s: %w", url, err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, max(j.cfg.Timeout, 10*time.Second))
+	wait := max(j.cfg.Timeout, 10*time.Second)
+	if j.cfg.Replicas > 1 {
+		wait = j.cfg.ClusterWait
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	j.stream, err = j.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	j.stream, err = j.createStream(ctx, url)
+	return err
+}
+
+// createStream creates the stream of lanes, or brings its settings up to
+// date. A replicated stream needs its cluster formed, with as many servers
+// as replicas and a JetStream leader, which takes seconds after they
+// start (elections time out after 4 to 9 s): until ctx ends it tries
+// again.
+func (j *Journal) createStream(ctx context.Context, url string) (jetstream.Stream, error) {
+	for pause := 250 * time.Millisecond; ; pause = min(2*pause, 2*time.Second) {
+		stream, err := j.tryCreateStream(ctx)
+		if err == nil || j.cfg.Replicas == 1 {
+			if err != nil {
+				err = fmt.Errorf("natsjournal: create or update stream %s on %s: %w", StreamName, url, err)
+			}
+			return stream, err
+		}
+		j.log.Info("natsjournal: waiting for the cluster to take the stream", "replicas", j.cfg.Replicas, "err", err)
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("natsjournal: the cluster did not take stream %s with %d replicas in time (are %d nodes up, with routes to each other?): %w", StreamName, j.cfg.Replicas, j.cfg.Replicas, err)
+		case <-time.After(pause):
+		}
+	}
+}
+
+func (j *Journal) tryCreateStream(ctx context.Context) (jetstream.Stream, error) {
+	ctx, cancel := context.WithTimeout(ctx, max(j.cfg.Timeout, 5*time.Second))
+	defer cancel()
+	return j.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name:        StreamName,
 		Description: "tenpin: the events of every lane, a subject a lane",
 		Subjects:    []string{SubjectPrefix + "*"},
@@ -192,10 +262,6 @@ func (j *Journal) open(ctx context.Context) error {
 		AllowRollup: true,
 		Duplicates:  duplicateWindow,
 	})
-	if err != nil {
-		return fmt.Errorf("natsjournal: create or update stream %s on %s: %w", StreamName, url, err)
-	}
-	return nil
 }
 
 // Close closes the connection, stops the embedded server (which writes

@@ -124,15 +124,17 @@ func decode(msgs []stored) ([]game.Event, error) {
 // read returns, in order, the messages on the subjects of filter stored
 // after sequence after, up to the last one stored when read began.
 //
-// It reads with an ordered consumer, which knows at its creation how many
-// messages match (NumPending): read stops once it has had that many, or
-// a message says none are left, so it never waits for a message that will
-// not come. Except when a compaction purges messages that the consumer
-// has counted and not yet delivered: the server does not take them off
-// its count, so neither end comes. So once no message has come for
-// [quietProbe], read asks the stream whether a message after the last it
-// had is still there to come, and stops if none is. A read that gets no
-// message for the configured Timeout fails.
+// It first asks the stream's leader for the last message on filter: in a
+// cluster, the consumer that reads may live on a follower that has not
+// stored the newest messages yet (an append is acknowledged once most
+// servers have it), and its count of pending messages is then short. A
+// read that returned without them would let a lane decide on a log that
+// misses an acknowledged event. So read stops once it has had that last
+// message, and never waits for a message that will not come. Except when
+// a compaction purges messages before they are delivered: so once no
+// message has come for [quietProbe], read asks the stream whether a
+// message after the last it had is still there to come, and stops if none
+// is. A read that gets no message for the configured Timeout fails.
 //
 // A compaction during the read would also leave a gap between the
 // messages read before it and after it: read drops the first ones, as if
@@ -151,6 +153,13 @@ func (j *Journal) read(ctx context.Context, filter string, after uint64) ([]stor
 		cfg.DeliverPolicy = jetstream.DeliverByStartSequencePolicy
 		cfg.OptStartSeq = after + 1
 	}
+	last, err := j.lastOn(ctx, filter)
+	if err != nil {
+		return nil, err
+	}
+	if last <= after {
+		return nil, nil
+	}
 	cctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
 	cons, err := j.stream.OrderedConsumer(cctx, cfg)
 	cancel()
@@ -159,9 +168,6 @@ func (j *Journal) read(ctx context.Context, filter string, after uint64) ([]stor
 	}
 	defer func() { j.deleteConsumer(ctx, cons.CachedInfo().Name) }()
 	pending := cons.CachedInfo().NumPending
-	if pending == 0 {
-		return nil, nil
-	}
 
 	// The handler runs on the consumer's goroutine; msgs, done and
 	// lastErr are shared with this one under mu.
@@ -186,7 +192,7 @@ func (j *Journal) read(ctx context.Context, filter string, after uint64) ([]stor
 			finish(err)
 		default:
 			msgs = append(msgs, stored{m.Subject(), md.Sequence.Stream, m.Data()})
-			if uint64(len(msgs)) >= pending || md.NumPending == 0 {
+			if md.Sequence.Stream >= last {
 				finish(nil)
 			}
 		}
@@ -247,6 +253,29 @@ func (j *Journal) read(ctx context.Context, filter string, after uint64) ([]stor
 			}
 		}
 	}
+}
+
+// lastOn returns the stream sequence of the last message on filter (0 if
+// there is none), as the stream's leader has it. The stream does not
+// allow direct gets, so its followers never answer these requests.
+func (j *Journal) lastOn(ctx context.Context, filter string) (uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
+	defer cancel()
+	if strings.HasSuffix(filter, "*") {
+		info, err := j.stream.Info(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("stream info: %w", err)
+		}
+		return info.State.LastSeq, nil
+	}
+	m, err := j.stream.GetLastMsgForSubject(ctx, filter)
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		return 0, nil
+	case err != nil:
+		return 0, fmt.Errorf("the last message on %s: %w", filter, err)
+	}
+	return m.Sequence, nil
 }
 
 // dropPurged drops from msgs, read in order, those that a compaction has

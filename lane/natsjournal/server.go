@@ -2,10 +2,15 @@ package natsjournal
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -55,6 +60,11 @@ func (j *Journal) startServer(ctx context.Context) error {
 		LameDuckDuration:    lameDuck,
 		LameDuckGracePeriod: lameDuckGrace,
 	}
+	if j.cfg.Cluster != "" {
+		if err := j.clusterOptions(opts); err != nil {
+			return err
+		}
+	}
 	s, err := server.NewServer(opts)
 	if err != nil {
 		return fmt.Errorf("natsjournal: configure the embedded NATS server: %w", err)
@@ -78,6 +88,35 @@ func (j *Journal) startServer(ctx context.Context) error {
 	if !s.ReadyForConnections(wait) {
 		return fmt.Errorf("natsjournal: the embedded NATS server on %s was not ready within %v", opts.StoreDir, wait)
 	}
+	return nil
+}
+
+// clusterOptions makes the embedded server a node of a cluster: it
+// listens for the other nodes' servers on cfg.Cluster and connects to
+// cfg.Routes. A server's routes start only once it listens for clients
+// too, so it does, on a random loopback port, behind a random password
+// that only this process knows.
+func (j *Journal) clusterOptions(opts *server.Options) error {
+	host, port, err := net.SplitHostPort(j.cfg.Cluster)
+	if err != nil {
+		return fmt.Errorf("natsjournal: cluster address %q: %w", j.cfg.Cluster, err)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil || p <= 0 || p > 65535 {
+		return fmt.Errorf("natsjournal: cluster address %q: the port must be 1 to 65535", j.cfg.Cluster)
+	}
+	for _, r := range j.cfg.Routes {
+		if u, err := url.Parse(r); err != nil || u.Scheme != "nats" || u.Port() == "" {
+			return fmt.Errorf("natsjournal: route %q: want nats://host:port", r)
+		}
+	}
+	opts.ServerName = j.cfg.Node
+	opts.Cluster = server.ClusterOpts{Name: "tenpin", Host: host, Port: p}
+	opts.Routes = server.RoutesFromStr(strings.Join(j.cfg.Routes, ","))
+	opts.DontListen = false
+	opts.Host, opts.Port = "127.0.0.1", server.RANDOM_PORT
+	j.token = rand.Text()
+	opts.Authorization = j.token
 	return nil
 }
 

@@ -1,0 +1,172 @@
+package natsjournal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/lane/game/journaltest"
+)
+
+// freePorts reserves n loopback ports: each is listened on and let go, so
+// a server can take it a moment later.
+func freePorts(t *testing.T, n int) []int {
+	t.Helper()
+	ports := make([]int, n)
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports[i] = l.Addr().(*net.TCPAddr).Port
+		defer l.Close()
+	}
+	return ports
+}
+
+// openCluster opens n journals whose embedded servers form one cluster
+// over loopback, each listing every other as a route. They open at once:
+// each waits for the others to take the replicated stream.
+func openCluster(t *testing.T, n int) []*Journal {
+	t.Helper()
+	ports := freePorts(t, n)
+	dir := t.TempDir()
+	journals := make([]*Journal, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		var routes []string
+		for k, p := range ports {
+			if k != i {
+				routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", p))
+			}
+		}
+		cfg := Config{
+			Dir:     filepath.Join(dir, fmt.Sprint("n", i+1)),
+			Node:    fmt.Sprint("n", i+1),
+			Cluster: fmt.Sprintf("127.0.0.1:%d", ports[i]),
+			Routes:  routes,
+			Timeout: 10 * time.Second, // a new leader takes seconds to elect
+			Logger:  testLogger(t),
+		}
+		wg.Go(func() { journals[i], errs[i] = Open(t.Context(), cfg) })
+	}
+	wg.Wait()
+	t.Cleanup(func() {
+		for _, j := range journals {
+			if j != nil {
+				j.Close()
+			}
+		}
+	})
+	if err := errors.Join(errs...); err != nil {
+		t.Fatalf("opening a cluster of %d: %v", n, err)
+	}
+	return journals
+}
+
+// TestCluster: three nodes' embedded servers form a cluster with the
+// lanes' stream replicated three times. The journal behaves on it as on
+// one server; an event appended through one node is read through the
+// others, the fence holds across nodes (the second of two nodes that
+// append after the same event is refused), and the lanes go on when one
+// node stops.
+func TestCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("forming a cluster takes seconds")
+	}
+	nodes := openCluster(t, 3)
+	info, err := nodes[0].stream.Info(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := info.Config.Replicas; r != 3 {
+		t.Fatalf("the stream has %d replicas, want 3", r)
+	}
+	if info.Config.AllowDirect {
+		t.Fatal("the stream allows direct gets: a follower could answer a read's last message with a stale one")
+	}
+
+	t.Run("Conformance", func(t *testing.T) {
+		journaltest.Run(t, func(*testing.T) game.Journal { return nodes[1] })
+	})
+
+	ctx := t.Context()
+	open := game.Open("across", "across nodes", 0)
+	pos, err := nodes[0].Append(ctx, "across", 0, open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := nodes[2].Read(ctx, "across", 0)
+	if err != nil || len(log.Events) != 1 || log.Last != pos {
+		t.Fatalf("node 3 reads %+v, %v; want the opening node 1 appended, at %d", log, err, pos)
+	}
+	claim2 := game.Event{Kind: game.Claimed, Epoch: 1, Node: "n2"}
+	pos2, err := nodes[1].Append(ctx, "across", pos, claim2)
+	if err != nil {
+		t.Fatalf("node 2 claims the lane: %v", err)
+	}
+	claim1 := game.Event{Kind: game.Claimed, Epoch: 1, Node: "n1"}
+	if _, err := nodes[0].Append(ctx, "across", pos, claim1); !errors.Is(err, game.ErrConflict) {
+		t.Fatalf("node 1 appends after the same event as node 2: %v, want game.ErrConflict", err)
+	}
+
+	// One node stops (the leader of the stream, perhaps): the others
+	// elect another and go on, with every event.
+	if err := nodes[0].Close(); err != nil {
+		t.Fatal(err)
+	}
+	roll := game.Event{Kind: game.SeatTaken, Player: "PJS", Token: game.HashToken("t")}
+	deadline := time.Now().Add(30 * time.Second)
+	var pos3 uint64
+	for {
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		pos3, err = nodes[1].Append(ctx, "across", pos2, roll)
+		cancel()
+		if err == nil || errors.Is(err, game.ErrConflict) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("with one node of three stopped, an append: %v", err)
+	}
+	for { // reads make a consumer: the cluster's meta leader may be electing too
+		log, err = nodes[2].Read(ctx, "across", 0)
+		if err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if err != nil || len(log.Events) != 3 || log.Last != pos3 {
+		t.Fatalf("node 3 reads %d events to %d, %v; want 3 to %d", len(log.Events), log.Last, err, pos3)
+	}
+}
+
+// TestClusterConfigRefused: settings that cannot make a cluster are
+// refused before anything starts.
+func TestClusterConfigRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"routes without a cluster address", Config{Dir: t.TempDir(), Routes: []string{"nats://127.0.0.1:6222"}}},
+		{"a cluster address and a URL", Config{URL: "nats://127.0.0.1:4222", Cluster: "127.0.0.1:6222"}},
+		{"replicas on one server", Config{Dir: t.TempDir(), Replicas: 3}},
+		{"a cluster address without a port", Config{Dir: t.TempDir(), Cluster: "127.0.0.1"}},
+		{"a route that is not nats://", Config{Dir: t.TempDir(), Cluster: "127.0.0.1:6222", Routes: []string{"127.0.0.1:6223"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if j, err := Open(t.Context(), tc.cfg); err == nil {
+				j.Close()
+				t.Fatalf("Open(%+v) succeeded", tc.cfg)
+			}
+		})
+	}
+}
