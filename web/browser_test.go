@@ -374,11 +374,37 @@ func TestFriendsPlayAGame(t *testing.T) {
 
 	// Only the host is offered a rematch; the others are told who can.
 	until(t, pages["CCC"], "CCC told who can rematch", `document.querySelector("#phase").textContent.includes("AAA can start a rematch.") && document.querySelector("#rematch").offsetParent === null`)
+	// The rematch, confirmed, puts the game in the lane's series and sets
+	// up the next game with the same players; it waits for the host, and
+	// others may join first. The series table shows from then on.
+	if eval[bool](t, a, `document.querySelector("#series").offsetParent !== null`) {
+		t.Error("a series table shown before the first rematch")
+	}
 	do(t, a, "rematch, confirmed",
-		chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`),
+		chromedp.Evaluate[chromedp.Void](`window.asked = ""; window.confirm = (q) => { window.asked = q; return true; }`),
 		chromedp.Click(chromedp.CSS("#rematch")))
+	if asked := eval[string](t, a, `window.asked`); asked == "" {
+		t.Error("rematch did not ask for confirmation")
+	}
+	emptyBoard := `document.querySelectorAll("#board tr[data-row=marks]").length === 3 && [...document.querySelectorAll("#board td.marks")].every(td => td.textContent === "")`
+	startOffered := `document.querySelector("#start").offsetParent !== null`
+	series := `[...document.querySelectorAll("#series-table tbody tr")].map(tr => [...tr.cells].map(c => c.textContent).join(" ")).join(", ")`
+	const wantSeries = "AAA 1 136, BBB 1 78, CCC 1 300"
+	until(t, a, "the host offered Start again", `document.querySelector("#phase").textContent.startsWith("Next game:") && `+startOffered+` && `+emptyBoard+` && `+series+` === `+js(wantSeries))
+	if got, want := eval[string](t, a, `document.querySelector("#games-link").href`), url+"/api"+strings.TrimPrefix(laneURL, url)+"/games"; got != want {
+		t.Errorf("the games link is %s, want %s", got, want)
+	}
+	for _, n := range []string{"BBB", "CCC"} {
+		until(t, pages[n], n+" waits for the host", `document.querySelector("#phase").textContent.startsWith("Waiting for AAA to start the next game.") && !(`+startOffered+`) && `+emptyBoard+` && `+series+` === `+js(wantSeries))
+	}
+	d := open()
+	do(t, d, "open the shared link between games", chromedp.Navigate(laneURL))
+	join(t, d, "DDD", "DDD")
+	until(t, a, "AAA sees DDD seated", `document.querySelectorAll("#board tr[data-row=marks]").length === 4`)
+	do(t, a, "start the next game", chromedp.Click(chromedp.CSS("#start")))
+	pages["DDD"] = d
 	for n, p := range pages {
-		until(t, p, n+" sees the new game", `document.querySelector("#phase").textContent.startsWith("Frame 1: AAA is up") && document.querySelector('#board td.marks[data-frame="1"]').textContent === ""`)
+		until(t, p, n+" sees the new game", `document.querySelector("#phase").textContent.startsWith("Frame 1: AAA is up") && document.querySelectorAll("#board tr[data-row=marks]").length === 4 && document.querySelector('#board td.marks[data-frame="1"]').textContent === ""`)
 	}
 }
 

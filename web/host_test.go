@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
+	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lobby"
 )
 
@@ -157,10 +159,12 @@ func TestOnlyTheHostStarts(t *testing.T) {
 }
 
 // The host enters the ball of the player up, for them, with their name on
-// screen; any seated player enters it while the player up is offline.
-// Every page sees the board change.
+// screen; any seated player enters it while the player up is offline, and
+// is offered to skip them, which the server refuses until they have been
+// offline for the away time: the page says why. Every page sees the board
+// change.
 func TestHostEntersForThePlayerUp(t *testing.T) {
-	s := serve(t, lobby.Config{})
+	s := serve(t, lobby.Config{Lane: lane.Config{AwayAfter: time.Hour}})
 	open := browser(t)
 	id, pages := newLane(t, s, open, "AAA", "BBB", "CCC")
 	a, b, c := pages[0], pages[1], pages[2]
@@ -191,8 +195,20 @@ func TestHostEntersForThePlayerUp(t *testing.T) {
 		t.Fatalf("closing CCC's page: %v", err)
 	}
 	until(t, b, "BBB offered CCC's ball", entering("Entering for CCC — frame 1, ball 1")+" && "+padReady("CCC", 10))
+	skip := `document.querySelector("#skip").offsetParent !== null && document.querySelector("#skip").textContent === "Skip CCC (offline)"`
+	until(t, b, "BBB offered to skip CCC", skip)
+	until(t, a, "the host offered to skip CCC", skip)
+	if eval[bool](t, watcher, `document.querySelector("#skip").offsetParent !== null`) {
+		t.Error("the watcher, not seated, is offered a skip")
+	}
+	do(t, b, "BBB skips CCC, too early", chromedp.Click(chromedp.CSS("#skip")))
+	until(t, b, "the refusal shown", `/^CCC has been offline for \d+s; a player may be skipped after 1h0m0s$/.test(document.querySelector("#lane-error").textContent)`)
+	if eval[bool](t, watcher, `!!document.querySelector('#board tr[data-player="CCC"] .away')`) {
+		t.Error("CCC shown away after a refused skip")
+	}
 	do(t, b, "BBB enters 5 for CCC", chromedp.Click(chromedp.CSS(`#pins button[data-pins="5"]`)))
 	until(t, watcher, "the watcher sees CCC's 5", marks("CCC", 1)+` === "5"`)
+	until(t, b, "the refusal gone once a roll counted", `document.querySelector("#lane-error").textContent === ""`)
 	until(t, a, "the host sees CCC's 5", marks("CCC", 1)+` === "5"`)
 	if t.Failed() {
 		return

@@ -81,12 +81,18 @@ const lane = {
   restarting: false, // the server said it is restarting: it will be back
   takenOver: false, // another tab or phone resumed our seat: do not take it back on reconnect
   closed: false, // the lane is gone for good: stop reconnecting
+  hidden: false, // the page was left (it may be in the back/forward cache): no reconnecting
   nextID: 1,
   // The roll sent and not yet settled: { id, seq }. Until the server
   // answers it (and, once acked, until the board with its effect — seq —
   // arrives) the pad takes no other roll: the next one must name the next
   // ball, which only that board tells.
   pending: null,
+  // The correction being entered in the dialog: { player, frame, ball,
+  // pins, id }; id is that of the correct message sent and not yet
+  // answered, "" before it is sent.
+  correcting: null,
+  menuFor: "", // the player whose menu (the host's) is open
 };
 
 function tokenKey() { return "tenpin-token-" + lane.id; }
@@ -109,12 +115,16 @@ function startLane(id) {
     send({ type: "join", name: $("#join-name").value.trim() });
   });
   $("#start").addEventListener("click", () => send({ type: "start" }));
-  // Rematch and leave cannot be undone, and a lane is a place where a
-  // phone gets bumped: ask first.
+  // Rematch, leave and remove cannot be undone, and a lane is a place
+  // where a phone gets bumped: ask first.
   $("#rematch").addEventListener("click", () => {
-    if (!window.confirm("Start a new game with the same players?")) return;
+    if (!window.confirm("Set up the next game with the same players? This game's scores stay in the series; others may join before you start.")) return;
     send({ type: "rematch" });
   });
+  // A skip can be undone by the one skipped, who comes back and bowls the
+  // missed frames: no question. The server says whether they have been
+  // offline long enough.
+  $("#skip").addEventListener("click", () => send({ type: "skip" }));
   $("#leave").addEventListener("click", () => {
     const playing = lane.board && lane.board.phase === "playing";
     const question = playing
@@ -131,7 +141,32 @@ function startLane(id) {
     pins.append(el("button", { type: "button", class: "pin", "data-pins": String(n), text: String(n),
       onclick: () => roll(n) }));
   }
+  startCorrections();
+  startPlayerMenu();
+  $("#games-link").href = "/api/lanes/" + encodeURIComponent(id) + "/games";
+  $("#games-link").download = `tenpin-${id}-games.json`;
   document.addEventListener("keydown", onKey);
+  // A page the browser keeps in its back/forward cache would keep its
+  // socket open, and its player would look connected while gone: nobody
+  // could skip them. Close it on the way out, and connect again if the
+  // page is shown from the cache.
+  window.addEventListener("pagehide", () => {
+    lane.hidden = true;
+    clearTimeout(lane.timer);
+    const ws = lane.ws;
+    if (!ws) return;
+    // Nothing of this socket's may arrive once the page is back.
+    ws.onclose = ws.onmessage = null;
+    ws.close(1000, "page hidden");
+    lane.ws = null;
+    lane.pending = null;
+  });
+  window.addEventListener("pageshow", (ev) => {
+    if (!ev.persisted || lane.closed) return;
+    lane.hidden = false;
+    lane.retry = 0;
+    visit();
+  });
   visit();
 }
 
@@ -177,6 +212,7 @@ function reconnectLater(why) {
 function closeLane() {
   lane.closed = true;
   clearTimeout(lane.timer);
+  closeDialogs();
   if (lane.ws) lane.ws.close();
   setConn("lane closed", false);
   document.title = "tenpin — lane closed";
@@ -208,7 +244,7 @@ function connect() {
     // reconnect shows whether the roll counted; a roll sent again for the
     // same ball is refused as stale, so it cannot count twice.
     lane.pending = null;
-    if (lane.closed) return;
+    if (lane.closed || lane.hidden) return;
     render();
     // Everything is retried, with backoff: a dropped network, a server
     // going away to restart (1001), a lane that failed (1011), a lane
@@ -260,10 +296,16 @@ function onMessage(msg) {
       break;
     }
     case "ack":
+      showError(""); // what we sent last counted: an older refusal no longer applies
       if (answersPending(msg)) {
         lane.pending.seq = msg.seq;
         settle();
         render();
+      }
+      if (lane.correcting && msg.ref === lane.correcting.id) {
+        // The board with the correction shows it to everyone, this page
+        // included (and the live region says so).
+        closeDialogs();
       }
       break;
     case "welcome":
@@ -275,6 +317,14 @@ function onMessage(msg) {
       render();
       break;
     case "error":
+      if (lane.correcting && msg.ref === lane.correcting.id) {
+        // Refused: nothing changed. Say why in the dialog, which stays
+        // open for another try.
+        lane.correcting.id = "";
+        $("#correct-error").textContent = sentence(msg.message);
+        renderCorrection();
+        return;
+      }
       if (answersPending(msg)) {
         lane.pending = null;
         if (msg.code === "stale_roll") {
@@ -289,6 +339,16 @@ function onMessage(msg) {
       if (msg.code === "bad_token") {
         localStorage.removeItem(tokenKey()); // that seat is gone: watch, or join again
         lane.seat = null;
+        render();
+        return;
+      }
+      if (msg.code === "removed") {
+        // For good: the seat's token no longer resumes it, so forget it
+        // (a reload must not try), and watch from here.
+        localStorage.removeItem(tokenKey());
+        lane.seat = null;
+        closeDialogs();
+        showError("You were removed by the host. You are watching now.");
         render();
         return;
       }
@@ -307,13 +367,19 @@ function onMessage(msg) {
         setConn("the server is restarting — reconnecting…", false);
         return;
       }
-      showError(msg.message);
+      showError(sentence(msg.message));
       render();
       break;
   }
 }
 
 function showError(text) { $("#lane-error").textContent = text; }
+
+// sentence shows a server's message, written lower case to be embedded,
+// as a sentence on its own.
+function sentence(text) {
+  return text ? text[0].toUpperCase() + text.slice(1) : "";
+}
 
 function announce(text) {
   $("#announce").textContent = text;
@@ -329,9 +395,23 @@ function describeRoll(marks, pins) {
   return pins === 1 ? "1 pin" : `${pins} pins`;
 }
 
+// announceRolls says in the live region, and in the log, what changed on
+// the board: a ball bowled, a ball corrected, a player skipped or back.
 function announceRolls(before, after) {
   after.players.forEach((p) => {
     const old = before.players.find((q) => q.name === p.name);
+    if (old && p.away !== old.away) {
+      announce(p.away ? `${p.name} is away: the turn passes them by` : `${p.name} is back`);
+    }
+    if (old && p.left && !old.left) announce(`${p.name} left the game`);
+    if (old) {
+      p.frames.forEach((f, i) => {
+        const was = old.frames[i];
+        if (was && was.rolls.length === f.rolls.length && was.rolls.join() !== f.rolls.join()) {
+          announce(`${p.name}: frame ${i + 1} corrected to ${f.marks}`);
+        }
+      });
+    }
     const count = (pl) => pl ? pl.frames.reduce((n, f) => n + f.rolls.length, 0) : 0;
     if (count(p) <= count(old) || p.frames.length === 0) return;
     const f = p.frames[p.frames.length - 1];
@@ -382,6 +462,7 @@ function roll(n) {
 
 function onKey(ev) {
   if (ev.target instanceof HTMLInputElement || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  if (document.querySelector("dialog[open]")) return; // the keys are the dialog's
   if (!enteringFor()) return;
   const standing = lane.board.up.standing;
   let n = null;
@@ -407,10 +488,12 @@ function render() {
   const seated = !!lane.seat && b.players.some((p) => p.name === lane.seat && !p.left);
   if (!seated) lane.seat = null;
   const host = isHost();
+  // After a rematch the next game waits, like the first, for the host.
+  const next = b.series ? " the next game" : "";
   const phase = {
-    waiting: host ? "Waiting for players to join: start when everyone is in."
-      : b.host ? `Waiting for ${b.host} to start.` : "Waiting for players to join.",
-    playing: up ? `Frame ${b.up.frame}: ${up.name} is up${myTurn() ? " — your turn!" : ""}.` : "Playing.",
+    waiting: host ? (next ? "Next game: others may join; start when everyone is in." : "Waiting for players to join: start when everyone is in.")
+      : b.host ? `Waiting for ${b.host} to start${next}.` : "Waiting for players to join.",
+    playing: up ? `Frame ${b.up.frame}: ${up.name} is up${myTurn() ? " — your turn!" : "."}` : "Playing.",
     finished: "Game over." + winners(b) + (seated && !host && b.host ? ` ${b.host} can start a rematch.` : ""),
   }[b.phase];
   $("#phase").textContent = `${phase} ${b.spectators} watching.`;
@@ -422,6 +505,11 @@ function render() {
   $("#start").hidden = !(host && b.phase === "waiting");
   $("#rematch").hidden = !(host && b.phase === "finished");
   $("#leave").hidden = !seated;
+  // The player up is offline: any other player may skip them once they
+  // have been away long enough (the server says how long that is).
+  const skippable = seated && b.phase === "playing" && up && up.name !== lane.seat && !up.connected;
+  $("#skip").hidden = !skippable;
+  if (skippable) $("#skip").textContent = `Skip ${up.name} (offline)`;
 
   const who = enteringFor();
   $("#pad").hidden = !who;
@@ -438,6 +526,12 @@ function render() {
     btn.disabled = !ready || Number(btn.dataset.pins) > b.up.standing;
   }
   renderBoard(b);
+  renderSeries(b);
+  const mine = host ? "any frame" : "one of your frames";
+  $("#correct-hint").hidden = !b.players.some((p) => p.frames.length > 0 && mayCorrect(p));
+  $("#correct-hint").textContent = `Mistyped a ball? Tap ${mine} on the board to correct it.`;
+  renderCorrection();
+  renderPlayerMenu();
 }
 
 function winners(b) {
@@ -448,24 +542,57 @@ function winners(b) {
   return names.length > 1 ? ` ${names.join(" and ")} tie with ${best}.` : ` ${names[0]} wins with ${best}.`;
 }
 
+// mayCorrect reports whether this page may correct p's balls: its own,
+// and as host anyone's, in the game on the board.
+function mayCorrect(p) {
+  const b = lane.board;
+  if (!b || !lane.seat || !lane.ws || (b.phase !== "playing" && b.phase !== "finished")) return false;
+  return p.name === lane.seat || isHost();
+}
+
 function renderBoard(b) {
   const head = el("tr", {}, el("th", { scope: "col", text: "NAME" }));
   for (let f = 1; f <= 10; f++) head.append(el("th", { scope: "col", text: String(f).padStart(2, "0") }));
   head.append(el("th", { scope: "col", text: "TOTAL" }));
   $("#board thead").replaceChildren(head);
   const rows = [];
+  const host = isHost();
   b.players.forEach((p, seat) => {
     const isUp = b.up && b.up.seat === seat;
-    const cls = [isUp ? "up" : "", p.left ? "left" : ""].join(" ").trim();
-    const nameCell = el("th", { scope: "row", rowSpan: 2, text: p.name });
+    const cls = [isUp ? "up" : "", p.left ? "left" : "", p.away ? "away" : ""].join(" ").trim();
+    // The host's menu for another player (remove) opens from their name.
+    const name = host && p.name !== lane.seat && !p.left
+      ? el("button", { type: "button", class: "name", text: p.name, title: `Options for ${p.name}`,
+        onclick: () => openPlayerMenu(p.name) })
+      : p.name;
+    const nameCell = el("th", { scope: "row", rowSpan: 2 }, name);
+    if (typeof name !== "string") name.setAttribute("aria-haspopup", "dialog");
     if (p.name === b.host) nameCell.append(" ", el("span", { class: "badge", text: "host", title: "Starts the game and may enter anyone's ball" }));
-    if (!p.connected && !p.left) nameCell.append(el("span", { class: "offline", text: " (offline)" }));
+    if (p.left) nameCell.append(el("span", { class: "status", text: " (left)" }));
+    else if (p.away) nameCell.append(el("span", { class: "away", text: " (away)", title: "Skipped while offline: bowls the missed frames when back" }));
+    else if (!p.connected) nameCell.append(el("span", { class: "offline", text: " (offline)" }));
     if (isUp) nameCell.setAttribute("aria-current", "true");
     const marks = el("tr", { class: cls, "data-player": p.name, "data-row": "marks" }, nameCell);
     const scores = el("tr", { class: cls, "data-player": p.name, "data-row": "scores" });
+    const correctable = mayCorrect(p);
     for (let f = 0; f < 10; f++) {
       const fr = p.frames[f];
-      marks.append(el("td", { class: "marks", "data-frame": String(f + 1), text: fr ? fr.marks : "" }));
+      const cell = el("td", { class: "marks", "data-frame": String(f + 1) });
+      if (fr && fr.corrected) {
+        cell.classList.add("corrected");
+        cell.title = "corrected";
+      }
+      if (fr && correctable && fr.rolls.length > 0) {
+        // A frame one may correct is a button: tap it to pick the ball.
+        const whose = p.name === lane.seat ? "your" : `${p.name}'s`;
+        cell.append(el("button", { type: "button", class: "frame", text: fr.marks,
+          onclick: () => openCorrection(p.name, f + 1) }));
+        cell.firstChild.setAttribute("aria-label", `Correct ${whose} frame ${f + 1}: ${fr.marks}${fr.corrected ? " (corrected)" : ""}`);
+        cell.firstChild.setAttribute("aria-haspopup", "dialog");
+      } else {
+        cell.textContent = fr ? fr.marks : "";
+      }
+      marks.append(cell);
       scores.append(el("td", { class: "score", "data-frame": String(f + 1),
         text: fr && fr.score !== null ? String(fr.score) : "" }));
     }
@@ -473,6 +600,154 @@ function renderBoard(b) {
     rows.push(marks, scores);
   });
   $("#board tbody").replaceChildren(...rows);
+}
+
+// renderSeries shows the lane's series totals, once a game is over.
+function renderSeries(b) {
+  const series = b.series || [];
+  $("#series").hidden = series.length === 0;
+  $("#series-table tbody").replaceChildren(...series.map((s) => el("tr", { "data-player": s.name },
+    el("th", { scope: "row", text: s.name }),
+    el("td", { class: "games", text: String(s.games) }),
+    el("td", { class: "total", text: String(s.total) }))));
+}
+
+// ---------------------------------------------------------------- corrections
+
+// startCorrections builds the correction dialog's pin choices and wires
+// its buttons. The dialog is a native <dialog>: modal, closed by Escape,
+// and the pin keys do not bowl while it is open.
+function startCorrections() {
+  const pins = $("#correct-pins");
+  for (let n = 0; n <= 10; n++) {
+    pins.append(el("button", { type: "button", "data-pins": String(n), text: String(n),
+      onclick: () => {
+        if (!lane.correcting) return;
+        lane.correcting.pins = n;
+        $("#correct-error").textContent = "";
+        renderCorrection();
+      } }));
+  }
+  $("#correct-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const c = lane.correcting;
+    if (!c || c.id || !c.ball || c.pins === null) return;
+    const msg = { type: "correct", frame: c.frame, ball: c.ball, pins: c.pins };
+    if (c.player !== lane.seat) msg.name = c.player;
+    c.id = send(msg);
+    if (!c.id) $("#correct-error").textContent = "Not connected: wait a moment and try again.";
+    renderCorrection();
+  });
+  $("#correct-cancel").addEventListener("click", closeDialogs);
+  // Escape closes the dialog too. (The close event comes a task later:
+  // by then the dialog may be open again for another frame.)
+  $("#correct-dialog").addEventListener("close", () => {
+    if (!$("#correct-dialog").open) lane.correcting = null;
+  });
+}
+
+function openCorrection(player, frame) {
+  closeDialogs();
+  lane.correcting = { player, frame, ball: 0, pins: null, id: "", shown: "" };
+  $("#correct-error").textContent = "";
+  renderCorrection();
+  if (lane.correcting) $("#correct-dialog").showModal();
+}
+
+// correctionFrame is the frame the dialog corrects, on the latest board,
+// or null if this page may no longer correct it.
+function correctionFrame() {
+  const c = lane.correcting;
+  const p = c && lane.board && lane.board.players.find((q) => q.name === c.player);
+  const fr = p && mayCorrect(p) ? p.frames[c.frame - 1] : null;
+  return fr && fr.rolls.length > 0 ? fr : null;
+}
+
+function renderCorrection() {
+  const c = lane.correcting;
+  if (!c) return;
+  const fr = correctionFrame();
+  if (!fr) { // the game moved on (a rematch), or the seat is gone
+    closeDialogs();
+    return;
+  }
+  if (fr.rolls.length === 1 && !c.ball) c.ball = 1;
+  if (c.ball > fr.rolls.length) c.ball = 0;
+  const was = c.ball ? fr.rolls[c.ball - 1] : null;
+  if (c.ball && c.pins === null) c.pins = was;
+  const whose = c.player === lane.seat ? "your" : `${c.player}'s`;
+  $("#correct-title").textContent = `Correct ${whose} frame ${c.frame}`;
+  $("#correct-now").textContent = `On the board: ${fr.marks}` + (fr.corrected ? " (corrected before)" : "");
+  // The ball choices change only with the frame's balls: rebuilding them
+  // on every board would take the focus away.
+  const shown = fr.rolls.join();
+  if (c.shown !== shown) {
+    c.shown = shown;
+    $("#correct-balls").replaceChildren(...fr.rolls.map((pins, i) => el("button", { type: "button",
+      "data-ball": String(i + 1), text: `Ball ${i + 1}: ${pins}`,
+      onclick: () => {
+        c.ball = i + 1;
+        c.pins = null;
+        $("#correct-error").textContent = "";
+        renderCorrection();
+      } })));
+  }
+  for (const btn of $("#correct-balls").children) {
+    btn.setAttribute("aria-pressed", String(Number(btn.dataset.ball) === c.ball));
+  }
+  for (const btn of $("#correct-pins").children) {
+    btn.disabled = !c.ball || !!c.id;
+    btn.setAttribute("aria-pressed", String(!!c.ball && Number(btn.dataset.pins) === c.pins));
+  }
+  $("#correct-save").disabled = !c.ball || c.pins === null || c.pins === was || !!c.id;
+  $("#correct-save").textContent = c.ball && c.pins !== null && c.pins !== was
+    ? `Make ball ${c.ball} a ${c.pins}` : "Save correction";
+}
+
+// ---------------------------------------------------------------- the host's player menu
+
+function startPlayerMenu() {
+  $("#player-close").addEventListener("click", closeDialogs);
+  $("#player-dialog").addEventListener("close", () => {
+    if (!$("#player-dialog").open) lane.menuFor = "";
+  });
+  $("#remove").addEventListener("click", () => {
+    const name = lane.menuFor;
+    if (!name) return;
+    const playing = lane.board && lane.board.phase !== "waiting";
+    const question = `Remove ${name} from the lane for good?` +
+      (playing ? ` Their frames stay on the board, but they cannot bowl again in this game.` : "");
+    if (!window.confirm(question)) return;
+    send({ type: "remove", name });
+    closeDialogs();
+  });
+}
+
+function openPlayerMenu(name) {
+  closeDialogs();
+  lane.menuFor = name;
+  renderPlayerMenu();
+  if (lane.menuFor) $("#player-dialog").showModal();
+}
+
+function renderPlayerMenu() {
+  const name = lane.menuFor;
+  if (!name) return;
+  const p = lane.board && lane.board.players.find((q) => q.name === name);
+  if (!p || p.left || !isHost()) {
+    closeDialogs();
+    return;
+  }
+  $("#player-title").textContent = name;
+  $("#player-status").textContent = p.away ? `${name} is away: the turn passes them by until they are back.`
+    : p.connected ? `${name} is connected.` : `${name} is offline.`;
+  $("#remove").textContent = `Remove ${name} from the lane`;
+}
+
+function closeDialogs() {
+  for (const d of document.querySelectorAll("dialog[open]")) d.close();
+  lane.correcting = null;
+  lane.menuFor = "";
 }
 
 // ---------------------------------------------------------------- start
