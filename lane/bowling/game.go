@@ -1,6 +1,7 @@
 package bowling
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 )
@@ -107,13 +108,20 @@ func (g *Game) Correct(frame, ball, pins int) (was int, err error) {
 	}
 	rolls[i] = pins
 	fixed, err := Replay(rolls)
-	if err != nil {
-		return 0, fmt.Errorf("%w: frame %d ball %d cannot be %d: %v", ErrInvalidCorrection, frame, ball, pins, err)
+	if re := (*RollError)(nil); errors.As(err, &re) {
+		why := "the balls after it would not fit (" + re.reason + ")"
+		switch {
+		case int(re.Roll) == i+1:
+			why = re.reason
+		case errors.Is(err, ErrGameOver):
+			why = "the game would be over before its last ball"
+		}
+		return 0, fmt.Errorf("%w: frame %d ball %d cannot be %d: %s", ErrInvalidCorrection, frame, ball, pins, why)
 	}
 	for f := range NumFrames {
 		if s, e := g.span(f); s < e {
 			if fs, fe := fixed.span(f); fs != s || fe != e {
-				return 0, fmt.Errorf("%w: frame %d ball %d cannot be %d: frame %d's balls would no longer fit", ErrInvalidCorrection, frame, ball, pins, f+1)
+				return 0, fmt.Errorf("%w: frame %d ball %d cannot be %d: the balls bowled after it would belong to other frames", ErrInvalidCorrection, frame, ball, pins)
 			}
 		}
 	}

@@ -207,7 +207,7 @@ func (s *State) Skip(by bowling.Name, upOffline, awayAfter time.Duration) (Event
 	case upOffline <= 0:
 		return Event{}, fmt.Errorf("%w: %s is connected; it is their turn", ErrNotAway, up.Name)
 	case upOffline < awayAfter:
-		return Event{}, fmt.Errorf("%w: %s has been offline for %s; a player may be skipped after %s", ErrNotAway, up.Name, upOffline.Round(time.Second), awayAfter)
+		return Event{}, fmt.Errorf("%w: %s has been offline for %s; a player may be skipped after %s", ErrNotAway, up.Name, human(upOffline), human(awayAfter))
 	}
 	for _, p := range s.match.Players() {
 		if p.Name != up.Name && !p.Left && !p.Away && !p.Game.Over() {
@@ -292,4 +292,25 @@ func (s *State) checkHost(by bowling.Name, what string) error {
 		return fmt.Errorf("%w: only %s, the host, may %s", ErrNotHost, host, what)
 	}
 	return nil
+}
+
+// human writes a duration for a message to players: "45s", "1m30s",
+// "1h" rather than Go's "1h0m0s"; under a second, in milliseconds.
+func human(d time.Duration) string {
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	d = d.Round(time.Second)
+	h, m, sec := int(d/time.Hour), int(d/time.Minute)%60, int(d/time.Second)%60
+	out := ""
+	if h > 0 {
+		out += fmt.Sprintf("%dh", h)
+	}
+	if m > 0 {
+		out += fmt.Sprintf("%dm", m)
+	}
+	if sec > 0 {
+		out += fmt.Sprintf("%ds", sec)
+	}
+	return out
 }

@@ -424,3 +424,21 @@ func TestRemove(t *testing.T) {
 		t.Errorf("BBB after removal = %+v, want left with their frames", p)
 	}
 }
+
+func TestHuman(t *testing.T) {
+	for _, tc := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{300 * time.Millisecond, "300ms"},
+		{30 * time.Second, "30s"},
+		{12*time.Second + 400*time.Millisecond, "12s"},
+		{90 * time.Second, "1m30s"},
+		{time.Hour, "1h"},
+		{time.Hour + 5*time.Second, "1h5s"},
+	} {
+		if got := human(tc.d); got != tc.want {
+			t.Errorf("human(%v) = %q, want %q", tc.d, got, tc.want)
+		}
+	}
+}
