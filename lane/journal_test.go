@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -214,5 +215,38 @@ func TestTakenOverLaneStops(t *testing.T) {
 	}
 	if n := len(after.Events) - len(log.Events); n != 1 {
 		t.Errorf("the log grew by %d events after the takeover, want 1 (the new owner's claim)", n)
+	}
+}
+
+// TestPrivateLaneStaysPrivate: a lane opened unlisted is still unlisted
+// once restored from its log, and from a snapshot of it.
+func TestPrivateLaneStaysPrivate(t *testing.T) {
+	ctx := context.Background()
+	j := memjournal.New()
+	l := openLane(t, "p1", Config{Journal: j, Private: true})
+	if !l.Private() {
+		t.Fatal("a lane opened private is not")
+	}
+	l.handle(ctx, request{op: opSnapshot, result: make(chan error, 1)})
+	for _, fromSnapshot := range []bool{false, true} {
+		logs, err := j.Lanes(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		log := logs[0]
+		if fromSnapshot {
+			i := slices.IndexFunc(log.Events, func(e game.Event) bool { return e.Kind == game.Snapshot })
+			log.Events = log.Events[i:]
+		}
+		r, err := Restore(ctx, log, Config{Journal: j})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Private() {
+			t.Errorf("restored (from the snapshot alone: %v), the lane is listed", fromSnapshot)
+		}
+	}
+	if openLane(t, "p2", Config{Journal: j}).Private() {
+		t.Error("a lane opened without Private is private")
 	}
 }

@@ -61,6 +61,10 @@ type Config struct {
 	Durable bool
 	// Node names this server in the claims it writes, for the logs.
 	Node string
+
+	// Private opens the lane unlisted ([Open], [New]): the lobby does not
+	// list it, and only its link leads to it.
+	Private bool
 }
 
 func (c Config) withDefaults() Config {
@@ -125,6 +129,7 @@ type Metrics struct {
 // every connection attached to it. See the package documentation.
 type Lane struct {
 	id, name string
+	private  bool
 	cfg      Config
 	log      *slog.Logger
 
@@ -198,19 +203,27 @@ type request struct {
 // [Lane.Run] to bring it to life.
 func New(id, name string, cfg Config) *Lane {
 	cfg.Journal = nil
-	return newLane(game.Replay([]game.Event{game.Open(id, name, cfg.MaxPlayers)}), 0, cfg)
+	return newLane(game.Replay([]game.Event{opening(id, name, cfg)}), 0, cfg)
 }
 
 // Open opens a new lane, storing its opening in cfg.Journal first: once
 // Open returns, the lane survives a restart.
 func Open(ctx context.Context, id, name string, cfg Config) (*Lane, error) {
 	cfg = cfg.withDefaults()
-	e := game.Open(id, name, cfg.MaxPlayers)
+	e := opening(id, name, cfg)
 	pos, err := appendEvent(ctx, cfg, id, 0, e)
 	if err != nil {
 		return nil, err
 	}
 	return newLane(game.Replay([]game.Event{e}), pos, cfg), nil
+}
+
+// opening returns the event that opens a lane with cfg's settings.
+func opening(id, name string, cfg Config) game.Event {
+	if cfg.Private {
+		return game.OpenPrivate(id, name, cfg.MaxPlayers)
+	}
+	return game.Open(id, name, cfg.MaxPlayers)
 }
 
 // Restore rebuilds a lane from its stored log and takes it up: a claim,
@@ -263,6 +276,7 @@ func newLane(st *game.State, last uint64, cfg Config) *Lane {
 	l := &Lane{
 		id:      st.ID(),
 		name:    st.Name(),
+		private: st.Private(),
 		cfg:     cfg,
 		log:     cfg.Logger.With("lane", st.ID()),
 		inbox:   make(chan request, inboxSize),
@@ -288,6 +302,10 @@ func (l *Lane) ID() string { return l.id }
 
 // Name returns the lane's name, as its creator gave it.
 func (l *Lane) Name() string { return l.name }
+
+// Private reports whether the lane is unlisted: the lobby does not list
+// it, and only its link leads to it.
+func (l *Lane) Private() bool { return l.private }
 
 // Done is closed when the lane has stopped.
 func (l *Lane) Done() <-chan struct{} { return l.stopped.Done() }

@@ -27,6 +27,7 @@ type record struct {
 	Lane     string     `json:"lane,omitempty"`
 	Name     string     `json:"name,omitempty"`
 	Max      int        `json:"max_players,omitempty"`
+	Private  bool       `json:"private,omitempty"`
 	Player   string     `json:"player,omitempty"`
 	Token    string     `json:"token_sha256,omitempty"`
 	Frame    int        `json:"frame,omitempty"`
@@ -42,12 +43,13 @@ type record struct {
 }
 
 type laneState struct {
-	Lane   string      `json:"lane"`
-	Name   string      `json:"name"`
-	Max    int         `json:"max_players"`
-	Epoch  uint64      `json:"epoch"`
-	Series []resultRec `json:"series"`
-	Game   []record    `json:"game"`
+	Lane    string      `json:"lane"`
+	Name    string      `json:"name"`
+	Max     int         `json:"max_players"`
+	Private bool        `json:"private,omitempty"`
+	Epoch   uint64      `json:"epoch"`
+	Series  []resultRec `json:"series"`
+	Game    []record    `json:"game"`
 }
 
 type resultRec struct {
@@ -75,7 +77,7 @@ func toRecord(e Event) (record, error) {
 	r := record{V: Version, Kind: e.Kind}
 	switch e.Kind {
 	case Opened:
-		r.Lane, r.Name, r.Max = e.Lane, e.Name, e.MaxPlayers
+		r.Lane, r.Name, r.Max, r.Private = e.Lane, e.Name, e.MaxPlayers, e.Private
 	case Claimed:
 		r.Epoch, r.Node = e.Epoch, e.Node
 	case SeatTaken:
@@ -97,7 +99,7 @@ func toRecord(e Event) (record, error) {
 			return r, fmt.Errorf("game: a snapshot event without its lane")
 		}
 		l := e.Snapshot
-		ls := &laneState{Lane: l.ID, Name: l.Name, Max: l.MaxPlayers, Epoch: l.Epoch,
+		ls := &laneState{Lane: l.ID, Name: l.Name, Max: l.MaxPlayers, Private: l.Private, Epoch: l.Epoch,
 			Series: make([]resultRec, len(l.Series)), Game: make([]record, len(l.Game))}
 		for i, res := range l.Series {
 			rr := resultRec{Players: make([]scoreRec, len(res.Players))}
@@ -164,7 +166,7 @@ func fromRecord(r record) (Event, error) {
 		if r.Lane == "" {
 			return e, errors.New(`no "lane"`)
 		}
-		e.Lane, e.Name, e.MaxPlayers = r.Lane, r.Name, r.Max
+		e.Lane, e.Name, e.MaxPlayers, e.Private = r.Lane, r.Name, r.Max, r.Private
 	case Claimed:
 		if r.Epoch == 0 {
 			return e, errors.New(`no "epoch"`)
@@ -214,7 +216,7 @@ func fromRecord(r record) (Event, error) {
 			return e, errors.New(`no "snapshot"`)
 		}
 		ls := r.Snapshot
-		l := &Lane{ID: ls.Lane, Name: ls.Name, MaxPlayers: ls.Max, Epoch: ls.Epoch,
+		l := &Lane{ID: ls.Lane, Name: ls.Name, MaxPlayers: ls.Max, Private: ls.Private, Epoch: ls.Epoch,
 			Series: make([]Result, len(ls.Series)), Game: make([]Event, len(ls.Game))}
 		for i, rr := range ls.Series {
 			res := Result{Players: make([]Score, len(rr.Players))}

@@ -39,6 +39,7 @@ func everyKind() []Event {
 	corrected := Event{Kind: Corrected, Player: "BOB", Frame: 3, Ball: 1, Pins: 8, Was: 7, By: "PJS", At: time.Date(2026, 11, 22, 20, 15, 7, 0, time.UTC)}
 	return []Event{
 		Open("k3x9mdq2vb", "Friday night", 8),
+		OpenPrivate("p7w2", "Our lane", 4),
 		{Kind: Claimed, Epoch: 2, Node: "n1"},
 		{Kind: SeatTaken, Player: "PJS", Token: HashToken("9b2c")},
 		{Kind: GameStarted},
@@ -53,7 +54,7 @@ func everyKind() []Event {
 		{Kind: NextGame},
 		{Kind: Closed, Reason: "idle"},
 		{Kind: Snapshot, Snapshot: &Lane{
-			ID: "k3x9mdq2vb", Name: "Friday night", MaxPlayers: 8, Epoch: 2,
+			ID: "k3x9mdq2vb", Name: "Friday night", MaxPlayers: 8, Private: true, Epoch: 2,
 			Series: []Result{
 				{Players: []Score{{Name: "PJS", Rolls: []int{10, 10}, Total: 30}, {Name: "BOB", Rolls: []int{}, Left: true}}},
 				{Players: []Score{{Name: "PJS", Rolls: []int{8}, Total: 0}}, Corrections: []Event{corrected}},

@@ -42,6 +42,14 @@ func Open(id, name string, maxPlayers int) Event {
 	return Event{Kind: Opened, Lane: id, Name: name, MaxPlayers: maxPlayers}
 }
 
+// OpenPrivate returns the event that opens a lane the lobby does not
+// list: only its link leads to it.
+func OpenPrivate(id, name string, maxPlayers int) Event {
+	e := Open(id, name, maxPlayers)
+	e.Private = true
+	return e
+}
+
 // Claim returns the event by which a server (node) takes the lane up,
 // starting a new epoch: what a client was shown before can then never be
 // confused with what it is shown after.

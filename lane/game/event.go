@@ -12,7 +12,7 @@ type Kind string
 
 // The kinds of event.
 const (
-	Opened      Kind = "opened"       // the lane was created: Lane, Name, MaxPlayers
+	Opened      Kind = "opened"       // the lane was created: Lane, Name, MaxPlayers, Private
 	Claimed     Kind = "claimed"      // a server took the lane up: Epoch, Node
 	SeatTaken   Kind = "seat_taken"   // Player took a seat, resumable with Token
 	GameStarted Kind = "game_started" // the game started
@@ -39,6 +39,7 @@ type Event struct {
 	Lane       string // Opened: the lane's id
 	Name       string // Opened: the lane's name
 	MaxPlayers int    // Opened: the seats the lane has
+	Private    bool   // Opened: the lobby does not list the lane; its link is the invitation
 
 	Player bowling.Name // SeatTaken, Rolled, PlayerLeft, Corrected, PlayerAway, PlayerBack
 	Token  TokenHash    // SeatTaken: the SHA-256 of the seat's resume token
@@ -70,6 +71,7 @@ type Lane struct {
 	ID         string
 	Name       string
 	MaxPlayers int
+	Private    bool
 	Epoch      uint64
 	Series     []Result // the earlier games of the series, oldest first, at most MaxSeries
 	Game       []Event  // the events of the game in play: seats taken, game started, rolls, players left

@@ -26,6 +26,7 @@ const (
 type State struct {
 	lane, name string
 	maxPlayers int
+	private    bool
 	epoch      uint64
 	closed     bool
 
@@ -84,7 +85,7 @@ func Replay(events []Event) *State {
 func (s *State) Apply(e Event) {
 	switch e.Kind {
 	case Opened:
-		*s = State{lane: e.Lane, name: e.Name, maxPlayers: e.MaxPlayers}
+		*s = State{lane: e.Lane, name: e.Name, maxPlayers: e.MaxPlayers, private: e.Private}
 	case Claimed:
 		s.epoch = max(s.epoch, e.Epoch)
 	case SeatTaken:
@@ -190,7 +191,7 @@ func (s *State) result() Result {
 }
 
 func (s *State) restore(l *Lane) {
-	*s = State{lane: l.ID, name: l.Name, maxPlayers: l.MaxPlayers, epoch: l.Epoch, series: slices.Clone(l.Series)}
+	*s = State{lane: l.ID, name: l.Name, maxPlayers: l.MaxPlayers, private: l.Private, epoch: l.Epoch, series: slices.Clone(l.Series)}
 	for _, r := range s.series {
 		s.totals = addTotals(s.totals, r)
 	}
@@ -207,6 +208,9 @@ func (s *State) ID() string { return s.lane }
 
 // Name returns the lane's name.
 func (s *State) Name() string { return s.name }
+
+// Private reports whether the lane is unlisted: only its link leads to it.
+func (s *State) Private() bool { return s.private }
 
 // MaxPlayers returns the seats the lane has.
 func (s *State) MaxPlayers() int {
@@ -313,6 +317,7 @@ func (s *State) Snapshot() Event {
 		ID:         s.lane,
 		Name:       s.name,
 		MaxPlayers: s.maxPlayers,
+		Private:    s.private,
 		Epoch:      s.epoch,
 		Series:     slices.Clone(s.series),
 		Game:       slices.Clone(s.game),
