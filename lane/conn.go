@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -42,18 +44,44 @@ type Conn struct {
 
 	// Set by Serve from the lane's Config.
 	pingInterval, pongTimeout time.Duration
+	limit                     limiter
+
+	// pinged is set while the server's ping waits for its pong: that pong
+	// was asked for, and does not count toward the client's rate.
+	pinged atomic.Bool
 }
 
 // Accept upgrades an HTTP request to a WebSocket connection for a lane,
 // answering the request itself when it cannot. After Accept the handler may
 // return: the connection lives on in [Lane.Serve].
+//
+// The pings and pongs the client sends count toward its message rate (see
+// [Config.MessageRate]), but for the pong that answers the server's ping:
+// a ping over the rate is not answered, and a client that keeps sending
+// over it is disconnected. Callbacks set in opts for them are called for
+// those within the rate.
 func Accept(w http.ResponseWriter, r *http.Request, opts *websocket.AcceptOptions) (*Conn, error) {
+	conn := new(Conn)
+	var o websocket.AcceptOptions
+	if opts != nil {
+		o = *opts
+	}
+	onPing, onPong := o.OnPingReceived, o.OnPongReceived
+	o.OnPingReceived = func(ctx context.Context, p []byte) bool {
+		return conn.limit.allow(time.Now()) && (onPing == nil || onPing(ctx, p))
+	}
+	o.OnPongReceived = func(ctx context.Context, p []byte) {
+		if (conn.pinged.CompareAndSwap(true, false) || conn.limit.allow(time.Now())) && onPong != nil {
+			onPong(ctx, p)
+		}
+	}
 	h := &hijacker{ResponseWriter: w}
-	ws, err := websocket.Accept(h, r, opts)
+	ws, err := websocket.Accept(h, r, &o)
 	if err != nil {
 		return nil, err
 	}
-	return &Conn{ws: ws, bc: h.conn}, nil
+	conn.ws, conn.bc = ws, h.conn
+	return conn, nil
 }
 
 // hijacker hands the WebSocket library the hijacked connection as a
@@ -94,12 +122,19 @@ func (h *hijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 //
 // Every write it makes is bounded by the write timeout: a client that
 // cannot take what is sent to it in that time has stopped reading.
+//
+// The library closes the connection right after it writes a close frame
+// of its own (the echo of a client's close, or its answer to a message over
+// the read limit), which may have joined a batch: Close sends the batch's
+// whole frames before it closes, and waits for a batch being sent.
 type batchConn struct {
 	net.Conn
 	mu       sync.Mutex
 	batch    *[]byte       // gathering; nil outside a batch
 	timeout  time.Duration // 0: no deadline
 	deadline time.Time     // the write deadline set
+
+	sending sync.Mutex // held while a batch is sent, and by Close
 }
 
 var batchBuffers = sync.Pool{New: func() any {
@@ -151,19 +186,53 @@ func (bc *batchConn) begin() {
 	bc.mu.Unlock()
 }
 
-// end stops gathering and, if send, writes what was gathered. The
-// WebSocket library writes whole frames under its own lock, so the batch
-// holds whole frames; a control frame written by another goroutine meanwhile
-// joins the batch or goes ahead of it, both allowed between messages.
-func (bc *batchConn) end(send bool) error {
+// end stops gathering and writes what was gathered. The WebSocket library
+// writes each frame whole, under its own lock, and flushes at its end, so
+// the batch holds whole frames: the writer's, and control frames other
+// goroutines wrote meanwhile (a pong, or a close frame the library wrote
+// on its own, after which it refuses the writer's next message). They are
+// sent whatever became of the writer's last message, unless Close sent
+// them already.
+func (bc *batchConn) end() error {
+	bc.sending.Lock()
+	defer bc.sending.Unlock()
+	b := bc.take()
+	if b == nil {
+		return net.ErrClosed
+	}
+	return bc.send(b, len(*b))
+}
+
+// Close sends an open batch's whole frames, then closes the connection.
+// Outside a batch every write went through already; while a batch is sent
+// Close waits for it, within the write timeout. A batch may end in part of
+// a frame only if the connection is closed without a close frame (CloseNow)
+// while the writer is writing one: that part is not sent.
+func (bc *batchConn) Close() error {
+	bc.sending.Lock()
+	defer bc.sending.Unlock()
+	if b := bc.take(); b != nil {
+		bc.send(b, wholeFrames(*b))
+	}
+	return bc.Conn.Close()
+}
+
+// take ends the open batch, if there is one, and returns it.
+func (bc *batchConn) take() *[]byte {
 	bc.mu.Lock()
+	defer bc.mu.Unlock()
 	b := bc.batch
 	bc.batch = nil
-	bc.mu.Unlock()
+	return b
+}
+
+// send writes the first n bytes of a batch, and puts the batch back in the
+// pool. bc.sending is held.
+func (bc *batchConn) send(b *[]byte, n int) error {
 	var err error
-	if send && len(*b) > 0 {
+	if n > 0 {
 		if err = bc.arm(); err == nil {
-			_, err = bc.Conn.Write(*b)
+			_, err = bc.Conn.Write((*b)[:n])
 		}
 	}
 	if cap(*b) <= maxPooledBatch {
@@ -171,6 +240,41 @@ func (bc *batchConn) end(send bool) error {
 		batchBuffers.Put(b)
 	}
 	return err
+}
+
+// wholeFrames returns the length of the longest prefix of p made of whole
+// WebSocket frames.
+func wholeFrames(p []byte) int {
+	n := 0
+	for {
+		f := p[n:]
+		if len(f) < 2 {
+			return n
+		}
+		head, size := 2, uint64(f[1]&0x7f)
+		switch size {
+		case 126:
+			head = 4
+		case 127:
+			head = 10
+		}
+		if f[1]&0x80 != 0 { // masked: a server's frames are not
+			head += 4
+		}
+		if len(f) < head {
+			return n
+		}
+		switch size {
+		case 126:
+			size = uint64(binary.BigEndian.Uint16(f[2:]))
+		case 127:
+			size = binary.BigEndian.Uint64(f[2:])
+		}
+		if size > uint64(len(f)-head) {
+			return n
+		}
+		n += head + int(size)
+	}
 }
 
 // Serve attaches an accepted connection to the lane and runs it until
@@ -184,6 +288,7 @@ func (l *Lane) Serve(ctx context.Context, conn *Conn) error {
 	conn.bc.setTimeout(l.cfg.WriteTimeout)
 	conn.pingInterval, conn.pongTimeout = l.cfg.PingInterval, l.cfg.PongTimeout
 	c := newConnClient(conn)
+	conn.limit = limiter{bucket: newTokenBucket(l.cfg.MessageRate, l.cfg.MessageBurst, time.Now()), c: c}
 	if !l.submit(ctx, request{op: opAttach, c: c}) {
 		ws.Close(websocket.StatusGoingAway, "lane closed")
 		return errDropped
@@ -197,7 +302,7 @@ func (l *Lane) Serve(ctx context.Context, conn *Conn) error {
 	c.pinger = time.AfterFunc(conn.pingInterval, c.ping)
 	c.mu.Unlock()
 
-	err := l.readLoop(ctx, ws, c)
+	err := l.readLoop(ctx, conn, c)
 	if err == nil {
 		// The reader dropped the client: let the writer write what is
 		// queued and close the connection, saying why.
@@ -223,30 +328,29 @@ func (l *Lane) Serve(ctx context.Context, conn *Conn) error {
 // The lane goroutine decodes what it is handed: JSON decoding runs deep,
 // and a reader that never does keeps a small stack, for as long as its
 // connection lasts.
-func (l *Lane) readLoop(ctx context.Context, ws *websocket.Conn, c *client) error {
-	bucket := newTokenBucket(l.cfg.MessageRate, l.cfg.MessageBurst, time.Now())
-	limited := 0 // rate-limited messages in a row
+func (l *Lane) readLoop(ctx context.Context, conn *Conn, c *client) error {
 	for {
-		typ, data, err := ws.Read(ctx)
+		typ, data, err := conn.ws.Read(ctx)
+		if conn.limit.flooded() {
+			// With pings or pongs, while Read waited for a message: it
+			// dropped the client (see Accept).
+			l.log.Info("connection dropped for flooding")
+			return nil
+		}
 		if err != nil {
 			return err
 		}
 		r := request{op: opRead, c: c, data: data}
 		switch {
-		case !bucket.take(time.Now()):
-			limited++
-			if limited > FloodLimit {
-				c.drop(websocket.StatusPolicyViolation, "flooding")
+		case !conn.limit.allow(time.Now()):
+			if conn.limit.flooded() {
 				l.log.Info("connection dropped for flooding")
 				return nil
 			}
 			r.refusal = protocol.Errorf(protocol.CodeRateLimited, "more than %g messages a second; slow down", l.cfg.MessageRate)
 		case typ != websocket.MessageText:
-			limited = 0
 			r.data = nil
 			r.refusal = protocol.Errorf(protocol.CodeBadMessage, "binary frames are not tenpin messages; send JSON text")
-		default:
-			limited = 0
 		}
 		if !l.submit(ctx, r) {
 			return errDropped
@@ -288,13 +392,23 @@ func (c *client) writeOut() {
 // write writes a batch of messages in one system call (see batchConn).
 func (conn *Conn) write(batch []outgoing) error {
 	conn.bc.begin()
+	return conn.writeAndEnd(batch)
+}
+
+// writeAndEnd writes messages into the open batch, and ends it. If the
+// library refuses a message, the connection is closing: the batch is sent
+// all the same, with the close frame the library wrote into it.
+func (conn *Conn) writeAndEnd(batch []outgoing) error {
+	var err error
 	for _, m := range batch {
-		if err := conn.ws.Write(context.Background(), websocket.MessageText, m.data); err != nil {
-			conn.bc.end(false)
-			return err
+		if err = conn.ws.Write(context.Background(), websocket.MessageText, m.data); err != nil {
+			break
 		}
 	}
-	return conn.bc.end(true)
+	if err2 := conn.bc.end(); err == nil {
+		err = err2
+	}
+	return err
 }
 
 // ping pings the client and, once the pong is back, schedules the next
@@ -302,6 +416,7 @@ func (conn *Conn) write(batch []outgoing) error {
 // disconnected.
 func (c *client) ping() {
 	ctx, cancel := context.WithTimeout(context.Background(), c.conn.pongTimeout)
+	c.conn.pinged.Store(true)
 	err := c.conn.ws.Ping(ctx)
 	cancel()
 	if err != nil {
@@ -342,15 +457,56 @@ func (c *client) end() {
 	}
 }
 
+// limiter is a connection's rate limit. Every frame the client sends
+// counts: its messages, and the pings and pongs the WebSocket library
+// handles inside Read (see Accept). Those may be read by a close handshake
+// on the writer's goroutine while the reader checks a message, hence the
+// mutex.
+type limiter struct {
+	mu       sync.Mutex
+	bucket   tokenBucket
+	refused  int     // frames over the rate in a row
+	flooding bool    // more than FloodLimit of them: c was dropped
+	c        *client // set by Serve before the first read
+}
+
+// allow reports whether a frame read now is within the rate. A client that
+// sends more than FloodLimit frames in a row over it is flooding, and is
+// dropped with StatusPolicyViolation.
+func (lim *limiter) allow(now time.Time) bool {
+	lim.mu.Lock()
+	ok, flood := lim.bucket.take(now), false
+	switch {
+	case ok:
+		lim.refused = 0
+	case !lim.flooding:
+		lim.refused++
+		flood = lim.refused > FloodLimit
+		lim.flooding = flood
+	}
+	lim.mu.Unlock()
+	if flood {
+		lim.c.drop(websocket.StatusPolicyViolation, "flooding")
+	}
+	return ok
+}
+
+// flooded reports whether the client was dropped for flooding.
+func (lim *limiter) flooded() bool {
+	lim.mu.Lock()
+	defer lim.mu.Unlock()
+	return lim.flooding
+}
+
 // tokenBucket allows rate events a second on average, and bursts of up to
-// burst. Only the connection's reader uses it.
+// burst.
 type tokenBucket struct {
 	rate, tokens, burst float64
 	last                time.Time
 }
 
-func newTokenBucket(rate float64, burst int, now time.Time) *tokenBucket {
-	return &tokenBucket{rate: rate, tokens: float64(burst), burst: float64(burst), last: now}
+func newTokenBucket(rate float64, burst int, now time.Time) tokenBucket {
+	return tokenBucket{rate: rate, tokens: float64(burst), burst: float64(burst), last: now}
 }
 
 // take spends a token if there is one.

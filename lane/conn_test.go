@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -46,12 +47,9 @@ func TestBatchConnSendsABatchInOneWrite(t *testing.T) {
 	if len(rc.writes) != 1 {
 		t.Fatalf("%d writes reached the connection before the batch ended, want only the one before it", len(rc.writes))
 	}
-	if err := bc.end(true); err != nil {
+	if err := bc.end(); err != nil {
 		t.Fatal(err)
 	}
-	bc.begin()
-	bc.Write([]byte("lost"))
-	bc.end(false) // a batch abandoned after a failed frame
 	bc.Write([]byte("pong"))
 
 	var got []string
@@ -60,6 +58,76 @@ func TestBatchConnSendsABatchInOneWrite(t *testing.T) {
 	}
 	if want := []string{"ping", "onetwothree", "pong"}; strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("writes = %q, want %q", got, want)
+	}
+}
+
+func (r *recordingConn) Close() error { return nil }
+
+func TestBatchConnCloseSendsTheBatchsWholeFrames(t *testing.T) {
+	text := func(s string) []byte { return append([]byte{0x81, byte(len(s))}, s...) }
+	close1000 := []byte{0x88, 2, 0x03, 0xe8}
+	for _, tc := range []struct {
+		name    string
+		batch   [][]byte // written during the batch; nil: no batch open
+		want    string   // what Close sends
+		written int      // how many writes reach the connection in all
+	}{
+		{"no batch open", nil, "", 0},
+		{"an empty batch", [][]byte{}, "", 0},
+		{"a message and a close frame", [][]byte{text("one"), close1000}, string(text("one")) + string(close1000), 1},
+		{"a frame cut short", [][]byte{text("one"), text("two")[:3]}, string(text("one")), 1},
+		{"a header cut short", [][]byte{text("one"), {0x81}}, string(text("one")), 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rc := &recordingConn{}
+			bc := &batchConn{Conn: rc}
+			if tc.batch != nil {
+				bc.begin()
+				for _, p := range tc.batch {
+					bc.Write(p)
+				}
+			}
+			bc.Close()
+			if len(rc.writes) != tc.written || tc.written > 0 && string(rc.writes[0]) != tc.want {
+				t.Errorf("Close wrote %q, want %q", rc.writes, tc.want)
+			}
+			if tc.batch != nil {
+				if err := bc.end(); err == nil {
+					t.Errorf("end after Close = nil, want an error")
+				}
+				if len(rc.writes) != tc.written {
+					t.Errorf("end after Close wrote %q", rc.writes[tc.written:])
+				}
+			}
+		})
+	}
+}
+
+func TestWholeFrames(t *testing.T) {
+	frame := func(head []byte, n int) []byte { return append(head, bytes.Repeat([]byte("x"), n)...) }
+	short := frame([]byte{0x81, 5}, 5)
+	medium := frame([]byte{0x81, 126, 0x01, 0x00}, 256)
+	long := frame([]byte{0x82, 127, 0, 0, 0, 0, 0, 1, 0x00, 0x00}, 1<<16)
+	masked := frame([]byte{0x8a, 0x80 | 3, 1, 2, 3, 4}, 3)
+	all := slices.Concat(short, medium, long, masked)
+	for _, tc := range []struct {
+		p    []byte
+		want int
+	}{
+		{nil, 0},
+		{short, len(short)},
+		{short[:len(short)-1], 0},
+		{slices.Concat(short, medium[:3]), len(short)},
+		{slices.Concat(short, medium[:len(medium)-1]), len(short)},
+		{slices.Concat(short, medium), len(short) + len(medium)},
+		{slices.Concat(short, long[:9]), len(short)},
+		{all, len(all)},
+		{all[:len(all)-1], len(all) - len(masked)},
+		{[]byte{0x81, 127, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, 0}, // absurd length
+	} {
+		if got := wholeFrames(tc.p); got != tc.want {
+			t.Errorf("wholeFrames(% x…) = %d, want %d", tc.p[:min(len(tc.p), 12)], got, tc.want)
+		}
 	}
 }
 
@@ -88,7 +156,7 @@ func TestBatchConnMovesItsDeadlineOnlyWhenItIsNear(t *testing.T) {
 	bc.mu.Unlock()
 	bc.begin()
 	bc.Write([]byte("x"))
-	bc.end(true)
+	bc.end()
 	if len(rc.deadlines) != 2 || time.Until(rc.deadlines[1]) < 59*time.Minute {
 		t.Errorf("a near deadline was not moved a whole timeout on: %v", rc.deadlines)
 	}
@@ -150,39 +218,67 @@ func TestAcceptKeepsWhatTheClientSentEarly(t *testing.T) {
 	}
 }
 
+// WebSocket opcodes, for the tests that speak the protocol byte by byte.
+const (
+	opText  = 0x1
+	opClose = 0x8
+	opPing  = 0x9
+	opPong  = 0xa
+)
+
 // clientFrame returns msg as a masked text frame, as clients must send it.
-func clientFrame(msg string) []byte {
+func clientFrame(msg string) []byte { return maskedFrame(opText, []byte(msg)) }
+
+// maskedFrame returns a final, masked frame of payloads up to 64 KiB.
+func maskedFrame(op byte, payload []byte) []byte {
 	mask := [4]byte{1, 2, 3, 4}
-	f := []byte{0x81, 0x80 | byte(len(msg))} // short messages only
+	f := []byte{0x80 | op}
+	if n := len(payload); n < 126 {
+		f = append(f, 0x80|byte(n))
+	} else {
+		f = append(f, 0x80|126)
+		f = binary.BigEndian.AppendUint16(f, uint16(n))
+	}
 	f = append(f, mask[:]...)
-	for i := range len(msg) {
-		f = append(f, msg[i]^mask[i%4])
+	for i, b := range payload {
+		f = append(f, b^mask[i%4])
 	}
 	return f
 }
 
+// closeFrame returns a masked close frame with a status and reason.
+func closeFrame(status uint16, reason string) []byte {
+	return maskedFrame(opClose, append(binary.BigEndian.AppendUint16(nil, status), reason...))
+}
+
 // serverFrame reads one unmasked, unfragmented frame's payload.
 func serverFrame(r *bufio.Reader) ([]byte, error) {
+	_, p, err := readFrame(r)
+	return p, err
+}
+
+// readFrame reads one unmasked, unfragmented frame: its opcode and payload.
+func readFrame(r *bufio.Reader) (op byte, payload []byte, err error) {
 	var h [2]byte
 	if _, err := io.ReadFull(r, h[:]); err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	n := uint64(h[1] & 0x7f)
 	switch n {
 	case 126:
 		var ext [2]byte
 		if _, err := io.ReadFull(r, ext[:]); err != nil {
-			return nil, err
+			return 0, nil, err
 		}
 		n = uint64(binary.BigEndian.Uint16(ext[:]))
 	case 127:
 		var ext [8]byte
 		if _, err := io.ReadFull(r, ext[:]); err != nil {
-			return nil, err
+			return 0, nil, err
 		}
 		n = binary.BigEndian.Uint64(ext[:])
 	}
 	p := make([]byte, n)
-	_, err := io.ReadFull(r, p)
-	return p, err
+	_, err = io.ReadFull(r, p)
+	return h[0] & 0xf, p, err
 }

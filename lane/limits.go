@@ -44,12 +44,18 @@ const (
 	// MessagesPerSecond and MessageBurst are each connection's token
 	// bucket: a person sends a message or two a second, a load-test client
 	// a few; a burst absorbs a page's reconnect (resume, then a roll).
+	// Pings and pongs count too (but for the pong that answers the
+	// server's ping): answering a ping costs the server a write, and
+	// browsers seldom send pings of their own. A ping over the rate is not
+	// answered.
 	MessagesPerSecond = 20
 	MessageBurst      = 40
 
-	// FloodLimit is how many messages in a row a connection may have
-	// refused as rate-limited before it is disconnected: a client that keeps
-	// sending regardless is not a client we can serve.
+	// FloodLimit is how many frames in a row a connection may send over its
+	// rate before it is disconnected with StatusPolicyViolation: a client
+	// that keeps sending regardless is not a client we can serve. At the
+	// default rate it takes over 2,000 frames a second, and a ping flood is
+	// closed after about 140 pings.
 	FloodLimit = 100
 
 	// maxQueuedBoards is how many boards may wait for a slow client before
