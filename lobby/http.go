@@ -1,19 +1,15 @@
 package lobby
 
 import (
-	"bytes"
-	"compress/gzip"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
-	"net"
 	"net/http"
 	"strconv"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/coder/websocket"
@@ -24,7 +20,7 @@ import (
 
 // Handler returns the lobby's HTTP API and WebSocket endpoint:
 //
-//	GET  /api/lanes                  the open lanes
+//	GET  /api/lanes?limit=&after=    the open lanes, a page at a time (see listLanes)
 //	POST /api/lanes                  create a lane: {"name":"Friday night"} → 201 and its summary (Content-Type: application/json, else 415)
 //	GET  /api/lanes/{id}             the lane's board, as the "board" message
 //	GET  /api/lanes/{id}/board.txt   the lane's text scoreboard
@@ -32,7 +28,9 @@ import (
 //	GET  /ws/lanes/{id}              the lane's WebSocket (see package protocol)
 //	GET  /healthz                    200 while the server runs
 //
-// Errors are JSON: {"code":"not_found","message":"…"}.
+// Errors are JSON: {"code":"not_found","message":"…"}. Every response
+// says X-Content-Type-Options: nosniff (JSON is never sniffed into a
+// page) and Referrer-Policy: no-referrer.
 func (lb *Lobby) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/lanes", lb.listLanes)
@@ -43,9 +41,22 @@ func (lb *Lobby) Handler() http.Handler {
 	mux.HandleFunc("GET /ws/lanes/{id}", lb.serveWS)
 	mux.HandleFunc("GET /healthz", lb.health)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		httpError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no API at %s %s", r.Method, r.URL.Path))
+		lb.fail(w, http.StatusNotFound, "not_found", fmt.Sprintf("no API at %s %s", r.Method, r.URL.Path))
 	})
-	return mux
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		SetHeaders(w.Header())
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// SetHeaders sets the headers every response of the server carries,
+// whatever answers it: X-Content-Type-Options: nosniff, so that no
+// browser takes an answer for another type than it says (JSON for a page
+// or a script), and Referrer-Policy: no-referrer, so that no lane's URL —
+// its invitation — leaks to another site.
+func SetHeaders(h http.Header) {
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
 }
 
 // apiError is the body of every API error.
@@ -56,6 +67,12 @@ type apiError struct {
 
 func httpError(w http.ResponseWriter, status int, code, message string) {
 	writeJSON(w, status, apiError{Code: code, Message: message})
+}
+
+// fail answers a request with an API error, and counts it by its code.
+func (lb *Lobby) fail(w http.ResponseWriter, status int, code, message string) {
+	count(&lb.counters.refused, code)
+	httpError(w, status, code, message)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -81,81 +98,12 @@ func (lb *Lobby) health(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
 		defer cancel()
 		if err := lb.cfg.Health(ctx); err != nil {
-			httpError(w, http.StatusServiceUnavailable, "unavailable", "the store does not answer: "+err.Error())
+			lb.fail(w, http.StatusServiceUnavailable, "unavailable", "the store does not answer: "+err.Error())
 			return
 		}
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	io.WriteString(w, "ok\n")
-}
-
-func (lb *Lobby) listLanes(w http.ResponseWriter, r *http.Request) {
-	plain, gz := lb.encodedList(time.Now())
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Cache-Control", "no-store")
-	h.Add("Vary", "Accept-Encoding")
-	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
-		h.Set("Content-Encoding", "gzip")
-		w.Write(gz)
-		return
-	}
-	w.Write(plain)
-}
-
-// listMaxAge is how long the encoded lobby list is served again before
-// it is built anew. At 10,000 lanes the list is megabytes and every
-// visitor's page polls it: built once a second, not once a request, at
-// the cost of a lane's players and phase showing up to a second late in
-// the lobby (lanes created or closed show at once).
-const listMaxAge = time.Second
-
-// listCache is the lobby's list as last encoded, plain and gzipped.
-type listCache struct {
-	mu        sync.Mutex
-	built     time.Time
-	plain, gz []byte
-}
-
-// encodedList returns the lobby's list, built at most listMaxAge ago. The
-// first request after that builds it while the others wait for it.
-func (lb *Lobby) encodedList(now time.Time) (plain, gz []byte) {
-	c := &lb.list
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.plain == nil || now.Sub(c.built) > listMaxAge {
-		data, err := json.Marshal(protocol.Lanes{Lanes: lb.List()})
-		if err != nil {
-			panic(fmt.Sprintf("lobby: encoding the list: %v", err)) // plain values only: cannot fail
-		}
-		data = append(data, '\n')
-		var buf bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
-		zw.Write(data)
-		zw.Close()
-		c.plain, c.gz, c.built = data, buf.Bytes(), now
-	}
-	return c.plain, c.gz
-}
-
-// forgetList makes the next request build the list anew: a lane was
-// created or closed.
-func (lb *Lobby) forgetList() {
-	lb.list.mu.Lock()
-	lb.list.plain = nil
-	lb.list.mu.Unlock()
-}
-
-// acceptsGzip reports whether an Accept-Encoding header takes gzip.
-func acceptsGzip(header string) bool {
-	for part := range strings.SplitSeq(header, ",") {
-		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if strings.EqualFold(strings.TrimSpace(coding), "gzip") {
-			q := strings.ReplaceAll(params, " ", "")
-			return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
-		}
-	}
-	return false
 }
 
 func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
@@ -164,16 +112,13 @@ func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
 	// without a CORS preflight, which we never answer. So only JSON
 	// creates lanes.
 	if !isJSON(r.Header.Get("Content-Type")) {
-		httpError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "send the body as JSON, with Content-Type: application/json")
+		lb.fail(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "send the body as JSON, with Content-Type: application/json")
 		return
 	}
-	addr, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		addr = r.RemoteAddr
-	}
+	addr := lb.clientAddr(r)
 	if ok, wait := lb.creations.allow(addr, time.Now()); !ok {
-		w.Header().Set("Retry-After", strconv.Itoa(int(wait/time.Second)+1))
-		httpError(w, http.StatusTooManyRequests, "rate_limited", fmt.Sprintf("this address has created lanes too fast; try again in %d s", int(wait/time.Second)+1))
+		lb.rateLimited(LimitCreations)
+		lb.tooMany(w, wait, "this address has created lanes too fast")
 		return
 	}
 	var body protocol.CreateLane
@@ -182,30 +127,49 @@ func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
 	if err := dec.Decode(&body); err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			httpError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the body is over %d bytes", maxBodySize))
+			lb.fail(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the body is over %d bytes", maxBodySize))
 			return
 		}
-		httpError(w, http.StatusBadRequest, "bad_request", `the body must be a JSON object like {"name":"Friday night"}: `+err.Error())
+		lb.fail(w, http.StatusBadRequest, "bad_request", `the body must be a JSON object like {"name":"Friday night"}: `+err.Error())
 		return
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		httpError(w, http.StatusBadRequest, "bad_request", "the body must be one JSON object, with nothing after it")
+		lb.fail(w, http.StatusBadRequest, "bad_request", "the body must be one JSON object, with nothing after it")
 		return
 	}
-	l, err := lb.Create(r.Context(), body.Name)
+	l, err := lb.create(r.Context(), body.Name, addr)
 	switch {
 	case errors.Is(err, ErrLaneName):
-		httpError(w, http.StatusBadRequest, "invalid_lane_name", err.Error())
+		lb.fail(w, http.StatusBadRequest, "invalid_lane_name", err.Error())
 		return
 	case errors.Is(err, ErrFull):
-		httpError(w, http.StatusServiceUnavailable, "too_many_lanes", err.Error())
+		lb.fail(w, http.StatusServiceUnavailable, "too_many_lanes", err.Error())
+		return
+	case errors.Is(err, errAddrLimit):
+		// A lane nobody is on closes after the idle timeout: the soonest
+		// one of this address's lanes can make room.
+		lb.rateLimited(LimitLanesPerAddr)
+		lb.tooMany(w, lb.idleTimeout(), fmt.Sprintf("this address has %d lanes open, its limit; a lane closes once nobody has been on it for %v", lb.cfg.LanesPerAddr, lb.idleTimeout()))
 		return
 	case err != nil:
-		httpError(w, http.StatusServiceUnavailable, "unavailable", err.Error())
+		lb.fail(w, http.StatusServiceUnavailable, "unavailable", err.Error())
 		return
 	}
 	w.Header().Set("Location", "/api/lanes/"+l.ID())
 	writeJSON(w, http.StatusCreated, l.Summary())
+}
+
+// tooMany answers 429 rate_limited, with a Retry-After of wait (at
+// least a second).
+func (lb *Lobby) tooMany(w http.ResponseWriter, wait time.Duration, why string) {
+	secs := int(wait/time.Second) + 1
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	lb.fail(w, http.StatusTooManyRequests, "rate_limited", fmt.Sprintf("%s; try again in %d s", why, secs))
+}
+
+// idleTimeout is how long a lane with nobody connected stays open.
+func (lb *Lobby) idleTimeout() time.Duration {
+	return cmp.Or(lb.cfg.Lane.IdleTimeout, lane.IdleTimeout)
 }
 
 // isJSON reports whether a Content-Type header says application/json
@@ -219,7 +183,7 @@ func (lb *Lobby) lane(w http.ResponseWriter, r *http.Request) (*lane.Lane, bool)
 	id := r.PathValue("id")
 	l, ok := lb.Get(id)
 	if !ok {
-		httpError(w, http.StatusNotFound, "lane_not_found", fmt.Sprintf("no lane %q: it may have closed", id))
+		lb.fail(w, http.StatusNotFound, "lane_not_found", fmt.Sprintf("no lane %q: it may have closed", id))
 		return nil, false
 	}
 	return l, true
@@ -250,19 +214,31 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := lb.connOpened(); err != nil {
+	addr := lb.clientAddr(r)
+	done, err := lb.connOpened(addr)
+	switch {
+	case errors.Is(err, errAddrLimit):
+		// Refused after the upgrade: a page cannot read the status of a
+		// refused upgrade, only a close.
+		defer done()
+		lb.rateLimited(LimitConnsPerAddr)
+		count(&lb.counters.refused, string(protocol.CodeRateLimited))
+		lb.refuseSocket(w, r, protocol.Errorf(protocol.CodeRateLimited, "this address has %d WebSocket connections open, its limit; try again later", lb.cfg.ConnsPerAddr))
+		return
+	case err != nil:
 		code := "too_many_connections"
 		if errors.Is(err, ErrClosed) {
 			code = "shutting_down"
 		}
 		w.Header().Set("Retry-After", "5")
-		httpError(w, http.StatusServiceUnavailable, code, err.Error())
+		lb.fail(w, http.StatusServiceUnavailable, code, err.Error())
 		return
 	}
 	conn, err := lane.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: lb.cfg.OriginPatterns})
 	if err != nil {
-		lb.connClosed()
-		lb.log.Info("websocket refused", "lane", r.PathValue("id"), "err", err)
+		done()
+		count(&lb.counters.refused, "bad_handshake")
+		lb.log.Debug("websocket refused", "lane", r.PathValue("id"), "err", err)
 		return // Accept has answered the request
 	}
 	// The connection outlives this handler: returning frees the handler's
@@ -272,8 +248,34 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 	ctx, remote := context.WithoutCancel(r.Context()), r.RemoteAddr
 	lb.log.Info("connection opened", "lane", l.ID(), "remote", remote)
 	go func() {
-		defer lb.connClosed()
+		defer done()
 		err := l.Serve(ctx, conn)
 		lb.log.Info("connection closed", "lane", l.ID(), "remote", remote, "status", websocket.CloseStatus(err))
 	}()
+}
+
+// refuseTimeout bounds each step of turning a WebSocket away: writing the
+// error, then the close handshake (the library waits up to 5 s for the
+// client's close).
+const refuseTimeout = 5 * time.Second
+
+// refuseSocket upgrades the request, sends the error e and closes the
+// connection with 1013 (try again later): a page knows then to come back
+// later, with backoff. The origin check is the same as for a lane's
+// socket.
+func (lb *Lobby) refuseSocket(w http.ResponseWriter, r *http.Request, e *protocol.Error) {
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: lb.cfg.OriginPatterns})
+	if err != nil {
+		return // Accept has answered the request
+	}
+	defer ws.CloseNow()
+	ws.SetReadLimit(protocol.MaxMessageSize)
+	ctx, cancel := context.WithTimeout(context.Background(), refuseTimeout)
+	defer cancel()
+	data, _ := json.Marshal(e) // plain values: cannot fail
+	if err := ws.Write(ctx, websocket.MessageText, data); err != nil {
+		return
+	}
+	ws.Close(websocket.StatusTryAgainLater, "too many connections from this address")
+	lb.log.Debug("websocket turned away", "lane", r.PathValue("id"), "remote", r.RemoteAddr, "reason", e.Message)
 }

@@ -1,11 +1,20 @@
 package lobby
 
 import (
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
-// Lane creations per client address.
+// Limits per client address. A whole bowling alley reaches the server
+// through one public address on its Wi-Fi, so each leaves room for
+// hundreds of people there while refusing the floods of thousands one
+// client can send; a load run from one loopback address raises or lifts
+// them with tenpin serve's flags.
 const (
 	// CreateRate and CreateBurst bound the lanes one address creates: a
 	// burst of 20 for a bowling alley whose groups share one public
@@ -14,12 +23,98 @@ const (
 	CreateRate  = 10.0 / 60 // a second
 	CreateBurst = 20
 
+	// ConnsPerAddr is the WebSocket connections one address holds at
+	// once: an alley of 40 lanes, each with a few players' phones and a
+	// few watching, and pages reloading (which hold two for a moment), is
+	// a few hundred; a flood that would take the server's every
+	// connection is refused long before.
+	ConnsPerAddr = 1000
+
+	// LanesPerAddr is the lanes created from one address open at once: a
+	// league organizer setting up a night on every lane of a large alley
+	// (60 lanes at the biggest), with room for the groups that open their
+	// own; not the server's 10,000.
+	LanesPerAddr = 100
+
 	// maxTrackedAddrs bounds the addresses whose creations are counted.
 	// Past it, everyone's count starts again: under a spray of addresses a
 	// bounded memory matters more than perfect fairness, and the lane limit
 	// still holds.
 	maxTrackedAddrs = 10_000
 )
+
+// The limits per client address, for the counts of their refusals (see
+// [Lobby.RateLimited]).
+const (
+	LimitCreations    = "lane_creations"          // CreateRate and CreateBurst
+	LimitConnsPerAddr = "connections_per_address" // ConnsPerAddr
+	LimitLanesPerAddr = "lanes_per_address"       // LanesPerAddr
+)
+
+// clientAddr returns the client address a request's limits count against.
+// It is the peer of the connection, or, when the server sits behind a
+// reverse proxy (Config.TrustProxy), the last address of the request's
+// X-Forwarded-For (see lastForwarded). IPv6 addresses count by their /64
+// prefix: one home or phone is given a whole /64, so a client could
+// otherwise take a new address for every request.
+func (lb *Lobby) clientAddr(r *http.Request) string {
+	if lb.cfg.TrustProxy {
+		if a, ok := lastForwarded(r.Header.Values("X-Forwarded-For")); ok {
+			return addrKey(a)
+		}
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return host // not an IP (a test's made-up address): counted as it is
+	}
+	return addrKey(a)
+}
+
+// lastForwarded returns the last entry of the X-Forwarded-For headers
+// given, if it is an IP address (with or without a port).
+//
+// Every proxy appends the address it was connected from, so the last
+// entry is the one the proxy in front of this server wrote: the address
+// of whoever connected to that proxy. Every entry before it was sent by
+// that client, or by proxies this server knows nothing about, and can be
+// anything: a client that wrote "X-Forwarded-For: 10.1.2.3" itself would
+// be counted as 10.1.2.3, a fresh address for every request, if the
+// first entry were taken. So the last it is, and the proxy must append
+// to the header (nginx's $proxy_add_x_forwarded_for, Caddy's and most
+// load balancers' default) and be the only way to the server.
+func lastForwarded(values []string) (netip.Addr, bool) {
+	if len(values) == 0 {
+		return netip.Addr{}, false
+	}
+	last := values[len(values)-1]
+	if i := strings.LastIndexByte(last, ','); i >= 0 {
+		last = last[i+1:]
+	}
+	last = strings.TrimSpace(last)
+	if a, err := netip.ParseAddr(last); err == nil {
+		return a, true
+	}
+	if ap, err := netip.ParseAddrPort(last); err == nil { // some proxies add the port
+		return ap.Addr(), true
+	}
+	return netip.Addr{}, false
+}
+
+// addrKey is the key an address's limits are counted under: an IPv4
+// address (IPv4-mapped IPv6 included) as it is, an IPv6 address as its
+// /64.
+func addrKey(a netip.Addr) string {
+	a = a.Unmap().WithZone("")
+	if a.Is4() {
+		return a.String()
+	}
+	p, _ := a.Prefix(64) // cannot fail: a is IPv6
+	return p.String()
+}
 
 // addrLimiter is a token bucket per client address.
 type addrLimiter struct {
@@ -59,3 +154,68 @@ func (a *addrLimiter) allow(addr string, now time.Time) (bool, time.Duration) {
 	b.tokens--
 	return true, 0
 }
+
+// addrCount counts what each client address holds open now: connections,
+// or lanes. Guarded by the lobby's mutex. An address is forgotten when it
+// holds nothing, so the map is bounded by what the server holds.
+type addrCount map[string]int
+
+// take counts one more for addr unless it holds limit already (a limit
+// below 1 is none).
+func (c addrCount) take(addr string, limit int) bool {
+	if limit > 0 && c[addr] >= limit {
+		return false
+	}
+	c[addr]++
+	return true
+}
+
+// give counts one less for addr.
+func (c addrCount) give(addr string) {
+	if c[addr]--; c[addr] <= 0 {
+		delete(c, addr)
+	}
+}
+
+// counters counts the lobby's refusals, for the server's metrics: by
+// error code, and the hits of each limit per client address.
+type counters struct {
+	refused sync.Map // code → *atomic.Int64
+	limited sync.Map // limit → *atomic.Int64
+}
+
+func count(m *sync.Map, key string) {
+	c, ok := m.Load(key)
+	if !ok {
+		c, _ = m.LoadOrStore(key, new(atomic.Int64))
+	}
+	c.(*atomic.Int64).Add(1)
+}
+
+func snapshot(m *sync.Map, keys ...string) map[string]int64 {
+	out := make(map[string]int64, len(keys))
+	for _, k := range keys {
+		out[k] = 0
+	}
+	m.Range(func(k, v any) bool {
+		out[k.(string)] = v.(*atomic.Int64).Load()
+		return true
+	})
+	return out
+}
+
+// Refused returns how many requests the lobby's HTTP API and WebSocket
+// endpoint refused since it started, by error code ("rate_limited",
+// "too_many_connections", "lane_not_found", …). Refused client messages
+// are counted in [lane.Metrics].
+func (lb *Lobby) Refused() map[string]int64 { return snapshot(&lb.counters.refused) }
+
+// RateLimited returns how many requests each limit per client address
+// refused since the lobby started, by limit (LimitCreations,
+// LimitConnsPerAddr, LimitLanesPerAddr; each present, if only as 0).
+func (lb *Lobby) RateLimited() map[string]int64 {
+	return snapshot(&lb.counters.limited, LimitCreations, LimitConnsPerAddr, LimitLanesPerAddr)
+}
+
+// rateLimited counts a refusal by the given limit per client address.
+func (lb *Lobby) rateLimited(limit string) { count(&lb.counters.limited, limit) }

@@ -1,6 +1,7 @@
 package lobby
 
 import (
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -62,5 +63,87 @@ func TestLaneFloodIsLimited(t *testing.T) {
 	}
 	if w := create("198.51.100.7:4000"); w.Code != http.StatusCreated {
 		t.Errorf("another address: %d %s", w.Code, w.Body)
+	}
+}
+
+// TestClientAddr: the address a request's limits count against. Behind a
+// proxy it is the last entry of X-Forwarded-For, which the proxy wrote;
+// what the client wrote before it is never believed. IPv6 counts by /64.
+func TestClientAddr(t *testing.T) {
+	tests := []struct {
+		name   string
+		trust  bool
+		remote string
+		xff    []string // X-Forwarded-For headers, in order
+		want   string
+	}{
+		{"the peer", false, "192.0.2.1:5000", nil, "192.0.2.1"},
+		{"the peer, whatever the header says", false, "192.0.2.1:5000", []string{"203.0.113.9"}, "192.0.2.1"},
+		{"behind a proxy", true, "10.0.0.1:443", []string{"203.0.113.9"}, "203.0.113.9"},
+		{"a forged entry before the proxy's", true, "10.0.0.1:443", []string{"198.51.100.1, 203.0.113.9"}, "203.0.113.9"},
+		{"forged entries, no spaces", true, "10.0.0.1:443", []string{"1.1.1.1,2.2.2.2,203.0.113.9"}, "203.0.113.9"},
+		{"two headers: the last one's last entry", true, "10.0.0.1:443", []string{"198.51.100.1", "203.0.113.9"}, "203.0.113.9"},
+		{"an entry with a port", true, "10.0.0.1:443", []string{"203.0.113.9:61000"}, "203.0.113.9"},
+		{"no header: the peer", true, "10.0.0.1:443", nil, "10.0.0.1"},
+		{"a last entry that is no address: the peer", true, "10.0.0.1:443", []string{"203.0.113.9, unknown"}, "10.0.0.1"},
+		{"IPv6 by its /64", false, "[2001:db8:1:2:aaaa::1]:5000", nil, "2001:db8:1:2::/64"},
+		{"another address of the same /64", false, "[2001:db8:1:2:bbbb::7]:5000", nil, "2001:db8:1:2::/64"},
+		{"IPv6 behind a proxy", true, "10.0.0.1:443", []string{"2001:db8:1:3::5"}, "2001:db8:1:3::/64"},
+		{"IPv4-mapped IPv6", false, "[::ffff:192.0.2.1]:5000", nil, "192.0.2.1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lb := New(Config{TrustProxy: tt.trust})
+			r := httptest.NewRequest("GET", "/api/lanes", nil)
+			r.RemoteAddr = tt.remote
+			for _, v := range tt.xff {
+				r.Header.Add("X-Forwarded-For", v)
+			}
+			if got := lb.clientAddr(r); got != tt.want {
+				t.Errorf("clientAddr(%s, X-Forwarded-For %q) = %q, want %q", tt.remote, tt.xff, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestLanesPerAddress: an address holds LanesPerAddr lanes open at once,
+// however slowly it creates them; closing one makes room for another.
+// Other addresses, and lanes created without an address (the API's
+// callers in Go), are not counted against it.
+func TestLanesPerAddress(t *testing.T) {
+	lb := New(Config{LanesPerAddr: 2})
+	go lb.Run(t.Context())
+	var ids []string
+	for range 2 {
+		l, err := lb.create(t.Context(), "mine", "192.0.2.1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, l.ID())
+	}
+	if _, err := lb.create(t.Context(), "one more", "192.0.2.1"); !errors.Is(err, errAddrLimit) {
+		t.Fatalf("a third lane from one address: %v, want %v", err, errAddrLimit)
+	}
+	if _, err := lb.create(t.Context(), "theirs", "198.51.100.7"); err != nil {
+		t.Errorf("another address: %v", err)
+	}
+	if _, err := lb.Create(t.Context(), "no address"); err != nil {
+		t.Errorf("a lane without an address: %v", err)
+	}
+	lb.remove(ids[0]) // as when the lane closes
+	if _, err := lb.create(t.Context(), "again", "192.0.2.1"); err != nil {
+		t.Errorf("once one of its lanes closed: %v", err)
+	}
+	if _, err := lb.create(t.Context(), "and again", "192.0.2.1"); !errors.Is(err, errAddrLimit) {
+		t.Errorf("a third lane again: %v, want %v", err, errAddrLimit)
+	}
+
+	// No limit: a load run from one address.
+	lb = New(Config{LanesPerAddr: -1})
+	go lb.Run(t.Context())
+	for i := range 5 {
+		if _, err := lb.create(t.Context(), "load", "127.0.0.1"); err != nil {
+			t.Fatalf("lane %d without a limit: %v", i, err)
+		}
 	}
 }

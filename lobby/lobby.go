@@ -8,7 +8,6 @@
 package lobby
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -67,6 +66,10 @@ var (
 	ErrClosed   = errors.New("lobby: closed")
 	// ErrUnavailable: the journal did not store a new lane's opening.
 	ErrUnavailable = errors.New("lobby: store unavailable")
+
+	// errAddrLimit: a client address holds all the connections or lanes
+	// it may.
+	errAddrLimit = errors.New("lobby: limit per client address")
 )
 
 // Config holds the lobby's settings. The zero value gives the defaults.
@@ -76,6 +79,17 @@ type Config struct {
 	OriginPatterns []string // other origins allowed to open WebSockets; same-origin is always allowed
 	CreateRate     float64  // lanes an address may create a second, on average; default CreateRate
 	CreateBurst    int      // and at once; default CreateBurst
+	// ConnsPerAddr and LanesPerAddr bound the WebSocket connections and
+	// the lanes one client address holds open at once; 0 gives the
+	// defaults (ConnsPerAddr, LanesPerAddr), a negative value lifts the
+	// limit. Lanes restored after a restart count for nobody.
+	ConnsPerAddr int
+	LanesPerAddr int
+	// TrustProxy takes a request's client address from the last entry of
+	// its X-Forwarded-For (see clientAddr) instead of the connection's
+	// peer: for a server reached only through a reverse proxy, whose
+	// address every client would otherwise share.
+	TrustProxy bool
 	// Lane is every lane's settings. Its Journal keeps the lanes; nil
 	// means an in-memory one (lane/memjournal), gone with the process.
 	Lane   lane.Config
@@ -102,14 +116,18 @@ type Lobby struct {
 	restored []*lane.Lane    // lanes restored before Run, for it to start
 	stopped  chan struct{}   // closed when Run stops
 
-	conns   sync.WaitGroup // WebSocket connections being served
-	nconns  int            // guarded by mu: connections being served
-	closing bool           // guarded by mu: no new connections once set
-	opening int            // guarded by mu: lanes being created
+	conns       sync.WaitGroup // WebSocket connections being served
+	nconns      int            // guarded by mu: connections being served
+	closing     bool           // guarded by mu: no new connections once set
+	opening     int            // guarded by mu: lanes being created
+	connsByAddr addrCount      // guarded by mu: connections served, by client address
+	lanesByAddr addrCount      // guarded by mu: lanes open or being created, by the address that created them
+	gone        closedLanes    // guarded by mu: where lanes that closed were listed
 
 	unrestored map[string]struct{} // guarded by mu: lanes in the journal that failed to restore
 	creations  *addrLimiter        // lane creations per client address
 	list       listCache           // GET /api/lanes, encoded
+	counters   counters            // refusals, for the metrics
 
 	compacting    sync.Mutex   // one compaction at a time
 	compactBefore uint64       // guarded by compacting: what the next compaction may drop
@@ -122,8 +140,9 @@ type Lobby struct {
 }
 
 type entry struct {
-	lane *lane.Lane
-	n    uint64
+	lane  *lane.Lane
+	n     uint64 // creation order
+	owner string // the client address that created it; "" for none
 }
 
 // New returns a lobby; it needs [Lobby.Run] running to start lanes.
@@ -139,6 +158,12 @@ func New(cfg Config) *Lobby {
 	}
 	if cfg.CreateBurst <= 0 {
 		cfg.CreateBurst = CreateBurst
+	}
+	if cfg.ConnsPerAddr == 0 {
+		cfg.ConnsPerAddr = ConnsPerAddr
+	}
+	if cfg.LanesPerAddr == 0 {
+		cfg.LanesPerAddr = LanesPerAddr
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -156,13 +181,16 @@ func New(cfg Config) *Lobby {
 		cfg.CompactEvery = CompactInterval
 	}
 	return &Lobby{
-		cfg:        cfg,
-		log:        cfg.Logger,
-		lanes:      make(map[string]*entry),
-		unrestored: make(map[string]struct{}),
-		creations:  newAddrLimiter(cfg.CreateRate, cfg.CreateBurst),
-		starts:     make(chan *lane.Lane),
-		stopped:    make(chan struct{}),
+		cfg:         cfg,
+		log:         cfg.Logger,
+		lanes:       make(map[string]*entry),
+		unrestored:  make(map[string]struct{}),
+		connsByAddr: make(addrCount),
+		lanesByAddr: make(addrCount),
+		gone:        newClosedLanes(maxClosedLanes),
+		creations:   newAddrLimiter(cfg.CreateRate, cfg.CreateBurst),
+		starts:      make(chan *lane.Lane),
+		stopped:     make(chan struct{}),
 	}
 }
 
@@ -360,6 +388,12 @@ func (lb *Lobby) restore(ctx context.Context, log game.Log) error {
 // Create opens a new lane with the given name, stores its opening in the
 // journal and starts it.
 func (lb *Lobby) Create(ctx context.Context, name string) (*lane.Lane, error) {
+	return lb.create(ctx, name, "")
+}
+
+// create is Create for a client address, owner, that may hold
+// Config.LanesPerAddr lanes open at once ("": no limit).
+func (lb *Lobby) create(ctx context.Context, name, owner string) (*lane.Lane, error) {
 	name, err := cleanName(name)
 	if err != nil {
 		return nil, err
@@ -368,6 +402,10 @@ func (lb *Lobby) Create(ctx context.Context, name string) (*lane.Lane, error) {
 	if len(lb.lanes)+lb.opening >= lb.cfg.MaxLanes {
 		lb.mu.Unlock()
 		return nil, fmt.Errorf("%w: the server holds %d lanes, its limit", ErrFull, lb.cfg.MaxLanes)
+	}
+	if owner != "" && !lb.lanesByAddr.take(owner, lb.cfg.LanesPerAddr) {
+		lb.mu.Unlock()
+		return nil, fmt.Errorf("%w: %d lanes created from this address are open, its limit", errAddrLimit, lb.cfg.LanesPerAddr)
 	}
 	lb.opening++ // a place held while the opening is stored, without the lock
 	lb.mu.Unlock()
@@ -387,12 +425,15 @@ func (lb *Lobby) Create(ctx context.Context, name string) (*lane.Lane, error) {
 		err = fmt.Errorf("lobby: lane id %s drawn twice", l.ID()) // 32^10 ids: never in practice
 	}
 	if err != nil {
+		if owner != "" {
+			lb.lanesByAddr.give(owner)
+		}
 		lb.mu.Unlock()
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	id := l.ID()
 	lb.next++
-	lb.lanes[id] = &entry{lane: l, n: lb.next}
+	lb.lanes[id] = &entry{lane: l, n: lb.next, owner: owner}
 	lb.mu.Unlock()
 	lb.forgetList()
 
@@ -417,18 +458,12 @@ func (lb *Lobby) Get(id string) (*lane.Lane, bool) {
 	return e.lane, true
 }
 
-// List returns the open lanes, oldest first.
+// List returns the open lanes the lobby lists (not the private ones),
+// oldest first.
 func (lb *Lobby) List() []protocol.Lane {
-	lb.mu.RLock()
-	entries := make([]*entry, 0, len(lb.lanes))
-	for _, e := range lb.lanes {
-		entries = append(entries, e)
-	}
-	lb.mu.RUnlock()
-	slices.SortFunc(entries, func(a, b *entry) int { return cmp.Compare(a.n, b.n) })
-	out := make([]protocol.Lane, len(entries))
-	for i, e := range entries {
-		out[i] = e.lane.Summary()
+	var out []protocol.Lane
+	for _, l := range lb.listed() {
+		out = append(out, l.sum)
 	}
 	return out
 }
@@ -440,32 +475,59 @@ func (lb *Lobby) Len() int {
 	return len(lb.lanes)
 }
 
-// connOpened counts a WebSocket connection in, unless the lobby is closing
-// or holds its limit; connClosed counts it out.
-func (lb *Lobby) connOpened() error {
+// connOpened counts a WebSocket connection from the client address addr
+// in, unless the lobby is closing or holds its limit, and returns the
+// function that counts it out.
+//
+// When addr holds its own limit, the error is errAddrLimit and the
+// connection is counted in the server's connections all the same (not
+// in addr's), until done is called: the refusal is a WebSocket of its
+// own for a moment (see refuseSocket), a file the server's limit must
+// count.
+func (lb *Lobby) connOpened(addr string) (done func(), err error) {
 	lb.mu.Lock()
 	defer lb.mu.Unlock()
 	switch {
 	case lb.closing:
-		return ErrClosed
+		return nil, ErrClosed
 	case lb.nconns >= lb.cfg.MaxConnections:
-		return fmt.Errorf("%w: the server holds %d connections, its limit", ErrFull, lb.cfg.MaxConnections)
+		return nil, fmt.Errorf("%w: the server holds %d connections, its limit", ErrFull, lb.cfg.MaxConnections)
 	}
 	lb.nconns++
 	lb.conns.Add(1)
-	return nil
+	if !lb.connsByAddr.take(addr, lb.cfg.ConnsPerAddr) {
+		return func() { lb.connClosed(addr, false) }, fmt.Errorf("%w: this address has %d WebSocket connections open, its limit", errAddrLimit, lb.cfg.ConnsPerAddr)
+	}
+	return func() { lb.connClosed(addr, true) }, nil
 }
 
-func (lb *Lobby) connClosed() {
+func (lb *Lobby) connClosed(addr string, counted bool) {
 	lb.mu.Lock()
 	lb.nconns--
+	if counted {
+		lb.connsByAddr.give(addr)
+	}
 	lb.mu.Unlock()
 	lb.conns.Done()
 }
 
+// Connections returns the WebSocket connections the lobby serves now,
+// those being refused included.
+func (lb *Lobby) Connections() int {
+	lb.mu.RLock()
+	defer lb.mu.RUnlock()
+	return lb.nconns
+}
+
 func (lb *Lobby) remove(id string) {
 	lb.mu.Lock()
-	delete(lb.lanes, id)
+	if e, ok := lb.lanes[id]; ok {
+		delete(lb.lanes, id)
+		if e.owner != "" {
+			lb.lanesByAddr.give(e.owner)
+		}
+		lb.gone.add(id, e.n)
+	}
 	lb.mu.Unlock()
 	lb.forgetList()
 }

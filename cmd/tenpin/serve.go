@@ -10,10 +10,10 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"net/http/pprof"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -56,22 +56,40 @@ const (
 	minHTTPFiles = 64
 )
 
-// runServe runs the server until ctx ends (SIGINT or SIGTERM), then shuts
-// it down gracefully.
-func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+// serveFlags are tenpin serve's flags, as parsed.
+type serveFlags struct {
+	addr, debugAddr                         string
+	idle, abandon                           time.Duration
+	maxLanes, maxConns, maxSpectators       int
+	createBurst, connsPerAddr, lanesPerAddr int
+	trustProxy                              bool
+	origins, hosts                          string
+	logLevel                                slog.Level
+	memory                                  bool
+	store                                   natsjournal.Config
+}
+
+// parseServe parses tenpin serve's arguments and checks them.
+func parseServe(args []string, stderr io.Writer) (*serveFlags, error) {
+	f := new(serveFlags)
 	fs := flag.NewFlagSet("tenpin serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	addr := fs.String("addr", "localhost:8080", "`host:port` to listen on")
-	idle := fs.Duration("idle", lane.IdleTimeout, "close a lane after this long with nobody connected and no game in play")
-	maxLanes := fs.Int("max-lanes", lobby.MaxLanes, "lanes the server keeps open at most")
-	maxConnsFlag := fs.Int("max-conns", 0, fmt.Sprintf("WebSocket connections the server holds at most (0: as many as the open-file limit allows, up to %d; printed at startup)", lobby.MaxConnections))
-	maxSpectators := fs.Int("max-spectators", lane.MaxSpectators, "watchers per lane at most")
-	createBurst := fs.Int("create-burst", lobby.CreateBurst, "lanes one client address may create at once (then one every 6 s); raise it for load runs from one address")
-	origins := fs.String("origin", "", "comma-separated `patterns` of other origins allowed to open WebSockets (same-origin is always allowed)")
-	pprofOn := fs.Bool("pprof", false, "serve runtime profiles at /debug/pprof/ and counters at /debug/vars, with the command line and memory stats (for load runs; keep it off in public)")
+	fs.StringVar(&f.addr, "addr", "localhost:8080", "`host:port` to listen on")
+	fs.StringVar(&f.debugAddr, "debug-addr", "", "`host:port` of a second listener for operators: /metrics (Prometheus), /debug/vars and /debug/pprof/ (off when empty; they show the command line, the memory and profiles: keep it private, e.g. localhost:6060)")
+	fs.DurationVar(&f.idle, "idle", lane.IdleTimeout, "close a lane after this long with nobody connected and no game in play")
+	fs.DurationVar(&f.abandon, "abandon", lane.AbandonTimeout, "close a lane after this long with nobody connected and a game in play (a ball bowled)")
+	fs.IntVar(&f.maxLanes, "max-lanes", lobby.MaxLanes, "lanes the server keeps open at most")
+	fs.IntVar(&f.maxConns, "max-conns", 0, fmt.Sprintf("WebSocket connections the server holds at most (0: as many as the open-file limit allows, up to %d; printed at startup)", lobby.MaxConnections))
+	fs.IntVar(&f.maxSpectators, "max-spectators", lane.MaxSpectators, "watchers per lane at most")
+	fs.IntVar(&f.createBurst, "create-burst", lobby.CreateBurst, "lanes one client address may create at once (then one every 6 s); raise it for load runs from one address")
+	fs.IntVar(&f.connsPerAddr, "conns-per-addr", lobby.ConnsPerAddr, "WebSocket connections one client address may hold at once (0: no limit); raise it for load runs from one address")
+	fs.IntVar(&f.lanesPerAddr, "lanes-per-addr", lobby.LanesPerAddr, "lanes created from one client address that may be open at once (0: no limit)")
+	fs.BoolVar(&f.trustProxy, "trust-proxy", false, "count a client by the last address of X-Forwarded-For (the one the reverse proxy in front appended), not the connection's; only for a server reached through that proxy alone")
+	fs.StringVar(&f.origins, "origin", "", "comma-separated `patterns` of other origins allowed to open WebSockets (same-origin is always allowed)")
+	fs.StringVar(&f.hosts, "host", "", "comma-separated `names` the server answers to besides localhost, IP addresses and this machine's hostname (*.example.com: every subdomain; '*': any name); other Host headers get 421, a guard against DNS rebinding")
 	logLevel := fs.String("log-level", "info", "log `level`: debug, info, warn or error")
 	dataDir := fs.String("data", defaultDataDir(), "`dir`ectory of the embedded NATS JetStream store that keeps the lanes")
-	memory := fs.Bool("memory", false, "keep lanes in memory only: nothing is stored, a restart forgets every lane")
+	fs.BoolVar(&f.memory, "memory", false, "keep lanes in memory only: nothing is stored, a restart forgets every lane")
 	natsURL := fs.String("nats", "", "`URL`s (comma-separated) of an external NATS server or cluster with JetStream, instead of the embedded one")
 	fsync := fs.String("fsync", "1s", "how often the embedded store syncs to disk: a `duration`, or always (sync every append before it is acknowledged)")
 	fs.Usage = func() {
@@ -79,42 +97,87 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	if err := f.logLevel.UnmarshalText([]byte(*logLevel)); err != nil {
+		return nil, fmt.Errorf("serve: -log-level %q: the levels are debug, info, warn and error", *logLevel)
+	}
+	switch {
+	case f.createBurst < 1:
+		return nil, fmt.Errorf("serve: -create-burst %d: a client must be able to create at least one lane", f.createBurst)
+	case f.connsPerAddr < 0:
+		return nil, fmt.Errorf("serve: -conns-per-addr %d: want 0 (no limit) or more", f.connsPerAddr)
+	case f.lanesPerAddr < 0:
+		return nil, fmt.Errorf("serve: -lanes-per-addr %d: want 0 (no limit) or more", f.lanesPerAddr)
+	case f.abandon <= 0:
+		return nil, fmt.Errorf("serve: -abandon %v: want a positive duration, such as 1h", f.abandon)
+	}
+	store, err := parseStore(*dataDir, f.memory, *natsURL, *fsync)
+	if err != nil {
+		return nil, err
+	}
+	f.store = store
+	return f, nil
+}
+
+// lobbyConfig returns the lobby's settings for the flags, with maxConns
+// connections at most.
+func (f *serveFlags) lobbyConfig(maxConns int, logger *slog.Logger) lobby.Config {
+	cfg := lobby.Config{
+		MaxLanes:       f.maxLanes,
+		MaxConnections: maxConns,
+		Lane:           lane.Config{IdleTimeout: f.idle, AbandonTimeout: f.abandon, MaxSpectators: f.maxSpectators},
+		Logger:         logger,
+		CreateBurst:    f.createBurst,
+		ConnsPerAddr:   noLimit(f.connsPerAddr),
+		LanesPerAddr:   noLimit(f.lanesPerAddr),
+		TrustProxy:     f.trustProxy,
+	}
+	if f.origins != "" {
+		cfg.OriginPatterns = strings.Split(f.origins, ",")
+	}
+	return cfg
+}
+
+// noLimit turns a flag's 0, no limit, into the lobby's: a negative limit
+// (the lobby's 0 is its default).
+func noLimit(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
+}
+
+// runServe runs the server until ctx ends (SIGINT or SIGTERM), then shuts
+// it down gracefully.
+func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	f, err := parseServe(args, stderr)
+	if err != nil {
 		return err
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
-		return fmt.Errorf("serve: -log-level %q: the levels are debug, info, warn and error", *logLevel)
-	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	if *createBurst < 1 {
-		return fmt.Errorf("serve: -create-burst %d: a client must be able to create at least one lane", *createBurst)
-	}
-	store, err := parseStore(*dataDir, *memory, *natsURL, *fsync)
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: f.logLevel}))
+	hostname, _ := os.Hostname()
+	hosts, err := newHostPolicy(f.hosts+","+listenName(f.addr), hostname)
 	if err != nil {
 		return err
 	}
 	raiseFileLimit(stderr) // every connection is a file
 	nofile, known := openFileLimit()
-	maxConns, lowered := *maxConnsFlag, false
+	maxConns, lowered := f.maxConns, false
 	switch {
 	case known:
-		maxConns, lowered = decideMaxConns(*maxConnsFlag, nofile)
+		maxConns, lowered = decideMaxConns(f.maxConns, nofile)
 	case maxConns <= 0:
 		maxConns = lobby.MaxConnections
 	}
 	if lowered {
-		logger.Warn("-max-conns lowered to what the open-file limit allows", "asked", *maxConnsFlag, "max_conns", maxConns, "open_files", nofile)
+		logger.Warn("-max-conns lowered to what the open-file limit allows", "asked", f.maxConns, "max_conns", maxConns, "open_files", nofile)
 	}
 
-	cfg := lobby.Config{
-		MaxLanes:       *maxLanes,
-		MaxConnections: maxConns,
-		Lane:           lane.Config{IdleTimeout: *idle, MaxSpectators: *maxSpectators},
-		Logger:         logger,
-		CreateBurst:    *createBurst,
-	}
+	cfg := f.lobbyConfig(maxConns, logger)
+	store := f.store
 	var journal *natsjournal.Journal
-	if !*memory {
+	if !f.memory {
 		store.Logger = logger
 		journal, err = natsjournal.Open(ctx, store)
 		if err != nil {
@@ -123,53 +186,56 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		defer journal.Close() // after every lane has stopped: see below
 		cfg.Lane.Journal, cfg.Lane.Durable, cfg.Health = journal, true, journal.Check
 	}
-	if *origins != "" {
-		cfg.OriginPatterns = strings.Split(*origins, ",")
-	}
 	lb := lobby.New(cfg)
 	restored, err := lb.Restore(ctx)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	mux := http.NewServeMux()
-	api := lb.Handler()
-	mux.Handle("/api/", api)
-	mux.Handle("/ws/", api)
-	mux.Handle("/healthz", api)
-	if *pprofOn { // operators' endpoints: they tell anyone the command line and the memory
-		mux.Handle("/debug/vars", metricsHandler(lb))
-		mux.HandleFunc("/debug/pprof/", pprof.Index)
-		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	var debugLn net.Listener
+	if f.debugAddr != "" {
+		if debugLn, err = net.Listen("tcp", f.debugAddr); err != nil {
+			ln.Close()
+			return fmt.Errorf("serve: -debug-addr: %w", err)
+		}
 	}
-	mux.Handle("/", web.Handler())
-	srv := &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
-		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    maxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	var hostRefused atomic.Int64 // requests for a name the server does not answer to
+	srv := newHTTPServer(checkHost(hosts, &hostRefused, publicHandler(lb)), logger)
+	var debugSrv *http.Server
+	if debugLn != nil {
+		debugSrv = newHTTPServer(checkHost(hosts, &hostRefused, debugHandler(lb, &hostRefused)), logger)
+		debugSrv.ReadTimeout, debugSrv.WriteTimeout = 0, 0 // a CPU profile or a trace takes as long as it was asked to
 	}
 
 	laneCtx, stopLanes := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopLanes()
 	lobbyDone := make(chan error, 1)
 	go func() { lobbyDone <- lb.Run(laneCtx) }()
-	serveDone := make(chan error, 1)
+	serveDone := make(chan error, 2)
 	go func() { serveDone <- srv.Serve(ln) }()
+	if debugSrv != nil {
+		go func() { serveDone <- fmt.Errorf("-debug-addr: %w", debugSrv.Serve(debugLn)) }()
+	}
 
 	fmt.Fprintf(stdout, "tenpin serving on http://%s\n", displayAddr(ln.Addr()))
-	fmt.Fprintf(stdout, "tenpin lanes: %s; %d restored\n", describeStore(store, *memory), restored)
-	fmt.Fprintf(stdout, "tenpin connections: %s\n", describeConns(maxConns, *maxConnsFlag, nofile, known, lowered))
+	fmt.Fprintf(stdout, "tenpin lanes: %s; %d restored\n", describeStore(store, f.memory), restored)
+	fmt.Fprintf(stdout, "tenpin connections: %s\n", describeConns(maxConns, f.maxConns, nofile, known, lowered))
+	fmt.Fprintf(stdout, "tenpin answers to: %s\n", hosts)
+	if debugLn != nil {
+		fmt.Fprintf(stdout, "tenpin debug on http://%s/metrics\n", displayAddr(debugLn.Addr()))
+	}
 	logger.Info("serving", "addr", ln.Addr().String(), "restored", restored, "max_conns", maxConns, "open_files", nofile)
 
 	select {
 	case err := <-serveDone:
+		srv.Close()
+		if debugSrv != nil {
+			debugSrv.Close()
+		}
 		stopLanes()
 		<-lobbyDone
 		return fmt.Errorf("serve: %w", err)
@@ -182,6 +248,9 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	// sockets with 1001 (going away).
 	shutdownErr := make(chan error, 1)
 	go func() { shutdownErr <- srv.Shutdown(grace) }()
+	if debugSrv != nil {
+		debugSrv.Close() // a profile in progress is cut short
+	}
 	stopLanes()
 	select {
 	case <-lobbyDone:
@@ -192,6 +261,31 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// publicHandler is everything the public address serves: the API, the
+// WebSockets and /healthz, and the page. Nothing operational: that is on
+// -debug-addr (see debugHandler).
+func publicHandler(lb *lobby.Lobby) http.Handler {
+	mux := http.NewServeMux()
+	api := lb.Handler()
+	mux.Handle("/api/", api)
+	mux.Handle("/ws/", api)
+	mux.Handle("/healthz", api)
+	mux.Handle("/", web.Handler())
+	return mux
+}
+
+// newHTTPServer returns a server for h with the HTTP limits.
+func newHTTPServer(h http.Handler, logger *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
 }
 
 // openFileLimit returns the process's open-file limit (its soft limit),

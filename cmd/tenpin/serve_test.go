@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lobby"
 )
 
@@ -23,6 +25,21 @@ import (
 // error. Unless args say -data or -memory, it stores lanes in a new
 // temporary directory.
 func startServer(t *testing.T, args ...string) (string, func() error) {
+	t.Helper()
+	s := serveForTest(t, args...)
+	return s.url, s.stop
+}
+
+// testServe is "tenpin serve" run by a test.
+type testServe struct {
+	url     string
+	debug   string // the -debug-addr listener's base URL, if any
+	printed string // what it printed at startup
+	stop    func() error
+}
+
+// serveForTest is startServer with what the server printed at startup.
+func serveForTest(t *testing.T, args ...string) *testServe {
 	t.Helper()
 	if !slices.ContainsFunc(args, func(a string) bool { return a == "-data" || a == "-memory" }) {
 		args = append(args, "-data", t.TempDir())
@@ -35,14 +52,28 @@ func startServer(t *testing.T, args ...string) (string, func() error) {
 		pw.Close()
 		done <- err
 	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		cancel()
-		t.Fatalf("no URL printed: %v (%v)", err, <-done)
+	s := new(testServe)
+	r := bufio.NewReader(pr)
+	lines := 4 // serving on, lanes, connections, answers to
+	if slices.Contains(args, "-debug-addr") {
+		lines++
 	}
-	go io.Copy(io.Discard, pr)
-	url := strings.TrimSpace(strings.TrimPrefix(line, "tenpin serving on "))
-	stop := func() error {
+	for range lines {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			cancel()
+			t.Fatalf("the server stopped printing: %v (%v); printed %q", err, <-done, s.printed)
+		}
+		s.printed += line
+		if u, ok := strings.CutPrefix(line, "tenpin serving on "); ok {
+			s.url = strings.TrimSpace(u)
+		}
+		if u, ok := strings.CutPrefix(line, "tenpin debug on "); ok {
+			s.debug = strings.TrimSuffix(strings.TrimSpace(u), "/metrics")
+		}
+	}
+	go io.Copy(io.Discard, r)
+	s.stop = func() error {
 		cancel()
 		select {
 		case err := <-done:
@@ -53,7 +84,7 @@ func startServer(t *testing.T, args ...string) (string, func() error) {
 		}
 	}
 	t.Cleanup(func() { cancel() })
-	return url, stop
+	return s
 }
 
 func get(t *testing.T, url string) (*http.Response, string) {
@@ -67,8 +98,38 @@ func get(t *testing.T, url string) (*http.Response, string) {
 	return res, string(b)
 }
 
+// createLaneAt creates a lane on the server at url and returns its id.
+func createLaneAt(t *testing.T, url, name string) string {
+	t.Helper()
+	res, err := http.Post(url+"/api/lanes", "application/json", strings.NewReader(fmt.Sprintf(`{"name":%q}`, name)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var l struct{ ID string }
+	if err := json.NewDecoder(res.Body).Decode(&l); err != nil || res.StatusCode != http.StatusCreated {
+		t.Fatalf("create lane: %s %v", res.Status, err)
+	}
+	return l.ID
+}
+
+// dialLane opens a WebSocket to a lane of the server at url, closed when
+// the test ends.
+func dialLane(t *testing.T, url, id string) *websocket.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(url, "http")+"/ws/lanes/"+id, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.CloseNow() })
+	return ws
+}
+
 func TestServe(t *testing.T) {
-	url, stop := startServer(t, "-pprof")
+	srv := serveForTest(t, "-debug-addr", "127.0.0.1:0")
+	url, stop := srv.url, srv.stop
 	if !strings.HasPrefix(url, "http://127.0.0.1:") {
 		t.Fatalf("printed URL %q", url)
 	}
@@ -111,7 +172,7 @@ func TestServe(t *testing.T) {
 	}
 
 	var vars map[string]any
-	res, body := get(t, url+"/debug/vars")
+	res, body := get(t, srv.debug+"/debug/vars")
 	if err := json.Unmarshal([]byte(body), &vars); err != nil || res.StatusCode != 200 {
 		t.Fatalf("GET /debug/vars: %s %v", res.Status, err)
 	}
@@ -143,36 +204,32 @@ func TestServeFlags(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, `-log-level "loud"`) {
 		t.Errorf("bad -log-level: status %d, %q", code, stderr)
 	}
-	for _, args := range [][]string{{"-create-burst", "0"}, {"-fsync", "soon"}, {"-fsync", "0s"}, {"-memory", "-nats", "nats://x"}} {
-		_, stderr, code := runCmd(t, "", append([]string{"serve", "-addr", "127.0.0.1:0"}, args...)...)
-		if code != 1 || !strings.Contains(stderr, args[0]) {
+	for _, args := range [][]string{
+		{"-create-burst", "0"},
+		{"-conns-per-addr", "-1"},
+		{"-lanes-per-addr", "-1"},
+		{"-abandon", "0s"},
+		{"-host", "example.com:8080"},
+		{"-host", "https://example.com"},
+		{"-host", "ex*ample.com"},
+		{"-fsync", "soon"},
+		{"-fsync", "0s"},
+		{"-memory", "-nats", "nats://x"},
+	} {
+		// A server that takes the flags stops at once, rather than
+		// serving until the test times out.
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		var errOut bytes.Buffer
+		err := run(ctx, append([]string{"serve", "-addr", "127.0.0.1:0", "-memory"}, args...), strings.NewReader(""), io.Discard, &errOut)
+		code := exitCode(err, &errOut)
+		if stderr := errOut.String(); code != 1 || !strings.Contains(stderr, args[0]) {
 			t.Errorf("serve %v: status %d, %q; want 1 and an error naming %s", args, code, stderr, args[0])
 		}
 	}
 	_, stderr, code = runCmd(t, "", "-addr", "256.0.0.1:99999")
 	if code != 1 || !strings.Contains(stderr, "serve:") {
 		t.Errorf("a bare tenpin with a bad -addr: status %d, %q", code, stderr)
-	}
-}
-
-// The operators' endpoints tell anyone the command line and the memory:
-// they are served only with -pprof.
-func TestDebugEndpointsNeedPprof(t *testing.T) {
-	for _, on := range []bool{false, true} {
-		args := []string{"-memory"}
-		want := http.StatusNotFound
-		if on {
-			args, want = append(args, "-pprof"), http.StatusOK
-		}
-		url, stop := startServer(t, args...)
-		for _, path := range []string{"/debug/vars", "/debug/pprof/"} {
-			if res, _ := get(t, url+path); res.StatusCode != want {
-				t.Errorf("-pprof %v: GET %s: %s, want %d", on, path, res.Status, want)
-			}
-		}
-		if err := stop(); err != nil {
-			t.Errorf("server: %v", err)
-		}
 	}
 }
 
@@ -292,5 +349,114 @@ func TestLowFileLimit(t *testing.T) {
 	srv.kill(t)
 	if !strings.Contains(srv.stderr.String(), "-max-conns lowered") {
 		t.Errorf("no warning that -max-conns was lowered; stderr:\n%s", srv.stderr)
+	}
+}
+
+// TestServeConfig: the flags reach the lobby and its lanes: -abandon the
+// lanes' AbandonTimeout, and a limit per address of 0 lifts it.
+func TestServeConfig(t *testing.T) {
+	tests := []struct {
+		args  []string
+		check func(c lobby.Config) bool
+		want  string
+	}{
+		{nil, func(c lobby.Config) bool {
+			return c.Lane.AbandonTimeout == lane.AbandonTimeout && c.Lane.IdleTimeout == lane.IdleTimeout &&
+				c.ConnsPerAddr == lobby.ConnsPerAddr && c.LanesPerAddr == lobby.LanesPerAddr && c.CreateBurst == lobby.CreateBurst && !c.TrustProxy
+		}, "the defaults"},
+		{[]string{"-abandon", "20m", "-idle", "2m"}, func(c lobby.Config) bool {
+			return c.Lane.AbandonTimeout == 20*time.Minute && c.Lane.IdleTimeout == 2*time.Minute
+		}, "AbandonTimeout 20m, IdleTimeout 2m"},
+		{[]string{"-conns-per-addr", "0", "-lanes-per-addr", "0"}, func(c lobby.Config) bool {
+			return c.ConnsPerAddr < 0 && c.LanesPerAddr < 0
+		}, "no limits per address (negative)"},
+		{[]string{"-conns-per-addr", "5000", "-lanes-per-addr", "7", "-trust-proxy"}, func(c lobby.Config) bool {
+			return c.ConnsPerAddr == 5000 && c.LanesPerAddr == 7 && c.TrustProxy
+		}, "5000 connections and 7 lanes per address, behind a proxy"},
+		{[]string{"-origin", "a.example,b.example"}, func(c lobby.Config) bool {
+			return slices.Equal(c.OriginPatterns, []string{"a.example", "b.example"})
+		}, "two origins"},
+	}
+	for _, tt := range tests {
+		f, err := parseServe(append([]string{"-memory"}, tt.args...), io.Discard)
+		if err != nil {
+			t.Fatalf("serve %v: %v", tt.args, err)
+		}
+		if c := f.lobbyConfig(100, nil); !tt.check(c) {
+			t.Errorf("serve %v: lobby config %+v, want %s", tt.args, c, tt.want)
+		}
+	}
+}
+
+// Every response of the public address carries nosniff and no-referrer;
+// those of the page (the lobby, a lane, the assets, what is not found)
+// carry the page's Content-Security-Policy too, which no other site can
+// frame.
+func TestSecurityHeadersEverywhere(t *testing.T) {
+	url, _ := startServer(t, "-memory")
+	id := createLaneAt(t, url, "headers")
+	tests := []struct {
+		path   string
+		status int
+		page   bool
+	}{
+		{"/", 200, true},
+		{"/lanes/" + id, 200, true},
+		{"/static/app.js", 200, true},
+		{"/static/style.css", 200, true},
+		{"/static/nothing.js", 404, true},
+		{"/nothing", 404, true},
+		{"/api/lanes", 200, false},
+		{"/api/lanes/" + id, 200, false},
+		{"/api/lanes/nosuchlane", 404, false},
+		{"/api/nothing", 404, false},
+		{"/ws/lanes/nosuchlane", 404, false},
+		{"/healthz", 200, false},
+	}
+	for _, tt := range tests {
+		res, _ := get(t, url+tt.path)
+		if res.StatusCode != tt.status {
+			t.Errorf("GET %s: %s, want %d", tt.path, res.Status, tt.status)
+		}
+		for name, want := range map[string]string{"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"} {
+			if got := res.Header.Get(name); got != want {
+				t.Errorf("GET %s: %s %q, want %q", tt.path, name, got, want)
+			}
+		}
+		if csp := res.Header.Get("Content-Security-Policy"); tt.page && !strings.Contains(csp, "frame-ancestors 'none'") {
+			t.Errorf("GET %s: Content-Security-Policy %q, want the page's, with frame-ancestors 'none'", tt.path, csp)
+		}
+	}
+}
+
+// -conns-per-addr reaches the WebSocket endpoint: past it a connection is
+// told rate_limited and closed with 1013. With -trust-proxy, clients
+// behind the proxy are counted each at its own address.
+func TestConnsPerAddrFlag(t *testing.T) {
+	url, _ := startServer(t, "-memory", "-conns-per-addr", "1", "-trust-proxy")
+	id := createLaneAt(t, url, "crowded")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	dial := func(from string) *websocket.Conn {
+		t.Helper()
+		ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(url, "http")+"/ws/lanes/"+id, &websocket.DialOptions{HTTPHeader: http.Header{"X-Forwarded-For": {from}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ws.CloseNow() })
+		return ws
+	}
+	for _, from := range []string{"203.0.113.1", "203.0.113.2"} {
+		if _, data, err := dial(from).Read(ctx); err != nil || !strings.Contains(string(data), `"type":"board"`) {
+			t.Fatalf("the first connection from %s: %s %v, want a board", from, data, err)
+		}
+	}
+	ws := dial("203.0.113.1")
+	_, data, err := ws.Read(ctx)
+	if err != nil || !strings.Contains(string(data), `"code":"rate_limited"`) {
+		t.Fatalf("a second connection from one address: %s %v, want the error rate_limited", data, err)
+	}
+	if _, _, err := ws.Read(ctx); websocket.CloseStatus(err) != websocket.StatusTryAgainLater {
+		t.Errorf("then closed with %v, want 1013 (try again later)", err)
 	}
 }

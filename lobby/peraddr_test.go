@@ -1,0 +1,141 @@
+package lobby_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/coder/websocket"
+
+	"github.com/tenpin/tenpin/lobby"
+)
+
+// dialFrom opens a WebSocket to a lane as a client at the address from,
+// behind a proxy that says so in X-Forwarded-For (the server trusts it).
+func dialFrom(ctx context.Context, s *testServer, id, from string) (*websocket.Conn, *http.Response, error) {
+	return websocket.Dial(ctx, s.wsURL(id), &websocket.DialOptions{HTTPHeader: http.Header{"X-Forwarded-For": {"198.51.100.99, " + from}}})
+}
+
+// readAll reads a connection's messages until it closes, so that it
+// answers pings and the close.
+func readAll(ws *websocket.Conn) {
+	go func() {
+		for {
+			if _, _, err := ws.Read(context.Background()); err != nil {
+				return
+			}
+		}
+	}()
+}
+
+// TestConnectionsPerAddress: one address that opens WebSockets as fast as
+// it can holds ConnsPerAddr of them; the next is accepted, told
+// rate_limited and closed with 1013 (try again later), which is all a page
+// can read of a refusal. The lane's player, at another address, plays on;
+// another address still connects; and once the flooder closes one of its
+// connections it may open another.
+func TestConnectionsPerAddress(t *testing.T) {
+	const limit = 3
+	s := newServer(t, lobby.Config{ConnsPerAddr: limit, TrustProxy: true})
+	id, player := playingLane(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+
+	const flooder = "203.0.113.5"
+	var held []*websocket.Conn
+	for i := range limit {
+		ws, _, err := dialFrom(ctx, s, id, flooder)
+		if err != nil {
+			t.Fatalf("connection %d of %d: %v", i+1, limit, err)
+		}
+		defer ws.CloseNow()
+		readAll(ws)
+		held = append(held, ws)
+	}
+	for range 3 {
+		ws, _, err := dialFrom(ctx, s, id, flooder)
+		if err != nil {
+			t.Fatalf("a connection past the limit was not upgraded, so a page cannot tell why: %v", err)
+		}
+		_, data, err := ws.Read(ctx)
+		var m struct{ Type, Code, Message string }
+		if err != nil || json.Unmarshal(data, &m) != nil || m.Type != "error" || m.Code != "rate_limited" {
+			t.Fatalf("a connection past the limit was sent %s (%v), want the error rate_limited", data, err)
+		}
+		_, data, err = ws.Read(ctx)
+		if got := websocket.CloseStatus(err); got != websocket.StatusTryAgainLater {
+			t.Fatalf("then %s, closed with %v (%v), want %v", data, got, err, websocket.StatusTryAgainLater)
+		}
+	}
+	stillPlays(t, player, 3, 1, "r1") // the lane's player, at the server's own address
+
+	other, _, err := dialFrom(ctx, s, id, "203.0.113.6")
+	if err != nil {
+		t.Fatalf("another address: %v", err)
+	}
+	defer other.CloseNow()
+	readAll(other)
+
+	// One closed, the flooder may open one more. Its closing is counted
+	// once the server has seen it: dial until then.
+	held[0].Close(websocket.StatusNormalClosure, "")
+	for {
+		ws, _, err := dialFrom(ctx, s, id, flooder)
+		if err != nil {
+			t.Fatalf("after one of its connections closed: %v", err)
+		}
+		if _, data, err := ws.Read(ctx); err == nil && strings.Contains(string(data), `"type":"board"`) {
+			ws.CloseNow()
+			break
+		}
+		ws.CloseNow()
+		if ctx.Err() != nil {
+			t.Fatal("the flooder's closed connection is still counted")
+		}
+	}
+	stillPlays(t, player, 4, 2, "r2")
+	if got := s.lobby.RateLimited()[lobby.LimitConnsPerAddr]; got < 3 {
+		t.Errorf("RateLimited()[%s] = %d, want at least 3", lobby.LimitConnsPerAddr, got)
+	}
+}
+
+// TestLanesPerAddressOverHTTP: past LanesPerAddr lanes open, an address's
+// POST /api/lanes is answered 429 rate_limited with Retry-After, and
+// another address still creates lanes.
+func TestLanesPerAddressOverHTTP(t *testing.T) {
+	s := newServer(t, lobby.Config{LanesPerAddr: 2, CreateBurst: 100, TrustProxy: true})
+	create := func(from string) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", s.srv.URL+"/api/lanes", strings.NewReader(`{"name":"league"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Forwarded-For", from)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res, string(b)
+	}
+	for range 2 {
+		if res, body := create("203.0.113.5"); res.StatusCode != http.StatusCreated {
+			t.Fatalf("a lane within the limit: %s %s", res.Status, body)
+		}
+	}
+	res, body := create("203.0.113.5")
+	if res.StatusCode != http.StatusTooManyRequests || res.Header.Get("Retry-After") == "" || !strings.Contains(body, `"rate_limited"`) {
+		t.Errorf("a third lane open: %s, Retry-After %q, %s; want 429 rate_limited with Retry-After", res.Status, res.Header.Get("Retry-After"), body)
+	}
+	if res, body := create("203.0.113.6"); res.StatusCode != http.StatusCreated {
+		t.Errorf("another address: %s %s", res.Status, body)
+	}
+	if n := s.lobby.Len(); n != 3 {
+		t.Errorf("%d lanes open, want 3", n)
+	}
+	if got := s.lobby.RateLimited()[lobby.LimitLanesPerAddr]; got != 1 {
+		t.Errorf("RateLimited()[%s] = %d, want 1", lobby.LimitLanesPerAddr, got)
+	}
+}
