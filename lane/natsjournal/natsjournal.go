@@ -324,6 +324,7 @@ func (j *Journal) Append(ctx context.Context, lane string, last uint64, e game.E
 		defer cancel()
 	}
 	id, lastText := msgID(lane, last, data), strconv.FormatUint(last, 10)
+	pause := time.Millisecond
 	for again := false; ; again = true {
 		seq, duplicate, err := j.publish(ctx, subject, data, id, lastText)
 		switch {
@@ -346,6 +347,20 @@ func (j *Journal) Append(ctx context.Context, lane string, last uint64, e game.E
 			return m.Sequence, nil
 		default:
 			at = m.Sequence
+		}
+		if !duplicate && at == last {
+			// Refused for a wrong last sequence, yet the lane ends where
+			// the caller says: a replicated stream's leader refuses a
+			// fenced append while the subject's previous message is still
+			// being applied (it was acknowledged once most servers had it).
+			// Nothing was stored: try again in a moment.
+			select {
+			case <-ctx.Done():
+				return 0, fmt.Errorf("natsjournal: append to lane %q after %d: refused while its last event was being stored: %w", lane, last, ctx.Err())
+			case <-time.After(pause):
+			}
+			pause = min(2*pause, 50*time.Millisecond)
+			continue
 		}
 		if duplicate && at == last && !again {
 			// A duplicate, yet the lane ends where the caller says: the
