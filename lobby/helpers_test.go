@@ -3,9 +3,8 @@ package lobby_test
 import (
 	"context"
 	"encoding/json"
-	"io"
+	"errors"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/protocol"
+	tenpin "github.com/tenpin/tenpin/protocol/client"
 )
 
 // wait is how long a test waits for a message before it fails: generous,
@@ -81,46 +81,61 @@ func startServer(t *testing.T, cfg lobby.Config, prepare func(*lobby.Lobby)) (*t
 // createLane creates a lane through the API and returns its id.
 func (s *testServer) createLane(t *testing.T, name string) string {
 	t.Helper()
-	body, _ := json.Marshal(protocol.CreateLane{Name: name})
-	res, err := http.Post(s.srv.URL+"/api/lanes", "application/json", strings.NewReader(string(body)))
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	l, err := (&tenpin.Client{URL: s.srv.URL}).CreateLane(ctx, name)
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	if res.StatusCode != http.StatusCreated {
-		b, _ := io.ReadAll(res.Body)
-		t.Fatalf("POST /api/lanes: %s %s", res.Status, b)
-	}
-	var l protocol.Lane
-	if err := json.NewDecoder(res.Body).Decode(&l); err != nil {
 		t.Fatal(err)
 	}
 	return l.ID
 }
 
-// msg is any server message, decoded into the union of their fields.
+// msg is a server message as the tests' predicates look at it: the
+// fields of any message in one value, so that a test can wait for
+// "m.Ref == ref" or "len(m.Players) == 2" alike. It is decoded strictly by
+// the protocol client (a board's fields are in Board; a welcome's name is
+// in Name too), or from the API as any board; raw is the message encoded
+// again, for failure messages.
 type msg struct {
-	Type       string            `json:"type"`
-	Ref        string            `json:"ref"`
-	Seq        uint64            `json:"seq"`
-	Code       string            `json:"code"`
-	Message    string            `json:"message"`
-	Token      string            `json:"token"`
-	Seat       int               `json:"seat"`
-	Name       string            `json:"name"`
-	Lane       string            `json:"lane"`
-	Phase      string            `json:"phase"`
-	Up         *protocol.Up      `json:"up"`
-	Host       string            `json:"host"`
-	Players    []protocol.Player `json:"players"`
-	Spectators int               `json:"spectators"`
-	raw        string
+	protocol.Board
+	Ref     string        `json:"ref"`
+	Code    protocol.Code `json:"code"`
+	Message string        `json:"message"`
+	Token   string        `json:"token"`
+	Seat    int           `json:"seat"`
+	raw     string
 }
 
-// client is a real WebSocket client. A goroutine reads every message into
-// a channel, so the test can wait for the one it wants with a deadline.
+// typeUndecodable is the type of a msg that stands for a message the
+// client could not decode: waiting for anything, a test fails on it.
+const typeUndecodable protocol.Type = "undecodable"
+
+// view flattens a decoded message into a msg.
+func view(m protocol.Message) msg {
+	var v msg
+	switch m := m.(type) {
+	case *protocol.Board:
+		v.Board = *m
+	case *protocol.Welcome:
+		v.Type, v.Ref, v.Seat, v.Name, v.Token = m.Type, m.Ref, m.Seat, m.Name, m.Token
+	case *protocol.Ack:
+		v.Type, v.Ref, v.Seq = m.Type, m.Ref, m.Seq
+	case *protocol.Error:
+		v.Type, v.Ref, v.Code, v.Message = m.Type, m.Ref, m.Code, m.Message
+	}
+	raw, _ := json.Marshal(m)
+	v.raw = string(raw)
+	return v
+}
+
+// client is a real WebSocket client: the protocol client's Conn, whose
+// messages a goroutine takes as they come into a channel, so that the
+// test can wait for the one it wants with a deadline. Commands that
+// need no malformed message (join) go through the Conn; the rest are
+// sent as they are (send), their answers read from the channel.
 type client struct {
-	ws     *websocket.Conn
+	conn   *tenpin.Conn
+	ws     *websocket.Conn // for what the protocol does not say: binary frames, closing
 	msgs   chan msg
 	done   chan struct{} // closed when the reader stops
 	mu     sync.Mutex
@@ -142,39 +157,43 @@ func (s *testServer) dial(t *testing.T, id string) *client {
 	if err != nil {
 		t.Fatalf("dial lane %s: %v", id, err)
 	}
-	c := &client{ws: ws, msgs: make(chan msg, 4096), done: make(chan struct{})}
+	c := &client{conn: tenpin.NewConn(ws), ws: ws, msgs: make(chan msg, 4096), done: make(chan struct{})}
 	go c.read()
 	t.Cleanup(func() { ws.CloseNow() })
 	return c
 }
 
+// read takes every message the Conn does not hand to a waiting command,
+// until the connection ends.
 func (c *client) read() {
 	defer close(c.done)
 	defer close(c.msgs)
 	for {
-		_, data, err := c.ws.Read(context.Background())
-		if err != nil {
+		m, err := c.conn.Next(context.Background())
+		var v msg
+		switch {
+		case errors.Is(err, protocol.ErrUndecodable): // the server sent what the protocol does not say
+			v = msg{raw: err.Error()}
+			v.Type = typeUndecodable
+		case err != nil:
 			c.mu.Lock()
 			c.err = err
 			c.mu.Unlock()
 			return
+		default:
+			v = view(m)
 		}
-		var m msg
-		if err := json.Unmarshal(data, &m); err != nil {
-			m = msg{Type: "undecodable"}
-		}
-		m.raw = string(data)
-		if m.Type == "board" {
+		if v.Type == protocol.TypeBoard {
 			c.mu.Lock()
-			c.seqs = append(c.seqs, m.Seq)
-			c.boards = append(c.boards, m)
+			c.seqs = append(c.seqs, v.Seq)
+			c.boards = append(c.boards, v)
 			c.mu.Unlock()
 		}
-		c.msgs <- m
+		c.msgs <- v
 	}
 }
 
-// send writes one JSON message (a value, or a raw string).
+// send writes one JSON message (a value, or a raw string) as it is.
 func (c *client) send(t *testing.T, v any) {
 	t.Helper()
 	data, ok := v.(string)
@@ -187,7 +206,7 @@ func (c *client) send(t *testing.T, v any) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	if err := c.ws.Write(ctx, websocket.MessageText, []byte(data)); err != nil {
+	if err := c.conn.Send(ctx, []byte(data)); err != nil {
 		t.Fatalf("send %s: %v", data, err)
 	}
 }
@@ -202,6 +221,9 @@ func (c *client) waitFor(t *testing.T, what string, ok func(msg) bool) msg {
 		case m, open := <-c.msgs:
 			if !open {
 				t.Fatalf("connection ended waiting for %s: %v", what, c.readErr())
+			}
+			if m.Type == typeUndecodable {
+				t.Fatalf("waiting for %s: %s", what, m.raw)
 			}
 			if ok(m) {
 				return m
@@ -223,7 +245,7 @@ func (c *client) readErr() error {
 func (c *client) expectError(t *testing.T, ref, code string) msg {
 	t.Helper()
 	m := c.waitFor(t, "answer to "+ref, func(m msg) bool { return m.Ref == ref })
-	if m.Type != "error" || m.Code != code {
+	if m.Type != protocol.TypeError || m.Code != protocol.Code(code) {
 		t.Fatalf("answer to %s = %s, want error %q", ref, m.raw, code)
 	}
 	return m
@@ -232,7 +254,7 @@ func (c *client) expectError(t *testing.T, ref, code string) msg {
 func (c *client) expectAck(t *testing.T, ref string) msg {
 	t.Helper()
 	m := c.waitFor(t, "answer to "+ref, func(m msg) bool { return m.Ref == ref })
-	if m.Type != "ack" && m.Type != "welcome" {
+	if m.Type != protocol.TypeAck && m.Type != protocol.TypeWelcome {
 		t.Fatalf("answer to %s = %s, want ack or welcome", ref, m.raw)
 	}
 	return m
@@ -241,13 +263,13 @@ func (c *client) expectAck(t *testing.T, ref string) msg {
 // join takes a seat and returns the welcome.
 func (c *client) join(t *testing.T, name string) msg {
 	t.Helper()
-	ref := "join-" + name
-	c.send(t, map[string]any{"type": "join", "name": name, "id": ref})
-	m := c.waitFor(t, "welcome", func(m msg) bool { return m.Ref == ref })
-	if m.Type != "welcome" {
-		t.Fatalf("join %s: %s", name, m.raw)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	w, err := c.conn.Join(ctx, name)
+	if err != nil {
+		t.Fatalf("join %s: %v", name, err)
 	}
-	return m
+	return view(w)
 }
 
 // boardWith returns the first board since the last one it returned that
@@ -273,7 +295,10 @@ func (c *client) boardWith(t *testing.T, what string, ok func(msg) bool) msg {
 			return m
 		}
 		select { // wait for the next message, then look again
-		case _, open := <-c.msgs:
+		case m, open := <-c.msgs:
+			if m.Type == typeUndecodable {
+				t.Fatalf("waiting for a board with %s: %s", what, m.raw)
+			}
 			if !open {
 				if m, found := find(); found {
 					return m

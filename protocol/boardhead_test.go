@@ -3,6 +3,10 @@ package protocol
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -78,5 +82,54 @@ func TestBoardSeq(t *testing.T) {
 		if seq != tt.seq || ok != tt.want {
 			t.Errorf("BoardSeq(%s) = %d, %v; want %d, %v", tt.in, seq, ok, tt.seq, tt.want)
 		}
+	}
+}
+
+// TestDecodeBoardPlayer pins the partial decoding of a player against the
+// full decoding of the board, for every seat of a golden board.
+func TestDecodeBoardPlayer(t *testing.T) {
+	for _, name := range []string{"board-playing", "board-finished", "board-waiting"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name+".golden"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = bytes.TrimSpace(data)
+		m, err := DecodeMessage(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := m.(*Board)
+		if !IsBoard(data) {
+			t.Errorf("IsBoard(%s) = false", name)
+		}
+		for seat, want := range b.Players {
+			p := Player{Name: "stale", Away: true} // what a reused Player held before
+			if err := DecodeBoardPlayer(data, seat, &p); err != nil || !reflect.DeepEqual(p, want) {
+				t.Errorf("DecodeBoardPlayer(%s, %d) = %+v, %v; want %+v", name, seat, p, err, want)
+			}
+		}
+		for _, seat := range []int{-1, len(b.Players)} {
+			var p Player
+			if err := DecodeBoardPlayer(data, seat, &p); !errors.Is(err, ErrUndecodable) {
+				t.Errorf("DecodeBoardPlayer(%s, %d) error = %v, want one that wraps ErrUndecodable", name, seat, err)
+			}
+		}
+	}
+	for _, in := range []string{
+		`{"type":"ack","ref":"1","seq":3}`,
+		`{"type":"board","lane":"x","seq":4}`,
+		`{"type":"board","lane":"x","seq":4,"players":{}}`,
+		`{"type":"board","lane":"x","seq":4,"players":[{"name":"AAA","color":"red"}]}`,
+		`{"type":"board","lane":"x","seq":4,"players":[{"name":"AAA","total":"9"}]}`,
+		`{"type":"board","lane":"x","seq":4,"players":[{"name":"AAA","name":"BBB"}]}`,
+		`{"type":"board","lane":"x","seq":4,"players":[{"name":"AAA"`,
+	} {
+		var p Player
+		if err := DecodeBoardPlayer([]byte(in), 0, &p); !errors.Is(err, ErrUndecodable) {
+			t.Errorf("DecodeBoardPlayer(%s, 0) = %+v, %v; want an error that wraps ErrUndecodable", in, p, err)
+		}
+	}
+	if IsBoard([]byte(`{"type":"ack","ref":"1","seq":3}`)) || IsBoard([]byte(` {"type":"board"}`)) {
+		t.Error("IsBoard takes an ack, or a board not as the server writes it, for a board")
 	}
 }

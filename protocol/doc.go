@@ -1,6 +1,9 @@
 // Package protocol defines tenpin's wire format: the JSON messages between
-// the page (or any client) and a lane, the one function that decodes client
-// messages, and the error codes.
+// the page (or any client) and a lane, both ways, the functions that decode
+// them — [Decode] for a client's, [DecodeMessage] for the server's,
+// [Unmarshal] for the HTTP API's bodies — and the error codes. Package
+// protocol/client speaks it: the tests, the load tool and other programs
+// use it rather than a client of their own.
 //
 // # Transport
 //
@@ -28,6 +31,20 @@
 // with backoff. So a client that has a token sends resume as soon as the
 // socket opens, before the first board arrives.
 //
+// # Strict decoding
+//
+// Every message, both ways, is read strictly (and so are the HTTP API's
+// answers, by package protocol/client): one JSON object and nothing after
+// it (but white space); its members named exactly as below — "type", not
+// "Type" or "TYPE", and no name that only Unicode case folding makes one
+// ("to\u212Aen", with a Kelvin sign, is not "token") — each at most once,
+// none that the type does not have; numbers of the JSON type and form
+// the field takes: pins, frame, ball, seq and seat are whole numbers
+// written as such (7, not 7.0, 7e0 or "7"; 0, not -0); strings valid
+// UTF-8. Anything else is refused, never guessed at: a client message
+// with bad_message (answering its id, if it has one that can be read), a
+// server message by the client with an error.
+//
 // # Client → server
 //
 //	{"type":"join","name":"PJS"}          take a seat: three English letters, any case; only before the game starts
@@ -36,6 +53,9 @@
 //	{"type":"roll","pins":7,"frame":3,"ball":1}   the pins knocked down with the ball up: see Rolls below
 //	{"type":"leave"}                      give up one's seat (during a game: one's frames stay, the turn skips them)
 //	{"type":"rematch"}                    after the game is over: a new game with the same players (the host only)
+//	{"type":"correct","pins":8,"frame":1,"ball":1}   change a ball already bowled in this game: one's own, or with "name", anyone's (the host only)
+//	{"type":"skip"}                       pass by the player up, offline for the away time (30 s): they are away until they resume
+//	{"type":"remove","name":"BOB"}        take a player off the lane for good: their frames stay, their seat is no longer theirs (the host only)
 //
 // # Rolls
 //
@@ -76,6 +96,11 @@
 //	             "total":47}],
 //	 "spectators":3}
 //
+// A client that follows the game without drawing it may read less of a
+// board than all of it: its seq ([BoardSeq]), its head ([DecodeBoardHead])
+// or one player's line ([DecodeBoardPlayer]). These rely on the order in
+// which the server writes a board's fields, which this package's tests pin.
+//
 // Its fields:
 //
 //   - phase: "waiting" (players join), "playing", "finished".
@@ -85,13 +110,18 @@
 //   - host: the name of the player who may start, rematch and enter
 //     anyone's ball; omitted on a lane nobody is seated on.
 //   - players, in seat order: name, connected (a disconnected player keeps
-//     the seat), left (true for a player who left mid-game; omitted
-//     otherwise), frames bowled so far from frame 1, and total (the last
-//     cumulative score that can no longer change).
+//     the seat), left (true for a player who left or was removed
+//     mid-game; omitted otherwise), away (true while skipped for being
+//     offline; omitted otherwise), frames bowled so far from frame 1, and
+//     total (the last cumulative score that can no longer change).
 //   - frames: marks as on the text board ("X", "8|/", "8|1", "7|-", "-|/",
 //     "8" while in play, "X|7|/" in the tenth), rolls (the pins of each
-//     roll), score (the cumulative score, null while it can still change).
+//     roll), score (the cumulative score, null while it can still change),
+//     corrected (true when a ball of the frame was corrected; omitted
+//     otherwise).
 //   - spectators: connections without a seat.
+//   - series: once the lane has finished a game, each player's games and
+//     the sum of their totals, this game included; omitted before.
 //
 // ack answers an accepted command that carried an id; seq is that of the
 // first board that includes its effect. A command is acknowledged, and its
@@ -110,7 +140,7 @@
 //
 // # Error codes
 //
-//	bad_message      not one JSON object, a field of the wrong type (pins "7" or 7.5), a missing, extra or unknown field, a binary frame
+//	bad_message      not one JSON object, a field of the wrong type (pins "7" or 7.5) or given twice, a missing, extra or unknown field (names match exactly), -0, not UTF-8, a binary frame
 //	unknown_type     a type the server does not know
 //	invalid_name     a name that is not three English letters
 //	name_taken       the name is seated on this lane already
@@ -130,11 +160,14 @@
 //	lane_closed      the lane closed (it was idle, or a server that keeps nothing, -memory, is shutting down): it is gone
 //	internal         the server failed; the lane is closed
 //	unavailable      the store did not take the command in time: nothing changed, send it again
+//	invalid_correction  a correction no game could have (a ball not bowled, pins that do not fit, a ball that would move to another frame): nothing changed
+//	not_away         skip while the player up is connected, or offline for less than the away time
 //
 // A notice is an error message with no ref that says why the server is
 // about to close the connection:
 //
 //	server_restarting  the server is stopping and will be back with every lane as it was: reconnect (with backoff) and resume with the token
+//	removed            the host removed this connection's player: this one is a spectator now, and the token no longer resumes the seat
 //	seat_taken_over    another connection resumed this connection's seat (another tab or phone): this one is a spectator now, or, on a lane full of watchers, is sent spectators_full and closed with 1013; do not resume automatically after it, or the two connections take the seat from each other in turn
 //
 // # A sample session
@@ -155,7 +188,7 @@
 //
 // # HTTP
 //
-//	GET  /api/lanes                  {"lanes":[{"id","name","phase","players":["PJS"],"spectators":0,"frame":1}]}
+//	GET  /api/lanes                  {"lanes":[{"id","name","phase","players":["PJS"],"spectators":0,"frame":1}],"next":"…","total":1}, a page at a time: ?after= the next of the page before
 //	POST /api/lanes                  {"name":"Friday night"} → 201 and the lane's summary; the body must be sent with Content-Type: application/json
 //	GET  /api/lanes/{id}             the lane's board message
 //	GET  /api/lanes/{id}/board.txt   the text scoreboard

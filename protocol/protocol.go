@@ -1,13 +1,9 @@
 package protocol
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"strings"
 	"time"
+
+	"github.com/go-json-experiment/json"
 )
 
 // MaxMessageSize is the largest client message the server reads, in bytes.
@@ -56,25 +52,24 @@ type Request struct {
 
 // Decode parses one client message. It refuses, with an *[Error] whose
 // Code says why, anything that is not exactly one JSON object of a known
-// type with the fields that type needs: unknown or misspelt fields,
-// fields of the wrong JSON type, pins that are not a whole number, fields
-// another type owns, trailing data, and an id longer than [MaxIDLength].
-// Range checks that need the lane (pins standing, valid names) are the
-// lane's. A refused message's Request carries its id when that could be
-// read, so the refusal can answer to it.
+// type with the fields that type needs: unknown or misspelt fields (names
+// match exactly: "TYPE" is not "type"), a field given twice, fields of the
+// wrong JSON type, pins, frame or ball that are not a whole number or are
+// written -0, fields another type owns, invalid UTF-8, trailing data, and
+// an id longer than [MaxIDLength]. Range checks that need the lane (pins
+// standing, valid names) are the lane's. A refused message's Request
+// carries its id when that could be read, so the refusal can answer to it.
 func Decode(data []byte) (Request, error) {
 	var r Request
 	if len(data) > MaxMessageSize {
 		return r, Errorf(CodeBadMessage, "message is %d bytes, the limit is %d", len(data), MaxMessageSize)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		// Keep the id when it decoded, so the client can match the refusal.
-		return Request{ID: validID(r.ID)}, Errorf(CodeBadMessage, "not a tenpin message: %s", describeJSONError(err))
+	if err := json.Unmarshal(data, &r, strict); err != nil {
+		// Keep the id when it can be read, so the client can match the refusal.
+		return Request{ID: readID(data)}, Errorf(CodeBadMessage, "not a tenpin message: %s", describe(data, err))
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return Request{ID: validID(r.ID)}, Errorf(CodeBadMessage, "not a tenpin message: data after the JSON object")
+	if p := negativeZero(data); p != "" {
+		return Request{ID: validID(r.ID)}, Errorf(CodeBadMessage, "not a tenpin message: %s is -0: zero is written 0", field(p))
 	}
 	if len(r.ID) > MaxIDLength {
 		return Request{}, Errorf(CodeBadMessage, "id is %d characters, the limit is %d", len(r.ID), MaxIDLength)
@@ -112,36 +107,6 @@ func Decode(data []byte) (Request, error) {
 		}
 	}
 	return r, nil
-}
-
-// describeJSONError turns encoding/json's errors into a short reason that
-// names the field, without echoing the client's payload.
-func describeJSONError(err error) string {
-	var te *json.UnmarshalTypeError
-	var se *json.SyntaxError
-	switch {
-	case errors.As(err, &te) && te.Field != "":
-		return fmt.Sprintf("%q must be %s, not a JSON %s", te.Field, jsonKind(te.Type.String()), te.Value)
-	case errors.As(err, &te):
-		return fmt.Sprintf("a message is a JSON object, not a JSON %s", te.Value)
-	case errors.As(err, &se):
-		return fmt.Sprintf("invalid JSON at byte %d", se.Offset)
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return "incomplete JSON"
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return "unknown field " + strings.TrimPrefix(err.Error(), "json: unknown field ")
-	}
-	return "invalid JSON"
-}
-
-func jsonKind(goType string) string {
-	switch goType {
-	case "int", "*int":
-		return "a whole number"
-	case "string", "protocol.Type":
-		return "a string"
-	}
-	return goType
 }
 
 // Up says who is bowling: their seat, the frame and the ball in it (the
@@ -272,14 +237,21 @@ type GamePlayer struct {
 	Left    bool    `json:"left,omitempty"`
 }
 
-// Lanes is the lobby's list.
+// Lanes is the lobby's list, GET /api/lanes, a page at a time: the open
+// lanes oldest first, from the one after the lane whose id the request's
+// "after" names.
 type Lanes struct {
 	Lanes []Lane `json:"lanes"`
+	// Next is the "after" of the next page; omitted on the last.
+	Next string `json:"next,omitempty"`
+	// Total is how many lanes are open, on every page.
+	Total int `json:"total"`
 }
 
 // CreateLane is the body of POST /api/lanes.
 type CreateLane struct {
-	Name string `json:"name"`
+	Name    string `json:"name"`
+	Private bool   `json:"private,omitempty"` // unlisted: the lobby never lists it, its link is the invitation
 }
 
 // validID returns id if it may be echoed back, else "".

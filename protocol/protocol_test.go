@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
 )
@@ -55,6 +56,38 @@ func TestDecode(t *testing.T) {
 		{in: `{"type":"start","id":"` + string(make([]byte, 65)) + `"}`, code: CodeBadMessage},
 		{in: `{"type":"start","id":7}`, code: CodeBadMessage},
 		{in: `{"type":"join","name":"` + string(make([]byte, 600)) + `"}`, code: CodeBadMessage},
+
+		// The fair-play commands.
+		{in: `{"type":"correct","pins":3,"frame":2,"ball":1}`, want: Request{Type: TypeCorrect, Pins: ptr(3), Frame: ptr(2), Ball: ptr(1)}},
+		{in: `{"type":"correct","pins":3,"frame":2,"ball":1,"name":"BOB","id":"c"}`, want: Request{Type: TypeCorrect, Pins: ptr(3), Frame: ptr(2), Ball: ptr(1), Name: "BOB", ID: "c"}},
+		{in: `{"type":"skip"}`, want: Request{Type: TypeSkip}},
+		{in: `{"type":"remove","name":"BOB"}`, want: Request{Type: TypeRemove, Name: "BOB"}},
+		{in: `{"type":"correct","pins":3,"id":"c"}`, code: CodeBadMessage, ref: "c"},
+		{in: `{"type":"skip","name":"BOB"}`, code: CodeBadMessage},
+		{in: `{"type":"remove"}`, code: CodeBadMessage},
+
+		// Strict: names match exactly, once; no -0; UTF-8 only.
+		{in: `{"TYPE":"start"}`, code: CodeBadMessage},
+		{in: `{"Type":"start","id":"g"}`, code: CodeBadMessage, ref: "g"},
+		{in: `{"type":"join","NAME":"PJS","id":"g"}`, code: CodeBadMessage, ref: "g"},
+		{in: "{\"type\":\"resume\",\"to\u212Aen\":\"abc\",\"id\":\"g\"}", code: CodeBadMessage, ref: "g"}, // the Kelvin sign folds to k
+		{in: `{"type":"resume","to\u212Aen":"abc","id":"g"}`, code: CodeBadMessage, ref: "g"},             // escaped, the same
+		{in: `{"type":"start","type":"roll"}`, code: CodeBadMessage},
+		{in: `{"type":"start","id":"h","type":"start"}`, code: CodeBadMessage, ref: "h"},
+		{in: `{"type":"roll","pins":1,"pins":9,"frame":1,"ball":1,"id":"h"}`, code: CodeBadMessage, ref: "h"},
+		{in: `{"type":"start","id":"a","id":"b"}`, code: CodeBadMessage}, // which id would it answer?
+		{in: `{"type":"roll","pins":-0,"frame":1,"ball":1,"id":"i"}`, code: CodeBadMessage, ref: "i"},
+		{in: `{"type":"roll","pins":0,"frame":-0,"ball":1,"id":"i"}`, code: CodeBadMessage, ref: "i"},
+		{in: `{"type":"roll","pins":0,"frame":1,"ball":-0,"id":"i"}`, code: CodeBadMessage, ref: "i"},
+		{in: `{"type":"correct","pins":-0,"frame":1,"ball":1}`, code: CodeBadMessage},
+		{in: `{"type":"roll","pins":-0.0,"frame":1,"ball":1}`, code: CodeBadMessage},
+		{in: `{"type":"roll","pins":0,"frame":1,"ball":1,"id":"x-0"}`, want: Request{Type: TypeRoll, Pins: ptr(0), Frame: ptr(1), Ball: ptr(1), ID: "x-0"}}, // -0 in a string is no number
+		{in: `{"type":"resume","token":"9b2c0e8a-0f4d"}`, want: Request{Type: TypeResume, Token: "9b2c0e8a-0f4d"}},
+		{in: "{\"type\":\"join\",\"name\":\"P\xffS\",\"id\":\"u\"}", code: CodeBadMessage, ref: "u"},
+		{in: "{\"type\":\"join\",\"name\":\"PJS\",\"id\":\"\xff\"}", code: CodeBadMessage},
+		{in: `{"type":"start","id":"t"} x`, code: CodeBadMessage, ref: "t"},
+		{in: `{"type":"start","id":"\ud800"}`, code: CodeBadMessage}, // half a surrogate pair is no UTF-8
+		{in: `{"type":"start","id":"t",}`, code: CodeBadMessage},
 	}
 	for _, tt := range tests {
 		got, err := Decode([]byte(tt.in))
@@ -100,6 +133,12 @@ func TestDecodeMessagesNameTheField(t *testing.T) {
 		{`{"type":"dance"}`, `unknown_type: unknown message type "dance"`},
 		{`{"type":`, `bad_message: not a tenpin message: incomplete JSON`},
 		{`{"type"}`, `bad_message: not a tenpin message: invalid JSON at byte 8`},
+		{`{"TYPE":"start"}`, `bad_message: not a tenpin message: unknown field "TYPE"`},
+		{`{"type":"start","type":"roll"}`, `bad_message: not a tenpin message: "type" is given twice`},
+		{`{"type":"roll","pins":-0,"frame":1,"ball":1}`, `bad_message: not a tenpin message: "pins" is -0: zero is written 0`},
+		{`{"type":"start"} {}`, `bad_message: not a tenpin message: data after the JSON object`},
+		{`[1]`, `bad_message: not a tenpin message: a message is a JSON object, not a JSON array`},
+		{"{\"type\":\"join\",\"name\":\"\xff\"}", `bad_message: not a tenpin message: not UTF-8`},
 	}
 	for _, tt := range tests {
 		if _, err := Decode([]byte(tt.in)); err == nil || err.Error() != tt.want {
@@ -109,11 +148,14 @@ func TestDecodeMessagesNameTheField(t *testing.T) {
 }
 
 // FuzzDecode: no input panics; an accepted message has a known type and
-// exactly the fields that type takes; a refused one has a code.
+// exactly the fields that type takes, and encoded again it decodes to the
+// same request; a refused one has a code.
 func FuzzDecode(f *testing.F) {
 	for _, s := range []string{
 		`{"type":"join","name":"PJS","id":"1"}`, `{"type":"roll","pins":7}`, `{"type":"resume","token":"x"}`,
 		`{"type":"start"}`, `{"type":"roll","pins":"7"}`, `{"type":"roll","pins":7.5}`, `[1,2]`, `{"type":`,
+		`{"type":"roll","pins":-0,"frame":1,"ball":1}`, `{"type":"correct","pins":3,"frame":2,"ball":1,"name":"BOB"}`,
+		`{"type":"skip","id":"s"}`, `{"type":"remove","name":"BOB"}`, `{"TYPE":"start"}`, `{"type":"start","type":"roll"}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -124,30 +166,36 @@ func FuzzDecode(f *testing.F) {
 			if !errors.As(err, &pe) || pe.Code == "" {
 				t.Fatalf("Decode(%q) error %v has no code", data, err)
 			}
+			if len(r.ID) > MaxIDLength || r.Type != "" {
+				t.Fatalf("Decode(%q) refused = %+v, want at most an id", data, r)
+			}
 			return
 		}
+		var name, token, pins, optName bool
 		switch r.Type {
-		case TypeJoin:
-			if r.Name == "" || r.Token != "" || r.Pins != nil {
-				t.Fatalf("join %+v", r)
-			}
+		case TypeJoin, TypeRemove:
+			name = true
 		case TypeResume:
-			if r.Token == "" || r.Name != "" || r.Pins != nil {
-				t.Fatalf("resume %+v", r)
-			}
-		case TypeRoll:
-			if r.Pins == nil || r.Name != "" || r.Token != "" {
-				t.Fatalf("roll %+v", r)
-			}
-		case TypeStart, TypeLeave, TypeRematch:
-			if r.Pins != nil || r.Name != "" || r.Token != "" {
-				t.Fatalf("%s %+v", r.Type, r)
-			}
+			token = true
+		case TypeRoll, TypeCorrect:
+			pins, optName = true, true
+		case TypeStart, TypeLeave, TypeRematch, TypeSkip:
 		default:
 			t.Fatalf("Decode(%q) accepted type %q", data, r.Type)
 		}
+		if (r.Name != "") != name && !optName || (r.Token != "") != token ||
+			(r.Pins != nil) != pins || (r.Frame != nil) != pins || (r.Ball != nil) != pins {
+			t.Fatalf("Decode(%q) accepted %s %+v", data, r.Type, r)
+		}
 		if len(r.ID) > MaxIDLength {
 			t.Fatalf("Decode(%q) accepted an id of %d bytes", data, len(r.ID))
+		}
+		again, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r2, err := Decode(again); err != nil || !equal(r, r2) {
+			t.Fatalf("Decode(%q) = %+v, encoded %s, decoded again %+v, %v", data, r, again, r2, err)
 		}
 	})
 }

@@ -8,11 +8,13 @@ import (
 
 // TestLoadRun plays a short load run against a real server: it checks
 // correctness, not speed. Every board in order, every total right, every
-// connection clean.
+// connection clean. Ten lanes: under the race detector, on two busy
+// cores, twenty lanes of four made about 60 rolls each in the 5 seconds,
+// short of a game, now and then.
 func TestLoadRun(t *testing.T) {
 	url, stop := startServer(t, "-create-burst", "100") // every lane from one address
 	ws := "ws" + strings.TrimPrefix(url, "http")
-	stdout, stderr, code := runCmd(t, "", "load", "-url", ws, "-lanes", "20", "-players", "4", "-spectators", "6",
+	stdout, stderr, code := runCmd(t, "", "load", "-url", ws, "-lanes", "10", "-players", "4", "-spectators", "6",
 		"-duration", "5s", "-think", "10ms", "-ramp", "500ms", "-json")
 	if code != 0 {
 		t.Fatalf("load exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
@@ -22,8 +24,8 @@ func TestLoadRun(t *testing.T) {
 		t.Fatalf("report: %v\n%s", err, stdout)
 	}
 	t.Logf("rolls %d, boards %d, games %d, ack p99 %.1fms, fan-out p99 %.1fms", rep.Rolls, rep.Boards, rep.Games, rep.Ack.P99, rep.Fanout.P99)
-	if rep.Errors != 0 || rep.ConnectFailures != 0 || rep.Connections != 200 {
-		t.Errorf("errors %d, connect failures %d, connections %d; want 0, 0, 200: %v", rep.Errors, rep.ConnectFailures, rep.Connections, rep.ErrorSamples)
+	if rep.Errors != 0 || rep.ConnectFailures != 0 || rep.Connections != 100 {
+		t.Errorf("errors %d, connect failures %d, connections %d; want 0, 0, 100: %v", rep.Errors, rep.ConnectFailures, rep.Connections, rep.ErrorSamples)
 	}
 	if rep.Games == 0 || rep.Rolls == 0 || rep.Fanout.Count == 0 || rep.Ack.Count == 0 {
 		t.Errorf("the run played nothing: %+v", rep)

@@ -1,4 +1,4 @@
-package main
+package loadgen
 
 import (
 	"slices"
@@ -19,8 +19,15 @@ func (l *latencies) add(d time.Duration) {
 	l.mu.Unlock()
 }
 
-// summary is a distribution as the report shows it.
-type summary struct {
+func (l *latencies) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.samples)
+}
+
+// Summary is a distribution of latencies as a report shows it, in
+// milliseconds.
+type Summary struct {
 	Count int     `json:"count"`
 	P50   float64 `json:"p50_ms"`
 	P90   float64 `json:"p90_ms"`
@@ -28,19 +35,20 @@ type summary struct {
 	Max   float64 `json:"max_ms"`
 }
 
-func (l *latencies) summary() summary {
+func (l *latencies) summary() Summary {
 	l.mu.Lock()
 	s := slices.Clone(l.samples)
 	l.mu.Unlock()
 	if len(s) == 0 {
-		return summary{}
+		return Summary{}
 	}
 	slices.Sort(s)
 	at := func(q float64) float64 {
 		i := int(q * float64(len(s)-1))
-		return ms(s[i])
+		return Ms(s[i])
 	}
-	return summary{Count: len(s), P50: at(0.50), P90: at(0.90), P99: at(0.99), Max: ms(s[len(s)-1])}
+	return Summary{Count: len(s), P50: at(0.50), P90: at(0.90), P99: at(0.99), Max: Ms(s[len(s)-1])}
 }
 
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+// Ms is d in milliseconds, to the microsecond.
+func Ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
