@@ -25,6 +25,8 @@ import (
 //	GET  /api/lanes/{id}             the lane's board, as the "board" message
 //	GET  /api/lanes/{id}/board.txt   the lane's text scoreboard
 //	GET  /api/lanes/{id}/games       the games of the lane's series
+//	GET  /api/lanes/{id}/invite      the lane's link at an address friends can open, and its QR code's path
+//	GET  /api/lanes/{id}/qr.png      a QR code of that link
 //	GET  /ws/lanes/{id}              the lane's WebSocket (see package protocol)
 //	GET  /healthz                    200 while the server runs
 //
@@ -38,6 +40,8 @@ func (lb *Lobby) Handler() http.Handler {
 	mux.HandleFunc("GET /api/lanes/{id}", lb.getBoard)
 	mux.HandleFunc("GET /api/lanes/{id}/board.txt", lb.getBoardText)
 	mux.HandleFunc("GET /api/lanes/{id}/games", lb.getGames)
+	mux.HandleFunc("GET /api/lanes/{id}/invite", lb.getInvite)
+	mux.HandleFunc("GET /api/lanes/{id}/qr.png", lb.getQR)
 	mux.HandleFunc("GET /ws/lanes/{id}", lb.serveWS)
 	mux.HandleFunc("GET /healthz", lb.health)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
@@ -137,7 +141,7 @@ func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
 		lb.fail(w, http.StatusBadRequest, "bad_request", "the body must be one JSON object, with nothing after it")
 		return
 	}
-	l, err := lb.create(r.Context(), body.Name, addr)
+	l, err := lb.create(r.Context(), body.Name, addr, body.Private)
 	switch {
 	case errors.Is(err, ErrLaneName):
 		lb.fail(w, http.StatusBadRequest, "invalid_lane_name", err.Error())

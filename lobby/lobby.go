@@ -100,6 +100,10 @@ type Config struct {
 	// CompactEvery is how often the journal is compacted; default
 	// CompactInterval.
 	CompactEvery time.Duration
+	// URLs are the addresses at which friends can open the server
+	// (http://192.168.1.20:8080), best first: a lane's invitation links
+	// there. Without them, the address a request came to is used.
+	URLs []string
 }
 
 // Lobby keeps the lanes of one server. Create lanes with [Lobby.Create];
@@ -388,12 +392,19 @@ func (lb *Lobby) restore(ctx context.Context, log game.Log) error {
 // Create opens a new lane with the given name, stores its opening in the
 // journal and starts it.
 func (lb *Lobby) Create(ctx context.Context, name string) (*lane.Lane, error) {
-	return lb.create(ctx, name, "")
+	return lb.create(ctx, name, "", false)
+}
+
+// CreatePrivate is Create for a lane the lobby never lists: only its
+// link leads to it.
+func (lb *Lobby) CreatePrivate(ctx context.Context, name string) (*lane.Lane, error) {
+	return lb.create(ctx, name, "", true)
 }
 
 // create is Create for a client address, owner, that may hold
-// Config.LanesPerAddr lanes open at once ("": no limit).
-func (lb *Lobby) create(ctx context.Context, name, owner string) (*lane.Lane, error) {
+// Config.LanesPerAddr lanes open at once ("": no limit), of a lane that
+// may be private.
+func (lb *Lobby) create(ctx context.Context, name, owner string, private bool) (*lane.Lane, error) {
 	name, err := cleanName(name)
 	if err != nil {
 		return nil, err
@@ -413,8 +424,10 @@ func (lb *Lobby) create(ctx context.Context, name, owner string) (*lane.Lane, er
 	defer lb.creating.RUnlock()
 
 	var l *lane.Lane
+	cfg := lb.cfg.Lane
+	cfg.Private = cfg.Private || private
 	for range 3 { // an id a closed lane had is taken in the journal: draw again
-		l, err = lane.Open(ctx, newID(), name, lb.cfg.Lane)
+		l, err = lane.Open(ctx, newID(), name, cfg)
 		if !errors.Is(err, game.ErrConflict) {
 			break
 		}
