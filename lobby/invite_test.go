@@ -1,0 +1,79 @@
+package lobby_test
+
+import (
+	"bytes"
+	"image"
+	_ "image/png"
+	"net/http"
+	"testing"
+
+	"github.com/makiuchi-d/gozxing"
+	"github.com/makiuchi-d/gozxing/qrcode"
+
+	"github.com/tenpin/tenpin/lobby"
+)
+
+// TestInvite: a lane's invitation links to it at the address the server
+// was told friends can open, and its QR code, decoded, is that link.
+func TestInvite(t *testing.T) {
+	s := newServer(t, lobby.Config{URLs: []string{"http://192.168.1.20:8080", "http://10.0.0.7:8080"}})
+	id := s.createLane(t, "invite")
+	var inv lobby.Invite
+	getJSON(t, s.srv.URL+"/api/lanes/"+id+"/invite", &inv)
+	want := "http://192.168.1.20:8080/lanes/" + id
+	if inv.URL != want || len(inv.URLs) != 2 || inv.URLs[1] != "http://10.0.0.7:8080/lanes/"+id || inv.QR != "/api/lanes/"+id+"/qr.png" {
+		t.Fatalf("invite = %+v, want %s first", inv, want)
+	}
+	if got := decodeQR(t, s.srv.URL+inv.QR); got != want {
+		t.Errorf("the QR code reads %q, want %q", got, want)
+	}
+
+	res, err := http.Get(s.srv.URL + "/api/lanes/nosuchlane/qr.png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusNotFound {
+		t.Errorf("the QR code of an unknown lane: %s, want 404", res.Status)
+	}
+}
+
+// TestInviteWithoutURLs: a server not told its addresses invites at the
+// address the request came to.
+func TestInviteWithoutURLs(t *testing.T) {
+	s := newServer(t, lobby.Config{})
+	id := s.createLane(t, "invite")
+	var inv lobby.Invite
+	getJSON(t, s.srv.URL+"/api/lanes/"+id+"/invite", &inv)
+	if want := s.srv.URL + "/lanes/" + id; inv.URL != want || decodeQR(t, s.srv.URL+inv.QR) != want {
+		t.Errorf("invite = %+v, want %s", inv, want)
+	}
+}
+
+// decodeQR fetches a PNG and reads the QR code in it.
+func decodeQR(t *testing.T, url string) string {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "image/png" {
+		t.Fatalf("GET %s: %s %s", url, res.Status, res.Header.Get("Content-Type"))
+	}
+	var buf bytes.Buffer
+	buf.ReadFrom(res.Body)
+	img, _, err := image.Decode(&buf)
+	if err != nil {
+		t.Fatalf("GET %s: not an image: %v", url, err)
+	}
+	bmp, err := gozxing.NewBinaryBitmapFromImage(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	result, err := qrcode.NewQRCodeReader().Decode(bmp, nil)
+	if err != nil {
+		t.Fatalf("GET %s: no QR code in the image: %v", url, err)
+	}
+	return result.GetText()
+}
