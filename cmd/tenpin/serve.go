@@ -59,7 +59,7 @@ const (
 // serveFlags are tenpin serve's flags, as parsed.
 type serveFlags struct {
 	addr, debugAddr                         string
-	idle, abandon                           time.Duration
+	idle, abandon, awayAfter                time.Duration
 	maxLanes, maxConns, maxSpectators       int
 	createBurst, connsPerAddr, lanesPerAddr int
 	trustProxy                              bool
@@ -74,10 +74,11 @@ func parseServe(args []string, stderr io.Writer) (*serveFlags, error) {
 	f := new(serveFlags)
 	fs := flag.NewFlagSet("tenpin serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&f.addr, "addr", "localhost:8080", "`host:port` to listen on")
+	fs.StringVar(&f.addr, "addr", ":8080", "`host:port` to listen on: every interface by default, so that friends' phones on the same network can join (localhost:8080 for this machine only)")
 	fs.StringVar(&f.debugAddr, "debug-addr", "", "`host:port` of a second listener for operators: /metrics (Prometheus), /debug/vars and /debug/pprof/ (off when empty; they show the command line, the memory and profiles: keep it private, e.g. localhost:6060)")
 	fs.DurationVar(&f.idle, "idle", lane.IdleTimeout, "close a lane after this long with nobody connected and no game in play")
 	fs.DurationVar(&f.abandon, "abandon", lane.AbandonTimeout, "close a lane after this long with nobody connected and a game in play (a ball bowled)")
+	fs.DurationVar(&f.awayAfter, "away-after", lane.AwayAfter, "how long the player up must be offline before another player may skip them")
 	fs.IntVar(&f.maxLanes, "max-lanes", lobby.MaxLanes, "lanes the server keeps open at most")
 	fs.IntVar(&f.maxConns, "max-conns", 0, fmt.Sprintf("WebSocket connections the server holds at most (0: as many as the open-file limit allows, up to %d; printed at startup)", lobby.MaxConnections))
 	fs.IntVar(&f.maxSpectators, "max-spectators", lane.MaxSpectators, "watchers per lane at most")
@@ -111,6 +112,8 @@ func parseServe(args []string, stderr io.Writer) (*serveFlags, error) {
 		return nil, fmt.Errorf("serve: -lanes-per-addr %d: want 0 (no limit) or more", f.lanesPerAddr)
 	case f.abandon <= 0:
 		return nil, fmt.Errorf("serve: -abandon %v: want a positive duration, such as 1h", f.abandon)
+	case f.awayAfter <= 0:
+		return nil, fmt.Errorf("serve: -away-after %v: want a positive duration, such as 30s", f.awayAfter)
 	}
 	store, err := parseStore(*dataDir, f.memory, *natsURL, *fsync)
 	if err != nil {
@@ -126,7 +129,7 @@ func (f *serveFlags) lobbyConfig(maxConns int, logger *slog.Logger) lobby.Config
 	cfg := lobby.Config{
 		MaxLanes:       f.maxLanes,
 		MaxConnections: maxConns,
-		Lane:           lane.Config{IdleTimeout: f.idle, AbandonTimeout: f.abandon, MaxSpectators: f.maxSpectators},
+		Lane:           lane.Config{IdleTimeout: f.idle, AbandonTimeout: f.abandon, AwayAfter: f.awayAfter, MaxSpectators: f.maxSpectators},
 		Logger:         logger,
 		CreateBurst:    f.createBurst,
 		ConnsPerAddr:   noLimit(f.connsPerAddr),
@@ -174,7 +177,16 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		logger.Warn("-max-conns lowered to what the open-file limit allows", "asked", f.maxConns, "max_conns", maxConns, "open_files", nofile)
 	}
 
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	defer ln.Close() // once served, Shutdown closes it first
+	ifaces, _ := net.InterfaceAddrs()
+	urls := inviteURLs(ln.Addr(), ifaces)
+
 	cfg := f.lobbyConfig(maxConns, logger)
+	cfg.URLs = urls
 	store := f.store
 	var journal *natsjournal.Journal
 	if !f.memory {
@@ -192,14 +204,9 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return fmt.Errorf("serve: %w", err)
 	}
 
-	ln, err := net.Listen("tcp", f.addr)
-	if err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
 	var debugLn net.Listener
 	if f.debugAddr != "" {
 		if debugLn, err = net.Listen("tcp", f.debugAddr); err != nil {
-			ln.Close()
 			return fmt.Errorf("serve: -debug-addr: %w", err)
 		}
 	}
@@ -222,6 +229,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 
 	fmt.Fprintf(stdout, "tenpin serving on http://%s\n", displayAddr(ln.Addr()))
+	fmt.Fprintf(stdout, "tenpin friends: %s\n", describeInvite(ln.Addr(), urls))
 	fmt.Fprintf(stdout, "tenpin lanes: %s; %d restored\n", describeStore(store, f.memory), restored)
 	fmt.Fprintf(stdout, "tenpin connections: %s\n", describeConns(maxConns, f.maxConns, nofile, known, lowered))
 	fmt.Fprintf(stdout, "tenpin answers to: %s\n", hosts)

@@ -54,7 +54,7 @@ func serveForTest(t *testing.T, args ...string) *testServe {
 	}()
 	s := new(testServe)
 	r := bufio.NewReader(pr)
-	lines := 4 // serving on, lanes, connections, answers to
+	lines := 5 // serving on, friends, lanes, connections, answers to
 	if slices.Contains(args, "-debug-addr") {
 		lines++
 	}
@@ -209,6 +209,7 @@ func TestServeFlags(t *testing.T) {
 		{"-conns-per-addr", "-1"},
 		{"-lanes-per-addr", "-1"},
 		{"-abandon", "0s"},
+		{"-away-after", "0s"},
 		{"-host", "example.com:8080"},
 		{"-host", "https://example.com"},
 		{"-host", "ex*ample.com"},
@@ -361,12 +362,12 @@ func TestServeConfig(t *testing.T) {
 		want  string
 	}{
 		{nil, func(c lobby.Config) bool {
-			return c.Lane.AbandonTimeout == lane.AbandonTimeout && c.Lane.IdleTimeout == lane.IdleTimeout &&
+			return c.Lane.AbandonTimeout == lane.AbandonTimeout && c.Lane.IdleTimeout == lane.IdleTimeout && c.Lane.AwayAfter == lane.AwayAfter &&
 				c.ConnsPerAddr == lobby.ConnsPerAddr && c.LanesPerAddr == lobby.LanesPerAddr && c.CreateBurst == lobby.CreateBurst && !c.TrustProxy
 		}, "the defaults"},
-		{[]string{"-abandon", "20m", "-idle", "2m"}, func(c lobby.Config) bool {
-			return c.Lane.AbandonTimeout == 20*time.Minute && c.Lane.IdleTimeout == 2*time.Minute
-		}, "AbandonTimeout 20m, IdleTimeout 2m"},
+		{[]string{"-abandon", "20m", "-idle", "2m", "-away-after", "45s"}, func(c lobby.Config) bool {
+			return c.Lane.AbandonTimeout == 20*time.Minute && c.Lane.IdleTimeout == 2*time.Minute && c.Lane.AwayAfter == 45*time.Second
+		}, "AbandonTimeout 20m, IdleTimeout 2m, AwayAfter 45s"},
 		{[]string{"-conns-per-addr", "0", "-lanes-per-addr", "0"}, func(c lobby.Config) bool {
 			return c.ConnsPerAddr < 0 && c.LanesPerAddr < 0
 		}, "no limits per address (negative)"},
