@@ -66,7 +66,7 @@ func TestCorrectABall(t *testing.T) {
 	for n, p := range map[string]context.Context{"AAA": a, "BBB": b, "the watcher": watcher} {
 		until(t, p, n+" sees BBB's corrected frame", marks("BBB", 1)+` === "8|/" && `+corrected+`.classList.contains("corrected") && `+corrected+`.title === "corrected"`)
 	}
-	until(t, watcher, "the correction said in the log", `[...document.querySelectorAll("#log li")].some(li => li.textContent === "BBB: frame 1 corrected to 8|/")`)
+	until(t, watcher, "the correction said in the lane's news", `[...document.querySelectorAll("#notices li")].some(li => li.textContent === "BBB: frame 1 corrected to 8|/")`)
 	if eval[bool](t, a, `document.querySelector('#board tr[data-player="AAA"] td.marks[data-frame="1"]').classList.contains("corrected")`) {
 		t.Error("AAA's frame 1, not corrected, is marked corrected")
 	}
@@ -151,7 +151,7 @@ func TestSkipAndCatchUp(t *testing.T) {
 	bowl(t, b, "BBB", 5, 5, true)
 	until(t, b, "BBB up for frame 2", `document.querySelector("#entering").textContent === "Your ball — frame 2, ball 1"`)
 	bowl(t, b, "BBB", 10, 10, false)
-	until(t, a, "AAA up for frame 3", `document.querySelector("#phase").textContent.startsWith("Frame 3: AAA is up — your turn!") && `+padReady("AAA", 10))
+	until(t, a, "AAA up for frame 3", `document.querySelector("#turn").textContent === "Your turn, AAA" && document.querySelector("#turn-detail").textContent.startsWith("Frame 3 · Ball 1 · ") && `+padReady("AAA", 10))
 	for f, want := range map[int]string{1: "5|/", 2: "X"} {
 		until(t, watcher, fmt.Sprintf("the watcher sees BBB's frame %d", f), marks("BBB", f)+` === `+js(want))
 	}

@@ -133,7 +133,7 @@ func TestOnlyTheHostStarts(t *testing.T) {
 	}
 
 	do(t, a, "start", chromedp.Click(chromedp.CSS("#start")))
-	until(t, b, "BBB sees the game start", `document.querySelector("#phase").textContent.startsWith("Frame 1: AAA is up.")`)
+	until(t, b, "BBB sees the game start", `document.querySelector("#turn").textContent === "AAA is up" && document.querySelector("#turn-detail").textContent.startsWith("Frame 1 · Ball 1 · ")`)
 	if eval[bool](t, b, `document.querySelector("#pins").offsetParent !== null`) {
 		t.Error("BBB is offered the pins for AAA, who is connected")
 	}

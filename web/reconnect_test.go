@@ -56,6 +56,9 @@ func TestUnknownLaneIsClosed(t *testing.T) {
 	if got := eval[string](t, p, `document.querySelector("#conn").textContent`); got != "lane closed" {
 		t.Errorf("status %q, want %q", got, "lane closed")
 	}
+	if got := eval[string](t, p, `document.title`); got != "Lane closed — tenpin" {
+		t.Errorf("title %q, want %q", got, "Lane closed — tenpin")
+	}
 	screenshot(t, p, "closed.png")
 	backToLobby(t, p)
 }
@@ -103,7 +106,7 @@ func TestRestartKeepsTheSeat(t *testing.T) {
 	id := createLane(t, s, "Restart")
 	do(t, p, "open the lane", chromedp.Navigate(s.url+"/lanes/"+id))
 	join(t, p, "AAA", "AAA")
-	welcomes := `[...document.querySelectorAll("#log li")].filter(li => li.textContent === "You are AAA, seat 1").length`
+	welcomes := `[...document.querySelectorAll("#notices li")].filter(li => li.textContent === "You are AAA, seat 1").length`
 
 	// The page's socket drops, and the server it reaches next is going down
 	// to restart: the page says so, not as an error, and keeps trying.

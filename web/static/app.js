@@ -9,11 +9,42 @@ function el(tag, props = {}, ...children) {
   for (const [k, v] of Object.entries(props)) {
     if (k === "text") e.textContent = v;
     else if (k === "class") e.className = v;
-    else if (k.startsWith("data-")) e.setAttribute(k, v);
+    else if (k.startsWith("data-") || k.startsWith("aria-")) e.setAttribute(k, v);
     else e[k] = v;
   }
   for (const c of children) e.append(c);
   return e;
+}
+
+// plain drops the Go package a server message may start with ("lobby:
+// invalid lane name: …"): people are not told which part of the server
+// said it.
+function plain(text) {
+  return String(text || "").replace(/^(lobby|lane|game|bowling|protocol|client): /, "");
+}
+
+// sentence shows a server's message, written lower case to be embedded,
+// as a sentence on its own.
+function sentence(text) {
+  const t = plain(text);
+  return t ? t[0].toUpperCase() + t.slice(1) : "";
+}
+
+// listOf joins words as a sentence does: "CAT, DOG and EEL".
+function listOf(words) {
+  return words.length <= 1 ? words.join("") : words.slice(0, -1).join(", ") + " and " + words[words.length - 1];
+}
+
+// pins says a number of pins: "1 pin", "7 pins".
+function pins(n) {
+  return n === 1 ? "1 pin" : `${n} pins`;
+}
+
+// setFieldError shows a form field's problem beside it, or clears it.
+function setFieldError(input, out, problem) {
+  $(out).textContent = problem;
+  if (problem) $(input).setAttribute("aria-invalid", "true");
+  else $(input).removeAttribute("aria-invalid");
 }
 
 function setConn(text, ok) {
@@ -24,49 +55,96 @@ function setConn(text, ok) {
 
 // ---------------------------------------------------------------- lobby
 
+// laneNameMax is the longest lane name the server takes, in characters
+// (lobby.MaxLaneName). The page says so rather than cut a name short.
+const laneNameMax = 40;
+
+// lobbyLimit is the lanes the lobby shows, and so asks for: a phone's
+// screenful a few times over, not every lane of a busy server.
+const lobbyLimit = 50;
+
+// laneNameProblem says what is wrong with a lane name, or "".
+function laneNameProblem(name) {
+  const n = [...name].length;
+  if (n === 0) return "Give the lane a name, like Friday night.";
+  if (n > laneNameMax) return `That name is ${n} characters long: a lane name has at most ${laneNameMax}. Shorten it and try again.`;
+  if (/[\u0000-\u001f\u007f]/.test(name)) return "A lane name cannot hold control characters.";
+  return "";
+}
+
 function startLobby() {
   $("#lobby").hidden = false;
-  document.title = "tenpin — lanes";
+  document.title = "Lanes — tenpin";
+  const input = $("#create-name");
+  // Past the limit, say so as it is typed or pasted; never cut it short.
+  input.addEventListener("input", () => {
+    const name = input.value.trim();
+    setFieldError("#create-name", "#create-error", [...name].length > laneNameMax ? laneNameProblem(name) : "");
+  });
   $("#create-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
-    const name = $("#create-name").value.trim();
-    $("#lobby-error").textContent = "";
+    const name = input.value.trim();
+    const problem = laneNameProblem(name);
+    setFieldError("#create-name", "#create-error", problem);
+    if (problem) {
+      input.focus();
+      return;
+    }
+    // A private lane is never listed here: its link is the invitation.
+    const req = { name };
+    if ($("#create-private").checked) req.private = true;
+    let res;
     try {
-      const res = await fetch("/api/lanes", {
+      res = await fetch("/api/lanes", {
         method: "POST",
         headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ name }),
+        body: JSON.stringify(req),
       });
-      const body = await res.json();
-      if (!res.ok) throw new Error(body.message || res.statusText);
-      location.assign("/lanes/" + encodeURIComponent(body.id));
-    } catch (err) {
-      $("#lobby-error").textContent = "Could not create the lane: " + err.message;
+    } catch {
+      $("#create-error").textContent = "Could not reach the server: check the connection and try again.";
+      return;
     }
+    let body = {};
+    try { body = await res.json(); } catch { /* a proxy's page, not the API's */ }
+    if (!res.ok || !body.id) {
+      const why = plain(body.message) || `the server answered ${res.status} ${res.statusText}`.trim();
+      $("#create-error").textContent = `Could not create the lane: ${why}.`;
+      return;
+    }
+    location.assign("/lanes/" + encodeURIComponent(body.id));
   });
   refreshLanes();
   setInterval(refreshLanes, 2000);
 }
 
+// refreshLanes shows the first lobbyLimit lanes, and how many there are
+// in all when the server says (an older server sends every lane and no
+// total).
 async function refreshLanes() {
+  let page;
   try {
-    const res = await fetch("/api/lanes", { cache: "no-store" });
-    const { lanes } = await res.json();
-    setConn("online", true);
-    const body = $("#lanes tbody");
-    body.replaceChildren(...lanes.map((l) => {
-      const link = el("a", { href: "/lanes/" + encodeURIComponent(l.id), text: l.name });
-      const game = l.phase === "playing" ? `playing, frame ${l.frame}` : l.phase;
-      return el("tr", { "data-lane": l.id },
-        el("td", {}, link),
-        el("td", { text: l.players.join(", ") || "—" }),
-        el("td", { text: game }),
-        el("td", { text: String(l.spectators) }));
-    }));
-    $("#no-lanes").hidden = lanes.length > 0;
+    const res = await fetch(`/api/lanes?limit=${lobbyLimit}`, { cache: "no-store" });
+    if (!res.ok) throw new Error(res.statusText);
+    page = await res.json();
   } catch {
     setConn("offline: retrying", false);
+    return;
   }
+  setConn("online", true);
+  const lanes = (page.lanes || []).slice(0, lobbyLimit);
+  $("#lanes tbody").replaceChildren(...lanes.map((l) => {
+    const link = el("a", { href: "/lanes/" + encodeURIComponent(l.id), text: l.name, title: l.name });
+    const game = l.phase === "playing" ? `playing, frame ${l.frame}` : l.phase;
+    return el("tr", { "data-lane": l.id },
+      el("td", { class: "lane-name" }, link),
+      el("td", { class: "players", text: l.players.join(", ") || "—" }),
+      el("td", { class: "game" }, game, el("span", { class: "watching", text: `${l.spectators} watching` })));
+  }));
+  $("#lanes").hidden = lanes.length === 0;
+  $("#no-lanes").hidden = lanes.length > 0;
+  const total = typeof page.total === "number" ? page.total : lanes.length;
+  $("#more-lanes").hidden = total <= lanes.length;
+  $("#more-lanes").textContent = `Showing the first ${lanes.length} of ${total} lanes. To join another, open its link.`;
 }
 
 // ---------------------------------------------------------------- lane
@@ -82,7 +160,9 @@ const lane = {
   takenOver: false, // another tab or phone resumed our seat: do not take it back on reconnect
   closed: false, // the lane is gone for good: stop reconnecting
   hidden: false, // the page was left (it may be in the back/forward cache): no reconnecting
+  invited: false, // the invitation was asked for
   nextID: 1,
+  joinID: "", // the join sent and not yet answered
   // The roll sent and not yet settled: { id, seq }. Until the server
   // answers it (and, once acked, until the board with its effect — seq —
   // arrives) the pad takes no other roll: the next one must name the next
@@ -93,26 +173,45 @@ const lane = {
   // answered, "" before it is sent.
   correcting: null,
   menuFor: "", // the player whose menu (the host's) is open
+  wasMine: false, // the last board rendered had this page's player up
+  turnCame: false, // and the one before did not: the turn just came
+  logShown: "", // the roll log as last shown, to redraw it only when it changes
+  scrolledTo: "", // the frame the board was last scrolled to show
+  copiedTimer: 0,
 };
 
 function tokenKey() { return "tenpin-token-" + lane.id; }
 
+// nameProblem says what is wrong with a player's name, in words, or "".
+function nameProblem(name) {
+  const rule = "a name is three letters A–Z, like BOB.";
+  if (name === "") return "Type your name: three letters A–Z, like BOB.";
+  const chars = [...name];
+  const bad = [...new Set(chars.filter((c) => !/^[A-Za-z]$/.test(c)))];
+  if (bad.length) return `“${name}” has ${listOf(bad.map((c) => c === " " ? "a space" : `“${c}”`))}: ${rule}`;
+  if (chars.length !== 3) return `“${name.toUpperCase()}” is ${chars.length === 1 ? "1 letter" : `${chars.length} letters`}: ${rule}`;
+  return "";
+}
+
 function startLane(id) {
   lane.id = id;
   $("#lane").hidden = false;
+  // This page's own address, until the server says which one a phone can
+  // open (see invite).
   $("#share-url").value = location.origin + "/lanes/" + encodeURIComponent(id);
-  $("#copy").addEventListener("click", async () => {
-    $("#share-url").select();
-    try {
-      await navigator.clipboard.writeText($("#share-url").value);
-      announce("Link copied");
-    } catch {
-      document.execCommand("copy");
-    }
-  });
+  $("#copy").addEventListener("click", copyLink);
+  const name = $("#join-name");
+  name.addEventListener("input", () => setFieldError("#join-name", "#join-error", ""));
   $("#join-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
-    send({ type: "join", name: $("#join-name").value.trim() });
+    const value = name.value.trim();
+    const problem = nameProblem(value);
+    setFieldError("#join-name", "#join-error", problem);
+    if (problem) {
+      name.focus();
+      return;
+    }
+    lane.joinID = send({ type: "join", name: value });
   });
   $("#start").addEventListener("click", () => send({ type: "start" }));
   // Rematch, leave and remove cannot be undone, and a lane is a place
@@ -136,10 +235,15 @@ function startLane(id) {
     lane.seat = null;
     render();
   });
-  const pins = $("#pins");
+  const pad = $("#pins");
   for (let n = 0; n <= 10; n++) {
-    pins.append(el("button", { type: "button", class: "pin", "data-pins": String(n), text: String(n),
+    pad.append(el("button", { type: "button", class: "pin", "data-pins": String(n), text: String(n),
       onclick: () => roll(n) }));
+  }
+  // The pins standing, drawn as a deck seen from the foul line: the
+  // head pin in front.
+  for (const row of [[7, 8, 9, 10], [4, 5, 6], [2, 3], [1]]) {
+    $("#deck").append(el("span", { class: "row" }, ...row.map((n) => el("i", { "data-pin": String(n) }))));
   }
   startCorrections();
   startPlayerMenu();
@@ -170,6 +274,53 @@ function startLane(id) {
   visit();
 }
 
+// copyLink copies the invitation, and says so beside the button (not in
+// the roll log).
+async function copyLink() {
+  const input = $("#share-url");
+  input.select();
+  let copied = false;
+  try {
+    await navigator.clipboard.writeText(input.value);
+    copied = true;
+  } catch {
+    try { copied = document.execCommand("copy"); } catch { copied = false; }
+  }
+  const text = copied ? "Link copied" : "Select the link and copy it";
+  $("#copied").textContent = text;
+  say(text);
+  clearTimeout(lane.copiedTimer);
+  lane.copiedTimer = setTimeout(() => { $("#copied").textContent = ""; }, 5000);
+}
+
+// invite asks the server for the lane's invitation: the address a phone
+// on the same network can open (this page's may be localhost) and a QR
+// code of it. Without one (an older server, an error) the page keeps its
+// own address and shows no QR code.
+async function invite() {
+  if (lane.invited) return;
+  lane.invited = true;
+  let inv = null;
+  try {
+    const res = await fetch("/api/lanes/" + encodeURIComponent(lane.id) + "/invite", { cache: "no-store" });
+    if (res.ok) inv = await res.json();
+  } catch {
+    inv = null;
+  }
+  const isURL = (u) => typeof u === "string" && /^https?:\/\//.test(u);
+  if (!inv || !isURL(inv.url)) return;
+  $("#share-url").value = inv.url;
+  const others = (Array.isArray(inv.urls) ? inv.urls : []).filter((u) => isURL(u) && u !== inv.url);
+  $("#other-urls ul").replaceChildren(...others.map((u) => el("li", {}, el("a", { href: u, text: u }))));
+  $("#other-urls").hidden = others.length === 0;
+  if (typeof inv.qr === "string" && inv.qr.startsWith("/")) {
+    const qr = $("#qr");
+    qr.onload = () => { qr.hidden = false; };
+    qr.onerror = () => { qr.hidden = true; };
+    qr.src = inv.qr;
+  }
+}
+
 // visit asks the lobby whether the lane still exists before opening its
 // socket: a socket to a lane that is gone fails just as one to a server
 // that is down does, and only the lobby's 404 tells the two apart. Gone:
@@ -188,6 +339,7 @@ async function visit() {
     closeLane();
   } else if (res && res.ok) {
     connect();
+    invite();
   } else {
     reconnectLater(lane.restarting ? "the server is restarting" : "cannot reach the server");
   }
@@ -215,8 +367,8 @@ function closeLane() {
   closeDialogs();
   if (lane.ws) lane.ws.close();
   setConn("lane closed", false);
-  document.title = "tenpin — lane closed";
-  $("#announce").textContent = "This lane is closed."; // the live region only: the log is for rolls
+  document.title = "Lane closed — tenpin";
+  say("This lane is closed.");
   render();
 }
 
@@ -244,6 +396,7 @@ function connect() {
     // reconnect shows whether the roll counted; a roll sent again for the
     // same ball is refused as stale, so it cannot count twice.
     lane.pending = null;
+    lane.joinID = "";
     if (lane.closed || lane.hidden) return;
     render();
     // Everything is retried, with backoff: a dropped network, a server
@@ -290,9 +443,12 @@ function onMessage(msg) {
     case "board": {
       const before = lane.board;
       lane.board = msg;
-      if (before) announceRolls(before, msg);
+      const said = before ? changes(before, msg) : [];
       settle();
       render();
+      // Said once, in the live region: what changed, and whose turn came.
+      if (lane.turnCame) said.push("Your turn");
+      if (said.length) say(said.join(". "));
       break;
     }
     case "ack":
@@ -311,9 +467,11 @@ function onMessage(msg) {
     case "welcome":
       lane.seat = msg.name;
       lane.takenOver = false;
+      lane.joinID = "";
       localStorage.setItem(tokenKey(), msg.token);
       showError("");
-      announce(`You are ${msg.name}, seat ${msg.seat + 1}`);
+      setFieldError("#join-name", "#join-error", "");
+      notice(`You are ${msg.name}, seat ${msg.seat + 1}`);
       render();
       break;
     case "error":
@@ -325,13 +483,20 @@ function onMessage(msg) {
         renderCorrection();
         return;
       }
+      if (lane.joinID && msg.ref === lane.joinID) {
+        // A name refused (taken, the lane full, the game started): say so
+        // beside the name.
+        lane.joinID = "";
+        setFieldError("#join-name", "#join-error", sentence(msg.message) + ".");
+        return;
+      }
       if (answersPending(msg)) {
         lane.pending = null;
         if (msg.code === "stale_roll") {
           // Not a failure: that ball was entered already (a second tap, or
           // someone else entering it too) and the board shows what counted.
           // Say so quietly, in the live region only.
-          $("#announce").textContent = "Already entered: the board shows what counted.";
+          say("Already entered: the board shows what counted.");
           render();
           return;
         }
@@ -375,48 +540,70 @@ function onMessage(msg) {
 
 function showError(text) { $("#lane-error").textContent = text; }
 
-// sentence shows a server's message, written lower case to be embedded,
-// as a sentence on its own.
-function sentence(text) {
-  return text ? text[0].toUpperCase() + text.slice(1) : "";
-}
-
-function announce(text) {
+// say says text in the live region, and only there.
+function say(text) {
   $("#announce").textContent = text;
-  $("#log").prepend(el("li", { text }));
 }
 
-// describeRoll says what one roll was, from the frame's marks.
-function describeRoll(marks, pins) {
-  const last = marks.split("|").pop();
-  if (last === "X") return "strike";
-  if (last === "/") return "spare";
-  if (pins === 0) return "gutter";
-  return pins === 1 ? "1 pin" : `${pins} pins`;
+// notice says text and keeps it in the lane's news (never among the
+// rolls, which the board holds).
+function notice(text) {
+  say(text);
+  const news = $("#notices");
+  news.prepend(el("li", { text }));
+  while (news.children.length > 50) news.lastChild.remove();
 }
 
-// announceRolls says in the live region, and in the log, what changed on
-// the board: a ball bowled, a ball corrected, a player skipped or back.
-function announceRolls(before, after) {
+// describeMark says what one ball was, from its mark on the board.
+function describeMark(mark, n) {
+  if (mark === "X") return "strike";
+  if (mark === "/") return "spare";
+  if (n === 0) return "gutter";
+  return pins(n);
+}
+
+// changes says what changed from one board to the next, for the live
+// region: a ball bowled, a ball corrected, a player skipped, back or
+// gone. All but the balls are also kept in the lane's news.
+function changes(before, after) {
+  const said = [];
   after.players.forEach((p) => {
     const old = before.players.find((q) => q.name === p.name);
     if (old && p.away !== old.away) {
-      announce(p.away ? `${p.name} is away: the turn passes them by` : `${p.name} is back`);
+      notice(p.away ? `${p.name} is away: the turn passes them by` : `${p.name} is back`);
     }
-    if (old && p.left && !old.left) announce(`${p.name} left the game`);
+    if (old && p.left && !old.left) notice(`${p.name} left the game`);
     if (old) {
       p.frames.forEach((f, i) => {
         const was = old.frames[i];
         if (was && was.rolls.length === f.rolls.length && was.rolls.join() !== f.rolls.join()) {
-          announce(`${p.name}: frame ${i + 1} corrected to ${f.marks}`);
+          notice(`${p.name}: frame ${i + 1} corrected to ${f.marks}`);
         }
       });
     }
     const count = (pl) => pl ? pl.frames.reduce((n, f) => n + f.rolls.length, 0) : 0;
     if (count(p) <= count(old) || p.frames.length === 0) return;
     const f = p.frames[p.frames.length - 1];
-    announce(`${p.name}: ${describeRoll(f.marks, f.rolls[f.rolls.length - 1])}`);
+    said.push(`${p.name}: ${describeMark(f.marks.split("|").pop(), f.rolls[f.rolls.length - 1])}`);
   });
+  return said;
+}
+
+// rollLog is every ball on the board, newest first, with its frame and
+// ball: a reload shows the same log. Balls go in turn order, frame by
+// frame and seat by seat (a player catching up after being away bowled
+// theirs later than the log shows).
+function rollLog(b) {
+  const log = [];
+  for (let f = 0; f < 10; f++) {
+    for (const p of b.players) {
+      const fr = p.frames[f];
+      if (!fr) continue;
+      const marks = fr.marks.split("|");
+      fr.rolls.forEach((n, i) => log.push(`${p.name} — frame ${f + 1}, ball ${i + 1}: ${describeMark(marks[i], n)}`));
+    }
+  }
+  return log.reverse();
 }
 
 // upPlayer is the player whose ball is up, or null.
@@ -460,20 +647,37 @@ function roll(n) {
   render();
 }
 
+// onKey bowls from the keyboard: a digit, X for a strike, / for a spare,
+// - for a gutter. A key that cannot be this ball says why.
 function onKey(ev) {
   if (ev.target instanceof HTMLInputElement || ev.ctrlKey || ev.metaKey || ev.altKey) return;
   if (document.querySelector("dialog[open]")) return; // the keys are the dialog's
   if (!enteringFor()) return;
   const standing = lane.board.up.standing;
+  const stand = `${pins(standing)} ${standing === 1 ? "stands" : "stand"}`;
   let n = null;
-  if (/^[0-9]$/.test(ev.key)) n = Number(ev.key);
-  else if (ev.key === "x" || ev.key === "X") n = 10;
-  else if (ev.key === "/") n = standing;
-  else if (ev.key === "-") n = 0;
-  if (n === null) return;
+  let problem = "";
+  if (/^[0-9]$/.test(ev.key)) {
+    n = Number(ev.key);
+    if (n > standing) problem = `Only ${stand}: ${n} is too many.`;
+  } else if (ev.key === "x" || ev.key === "X") {
+    n = 10;
+    if (standing < 10) problem = `X is a strike, all 10 pins, and only ${stand}: press / for a spare.`;
+  } else if (ev.key === "/") {
+    n = standing;
+    if (standing === 10) problem = "/ is a spare, only on a second ball: press X for a strike, or the number of pins.";
+  } else if (ev.key === "-") {
+    n = 0;
+  } else {
+    return;
+  }
   ev.preventDefault();
   // A held key repeats: only its first press is a roll.
   if (ev.repeat) return;
+  if (problem) {
+    showError(problem);
+    return;
+  }
   roll(n);
 }
 
@@ -483,22 +687,34 @@ function render() {
   const b = lane.board;
   if (!b || lane.closed) return;
   $("#lane-name").textContent = b.name;
-  document.title = `tenpin — ${b.name}`;
+  $("#lane-name").title = b.name;
   const up = b.up ? b.players[b.up.seat] : null;
   const seated = !!lane.seat && b.players.some((p) => p.name === lane.seat && !p.left);
   if (!seated) lane.seat = null;
   const host = isHost();
+  $("#play").dataset.phase = b.phase;
+
+  // Whose turn: said large, in the title, and by a buzz on the phone of
+  // the one whose turn came.
+  const mine = myTurn();
+  lane.turnCame = mine && !lane.wasMine;
+  lane.wasMine = mine;
+  if (lane.turnCame && typeof navigator.vibrate === "function") navigator.vibrate([200, 100, 200]);
+  document.title = mine ? "● Your turn — tenpin" : `${b.name} — tenpin`;
+  renderBanner(b, mine);
+
   // After a rematch the next game waits, like the first, for the host.
   const next = b.series ? " the next game" : "";
   const phase = {
     waiting: host ? (next ? "Next game: others may join; start when everyone is in." : "Waiting for players to join: start when everyone is in.")
       : b.host ? `Waiting for ${b.host} to start${next}.` : "Waiting for players to join.",
-    playing: up ? `Frame ${b.up.frame}: ${up.name} is up${myTurn() ? " — your turn!" : "."}` : "Playing.",
-    finished: "Game over." + winners(b) + (seated && !host && b.host ? ` ${b.host} can start a rematch.` : ""),
+    playing: "",
+    finished: "Game over." + (seated && !host && b.host ? ` ${b.host} can start a rematch.` : ""),
   }[b.phase];
-  $("#phase").textContent = `${phase} ${b.spectators} watching.`;
+  $("#phase").textContent = `${phase} ${b.spectators} watching.`.trim();
 
   $("#join-form").hidden = seated || b.phase !== "waiting";
+  if ($("#join-form").hidden) setFieldError("#join-name", "#join-error", "");
   $("#me").hidden = !seated && b.phase === "waiting";
   $("#me").textContent = seated ? `You are ${lane.seat}.` : "You are watching.";
   // Only the host may start and rematch: the others are told who can.
@@ -527,19 +743,75 @@ function render() {
   }
   renderBoard(b);
   renderSeries(b);
-  const mine = host ? "any frame" : "one of your frames";
+  renderLog(b);
+  const mayFix = host ? "any frame" : "one of your frames";
   $("#correct-hint").hidden = !b.players.some((p) => p.frames.length > 0 && mayCorrect(p));
-  $("#correct-hint").textContent = `Mistyped a ball? Tap ${mine} on the board to correct it.`;
+  $("#correct-hint").textContent = `Mistyped a ball? Tap ${mayFix} on the board to correct it.`;
   renderCorrection();
   renderPlayerMenu();
 }
 
-function winners(b) {
+// renderBanner says, large enough to read across the lane, who is up,
+// the frame and ball, and the pins standing; once the game is over, who
+// won and the ranking.
+function renderBanner(b, mine) {
+  const up = upPlayer();
+  const banner = $("#banner");
+  banner.hidden = b.phase === "waiting";
+  banner.className = "banner " + (up ? (mine ? "mine" : "other") : b.phase);
+  $("#turn-detail").hidden = !up;
+  $("#deck").hidden = !up;
+  $("#ranking").hidden = b.phase !== "finished";
+  if (up) {
+    $("#turn").textContent = mine ? `Your turn, ${up.name}` : `${up.name} is up` + (up.connected ? "" : " (offline)");
+    $("#turn-detail").textContent = `Frame ${b.up.frame} · Ball ${b.up.ball} · ${pins(b.up.standing)} standing`;
+    for (const pin of $("#deck").querySelectorAll("i")) {
+      pin.classList.toggle("down", Number(pin.dataset.pin) > b.up.standing);
+    }
+  } else if (b.phase === "finished") {
+    $("#turn").textContent = result(b);
+    renderRanking(b);
+  } else {
+    $("#turn").textContent = "";
+  }
+}
+
+// best is the highest total of the players still in the game, or null.
+function best(b) {
   const still = b.players.filter((p) => !p.left);
-  if (still.length < 2) return "";
-  const best = Math.max(...still.map((p) => p.total));
-  const names = still.filter((p) => p.total === best).map((p) => p.name);
-  return names.length > 1 ? ` ${names.join(" and ")} tie with ${best}.` : ` ${names[0]} wins with ${best}.`;
+  return still.length ? Math.max(...still.map((p) => p.total)) : null;
+}
+
+// result says who won: "CCC wins with 300", "CAT, DOG and EEL tie with
+// 300", or for a player alone "AAA scored 136".
+function result(b) {
+  const still = b.players.filter((p) => !p.left);
+  const top = best(b);
+  if (top === null) return "Game over";
+  const names = still.filter((p) => p.total === top).map((p) => p.name).sort();
+  if (still.length === 1) return `${names[0]} scored ${top}`;
+  return names.length > 1 ? `${listOf(names)} tie with ${top}` : `${names[0]} wins with ${top}`;
+}
+
+// renderRanking lists the players by total, ties sharing a place; those
+// who left the game come last, without one.
+function renderRanking(b) {
+  const ordinal = (n) => n + ({ 1: "st", 2: "nd", 3: "rd" }[n % 100 > 10 && n % 100 < 14 ? 0 : n % 10] || "th");
+  const still = b.players.filter((p) => !p.left).sort((p, q) => q.total - p.total || p.name.localeCompare(q.name));
+  const items = still.map((p, i) => {
+    const place = still.findIndex((q) => q.total === p.total) + 1;
+    return el("li", { "data-player": p.name, class: place === 1 ? "winner" : "" },
+      el("span", { class: "place", text: ordinal(place) }), " ",
+      el("span", { class: "who", text: p.name }), " ",
+      el("span", { class: "total", text: String(p.total) }));
+  });
+  for (const p of b.players.filter((q) => q.left)) {
+    items.push(el("li", { "data-player": p.name, class: "left" },
+      el("span", { class: "place", text: "—" }), " ",
+      el("span", { class: "who", text: p.name }), " ",
+      el("span", { class: "total", text: `${p.total} (left)` })));
+  }
+  $("#ranking").replaceChildren(...items);
 }
 
 // mayCorrect reports whether this page may correct p's balls: its own,
@@ -550,27 +822,40 @@ function mayCorrect(p) {
   return p.name === lane.seat || isHost();
 }
 
+// The board is the seeds-style table everywhere. On a narrow screen the
+// name column and the total stay put (sticky) while the frames between
+// them scroll, if they must, to the frame in play: a name and its total
+// are always seen together.
 function renderBoard(b) {
-  const head = el("tr", {}, el("th", { scope: "col", text: "NAME" }));
-  for (let f = 1; f <= 10; f++) head.append(el("th", { scope: "col", text: String(f).padStart(2, "0") }));
-  head.append(el("th", { scope: "col", text: "TOTAL" }));
+  const head = el("tr", {}, el("th", { scope: "col", class: "name", text: "NAME" }));
+  for (let f = 1; f <= 10; f++) head.append(el("th", { scope: "col", "data-frame": String(f), text: String(f).padStart(2, "0") }));
+  head.append(el("th", { scope: "col", class: "total", text: "TOTAL" }));
   $("#board thead").replaceChildren(head);
   const rows = [];
   const host = isHost();
+  const top = b.phase === "finished" ? best(b) : null;
   b.players.forEach((p, seat) => {
-    const isUp = b.up && b.up.seat === seat;
-    const cls = [isUp ? "up" : "", p.left ? "left" : "", p.away ? "away" : ""].join(" ").trim();
+    const isUp = b.phase === "playing" && b.up && b.up.seat === seat;
+    const won = top !== null && !p.left && p.total === top;
+    const cls = [isUp ? "up" : "", p.left ? "left" : "", p.away ? "away" : "", won ? "winner" : ""].join(" ").trim();
     // The host's menu for another player (remove) opens from their name.
     const name = host && p.name !== lane.seat && !p.left
       ? el("button", { type: "button", class: "name", text: p.name, title: `Options for ${p.name}`,
         onclick: () => openPlayerMenu(p.name) })
-      : p.name;
-    const nameCell = el("th", { scope: "row", rowSpan: 2 }, name);
-    if (typeof name !== "string") name.setAttribute("aria-haspopup", "dialog");
+      : el("span", { class: "who", text: p.name });
+    const nameCell = el("th", { scope: "row", class: "name", rowSpan: 2 }, name);
+    if (name.tagName === "BUTTON") name.setAttribute("aria-haspopup", "dialog");
+    // Every status has a short form for a narrow screen (the long one is
+    // then read to screen readers only).
+    const status = (cl, long, short, title) => {
+      nameCell.append(el("span", { class: cl, text: long, title }),
+        el("span", { class: "short", text: short, title, "aria-hidden": "true" }));
+    };
     if (p.name === b.host) nameCell.append(" ", el("span", { class: "badge", text: "host", title: "Starts the game and may enter anyone's ball" }));
-    if (p.left) nameCell.append(el("span", { class: "status", text: " (left)" }));
-    else if (p.away) nameCell.append(el("span", { class: "away", text: " (away)", title: "Skipped while offline: bowls the missed frames when back" }));
-    else if (!p.connected) nameCell.append(el("span", { class: "offline", text: " (offline)" }));
+    if (won) nameCell.append(" ", el("span", { class: "badge win", text: "winner" }));
+    if (p.left) status("status", " (left)", "left", "Left the game");
+    else if (p.away) status("away", " (away)", "away", "Skipped while offline: bowls the missed frames when back");
+    else if (!p.connected) status("offline", " (offline)", "off", "Offline");
     if (isUp) nameCell.setAttribute("aria-current", "true");
     const marks = el("tr", { class: cls, "data-player": p.name, "data-row": "marks" }, nameCell);
     const scores = el("tr", { class: cls, "data-player": p.name, "data-row": "scores" });
@@ -600,6 +885,35 @@ function renderBoard(b) {
     rows.push(marks, scores);
   });
   $("#board tbody").replaceChildren(...rows);
+  showFrame(b);
+}
+
+// showFrame scrolls the frames, when they do not all fit, to the one in
+// play (the tenth once the game is over); only when that frame changes,
+// so as not to fight a finger scrolling the board.
+function showFrame(b) {
+  const frame = b.phase === "playing" && b.up ? b.up.frame : b.phase === "finished" ? 10 : 1;
+  const wrap = $(".board-wrap");
+  const key = `${b.phase} ${frame} ${wrap.clientWidth}`;
+  if (lane.scrolledTo === key) return;
+  lane.scrolledTo = key;
+  if (wrap.scrollWidth <= wrap.clientWidth) return;
+  const th = $(`#board thead th[data-frame="${frame}"]`);
+  const nameWidth = $("#board thead th.name").offsetWidth;
+  const totalWidth = $("#board thead th.total").offsetWidth;
+  const left = th.offsetLeft - nameWidth;
+  const right = th.offsetLeft + th.offsetWidth + totalWidth - wrap.clientWidth;
+  if (wrap.scrollLeft > left) wrap.scrollLeft = left;
+  else if (wrap.scrollLeft < right) wrap.scrollLeft = right;
+}
+
+// renderLog shows the rolls of the board, newest first.
+function renderLog(b) {
+  const log = rollLog(b);
+  const shown = log.join("\n");
+  if (shown === lane.logShown) return;
+  lane.logShown = shown;
+  $("#log").replaceChildren(...log.map((text) => el("li", { text })));
 }
 
 // renderSeries shows the lane's series totals, once a game is over.
@@ -618,9 +932,9 @@ function renderSeries(b) {
 // its buttons. The dialog is a native <dialog>: modal, closed by Escape,
 // and the pin keys do not bowl while it is open.
 function startCorrections() {
-  const pins = $("#correct-pins");
+  const choices = $("#correct-pins");
   for (let n = 0; n <= 10; n++) {
-    pins.append(el("button", { type: "button", "data-pins": String(n), text: String(n),
+    choices.append(el("button", { type: "button", "data-pins": String(n), text: String(n),
       onclick: () => {
         if (!lane.correcting) return;
         lane.correcting.pins = n;
@@ -683,8 +997,8 @@ function renderCorrection() {
   const shown = fr.rolls.join();
   if (c.shown !== shown) {
     c.shown = shown;
-    $("#correct-balls").replaceChildren(...fr.rolls.map((pins, i) => el("button", { type: "button",
-      "data-ball": String(i + 1), text: `Ball ${i + 1}: ${pins}`,
+    $("#correct-balls").replaceChildren(...fr.rolls.map((n, i) => el("button", { type: "button",
+      "data-ball": String(i + 1), text: `Ball ${i + 1}: ${n}`,
       onclick: () => {
         c.ball = i + 1;
         c.pins = null;
