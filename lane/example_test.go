@@ -2,15 +2,13 @@ package lane_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 
-	"github.com/coder/websocket"
-
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/protocol"
+	"github.com/tenpin/tenpin/protocol/client"
 )
 
 // A lane served over HTTP: the handler upgrades the request and hands the
@@ -31,19 +29,18 @@ func ExampleAccept() {
 	}))
 	defer srv.Close()
 
-	ws, _, err := websocket.Dial(ctx, srv.URL, nil)
+	conn, err := client.Dial(ctx, srv.URL, l.ID())
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer ws.CloseNow()
-	_, data, err := ws.Read(ctx)
+	defer conn.CloseNow()
+	m, err := conn.Next(ctx)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	var b protocol.Board
-	json.Unmarshal(data, &b)
+	b := m.(*protocol.Board)
 	fmt.Printf("%s of %q: %s, %d watching\n", b.Type, b.Name, b.Phase, b.Spectators)
 	// Output: board of "Friday night": waiting, 1 watching
 }

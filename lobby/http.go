@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/coder/websocket"
@@ -125,20 +126,18 @@ func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
 		lb.tooMany(w, wait, "this address has created lanes too fast")
 		return
 	}
-	var body protocol.CreateLane
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodySize))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&body); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			lb.fail(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the body is over %d bytes", maxBodySize))
-			return
-		}
-		lb.fail(w, http.StatusBadRequest, "bad_request", `the body must be a JSON object like {"name":"Friday night"}: `+err.Error())
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodySize))
+	if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
+		lb.fail(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the body is over %d bytes", maxBodySize))
 		return
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		lb.fail(w, http.StatusBadRequest, "bad_request", "the body must be one JSON object, with nothing after it")
+	// As strictly as a lane's messages: exact names, each once.
+	var body protocol.CreateLane
+	if err == nil {
+		err = protocol.Unmarshal(data, &body)
+	}
+	if err != nil {
+		lb.fail(w, http.StatusBadRequest, "bad_request", `the body must be one JSON object like {"name":"Friday night"}: `+strings.TrimPrefix(err.Error(), protocol.ErrUndecodable.Error()+": "))
 		return
 	}
 	l, err := lb.create(r.Context(), body.Name, addr, body.Private)

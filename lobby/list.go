@@ -47,15 +47,6 @@ const (
 	maxClosedLanes = 10_000
 )
 
-// lanePage is the body of GET /api/lanes: a superset of protocol.Lanes.
-type lanePage struct {
-	Lanes []protocol.Lane `json:"lanes"`
-	// Next is the after of the next page; omitted on the last page.
-	Next string `json:"next,omitempty"`
-	// Total is the lanes listed, on every page.
-	Total int `json:"total"`
-}
-
 // listCache is the lobby's list as last built, in creation order, and the
 // pages encoded from it since.
 type listCache struct {
@@ -166,7 +157,7 @@ func (lb *Lobby) listPage(now time.Time, k pageKey) *encodedPage {
 	}
 	i, _ := slices.BinarySearchFunc(c.lanes, k.after+1, func(l listed, n uint64) int { return cmp.Compare(l.n, n) })
 	rest := c.lanes[i:]
-	page := lanePage{Lanes: make([]protocol.Lane, 0, min(k.limit, len(rest))), Total: len(c.lanes)}
+	page := protocol.Lanes{Lanes: make([]protocol.Lane, 0, min(k.limit, len(rest))), Total: len(c.lanes)}
 	for _, l := range rest[:min(k.limit, len(rest))] {
 		page.Lanes = append(page.Lanes, l.sum)
 	}

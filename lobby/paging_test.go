@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/protocol"
 )
 
 // listServer serves a lobby with n lanes, named "lane 0" to "lane n-1"
@@ -36,7 +37,7 @@ func listServer(t *testing.T, n int) (*Lobby, *httptest.Server, []string) {
 // getPage requests a page of the list with the given query and headers
 // (plain unless they ask for gzip) and returns the answer, its body
 // unzipped, and the page decoded if it is one.
-func getPage(t *testing.T, srv *httptest.Server, query string, header http.Header) (*http.Response, string, lanePage) {
+func getPage(t *testing.T, srv *httptest.Server, query string, header http.Header) (*http.Response, string, protocol.Lanes) {
 	t.Helper()
 	req, _ := http.NewRequest("GET", srv.URL+"/api/lanes"+query, nil)
 	req.Header = header
@@ -59,7 +60,7 @@ func getPage(t *testing.T, srv *httptest.Server, query string, header http.Heade
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p lanePage
+	var p protocol.Lanes
 	if res.StatusCode == http.StatusOK {
 		if err := json.Unmarshal(b, &p); err != nil {
 			t.Fatalf("GET /api/lanes%s: %v: %s", query, err, b)
@@ -68,7 +69,7 @@ func getPage(t *testing.T, srv *httptest.Server, query string, header http.Heade
 	return res, string(b), p
 }
 
-func names(p lanePage) string {
+func names(p protocol.Lanes) string {
 	var out []string
 	for _, l := range p.Lanes {
 		out = append(out, l.Name)
