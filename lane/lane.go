@@ -970,7 +970,7 @@ func (l *Lane) boardSeq() uint64 { return l.state.Epoch()<<32 | l.seq }
 // dozens refused a second within its rate limit, and a line each at info
 // would let any client flood the log (one writer shared by every lane).
 func (l *Lane) refuse(c *client, ref string, err error) {
-	pe := ErrorFor(err)
+	pe := protocol.ErrorFor(err)
 	pe.Ref = ref
 	l.cfg.Metrics.Refused.Add(1)
 	l.log.Debug("message refused", "code", pe.Code)
@@ -992,47 +992,6 @@ func (l *Lane) closeAll(status websocket.StatusCode, code protocol.Code, why str
 		delete(l.clients, c)
 		l.cfg.Metrics.Connections.Add(-1)
 	}
-}
-
-// errorCodes maps the domain's errors to protocol error codes: the one
-// place where that mapping lives.
-var errorCodes = []struct {
-	err  error
-	code protocol.Code
-}{
-	{bowling.ErrInvalidName, protocol.CodeInvalidName},
-	{bowling.ErrNameTaken, protocol.CodeNameTaken},
-	{game.ErrLaneFull, protocol.CodeLaneFull},
-	{game.ErrGameStarted, protocol.CodeGameStarted},
-	{bowling.ErrStarted, protocol.CodeGameStarted},
-	{game.ErrNotPlaying, protocol.CodeNotPlaying},
-	{bowling.ErrGameOver, protocol.CodeNotPlaying},
-	{bowling.ErrNotYourTurn, protocol.CodeNotYourTurn},
-	{bowling.ErrInvalidPins, protocol.CodeInvalidPins},
-	{bowling.ErrTooManyPins, protocol.CodeInvalidPins},
-	{bowling.ErrUnknownPlayer, protocol.CodeNotSeated},
-	{bowling.ErrNoPlayers, protocol.CodeNotSeated},
-	{game.ErrNotFinished, protocol.CodeNotFinished},
-	{game.ErrClosed, protocol.CodeLaneClosed},
-	{game.ErrStaleRoll, protocol.CodeStaleRoll},
-	{game.ErrNotHost, protocol.CodeNotHost},
-	{game.ErrNotAway, protocol.CodeNotAway},
-	{bowling.ErrInvalidCorrection, protocol.CodeInvalidCorrection},
-}
-
-// ErrorFor returns the protocol error a client is sent for err.
-func ErrorFor(err error) *protocol.Error {
-	var pe *protocol.Error
-	if errors.As(err, &pe) {
-		cp := *pe
-		return &cp
-	}
-	for _, ec := range errorCodes {
-		if errors.Is(err, ec.err) {
-			return protocol.Errorf(ec.code, "%s", strings.TrimPrefix(err.Error(), ec.err.Error()+": "))
-		}
-	}
-	return protocol.Errorf(protocol.CodeInternal, "the server could not handle that")
 }
 
 // encodeReply encodes a message meant for one client.

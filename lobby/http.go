@@ -46,7 +46,7 @@ func (lb *Lobby) Handler() http.Handler {
 	mux.HandleFunc("GET /ws/lanes/{id}", lb.serveWS)
 	mux.HandleFunc("GET /healthz", lb.health)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		lb.fail(w, http.StatusNotFound, "not_found", fmt.Sprintf("no API at %s %s", r.Method, r.URL.Path))
+		lb.fail(w, protocol.CodeNotFound, fmt.Sprintf("no API at %s %s", r.Method, r.URL.Path))
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		SetHeaders(w.Header())
@@ -64,20 +64,16 @@ func SetHeaders(h http.Header) {
 	h.Set("Referrer-Policy", "no-referrer")
 }
 
-// apiError is the body of every API error.
-type apiError struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
+// fail answers a request with an API error — a protocol.Error, with its
+// code's HTTP status — and counts it by its code.
+func (lb *Lobby) fail(w http.ResponseWriter, code protocol.Code, message string) {
+	count(&lb.counters.refused, string(code))
+	WriteError(w, protocol.Errorf(code, "%s", message))
 }
 
-func httpError(w http.ResponseWriter, status int, code, message string) {
-	writeJSON(w, status, apiError{Code: code, Message: message})
-}
-
-// fail answers a request with an API error, and counts it by its code.
-func (lb *Lobby) fail(w http.ResponseWriter, status int, code, message string) {
-	count(&lb.counters.refused, code)
-	httpError(w, status, code, message)
+// WriteError answers a request with e, with its code's HTTP status.
+func WriteError(w http.ResponseWriter, e *protocol.Error) {
+	writeJSON(w, e.Code.Status(), e)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -103,7 +99,7 @@ func (lb *Lobby) health(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
 		defer cancel()
 		if err := lb.cfg.Health(ctx); err != nil {
-			lb.fail(w, http.StatusServiceUnavailable, "unavailable", "the store does not answer: "+err.Error())
+			lb.fail(w, protocol.CodeUnavailable, "the store does not answer: "+err.Error())
 			return
 		}
 	}
@@ -117,7 +113,7 @@ func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
 	// without a CORS preflight, which we never answer. So only JSON
 	// creates lanes.
 	if !isJSON(r.Header.Get("Content-Type")) {
-		lb.fail(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "send the body as JSON, with Content-Type: application/json")
+		lb.fail(w, protocol.CodeUnsupportedMediaType, "send the body as JSON, with Content-Type: application/json")
 		return
 	}
 	addr := lb.clientAddr(r)
@@ -128,7 +124,7 @@ func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
 	}
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodySize))
 	if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
-		lb.fail(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the body is over %d bytes", maxBodySize))
+		lb.fail(w, protocol.CodeTooLarge, fmt.Sprintf("the body is over %d bytes", maxBodySize))
 		return
 	}
 	// As strictly as a lane's messages: exact names, each once.
@@ -137,16 +133,16 @@ func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
 		err = protocol.Unmarshal(data, &body)
 	}
 	if err != nil {
-		lb.fail(w, http.StatusBadRequest, "bad_request", `the body must be one JSON object like {"name":"Friday night"}: `+strings.TrimPrefix(err.Error(), protocol.ErrUndecodable.Error()+": "))
+		lb.fail(w, protocol.CodeBadRequest, `the body must be one JSON object like {"name":"Friday night"}: `+strings.TrimPrefix(err.Error(), protocol.ErrUndecodable.Error()+": "))
 		return
 	}
 	l, err := lb.create(r.Context(), body.Name, addr, body.Private)
 	switch {
 	case errors.Is(err, ErrLaneName):
-		lb.fail(w, http.StatusBadRequest, "invalid_lane_name", err.Error())
+		lb.fail(w, protocol.CodeInvalidLaneName, err.Error())
 		return
 	case errors.Is(err, ErrFull):
-		lb.fail(w, http.StatusServiceUnavailable, "too_many_lanes", err.Error())
+		lb.fail(w, protocol.CodeTooManyLanes, err.Error())
 		return
 	case errors.Is(err, errAddrLimit):
 		// A lane nobody is on closes after the idle timeout: the soonest
@@ -155,7 +151,7 @@ func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
 		lb.tooMany(w, lb.idleTimeout(), fmt.Sprintf("this address has %d lanes open, its limit; a lane closes once nobody has been on it for %v", lb.cfg.LanesPerAddr, lb.idleTimeout()))
 		return
 	case err != nil:
-		lb.fail(w, http.StatusServiceUnavailable, "unavailable", err.Error())
+		lb.fail(w, protocol.CodeUnavailable, err.Error())
 		return
 	}
 	w.Header().Set("Location", "/api/lanes/"+l.ID())
@@ -167,7 +163,7 @@ func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
 func (lb *Lobby) tooMany(w http.ResponseWriter, wait time.Duration, why string) {
 	secs := int(wait/time.Second) + 1
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	lb.fail(w, http.StatusTooManyRequests, "rate_limited", fmt.Sprintf("%s; try again in %d s", why, secs))
+	lb.fail(w, protocol.CodeRateLimited, fmt.Sprintf("%s; try again in %d s", why, secs))
 }
 
 // idleTimeout is how long a lane with nobody connected stays open.
@@ -186,7 +182,7 @@ func (lb *Lobby) lane(w http.ResponseWriter, r *http.Request) (*lane.Lane, bool)
 	id := r.PathValue("id")
 	l, ok := lb.Get(id)
 	if !ok {
-		lb.fail(w, http.StatusNotFound, "lane_not_found", fmt.Sprintf("no lane %q: it may have closed", id))
+		lb.fail(w, protocol.CodeLaneNotFound, fmt.Sprintf("no lane %q: it may have closed", id))
 		return nil, false
 	}
 	return l, true
@@ -229,12 +225,12 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 		lb.refuseSocket(w, r, protocol.Errorf(protocol.CodeRateLimited, "this address has %d WebSocket connections open, its limit; try again later", lb.cfg.ConnsPerAddr))
 		return
 	case err != nil:
-		code := "too_many_connections"
+		code := protocol.CodeTooManyConnections
 		if errors.Is(err, ErrClosed) {
-			code = "shutting_down"
+			code = protocol.CodeShuttingDown
 		}
 		w.Header().Set("Retry-After", "5")
-		lb.fail(w, http.StatusServiceUnavailable, code, err.Error())
+		lb.fail(w, code, err.Error())
 		return
 	}
 	conn, err := lane.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: lb.cfg.OriginPatterns})

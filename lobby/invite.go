@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/boombuler/barcode/qr"
+
+	"github.com/tenpin/tenpin/protocol"
 )
 
 // Invite is the answer of GET /api/lanes/{id}/invite: the lane's link at
@@ -63,7 +65,7 @@ func (lb *Lobby) getQR(w http.ResponseWriter, r *http.Request) {
 	}
 	data, err := qrPNG(lb.invite(r, l.ID()).URL)
 	if err != nil {
-		httpError(w, http.StatusInternalServerError, "internal", err.Error())
+		lb.fail(w, protocol.CodeInternal, err.Error())
 		return
 	}
 	w.Header().Set("Content-Type", "image/png")

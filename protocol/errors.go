@@ -1,6 +1,14 @@
 package protocol
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/tenpin/tenpin/lane/bowling"
+	"github.com/tenpin/tenpin/lane/game"
+)
 
 // Code is a machine-readable reason a message was refused.
 type Code string
@@ -36,6 +44,20 @@ const (
 	CodeServerRestarting Code = "server_restarting" // the server is stopping and will be back: reconnect and resume
 	CodeSeatTakenOver    Code = "seat_taken_over"   // another connection resumed this connection's seat: it is a spectator now
 	CodeRemoved          Code = "removed"           // the host removed this connection's player from the lane: it is a spectator now
+
+	// The HTTP API's refusals, sent with the status of [Code.Status] as
+	// an Error: {"type":"error","code":…,"message":…}. The API also
+	// answers rate_limited (429), unavailable (503) and internal (500).
+	CodeBadRequest           Code = "bad_request"            // a body that is not one JSON object of the right fields, or a bad query
+	CodeNotFound             Code = "not_found"              // no API at that method and path
+	CodeLaneNotFound         Code = "lane_not_found"         // no lane of that id: it may have closed
+	CodeTooLarge             Code = "too_large"              // a body over the limit
+	CodeUnsupportedMediaType Code = "unsupported_media_type" // a POST body not sent as application/json
+	CodeInvalidLaneName      Code = "invalid_lane_name"      // a lane name that is empty, too long, or has control characters
+	CodeTooManyLanes         Code = "too_many_lanes"         // the server holds all the lanes it may
+	CodeTooManyConnections   Code = "too_many_connections"   // the server holds all the connections it may
+	CodeShuttingDown         Code = "shutting_down"          // the server is stopping
+	CodeHostNotAllowed       Code = "host_not_allowed"       // a Host name the server does not answer to (a guard against DNS rebinding)
 )
 
 // Error is the refusal of a client message, sent as
@@ -54,3 +76,72 @@ func Errorf(code Code, format string, args ...any) *Error {
 }
 
 func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+
+// statuses is the HTTP status of each code an API request may be refused
+// with; any other code is a refusal of a lane's message, 400 if it ever
+// answers a request.
+var statuses = map[Code]int{
+	CodeNotFound:             http.StatusNotFound,
+	CodeLaneNotFound:         http.StatusNotFound,
+	CodeTooLarge:             http.StatusRequestEntityTooLarge,
+	CodeUnsupportedMediaType: http.StatusUnsupportedMediaType,
+	CodeHostNotAllowed:       http.StatusMisdirectedRequest,
+	CodeRateLimited:          http.StatusTooManyRequests,
+	CodeTooManyLanes:         http.StatusServiceUnavailable,
+	CodeTooManyConnections:   http.StatusServiceUnavailable,
+	CodeShuttingDown:         http.StatusServiceUnavailable,
+	CodeUnavailable:          http.StatusServiceUnavailable,
+	CodeInternal:             http.StatusInternalServerError,
+}
+
+// Status returns the HTTP status an API refusal with this code is sent
+// with: 400 unless the table says otherwise.
+func (c Code) Status() int {
+	if s, ok := statuses[c]; ok {
+		return s
+	}
+	return http.StatusBadRequest
+}
+
+// errorCodes maps the domain's errors to the codes a client is sent: the
+// one place where that mapping lives. The first that matches counts.
+var errorCodes = []struct {
+	err  error
+	code Code
+}{
+	{bowling.ErrInvalidName, CodeInvalidName},
+	{bowling.ErrNameTaken, CodeNameTaken},
+	{game.ErrLaneFull, CodeLaneFull},
+	{game.ErrGameStarted, CodeGameStarted},
+	{bowling.ErrStarted, CodeGameStarted},
+	{game.ErrNotPlaying, CodeNotPlaying},
+	{bowling.ErrGameOver, CodeNotPlaying},
+	{bowling.ErrNotYourTurn, CodeNotYourTurn},
+	{bowling.ErrInvalidPins, CodeInvalidPins},
+	{bowling.ErrTooManyPins, CodeInvalidPins},
+	{bowling.ErrUnknownPlayer, CodeNotSeated},
+	{bowling.ErrNoPlayers, CodeNotSeated},
+	{game.ErrNotFinished, CodeNotFinished},
+	{game.ErrClosed, CodeLaneClosed},
+	{game.ErrStaleRoll, CodeStaleRoll},
+	{game.ErrNotHost, CodeNotHost},
+	{game.ErrNotAway, CodeNotAway},
+	{bowling.ErrInvalidCorrection, CodeInvalidCorrection},
+}
+
+// ErrorFor returns the Error a client is sent for err: a copy of err if
+// it is an *Error, the code of the domain error it wraps (its message
+// without the sentinel's prefix), or internal.
+func ErrorFor(err error) *Error {
+	var pe *Error
+	if errors.As(err, &pe) {
+		cp := *pe
+		return &cp
+	}
+	for _, ec := range errorCodes {
+		if errors.Is(err, ec.err) {
+			return Errorf(ec.code, "%s", strings.TrimPrefix(err.Error(), ec.err.Error()+": "))
+		}
+	}
+	return Errorf(CodeInternal, "the server could not handle that")
+}

@@ -72,7 +72,7 @@ func startChildEnv(t *testing.T, env []string, args ...string) *child {
 	}
 	c.url = strings.TrimSpace(strings.TrimPrefix(line, "tenpin serving on "))
 	c.printed = line
-	for range 2 { // where the lanes are kept, and how many connections it holds
+	for range 3 { // where friends can open it, where the lanes are kept, and how many connections it holds
 		line, err := r.ReadString('\n')
 		if err != nil {
 			t.Fatalf("the server stopped printing: %v; printed %q", err, c.printed)

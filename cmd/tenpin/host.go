@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -11,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/protocol"
 )
 
 // hostPolicy is the names the server answers to, in the Host header of a
@@ -130,18 +130,8 @@ func checkHost(p *hostPolicy, refused *atomic.Int64, h http.Handler) http.Handle
 		}
 		refused.Add(1)
 		name := canonicalHost(r.Host)
-		body, _ := json.Marshal(struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
-		}{
-			Code:    "host_not_allowed",
-			Message: fmt.Sprintf("this server does not answer to the name %q (the Host header), a guard against DNS rebinding: start it with -host %s to allow that name", name, name),
-		})
-		hd := w.Header()
-		lobby.SetHeaders(hd)
-		hd.Set("Content-Type", "application/json")
-		hd.Set("Cache-Control", "no-store")
-		w.WriteHeader(http.StatusMisdirectedRequest)
-		w.Write(append(body, '\n'))
+		lobby.SetHeaders(w.Header())
+		lobby.WriteError(w, protocol.Errorf(protocol.CodeHostNotAllowed,
+			"this server does not answer to the name %q (the Host header), a guard against DNS rebinding: start it with -host %s to allow that name", name, name))
 	})
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/protocol"
 )
 
 // debugHandler serves the operators' endpoints, on the -debug-addr
@@ -98,7 +99,7 @@ func labelled(key string, counts map[string]int64) []sample {
 func families(lb *lobby.Lobby, hostRefused *atomic.Int64) []family {
 	m := lb.Metrics()
 	refused := lb.Refused()
-	refused["host_not_allowed"] += hostRefused.Load()
+	refused[string(protocol.CodeHostNotAllowed)] += hostRefused.Load()
 	return []family{
 		{"tenpin_connections", "gauge", "WebSocket connections attached to lanes.", one(float64(m.Connections.Load()))},
 		{"tenpin_websockets", "gauge", "WebSocket connections the server holds, those waiting to resume a seat and those being turned away included.", one(float64(lb.Connections()))},
