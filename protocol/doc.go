@@ -188,17 +188,36 @@
 //
 // # HTTP
 //
-//	GET  /api/lanes                  {"lanes":[{"id","name","phase","players":["PJS"],"spectators":0,"frame":1}],"next":"…","total":1}, a page at a time: ?after= the next of the page before
-//	POST /api/lanes                  {"name":"Friday night"} → 201 and the lane's summary; the body must be sent with Content-Type: application/json
+//	GET  /api/lanes                  {"lanes":[{"id","name","phase","players":["PJS"],"spectators":0,"frame":1}],"next":"…","total":1}, a page at a time
+//	POST /api/lanes                  {"name":"Friday night","private":true} → 201 and the lane's summary; Content-Type: application/json; "private" is optional
 //	GET  /api/lanes/{id}             the lane's board message
 //	GET  /api/lanes/{id}/board.txt   the text scoreboard
-//	GET  /api/lanes/{id}/games       the lane's series: {"games":[{"game":1,"finished":true,"players":[{"name","frames","total","strikes","spares","opens"}]}]}
-//	GET  /healthz                    ok; 503 {"code":"unavailable",…} while the store does not answer
+//	GET  /api/lanes/{id}/games       the lane's series: {"games":[{"game":1,"finished":true,"players":[{"name","frames","total","strikes","spares","opens","left"}],"corrections":[{"name","frame","ball","was","pins","by","at"}]}]}
+//	GET  /api/lanes/{id}/invite      {"url":"http://192.168.1.20:8080/lanes/k3x9…","urls":[…],"qr":"/api/lanes/k3x9…/qr.png"}: the lane's link at an address friends' phones can open
+//	GET  /api/lanes/{id}/qr.png      a QR code of that link
+//	GET  /healthz                    ok; 503 while the store does not answer
 //
-// HTTP errors are {"code":"…","message":"…"} with status 400 (bad body),
-// 404 (unknown lane), 413 (body too large), 415 (unsupported_media_type: a
-// POST whose Content-Type is not application/json, as a form or a
-// text/plain body that another site's page could send), 429 (rate_limited,
-// with Retry-After: one address creating lanes too fast) or 503 (lane limit
-// reached, or the store did not take the new lane).
+// The lobby's list comes a page at a time, oldest lane first: ?limit=
+// lanes (1 to 200; 50 if omitted) after the lane whose id is ?after=
+// (none: from the first). next is the after of the following page,
+// omitted on the last; total is how many lanes are listed. A lane that
+// closed between two pages is still a valid after. A private lane is never
+// listed: its link is the invitation. The list is gzipped for a client
+// that accepts it, and carries an ETag: a request whose If-None-Match
+// holds it is answered 304.
+//
+// POST bodies are read as strictly as a lane's messages. An HTTP error is
+// an [Error], {"type":"error","code":"…","message":"…"}, with the status of
+// its code ([Code.Status]): 400 bad_request (a bad body or query) and
+// invalid_lane_name; 404 not_found (no such API) and lane_not_found; 413
+// too_large; 415 unsupported_media_type (a POST not sent as
+// application/json: a form or a text/plain body, which another site's
+// page could send, creates nothing); 421 host_not_allowed (a Host name
+// the server does not answer to: a guard against DNS rebinding); 429
+// rate_limited, with Retry-After (one address creating lanes too fast, or
+// holding its limit of open lanes); 503 too_many_lanes,
+// too_many_connections, shutting_down and unavailable (the store did not
+// take the new lane, or does not answer). A WebSocket from an address that
+// holds its limit of connections is upgraded, sent rate_limited with no
+// ref, and closed with 1013: reconnect with backoff.
 package protocol
