@@ -47,12 +47,12 @@
 //
 // # Client → server
 //
-//	{"type":"join","name":"PJS"}          take a seat: three English letters, any case; only before the game starts
+//	{"type":"join","name":"PJS"}          take a seat: three English letters, any case; only while the game waits to start
 //	{"type":"resume","token":"…"}         take back one's seat after a reconnect, with the token from welcome
 //	{"type":"start"}                      start the game (the host only; the lane needs at least one player)
 //	{"type":"roll","pins":7,"frame":3,"ball":1}   the pins knocked down with the ball up: see Rolls below
 //	{"type":"leave"}                      give up one's seat (during a game: one's frames stay, the turn skips them)
-//	{"type":"rematch"}                    after the game is over: a new game with the same players (the host only)
+//	{"type":"rematch"}                    after the game is over (the host only): it joins the series, and the next game, with the players still seated, waits: others may join until the host starts it
 //	{"type":"correct","pins":8,"frame":1,"ball":1}   change a ball already bowled in this game: one's own, or with "name", anyone's (the host only)
 //	{"type":"skip"}                       pass by the player up, offline for the away time (30 s): they are away until they resume
 //	{"type":"remove","name":"BOB"}        take a player off the lane for good: their frames stay, their seat is no longer theirs (the host only)
@@ -185,6 +185,21 @@
 //	← {"type":"ack","ref":"4","seq":3}
 //	→ {"type":"roll","pins":10,"frame":1,"ball":1,"id":"5"}
 //	← {"type":"error","code":"stale_roll","message":"frame 1 ball 1 is not PJS's next ball (that is frame 2 ball 1)","ref":"5"}
+//
+// Fair play: BOB's 9 was an 8 (a correction the rules refuse changes
+// nothing); BOB's phone then locks while BOB is up, and PJS skips BOB once
+// BOB has been offline for the away time:
+//
+//	→ {"type":"correct","frame":1,"ball":1,"pins":10,"name":"BOB","id":"6"}
+//	← {"type":"error","code":"invalid_correction","message":"frame 1 ball 1 cannot be 10: the balls bowled after it would belong to other frames","ref":"6"}
+//	→ {"type":"correct","frame":1,"ball":1,"pins":8,"name":"BOB","id":"7"}
+//	← {"type":"board",…,"players":[…,{"name":"BOB",…,"frames":[{"marks":"8|/","rolls":[8,2],"score":null,"corrected":true}],…}],…}
+//	← {"type":"ack","ref":"7","seq":9}
+//	→ {"type":"skip","id":"8"}
+//	← {"type":"error","code":"not_away","message":"BOB has been offline for 12s; a player may be skipped after 30s","ref":"8"}
+//	→ {"type":"skip","id":"9"}
+//	← {"type":"board",…,"up":{"seat":0,"frame":3,"ball":1,"standing":10},"players":[…,{"name":"BOB","connected":false,"away":true,…}],…}
+//	← {"type":"ack","ref":"9","seq":11}
 //
 // # HTTP
 //
