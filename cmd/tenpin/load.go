@@ -35,6 +35,7 @@ type loadConfig struct {
 	maxP99     time.Duration
 	jsonOut    bool
 	cpuProfile string
+	debugURL   string
 }
 
 // runLoad drives simulated players and spectators against a server: it
@@ -56,6 +57,7 @@ func runLoad(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	fs.IntVar(&cfg.Sources, "sources", 0, "loopback source addresses to spread connections over (127.0.0.1, .2, …; 0: one per 25,000 connections)")
 	fs.DurationVar(&cfg.maxP99, "max-p99", 0, "fail if the fan-out p99 exceeds this (0: no limit)")
 	fs.BoolVar(&cfg.jsonOut, "json", false, "write the final report as JSON")
+	fs.StringVar(&cfg.debugURL, "debug-url", "", "the server's operators' listener, http://host:port (its -debug-addr): the report then shows the server's memory and counters")
 	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write the load tool's own CPU profile to this `file` (the generator shares the machine)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: tenpin load [flags]\n\nPlays games on a tenpin server with simulated players and spectators, checks every board, and reports latencies.")
@@ -101,6 +103,7 @@ func runLoad(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 		URL: cfg.URL, Lanes: cfg.Lanes, Players: cfg.Players, Spectators: cfg.Spectators,
 		Duration: cfg.Duration, Ramp: cfg.Ramp, Seed: cfg.Seed, Sources: cfg.Sources,
 		Strategy: randomPlayers{think: cfg.Think, games: cfg.Games},
+		DebugURL: cfg.debugURL,
 		Progress: progress(stderr),
 	})
 	report := newLoadReport(cfg, res)

@@ -12,10 +12,10 @@ import (
 // cores, twenty lanes of four made about 60 rolls each in the 5 seconds,
 // short of a game, now and then.
 func TestLoadRun(t *testing.T) {
-	url, stop := startServer(t, "-create-burst", "100") // every lane from one address
-	ws := "ws" + strings.TrimPrefix(url, "http")
+	srv := serveForTest(t, "-create-burst", "100", "-debug-addr", "127.0.0.1:0") // every lane from one address
+	ws := "ws" + strings.TrimPrefix(srv.url, "http")
 	stdout, stderr, code := runCmd(t, "", "load", "-url", ws, "-lanes", "10", "-players", "4", "-spectators", "6",
-		"-duration", "5s", "-think", "10ms", "-ramp", "500ms", "-json")
+		"-duration", "5s", "-think", "10ms", "-ramp", "500ms", "-json", "-debug-url", srv.debug)
 	if code != 0 {
 		t.Fatalf("load exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -30,7 +30,10 @@ func TestLoadRun(t *testing.T) {
 	if rep.Games == 0 || rep.Rolls == 0 || rep.Fanout.Count == 0 || rep.Ack.Count == 0 {
 		t.Errorf("the run played nothing: %+v", rep)
 	}
-	if err := stop(); err != nil {
+	if rep.ServerDuring["connections"] != 100 || rep.ServerDuring["rss_bytes"] == 0 {
+		t.Errorf("the server's counters during the run, read from its debug listener: %v; want 100 connections and its RSS", rep.ServerDuring)
+	}
+	if err := srv.stop(); err != nil {
 		t.Errorf("server: %v", err)
 	}
 }

@@ -63,6 +63,10 @@ type Config struct {
 	// ephemeral ports to one server address.
 	Sources  int
 	Strategy Strategy
+	// DebugURL, if set, is the server's operators' listener
+	// (http://host:port, its -debug-addr), whose /debug/vars give the
+	// server's memory and counters to the report.
+	DebugURL string
 	// Progress, if not nil, is called once a second while the run lasts.
 	Progress func(Progress)
 }
@@ -213,9 +217,13 @@ func (r *run) progress(ctx context.Context, start time.Time, done chan struct{})
 	}
 }
 
-// serverVars reads the server's /debug/vars, if it has them.
+// serverVars reads the server's /debug/vars, if the run was told where
+// its debug listener is.
 func (r *run) serverVars() map[string]float64 {
-	res, err := r.http[0].Get(r.httpBase + "/debug/vars")
+	if r.cfg.DebugURL == "" {
+		return nil
+	}
+	res, err := r.http[0].Get(strings.TrimRight(r.cfg.DebugURL, "/") + "/debug/vars")
 	if err != nil {
 		return nil
 	}
