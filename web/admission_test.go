@@ -58,5 +58,5 @@ func TestLaneFullOfWatchers(t *testing.T) {
 
 	// Once there is room, the retry gets in.
 	squatter.Close(websocket.StatusNormalClosure, "")
-	until(t, watcher, "watching", `document.querySelector("#conn").textContent === "connected" && document.querySelector("#phase").textContent.endsWith(" 1 watching.") && document.querySelector("#me").textContent === "You are watching."`)
+	until(t, watcher, "watching", `document.querySelector("#conn").textContent === "connected" && document.querySelector("#phase").textContent.endsWith(" Only you are watching.") && document.querySelector("#me").textContent === "You are watching."`)
 }

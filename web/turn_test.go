@@ -114,7 +114,7 @@ func TestEndOfGame(t *testing.T) {
 	if got, want := eval[string](t, page, winners), "DOG EEL CAT"; got != want {
 		t.Errorf("the board marks %q as winners, want %q", got, want)
 	}
-	if got := eval[string](t, page, `document.querySelector("#phase").textContent`); got != "Game over. 2 watching." {
+	if got := eval[string](t, page, `document.querySelector("#phase").textContent`); got != "Game over. You and 1 other are watching." {
 		t.Errorf("the phase reads %q", got)
 	}
 	if t.Failed() {

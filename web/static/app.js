@@ -123,7 +123,9 @@ function startLobby() {
 async function refreshLanes() {
   let page;
   try {
-    const res = await fetch(`/api/lanes?limit=${lobbyLimit}`, { cache: "no-store" });
+    // no-cache, not no-store: the browser asks again each time, with the
+    // list's ETag, and an unchanged list comes back as a bodiless 304.
+    const res = await fetch(`/api/lanes?limit=${lobbyLimit}`, { cache: "no-cache" });
     if (!res.ok) throw new Error(res.statusText);
     page = await res.json();
   } catch {
@@ -711,7 +713,14 @@ function render() {
     playing: "",
     finished: "Game over." + (seated && !host && b.host ? ` ${b.host} can start a rematch.` : ""),
   }[b.phase];
-  $("#phase").textContent = `${phase} ${b.spectators} watching.`.trim();
+  // A page that watches is one of the spectators: say so, rather than
+  // count the visitor as a stranger.
+  let watching = `${b.spectators} watching.`;
+  if (!seated && lane.ws && b.spectators > 0) {
+    const others = b.spectators - 1;
+    watching = others === 0 ? "Only you are watching." : `You and ${others} other${others === 1 ? "" : "s"} are watching.`;
+  }
+  $("#phase").textContent = `${phase} ${watching}`.trim();
 
   $("#join-form").hidden = seated || b.phase !== "waiting";
   if ($("#join-form").hidden) setFieldError("#join-name", "#join-error", "");
