@@ -106,6 +106,12 @@ func Decode(data []byte) (Request, error) {
 			return id, Errorf(CodeBadMessage, "%s message takes no %q", r.Type, f.field)
 		}
 	}
+	switch {
+	case r.Frame != nil && (*r.Frame < 1 || *r.Frame > 10):
+		return id, Errorf(CodeBadMessage, `"frame" is %d: a frame is 1 to 10`, *r.Frame)
+	case r.Ball != nil && (*r.Ball < 1 || *r.Ball > 3):
+		return id, Errorf(CodeBadMessage, `"ball" is %d: a ball of a frame is 1 to 3`, *r.Ball)
+	}
 	return r, nil
 }
 

@@ -23,7 +23,15 @@ func TestDecode(t *testing.T) {
 		{in: `{"type":"leave","id":""}`, want: Request{Type: TypeLeave}},
 		{in: `{"type":"rematch"}`, want: Request{Type: TypeRematch}},
 		{in: `{"type":"roll","pins":-1,"frame":1,"ball":1}`, want: Request{Type: TypeRoll, Pins: ptr(-1), Frame: ptr(1), Ball: ptr(1)}}, // the lane refuses the count
-		{in: `{"type":"roll","pins":11,"frame":0,"ball":9}`, want: Request{Type: TypeRoll, Pins: ptr(11), Frame: ptr(0), Ball: ptr(9)}}, // and a ball that is not up
+		{in: `{"type":"roll","pins":11,"frame":10,"ball":3}`, want: Request{Type: TypeRoll, Pins: ptr(11), Frame: ptr(10), Ball: ptr(3)}}, // and a ball that is not up
+
+		// A frame or ball no game has, refused here: a lane computes with them.
+		{in: `{"type":"roll","pins":1,"frame":0,"ball":1}`, code: CodeBadMessage},
+		{in: `{"type":"roll","pins":1,"frame":11,"ball":1}`, code: CodeBadMessage},
+		{in: `{"type":"roll","pins":1,"frame":1,"ball":0}`, code: CodeBadMessage},
+		{in: `{"type":"correct","pins":1,"frame":2,"ball":4}`, code: CodeBadMessage},
+		{in: `{"type":"correct","pins":1,"frame":2,"ball":9223372036854775807}`, code: CodeBadMessage},
+		{in: `{"type":"correct","pins":1,"frame":-9223372036854775808,"ball":1}`, code: CodeBadMessage},
 
 		{in: ``, code: CodeBadMessage},
 		{in: `null`, code: CodeBadMessage},

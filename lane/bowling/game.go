@@ -97,10 +97,10 @@ func (g *Game) Correct(frame, ball, pins int) (was int, err error) {
 		return 0, fmt.Errorf("%w: there is no frame %d", ErrInvalidCorrection, frame)
 	}
 	s, e := g.span(frame - 1)
-	i := s + ball - 1
-	if ball < 1 || i >= e {
+	if ball < 1 || ball > 3 || s+ball-1 >= e { // ball is checked before the sum: it may be any int
 		return 0, fmt.Errorf("%w: frame %d ball %d has not been bowled", ErrInvalidCorrection, frame, ball)
 	}
+	i := s + ball - 1
 	rolls := g.Rolls()
 	was = rolls[i]
 	if was == pins {

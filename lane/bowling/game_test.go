@@ -3,6 +3,7 @@ package bowling
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -281,5 +282,19 @@ func TestParseName(t *testing.T) {
 		if got != "" {
 			t.Errorf("ParseName(%q) = %q with an error, want \"\"", tt.in, got)
 		}
+	}
+}
+
+// TestCorrectAnyBall: a correction may name any frame and ball, as a
+// client sent them; none but a bowled ball is taken, and none panics.
+func TestCorrectAnyBall(t *testing.T) {
+	g, _ := Replay([]int{3, 4, 10})
+	for _, fb := range [][2]int{{1, 0}, {1, 3}, {2, 2}, {3, 1}, {2, math.MaxInt}, {2, math.MinInt}, {math.MaxInt, 1}, {math.MinInt, 1}, {0, 1}, {11, 1}} {
+		if _, err := g.Correct(fb[0], fb[1], 1); !errors.Is(err, ErrInvalidCorrection) {
+			t.Errorf("Correct(frame %d, ball %d) = %v, want ErrInvalidCorrection", fb[0], fb[1], err)
+		}
+	}
+	if got := g.Rolls(); !slices.Equal(got, []int{3, 4, 10}) {
+		t.Errorf("refused corrections changed the rolls to %v", got)
 	}
 }
