@@ -250,3 +250,35 @@ func TestPrivateLaneStaysPrivate(t *testing.T) {
 		t.Error("a lane opened without Private is private")
 	}
 }
+
+// TestTakenOverLaneWritesNothing: when it is the read-back after a lost
+// append that shows another server's claim, the lane that held the lane
+// writes nothing more either: not a command, not its closing.
+func TestTakenOverLaneWritesNothing(t *testing.T) {
+	ctx := context.Background()
+	j := &faulty{Journal: memjournal.New()}
+	first, a := seatedLane(t, j)
+	j.lose = true // the roll is stored, its answer lost: the lane must read back
+	first.send(a, first.roll(3, `,"id":"r1"`))
+	replies(a)
+
+	log, err := j.Read(ctx, first.ID(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Restore(ctx, log, Config{Journal: j, Node: "n2"}); err != nil {
+		t.Fatal(err)
+	}
+	claimed, _ := j.Read(ctx, first.ID(), 0)
+
+	b := attach(first)
+	first.send(b, `{"type":"join","name":"BBB","id":"j"}`)
+	if r := replies(b); len(r) != 1 || r[0]["code"] != "server_restarting" {
+		t.Errorf("a join on the lane taken over was answered %v, want server_restarting", r)
+	}
+	first.closeIdle(ctx)
+	after, _ := j.Read(ctx, first.ID(), 0)
+	if len(after.Events) != len(claimed.Events) {
+		t.Errorf("the lane taken over wrote %d events after the other's claim: %+v", len(after.Events)-len(claimed.Events), after.Events[len(claimed.Events):])
+	}
+}

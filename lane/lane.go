@@ -800,6 +800,9 @@ func (l *Lane) store(ctx context.Context, e game.Event) error {
 	if l.journal == nil {
 		return nil
 	}
+	if l.moved {
+		return errMoved // another server holds the lane
+	}
 	if l.stale {
 		return errors.New("lane: the log is ahead of the lane: read it back before deciding") // sync was not called: a bug
 	}
@@ -832,6 +835,9 @@ func (l *Lane) sync(ctx context.Context) error {
 		return errStoreDown
 	}
 	if err := l.catchUp(ctx); err != nil {
+		if l.moved {
+			return errMoved
+		}
 		l.retryAt = time.Now().Add(storeRetryPause)
 		l.log.Warn("journal read failed", "err", err)
 		return errStoreDown
@@ -856,7 +862,7 @@ func (l *Lane) catchUp(ctx context.Context) error {
 	l.last, l.stale = log.Last, false
 	if l.state.Epoch() > l.epoch {
 		l.moved = true // another server claimed the lane: its log is not ours to write
-		return nil
+		return errMoved
 	}
 	if len(log.Events) > 0 {
 		l.log.Info("caught up with the journal", "events", len(log.Events))
