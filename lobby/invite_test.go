@@ -2,6 +2,7 @@ package lobby_test
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	_ "image/png"
 	"net/http"
@@ -76,4 +77,43 @@ func decodeQR(t *testing.T, url string) string {
 		t.Fatalf("GET %s: no QR code in the image: %v", url, err)
 	}
 	return result.GetText()
+}
+
+func BenchmarkQRPNG(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := lobby.QRPNG("http://192.168.1.20:8080/lanes/k3x9mdq2vb"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestQRCodesPerAddress: drawing a QR code costs milliseconds, so one
+// address may have only so many new ones drawn; codes drawn already are
+// served to anyone, at no cost.
+func TestQRCodesPerAddress(t *testing.T) {
+	s := newServer(t, lobby.Config{CreateBurst: 100, URLs: []string{"http://192.168.1.20:8080"}})
+	var ids []string
+	for i := range lobby.QRBurst + 5 {
+		ids = append(ids, s.createLane(t, fmt.Sprint("lane ", i)))
+	}
+	status := func(id string) (int, string) {
+		res, err := http.Get(s.srv.URL + "/api/lanes/" + id + "/qr.png")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode, res.Header.Get("Retry-After")
+	}
+	for _, id := range ids[:lobby.QRBurst] {
+		if code, _ := status(id); code != http.StatusOK {
+			t.Fatalf("QR code %s within the burst: %d", id, code)
+		}
+	}
+	if code, retry := status(ids[lobby.QRBurst]); code != http.StatusTooManyRequests || retry == "" {
+		t.Errorf("a new QR code past the burst: %d, Retry-After %q; want 429 with Retry-After", code, retry)
+	}
+	if code, _ := status(ids[0]); code != http.StatusOK {
+		t.Errorf("a QR code drawn already, past the burst: %d, want 200", code)
+	}
 }

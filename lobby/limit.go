@@ -49,6 +49,16 @@ const (
 	LimitCreations    = "lane_creations"          // CreateRate and CreateBurst
 	LimitConnsPerAddr = "connections_per_address" // ConnsPerAddr
 	LimitLanesPerAddr = "lanes_per_address"       // LanesPerAddr
+	LimitQRCodes      = "qr_codes"                // QRRate and QRBurst
+)
+
+// QR codes drawn per client address: a code costs a few milliseconds of
+// CPU to draw (it is kept afterwards), so one address may ask for new
+// ones only so fast. A phone asks for one a lane; a room of people
+// opening the same lane are served the kept one.
+const (
+	QRRate  = 5
+	QRBurst = 20
 )
 
 // clientAddr returns the client address a request's limits count against.
@@ -214,7 +224,7 @@ func (lb *Lobby) Refused() map[string]int64 { return snapshot(&lb.counters.refus
 // refused since the lobby started, by limit (LimitCreations,
 // LimitConnsPerAddr, LimitLanesPerAddr; each present, if only as 0).
 func (lb *Lobby) RateLimited() map[string]int64 {
-	return snapshot(&lb.counters.limited, LimitCreations, LimitConnsPerAddr, LimitLanesPerAddr)
+	return snapshot(&lb.counters.limited, LimitCreations, LimitConnsPerAddr, LimitLanesPerAddr, LimitQRCodes)
 }
 
 // rateLimited counts a refusal by the given limit per client address.

@@ -111,6 +111,7 @@ type Config struct {
 type Lobby struct {
 	cfg Config
 	log *slog.Logger
+	qrs qrCache // the invitations' QR codes, drawn once each
 
 	mu    sync.RWMutex
 	lanes map[string]*entry
@@ -130,6 +131,7 @@ type Lobby struct {
 
 	unrestored map[string]struct{} // guarded by mu: lanes in the journal that failed to restore
 	creations  *addrLimiter        // lane creations per client address
+	qrDraws    *addrLimiter        // QR codes drawn per client address
 	list       listCache           // GET /api/lanes, encoded
 	counters   counters            // refusals, for the metrics
 
@@ -193,6 +195,7 @@ func New(cfg Config) *Lobby {
 		lanesByAddr: make(addrCount),
 		gone:        newClosedLanes(maxClosedLanes),
 		creations:   newAddrLimiter(cfg.CreateRate, cfg.CreateBurst),
+		qrDraws:     newAddrLimiter(QRRate, QRBurst),
 		starts:      make(chan *lane.Lane),
 		stopped:     make(chan struct{}),
 	}

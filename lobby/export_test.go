@@ -1,0 +1,4 @@
+package lobby
+
+// QRPNG is qrPNG, for the benchmark of drawing a code.
+var QRPNG = qrPNG
