@@ -216,6 +216,10 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 	addr := lb.clientAddr(r)
 	done, err := lb.connOpened(addr)
 	switch {
+	case errors.Is(err, errRefusing):
+		lb.rateLimited(LimitConnsPerAddr)
+		lb.tooMany(w, refuseTimeout, "this address has its WebSocket connections open, and more being refused")
+		return
 	case errors.Is(err, errAddrLimit):
 		// Refused after the upgrade: a page cannot read the status of a
 		// refused upgrade, only a close.
@@ -253,10 +257,10 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 	}()
 }
 
-// refuseTimeout bounds each step of turning a WebSocket away: writing the
-// error, then the close handshake (the library waits up to 5 s for the
-// client's close).
-const refuseTimeout = 5 * time.Second
+// refuseTimeout bounds turning a WebSocket away: writing the error, then
+// the close handshake. A client that reads gets both in a round trip; one
+// that does not holds its socket no longer than this.
+const refuseTimeout = time.Second
 
 // refuseSocket upgrades the request, sends the error e and closes the
 // connection with 1013 (try again later): a page knows then to come back
@@ -275,6 +279,20 @@ func (lb *Lobby) refuseSocket(w http.ResponseWriter, r *http.Request, e *protoco
 	if err := ws.Write(ctx, websocket.MessageText, data); err != nil {
 		return
 	}
-	ws.Close(websocket.StatusTryAgainLater, "too many connections from this address")
+	// The close handshake waits for the client's echo, up to 5 s inside
+	// the library: a client that never answers would hold the socket (and
+	// a place among the server's connections) that long. The close frame
+	// goes out at once; the echo gets refuseTimeout.
+	closed := make(chan struct{})
+	go func() {
+		ws.Close(websocket.StatusTryAgainLater, "too many connections from this address")
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-ctx.Done():
+		ws.CloseNow()
+		<-closed
+	}
 	lb.log.Debug("websocket turned away", "lane", r.PathValue("id"), "remote", r.RemoteAddr, "reason", e.Message)
 }

@@ -126,6 +126,7 @@ type Lobby struct {
 	closing     bool           // guarded by mu: no new connections once set
 	opening     int            // guarded by mu: lanes being created
 	connsByAddr addrCount      // guarded by mu: connections served, by client address
+	refusing    addrCount      // guarded by mu: connections being refused, by client address
 	lanesByAddr addrCount      // guarded by mu: lanes open or being created, by the address that created them
 	gone        closedLanes    // guarded by mu: where lanes that closed were listed
 
@@ -192,6 +193,7 @@ func New(cfg Config) *Lobby {
 		lanes:       make(map[string]*entry),
 		unrestored:  make(map[string]struct{}),
 		connsByAddr: make(addrCount),
+		refusing:    make(addrCount),
 		lanesByAddr: make(addrCount),
 		gone:        newClosedLanes(maxClosedLanes),
 		creations:   newAddrLimiter(cfg.CreateRate, cfg.CreateBurst),
@@ -509,20 +511,34 @@ func (lb *Lobby) connOpened(addr string) (done func(), err error) {
 	case lb.nconns >= lb.cfg.MaxConnections:
 		return nil, fmt.Errorf("%w: the server holds %d connections, its limit", ErrFull, lb.cfg.MaxConnections)
 	}
+	if lb.connsByAddr.take(addr, lb.cfg.ConnsPerAddr) {
+		lb.nconns++
+		lb.conns.Add(1)
+		return func() { lb.connClosed(addr, lb.connsByAddr) }, nil
+	}
+	// Over its limit: the socket is refused with a close frame, which
+	// holds a connection for a moment (see refuseSocket). An address may
+	// have only a few refusals at a time; past them it gets a plain 429.
+	if !lb.refusing.take(addr, maxRefusing) {
+		return nil, fmt.Errorf("%w: this address has %d WebSocket connections open, its limit, and is being refused more", errRefusing, lb.cfg.ConnsPerAddr)
+	}
 	lb.nconns++
 	lb.conns.Add(1)
-	if !lb.connsByAddr.take(addr, lb.cfg.ConnsPerAddr) {
-		return func() { lb.connClosed(addr, false) }, fmt.Errorf("%w: this address has %d WebSocket connections open, its limit", errAddrLimit, lb.cfg.ConnsPerAddr)
-	}
-	return func() { lb.connClosed(addr, true) }, nil
+	return func() { lb.connClosed(addr, lb.refusing) }, fmt.Errorf("%w: this address has %d WebSocket connections open, its limit", errAddrLimit, lb.cfg.ConnsPerAddr)
 }
 
-func (lb *Lobby) connClosed(addr string, counted bool) {
+// maxRefusing is how many of its sockets an address may have refused at
+// once, each held open for at most refuseTimeout.
+const maxRefusing = 4
+
+// errRefusing: an address over its connection limit with its refusals
+// in flight already.
+var errRefusing = errors.New("lobby: refusals per client address")
+
+func (lb *Lobby) connClosed(addr string, counted addrCount) {
 	lb.mu.Lock()
 	lb.nconns--
-	if counted {
-		lb.connsByAddr.give(addr)
-	}
+	counted.give(addr)
 	lb.mu.Unlock()
 	lb.conns.Done()
 }

@@ -139,3 +139,42 @@ func TestLanesPerAddressOverHTTP(t *testing.T) {
 		t.Errorf("RateLimited()[%s] = %d, want 1", lobby.LimitLanesPerAddr, got)
 	}
 }
+
+// TestRefusalsInFlight: a client past its connection limit that never
+// answers the close of its refused sockets holds each for a second at
+// most, and only a few at a time: past them it gets a plain 429, so that
+// refusing it cannot fill the server's connections.
+func TestRefusalsInFlight(t *testing.T) {
+	s := newServer(t, lobby.Config{ConnsPerAddr: 1, TrustProxy: true})
+	id, player := playingLane(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	const flooder = "203.0.113.5"
+	first, _, err := dialFrom(ctx, s, id, flooder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.CloseNow()
+	readAll(first)
+
+	upgraded, refused := 0, 0
+	for range 12 { // sockets that never read: their refusals wait for an echo that does not come
+		ws, res, err := dialFrom(ctx, s, id, flooder)
+		switch {
+		case err == nil:
+			upgraded++
+			defer ws.CloseNow()
+		case res != nil && res.StatusCode == http.StatusTooManyRequests && res.Header.Get("Retry-After") != "":
+			refused++
+		default:
+			t.Fatalf("dial past the limit: %v (%v)", err, res)
+		}
+	}
+	if upgraded > 4 || refused == 0 {
+		t.Errorf("past the limit, %d sockets were upgraded to be refused and %d got a plain 429; want at most 4 upgraded", upgraded, refused)
+	}
+	stillPlays(t, player, 3, 1, "r1")
+	if n := s.lobby.Connections(); n > 1+1+4 { // the player, the first, and the refusals in flight
+		t.Errorf("the server holds %d connections, want the refusals bounded", n)
+	}
+}
