@@ -698,7 +698,7 @@ func (l *Lane) join(ctx context.Context, c *client, m protocol.Request) {
 		l.refuse(c, m.ID, err)
 		return
 	}
-	l.seat(c, e.Player, m.ID, token)
+	l.seat(c, e.Player, m.ID, token, false)
 }
 
 // pendingJoin is a join whose append had no answer: the seat it asked for
@@ -736,17 +736,22 @@ func (l *Lane) resume(ctx context.Context, c *client, m protocol.Request) {
 			l.turnAway(old, "")
 		}
 	}
-	l.seat(c, name, m.ID, m.Token)
+	l.seat(c, name, m.ID, m.Token, true)
 	l.welcomeBack(ctx, name)
 }
 
-// seat gives name's seat to c, welcomes it with the seat's token, and
-// shows everyone the change.
-func (l *Lane) seat(c *client, name bowling.Name, ref, token string) {
+// seat gives name's seat to c, shows everyone the change and welcomes c
+// with the seat's token. A resume is presence alone: two connections
+// resuming one seat in turn must not send every watcher a board each time.
+func (l *Lane) seat(c *client, name bowling.Name, ref, token string, resumed bool) {
 	c.seat = name
 	l.holders[name] = c
 	delete(l.offline, name)
-	l.changed()
+	if resumed {
+		l.presenceChanged()
+	} else {
+		l.changed()
+	}
 	seat, _ := l.state.Seat(name)
 	l.reply(c, protocol.Welcome{Type: protocol.TypeWelcome, Ref: ref, Seat: seat, Name: string(name), Token: token})
 }
@@ -871,7 +876,7 @@ func (l *Lane) catchUp(ctx context.Context) error {
 	for _, p := range l.pending {
 		_, attached := l.clients[p.c]
 		if name, ok := l.state.Holder(game.HashToken(p.token)); ok && name == p.name && attached && p.c.seat == "" && l.holders[name] == nil {
-			l.seat(p.c, name, p.ref, p.token) // its join was stored after all
+			l.seat(p.c, name, p.ref, p.token, false) // its join was stored after all
 		}
 	}
 	l.pending = l.pending[:0]

@@ -1,6 +1,7 @@
 package lobby_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -42,4 +43,34 @@ func TestPresenceChurnIsCoalesced(t *testing.T) {
 		t.Errorf("%d watchers connecting and leaving in %v sent the player %d boards, want at most %d", churn, elapsed, got, limit)
 	}
 	t.Logf("%d connections in %v: %d boards", churn, elapsed, got)
+}
+
+// TestResumePingPongIsCoalesced: two connections resuming one seat in
+// turn change nothing but presence: the watchers see a board now and
+// then, not one a resume.
+func TestResumePingPongIsCoalesced(t *testing.T) {
+	s := newServer(t, lobby.Config{})
+	id := s.createLane(t, "ping-pong")
+	a := s.dial(t, id)
+	token := a.join(t, "PJS").Token
+	b := s.dial(t, id)
+	watcher := s.dial(t, id)
+	watcher.boardWith(t, "two watchers", func(m msg) bool { return m.Spectators == 2 })
+	before := len(watcher.seqList())
+
+	const resumes = 40
+	began := time.Now()
+	for i := range resumes {
+		c := []*client{b, a}[i%2]
+		ref := fmt.Sprint("r", i)
+		c.send(t, map[string]any{"type": "resume", "token": token, "id": ref})
+		c.waitFor(t, "welcome back", func(m msg) bool { return m.Ref == ref })
+	}
+	elapsed := time.Since(began)
+	time.Sleep(150 * time.Millisecond) // the last presence board
+	got := len(watcher.seqList()) - before
+	if limit := int(elapsed/(100*time.Millisecond)) + 3; got > limit {
+		t.Errorf("%d resumes in %v sent a watcher %d boards, want at most %d", resumes, elapsed, got, limit)
+	}
+	t.Logf("%d resumes in %v: %d boards", resumes, elapsed, got)
 }
