@@ -70,7 +70,7 @@ func (l *Lane) removed(e game.Event) {
 }
 
 // welcomeBack marks a player who resumed their seat back, if they were
-// skipped while away: they bowl their missed frames as their turns come.
+// skipped while away: they catch up on their missed frames next.
 // If the store does not take it, the player stays away (passed by) until
 // they resume again; their seat is theirs all the same.
 func (l *Lane) welcomeBack(ctx context.Context, name bowling.Name) {

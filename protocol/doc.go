@@ -88,7 +88,7 @@
 // showed before:
 //
 //	{"type":"board","lane":"k3x9…","name":"Friday night","seq":12,"phase":"playing",
-//	 "up":{"seat":1,"frame":3,"standing":10},
+//	 "up":{"seat":1,"frame":3,"ball":1,"standing":10},
 //	 "players":[{"name":"PJS","connected":true,
 //	             "frames":[{"marks":"X","rolls":[10],"score":20},
 //	                       {"marks":"8|/","rolls":[8,2],"score":38},
@@ -146,13 +146,13 @@
 //	name_taken       the name is seated on this lane already
 //	lane_full        every seat is taken
 //	game_started     join or start once the game has started
-//	not_playing      roll while no game is in play
+//	not_playing      roll or skip while no game is in play, correct before a ball is bowled
 //	not_your_turn    roll by a player who is not up
 //	stale_roll       roll for a ball other than the one up (frame and ball): repeated, late, or ahead of the game
-//	not_host         start or rematch from a player who is not the host, or a roll for a connected player by someone else
+//	not_host         start, rematch or remove from a player who is not the host; a roll for a connected player, or a correction of another's ball, by someone else
 //	invalid_pins     pins below 0, above 10, or more than are standing
 //	bad_token        resume with a token that holds no seat on this lane
-//	not_seated       start, roll, leave or rematch from a spectator
+//	not_seated       any command but join and resume from a spectator; a roll, correction or removal naming a player not on the lane
 //	already_seated   join or resume from a connection that holds a seat
 //	not_finished     rematch before the game is over
 //	rate_limited     too many messages too fast
@@ -161,7 +161,7 @@
 //	internal         the server failed; the lane is closed
 //	unavailable      the store did not take the command in time: nothing changed, send it again
 //	invalid_correction  a correction no game could have (a ball not bowled, pins that do not fit, a ball that would move to another frame): nothing changed
-//	not_away         skip while the player up is connected, or offline for less than the away time
+//	not_away         skip while the player up is connected, or offline for less than the away time, or when nobody else has balls left to bowl
 //
 // A notice is an error message with no ref that says why the server is
 // about to close the connection:
@@ -186,7 +186,7 @@
 //	→ {"type":"roll","pins":10,"frame":1,"ball":1,"id":"5"}
 //	← {"type":"error","code":"stale_roll","message":"frame 1 ball 1 is not PJS's next ball (that is frame 2 ball 1)","ref":"5"}
 //
-// Fair play: BOB's 9 was an 8 (a correction the rules refuse changes
+// Fair play: BOB's 7 was an 8 (a correction the rules refuse changes
 // nothing); BOB's phone then locks while BOB is up, and PJS skips BOB once
 // BOB has been offline for the away time:
 //

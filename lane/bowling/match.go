@@ -18,8 +18,8 @@ type Player struct {
 // left nor away, the one with the fewest completed frames, ties broken by
 // seat order. With nobody away that is the classic order: every player
 // bowls frame 1 in seat order, then frame 2, and so on. A player who is
-// marked away is passed by, and bowls their missed frames as their turns
-// come once they are back; when only away players have balls left, they
+// marked away is passed by; once back, they have the fewest frames, so
+// they bowl their missed ones one after another; when only away players have balls left, they
 // are up all the same (someone may bowl for them). The match is over when
 // every player still in it has completed the tenth frame.
 //

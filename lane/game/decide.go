@@ -226,7 +226,7 @@ func (s *State) Skip(by bowling.Name, upOffline, awayAfter time.Duration) (Event
 }
 
 // Back returns the event that marks name back, if name is away: a player
-// who comes back bowls their missed frames as their turns come.
+// who comes back bowls their missed frames first, the frame in play once over.
 func (s *State) Back(name bowling.Name) (Event, bool) {
 	p, ok := s.match.Player(name)
 	if !ok || !p.Away || p.Left || s.closed {
