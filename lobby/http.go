@@ -249,11 +249,11 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 	// for hours would otherwise keep. Lanes end their connections when they
 	// stop, so the request's cancellation is not needed.
 	ctx, remote := context.WithoutCancel(r.Context()), r.RemoteAddr
-	lb.log.Info("connection opened", "lane", l.ID(), "remote", remote)
+	lb.log.Debug("connection opened", "lane", l.ID(), "remote", remote)
 	go func() {
 		defer done()
 		err := l.Serve(ctx, conn)
-		lb.log.Info("connection closed", "lane", l.ID(), "remote", remote, "status", websocket.CloseStatus(err))
+		lb.log.Debug("connection closed", "lane", l.ID(), "remote", remote, "status", websocket.CloseStatus(err))
 	}()
 }
 

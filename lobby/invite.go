@@ -16,19 +16,10 @@ import (
 	"github.com/tenpin/tenpin/protocol"
 )
 
-// Invite is the answer of GET /api/lanes/{id}/invite: the lane's link at
-// an address a phone on the same network can open, even when the browser
-// asking is on localhost, every such link, and a QR code of the first.
-type Invite struct {
-	URL  string   `json:"url"`
-	URLs []string `json:"urls"`
-	QR   string   `json:"qr"` // the path of a PNG of URL
-}
-
 // invite returns the lane's invitation. The server's own addresses come
 // from Config.URLs; without them, the address the request came to is the
 // best guess.
-func (lb *Lobby) invite(r *http.Request, id string) Invite {
+func (lb *Lobby) invite(r *http.Request, id string) protocol.Invite {
 	bases := lb.cfg.URLs
 	if len(bases) == 0 {
 		scheme := "http"
@@ -37,7 +28,7 @@ func (lb *Lobby) invite(r *http.Request, id string) Invite {
 		}
 		bases = []string{scheme + "://" + r.Host}
 	}
-	inv := Invite{QR: "/api/lanes/" + url.PathEscape(id) + "/qr.png"}
+	inv := protocol.Invite{QR: "/api/lanes/" + url.PathEscape(id) + "/qr.png"}
 	for _, b := range bases {
 		inv.URLs = append(inv.URLs, strings.TrimSuffix(b, "/")+"/lanes/"+url.PathEscape(id))
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/makiuchi-d/gozxing/qrcode"
 
 	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/protocol"
 )
 
 // TestInvite: a lane's invitation links to it at the address the server
@@ -19,7 +20,7 @@ import (
 func TestInvite(t *testing.T) {
 	s := newServer(t, lobby.Config{URLs: []string{"http://192.168.1.20:8080", "http://10.0.0.7:8080"}})
 	id := s.createLane(t, "invite")
-	var inv lobby.Invite
+	var inv protocol.Invite
 	getJSON(t, s.srv.URL+"/api/lanes/"+id+"/invite", &inv)
 	want := "http://192.168.1.20:8080/lanes/" + id
 	if inv.URL != want || len(inv.URLs) != 2 || inv.URLs[1] != "http://10.0.0.7:8080/lanes/"+id || inv.QR != "/api/lanes/"+id+"/qr.png" {
@@ -44,7 +45,7 @@ func TestInvite(t *testing.T) {
 func TestInviteWithoutURLs(t *testing.T) {
 	s := newServer(t, lobby.Config{})
 	id := s.createLane(t, "invite")
-	var inv lobby.Invite
+	var inv protocol.Invite
 	getJSON(t, s.srv.URL+"/api/lanes/"+id+"/invite", &inv)
 	if want := s.srv.URL + "/lanes/" + id; inv.URL != want || decodeQR(t, s.srv.URL+inv.QR) != want {
 		t.Errorf("invite = %+v, want %s", inv, want)

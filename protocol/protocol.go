@@ -254,6 +254,15 @@ type Lanes struct {
 	Total int `json:"total"`
 }
 
+// Invite is GET /api/lanes/{id}/invite: the lane's link at an address a
+// phone on the same network can open, even when the browser asking is on
+// localhost; every such link; and the path of a QR code of the first.
+type Invite struct {
+	URL  string   `json:"url"`
+	URLs []string `json:"urls"`
+	QR   string   `json:"qr"`
+}
+
 // CreateLane is the body of POST /api/lanes.
 type CreateLane struct {
 	Name    string `json:"name"`

@@ -22,7 +22,7 @@ func TestDecode(t *testing.T) {
 		{in: `{"type":"roll","pins":7,"frame":3,"ball":1,"name":"bob"}`, want: Request{Type: TypeRoll, Pins: &seven, Frame: ptr(3), Ball: ptr(1), Name: "bob"}},
 		{in: `{"type":"leave","id":""}`, want: Request{Type: TypeLeave}},
 		{in: `{"type":"rematch"}`, want: Request{Type: TypeRematch}},
-		{in: `{"type":"roll","pins":-1,"frame":1,"ball":1}`, want: Request{Type: TypeRoll, Pins: ptr(-1), Frame: ptr(1), Ball: ptr(1)}}, // the lane refuses the count
+		{in: `{"type":"roll","pins":-1,"frame":1,"ball":1}`, want: Request{Type: TypeRoll, Pins: ptr(-1), Frame: ptr(1), Ball: ptr(1)}},   // the lane refuses the count
 		{in: `{"type":"roll","pins":11,"frame":10,"ball":3}`, want: Request{Type: TypeRoll, Pins: ptr(11), Frame: ptr(10), Ball: ptr(3)}}, // and a ball that is not up
 
 		// A frame or ball no game has, refused here: a lane computes with them.

@@ -148,3 +148,25 @@ func isCode(err error, code protocol.Code) bool {
 	var pe *protocol.Error
 	return errors.As(err, &pe) && pe.Code == code
 }
+
+// TestPrivateLaneGamesAndInvite: a private lane is not among Lanes; its
+// games and its invitation come from their endpoints.
+func TestPrivateLaneGamesAndInvite(t *testing.T) {
+	c := newLobby(t, lobby.Config{URLs: []string{"http://192.168.1.20:8080"}})
+	ctx := t.Context()
+	l, err := c.Create(ctx, protocol.CreateLane{Name: "Secret", Private: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lanes, err := c.Lanes(ctx); err != nil || len(lanes) != 0 {
+		t.Errorf("Lanes = %+v, %v; want none listed", lanes, err)
+	}
+	inv, err := c.Invite(ctx, l.ID)
+	if err != nil || inv.URL != "http://192.168.1.20:8080/lanes/"+l.ID || inv.QR == "" {
+		t.Errorf("Invite = %+v, %v", inv, err)
+	}
+	games, err := c.Games(ctx, l.ID)
+	if err != nil || len(games.Games) != 0 {
+		t.Errorf("Games of a lane nobody joined = %+v, %v; want none", games, err)
+	}
+}

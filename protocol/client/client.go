@@ -96,8 +96,14 @@ func (c *Client) DialFunc(ctx context.Context, id string, handle func(data []byt
 // too many creations from this address) is an error that wraps the
 // server's *protocol.Error.
 func (c *Client) CreateLane(ctx context.Context, name string) (protocol.Lane, error) {
+	return c.Create(ctx, protocol.CreateLane{Name: name})
+}
+
+// Create creates a lane as req says — its name, and whether it is private
+// (never listed; its link is the invitation) — and returns its summary.
+func (c *Client) Create(ctx context.Context, req protocol.CreateLane) (protocol.Lane, error) {
 	var l protocol.Lane
-	body, err := jsonBody(protocol.CreateLane{Name: name})
+	body, err := jsonBody(req)
 	if err != nil {
 		return l, err
 	}
@@ -130,6 +136,26 @@ func (c *Client) Board(ctx context.Context, id string) (*protocol.Board, error) 
 		return nil, err
 	}
 	return b, nil
+}
+
+// Games returns the games of the lane id's series (GET
+// /api/lanes/{id}/games), with the history of their corrections.
+func (c *Client) Games(ctx context.Context, id string) (*protocol.Games, error) {
+	g := new(protocol.Games)
+	if err := c.do(ctx, http.MethodGet, "/api/lanes/"+url.PathEscape(id)+"/games", nil, http.StatusOK, g); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// Invite returns the lane id's invitation (GET /api/lanes/{id}/invite):
+// its link at an address friends' phones can open, and its QR code's path.
+func (c *Client) Invite(ctx context.Context, id string) (*protocol.Invite, error) {
+	inv := new(protocol.Invite)
+	if err := c.do(ctx, http.MethodGet, "/api/lanes/"+url.PathEscape(id)+"/invite", nil, http.StatusOK, inv); err != nil {
+		return nil, err
+	}
+	return inv, nil
 }
 
 // endpoint returns the URL of path on the server, its scheme ws or http
