@@ -421,7 +421,7 @@ func (l *Lane) closeIdle(ctx context.Context) {
 	if err != nil {
 		l.log.Warn("could not record the lane's closing", "err", err)
 	}
-	l.closeAll(websocket.StatusGoingAway, protocol.CodeLaneClosed, "the lane was idle and has closed")
+	l.closeAll(websocket.StatusGoingAway, protocol.CodeLaneIdle, "the lane was idle and has closed")
 }
 
 // armIdle (re)starts the idle clock whenever nobody is connected.

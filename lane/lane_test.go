@@ -375,3 +375,19 @@ func FuzzLane(f *testing.F) {
 		}
 	})
 }
+
+// TestIdleNotice: a lane that closes for idleness tells the connections
+// still waiting to get in why, with its own notice: lane_idle, not the
+// refusal lane_closed.
+func TestIdleNotice(t *testing.T) {
+	l := New("idle", "idle", Config{MaxSpectators: 1, IdleTimeout: 50 * time.Millisecond, ResumeGrace: time.Minute})
+	watcher := attach(l)
+	waiting := attach(l) // the lane has its one watcher: this one waits to resume a seat
+	l.handle(context.Background(), request{op: opDetach, c: watcher})
+	if err := l.Run(context.Background()); !errors.Is(err, ErrIdle) {
+		t.Fatalf("Run = %v, want ErrIdle", err)
+	}
+	if r := replies(waiting); len(r) != 1 || r[0]["code"] != "lane_idle" {
+		t.Errorf("the waiting connection was told %v, want the lane_idle notice", r)
+	}
+}

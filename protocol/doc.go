@@ -157,7 +157,7 @@
 //	not_finished     rematch before the game is over
 //	rate_limited     too many messages too fast
 //	spectators_full  the lane has all the watchers it takes: the connection is then closed with 1013, try again later (a seat's resume is never refused for it)
-//	lane_closed      the lane closed (it was idle, or a server that keeps nothing, -memory, is shutting down): it is gone
+//	lane_closed      the lane has closed (a command to it; or, as a notice, a server that keeps nothing, -memory, is shutting down): it is gone
 //	internal         the server failed; the lane is closed
 //	unavailable      the store did not take the command in time: nothing changed, send it again
 //	invalid_correction  a correction no game could have (a ball not bowled, pins that do not fit, a ball that would move to another frame): nothing changed
@@ -168,6 +168,7 @@
 //
 //	server_restarting  the server is stopping and will be back with every lane as it was: reconnect (with backoff) and resume with the token
 //	removed            the host removed this connection's player: this one is a spectator now, and the token no longer resumes the seat
+//	lane_idle          nobody was on the lane for its idle time (5 min; 1 h for a game with a ball bowled): it has closed for good, stop reconnecting
 //	seat_taken_over    another connection resumed this connection's seat (another tab or phone): this one is a spectator now, or, on a lane full of watchers, is sent spectators_full and closed with 1013; do not resume automatically after it, or the two connections take the seat from each other in turn
 //
 // # A sample session

@@ -44,6 +44,7 @@ const (
 	CodeServerRestarting Code = "server_restarting" // the server is stopping and will be back: reconnect and resume
 	CodeSeatTakenOver    Code = "seat_taken_over"   // another connection resumed this connection's seat: it is a spectator now
 	CodeRemoved          Code = "removed"           // the host removed this connection's player from the lane: it is a spectator now
+	CodeLaneIdle         Code = "lane_idle"         // the lane closed after nobody was on it for its idle time: it is gone
 
 	// The HTTP API's refusals, sent with the status of [Code.Status] as
 	// an Error: {"type":"error","code":…,"message":…}. The API also

@@ -526,7 +526,7 @@ function onMessage(msg) {
         lane.takenOver = true;
       }
       if (msg.code === "spectators_full") return; // the socket closes next (1013); onclose says so and retries
-      if (msg.code === "lane_closed") return closeLane(); // the lane itself closed: it will not come back
+      if (msg.code === "lane_closed" || msg.code === "lane_idle") return closeLane(); // the lane itself closed: it will not come back
       if (msg.code === "server_restarting") {
         // Not an error: the server will be back with the lane, and the seat
         // resumes with its token. The socket closes next; onclose retries.
