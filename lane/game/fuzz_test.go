@@ -49,6 +49,13 @@ func FuzzDecideApplyReplay(f *testing.F) {
 				}
 			case 9:
 				e, err = s.Remove(who, string(names[int(b/32)%3]))
+			case 11: // a correction and a throw of frames and balls no game has, as a client may send them
+				huge := (int(b) - 128) << 55
+				e, err = s.Correct(Correction{By: who, Frame: int(b)%3 + 1, Ball: huge, Pins: 1})
+				if err == nil {
+					t.Fatalf("a correction of ball %d was accepted", huge)
+				}
+				e, err = s.Roll(Throw{By: who, Frame: huge, Ball: huge, Pins: 1})
 			case 12:
 				e = s.Claim("n")
 			case 13:

@@ -442,3 +442,31 @@ func TestHuman(t *testing.T) {
 		}
 	}
 }
+
+// TestCorrectingTheLastBallReopensTheGame: after the game is over, and
+// before the rematch, a player may still correct a ball; a correction of
+// the last ball that earns a bonus ball (an open tenth that was a spare)
+// puts the game back in play for that ball, and the host cannot start
+// the next game until it is bowled.
+func TestCorrectingTheLastBallReopensTheGame(t *testing.T) {
+	steps := []step{
+		{"join AAA", join("AAA", tokenA), nil, Waiting},
+		{"start", start("AAA"), nil, Playing},
+	}
+	for range 18 {
+		steps = append(steps, step{"AAA bowls on", roll("AAA", 0), nil, Playing})
+	}
+	steps = append(steps,
+		step{"AAA's 7 in the tenth", roll("AAA", 7), nil, Playing},
+		step{"AAA's 2: over", roll("AAA", 2), nil, Finished},
+		step{"the 2 was a 3: a spare", correct(Correction{By: "AAA", Frame: 10, Ball: 2, Pins: 3}), nil, Playing},
+		step{"no rematch before the bonus ball", newGame("AAA"), ErrNotFinished, Playing},
+		step{"the bonus ball", roll("AAA", 5), nil, Finished},
+		step{"rematch", newGame("AAA"), nil, Waiting},
+		step{"no correction of the last game once the next is set up", correct(Correction{By: "AAA", Frame: 10, Ball: 3, Pins: 4}), ErrNotPlaying, Waiting},
+	)
+	s := run(t, steps)
+	if got := s.Series()[0].Players[0].Total; got != 15 {
+		t.Errorf("the finished game's total = %d, want 15 (7, 3, 5)", got)
+	}
+}
