@@ -276,7 +276,12 @@ func TestTakenOverLaneWritesNothing(t *testing.T) {
 	if r := replies(b); len(r) != 1 || r[0]["code"] != "server_restarting" {
 		t.Errorf("a join on the lane taken over was answered %v, want server_restarting", r)
 	}
-	first.closeIdle(ctx)
+	if err := first.closeIdle(ctx); !errors.Is(err, ErrMoved) {
+		t.Errorf("the lane taken over closing for idleness: %v, want ErrMoved (it lives on elsewhere)", err)
+	}
+	if err := first.store(ctx, first.state.Close("late")); err != errMoved {
+		t.Errorf("a store by the lane taken over: %v, want it refused", err)
+	}
 	after, _ := j.Read(ctx, first.ID(), 0)
 	if len(after.Events) != len(claimed.Events) {
 		t.Errorf("the lane taken over wrote %d events after the other's claim: %+v", len(after.Events)-len(claimed.Events), after.Events[len(claimed.Events):])

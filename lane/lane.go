@@ -393,8 +393,7 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 			}
 		case <-l.idle.C:
 			if len(l.clients) == 0 {
-				l.closeIdle(ctx)
-				return ErrIdle
+				return l.closeIdle(ctx)
 			}
 		case r := <-l.inbox:
 			l.handle(ctx, r)
@@ -413,8 +412,12 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 // closeIdle records that the lane closed, so that it is not restored, and
 // closes it. If the journal cannot take that, the lane closes all the same
 // and comes back, idle, after a restart.
-func (l *Lane) closeIdle(ctx context.Context) {
+func (l *Lane) closeIdle(ctx context.Context) error {
 	err := l.sync(ctx)
+	if l.moved { // the lane lives on with another server: it is not closed
+		l.closeAll(websocket.StatusGoingAway, protocol.CodeServerRestarting, "the lane moved to another server: reconnect, your seat is kept")
+		return ErrMoved
+	}
 	if err == nil {
 		err = l.store(ctx, l.state.Close("idle"))
 	}
@@ -422,6 +425,7 @@ func (l *Lane) closeIdle(ctx context.Context) {
 		l.log.Warn("could not record the lane's closing", "err", err)
 	}
 	l.closeAll(websocket.StatusGoingAway, protocol.CodeLaneIdle, "the lane was idle and has closed")
+	return ErrIdle
 }
 
 // armIdle (re)starts the idle clock whenever nobody is connected.

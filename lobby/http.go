@@ -1,6 +1,7 @@
 package lobby
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -262,12 +264,37 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 // that does not holds its socket no longer than this.
 const refuseTimeout = time.Second
 
+// deadlineWriter hands over its connection with a deadline for every
+// read and write on it.
+type deadlineWriter struct {
+	http.ResponseWriter
+	deadline time.Time
+}
+
+func (w deadlineWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	conn, rw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := conn.SetDeadline(w.deadline); err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
+	return conn, rw, nil
+}
+
 // refuseSocket upgrades the request, sends the error e and closes the
 // connection with 1013 (try again later): a page knows then to come back
 // later, with backoff. The origin check is the same as for a lane's
 // socket.
 func (lb *Lobby) refuseSocket(w http.ResponseWriter, r *http.Request, e *protocol.Error) {
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: lb.cfg.OriginPatterns})
+	// The close handshake waits for the client's echo, up to 5 s inside
+	// the library, and nothing it offers cuts that short: a client that
+	// never answers would hold the socket, and a place among the server's
+	// connections, that long. A deadline on the connection itself ends
+	// the whole exchange after refuseTimeout.
+	hw := deadlineWriter{w, time.Now().Add(refuseTimeout)}
+	ws, err := websocket.Accept(hw, r, &websocket.AcceptOptions{OriginPatterns: lb.cfg.OriginPatterns})
 	if err != nil {
 		return // Accept has answered the request
 	}
@@ -279,20 +306,6 @@ func (lb *Lobby) refuseSocket(w http.ResponseWriter, r *http.Request, e *protoco
 	if err := ws.Write(ctx, websocket.MessageText, data); err != nil {
 		return
 	}
-	// The close handshake waits for the client's echo, up to 5 s inside
-	// the library: a client that never answers would hold the socket (and
-	// a place among the server's connections) that long. The close frame
-	// goes out at once; the echo gets refuseTimeout.
-	closed := make(chan struct{})
-	go func() {
-		ws.Close(websocket.StatusTryAgainLater, "too many connections from this address")
-		close(closed)
-	}()
-	select {
-	case <-closed:
-	case <-ctx.Done():
-		ws.CloseNow()
-		<-closed
-	}
+	ws.Close(websocket.StatusTryAgainLater, "too many connections from this address")
 	lb.log.Debug("websocket turned away", "lane", r.PathValue("id"), "remote", r.RemoteAddr, "reason", e.Message)
 }

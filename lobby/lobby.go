@@ -498,10 +498,12 @@ func (lb *Lobby) Len() int {
 // function that counts it out.
 //
 // When addr holds its own limit, the error is errAddrLimit and the
-// connection is counted in the server's connections all the same (not
-// in addr's), until done is called: the refusal is a WebSocket of its
-// own for a moment (see refuseSocket), a file the server's limit must
-// count.
+// connection is counted in the server's connections all the same, and
+// among addr's refusals in flight (not its connections), until done is
+// called: the refusal is a WebSocket of its own for a moment (see
+// refuseSocket), a file the server's limit must count. With maxRefusing
+// refusals in flight already, the error is errRefusing and nothing is
+// counted: the request gets a plain 429.
 func (lb *Lobby) connOpened(addr string) (done func(), err error) {
 	lb.mu.Lock()
 	defer lb.mu.Unlock()

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -176,5 +177,14 @@ func TestRefusalsInFlight(t *testing.T) {
 	stillPlays(t, player, 3, 1, "r1")
 	if n := s.lobby.Connections(); n > 1+1+4 { // the player, the first, and the refusals in flight
 		t.Errorf("the server holds %d connections, want the refusals bounded", n)
+	}
+	// The refused sockets never answer the close: each is let go after a
+	// second, well before the library's own 5 s wait for the echo.
+	deadline := time.Now().Add(4 * time.Second)
+	for s.lobby.Connections() > 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("refused sockets still held after 4 s: %d connections, want 2", s.lobby.Connections())
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
