@@ -127,7 +127,13 @@ func TestSkipAndCatchUp(t *testing.T) {
 	// The board said BBB was offline once the server knew: after the away
 	// time more, the server counts them away.
 	time.Sleep(awayAfter)
-	do(t, a, "skip BBB", chromedp.Click(chromedp.CSS("#skip")))
+	// A double tap skips one player: the second tap, while the first skip
+	// is unanswered, sends nothing.
+	recordSends(t, a)
+	do(t, a, "skip BBB, twice", chromedp.Evaluate[chromedp.Void](`document.querySelector("#skip").click(); document.querySelector("#skip").click()`))
+	if n := eval[int](t, a, `window.sent.filter(m => m.type === "skip").length`); n != 1 {
+		t.Errorf("a double tap of skip sent %d skips, want 1", n)
+	}
 	for n, p := range map[string]context.Context{"AAA": a, "the watcher": watcher} {
 		until(t, p, n+" sees BBB away", `document.querySelector('#board tr[data-player="BBB"]').classList.contains("away") && document.querySelector('#board tr[data-player="BBB"] .away').textContent === " (away)"`)
 	}

@@ -165,6 +165,11 @@ const lane = {
   invited: false, // the invitation was asked for
   nextID: 1,
   joinID: "", // the join sent and not yet answered
+  // Commands sent and not yet answered, by type: start, skip and leave.
+  // A second tap while one is in flight sends nothing: a skip sent twice
+  // would skip the next player too.
+  waiting: {},
+  turnedAway: "", // why the server is about to close with 1013: spectators_full or rate_limited
   // The roll sent and not yet settled: { id, seq }. Until the server
   // answers it (and, once acked, until the board with its effect — seq —
   // arrives) the pad takes no other roll: the next one must name the next
@@ -213,29 +218,29 @@ function startLane(id) {
       name.focus();
       return;
     }
+    if (lane.joinID) return; // the join sent is not answered yet
     lane.joinID = send({ type: "join", name: value });
   });
-  $("#start").addEventListener("click", () => send({ type: "start" }));
+  $("#start").addEventListener("click", () => sendOnce("start"));
   // Rematch, leave and remove cannot be undone, and a lane is a place
   // where a phone gets bumped: ask first.
   $("#rematch").addEventListener("click", () => {
     if (!window.confirm("Set up the next game with the same players? This game's scores stay in the series; others may join before you start.")) return;
-    send({ type: "rematch" });
+    sendOnce("rematch");
   });
   // A skip can be undone by the one skipped, who comes back and bowls the
   // missed frames: no question. The server says whether they have been
   // offline long enough.
-  $("#skip").addEventListener("click", () => send({ type: "skip" }));
+  $("#skip").addEventListener("click", () => sendOnce("skip"));
   $("#leave").addEventListener("click", () => {
     const playing = lane.board && lane.board.phase === "playing";
     const question = playing
       ? "Leave the game? Your frames stay on the board, but you cannot bowl again in this game."
       : "Leave your seat on this lane?";
     if (!window.confirm(question)) return;
-    send({ type: "leave" });
-    localStorage.removeItem(tokenKey());
-    lane.seat = null;
-    render();
+    // The seat is given up once the server says so (its ack): a leave
+    // refused, or never sent, keeps the seat and its token.
+    if (!sendOnce("leave")) showError("Not connected: wait a moment and leave again.");
   });
   const pad = $("#pins");
   for (let n = 0; n <= 10; n++) {
@@ -315,7 +320,7 @@ async function invite() {
   const others = (Array.isArray(inv.urls) ? inv.urls : []).filter((u) => isURL(u) && u !== inv.url);
   $("#other-urls ul").replaceChildren(...others.map((u) => el("li", {}, el("a", { href: u, text: u }))));
   $("#other-urls").hidden = others.length === 0;
-  if (typeof inv.qr === "string" && inv.qr.startsWith("/")) {
+  if (typeof inv.qr === "string" && inv.qr.startsWith("/api/")) {
     const qr = $("#qr");
     qr.onload = () => { qr.hidden = false; };
     qr.onerror = () => { qr.hidden = true; };
@@ -379,7 +384,8 @@ function connect() {
   const ws = new WebSocket(`${scheme}//${location.host}/ws/lanes/${encodeURIComponent(lane.id)}`);
   lane.ws = ws;
   ws.onopen = () => {
-    lane.retry = 0;
+    // The backoff starts again only once the lane has taken this socket
+    // (its first board): a socket it turns away opens first too.
     lane.restarting = false;
     setConn("connected", true);
     // Resume first thing: on a lane full of watchers the server holds a
@@ -399,6 +405,7 @@ function connect() {
     // same ball is refused as stale, so it cannot count twice.
     lane.pending = null;
     lane.joinID = "";
+    lane.waiting = {};
     if (lane.closed || lane.hidden) return;
     render();
     // Everything is retried, with backoff: a dropped network, a server
@@ -409,11 +416,36 @@ function connect() {
     if (ev.code === 1001) lane.restarting = true;
     if (ev.code === 1013) {
       showError("");
-      reconnectLater("the lane has all the watchers it takes");
+      reconnectLater(lane.turnedAway === "rate_limited"
+        ? "too many connections from this network" : "the lane has all the watchers it takes");
+      lane.turnedAway = "";
       return;
     }
     reconnectLater(lane.restarting ? "the server is restarting" : "disconnected");
   };
+}
+
+// sendOnce sends a command of type unless one is in flight, and reports
+// whether it was sent.
+function sendOnce(type) {
+  if (lane.waiting[type]) return false;
+  const id = send({ type });
+  if (id) lane.waiting[type] = id;
+  render();
+  return !!id;
+}
+
+// answered takes an answer's command off those in flight, and returns
+// its type ("" if it answered none of them).
+function answered(msg) {
+  for (const [type, id] of Object.entries(lane.waiting)) {
+    if (msg.ref && msg.ref === id) {
+      delete lane.waiting[type];
+      render();
+      return type;
+    }
+  }
+  return "";
 }
 
 // send sends a message with a fresh id and returns the id, or "" when
@@ -443,6 +475,7 @@ function answersPending(msg) {
 function onMessage(msg) {
   switch (msg.type) {
     case "board": {
+      lane.retry = 0; // the lane took this socket
       const before = lane.board;
       lane.board = msg;
       const said = before ? changes(before, msg) : [];
@@ -455,6 +488,11 @@ function onMessage(msg) {
     }
     case "ack":
       showError(""); // what we sent last counted: an older refusal no longer applies
+      if (answered(msg) === "leave") {
+        localStorage.removeItem(tokenKey());
+        lane.seat = null;
+        render();
+      }
       if (answersPending(msg)) {
         lane.pending.seq = msg.seq;
         settle();
@@ -477,6 +515,7 @@ function onMessage(msg) {
       render();
       break;
     case "error":
+      answered(msg);
       if (lane.correcting && msg.ref === lane.correcting.id) {
         // Refused: nothing changed. Say why in the dialog, which stays
         // open for another try.
@@ -525,7 +564,11 @@ function onMessage(msg) {
         lane.seat = null;
         lane.takenOver = true;
       }
-      if (msg.code === "spectators_full") return; // the socket closes next (1013); onclose says so and retries
+      if ((msg.code === "spectators_full" || msg.code === "rate_limited") && !msg.ref) {
+        lane.turnedAway = msg.code; // the socket closes next (1013); onclose says why and retries
+        return;
+      }
+      if (msg.code === "spectators_full") return;
       if (msg.code === "lane_closed" || msg.code === "lane_idle") return closeLane(); // the lane itself closed: it will not come back
       if (msg.code === "server_restarting") {
         // Not an error: the server will be back with the lane, and the seat
@@ -728,6 +771,10 @@ function render() {
   $("#me").textContent = seated ? `You are ${lane.seat}.` : "You are watching.";
   // Only the host may start and rematch: the others are told who can.
   $("#start").hidden = !(host && b.phase === "waiting");
+  $("#start").disabled = !!lane.waiting.start;
+  $("#rematch").disabled = !!lane.waiting.rematch;
+  $("#skip").disabled = !!lane.waiting.skip;
+  $("#leave").disabled = !!lane.waiting.leave;
   $("#rematch").hidden = !(host && b.phase === "finished");
   $("#leave").hidden = !seated;
   // The player up is offline: any other player may skip them once they
