@@ -55,18 +55,18 @@ func (lb *Lobby) getQR(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	text := lb.invite(r, l.ID()).URL
-	data, ok := lb.qrs.get(text)
-	if !ok {
+	data, kept := lb.qrs.get(text)
+	if !kept {
 		if ok, wait := lb.qrDraws.allow(lb.clientAddr(r), time.Now()); !ok {
 			lb.rateLimited(LimitQRCodes)
 			lb.tooMany(w, wait, "this address has asked for new QR codes too fast")
 			return
 		}
-	}
-	data, err := lb.qrs.png(text)
-	if err != nil {
-		lb.fail(w, protocol.CodeInternal, err.Error())
-		return
+		var err error
+		if data, err = lb.qrs.png(text); err != nil {
+			lb.fail(w, protocol.CodeInternal, err.Error())
+			return
+		}
 	}
 	w.Header().Set("Content-Type", "image/png")
 	w.Header().Set("Cache-Control", "no-cache")
