@@ -165,6 +165,7 @@ const lane = {
   invited: false, // the invitation was asked for
   nextID: 1,
   joinID: "", // the join sent and not yet answered
+  resumeID: "", // the resume sent on connecting and not yet answered
   // Commands sent and not yet answered, by type: start, skip and leave.
   // A second tap while one is in flight sends nothing: a skip sent twice
   // would skip the next player too.
@@ -391,7 +392,7 @@ function connect() {
     // Resume first thing: on a lane full of watchers the server holds a
     // new socket only a few seconds for its resume.
     const token = localStorage.getItem(tokenKey());
-    if (token && !lane.takenOver) send({ type: "resume", token });
+    if (token && !lane.takenOver) lane.resumeID = send({ type: "resume", token });
   };
   ws.onmessage = (ev) => {
     let msg;
@@ -405,6 +406,7 @@ function connect() {
     // same ball is refused as stale, so it cannot count twice.
     lane.pending = null;
     lane.joinID = "";
+    lane.resumeID = "";
     lane.waiting = {};
     if (lane.closed || lane.hidden) return;
     render();
@@ -475,7 +477,7 @@ function answersPending(msg) {
 function onMessage(msg) {
   switch (msg.type) {
     case "board": {
-      lane.retry = 0; // the lane took this socket
+      if (!lane.resumeID) lane.retry = 0; // the lane took this socket (a resume says for itself)
       const before = lane.board;
       lane.board = msg;
       const said = before ? changes(before, msg) : [];
@@ -505,6 +507,10 @@ function onMessage(msg) {
       }
       break;
     case "welcome":
+      if (msg.ref && msg.ref === lane.resumeID) {
+        lane.resumeID = "";
+        lane.retry = 0;
+      }
       lane.seat = msg.name;
       lane.takenOver = false;
       lane.joinID = "";
@@ -545,7 +551,18 @@ function onMessage(msg) {
       if (msg.code === "bad_token") {
         localStorage.removeItem(tokenKey()); // that seat is gone: watch, or join again
         lane.seat = null;
+        lane.resumeID = "";
         render();
+        return;
+      }
+      if (lane.resumeID && msg.ref === lane.resumeID) {
+        // The seat is still ours, but the lane could not give it back now
+        // (its store did not answer, say): connect again later, with
+        // backoff, and resume then. Until then this page holds no seat.
+        lane.resumeID = "";
+        lane.seat = null;
+        setConn("could not take the seat back — retrying…", false);
+        if (lane.ws) lane.ws.close(1000, "resume refused");
         return;
       }
       if (msg.code === "removed") {
