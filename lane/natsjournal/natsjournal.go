@@ -94,6 +94,11 @@ type Config struct {
 	// fewer nodes). More than one needs a cluster (Cluster or URL).
 	Replicas int
 
+	// LeaseTTL is how long the lease on a stream at a URL lasts unless
+	// renewed (default [DefaultLeaseTTL]): the most another server waits
+	// to start after this one died without letting go.
+	LeaseTTL time.Duration
+
 	// ClusterWait bounds how long Open waits for the cluster to take the
 	// stream: replicated, it needs as many servers up as it has replicas
 	// (default 2 minutes, or the context's deadline).
@@ -117,6 +122,7 @@ type Journal struct {
 	lock   *os.File       // the data directory's lock; nil with a URL
 	srv    *server.Server // the embedded server; nil with a URL
 	token  string         // the embedded server's client password, when it listens (in a cluster)
+	lease  *lease         // the hold on a stream at a URL; nil for the embedded server
 	nc     *nats.Conn
 	js     jetstream.JetStream
 	stream jetstream.Stream
@@ -152,6 +158,9 @@ func Open(ctx context.Context, cfg Config) (*Journal, error) {
 	}
 	if cfg.Node == "" {
 		cfg.Node = "tenpin"
+	}
+	if cfg.LeaseTTL <= 0 {
+		cfg.LeaseTTL = DefaultLeaseTTL
 	}
 	if cfg.ClusterWait <= 0 {
 		cfg.ClusterWait = 2 * time.Minute
@@ -218,8 +227,13 @@ func (j *Journal) open(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	j.stream, err = j.createStream(ctx, url)
-	return err
+	if j.stream, err = j.createStream(ctx, url); err != nil {
+		return err
+	}
+	if j.cfg.URL != "" {
+		return j.takeLease(ctx) // the embedded server's directory has its file lock instead
+	}
+	return nil
 }
 
 // createStream creates the stream of lanes, or brings its settings up to
@@ -270,6 +284,9 @@ func (j *Journal) tryCreateStream(ctx context.Context) (jetstream.Stream, error)
 // [game.ErrConflict].
 func (j *Journal) Close() error {
 	j.closeOnce.Do(func() {
+		if j.lease != nil {
+			j.lease.release(context.Background(), j.cfg.Timeout)
+		}
 		if j.nc != nil {
 			j.nc.Close()
 		}
@@ -294,6 +311,11 @@ func (j *Journal) Close() error {
 func (j *Journal) Check(ctx context.Context) error {
 	if s := j.state(); s != "" {
 		return errors.New("natsjournal: " + strings.TrimSuffix(s, ": "))
+	}
+	if j.lease != nil {
+		if err := j.lease.lostErr(); err != nil {
+			return err
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
 	defer cancel()
