@@ -40,6 +40,25 @@ func (l *Lane) upOfflineFor(now time.Time) time.Duration {
 	return l.offlineFor(l.state.Match().At(seat).Name, now)
 }
 
+// skipIn returns how many seconds are left before the player up, name,
+// may be skipped, while they are offline (nil while they are connected),
+// and arms the timer that shows the board again when none are left.
+func (l *Lane) skipIn(name bowling.Name) *int {
+	offline := l.offlineFor(name, time.Now())
+	if offline == 0 {
+		l.skippable.Stop()
+		return nil
+	}
+	left := l.cfg.AwayAfter - offline
+	if left <= 0 {
+		l.skippable.Stop()
+		return new(int)
+	}
+	l.skippable.Reset(left)
+	secs := int((left + time.Second - 1) / time.Second)
+	return &secs
+}
+
 // decideFairPlay decides the commands of fair play: corrections, skips
 // and removals.
 func (l *Lane) decideFairPlay(c *client, m protocol.Request) (game.Event, error) {

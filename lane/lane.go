@@ -161,6 +161,10 @@ type Lane struct {
 	lastBoard time.Time
 	presence  *time.Timer
 	due       bool // a presence change waits for the timer
+
+	// skippable fires when the player up, offline, may be skipped: the
+	// board then says so (see skipIn).
+	skippable *time.Timer
 }
 
 // view is what a lane last showed: read by the lobby and the HTTP API
@@ -292,6 +296,8 @@ func newLane(st *game.State, last uint64, cfg Config) *Lane {
 	l.epoch = st.Epoch()
 	l.presence = time.NewTimer(time.Hour)
 	l.presence.Stop()
+	l.skippable = time.NewTimer(time.Hour)
+	l.skippable.Stop()
 	l.stopped, l.stop = context.WithCancel(context.Background())
 	l.publish()
 	return l
@@ -391,6 +397,8 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 			if l.due {
 				l.changed()
 			}
+		case <-l.skippable.C:
+			l.changed() // the board says the player up may be skipped now
 		case <-l.idle.C:
 			if len(l.clients) == 0 {
 				return l.closeIdle(ctx)
@@ -919,7 +927,10 @@ func (l *Lane) publish() *view {
 		Host:       string(l.state.Host()),
 	}
 	if seat, frame, ok := l.state.Match().Up(); ok && board.Phase == protocol.PhasePlaying {
-		board.Up = &protocol.Up{Seat: seat, Frame: frame, Ball: players[seat].Game.Ball(), Standing: players[seat].Game.Standing()}
+		board.Up = &protocol.Up{Seat: seat, Frame: frame, Ball: players[seat].Game.Ball(), Standing: players[seat].Game.Standing(),
+			SkipIn: l.skipIn(players[seat].Name)}
+	} else {
+		l.skippable.Stop()
 	}
 	summary := protocol.Lane{ID: l.id, Name: l.name, Phase: board.Phase, Players: make([]string, len(players)), Spectators: board.Spectators}
 	if board.Up != nil {

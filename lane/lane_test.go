@@ -391,3 +391,22 @@ func TestIdleNotice(t *testing.T) {
 		t.Errorf("the waiting connection was told %v, want the lane_idle notice", r)
 	}
 }
+
+// TestSkipIn: while the player up is offline the board counts the
+// seconds until they may be skipped; while they are connected it says
+// nothing of it.
+func TestSkipIn(t *testing.T) {
+	l := New("skip", "skip", Config{AwayAfter: 30 * time.Second})
+	a, b := attach(l), attach(l)
+	l.send(a, `{"type":"join","name":"AAA"}`)
+	l.send(b, `{"type":"join","name":"BBB"}`)
+	l.send(a, `{"type":"start"}`)
+	if up := currentBoard(t, l).Up; up == nil || up.SkipIn != nil {
+		t.Fatalf("with AAA up and connected, up = %+v; want no skip_in", up)
+	}
+	l.handle(context.Background(), request{op: opDetach, c: a})
+	l.changed()
+	if up := currentBoard(t, l).Up; up == nil || up.SkipIn == nil || *up.SkipIn < 29 || *up.SkipIn > 30 {
+		t.Errorf("with AAA up and just gone, up = %+v; want skip_in 30 (s)", up)
+	}
+}

@@ -195,7 +195,12 @@ func TestSkipAndCatchUp(t *testing.T) {
 	pjs.send(t, map[string]any{"type": "skip", "id": "too-soon"})
 	pjs.expectError(t, "too-soon", "not_away")
 
-	time.Sleep(400 * time.Millisecond) // the away time passes
+	if b := getBoard(t, s, id); b.Up == nil || b.Up.SkipIn == nil || *b.Up.SkipIn > 1 {
+		t.Errorf("while BOB, up, is offline, up = %+v; want skip_in, at most 1 (s)", b.Up)
+	}
+	// Once the away time has passed, a board says BOB may be skipped,
+	// with nobody sending anything.
+	pjs.boardWith(t, "BOB skippable", func(m msg) bool { return m.Up != nil && m.Up.SkipIn != nil && *m.Up.SkipIn == 0 })
 	pjs.send(t, map[string]any{"type": "skip", "id": "skip"})
 	pjs.expectAck(t, "skip")
 	b := pjs.boardWith(t, "BOB away", func(m msg) bool { return len(m.Players) == 2 && m.Players[1].Away })

@@ -103,7 +103,7 @@ func TestLanesSurviveARestart(t *testing.T) {
 		t.Errorf("seq after the restart = %d, before = %d: it went back", after.Seq, before.Seq)
 	}
 	if after.Name != "Friday night" || after.Phase != before.Phase || !slices.EqualFunc(after.Players, before.Players, samePlayer) ||
-		after.Up == nil || *after.Up != *before.Up {
+		after.Up == nil || sameUp(*after.Up) != sameUp(*before.Up) || after.Up.SkipIn == nil {
 		t.Errorf("board after the restart:\n%s\nbefore:\n%s", after.raw, before.raw)
 	}
 	checkBoard(t, "after the restart", after, model)
@@ -315,3 +315,7 @@ func TestCompactionKeepsOpenLanes(t *testing.T) {
 	}
 	checkBoard(t, "after the restart", after, model)
 }
+
+// sameUp is who is up and where, without how long until they may be
+// skipped: after a restart every player is offline.
+func sameUp(u protocol.Up) [4]int { return [4]int{u.Seat, u.Frame, u.Ball, u.Standing} }

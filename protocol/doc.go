@@ -106,7 +106,9 @@
 //   - phase: "waiting" (players join), "playing", "finished".
 //   - up: who bowls next — seat (index in players), frame (1–10), ball
 //     (1–3 within the frame: a roll names frame and ball) and the pins
-//     standing; null when nobody is up.
+//     standing; and, while that player is offline, skip_in: the seconds
+//     left before another player may skip them (0 once they may; a board
+//     comes when it reaches 0). null when nobody is up.
 //   - host: the name of the player who may start, rematch and enter
 //     anyone's ball; omitted on a lane nobody is seated on.
 //   - players, in seat order: name, connected (a disconnected player keeps

@@ -122,6 +122,10 @@ type Up struct {
 	Frame    int `json:"frame"`
 	Ball     int `json:"ball"`
 	Standing int `json:"standing"`
+	// SkipIn, while the player up is offline, is how many seconds are
+	// left before another player may skip them: 0 once they may. A board
+	// comes when it reaches 0.
+	SkipIn *int `json:"skip_in,omitempty"`
 }
 
 // Frame is one bowled frame on a board.

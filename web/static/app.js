@@ -166,6 +166,8 @@ const lane = {
   nextID: 1,
   joinID: "", // the join sent and not yet answered
   resumeID: "", // the resume sent on connecting and not yet answered
+  skipAt: 0, // when the player up, offline, may be skipped (Date.now() time)
+  skipTimer: 0, // the next render of the skip countdown
   // Commands sent and not yet answered, by type: start, skip and leave.
   // A second tap while one is in flight sends nothing: a skip sent twice
   // would skip the next player too.
@@ -480,6 +482,9 @@ function onMessage(msg) {
       if (!lane.resumeID) lane.retry = 0; // the lane took this socket (a resume says for itself)
       const before = lane.board;
       lane.board = msg;
+      // When the player up, offline, may be skipped: counted down here
+      // from the board's skip_in, which says 0 when the time comes.
+      lane.skipAt = msg.up && typeof msg.up.skip_in === "number" ? Date.now() + msg.up.skip_in * 1000 : 0;
       const said = before ? changes(before, msg) : [];
       settle();
       render();
@@ -798,7 +803,14 @@ function render() {
   // have been away long enough (the server says how long that is).
   const skippable = seated && b.phase === "playing" && up && up.name !== lane.seat && !up.connected;
   $("#skip").hidden = !skippable;
-  if (skippable) $("#skip").textContent = `Skip ${up.name} (offline)`;
+  clearTimeout(lane.skipTimer);
+  if (skippable) {
+    // Offered all along (the server says why a skip is early), with the
+    // time left until it will count.
+    const left = Math.ceil((lane.skipAt - Date.now()) / 1000);
+    $("#skip").textContent = left > 0 ? `Skip ${up.name} (offline) in ${left} s` : `Skip ${up.name} (offline)`;
+    if (left > 0) lane.skipTimer = setTimeout(render, 1000);
+  }
 
   const who = enteringFor();
   $("#pad").hidden = !who;
