@@ -44,11 +44,11 @@ func (l *Lane) upOfflineFor(now time.Time) time.Duration {
 // may be skipped, while they are offline (nil while they are connected),
 // and arms the timer that shows the board again when none are left.
 func (l *Lane) skipIn(name bowling.Name) *int {
-	offline := l.offlineFor(name, time.Now())
-	if offline == 0 {
+	if l.holders[name] != nil { // connected: the usual case, on every board
 		l.skippable.Stop()
 		return nil
 	}
+	offline := l.offlineFor(name, time.Now())
 	left := l.cfg.AwayAfter - offline
 	if left <= 0 {
 		l.skippable.Stop()
