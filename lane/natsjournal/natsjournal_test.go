@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
-
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/game/journaltest"
 )
@@ -61,25 +59,10 @@ func TestJournal(t *testing.T) {
 // TestURL runs the suite against a NATS server of its own, reached over
 // TCP as an external server or cluster is.
 func TestURL(t *testing.T) {
-	s, err := server.NewServer(&server.Options{
-		JetStream: true,
-		StoreDir:  t.TempDir(),
-		Host:      "127.0.0.1",
-		Port:      server.RANDOM_PORT,
-		NoSigs:    true,
-		NoLog:     true,
-	})
+	url := natsServer(t)
+	j, err := Open(t.Context(), Config{URL: url, Logger: testLogger(t)})
 	if err != nil {
-		t.Fatal(err)
-	}
-	s.Start()
-	t.Cleanup(s.Shutdown)
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("the test's NATS server did not start")
-	}
-	j, err := Open(t.Context(), Config{URL: s.ClientURL(), Logger: testLogger(t)})
-	if err != nil {
-		t.Fatalf("Open(URL %s): %v", s.ClientURL(), err)
+		t.Fatalf("Open(URL %s): %v", url, err)
 	}
 	t.Cleanup(func() { j.Close() })
 	if err := j.Check(t.Context()); err != nil {
