@@ -40,6 +40,10 @@ type client struct {
 	conn       *Conn
 	writeOutFn func()
 
+	// sink, for a client connected to another node, carries what the
+	// lane sends it (see AttachRemote); it has no conn.
+	sink Sink
+
 	// Owned by the lane goroutine.
 	seat bowling.Name // "" for a spectator
 }
@@ -108,6 +112,10 @@ func (c *client) drop(status websocket.StatusCode, reason string) {
 		return
 	}
 	c.dropped, c.closeStatus, c.closeReason = true, status, reason
+	if c.sink != nil {
+		c.sink.Close(status, reason)
+		return
+	}
 	c.startWriterLocked()
 }
 

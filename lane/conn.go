@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"sync"
@@ -283,6 +284,20 @@ func wholeFrames(p []byte) int {
 // goroutines that exist only while something is queued (see
 // [client.writeOut]), and pings on a timer. Serve closes the connection.
 func (l *Lane) Serve(ctx context.Context, conn *Conn) error {
+	return serve(ctx, conn, endpoint{cfg: l.cfg, log: l.log, stopped: l.stopped, submit: l.submit})
+}
+
+// endpoint is what serve attaches a connection to: a lane, or a relay of a
+// lane that runs on another node. submit takes the connection's attach,
+// reads and detach, and reports false once the endpoint has stopped.
+type endpoint struct {
+	cfg     Config
+	log     *slog.Logger
+	stopped context.Context
+	submit  func(context.Context, request) bool
+}
+
+func serve(ctx context.Context, conn *Conn, l endpoint) error {
 	ws := conn.ws
 	ws.SetReadLimit(protocol.MaxMessageSize)
 	conn.bc.setTimeout(l.cfg.WriteTimeout)
@@ -328,7 +343,7 @@ func (l *Lane) Serve(ctx context.Context, conn *Conn) error {
 // The lane goroutine decodes what it is handed: JSON decoding runs deep,
 // and a reader that never does keeps a small stack, for as long as its
 // connection lasts.
-func (l *Lane) readLoop(ctx context.Context, conn *Conn, c *client) error {
+func (l endpoint) readLoop(ctx context.Context, conn *Conn, c *client) error {
 	for {
 		typ, data, err := conn.ws.Read(ctx)
 		if conn.limit.flooded() {

@@ -65,6 +65,12 @@ type Config struct {
 	// Private opens the lane unlisted ([Open], [New]): the lobby does not
 	// list it, and only its link leads to it.
 	Private bool
+
+	// Publish, if set, is given every board of a lane that has clients
+	// connected to other nodes ([Lane.AttachRemote]), once: their nodes
+	// relay it to them ([Relay.Board]). It is called on the lane
+	// goroutine and must not block.
+	Publish func(lane string, board []byte, seq uint64)
 }
 
 func (c Config) withDefaults() Config {
@@ -150,6 +156,7 @@ type Lane struct {
 	moved   bool          // the log holds a later claim: stop
 	seq     uint64        // changes shown in this epoch
 	clients map[*client]struct{}
+	remotes int                        // clients in clients connected to other nodes
 	holders map[bowling.Name]*client   // the connection holding each seat
 	offline map[bowling.Name]time.Time // since when each seat has had no connection, once it had one
 	born    time.Time                  // when this lane came up: seats never held since are offline since then
@@ -187,6 +194,7 @@ const (
 	opRead     // data, as a connection read it
 	opSnapshot // store a snapshot, answer on result
 	opExpire   // a waiting connection's grace is over (see attach)
+	opRefresh  // send a remote client the board again
 )
 
 type request struct {
@@ -484,6 +492,10 @@ func (l *Lane) handle(ctx context.Context, r request) {
 		if _, ok := l.waiting[r.c]; ok {
 			l.turnAway(r.c, "")
 		}
+	case opRefresh:
+		if _, ok := l.clients[r.c]; ok {
+			l.sendBoard(r.c, l.view.Load().board)
+		}
 	case opSnapshot:
 		err := l.sync(ctx)
 		if err == nil {
@@ -534,7 +546,7 @@ func (l *Lane) attach(c *client) {
 	}
 	l.enter(c)
 	if !l.presenceChanged() {
-		c.sendBoard(l.view.Load().board) // the newcomer gets the board at once, everyone the count soon
+		l.sendBoard(c, l.view.Load().board) // the newcomer gets the board at once, everyone the count soon
 	}
 }
 
@@ -545,7 +557,21 @@ func (l *Lane) enter(c *client) {
 		delete(l.waiting, c)
 	}
 	l.clients[c] = struct{}{}
+	if c.sink != nil {
+		l.remotes++
+		return // counted by its own node
+	}
 	l.cfg.Metrics.Connections.Add(1)
+}
+
+// exit takes an attached client out of the lane's clients.
+func (l *Lane) exit(c *client) {
+	delete(l.clients, c)
+	if c.sink != nil {
+		l.remotes--
+		return
+	}
+	l.cfg.Metrics.Connections.Add(-1)
 }
 
 // admit handles the message of a waiting connection: a resume with a
@@ -579,8 +605,7 @@ func (l *Lane) turnAway(c *client, ref string) {
 		delete(l.waiting, c)
 	}
 	if _, ok := l.clients[c]; ok {
-		delete(l.clients, c) // a spectator: it holds no seat
-		l.cfg.Metrics.Connections.Add(-1)
+		l.exit(c) // a spectator: it holds no seat
 	}
 	l.refuse(c, ref, protocol.Errorf(protocol.CodeSpectatorsFull, "the lane has its %d watchers already", l.cfg.MaxSpectators))
 	c.drop(websocket.StatusTryAgainLater, "lane full")
@@ -595,8 +620,7 @@ func (l *Lane) detach(c *client) {
 	if _, ok := l.clients[c]; !ok {
 		return
 	}
-	delete(l.clients, c)
-	l.cfg.Metrics.Connections.Add(-1)
+	l.exit(c)
 	if c.seat != "" && l.holders[c.seat] == c {
 		delete(l.holders, c.seat) // the player is shown disconnected but keeps the seat
 		l.offline[c.seat] = time.Now()
@@ -906,11 +930,26 @@ func (l *Lane) changed() {
 	l.seq++
 	v := l.publish()
 	for c := range l.clients {
+		if c.sink != nil {
+			continue // its node relays the board published below
+		}
 		if n := c.sendBoard(v.board); n > 0 {
 			l.cfg.Metrics.BoardsSkipped.Add(int64(n))
 		}
 	}
-	l.cfg.Metrics.BoardsSent.Add(int64(len(l.clients)))
+	l.cfg.Metrics.BoardsSent.Add(int64(len(l.clients) - l.remotes))
+	if l.remotes > 0 && l.cfg.Publish != nil {
+		l.cfg.Publish(l.id, v.board, l.boardSeq())
+	}
+}
+
+// sendBoard sends one client the current board, board.
+func (l *Lane) sendBoard(c *client, board []byte) {
+	if c.sink != nil {
+		c.sink.Send(board, l.boardSeq(), true)
+		return
+	}
+	c.sendBoard(board)
 }
 
 // publish builds the current board and makes it the lane's view.
@@ -975,6 +1014,11 @@ func playerView(p bowling.Player, connected bool, corrected uint16) protocol.Pla
 
 // reply queues a message for one client.
 func (l *Lane) reply(c *client, msg any) {
+	if c.sink != nil {
+		// Its node holds it until it has relayed this board or a later one.
+		c.sink.Send(encodeReply(msg), l.boardSeq(), false)
+		return
+	}
 	c.sendReply(encodeReply(msg))
 }
 
@@ -1015,8 +1059,7 @@ func (l *Lane) closeAll(status websocket.StatusCode, code protocol.Code, why str
 	for c := range l.clients {
 		l.reply(c, protocol.Errorf(code, "%s", why)) // a notice, not a refused message
 		c.drop(status, why)
-		delete(l.clients, c)
-		l.cfg.Metrics.Connections.Add(-1)
+		l.exit(c)
 	}
 }
 

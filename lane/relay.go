@@ -1,0 +1,305 @@
+package lane
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// Upstream carries a relay's traffic to the node that runs its lane, where
+// each of the relay's connections is a [Remote] client of the lane. A
+// relay numbers its connections; conn is that number. An error means the
+// lane's node did not take the message: the relay then closes, and its
+// clients reconnect and find the lane where it runs now.
+type Upstream interface {
+	// Attach attaches connection conn to the lane.
+	Attach(ctx context.Context, conn uint64) error
+	// Read hands the lane a message connection conn sent.
+	Read(ctx context.Context, conn uint64, data []byte) error
+	// Refresh asks the lane to send connection conn its board again.
+	Refresh(ctx context.Context, conn uint64) error
+	// Detach tells the lane connection conn is over.
+	Detach(conn uint64)
+}
+
+// holdTimeout is how long a relay holds a message back for the board it
+// follows before it asks the lane for the board again: boards between
+// nodes travel at most once, and one may be lost.
+const holdTimeout = time.Second
+
+// Relay serves the local connections of a lane that runs on another node
+// of a cluster: it forwards what they send to the lane ([Upstream]), and
+// fans out each board the lane publishes once ([Relay.Board]) to all of
+// them through the same outboxes a lane's own connections have. A
+// connection's own messages ([Relay.Deliver]) reach it only after a board
+// at least as new as the lane's when it sent them: an ack never arrives
+// before the board it acknowledges.
+//
+// A relay is safe for concurrent use: its connections' readers call the
+// upstream themselves, and it keeps no goroutine of its own.
+type Relay struct {
+	id      string
+	up      Upstream
+	cfg     Config
+	log     *slog.Logger
+	stopped context.Context
+	stop    context.CancelFunc
+
+	mu     sync.Mutex
+	conns  map[uint64]*relayed
+	ids    map[*client]uint64
+	next   uint64
+	seq    uint64 // the newest board relayed
+	board  []byte // and its bytes
+	closed bool
+}
+
+// relayed is one connection of a relay.
+type relayed struct {
+	id    uint64
+	c     *client
+	seen  uint64      // the seq of the newest board sent to it
+	held  []heldMsg   // messages waiting for a board at least as new as theirs
+	timer *time.Timer // asks for the board again when a message waits too long
+}
+
+type heldMsg struct {
+	data []byte
+	seq  uint64
+}
+
+// NewRelay returns a relay of lane id whose traffic goes through up. cfg
+// gives its connections' settings (rate limits, timeouts, pings), as a
+// lane's give its own.
+func NewRelay(id string, up Upstream, cfg Config) *Relay {
+	cfg = cfg.withDefaults()
+	r := &Relay{
+		id:    id,
+		up:    up,
+		cfg:   cfg,
+		log:   cfg.Logger.With("lane", id, "relay", true),
+		conns: make(map[uint64]*relayed),
+		ids:   make(map[*client]uint64),
+	}
+	r.stopped, r.stop = context.WithCancel(context.Background())
+	return r
+}
+
+// ID returns the lane's id.
+func (r *Relay) ID() string { return r.id }
+
+// Done is closed once the relay has closed ([Relay.Close]).
+func (r *Relay) Done() <-chan struct{} { return r.stopped.Done() }
+
+// Len returns how many connections the relay serves.
+func (r *Relay) Len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.conns)
+}
+
+// Serve serves a connection as [Lane.Serve] does, through the relay. A
+// relay that has closed refuses it at once: find the lane again.
+func (r *Relay) Serve(ctx context.Context, conn *Conn) error {
+	return serve(ctx, conn, endpoint{cfg: r.cfg, log: r.log, stopped: r.stopped, submit: r.submit})
+}
+
+// submit takes a connection's attach, reads and detach (see serve).
+func (r *Relay) submit(ctx context.Context, q request) bool {
+	switch q.op {
+	case opAttach:
+		r.mu.Lock()
+		if r.closed {
+			r.mu.Unlock()
+			return false
+		}
+		r.next++
+		rc := &relayed{id: r.next, c: q.c}
+		r.conns[rc.id], r.ids[q.c] = rc, rc.id
+		r.mu.Unlock()
+		r.cfg.Metrics.Connections.Add(1)
+		if err := r.up.Attach(ctx, rc.id); err != nil {
+			r.lost(err)
+		}
+		return true
+	case opRead:
+		r.mu.Lock()
+		id, ok := r.ids[q.c]
+		closed := r.closed
+		r.mu.Unlock()
+		if closed || !ok {
+			return false
+		}
+		if q.refusal != nil {
+			msg, _ := protocol.Decode(q.data)
+			pe := protocol.ErrorFor(q.refusal)
+			pe.Ref = msg.ID
+			r.Deliver(id, encodeReply(pe), 0, false)
+			return true
+		}
+		if err := r.up.Read(ctx, id, q.data); err != nil {
+			r.lost(err)
+		}
+		return true
+	case opDetach:
+		r.mu.Lock()
+		id, ok := r.ids[q.c]
+		if ok {
+			r.forget(id)
+		}
+		r.mu.Unlock()
+		if ok {
+			r.cfg.Metrics.Connections.Add(-1)
+			r.up.Detach(id)
+		}
+		return true
+	}
+	return false
+}
+
+// forget takes connection id out of the relay. r.mu is held.
+func (r *Relay) forget(id uint64) {
+	rc := r.conns[id]
+	if rc.timer != nil {
+		rc.timer.Stop()
+	}
+	delete(r.conns, id)
+	delete(r.ids, rc.c)
+}
+
+// lost closes the relay after its upstream failed: the lane's node is
+// gone or no longer runs it.
+func (r *Relay) lost(err error) {
+	r.log.Info("relay lost its lane", "err", err)
+	r.Close(protocol.CodeServerRestarting, "the lane's server went away: reconnect, your seat is kept")
+}
+
+// Board relays a board the lane published, with its seq: every connection
+// not sent it yet gets it, and then what was held for it. An older board
+// than one relayed already (boards may cross) is dropped.
+func (r *Relay) Board(board []byte, seq uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if seq <= r.seq {
+		return
+	}
+	r.seq, r.board = seq, board
+	for _, rc := range r.conns {
+		r.catchUp(rc)
+	}
+}
+
+// catchUp sends a connection the newest board if it has not had it, then
+// the messages that waited for it. r.mu is held.
+func (r *Relay) catchUp(rc *relayed) {
+	if rc.seen < r.seq {
+		rc.seen = r.seq
+		if n := rc.c.sendBoard(r.board); n > 0 {
+			r.cfg.Metrics.BoardsSkipped.Add(int64(n))
+		}
+		r.cfg.Metrics.BoardsSent.Add(1)
+	}
+	i := 0
+	for ; i < len(rc.held) && rc.held[i].seq <= rc.seen; i++ {
+		rc.c.sendReply(rc.held[i].data)
+	}
+	rc.held = rc.held[:copy(rc.held, rc.held[i:])]
+	if len(rc.held) == 0 && rc.timer != nil {
+		rc.timer.Stop()
+	}
+}
+
+// Deliver delivers a message the lane sent connection conn alone: a board
+// (see [Sink]), which counts as the lane's newest if it is, or a message
+// held until the connection has been sent a board of at least seq.
+func (r *Relay) Deliver(conn uint64, msg []byte, seq uint64, board bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rc := r.conns[conn]
+	if rc == nil {
+		return
+	}
+	if board {
+		if seq > r.seq {
+			r.seq, r.board = seq, msg
+			for _, other := range r.conns {
+				r.catchUp(other)
+			}
+			return
+		}
+		r.catchUp(rc)
+		return
+	}
+	rc.held = append(rc.held, heldMsg{data: msg, seq: seq})
+	r.catchUp(rc)
+	if len(rc.held) == 0 {
+		return
+	}
+	if rc.timer == nil {
+		rc.timer = time.AfterFunc(holdTimeout, func() { r.refresh(conn) })
+	} else {
+		rc.timer.Reset(holdTimeout)
+	}
+}
+
+// refresh asks the lane for the board a held message waits for.
+func (r *Relay) refresh(conn uint64) {
+	r.mu.Lock()
+	rc := r.conns[conn]
+	waiting := rc != nil && len(rc.held) > 0
+	r.mu.Unlock()
+	if !waiting {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.stopped, r.cfg.AppendTimeout)
+	defer cancel()
+	if err := r.up.Refresh(ctx, conn); err != nil {
+		r.lost(err)
+	}
+}
+
+// Drop closes connection conn as the lane asked, after what it was sent
+// and what is held for it.
+func (r *Relay) Drop(conn uint64, status websocket.StatusCode, reason string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if rc := r.conns[conn]; rc != nil {
+		r.flush(rc)
+		rc.c.drop(status, reason)
+	}
+}
+
+// flush sends a connection what is held for it, the board it waits for
+// having not come. r.mu is held.
+func (r *Relay) flush(rc *relayed) {
+	for _, m := range rc.held {
+		rc.c.sendReply(m.data)
+	}
+	rc.held = nil
+}
+
+// Close closes the relay: every connection is told why, with code, and
+// closed so that it reconnects. Later connections are refused.
+func (r *Relay) Close(code protocol.Code, why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
+	r.closed = true
+	notice := encodeReply(protocol.Errorf(code, "%s", why))
+	for _, rc := range r.conns {
+		r.flush(rc)
+		rc.c.sendReply(notice)
+		rc.c.drop(websocket.StatusGoingAway, why)
+		if rc.timer != nil {
+			rc.timer.Stop()
+		}
+	}
+	r.stop()
+}

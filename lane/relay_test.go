@@ -1,0 +1,242 @@
+package lane
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// link joins a relay to its lane in one process: what a cluster carries
+// between two nodes, handed over directly.
+type link struct {
+	l     *Lane
+	relay *Relay
+
+	loseBoards atomic.Bool // published boards go missing, as they may between nodes
+
+	mu      sync.Mutex
+	remotes map[uint64]*Remote
+}
+
+var errLaneGone = errors.New("test link: the lane has stopped")
+
+func (k *link) remote(conn uint64) *Remote {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.remotes[conn]
+}
+
+func (k *link) Attach(ctx context.Context, conn uint64) error {
+	rm, ok := k.l.AttachRemote(ctx, linkSink{k, conn})
+	if !ok {
+		return errLaneGone
+	}
+	k.mu.Lock()
+	k.remotes[conn] = rm
+	k.mu.Unlock()
+	return nil
+}
+
+func (k *link) Read(ctx context.Context, conn uint64, data []byte) error {
+	if rm := k.remote(conn); rm == nil || !rm.Read(ctx, data) {
+		return errLaneGone
+	}
+	return nil
+}
+
+func (k *link) Refresh(ctx context.Context, conn uint64) error {
+	if rm := k.remote(conn); rm == nil || !rm.Refresh(ctx) {
+		return errLaneGone
+	}
+	return nil
+}
+
+func (k *link) Detach(conn uint64) {
+	k.mu.Lock()
+	rm := k.remotes[conn]
+	delete(k.remotes, conn)
+	k.mu.Unlock()
+	if rm != nil {
+		rm.Detach()
+	}
+}
+
+func (k *link) publish(_ string, board []byte, seq uint64) {
+	if !k.loseBoards.Load() {
+		k.relay.Board(board, seq)
+	}
+}
+
+type linkSink struct {
+	k    *link
+	conn uint64
+}
+
+func (s linkSink) Send(msg []byte, seq uint64, board bool) {
+	s.k.relay.Deliver(s.conn, msg, seq, board)
+}
+func (s linkSink) Close(status websocket.StatusCode, reason string) {
+	s.k.relay.Drop(s.conn, status, reason)
+}
+
+// serveRelayed serves a lane on one server and a relay of it on another,
+// as two nodes of a cluster would.
+func serveRelayed(t *testing.T, id string) (owner, other *testServer, k *link) {
+	t.Helper()
+	k = &link{remotes: make(map[uint64]*Remote)}
+	cfg := Config{Logger: testLogger(t), Publish: k.publish}
+	k.l = New(id, id, cfg)
+	k.relay = NewRelay(id, k, cfg)
+	owner = serveLane(t, k.l)
+	var wg sync.WaitGroup
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, err := Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		wg.Go(func() { k.relay.Serve(context.Background(), conn) })
+	}))
+	t.Cleanup(func() {
+		k.relay.Close(protocol.CodeLaneClosed, "the test is over")
+		srv.Close()
+		wg.Wait()
+	})
+	return owner, &testServer{l: k.l, srv: srv, addr: srv.Listener.Addr().String()}, k
+}
+
+// watcher follows what one client is sent: every board's seq must grow,
+// and every ack must come after a board at least as new.
+type watcher struct {
+	t     *testing.T
+	name  string
+	c     *testClient
+	board wireMsg // the newest
+}
+
+func (w *watcher) next(what string, match func(wireMsg) bool) wireMsg {
+	w.t.Helper()
+	return w.c.expect(w.t, what, func(m wireMsg) bool {
+		switch m.Type {
+		case "board":
+			if m.Seq <= w.board.Seq && w.board.Seq != 0 {
+				w.t.Errorf("%s: board seq %d after %d", w.name, m.Seq, w.board.Seq)
+			}
+			w.board = m
+		case "ack":
+			if m.Seq > w.board.Seq {
+				w.t.Errorf("%s: ack of seq %d before its board (newest %d)", w.name, m.Seq, w.board.Seq)
+			}
+		}
+		return match(m)
+	})
+}
+
+func (w *watcher) send(msg string) { w.t.Helper(); w.c.send(w.t, msg) }
+
+func TestRelayedPlayersPlayAGame(t *testing.T) {
+	owner, other, _ := serveRelayed(t, "relayed")
+	a := &watcher{t: t, name: "AAA on the lane's node", c: owner.dial(t)}
+	b := &watcher{t: t, name: "BBB through the relay", c: other.dial(t)}
+	spec := &watcher{t: t, name: "a watcher through the relay", c: other.dial(t)}
+	for _, p := range []struct {
+		w    *watcher
+		name string
+	}{{a, "AAA"}, {b, "BBB"}} {
+		p.w.send(fmt.Sprintf(`{"type":"join","name":%q,"id":"join"}`, p.name))
+		p.w.next("welcome", func(m wireMsg) bool { return m.Type == "welcome" && m.Ref == "join" })
+	}
+	a.send(`{"type":"start","id":"start"}`)
+	a.next("ack of start", func(m wireMsg) bool { return m.Ref == "start" })
+
+	seats := []*watcher{a, b}
+	for i := 0; ; i++ {
+		var board protocol.Board
+		json.Unmarshal(owner.l.BoardJSON(), &board)
+		if board.Up == nil {
+			break
+		}
+		up := seats[board.Up.Seat]
+		ref := fmt.Sprint("r", i)
+		up.send(fmt.Sprintf(`{"type":"roll","pins":%d,"frame":%d,"ball":%d,"id":%q}`, 3+i%2, board.Up.Frame, board.Up.Ball, ref))
+		if m := up.next("answer to "+ref, func(m wireMsg) bool { return m.Ref == ref }); m.Type != "ack" {
+			t.Fatalf("%s: %s", ref, m.raw)
+		}
+	}
+	final := owner.l.BoardJSON()
+	var want protocol.Board
+	json.Unmarshal(final, &want)
+	if want.Phase != protocol.PhaseFinished {
+		t.Fatalf("the game did not finish: %s", final)
+	}
+	for _, w := range []*watcher{a, b, spec} {
+		if w.board.Seq != want.Seq {
+			w.next("the final board", func(m wireMsg) bool { return m.Type == "board" && m.Seq == want.Seq })
+		}
+		if w.board.raw != string(final) {
+			t.Errorf("%s's final board:\n%s\nwant\n%s", w.name, w.board.raw, final)
+		}
+	}
+	if want.Spectators != 1 || !want.Players[0].Connected || !want.Players[1].Connected {
+		t.Errorf("the board shows %d watchers, connected %v and %v; want 1, both connected", want.Spectators, want.Players[0].Connected, want.Players[1].Connected)
+	}
+
+	// BBB's connection ends on the relay's node: the lane shows them gone.
+	b.c.ws.Close(websocket.StatusNormalClosure, "")
+	a.next("a board without BBB", func(m wireMsg) bool {
+		var board protocol.Board
+		json.Unmarshal([]byte(m.raw), &board)
+		return m.Type == "board" && !board.Players[1].Connected
+	})
+}
+
+func TestRelayHoldsAnAckUntilItsBoard(t *testing.T) {
+	_, other, k := serveRelayed(t, "lost-boards")
+	p := &watcher{t: t, name: "AAA through the relay", c: other.dial(t)}
+	p.send(`{"type":"join","name":"AAA","id":"join"}`)
+	p.next("welcome", func(m wireMsg) bool { return m.Type == "welcome" })
+	k.loseBoards.Store(true) // the start's board never reaches the relay
+	p.send(`{"type":"start","id":"start"}`)
+	ack := p.next("ack of start", func(m wireMsg) bool { return m.Ref == "start" })
+	if ack.Type != "ack" || p.board.Seq < ack.Seq {
+		t.Fatalf("got %s after board %d", ack.raw, p.board.Seq)
+	}
+}
+
+func TestRelayWhoseLaneStoppedSendsItsClientsAway(t *testing.T) {
+	owner, other, k := serveRelayed(t, "gone")
+	p := &watcher{t: t, name: "AAA through the relay", c: other.dial(t)}
+	p.send(`{"type":"join","name":"AAA","id":"join"}`)
+	p.next("welcome", func(m wireMsg) bool { return m.Type == "welcome" })
+	owner.l.stop() // the lane's node is gone: the next message finds nobody
+	<-owner.l.Done()
+	p.send(`{"type":"start","id":"start"}`)
+	m := p.next("the notice", func(m wireMsg) bool { return m.Type == "error" })
+	if m.Code != string(protocol.CodeServerRestarting) {
+		t.Errorf("got %s, want %s", m.raw, protocol.CodeServerRestarting)
+	}
+	<-p.c.done
+	if got := websocket.CloseStatus(p.c.err); got != websocket.StatusGoingAway {
+		t.Errorf("closed with %v, want %v", got, websocket.StatusGoingAway)
+	}
+	for deadline := time.Now().Add(wait); k.relay.Len() != 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the relay holds %d connections after closing", k.relay.Len())
+		}
+	}
+	select {
+	case <-k.relay.Done():
+	default:
+		t.Error("the relay is not done")
+	}
+}
