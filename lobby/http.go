@@ -180,14 +180,34 @@ func isJSON(contentType string) bool {
 	return err == nil && mt == "application/json"
 }
 
-func (lb *Lobby) lane(w http.ResponseWriter, r *http.Request) (*lane.Lane, bool) {
+// lane returns the lane a request's path names, wherever in the cluster
+// it runs, or answers the request with why it cannot.
+func (lb *Lobby) lane(w http.ResponseWriter, r *http.Request) (laneView, bool) {
 	id := r.PathValue("id")
-	l, ok := lb.Get(id)
-	if !ok {
-		lb.fail(w, protocol.CodeLaneNotFound, fmt.Sprintf("no lane %q: it may have closed", id))
-		return nil, false
+	var remote *RemoteLane
+	l, err := lb.find(r.Context(), id, func(ctx context.Context, id string) (err error) {
+		remote, err = lb.cfg.Cluster.Lane(ctx, id)
+		return err
+	})
+	switch {
+	case l != nil:
+		return l, true
+	case err == nil:
+		return remoteView{remote}, true
 	}
-	return l, true
+	lb.failFind(w, id, err)
+	return nil, false
+}
+
+// failFind answers a request for lane id that could not be found.
+func (lb *Lobby) failFind(w http.ResponseWriter, id string, err error) {
+	if errors.Is(err, errNoLane) {
+		lb.fail(w, protocol.CodeLaneNotFound, fmt.Sprintf("no lane %q: it may have closed", id))
+		return
+	}
+	lb.log.Warn("lane not reached", "lane", id, "err", err)
+	w.Header().Set("Retry-After", "1")
+	lb.fail(w, protocol.CodeUnavailable, fmt.Sprintf("lane %q cannot be reached now; try again in a moment", id))
 }
 
 func (lb *Lobby) getBoard(w http.ResponseWriter, r *http.Request) {
@@ -211,9 +231,19 @@ func (lb *Lobby) getGames(w http.ResponseWriter, r *http.Request) {
 }
 
 func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
-	l, ok := lb.lane(w, r)
-	if !ok {
+	id := r.PathValue("id")
+	var relay *lane.Relay
+	l, err := lb.find(r.Context(), id, func(ctx context.Context, id string) (err error) {
+		relay, err = lb.cfg.Cluster.Relay(ctx, id)
+		return err
+	})
+	if err != nil {
+		lb.failFind(w, id, err)
 		return
+	}
+	var srv server = l
+	if l == nil {
+		srv = relay
 	}
 	addr := lb.clientAddr(r)
 	done, err := lb.connOpened(addr)
@@ -251,12 +281,17 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 	// for hours would otherwise keep. Lanes end their connections when they
 	// stop, so the request's cancellation is not needed.
 	ctx, remote := context.WithoutCancel(r.Context()), r.RemoteAddr
-	lb.log.Debug("connection opened", "lane", l.ID(), "remote", remote)
+	lb.log.Debug("connection opened", "lane", id, "remote", remote)
 	go func() {
 		defer done()
-		err := l.Serve(ctx, conn)
-		lb.log.Debug("connection closed", "lane", l.ID(), "remote", remote, "status", websocket.CloseStatus(err))
+		err := srv.Serve(ctx, conn)
+		lb.log.Debug("connection closed", "lane", id, "remote", remote, "status", websocket.CloseStatus(err))
 	}()
+}
+
+// server serves a lane's connections: the lane, or a relay of it.
+type server interface {
+	Serve(ctx context.Context, conn *lane.Conn) error
 }
 
 // refuseTimeout bounds turning a WebSocket away: writing the error, then

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -132,6 +133,9 @@ func (lb *Lobby) listLanes(w http.ResponseWriter, r *http.Request) {
 // position returns the creation order of the lane id, open or closed
 // lately.
 func (lb *Lobby) position(id string) (uint64, bool) {
+	if lb.cfg.Cluster != nil {
+		return idOrder(id)
+	}
 	lb.mu.RLock()
 	defer lb.mu.RUnlock()
 	if e, ok := lb.lanes[id]; ok {
@@ -193,11 +197,63 @@ func (lb *Lobby) listed() []listed {
 		}
 	}
 	lb.mu.RUnlock()
+	if lb.cfg.Cluster != nil {
+		return lb.listedInCluster(lanes)
+	}
 	slices.SortFunc(lanes, func(a, b *entry) int { return cmp.Compare(a.n, b.n) })
 	for _, e := range lanes {
 		out = append(out, listed{n: e.n, sum: e.lane.Summary()})
 	}
 	return out
+}
+
+// clusterListTimeout bounds asking the other nodes of a cluster for their
+// lanes: a node that does not answer in time is left out of the list.
+const clusterListTimeout = 500 * time.Millisecond
+
+// listedInCluster returns the listed lanes of every node, this one's
+// among them, in the order of their ids: no node knows the order in which
+// the others' lanes were created, and an id's place never changes, so
+// that a page's cursor is good on every node and after its lane closed.
+func (lb *Lobby) listedInCluster(local []*entry) []listed {
+	ctx, cancel := context.WithTimeout(context.Background(), clusterListTimeout)
+	defer cancel()
+	remote, err := lb.cfg.Cluster.Lanes(ctx)
+	if err != nil {
+		lb.log.Warn("the other nodes' lanes are not listed", "err", err)
+	}
+	out := make([]listed, 0, len(local)+len(remote))
+	seen := make(map[string]bool, len(local))
+	for _, e := range local {
+		n, _ := idOrder(e.lane.ID())
+		out = append(out, listed{n: n, sum: e.lane.Summary()})
+		seen[e.lane.ID()] = true
+	}
+	for _, sum := range remote {
+		if n, ok := idOrder(sum.ID); ok && !seen[sum.ID] { // a lane moving between nodes may be listed by two
+			out = append(out, listed{n: n, sum: sum})
+			seen[sum.ID] = true
+		}
+	}
+	slices.SortFunc(out, func(a, b listed) int { return cmp.Compare(a.n, b.n) })
+	return out
+}
+
+// idOrder returns a lane id's place in the order of ids: the number its
+// characters spell in the alphabet of ids (see newID), plus one.
+func idOrder(id string) (uint64, bool) {
+	if len(id) != idLen {
+		return 0, false
+	}
+	var n uint64
+	for i := range len(id) {
+		d := strings.IndexByte(idAlphabet, id[i])
+		if d < 0 {
+			return 0, false
+		}
+		n = n*uint64(len(idAlphabet)) + uint64(d)
+	}
+	return n + 1, true
 }
 
 // forgetList makes the next request build the list anew: a lane was

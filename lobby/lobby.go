@@ -22,6 +22,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/memjournal"
@@ -100,6 +102,11 @@ type Config struct {
 	// CompactEvery is how often the journal is compacted; default
 	// CompactInterval.
 	CompactEvery time.Duration
+	// Cluster, if set, joins the lobby to the other nodes of a cluster
+	// sharing its journal: it lists their lanes, serves them through
+	// relays and takes over those no node runs. Restore is not called
+	// then, but Adopt. Lane.Publish must publish to it.
+	Cluster Cluster
 	// URLs are the addresses at which friends can open the server
 	// (http://192.168.1.20:8080), best first: a lane's invitation links
 	// there. Without them, the address a request came to is used.
@@ -140,6 +147,8 @@ type Lobby struct {
 	compactBefore uint64       // guarded by compacting: what the next compaction may drop
 	quiet         atomic.Int64 // appends counted when the last compaction ended
 
+	claims singleflight.Group // lanes being taken over, by id (see claim)
+
 	// creating is read-held by every lane creation from before it stores
 	// the lane's opening until the lane is in lanes: a compaction takes it
 	// to see every lane whose opening it may drop.
@@ -150,6 +159,7 @@ type entry struct {
 	lane  *lane.Lane
 	n     uint64 // creation order
 	owner string // the client address that created it; "" for none
+	claim Claim  // in a cluster, this node's claim on it
 }
 
 // New returns a lobby; it needs [Lobby.Run] running to start lanes.
@@ -271,7 +281,13 @@ func (lb *Lobby) Run(ctx context.Context) error {
 //
 // If any lane cannot store its snapshot, or a lane in the journal could
 // not be restored (it is tried again first), nothing is dropped.
+//
+// In a cluster, Compact does nothing: the journal is every node's, and a
+// purge up to a sequence would drop the other nodes' lanes' logs.
 func (lb *Lobby) Compact(ctx context.Context) error {
+	if lb.cfg.Cluster != nil {
+		return nil
+	}
 	lb.compacting.Lock()
 	defer lb.compacting.Unlock()
 	if err := lb.restoreAgain(ctx); err != nil {
@@ -429,10 +445,21 @@ func (lb *Lobby) create(ctx context.Context, name, owner string, private bool) (
 	defer lb.creating.RUnlock()
 
 	var l *lane.Lane
+	var cl Claim
 	cfg := lb.cfg.Lane
 	cfg.Private = cfg.Private || private
 	for range 3 { // an id a closed lane had is taken in the journal: draw again
-		l, err = lane.Open(ctx, newID(), name, cfg)
+		id := newID()
+		if lb.cfg.Cluster != nil {
+			if cl, err = lb.cfg.Cluster.Claim(id); err != nil {
+				break
+			}
+		}
+		l, err = lane.Open(ctx, id, name, cfg)
+		if err != nil && cl != nil {
+			cl.Release()
+			cl = nil
+		}
 		if !errors.Is(err, game.ErrConflict) {
 			break
 		}
@@ -447,12 +474,18 @@ func (lb *Lobby) create(ctx context.Context, name, owner string, private bool) (
 			lb.lanesByAddr.give(owner)
 		}
 		lb.mu.Unlock()
+		if cl != nil {
+			cl.Release()
+		}
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	id := l.ID()
 	lb.next++
-	lb.lanes[id] = &entry{lane: l, n: lb.next, owner: owner}
+	lb.lanes[id] = &entry{lane: l, n: lb.next, owner: owner, claim: cl}
 	lb.mu.Unlock()
+	if cl != nil {
+		cl.Bind(l)
+	}
 	lb.forgetList()
 
 	select {
@@ -560,6 +593,9 @@ func (lb *Lobby) remove(id string) {
 		if e.owner != "" {
 			lb.lanesByAddr.give(e.owner)
 		}
+		if e.claim != nil {
+			e.claim.Release()
+		}
 		lb.gone.add(id, e.n)
 	}
 	lb.mu.Unlock()
@@ -587,11 +623,17 @@ func cleanName(name string) (string, error) {
 // newID returns a random lane id: ten characters, unguessable enough that
 // a lane's link is its invitation.
 func newID() string {
-	const alphabet = "abcdefghijkmnpqrstuvwxyz23456789" // no look-alikes: l, o, 0, 1
-	var b [10]byte
+	var b [idLen]byte
 	rand.Read(b[:])
 	for i := range b {
-		b[i] = alphabet[b[i]%byte(len(alphabet))]
+		b[i] = idAlphabet[b[i]%byte(len(idAlphabet))]
 	}
 	return string(b[:])
 }
+
+// Lane ids: idLen characters of idAlphabet, which has no look-alikes (l,
+// o, 0, 1). Its 32 characters divide 256: each is drawn as often.
+const (
+	idAlphabet = "abcdefghijkmnpqrstuvwxyz23456789"
+	idLen      = 10
+)

@@ -278,6 +278,11 @@ func (j *Journal) tryCreateStream(ctx context.Context) (jetstream.Stream, error)
 	})
 }
 
+// Conn returns the journal's connection to NATS: the nodes of a cluster
+// talk to each other over it too (lobby/natscluster). It closes with the
+// journal.
+func (j *Journal) Conn() *nats.Conn { return j.nc }
+
 // Close closes the connection, stops the embedded server (which writes
 // what it holds to its files) and releases the data directory. The
 // journal's methods fail after it, with an error that is not

@@ -1,0 +1,232 @@
+package lobby
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// Cluster joins a lobby to the other nodes of a cluster, which share its
+// journal (see lobby/natscluster). Each lane runs on one node at a time,
+// its owner: a lobby runs the lanes it created or took over, and reaches
+// the others through the cluster. Which node may write a lane's log is
+// decided by the log's fence alone (a claim appended after the log's last
+// event, see lane.Restore); the cluster only says where a lane runs now.
+type Cluster interface {
+	// Claim announces that this node is taking lane id: nodes that look
+	// for it meanwhile are told to wait ([ErrClaiming]), and, once the
+	// lane is bound, are served by it. Release withdraws the claim.
+	Claim(id string) (Claim, error)
+	// Relay returns a relay of lane id, which another node runs, for this
+	// node's connections to it. It fails with [ErrNoOwner] when no node
+	// runs the lane, and [ErrClaiming] while one is taking it.
+	Relay(ctx context.Context, id string) (*lane.Relay, error)
+	// Lane returns what the node that runs lane id shows of it, failing as
+	// Relay does.
+	Lane(ctx context.Context, id string) (*RemoteLane, error)
+	// Lanes returns the listed lanes of the other nodes.
+	Lanes(ctx context.Context) ([]protocol.Lane, error)
+}
+
+// Claim is a node's claim on a lane (see [Cluster.Claim]).
+type Claim interface {
+	// Bind makes l, running on this node, the lane other nodes reach.
+	Bind(l *lane.Lane)
+	// Release withdraws the claim: l has stopped, or was never opened.
+	Release()
+}
+
+// Errors of a [Cluster].
+var (
+	ErrNoOwner  = errors.New("lobby: no node runs the lane")
+	ErrClaiming = errors.New("lobby: a node is taking the lane over")
+)
+
+// RemoteLane is what the node that runs a lane shows of it to others: its
+// HTTP API's answers.
+type RemoteLane struct {
+	Summary protocol.Lane   `json:"summary"`
+	Private bool            `json:"private"`
+	Board   json.RawMessage `json:"board"`
+	Text    string          `json:"text"`
+	Games   protocol.Games  `json:"games"`
+}
+
+// Describe returns what l shows of itself to other nodes.
+func Describe(l *lane.Lane) *RemoteLane {
+	return &RemoteLane{Summary: l.Summary(), Private: l.Private(), Board: l.BoardJSON(), Text: l.BoardText(), Games: l.Games()}
+}
+
+// ID returns the lane's id.
+func (r *RemoteLane) ID() string { return r.Summary.ID }
+
+// BoardJSON returns the lane's board message.
+func (r *RemoteLane) BoardJSON() []byte { return r.Board }
+
+// BoardText returns the lane's text scoreboard.
+func (r *RemoteLane) BoardText() string { return r.Text }
+
+// laneView is what the HTTP API shows of a lane, wherever it runs.
+type laneView interface {
+	ID() string
+	BoardJSON() []byte
+	BoardText() string
+	Games() protocol.Games
+}
+
+var _ laneView = (*lane.Lane)(nil)
+
+// remoteView adapts a RemoteLane, whose Games is a field, to laneView.
+type remoteView struct{ *RemoteLane }
+
+func (v remoteView) Games() protocol.Games { return v.RemoteLane.Games }
+
+// findTries bounds how many times a lane is looked for across the cluster
+// while another node is taking it over, with a growing pause between
+// tries: about 6 s in all, longer than a replicated stream's new leader
+// takes to be elected (4–6 s) after its node died.
+const findTries = 10
+
+// errNoLane: no node runs the lane, and its log holds none to take over.
+var errNoLane = errors.New("lobby: no such lane")
+
+// find looks for lane id: running here, it returns the lane; running on
+// another node, it calls there (a relay or a remote view) and returns nil;
+// running nowhere, this node takes it over from its log and returns it.
+func (lb *Lobby) find(ctx context.Context, id string, there func(context.Context, string) error) (*lane.Lane, error) {
+	pause := 20 * time.Millisecond
+	for try := 1; ; try++ {
+		if l, ok := lb.Get(id); ok {
+			return l, nil
+		}
+		if lb.cfg.Cluster == nil {
+			return nil, errNoLane
+		}
+		err := there(ctx, id)
+		if err == nil {
+			return nil, nil
+		}
+		if errors.Is(err, ErrNoOwner) {
+			var l *lane.Lane
+			if l, err = lb.claim(ctx, id); err == nil {
+				return l, nil
+			}
+		}
+		// Another node claims it at the same time (its claim or ours came
+		// first in the log): it will run it in a moment.
+		if !errors.Is(err, ErrClaiming) && !errors.Is(err, game.ErrConflict) {
+			return nil, err
+		}
+		if try == findTries {
+			return nil, fmt.Errorf("%w: lane %s is being taken over by another node: %w", ErrUnavailable, id, err)
+		}
+		select {
+		case <-time.After(pause):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		pause = min(2*pause, time.Second)
+	}
+}
+
+// claim takes lane id over on this node: from its log, with a claim
+// fenced by the log's last event, so that if another node claimed it
+// first, this one fails with an error wrapping game.ErrConflict. Claims
+// of one lane on this node at once take it over once.
+func (lb *Lobby) claim(ctx context.Context, id string) (*lane.Lane, error) {
+	v, err, _ := lb.claims.Do(id, func() (any, error) {
+		if l, ok := lb.Get(id); ok {
+			return l, nil
+		}
+		cl, err := lb.cfg.Cluster.Claim(id)
+		if err != nil {
+			return nil, err
+		}
+		l, err := lb.takeOver(ctx, id)
+		if err != nil {
+			cl.Release()
+			return nil, err
+		}
+		lb.mu.Lock()
+		lb.next++
+		lb.lanes[id] = &entry{lane: l, n: lb.next, claim: cl}
+		lb.mu.Unlock()
+		cl.Bind(l)
+		lb.forgetList()
+		select {
+		case lb.starts <- l:
+		case <-lb.stopped:
+			lb.remove(id)
+			return nil, ErrClosed
+		}
+		lb.log.Info("lane taken over", "lane", id)
+		return l, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*lane.Lane), nil
+}
+
+// takeOver restores lane id from its log, appending this node's claim.
+func (lb *Lobby) takeOver(ctx context.Context, id string) (*lane.Lane, error) {
+	log, err := lb.cfg.Lane.Journal.Read(ctx, id, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%w: reading lane %s: %w", ErrUnavailable, id, err)
+	}
+	l, err := lane.Restore(ctx, log, lb.cfg.Lane)
+	switch {
+	case errors.Is(err, lane.ErrNotRestorable):
+		return nil, fmt.Errorf("%w: %w", errNoLane, err)
+	case errors.Is(err, game.ErrConflict):
+		return nil, err
+	case err != nil:
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return l, nil
+}
+
+// Adopt takes over every lane in the journal that no node runs: at the
+// start of a node, when lanes have no owner because the whole cluster
+// stopped, and after a node died, for the lanes it ran that nobody uses
+// now (those in use are taken over by the node their clients reach
+// first). It returns how many lanes this node took. Nodes that adopt at
+// the same time share the orphans: each lane's fence lets one of them in.
+func (lb *Lobby) Adopt(ctx context.Context) (int, error) {
+	if lb.cfg.Cluster == nil {
+		return 0, nil
+	}
+	logs, err := lb.cfg.Lane.Journal.Lanes(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("lobby: reading the lanes to adopt: %w", err)
+	}
+	n := 0
+	for _, log := range logs {
+		if st := game.Replay(log.Events); log.Err != nil || st.ID() == "" || st.Closed() {
+			continue
+		}
+		if _, ok := lb.Get(log.Lane); ok {
+			continue
+		}
+		_, err := lb.cfg.Cluster.Lane(ctx, log.Lane)
+		if !errors.Is(err, ErrNoOwner) {
+			continue // running elsewhere, or being claimed
+		}
+		switch _, err := lb.claim(ctx, log.Lane); {
+		case err == nil:
+			n++
+		case errors.Is(err, game.ErrConflict): // another node adopted it first
+		case errors.Is(err, ErrClosed):
+			return n, err
+		default:
+			lb.log.Warn("lane not adopted", "lane", log.Lane, "err", err)
+		}
+	}
+	return n, nil
+}

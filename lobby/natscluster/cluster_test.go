@@ -1,0 +1,448 @@
+package natscluster_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/natsjournal"
+	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/lobby/natscluster"
+	"github.com/tenpin/tenpin/protocol"
+	"github.com/tenpin/tenpin/protocol/client"
+)
+
+// The tests of this package share one cluster of three nodes, formed once
+// (it takes seconds): see TestMain. Each node is what tenpin serve runs —
+// an embedded NATS server routed to the others, the journal on it, the
+// lobby and its HTTP server — in this process. The failover test stops a
+// node; the tests that need all three run before it.
+
+// wait bounds every wait for something a test expects; failing over takes
+// seconds (a new stream leader, a node declared dead).
+const wait = 30 * time.Second
+
+type node struct {
+	name string
+	j    *natsjournal.Journal
+	cl   *natscluster.Cluster
+	lb   *lobby.Lobby
+	srv  *httptest.Server
+	api  *client.Client
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	once   sync.Once
+}
+
+var nodes []*node
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "natscluster")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	nodes, err = startCluster(dir, 3)
+	defer func() {
+		for _, n := range nodes {
+			n.stop()
+		}
+	}()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "forming the cluster:", err)
+		return 1
+	}
+	for _, n := range nodes { // every node has heard of the others
+		for deadline := time.Now().Add(wait); len(n.cl.Nodes()) < len(nodes); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				fmt.Fprintf(os.Stderr, "%s hears of %v only\n", n.name, n.cl.Nodes())
+				return 1
+			}
+		}
+	}
+	return m.Run()
+}
+
+// startCluster starts n nodes whose embedded NATS servers route to each
+// other over loopback.
+func startCluster(dir string, n int) ([]*node, error) {
+	ports := make([]int, n)
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ports[i] = l.Addr().(*net.TCPAddr).Port
+		l.Close() // for the node's server to take a moment later
+	}
+	out := make([]*node, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		var routes []string
+		for k, p := range ports {
+			if k != i {
+				routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", p))
+			}
+		}
+		name := fmt.Sprint("n", i+1)
+		wg.Go(func() {
+			out[i], errs[i] = startNode(filepath.Join(dir, name), name, fmt.Sprintf("127.0.0.1:%d", ports[i]), routes)
+		})
+	}
+	wg.Wait()
+	var started []*node
+	for _, nd := range out {
+		if nd != nil {
+			started = append(started, nd)
+		}
+	}
+	return started, errors.Join(errs...)
+}
+
+func startNode(dir, name, cluster string, routes []string) (*node, error) {
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})).With("node", name)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	j, err := natsjournal.Open(ctx, natsjournal.Config{Dir: dir, Node: name, Cluster: cluster, Routes: routes, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	laneCfg := lane.Config{Journal: j, Durable: true, Node: name, Logger: logger}
+	cl, err := natscluster.New(natscluster.Config{
+		Conn: j.Conn(), Node: name, Lane: laneCfg, Logger: logger,
+		Heartbeat: 200 * time.Millisecond, NodeTimeout: time.Second,
+	})
+	if err != nil {
+		j.Close()
+		return nil, err
+	}
+	laneCfg.Publish = cl.Publish
+	lb := lobby.New(lobby.Config{Lane: laneCfg, Cluster: cl, Logger: logger, Health: j.Check})
+	runCtx, stop := context.WithCancel(context.Background())
+	n := &node{name: name, j: j, cl: cl, lb: lb, cancel: stop}
+	n.wg.Go(func() { lb.Run(runCtx) })
+	n.wg.Go(func() { cl.Run(runCtx) })
+	n.srv = httptest.NewServer(lb.Handler())
+	n.api = &client.Client{URL: n.srv.URL}
+	return n, nil
+}
+
+// stop stops the node at once: its NATS server first, so that it writes
+// nothing more and the others see it gone, then everything else.
+func (n *node) stop() {
+	n.once.Do(func() {
+		n.j.Close()
+		n.srv.CloseClientConnections()
+		n.cancel()
+		n.srv.Close()
+		n.wg.Wait()
+	})
+}
+
+// player is a client of one lane through one node: it checks that the
+// boards it is sent never go back, and that each ack comes after a board
+// at least as new.
+type player struct {
+	t     *testing.T
+	name  string
+	at    *node
+	lane  string
+	conn  *client.Conn
+	token string
+	board *protocol.Board // the newest
+}
+
+func dial(t *testing.T, at *node, id, name string) *player {
+	t.Helper()
+	p := &player{t: t, name: name, at: at, lane: id}
+	p.connect()
+	return p
+}
+
+func (p *player) connect() {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.t.Context(), wait)
+	defer cancel()
+	conn, err := p.at.api.Dial(ctx, p.lane)
+	if err != nil {
+		p.t.Fatalf("%s dials lane %s on %s: %v", p.name, p.lane, p.at.name, err)
+	}
+	p.conn = conn
+	p.t.Cleanup(func() { conn.CloseNow() })
+}
+
+// drain takes the boards the connection has queued, without waiting.
+func (p *player) drain() {
+	p.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for {
+		m, err := p.conn.Next(ctx)
+		if err != nil {
+			return
+		}
+		if b, ok := m.(*protocol.Board); ok {
+			if p.board != nil && b.Seq <= p.board.Seq {
+				p.t.Errorf("%s on %s: board seq %d after %d", p.name, p.at.name, b.Seq, p.board.Seq)
+			}
+			p.board = b
+		}
+	}
+}
+
+// acked checks an ack: the board it acknowledges came before it.
+func (p *player) acked(what string, a *protocol.Ack) {
+	p.t.Helper()
+	p.drain()
+	if p.board == nil || p.board.Seq < a.Seq {
+		p.t.Errorf("%s on %s: ack of %s (seq %d) before its board (newest %v)", p.name, p.at.name, what, a.Seq, p.board)
+	}
+}
+
+// waitBoard waits for a board that ok accepts.
+func (p *player) waitBoard(what string, ok func(*protocol.Board) bool) *protocol.Board {
+	p.t.Helper()
+	p.drain()
+	ctx, cancel := context.WithTimeout(p.t.Context(), wait)
+	defer cancel()
+	for p.board == nil || !ok(p.board) {
+		m, err := p.conn.Next(ctx)
+		if err != nil {
+			p.t.Fatalf("%s on %s waits for %s: %v (newest board %+v)", p.name, p.at.name, what, err, p.board)
+		}
+		if b, isBoard := m.(*protocol.Board); isBoard {
+			if p.board != nil && b.Seq <= p.board.Seq {
+				p.t.Errorf("%s on %s: board seq %d after %d", p.name, p.at.name, b.Seq, p.board.Seq)
+			}
+			p.board = b
+		}
+	}
+	return p.board
+}
+
+func (p *player) join() {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.t.Context(), wait)
+	defer cancel()
+	w, err := p.conn.Join(ctx, p.name)
+	if err != nil {
+		p.t.Fatalf("%s joins on %s: %v", p.name, p.at.name, err)
+	}
+	p.token = w.Token
+}
+
+// roll rolls one ball, and checks its ack.
+func (p *player) roll(frame, ball, pins int) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.t.Context(), wait)
+	defer cancel()
+	a, err := p.conn.Roll(ctx, frame, ball, pins)
+	if err != nil {
+		p.t.Fatalf("%s rolls frame %d ball %d on %s: %v", p.name, frame, ball, p.at.name, err)
+	}
+	p.acked(fmt.Sprintf("frame %d ball %d", frame, ball), a)
+}
+
+// A game of two players, 3 then 4 pins every frame: both end on 70.
+var balls = []int{3, 4}
+
+const wantTotal = 70
+
+func createLane(t *testing.T, at *node, name string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), wait)
+	defer cancel()
+	l, err := at.api.CreateLane(ctx, name)
+	if err != nil {
+		t.Fatalf("creating a lane on %s: %v", at.name, err)
+	}
+	return l.ID
+}
+
+func startGame(t *testing.T, host, other *player) {
+	t.Helper()
+	host.join()
+	other.join()
+	ctx, cancel := context.WithTimeout(t.Context(), wait)
+	defer cancel()
+	a, err := host.conn.Start(ctx)
+	if err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	host.acked("start", a)
+}
+
+// TestGameAcrossNodes: a lane created on the first node; its players on
+// the first and second, a watcher on the third. They play a game to the
+// end: every ack comes after its board, no board goes back, everyone ends
+// with the same board, which counts the watcher and shows both players
+// connected; and every node lists the lane.
+func TestGameAcrossNodes(t *testing.T) {
+	id := createLane(t, nodes[0], "across nodes")
+	aaa := dial(t, nodes[0], id, "AAA")
+	bbb := dial(t, nodes[1], id, "BBB")
+	watcher := dial(t, nodes[2], id, "a watcher")
+	startGame(t, aaa, bbb)
+	for frame := 1; frame <= 10; frame++ {
+		for _, p := range []*player{aaa, bbb} {
+			for ball, pins := range balls {
+				p.roll(frame, ball+1, pins)
+			}
+		}
+	}
+	var final *protocol.Board
+	for _, p := range []*player{aaa, bbb, watcher} {
+		b := p.waitBoard("the final board", func(b *protocol.Board) bool {
+			return b.Phase == protocol.PhaseFinished && b.Spectators == 1 && b.Players[0].Connected && b.Players[1].Connected
+		})
+		if final == nil {
+			final = b
+		} else if !reflect.DeepEqual(b, final) {
+			t.Errorf("%s on %s ends with\n%+v\nwant\n%+v", p.name, p.at.name, b, final)
+		}
+	}
+	for _, pl := range final.Players {
+		if pl.Total != wantTotal {
+			t.Errorf("%s scored %d, want %d", pl.Name, pl.Total, wantTotal)
+		}
+	}
+	for _, n := range nodes {
+		ctx, cancel := context.WithTimeout(t.Context(), wait)
+		lanes, err := n.api.Lanes(ctx)
+		cancel()
+		if err != nil {
+			t.Fatalf("listing on %s: %v", n.name, err)
+		}
+		found := false
+		for _, l := range lanes {
+			found = found || l.ID == id
+		}
+		if !found {
+			t.Errorf("%s does not list lane %s: %+v", n.name, id, lanes)
+		}
+	}
+
+	// The watcher's connection ends: the players' boards count nobody.
+	watcher.conn.Close()
+	aaa.waitBoard("a board with no watcher", func(b *protocol.Board) bool { return b.Spectators == 0 })
+}
+
+// rollSurely rolls one ball through whatever happens to the lane's node:
+// when the connection ends it reconnects (to the same node, which takes
+// the lane over or relays it from the node that did) and resumes the
+// seat; a command the lane could not take is sent again. A stale roll
+// means an earlier try landed but its ack was lost with the connection.
+func (p *player) rollSurely(frame, ball, pins int) {
+	p.t.Helper()
+	deadline := time.Now().Add(wait)
+	for {
+		ctx, cancel := context.WithTimeout(p.t.Context(), 5*time.Second)
+		a, err := p.conn.Roll(ctx, frame, ball, pins)
+		cancel()
+		var pe *protocol.Error
+		switch {
+		case err == nil:
+			p.acked(fmt.Sprintf("frame %d ball %d", frame, ball), a)
+			return
+		case errors.As(err, &pe) && pe.Code == protocol.CodeStaleRoll:
+			return
+		case time.Now().After(deadline):
+			p.t.Fatalf("%s could not roll frame %d ball %d within %v: %v", p.name, frame, ball, wait, err)
+		}
+		select {
+		case <-p.conn.Done():
+			p.reconnect(deadline)
+		default:
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
+
+// reconnect dials the lane again and resumes the player's seat, trying
+// again while the cluster is failing over.
+func (p *player) reconnect(deadline time.Time) {
+	p.t.Helper()
+	for {
+		ctx, cancel := context.WithTimeout(p.t.Context(), 5*time.Second)
+		conn, err := p.at.api.Dial(ctx, p.lane)
+		if err == nil {
+			if _, err = conn.Resume(ctx, p.token); err != nil {
+				conn.CloseNow()
+			}
+		}
+		cancel()
+		if err == nil {
+			p.conn, p.board = conn, nil
+			p.t.Cleanup(func() { conn.CloseNow() })
+			return
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("%s could not reconnect to lane %s on %s within %v: %v", p.name, p.lane, p.at.name, wait, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestFailover: the node that runs a lane stops abruptly in the middle of
+// a game whose players are on the two other nodes. They reconnect, one
+// of those nodes takes the lane over from the journal, the other relays
+// it, and the game goes on to the end with every acknowledged ball.
+//
+// It stops a node of the package's cluster: it must be the last test.
+func TestFailover(t *testing.T) {
+	owner := nodes[2]
+	id := createLane(t, owner, "failover")
+	aaa := dial(t, nodes[0], id, "AAA")
+	bbb := dial(t, nodes[1], id, "BBB")
+	startGame(t, aaa, bbb)
+	for frame := 1; frame <= 10; frame++ {
+		if frame == 6 {
+			owner.stop()
+			t.Logf("%s, which ran the lane, stopped", owner.name)
+		}
+		for _, p := range []*player{aaa, bbb} {
+			for ball, pins := range balls {
+				start := time.Now()
+				p.rollSurely(frame, ball+1, pins)
+				if frame == 6 && ball == 0 && p == aaa {
+					t.Logf("the first roll after the stop took %v", time.Since(start))
+				}
+			}
+		}
+	}
+	_, on1 := nodes[0].lb.Get(id)
+	_, on2 := nodes[1].lb.Get(id)
+	if on1 == on2 {
+		t.Errorf("lane %s runs on %s: %t, on %s: %t; want one of them", id, nodes[0].name, on1, nodes[1].name, on2)
+	}
+	for _, p := range []*player{aaa, bbb} {
+		b := p.waitBoard("the final board", func(b *protocol.Board) bool { return b.Phase == protocol.PhaseFinished })
+		for _, pl := range b.Players {
+			if pl.Total != wantTotal || len(pl.Frames) != 10 {
+				t.Errorf("%s sees %s with %d frames and %d, want 10 frames and %d", p.name, pl.Name, len(pl.Frames), pl.Total, wantTotal)
+			}
+			for i, f := range pl.Frames {
+				if !reflect.DeepEqual(f.Rolls, balls) {
+					t.Errorf("%s sees %s's frame %d as %v, want %v", p.name, pl.Name, i+1, f.Rolls, balls)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,421 @@
+// Package natscluster joins the lobbies of several tenpin nodes through
+// NATS core messaging: a [lobby.Cluster]. The nodes share one journal
+// (lane/natsjournal on one NATS cluster); each lane runs on one of them,
+// and the others reach it through this package:
+//
+//   - A node that runs a lane answers requests on tenpin.own.<lane>.>: a
+//     client of another node attaching, what it sends, its going away,
+//     and the lane's HTTP views. No responders there means no node runs
+//     the lane: the node that looked takes it over (see lobby.Lobby).
+//   - It publishes each board of a lane that has clients elsewhere once,
+//     on tenpin.board.<lane>.<seq>; every node with clients of that lane
+//     relays it to them (lane.Relay), through their outboxes.
+//   - What a lane sends one client of another node alone goes to that
+//     node, on tenpin.to.<node>.<lane>.<conn>.<seq>.<kind>.
+//   - Every node says it is alive on tenpin.node.<node> every
+//     [Config.Heartbeat]. A node silent for [Config.NodeTimeout] is dead:
+//     the lanes it ran close their relays (the clients reconnect, and the
+//     node they reach takes the lane over), and its clients leave the
+//     lanes they were on.
+//   - A lobby's list asks every node on tenpin.lanes.<node>.
+//
+// Core NATS delivers at most once. A lost board is repaired by the next
+// (boards are whole), and a relay that holds an ack for a board that did
+// not come asks for it again. Which node may write a lane's log is never
+// decided here: the log's fence decides (see lane.Restore).
+package natscluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/nats-io/nats.go"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// Subjects. Lane ids and node names are single subject tokens.
+const (
+	subjOwn   = "tenpin.own."   // + lane.op.node.conn
+	subjBoard = "tenpin.board." // + lane.seq
+	subjTo    = "tenpin.to."    // + node.lane.conn.seq.kind
+	subjNode  = "tenpin.node."  // + node
+	subjLanes = "tenpin.lanes." // + the asking node
+)
+
+// Requests to a lane's node (the op token of tenpin.own.<lane>.<op>…).
+const (
+	opPing    = "ping"    // does a node run the lane? It answers its name
+	opAttach  = "attach"  // a connection comes
+	opRead    = "read"    // the connection sent the body
+	opRefresh = "refresh" // send the connection the board again
+	opDetach  = "detach"  // the connection went away (no answer)
+	opLane    = "lane"    // the lane's HTTP views (lobby.RemoteLane)
+)
+
+// Answers that are refusals start with '!'.
+const (
+	refusedClaiming = "!claiming" // the node is taking the lane over
+	refusedGone     = "!gone"     // it does not run the lane, or not that connection
+)
+
+// Defaults of [Config].
+const (
+	DefaultHeartbeat      = time.Second
+	DefaultNodeTimeout    = 3 * time.Second
+	DefaultRequestTimeout = 2 * time.Second
+)
+
+// relayIdle is how long a relay with no connections is kept, for the next
+// one to come.
+const relayIdle = 5 * time.Second
+
+// Config configures [New].
+type Config struct {
+	Conn *nats.Conn // the node's connection to the NATS cluster
+	Node string     // this node's name, unique in the cluster
+
+	// Lane gives the settings of the relays' connections (rate limits,
+	// timeouts): those of the node's lanes.
+	Lane lane.Config
+
+	Heartbeat      time.Duration // how often the node says it is alive; default DefaultHeartbeat
+	NodeTimeout    time.Duration // silent that long, a node is dead; default DefaultNodeTimeout
+	RequestTimeout time.Duration // a request to another node; default DefaultRequestTimeout
+
+	Logger *slog.Logger
+}
+
+// Cluster is this node's part of a cluster; see the package documentation.
+// Run it with [Cluster.Run].
+type Cluster struct {
+	cfg Config
+	nc  *nats.Conn
+	log *slog.Logger
+
+	mu     sync.Mutex
+	owned  map[string]*owned    // lanes this node runs, or is taking over
+	relays map[string]*relay    // lanes of other nodes this node has clients of
+	seen   map[string]time.Time // each node's last heartbeat
+	subs   []*nats.Subscription // the node's own subjects
+	relaid singleflight.Group   // relays being made, by lane
+	closed bool
+}
+
+var _ lobby.Cluster = (*Cluster)(nil)
+
+// New joins the node to the cluster: it subscribes to the node's
+// subjects. Its heartbeats start with [Cluster.Run].
+func New(cfg Config) (*Cluster, error) {
+	if cfg.Conn == nil {
+		return nil, errors.New("natscluster: no NATS connection")
+	}
+	if !token(cfg.Node) {
+		return nil, fmt.Errorf("natscluster: node name %q: want letters, digits, - or _", cfg.Node)
+	}
+	if cfg.Heartbeat <= 0 {
+		cfg.Heartbeat = DefaultHeartbeat
+	}
+	if cfg.NodeTimeout <= 0 {
+		cfg.NodeTimeout = DefaultNodeTimeout
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	c := &Cluster{
+		cfg:    cfg,
+		nc:     cfg.Conn,
+		log:    cfg.Logger.With("node", cfg.Node),
+		owned:  make(map[string]*owned),
+		relays: make(map[string]*relay),
+		seen:   make(map[string]time.Time),
+	}
+	for subj, h := range map[string]nats.MsgHandler{
+		subjTo + cfg.Node + ".>": c.delivered,
+		subjNode + "*":           c.heartbeat,
+		subjLanes + "*":          c.listLanes,
+	} {
+		sub, err := c.nc.Subscribe(subj, h)
+		if err != nil {
+			c.unsubscribe()
+			return nil, fmt.Errorf("natscluster: subscribing to %s: %w", subj, err)
+		}
+		c.subs = append(c.subs, sub)
+	}
+	if err := c.nc.Flush(); err != nil {
+		c.unsubscribe()
+		return nil, fmt.Errorf("natscluster: %w", err)
+	}
+	return c, nil
+}
+
+func (c *Cluster) unsubscribe() {
+	for _, sub := range c.subs {
+		sub.Unsubscribe()
+	}
+}
+
+// token reports whether s may be one token of a subject.
+func token(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// Publish publishes a board of a lane this node runs, for the nodes that
+// relay it: the lane's Config.Publish.
+func (c *Cluster) Publish(id string, board []byte, seq uint64) {
+	c.nc.Publish(subjBoard+id+"."+strconv.FormatUint(seq, 10), board)
+}
+
+// Run says the node is alive every heartbeat, and lets go of dead nodes:
+// relays of their lanes close, and their clients leave this node's
+// lanes. When ctx ends, every relay closes (its clients reconnect, to a
+// node that runs), and the node leaves the cluster.
+func (c *Cluster) Run(ctx context.Context) error {
+	tick := time.NewTicker(c.cfg.Heartbeat)
+	defer tick.Stop()
+	for {
+		c.nc.Publish(subjNode+c.cfg.Node, nil)
+		select {
+		case <-ctx.Done():
+			c.close()
+			return ctx.Err()
+		case now := <-tick.C:
+			c.sweep(now)
+		}
+	}
+}
+
+// close closes every relay and leaves the cluster's subjects.
+func (c *Cluster) close() {
+	c.mu.Lock()
+	c.closed = true
+	relays := make([]*relay, 0, len(c.relays))
+	for _, rl := range c.relays {
+		relays = append(relays, rl)
+	}
+	c.mu.Unlock()
+	for _, rl := range relays {
+		rl.r.Close(protocol.CodeServerRestarting, "the server is restarting: reconnect, your seat is kept")
+	}
+	c.unsubscribe()
+}
+
+func (c *Cluster) heartbeat(m *nats.Msg) {
+	node := strings.TrimPrefix(m.Subject, subjNode)
+	c.mu.Lock()
+	c.seen[node] = time.Now()
+	c.mu.Unlock()
+}
+
+// alive reports whether node was heard of lately. c.mu is held.
+func (c *Cluster) alive(node string, now time.Time) bool {
+	return node == c.cfg.Node || now.Sub(c.seen[node]) < c.cfg.NodeTimeout
+}
+
+// sweep closes the relays of lanes whose node is dead, and those idle,
+// and detaches the clients of dead nodes from this node's lanes.
+func (c *Cluster) sweep(now time.Time) {
+	var dead []*relay
+	var gone []*lane.Remote
+	c.mu.Lock()
+	for id, rl := range c.relays {
+		switch {
+		case !c.alive(rl.owner, now):
+			dead = append(dead, rl)
+		case rl.r.Len() > 0:
+			rl.idleSince = time.Time{}
+		case rl.idleSince.IsZero():
+			rl.idleSince = now
+		case now.Sub(rl.idleSince) > relayIdle:
+			delete(c.relays, id)
+			dead = append(dead, rl)
+		}
+	}
+	owned := make([]*owned, 0, len(c.owned))
+	for _, o := range c.owned {
+		owned = append(owned, o)
+	}
+	for node, at := range c.seen {
+		if now.Sub(at) > 10*c.cfg.NodeTimeout {
+			delete(c.seen, node) // long gone: forget it
+		}
+	}
+	alive := func(node string) bool { return c.alive(node, now) }
+	for _, o := range owned {
+		gone = append(gone, o.deadRemotes(alive)...)
+	}
+	c.mu.Unlock()
+	for _, rl := range dead {
+		if rl.r.Len() > 0 {
+			c.log.Warn("the node of a lane is silent: its clients here reconnect", "lane", rl.r.ID(), "owner", rl.owner)
+		}
+		rl.r.Close(protocol.CodeServerRestarting, "the lane's server went away: reconnect, your seat is kept")
+	}
+	for _, rm := range gone {
+		rm.Detach()
+	}
+}
+
+// Nodes returns the names of the nodes alive now, this one's among them,
+// in order: those heard from within the node timeout. A node hears of the
+// others within a heartbeat of joining.
+func (c *Cluster) Nodes() []string {
+	now := time.Now()
+	c.mu.Lock()
+	out := []string{c.cfg.Node}
+	for node := range c.seen {
+		if node != c.cfg.Node && c.alive(node, now) {
+			out = append(out, node)
+		}
+	}
+	c.mu.Unlock()
+	slices.Sort(out)
+	return out
+}
+
+// request sends a request about lane id to the node that runs it and
+// returns its answer, or an error wrapping lobby.ErrNoOwner (no node runs
+// it) or lobby.ErrClaiming (one is taking it).
+func (c *Cluster) request(ctx context.Context, id, op string, conn uint64, data []byte) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
+	defer cancel()
+	subj := subjOwn + id + "." + op + "." + c.cfg.Node + "." + strconv.FormatUint(conn, 10)
+	m, err := c.nc.RequestWithContext(ctx, subj, data)
+	switch {
+	case errors.Is(err, nats.ErrNoResponders):
+		return nil, fmt.Errorf("%w: lane %s", lobby.ErrNoOwner, id)
+	case err != nil:
+		return nil, fmt.Errorf("natscluster: %s for lane %s: %w", op, id, err)
+	}
+	switch string(m.Data) {
+	case refusedClaiming:
+		return nil, fmt.Errorf("%w: lane %s", lobby.ErrClaiming, id)
+	case refusedGone:
+		return nil, fmt.Errorf("%w: lane %s (stopped, or the connection is unknown)", lobby.ErrNoOwner, id)
+	}
+	return m.Data, nil
+}
+
+// Lane returns what the node that runs lane id shows of it.
+func (c *Cluster) Lane(ctx context.Context, id string) (*lobby.RemoteLane, error) {
+	if !token(id) {
+		return nil, fmt.Errorf("%w: %q is no lane id", lobby.ErrNoOwner, id)
+	}
+	data, err := c.request(ctx, id, opLane, 0, nil)
+	if err != nil {
+		return nil, err
+	}
+	var rl lobby.RemoteLane
+	if err := json.Unmarshal(data, &rl); err != nil {
+		return nil, fmt.Errorf("natscluster: lane %s: %w", id, err)
+	}
+	return &rl, nil
+}
+
+// Lanes returns the listed lanes of the other nodes that answer before ctx
+// ends (or all of them have).
+func (c *Cluster) Lanes(ctx context.Context) ([]protocol.Lane, error) {
+	now := time.Now()
+	c.mu.Lock()
+	want := 0
+	for node := range c.seen {
+		if node != c.cfg.Node && c.alive(node, now) {
+			want++
+		}
+	}
+	c.mu.Unlock()
+	if want == 0 {
+		return nil, nil
+	}
+	inbox := c.nc.NewRespInbox()
+	sub, err := c.nc.SubscribeSync(inbox)
+	if err != nil {
+		return nil, fmt.Errorf("natscluster: listing lanes: %w", err)
+	}
+	defer sub.Unsubscribe()
+	if err := c.nc.PublishRequest(subjLanes+c.cfg.Node, inbox, nil); err != nil {
+		return nil, fmt.Errorf("natscluster: listing lanes: %w", err)
+	}
+	var out []protocol.Lane
+	for got := 0; got < want; got++ {
+		m, err := sub.NextMsgWithContext(ctx)
+		if err != nil {
+			return out, fmt.Errorf("natscluster: listing lanes: %d of %d nodes answered: %w", got, want, err)
+		}
+		var lanes []protocol.Lane
+		if err := json.Unmarshal(m.Data, &lanes); err != nil {
+			return out, fmt.Errorf("natscluster: listing lanes: %w", err)
+		}
+		out = append(out, lanes...)
+	}
+	return out, nil
+}
+
+// listLanes answers another node's list with this node's listed lanes.
+func (c *Cluster) listLanes(m *nats.Msg) {
+	if strings.TrimPrefix(m.Subject, subjLanes) == c.cfg.Node {
+		return
+	}
+	c.mu.Lock()
+	out := make([]protocol.Lane, 0, len(c.owned))
+	for _, o := range c.owned {
+		if l := o.lane(); l != nil && !l.Private() {
+			out = append(out, l.Summary())
+		}
+	}
+	c.mu.Unlock()
+	data, _ := json.Marshal(out) // plain values: cannot fail
+	m.Respond(data)
+}
+
+// delivered hands a message of a lane to the relay of its client.
+func (c *Cluster) delivered(m *nats.Msg) {
+	// tenpin.to.<node>.<lane>.<conn>.<seq>.<kind>
+	f := strings.Split(m.Subject, ".")
+	if len(f) != 7 {
+		return
+	}
+	id, kind := f[3], f[6]
+	conn, err1 := strconv.ParseUint(f[4], 10, 64)
+	seq, err2 := strconv.ParseUint(f[5], 10, 64)
+	if err1 != nil || err2 != nil {
+		return
+	}
+	c.mu.Lock()
+	rl := c.relays[id]
+	c.mu.Unlock()
+	if rl == nil {
+		return
+	}
+	switch kind {
+	case "board":
+		rl.r.Deliver(conn, m.Data, seq, true)
+	case "msg":
+		rl.r.Deliver(conn, m.Data, seq, false)
+	default: // close: the status is seq's place
+		rl.r.Drop(conn, websocket.StatusCode(seq), string(m.Data))
+	}
+}

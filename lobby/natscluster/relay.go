@@ -1,0 +1,128 @@
+package natscluster
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lobby"
+)
+
+// relay is a lane another node runs, that this node has clients of.
+type relay struct {
+	r         *lane.Relay
+	owner     string             // the node that runs the lane
+	boards    *nats.Subscription // the lane's boards
+	idleSince time.Time          // since when it has had no connection; guarded by Cluster.mu
+}
+
+// Relay returns a relay of lane id, which another node runs: see
+// lobby.Cluster. This node's connections to one lane share one relay,
+// and its boards' subscription.
+func (c *Cluster) Relay(ctx context.Context, id string) (*lane.Relay, error) {
+	if !token(id) {
+		return nil, fmt.Errorf("%w: %q is no lane id", lobby.ErrNoOwner, id)
+	}
+	if r := c.relayOf(id); r != nil {
+		return r, nil
+	}
+	v, err, _ := c.relaid.Do(id, func() (any, error) {
+		if r := c.relayOf(id); r != nil {
+			return r, nil
+		}
+		return c.newRelay(ctx, id)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*lane.Relay), nil
+}
+
+// relayOf returns the open relay of lane id, if there is one.
+func (c *Cluster) relayOf(id string) *lane.Relay {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rl := c.relays[id]
+	if rl == nil {
+		return nil
+	}
+	select {
+	case <-rl.r.Done():
+		return nil
+	default:
+		return rl.r
+	}
+}
+
+func (c *Cluster) newRelay(ctx context.Context, id string) (*lane.Relay, error) {
+	rl := &relay{}
+	rl.r = lane.NewRelay(id, upstream{c: c, id: id}, c.cfg.Lane)
+	// Subscribed before the lane's node hears of this one: no board it
+	// publishes for the relay's first connection is missed.
+	sub, err := c.nc.Subscribe(subjBoard+id+".*", func(m *nats.Msg) {
+		seq, err := strconv.ParseUint(m.Subject[strings.LastIndexByte(m.Subject, '.')+1:], 10, 64)
+		if err == nil {
+			rl.r.Board(m.Data, seq)
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("natscluster: relaying lane %s: %w", id, err)
+	}
+	owner, err := c.request(ctx, id, opPing, 0, nil)
+	if err != nil {
+		sub.Unsubscribe()
+		return nil, err
+	}
+	rl.owner, rl.boards = string(owner), sub
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		sub.Unsubscribe()
+		return nil, fmt.Errorf("natscluster: the node is leaving the cluster")
+	}
+	c.relays[id] = rl
+	if _, ok := c.seen[rl.owner]; !ok {
+		c.seen[rl.owner] = time.Now() // not to be swept before its first heartbeat
+	}
+	c.mu.Unlock()
+	go func() {
+		<-rl.r.Done()
+		sub.Unsubscribe()
+		c.mu.Lock()
+		if c.relays[id] == rl {
+			delete(c.relays, id)
+		}
+		c.mu.Unlock()
+	}()
+	return rl.r, nil
+}
+
+// upstream carries a relay's traffic to the lane's node.
+type upstream struct {
+	c  *Cluster
+	id string
+}
+
+func (u upstream) Attach(ctx context.Context, conn uint64) error {
+	_, err := u.c.request(ctx, u.id, opAttach, conn, nil)
+	return err
+}
+
+func (u upstream) Read(ctx context.Context, conn uint64, data []byte) error {
+	_, err := u.c.request(ctx, u.id, opRead, conn, data)
+	return err
+}
+
+func (u upstream) Refresh(ctx context.Context, conn uint64) error {
+	_, err := u.c.request(ctx, u.id, opRefresh, conn, nil)
+	return err
+}
+
+func (u upstream) Detach(conn uint64) {
+	u.c.nc.Publish(subjOwn+u.id+"."+opDetach+"."+u.c.cfg.Node+"."+strconv.FormatUint(conn, 10), nil)
+}
