@@ -36,6 +36,7 @@ type child struct {
 	printed string // what it printed on standard output when it started
 	stderr  *strings.Builder
 	exited  chan error
+	out     *bufio.Reader // its standard output
 }
 
 // startChild starts the server as a child process with args and waits
@@ -49,6 +50,16 @@ func startChild(t *testing.T, args ...string) *child {
 // child.
 func startChildEnv(t *testing.T, env []string, args ...string) *child {
 	t.Helper()
+	c := launchChild(t, env, args...)
+	c.await(t)
+	return c
+}
+
+// launchChild starts the server as a child process with args and returns
+// at once: several children that wait for each other (the nodes of a
+// cluster) start together, then each is awaited.
+func launchChild(t *testing.T, env []string, args ...string) *child {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"="+strings.Join(append([]string{"serve", "-addr", "127.0.0.1:0", "-log-level", "warn"}, args...), "\x1f"))
 	cmd.Env = append(cmd.Env, env...)
@@ -56,7 +67,7 @@ func startChildEnv(t *testing.T, env []string, args ...string) *child {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &child{cmd: cmd, stderr: new(strings.Builder), exited: make(chan error, 1)}
+	c := &child{cmd: cmd, stderr: new(strings.Builder), exited: make(chan error, 1), out: bufio.NewReader(stdout)}
 	cmd.Stderr = c.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -65,22 +76,26 @@ func startChildEnv(t *testing.T, env []string, args ...string) *child {
 		c.exited <- cmd.Wait()
 	}()
 	t.Cleanup(func() { cmd.Process.Kill() })
-	r := bufio.NewReader(stdout)
-	line, err := r.ReadString('\n')
+	return c
+}
+
+// await waits for the child to print its URL, and what follows it.
+func (c *child) await(t *testing.T) {
+	t.Helper()
+	line, err := c.out.ReadString('\n')
 	if err != nil {
 		t.Fatalf("the server printed no URL: %v; stderr: %s", err, c.stderr)
 	}
 	c.url = strings.TrimSpace(strings.TrimPrefix(line, "tenpin serving on "))
 	c.printed = line
 	for range 3 { // where friends can open it, where the lanes are kept, and how many connections it holds
-		line, err := r.ReadString('\n')
+		line, err := c.out.ReadString('\n')
 		if err != nil {
 			t.Fatalf("the server stopped printing: %v; printed %q", err, c.printed)
 		}
 		c.printed += line
 	}
-	go io.Copy(io.Discard, r)
-	return c
+	go io.Copy(io.Discard, c.out)
 }
 
 func (c *child) kill(t *testing.T) {

@@ -17,9 +17,12 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/natsjournal"
 	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/lobby/natscluster"
 	"github.com/tenpin/tenpin/web"
 )
 
@@ -67,6 +70,7 @@ type serveFlags struct {
 	logLevel                                slog.Level
 	memory                                  bool
 	store                                   natsjournal.Config
+	node                                    string // a node of a cluster: its name
 }
 
 // parseServe parses tenpin serve's arguments and checks them.
@@ -93,6 +97,9 @@ func parseServe(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.BoolVar(&f.memory, "memory", false, "keep lanes in memory only: nothing is stored, a restart forgets every lane")
 	natsURL := fs.String("nats", "", "`URL`s (comma-separated) of an external NATS server or cluster with JetStream, instead of the embedded one")
 	fsync := fs.String("fsync", "1s", "how often the embedded store syncs to disk: a `duration`, or always (sync every append before it is acknowledged)")
+	fs.StringVar(&f.node, "node", "", "this node's `name` in a cluster of tenpin nodes that share one store: with -cluster and -routes (embedded NATS servers routed together) or with -nats (an external NATS cluster); letters, digits, - and _")
+	cluster := fs.String("cluster", "", "`host:port` where this node's embedded NATS server listens for the other nodes' (needs -node; keep it on a private network)")
+	routes := fs.String("routes", "", "comma-separated cluster `URLs` (nats://host:port) of every other node's embedded NATS server")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: tenpin [serve] [flags]\n\nRuns the tenpin server.")
 		fs.PrintDefaults()
@@ -119,8 +126,48 @@ func parseServe(args []string, stderr io.Writer) (*serveFlags, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := parseCluster(&store, f.node, *cluster, *routes, f.memory); err != nil {
+		return nil, err
+	}
 	f.store = store
 	return f, nil
+}
+
+// parseCluster checks the cluster's flags and sets the journal's
+// settings for them.
+func parseCluster(store *natsjournal.Config, node, cluster, routes string, memory bool) error {
+	switch {
+	case node == "" && (cluster != "" || routes != ""):
+		return errors.New("serve: -cluster and -routes need -node, this node's name in the cluster")
+	case node == "":
+		return nil
+	case !validNode(node):
+		return fmt.Errorf("serve: -node %q: want letters, digits, - and _ only", node)
+	case routes != "" && cluster == "":
+		return errors.New("serve: -routes needs -cluster, the address where this node's NATS server listens for the others")
+	case store.URL != "" && cluster != "":
+		return errors.New("serve: -cluster and -nats exclude each other: with -nats, the NATS cluster is external")
+	case memory:
+		return errors.New("serve: -node and -memory exclude each other: the nodes of a cluster share a store")
+	}
+	store.Node, store.Cluster, store.Shared = node, cluster, store.URL != ""
+	if routes != "" {
+		store.Routes = strings.Split(routes, ",")
+	}
+	return nil
+}
+
+// validNode reports whether a node name is one NATS subject token.
+func validNode(s string) bool {
+	if len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // lobbyConfig returns the lobby's settings for the flags, with maxConns
@@ -198,10 +245,27 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		defer journal.Close() // after every lane has stopped: see below
 		cfg.Lane.Journal, cfg.Lane.Durable, cfg.Health = journal, true, journal.Check
 	}
-	lb := lobby.New(cfg)
-	restored, err := lb.Restore(ctx)
-	if err != nil {
-		return fmt.Errorf("serve: %w", err)
+	var cluster *natscluster.Cluster
+	var lb *lobby.Lobby
+	if f.node != "" {
+		cfg.Lane.Node = f.node
+		cluster, err = natscluster.New(natscluster.Config{
+			Conn: journal.Conn(), Node: f.node, Lane: cfg.Lane, Logger: logger,
+			// The lanes of a node that died, which nobody uses now, are
+			// adopted by the others.
+			Dead: func(string) { adopt(ctx, lb, logger) },
+		})
+		if err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		cfg.Cluster, cfg.Lane.Publish = cluster, cluster.Publish
+	}
+	lb = lobby.New(cfg)
+	restored := 0
+	if cluster == nil {
+		if restored, err = lb.Restore(ctx); err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
 	}
 
 	var debugLn net.Listener
@@ -218,57 +282,109 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		debugSrv.ReadTimeout, debugSrv.WriteTimeout = 0, 0 // a CPU profile or a trace takes as long as it was asked to
 	}
 
+	// The node's parts run as one: the lanes, the cluster's heartbeats and
+	// relays, the HTTP servers. When one fails, or a signal comes, they
+	// all stop, gracefully; the journal (and the embedded NATS server,
+	// with the lease it may hold) closes after them.
 	laneCtx, stopLanes := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopLanes()
-	lobbyDone := make(chan error, 1)
-	go func() { lobbyDone <- lb.Run(laneCtx) }()
-	serveDone := make(chan error, 2)
-	go func() { serveDone <- srv.Serve(ln) }()
+	g, gctx := errgroup.WithContext(ctx)
+	lobbyDone := make(chan struct{})
+	g.Go(func() error {
+		defer close(lobbyDone)
+		lb.Run(laneCtx)
+		return nil
+	})
+	if cluster != nil {
+		g.Go(func() error {
+			cluster.Run(laneCtx)
+			return nil
+		})
+		g.Go(func() error {
+			// The lanes no node runs, if the whole cluster stopped; after
+			// a pause, for the routes to tell this node which lanes the
+			// others run (a lane taken from a running node would move
+			// for nothing: the fence lets the later claim in).
+			select {
+			case <-time.After(adoptAfter):
+				adopt(gctx, lb, logger)
+			case <-gctx.Done():
+			}
+			return nil
+		})
+	}
+	g.Go(func() error {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("serve: %w", err)
+		}
+		return nil
+	})
 	if debugSrv != nil {
-		go func() { serveDone <- fmt.Errorf("-debug-addr: %w", debugSrv.Serve(debugLn)) }()
+		g.Go(func() error {
+			if err := debugSrv.Serve(debugLn); !errors.Is(err, http.ErrServerClosed) {
+				return fmt.Errorf("serve: -debug-addr: %w", err)
+			}
+			return nil
+		})
 	}
 
 	fmt.Fprintf(stdout, "tenpin serving on http://%s\n", displayAddr(ln.Addr()))
 	fmt.Fprintf(stdout, "tenpin friends: %s\n", describeInvite(ln.Addr(), urls))
-	fmt.Fprintf(stdout, "tenpin lanes: %s; %d restored\n", describeStore(store, f.memory), restored)
+	if cluster != nil {
+		fmt.Fprintf(stdout, "tenpin lanes: %s; node %s of a cluster: lanes no node runs are taken over\n", describeStore(store, f.memory), f.node)
+	} else {
+		fmt.Fprintf(stdout, "tenpin lanes: %s; %d restored\n", describeStore(store, f.memory), restored)
+	}
 	fmt.Fprintf(stdout, "tenpin connections: %s\n", describeConns(maxConns, f.maxConns, nofile, known, lowered))
 	fmt.Fprintf(stdout, "tenpin answers to: %s\n", hosts)
 	if debugLn != nil {
 		fmt.Fprintf(stdout, "tenpin debug on http://%s/metrics\n", displayAddr(debugLn.Addr()))
 	}
-	logger.Info("serving", "addr", ln.Addr().String(), "restored", restored, "max_conns", maxConns, "open_files", nofile)
+	logger.Info("serving", "addr", ln.Addr().String(), "restored", restored, "max_conns", maxConns, "open_files", nofile, "node", f.node)
 
-	select {
-	case err := <-serveDone:
-		srv.Close()
+	g.Go(func() error {
+		<-gctx.Done() // a signal, or a part failed
+		logger.Info("shutting down", "grace", shutdownGrace)
+		grace, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+		defer cancel()
+		// Stop accepting and finish plain requests, while every lane
+		// closes its sockets with 1001 (going away).
+		shutdownErr := make(chan error, 1)
+		go func() { shutdownErr <- srv.Shutdown(grace) }()
 		if debugSrv != nil {
-			debugSrv.Close()
+			debugSrv.Close() // a profile in progress is cut short
 		}
 		stopLanes()
-		<-lobbyDone
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	logger.Info("shutting down", "grace", shutdownGrace)
-	grace, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	// Stop accepting and finish plain requests, while every lane closes its
-	// sockets with 1001 (going away).
-	shutdownErr := make(chan error, 1)
-	go func() { shutdownErr <- srv.Shutdown(grace) }()
-	if debugSrv != nil {
-		debugSrv.Close() // a profile in progress is cut short
-	}
-	stopLanes()
-	select {
-	case <-lobbyDone:
-	case <-grace.Done():
-	}
-	if err := <-shutdownErr; err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("serve: shutdown: %w", err)
+		select {
+		case <-lobbyDone:
+		case <-grace.Done():
+		}
+		if err := <-shutdownErr; err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("serve: shutdown: %w", err)
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return err
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// adoptAfter is how long a node of a cluster waits after it starts before
+// it adopts the lanes that no node runs.
+const adoptAfter = 2 * natscluster.DefaultNodeTimeout
+
+// adopt takes over the lanes no node of the cluster runs (see
+// lobby.Lobby.Adopt), and logs how many it took.
+func adopt(ctx context.Context, lb *lobby.Lobby, logger *slog.Logger) {
+	n, err := lb.Adopt(ctx)
+	if err != nil && ctx.Err() == nil {
+		logger.Warn("lanes not adopted", "err", err)
+	}
+	if n > 0 {
+		logger.Info("lanes adopted", "lanes", n)
+	}
 }
 
 // publicHandler is everything the public address serves: the API, the

@@ -216,6 +216,11 @@ func TestServeFlags(t *testing.T) {
 		{"-fsync", "soon"},
 		{"-fsync", "0s"},
 		{"-memory", "-nats", "nats://x"},
+		{"-cluster", "127.0.0.1:6222"},
+		{"-routes", "nats://127.0.0.1:6223"},
+		{"-node", "n.1"},
+		{"-node", "n1"}, // with -memory
+		{"-routes", "nats://127.0.0.1:6223", "-node", "n1"},
 	} {
 		// A server that takes the flags stops at once, rather than
 		// serving until the test times out.

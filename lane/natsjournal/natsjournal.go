@@ -99,6 +99,11 @@ type Config struct {
 	// to start after this one died without letting go.
 	LeaseTTL time.Duration
 
+	// Shared says the stream at URL is shared by the nodes of a tenpin
+	// cluster (lobby/natscluster): no lease is taken on it, for every
+	// node writes to it, and each lane's fence keeps them apart.
+	Shared bool
+
 	// ClusterWait bounds how long Open waits for the cluster to take the
 	// stream: replicated, it needs as many servers up as it has replicas
 	// (default 2 minutes, or the context's deadline).
@@ -230,7 +235,7 @@ func (j *Journal) open(ctx context.Context) error {
 	if j.stream, err = j.createStream(ctx, url); err != nil {
 		return err
 	}
-	if j.cfg.URL != "" {
+	if j.cfg.URL != "" && !j.cfg.Shared {
 		return j.takeLease(ctx) // the embedded server's directory has its file lock instead
 	}
 	return nil

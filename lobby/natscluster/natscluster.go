@@ -95,6 +95,11 @@ type Config struct {
 	NodeTimeout    time.Duration // silent that long, a node is dead; default DefaultNodeTimeout
 	RequestTimeout time.Duration // a request to another node; default DefaultRequestTimeout
 
+	// Dead, if set, is called (on its own goroutine) when a node that was
+	// alive falls silent: the lanes it ran may have no owner now (see
+	// lobby.Lobby.Adopt).
+	Dead func(node string)
+
 	Logger *slog.Logger
 }
 
@@ -109,6 +114,7 @@ type Cluster struct {
 	owned  map[string]*owned    // lanes this node runs, or is taking over
 	relays map[string]*relay    // lanes of other nodes this node has clients of
 	seen   map[string]time.Time // each node's last heartbeat
+	dead   map[string]bool      // nodes in seen that fell silent
 	subs   []*nats.Subscription // the node's own subjects
 	relaid singleflight.Group   // relays being made, by lane
 	closed bool
@@ -144,6 +150,7 @@ func New(cfg Config) (*Cluster, error) {
 		owned:  make(map[string]*owned),
 		relays: make(map[string]*relay),
 		seen:   make(map[string]time.Time),
+		dead:   make(map[string]bool),
 	}
 	for subj, h := range map[string]nats.MsgHandler{
 		subjTo + cfg.Node + ".>": c.delivered,
@@ -227,6 +234,7 @@ func (c *Cluster) heartbeat(m *nats.Msg) {
 	node := strings.TrimPrefix(m.Subject, subjNode)
 	c.mu.Lock()
 	c.seen[node] = time.Now()
+	delete(c.dead, node)
 	c.mu.Unlock()
 }
 
@@ -258,9 +266,14 @@ func (c *Cluster) sweep(now time.Time) {
 	for _, o := range c.owned {
 		owned = append(owned, o)
 	}
+	var died []string
 	for node, at := range c.seen {
-		if now.Sub(at) > 10*c.cfg.NodeTimeout {
+		switch {
+		case now.Sub(at) > 10*c.cfg.NodeTimeout:
 			delete(c.seen, node) // long gone: forget it
+		case !c.alive(node, now) && !c.dead[node]:
+			c.dead[node] = true
+			died = append(died, node)
 		}
 	}
 	alive := func(node string) bool { return c.alive(node, now) }
@@ -276,6 +289,12 @@ func (c *Cluster) sweep(now time.Time) {
 	}
 	for _, rm := range gone {
 		rm.Detach()
+	}
+	for _, node := range died {
+		c.log.Warn("a node fell silent", "dead", node)
+		if c.cfg.Dead != nil {
+			go c.cfg.Dead(node)
+		}
 	}
 }
 

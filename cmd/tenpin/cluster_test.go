@@ -1,0 +1,182 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tenpin/tenpin/protocol"
+	"github.com/tenpin/tenpin/protocol/client"
+)
+
+// startNodes starts n tenpin processes as the nodes of one cluster, each
+// with its own data directory and embedded NATS server, routed to every
+// other, as the README's "Running a cluster" says.
+func startNodes(t *testing.T, n int) []*child {
+	t.Helper()
+	ports := make([]int, n)
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports[i] = l.Addr().(*net.TCPAddr).Port
+		l.Close() // for the node to take
+	}
+	dir := t.TempDir()
+	nodes := make([]*child, n)
+	for i := range nodes {
+		var routes []string
+		for k, p := range ports {
+			if k != i {
+				routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", p))
+			}
+		}
+		name := fmt.Sprint("n", i+1)
+		nodes[i] = launchChild(t, nil, "-data", filepath.Join(dir, name), "-node", name,
+			"-cluster", fmt.Sprintf("127.0.0.1:%d", ports[i]), "-routes", strings.Join(routes, ","))
+	}
+	for _, c := range nodes { // each waits for the others to form the cluster
+		c.await(t)
+	}
+	return nodes
+}
+
+// seat is a player of a test game through one node, who reconnects to it
+// and resumes their seat whenever the connection ends.
+type seat struct {
+	t     *testing.T
+	api   *client.Client
+	lane  string
+	name  string
+	conn  *client.Conn
+	token string
+}
+
+func (s *seat) dial(ctx context.Context) error {
+	conn, err := s.api.Dial(ctx, s.lane)
+	if err != nil {
+		return err
+	}
+	if s.token == "" {
+		w, err := conn.Join(ctx, s.name)
+		if err != nil {
+			conn.CloseNow()
+			return err
+		}
+		s.token = w.Token
+	} else if _, err := conn.Resume(ctx, s.token); err != nil {
+		conn.CloseNow()
+		return err
+	}
+	if s.conn != nil {
+		s.conn.CloseNow()
+	}
+	s.conn = conn
+	return nil
+}
+
+// do runs a command until the lane takes it, reconnecting as needed
+// within a minute; a stale roll is an earlier try that landed but whose
+// ack was lost with its connection.
+func (s *seat) do(what string, cmd func(ctx context.Context, c *client.Conn) error) {
+	s.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err := cmd(ctx, s.conn)
+		var pe *protocol.Error
+		if err != nil {
+			s.t.Logf("%s: %s: %v", s.name, what, err)
+		}
+		if errors.As(err, &pe) && pe.Code == protocol.CodeStaleRoll {
+			err = nil
+		}
+		if err == nil {
+			cancel()
+			return
+		}
+		select {
+		case <-s.conn.Done():
+			if derr := s.dial(ctx); derr != nil {
+				s.t.Logf("%s: reconnecting: %v", s.name, derr)
+			}
+		default:
+		}
+		cancel()
+		if time.Now().After(deadline) {
+			s.t.Fatalf("%s: %s: %v", s.name, what, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestClusterGameSurvivesAKilledNode starts three tenpin processes as a
+// cluster, plays a game on a lane run by the third with players on the
+// first two, kills the third with SIGKILL halfway, and checks that the
+// game goes on through the others to the end with every ball. It reports
+// how long the lane stalled: from the kill to the next accepted roll.
+func TestClusterGameSurvivesAKilledNode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three processes form a cluster in seconds")
+	}
+	nodes := startNodes(t, 3)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	lane, err := (&client.Client{URL: nodes[2].url}).CreateLane(ctx, "kill -9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	players := []*seat{
+		{t: t, api: &client.Client{URL: nodes[0].url}, lane: lane.ID, name: "AAA"},
+		{t: t, api: &client.Client{URL: nodes[1].url}, lane: lane.ID, name: "BBB"},
+	}
+	for _, p := range players {
+		if err := p.dial(ctx); err != nil {
+			t.Fatalf("%s joins: %v", p.name, err)
+		}
+		defer func() { p.conn.CloseNow() }()
+	}
+	if _, err := players[0].conn.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pins := []int{5, 4}
+	var killed time.Time
+	for frame := 1; frame <= 10; frame++ {
+		if frame == 6 {
+			nodes[2].kill(t)
+			killed = time.Now()
+		}
+		for _, p := range players {
+			for ball := 1; ball <= 2; ball++ {
+				p.do(fmt.Sprintf("frame %d ball %d", frame, ball), func(ctx context.Context, c *client.Conn) error {
+					_, err := c.Roll(ctx, frame, ball, pins[ball-1])
+					return err
+				})
+				if !killed.IsZero() {
+					t.Logf("the lane took its first roll %v after the kill", time.Since(killed).Round(time.Millisecond))
+					killed = time.Time{}
+				}
+			}
+		}
+	}
+	for _, n := range nodes[:2] {
+		board, err := (&client.Client{URL: n.url}).Board(ctx, lane.ID)
+		if err != nil {
+			t.Fatalf("the board on %s: %v", n.url, err)
+		}
+		if board.Phase != protocol.PhaseFinished {
+			t.Errorf("the game on %s is %s, want finished", n.url, board.Phase)
+		}
+		for _, p := range board.Players {
+			if p.Total != 90 || len(p.Frames) != 10 {
+				t.Errorf("%s on %s: %d frames, %d; want 10 frames of 5 and 4, 90", p.Name, n.url, len(p.Frames), p.Total)
+			}
+		}
+	}
+}
