@@ -71,6 +71,14 @@ type Config struct {
 	// relay it to them ([Relay.Board]). It is called on the lane
 	// goroutine and must not block.
 	Publish func(lane string, board []byte, seq uint64)
+
+	// Wakes, if set, counts the times this server was found paused (its
+	// process stopped, its machine frozen: see lobby/natscluster). When
+	// the count changes, the lane reads its log back before its next
+	// decision: another server may have taken it over meanwhile, and a
+	// decision on what the lane was would be wrong even where the fence
+	// keeps it from being stored.
+	Wakes func() uint64
 }
 
 func (c Config) withDefaults() Config {
@@ -154,6 +162,7 @@ type Lane struct {
 	retryAt time.Time     // a failed read-back: not before then again
 	epoch   uint64        // the epoch this lane holds: a later claim in the log is another server's
 	moved   bool          // the log holds a later claim: stop
+	wakes   uint64        // Config.Wakes when the lane last read its log back for it
 	seq     uint64        // changes shown in this epoch
 	clients map[*client]struct{}
 	remotes int                        // clients in clients connected to other nodes
@@ -195,6 +204,7 @@ const (
 	opSnapshot // store a snapshot, answer on result
 	opExpire   // a waiting connection's grace is over (see attach)
 	opRefresh  // send a remote client the board again
+	opVerify   // read the log back before the next decision
 )
 
 type request struct {
@@ -302,6 +312,9 @@ func newLane(st *game.State, last uint64, cfg Config) *Lane {
 		waiting: make(map[*client]*time.Timer),
 	}
 	l.epoch = st.Epoch()
+	if cfg.Wakes != nil {
+		l.wakes = cfg.Wakes()
+	}
 	l.presence = time.NewTimer(time.Hour)
 	l.presence.Stop()
 	l.skippable = time.NewTimer(time.Hour)
@@ -495,6 +508,11 @@ func (l *Lane) handle(ctx context.Context, r request) {
 	case opRefresh:
 		if _, ok := l.clients[r.c]; ok {
 			l.sendBoard(r.c, l.view.Load().board)
+		}
+	case opVerify:
+		if l.journal != nil {
+			l.stale, l.retryAt = true, time.Time{}
+			l.sync(ctx)
 		}
 	case opSnapshot:
 		err := l.sync(ctx)
@@ -810,6 +828,15 @@ func (l *Lane) record(ctx context.Context, e game.Event) error {
 	return nil
 }
 
+// Verify has the lane read its log back now, as before its next decision:
+// for a server that was paused (its process stopped, its machine frozen)
+// long enough for another to take its lanes over. A lane whose log holds
+// another server's later claim stops, and its clients are sent to
+// reconnect. It returns once the lane has the request, or has stopped.
+func (l *Lane) Verify(ctx context.Context) {
+	l.submit(ctx, request{op: opVerify})
+}
+
 // ErrStopped is returned by [Lane.Snapshot] for a lane that has stopped.
 var ErrStopped = errors.New("lane: stopped")
 
@@ -865,6 +892,11 @@ func (l *Lane) store(ctx context.Context, e game.Event) error {
 func (l *Lane) sync(ctx context.Context) error {
 	if l.moved {
 		return errMoved
+	}
+	if l.cfg.Wakes != nil && l.journal != nil {
+		if w := l.cfg.Wakes(); w != l.wakes {
+			l.wakes, l.stale, l.retryAt = w, true, time.Time{}
+		}
 	}
 	if !l.stale {
 		return nil

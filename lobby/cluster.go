@@ -230,3 +230,18 @@ func (lb *Lobby) Adopt(ctx context.Context) (int, error) {
 	}
 	return n, nil
 }
+
+// Verify has every lane of this node read its log back (see
+// lane.Lane.Verify): for a node that was paused long enough for the
+// others to take its lanes over. Those they took stop here.
+func (lb *Lobby) Verify(ctx context.Context) {
+	lb.mu.RLock()
+	lanes := make([]*lane.Lane, 0, len(lb.lanes))
+	for _, e := range lb.lanes {
+		lanes = append(lanes, e.lane)
+	}
+	lb.mu.RUnlock()
+	for _, l := range lanes {
+		l.Verify(ctx)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -176,6 +177,85 @@ func TestClusterGameSurvivesAKilledNode(t *testing.T) {
 		for _, p := range board.Players {
 			if p.Total != 90 || len(p.Frames) != 10 {
 				t.Errorf("%s on %s: %d frames, %d; want 10 frames of 5 and 4, 90", p.Name, n.url, len(p.Frames), p.Total)
+			}
+		}
+	}
+}
+
+// TestClusterFencesAPausedNode: the node that runs a lane is paused
+// (SIGSTOP) in the middle of a game. Its player on another node goes on:
+// that node takes the lane over once the paused node stops answering, and
+// enters the absent player's balls too. When the paused node wakes up
+// (SIGCONT), the player connected to it rolls through the lane it still
+// holds: the fence refuses its append, the lane stops and sends the
+// player away, and the player resumes their seat through the node that
+// runs the lane now. No ball is lost or counted twice.
+func TestClusterFencesAPausedNode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three processes form a cluster in seconds")
+	}
+	nodes := startNodes(t, 3)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	lane, err := (&client.Client{URL: nodes[2].url}).CreateLane(ctx, "paused")
+	if err != nil {
+		t.Fatal(err)
+	}
+	aaa := &seat{t: t, api: &client.Client{URL: nodes[2].url}, lane: lane.ID, name: "AAA"} // on the lane's node
+	bbb := &seat{t: t, api: &client.Client{URL: nodes[0].url}, lane: lane.ID, name: "BBB"}
+	for _, p := range []*seat{aaa, bbb} {
+		if err := p.dial(ctx); err != nil {
+			t.Fatalf("%s joins: %v", p.name, err)
+		}
+		defer func() { p.conn.CloseNow() }()
+	}
+	if _, err := aaa.conn.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pins := []int{5, 4}
+	roll := func(by *seat, name string, frame int) {
+		for ball := 1; ball <= 2; ball++ {
+			by.do(fmt.Sprintf("%s's frame %d ball %d", name, frame, ball), func(ctx context.Context, c *client.Conn) error {
+				_, err := c.RollFor(ctx, name, frame, ball, pins[ball-1])
+				return err
+			})
+		}
+	}
+	roll(aaa, "AAA", 1)
+	roll(bbb, "BBB", 1)
+
+	paused := nodes[2].cmd.Process
+	if err := paused.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	stopped := time.Now()
+	roll(bbb, "AAA", 2) // AAA is offline for the node that takes the lane over
+	t.Logf("the lane took its first roll %v after its node was paused", time.Since(stopped).Round(time.Millisecond))
+	roll(bbb, "BBB", 2)
+	if err := paused.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+
+	// AAA's connection to the woken node is still open: its lane must
+	// not take the roll, and sends AAA away to resume elsewhere.
+	old := aaa.conn
+	roll(aaa, "AAA", 3)
+	if aaa.conn == old {
+		t.Error("AAA's roll was taken by the lane on the node that had been paused")
+	}
+	roll(bbb, "BBB", 3)
+	for frame := 4; frame <= 10; frame++ {
+		roll(aaa, "AAA", frame)
+		roll(bbb, "BBB", frame)
+	}
+	for _, n := range nodes {
+		board, err := (&client.Client{URL: n.url}).Board(ctx, lane.ID)
+		if err != nil {
+			t.Fatalf("the board on %s: %v", n.url, err)
+		}
+		for _, p := range board.Players {
+			if board.Phase != protocol.PhaseFinished || p.Total != 90 || len(p.Frames) != 10 {
+				t.Errorf("%s on %s: %s, %d frames, %d; want finished, 10 frames of 5 and 4, 90", p.Name, n.url, board.Phase, len(p.Frames), p.Total)
 			}
 		}
 	}

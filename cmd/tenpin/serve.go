@@ -254,11 +254,14 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 			// The lanes of a node that died, which nobody uses now, are
 			// adopted by the others.
 			Dead: func(string) { adopt(ctx, lb, logger) },
+			// Paused long enough, it may have lost lanes to the others:
+			// those stop at once rather than at their next append.
+			Woke: func(time.Duration) { lb.Verify(ctx) },
 		})
 		if err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}
-		cfg.Cluster, cfg.Lane.Publish = cluster, cluster.Publish
+		cfg.Cluster, cfg.Lane.Publish, cfg.Lane.Wakes = cluster, cluster.Publish, cluster.Wakes
 	}
 	lb = lobby.New(cfg)
 	restored := 0

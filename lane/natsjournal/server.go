@@ -91,6 +91,17 @@ func (j *Journal) startServer(ctx context.Context) error {
 	return nil
 }
 
+// A route to a node whose process is paused (stopped, swapping, frozen
+// by its VM) stays open: only its pings tell. Unanswered for about
+// routePing × routePingsOut, it is closed, and with it go the
+// subscriptions that say the node runs its lanes, so that the others take
+// them over. NATS's own default is 2 minutes × 2: a lane would stall that
+// long.
+const (
+	routePing     = 2 * time.Second
+	routePingsOut = 3
+)
+
 // clusterOptions makes the embedded server a node of a cluster: it
 // listens for the other nodes' servers on cfg.Cluster and connects to
 // cfg.Routes. A server's routes start only once it listens for clients
@@ -111,7 +122,7 @@ func (j *Journal) clusterOptions(opts *server.Options) error {
 		}
 	}
 	opts.ServerName = j.cfg.Node
-	opts.Cluster = server.ClusterOpts{Name: "tenpin", Host: host, Port: p}
+	opts.Cluster = server.ClusterOpts{Name: "tenpin", Host: host, Port: p, PingInterval: routePing, MaxPingsOut: routePingsOut}
 	opts.Routes = server.RoutesFromStr(strings.Join(j.cfg.Routes, ","))
 	opts.DontListen = false
 	opts.Host, opts.Port = "127.0.0.1", server.RANDOM_PORT

@@ -133,7 +133,7 @@ func startNode(dir, name, cluster string, routes []string) (*node, error) {
 		j.Close()
 		return nil, err
 	}
-	laneCfg.Publish = cl.Publish
+	laneCfg.Publish, laneCfg.Wakes = cl.Publish, cl.Wakes
 	lb := lobby.New(lobby.Config{Lane: laneCfg, Cluster: cl, Logger: logger, Health: j.Check})
 	runCtx, stop := context.WithCancel(context.Background())
 	n := &node{name: name, j: j, cl: cl, lb: lb, cancel: stop}

@@ -35,6 +35,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -99,6 +100,11 @@ type Config struct {
 	// alive falls silent: the lanes it ran may have no owner now (see
 	// lobby.Lobby.Adopt).
 	Dead func(node string)
+	// Woke, if set, is called (on its own goroutine) when this node's
+	// heartbeat comes late by more than the node timeout: its process was
+	// paused long enough for the others to think it dead, and perhaps take
+	// its lanes over (see lobby.Lobby.Verify).
+	Woke func(late time.Duration)
 
 	Logger *slog.Logger
 }
@@ -117,7 +123,11 @@ type Cluster struct {
 	dead   map[string]bool      // nodes in seen that fell silent
 	subs   []*nats.Subscription // the node's own subjects
 	relaid singleflight.Group   // relays being made, by lane
-	closed bool
+
+	// lastBeat is when the heartbeat loop last ran (UnixNano), and wakes
+	// counts the pauses it found: see Wakes.
+	lastBeat, wakes atomic.Int64
+	closed          bool
 }
 
 var _ lobby.Cluster = (*Cluster)(nil)
@@ -203,13 +213,27 @@ func (c *Cluster) Publish(id string, board []byte, seq uint64) {
 func (c *Cluster) Run(ctx context.Context) error {
 	tick := time.NewTicker(c.cfg.Heartbeat)
 	defer tick.Stop()
+	last := time.Now()
+	c.lastBeat.Store(last.UnixNano())
 	for {
 		c.nc.Publish(subjNode+c.cfg.Node, nil)
 		select {
 		case <-ctx.Done():
 			c.close()
 			return ctx.Err()
-		case now := <-tick.C:
+		case <-tick.C:
+			// The tick's own time is when it was due: after a pause, the
+			// one that waited. Now is when it ran.
+			now := time.Now()
+			if late := now.Sub(last) - c.cfg.Heartbeat; late > c.cfg.NodeTimeout {
+				c.wakes.Add(1) // before lastBeat: see Wakes
+				c.log.Warn("this node was paused: the others may have taken its lanes", "late", late)
+				if c.cfg.Woke != nil {
+					go c.cfg.Woke(late)
+				}
+			}
+			last = now
+			c.lastBeat.Store(now.UnixNano())
 			c.sweep(now)
 		}
 	}
@@ -296,6 +320,20 @@ func (c *Cluster) sweep(now time.Time) {
 			go c.cfg.Dead(node)
 		}
 	}
+}
+
+// Wakes counts the times this node was found paused: its heartbeats
+// stopped for longer than the node timeout, long enough for the others to
+// think it dead and take its lanes over. It is lane.Config.Wakes. A lane
+// that asks while the heartbeat loop has not run for that long (the
+// process has just woken, and the loop is yet to notice) gets a new count
+// too.
+func (c *Cluster) Wakes() uint64 {
+	last := c.lastBeat.Load()
+	if last != 0 && time.Since(time.Unix(0, last)) > c.cfg.NodeTimeout {
+		return uint64(c.wakes.Add(1))
+	}
+	return uint64(c.wakes.Load())
 }
 
 // Nodes returns the names of the nodes alive now, this one's among them,
