@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -258,5 +259,35 @@ func TestClusterFencesAPausedNode(t *testing.T) {
 				t.Errorf("%s on %s: %s, %d frames, %d; want finished, 10 frames of 5 and 4, 90", p.Name, n.url, board.Phase, len(p.Frames), p.Total)
 			}
 		}
+	}
+}
+
+// TestClusterLoadRun: tenpin load spreads its lanes and connections over
+// the three nodes of a cluster (each lane's players and watchers on all
+// three), and every board, ack and total checks out.
+func TestClusterLoadRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three processes form a cluster in seconds")
+	}
+	nodes := startNodes(t, 3)
+	var urls []string
+	for _, n := range nodes {
+		urls = append(urls, "ws"+strings.TrimPrefix(n.url, "http"))
+	}
+	stdout, stderr, code := runCmd(t, "", "load", "-url", strings.Join(urls, ","), "-lanes", "9", "-players", "4", "-spectators", "6",
+		"-duration", "5s", "-think", "10ms", "-ramp", "500ms", "-json")
+	if code != 0 {
+		t.Fatalf("load exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	var rep loadReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("report: %v\n%s", err, stdout)
+	}
+	t.Logf("rolls %d, boards %d, games %d, ack p99 %.1fms, fan-out p99 %.1fms", rep.Rolls, rep.Boards, rep.Games, rep.Ack.P99, rep.Fanout.P99)
+	if rep.Errors != 0 || rep.ConnectFailures != 0 || rep.Connections != 90 {
+		t.Errorf("errors %d, connect failures %d, connections %d; want 0, 0, 90: %v", rep.Errors, rep.ConnectFailures, rep.Connections, rep.ErrorSamples)
+	}
+	if rep.Games == 0 || rep.Rolls == 0 || rep.Fanout.Count == 0 || rep.Ack.Count == 0 {
+		t.Errorf("the run played nothing: %+v", rep)
 	}
 }

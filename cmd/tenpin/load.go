@@ -13,6 +13,7 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
+	"strings"
 	"syscall"
 	"time"
 
@@ -45,7 +46,7 @@ func runLoad(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	fs := flag.NewFlagSet("tenpin load", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg loadConfig
-	fs.StringVar(&cfg.URL, "url", "ws://localhost:8080", "the server's base `URL`")
+	fs.StringVar(&cfg.URL, "url", "ws://localhost:8080", "the server's base `URL`, or the nodes' of a cluster, comma-separated: each lane is created on one node in turn, and its connections spread over them all")
 	fs.IntVar(&cfg.Lanes, "lanes", 10, "lanes to create")
 	fs.IntVar(&cfg.Players, "players", 4, "players per lane")
 	fs.IntVar(&cfg.Spectators, "spectators", 6, "spectators per lane")
@@ -74,8 +75,10 @@ func runLoad(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	case cfg.Sources > 254:
 		return errors.New("load: -sources is at most 254 (127.0.0.1 to 127.0.0.254)")
 	}
-	if base, err := url.Parse(cfg.URL); err != nil || (base.Scheme != "ws" && base.Scheme != "wss") {
-		return fmt.Errorf("load: -url %q: want ws://host:port or wss://host:port", cfg.URL)
+	for _, u := range strings.Split(cfg.URL, ",") {
+		if base, err := url.Parse(strings.TrimSpace(u)); err != nil || (base.Scheme != "ws" && base.Scheme != "wss") {
+			return fmt.Errorf("load: -url %q: want ws://host:port or wss://host:port, or several separated by commas", u)
+		}
 	}
 	conns := cfg.Lanes * (cfg.Players + cfg.Spectators)
 	if cfg.Sources <= 0 {

@@ -58,7 +58,7 @@ func (l *lane) play(ctx context.Context, at time.Time) {
 		return
 	}
 	r := l.run
-	sum, err := r.clients[l.n%len(r.clients)].CreateLane(ctx, fmt.Sprintf("load %d", l.n))
+	sum, err := r.client(l.n).CreateLane(ctx, fmt.Sprintf("load %d", l.n))
 	if err != nil {
 		if ctx.Err() == nil {
 			r.connectFailures.Add(1)
@@ -76,7 +76,7 @@ func (l *lane) play(ctx context.Context, at time.Time) {
 			c.name = playerName(i - r.cfg.Spectators)
 			players = append(players, c)
 		}
-		if !c.dial(ctx, (l.n+i)%len(r.clients)) {
+		if !c.dial(ctx, l.n+i) {
 			if c.name != "" {
 				return // a lane short of a player plays no game
 			}
@@ -210,12 +210,12 @@ type seen struct {
 	me    *protocol.Player
 }
 
-func (c *user) dial(ctx context.Context, source int) bool {
+func (c *user) dial(ctx context.Context, n int) bool {
 	r := c.lane.run
 	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
 	defer cancel()
 	start := time.Now()
-	conn, err := r.clients[source].DialFunc(dctx, c.lane.id, func(data []byte) { c.handle(ctx, data) })
+	conn, err := r.client(n).DialFunc(dctx, c.lane.id, func(data []byte) { c.handle(ctx, data) })
 	if err != nil {
 		if ctx.Err() == nil {
 			r.connectFailures.Add(1)

@@ -51,7 +51,10 @@ type Strategy interface {
 
 // Config is what a run does.
 type Config struct {
-	URL        string // the server's base URL, ws://host:port
+	// URL is the server's base URL, ws://host:port, or the URLs of the
+	// nodes of a cluster, separated by commas: each lane is created on
+	// one, and its connections are spread over all of them.
+	URL        string
 	Lanes      int
 	Players    int // a lane's, 1 to 8
 	Spectators int // a lane's
@@ -107,10 +110,9 @@ const maxErrorSamples = 20
 
 // run is one run: its counters, its samples and its errors.
 type run struct {
-	cfg      Config
-	httpBase string
-	clients  []*client.Client // one per source address
-	http     []*http.Client
+	cfg     Config
+	clients [][]*client.Client // by node, then by source address
+	http    []*http.Client
 
 	connected, connectFailures  atomic.Int64
 	rolls, boards, bytes, games atomic.Int64
@@ -126,18 +128,28 @@ type run struct {
 // left to the server's idle timeout when it returns.
 func Run(ctx context.Context, cfg Config) Result {
 	r := &run{cfg: cfg}
-	h := strings.Replace(cfg.URL, "ws", "http", 1)
-	r.httpBase = strings.TrimRight(h, "/")
 	for i := range max(cfg.Sources, 1) {
 		d := &net.Dialer{Timeout: 10 * time.Second}
 		if cfg.Sources > 1 {
 			d.LocalAddr = &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(1+i))}
 		}
-		hc := &http.Client{Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 64}}
-		r.http = append(r.http, hc)
-		r.clients = append(r.clients, &client.Client{URL: cfg.URL, HTTPClient: hc})
+		r.http = append(r.http, &http.Client{Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 64}})
+	}
+	for _, u := range strings.Split(cfg.URL, ",") {
+		var node []*client.Client
+		for _, hc := range r.http {
+			node = append(node, &client.Client{URL: strings.TrimSpace(u), HTTPClient: hc})
+		}
+		r.clients = append(r.clients, node)
 	}
 	return r.run(ctx)
+}
+
+// client returns the client for the i-th connection of a run: the nodes
+// in turn, and the source addresses in turn within each.
+func (r *run) client(i int) *client.Client {
+	node := r.clients[i%len(r.clients)]
+	return node[(i/len(r.clients))%len(node)]
 }
 
 // fail counts a correctness error and keeps the first few messages.
