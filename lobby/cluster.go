@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/tenpin/tenpin/lane"
@@ -32,6 +33,9 @@ type Cluster interface {
 	Lane(ctx context.Context, id string) (*RemoteLane, error)
 	// Lanes returns the listed lanes of the other nodes.
 	Lanes(ctx context.Context) ([]protocol.Lane, error)
+	// Peers returns the nodes alive now, this one first, with the
+	// addresses at which clients open them.
+	Peers() []protocol.Node
 }
 
 // Claim is a node's claim on a lane (see [Cluster.Claim]).
@@ -101,6 +105,7 @@ var errNoLane = errors.New("lobby: no such lane")
 // running nowhere, this node takes it over from its log and returns it.
 func (lb *Lobby) find(ctx context.Context, id string, there func(context.Context, string) error) (*lane.Lane, error) {
 	pause := 20 * time.Millisecond
+	unowned := 0
 	for try := 1; ; try++ {
 		if l, ok := lb.Get(id); ok {
 			return l, nil
@@ -112,10 +117,19 @@ func (lb *Lobby) find(ctx context.Context, id string, there func(context.Context
 		if err == nil {
 			return nil, nil
 		}
+		// A lane just created, or just taken over, may not be known on
+		// this node yet: the subscription that says where it runs takes a
+		// moment to cross the routes, and a claim meanwhile would take
+		// the lane from a node that runs it. Nobody twice, a moment
+		// apart, is nobody.
 		if errors.Is(err, ErrNoOwner) {
-			var l *lane.Lane
-			if l, err = lb.claim(ctx, id); err == nil {
-				return l, nil
+			if unowned++; unowned == 1 {
+				err = ErrClaiming
+			} else {
+				var l *lane.Lane
+				if l, err = lb.claim(ctx, id); err == nil {
+					return l, nil
+				}
 			}
 		}
 		// Another node claims it at the same time (its claim or ours came
@@ -126,8 +140,12 @@ func (lb *Lobby) find(ctx context.Context, id string, there func(context.Context
 		if try == findTries {
 			return nil, fmt.Errorf("%w: lane %s is being taken over by another node: %w", ErrUnavailable, id, err)
 		}
+		wait := pause
+		if unowned == 1 {
+			wait = max(pause, unownedPause)
+		}
 		select {
-		case <-time.After(pause):
+		case <-time.After(wait):
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -214,8 +232,7 @@ func (lb *Lobby) Adopt(ctx context.Context) (int, error) {
 		if _, ok := lb.Get(log.Lane); ok {
 			continue
 		}
-		_, err := lb.cfg.Cluster.Lane(ctx, log.Lane)
-		if !errors.Is(err, ErrNoOwner) {
+		if !lb.unowned(ctx, log.Lane) {
 			continue // running elsewhere, or being claimed
 		}
 		switch _, err := lb.claim(ctx, log.Lane); {
@@ -245,3 +262,41 @@ func (lb *Lobby) Verify(ctx context.Context) {
 		l.Verify(ctx)
 	}
 }
+
+// peers returns the nodes of the lobby's cluster (this node alone, for a
+// lone server).
+func (lb *Lobby) peers() []protocol.Node {
+	if lb.cfg.Cluster == nil {
+		return []protocol.Node{{URLs: lb.cfg.URLs}}
+	}
+	return lb.cfg.Cluster.Peers()
+}
+
+// getNodes answers GET /api/nodes.
+func (lb *Lobby) getNodes(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, protocol.Nodes{Nodes: lb.peers()})
+}
+
+// unowned reports whether no node runs lane id, asked twice a moment
+// apart (see find).
+func (lb *Lobby) unowned(ctx context.Context, id string) bool {
+	for try := range 2 {
+		if try > 0 {
+			select {
+			case <-time.After(unownedPause):
+			case <-ctx.Done():
+				return false
+			}
+		}
+		if _, err := lb.cfg.Cluster.Lane(ctx, id); !errors.Is(err, ErrNoOwner) {
+			return false
+		}
+	}
+	return true
+}
+
+// unownedPause is how long a node waits before it asks again whether a
+// lane that no node seemed to run has an owner: longer than a
+// subscription takes to cross the routes (well under a millisecond on a
+// local network).
+const unownedPause = 100 * time.Millisecond
