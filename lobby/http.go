@@ -31,6 +31,7 @@ import (
 //	GET  /api/lanes/{id}/invite      the lane's link at an address friends can open, and its QR code's path
 //	GET  /api/lanes/{id}/qr.png      a QR code of that link
 //	GET  /ws/lanes/{id}              the lane's WebSocket (see package protocol)
+//	GET  /api/nodes                  the nodes of the server's cluster, and their addresses (protocol.Nodes)
 //	GET  /healthz                    200 while the server runs
 //
 // Errors are JSON: {"code":"not_found","message":"…"}. Every response
@@ -46,6 +47,7 @@ func (lb *Lobby) Handler() http.Handler {
 	mux.HandleFunc("GET /api/lanes/{id}/invite", lb.getInvite)
 	mux.HandleFunc("GET /api/lanes/{id}/qr.png", lb.getQR)
 	mux.HandleFunc("GET /ws/lanes/{id}", lb.serveWS)
+	mux.HandleFunc("GET /api/nodes", lb.getNodes)
 	mux.HandleFunc("GET /healthz", lb.health)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		lb.fail(w, protocol.CodeNotFound, fmt.Sprintf("no API at %s %s", r.Method, r.URL.Path))

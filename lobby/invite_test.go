@@ -130,3 +130,14 @@ func TestQRCodesPerAddress(t *testing.T) {
 		t.Errorf("a QR code drawn already, past the limit: %d, want 200", code)
 	}
 }
+
+// TestNodesOfALoneServer: a server that is no node of a cluster is the
+// only node it names, with the addresses friends can open.
+func TestNodesOfALoneServer(t *testing.T) {
+	s := newServer(t, lobby.Config{URLs: []string{"http://192.168.1.20:8080"}})
+	var nodes protocol.Nodes
+	getJSON(t, s.srv.URL+"/api/nodes", &nodes)
+	if len(nodes.Nodes) != 1 || nodes.Nodes[0].Name != "" || len(nodes.Nodes[0].URLs) != 1 || nodes.Nodes[0].URLs[0] != "http://192.168.1.20:8080" {
+		t.Errorf("GET /api/nodes = %+v, want this server alone", nodes)
+	}
+}

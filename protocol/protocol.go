@@ -267,6 +267,21 @@ type Invite struct {
 	QR   string   `json:"qr"`
 }
 
+// Nodes is the answer of GET /api/nodes: the nodes of the server's
+// cluster that are alive, the server's own first. A lone server is a
+// cluster of one node with no name. A page keeps the list, and tries
+// another node when its own stops answering.
+type Nodes struct {
+	Nodes []Node `json:"nodes"`
+}
+
+// Node is one node of a cluster: its name (-node) and the addresses at
+// which clients open it, best first.
+type Node struct {
+	Name string   `json:"name"`
+	URLs []string `json:"urls"`
+}
+
 // CreateLane is the body of POST /api/lanes.
 type CreateLane struct {
 	Name    string `json:"name"`

@@ -250,7 +250,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if f.node != "" {
 		cfg.Lane.Node = f.node
 		cluster, err = natscluster.New(natscluster.Config{
-			Conn: journal.Conn(), Node: f.node, Lane: cfg.Lane, Logger: logger,
+			Conn: journal.Conn(), Node: f.node, URLs: urls, Lane: cfg.Lane, Logger: logger,
 			// The lanes of a node that died, which nobody uses now, are
 			// adopted by the others.
 			Dead: func(string) { adopt(ctx, lb, logger) },

@@ -88,6 +88,11 @@ type Config struct {
 	Conn *nats.Conn // the node's connection to the NATS cluster
 	Node string     // this node's name, unique in the cluster
 
+	// URLs are the addresses at which clients open this node (see
+	// lobby.Config.URLs): every node tells the others, for their pages to
+	// try this one when their own node stops answering.
+	URLs []string
+
 	// Lane gives the settings of the relays' connections (rate limits,
 	// timeouts): those of the node's lanes.
 	Lane lane.Config
@@ -120,6 +125,7 @@ type Cluster struct {
 	owned  map[string]*owned    // lanes this node runs, or is taking over
 	relays map[string]*relay    // lanes of other nodes this node has clients of
 	seen   map[string]time.Time // each node's last heartbeat
+	urls   map[string][]string  // each node's addresses, as its heartbeats say
 	dead   map[string]bool      // nodes in seen that fell silent
 	subs   []*nats.Subscription // the node's own subjects
 	relaid singleflight.Group   // relays being made, by lane
@@ -161,6 +167,7 @@ func New(cfg Config) (*Cluster, error) {
 		relays: make(map[string]*relay),
 		seen:   make(map[string]time.Time),
 		dead:   make(map[string]bool),
+		urls:   make(map[string][]string),
 	}
 	for subj, h := range map[string]nats.MsgHandler{
 		subjTo + cfg.Node + ".>": c.delivered,
@@ -215,8 +222,9 @@ func (c *Cluster) Run(ctx context.Context) error {
 	defer tick.Stop()
 	last := time.Now()
 	c.lastBeat.Store(last.UnixNano())
+	beat, _ := json.Marshal(protocol.Node{Name: c.cfg.Node, URLs: c.cfg.URLs}) // plain values: cannot fail
 	for {
-		c.nc.Publish(subjNode+c.cfg.Node, nil)
+		c.nc.Publish(subjNode+c.cfg.Node, beat)
 		select {
 		case <-ctx.Done():
 			c.close()
@@ -256,8 +264,11 @@ func (c *Cluster) close() {
 
 func (c *Cluster) heartbeat(m *nats.Msg) {
 	node := strings.TrimPrefix(m.Subject, subjNode)
+	var beat protocol.Node
+	json.Unmarshal(m.Data, &beat) // a node that says nothing has no address
 	c.mu.Lock()
 	c.seen[node] = time.Now()
+	c.urls[node] = beat.URLs
 	delete(c.dead, node)
 	c.mu.Unlock()
 }
@@ -295,6 +306,7 @@ func (c *Cluster) sweep(now time.Time) {
 		switch {
 		case now.Sub(at) > 10*c.cfg.NodeTimeout:
 			delete(c.seen, node) // long gone: forget it
+			delete(c.urls, node)
 		case !c.alive(node, now) && !c.dead[node]:
 			c.dead[node] = true
 			died = append(died, node)
@@ -334,6 +346,22 @@ func (c *Cluster) Wakes() uint64 {
 		return uint64(c.wakes.Add(1))
 	}
 	return uint64(c.wakes.Load())
+}
+
+// Peers returns the nodes alive now, this one first, with the addresses
+// at which clients open them: see lobby.Cluster.
+func (c *Cluster) Peers() []protocol.Node {
+	out := []protocol.Node{{Name: c.cfg.Node, URLs: c.cfg.URLs}}
+	for _, name := range c.Nodes() {
+		if name == c.cfg.Node {
+			continue
+		}
+		c.mu.Lock()
+		urls := c.urls[name]
+		c.mu.Unlock()
+		out = append(out, protocol.Node{Name: name, URLs: urls})
+	}
+	return out
 }
 
 // Nodes returns the names of the nodes alive now, this one's among them,

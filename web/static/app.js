@@ -157,6 +157,11 @@ const lane = {
   board: null,
   seat: null, // my name, once welcomed
   retry: 0,
+  // The other nodes of the server's cluster, as the server last said
+  // (GET /api/nodes): their addresses, best first each. When this page's
+  // own node stops answering, the page moves to the next.
+  nodes: [],
+  unreachable: 0, // visits in a row that found this page's node down
   timer: 0, // the pending reconnect, if any
   restarting: false, // the server said it is restarting: it will be back
   takenOver: false, // another tab or phone resumed our seat: do not take it back on reconnect
@@ -205,6 +210,14 @@ function nameProblem(name) {
 
 function startLane(id) {
   lane.id = id;
+  // A page that moved here from another node of the cluster brings its
+  // seat's token in the fragment (see moveNode): keep it, and take it out
+  // of the address bar and the history.
+  const moved = new URLSearchParams(location.hash.slice(1)).get("token");
+  if (moved) {
+    localStorage.setItem(tokenKey(), moved);
+    history.replaceState(null, "", location.pathname);
+  }
   $("#lane").hidden = false;
   // This page's own address, until the server says which one a phone can
   // open (see invite).
@@ -348,11 +361,52 @@ async function visit() {
   if (res && res.status === 404 && (await errorCode(res)) === "lane_not_found") {
     closeLane();
   } else if (res && res.ok) {
+    lane.unreachable = 0;
     connect();
     invite();
+    nodes();
+  } else if (++lane.unreachable >= moveAfter && moveNode()) {
+    setConn("this server does not answer — moving to another", false);
   } else {
     reconnectLater(lane.restarting ? "the server is restarting" : "cannot reach the server");
   }
+}
+
+// moveAfter is how many visits in a row must find this page's node down
+// (about 4 s of backoff) before the page moves to another node: a node
+// restarting is back sooner.
+const moveAfter = 4;
+
+// nodes asks which other nodes the server's cluster has, for the page to
+// move to if this one goes down.
+async function nodes() {
+  try {
+    const res = await fetch("/api/nodes", { cache: "no-store" });
+    if (!res.ok) return;
+    const body = await res.json();
+    lane.nodes = (body.nodes || [])
+      .map((n) => (n.urls || [])[0])
+      .filter((u) => u && new URL(u).origin !== location.origin);
+  } catch {
+    // keep what the server said last
+  }
+}
+
+// moveNode opens the lane on the next node the cluster had (alive when
+// the page last asked), taking the seat's token along in the fragment,
+// which is never sent to a server: a page's storage is its own address's.
+// It cannot check the node first: the page may connect to its own address
+// only (its Content-Security-Policy), but may go anywhere. It reports
+// false when no other node is known.
+function moveNode() {
+  const next = lane.nodes[0];
+  if (!next) return false;
+  lane.closed = true; // this page stops reconnecting: it is leaving
+  clearTimeout(lane.timer);
+  const token = localStorage.getItem(tokenKey());
+  location.replace(new URL("/lanes/" + encodeURIComponent(lane.id), next).href +
+    (token ? "#token=" + encodeURIComponent(token) : ""));
+  return true;
 }
 
 // errorCode is the code of an API error's body, or "" if it has none (a
