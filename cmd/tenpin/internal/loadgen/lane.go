@@ -142,6 +142,10 @@ func (l *lane) wait(ctx context.Context, users []*user) {
 func (l *lane) spectatorSaw(from, to uint64, now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	// Only the last fanWindow seqs are measured: a lane taken over by
+	// another node starts a new epoch, and its seq jumps by 2^32 (see
+	// protocol.Board.Seq), which walked seq by seq was a loop of billions.
+	from = max(from, to-min(to, fanWindow))
 	for s := from + 1; s <= to; s++ {
 		e := l.fan[s]
 		if e == nil {
