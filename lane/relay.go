@@ -2,8 +2,11 @@ package lane
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -13,9 +16,11 @@ import (
 
 // Upstream carries a relay's traffic to the node that runs its lane, where
 // each of the relay's connections is a [Remote] client of the lane. A
-// relay numbers its connections; conn is that number. An error means the
-// lane's node did not take the message: the relay then closes, and its
-// clients reconnect and find the lane where it runs now.
+// relay numbers its connections; conn is that number, never used twice by
+// one process. An error means the lane's node did not take the message:
+// one wrapping [ErrBusy] refuses that message alone, one wrapping
+// [ErrConnGone] closes that connection alone, and any other closes the
+// relay: its clients reconnect and find the lane where it runs now.
 type Upstream interface {
 	// Attach attaches connection conn to the lane.
 	Attach(ctx context.Context, conn uint64) error
@@ -26,6 +31,28 @@ type Upstream interface {
 	// Detach tells the lane connection conn is over.
 	Detach(conn uint64)
 }
+
+// Errors of an [Upstream].
+var (
+	// ErrBusy: the lane's node runs it, but the lane did not take the
+	// message in time. The client is told to try again.
+	ErrBusy = errors.New("lane: the lane is busy")
+	// ErrConnGone: the lane does not know the connection (any more). It
+	// is closed, to reconnect.
+	ErrConnGone = errors.New("lane: connection unknown to the lane")
+)
+
+// relayConns numbers the connections of every relay of the process. It
+// starts at a random place: a node restarted under the same name must
+// not reuse the numbers of the connections its lanes' nodes may still
+// count as its clients.
+var relayConns atomic.Uint64
+
+func init() { relayConns.Store(rand.Uint64() >> 16) }
+
+// maxHeld bounds the messages a relay holds for one connection while it
+// waits for a board: past it, the connection is closed, to reconnect.
+const maxHeld = maxQueuedReplies
 
 // holdTimeout is how long a relay holds a message back for the board it
 // follows before it asks the lane for the board again: boards between
@@ -53,7 +80,6 @@ type Relay struct {
 	mu     sync.Mutex
 	conns  map[uint64]*relayed
 	ids    map[*client]uint64
-	next   uint64
 	seq    uint64 // the newest board relayed
 	board  []byte // and its bytes
 	closed bool
@@ -66,6 +92,7 @@ type relayed struct {
 	seen  uint64      // the seq of the newest board sent to it
 	held  []heldMsg   // messages waiting for a board at least as new as theirs
 	timer *time.Timer // asks for the board again when a message waits too long
+	armed bool        // timer runs
 }
 
 type heldMsg struct {
@@ -103,6 +130,17 @@ func (r *Relay) Len() int {
 	return len(r.conns)
 }
 
+// Conns returns the numbers of the relay's connections (see Upstream).
+func (r *Relay) Conns() []uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]uint64, 0, len(r.conns))
+	for id := range r.conns {
+		out = append(out, id)
+	}
+	return out
+}
+
 // Serve serves a connection as [Lane.Serve] does, through the relay. A
 // relay that has closed refuses it at once: find the lane again.
 func (r *Relay) Serve(ctx context.Context, conn *Conn) error {
@@ -118,13 +156,12 @@ func (r *Relay) submit(ctx context.Context, q request) bool {
 			r.mu.Unlock()
 			return false
 		}
-		r.next++
-		rc := &relayed{id: r.next, c: q.c}
+		rc := &relayed{id: relayConns.Add(1), c: q.c}
 		r.conns[rc.id], r.ids[q.c] = rc, rc.id
 		r.mu.Unlock()
 		r.cfg.Metrics.Connections.Add(1)
 		if err := r.up.Attach(ctx, rc.id); err != nil {
-			r.lost(err)
+			r.failed(rc.id, nil, err)
 		}
 		return true
 	case opRead:
@@ -143,7 +180,7 @@ func (r *Relay) submit(ctx context.Context, q request) bool {
 			return true
 		}
 		if err := r.up.Read(ctx, id, q.data); err != nil {
-			r.lost(err)
+			r.failed(id, q.data, err)
 		}
 		return true
 	case opDetach:
@@ -170,6 +207,23 @@ func (r *Relay) forget(id uint64) {
 	}
 	delete(r.conns, id)
 	delete(r.ids, rc.c)
+}
+
+// failed handles a failed request of connection id to the lane: see
+// Upstream. data is the message it carried, if any.
+func (r *Relay) failed(id uint64, data []byte, err error) {
+	switch {
+	case errors.Is(err, ErrBusy):
+		msg, _ := protocol.Decode(data)
+		pe := protocol.Errorf(protocol.CodeUnavailable, "the lane is busy; nothing changed, try again")
+		pe.Ref = msg.ID
+		r.Deliver(id, encodeReply(pe), 0, false)
+	case errors.Is(err, ErrConnGone):
+		r.log.Info("the lane does not know a connection", "err", err)
+		r.Drop(id, websocket.StatusGoingAway, "the lane lost this connection: reconnect, your seat is kept")
+	default:
+		r.lost(err)
+	}
 }
 
 // lost closes the relay after its upstream failed: the lane's node is
@@ -211,6 +265,7 @@ func (r *Relay) catchUp(rc *relayed) {
 	rc.held = rc.held[:copy(rc.held, rc.held[i:])]
 	if len(rc.held) == 0 && rc.timer != nil {
 		rc.timer.Stop()
+		rc.armed = false
 	}
 }
 
@@ -235,12 +290,26 @@ func (r *Relay) Deliver(conn uint64, msg []byte, seq uint64, board bool) {
 		r.catchUp(rc)
 		return
 	}
-	rc.held = append(rc.held, heldMsg{data: msg, seq: seq})
-	r.catchUp(rc)
-	if len(rc.held) == 0 {
+	if len(rc.held) >= maxHeld {
+		r.flush(rc)
+		rc.c.drop(websocket.StatusPolicyViolation, "too many unread replies")
 		return
 	}
+	rc.held = append(rc.held, heldMsg{data: msg, seq: seq})
+	r.catchUp(rc)
+	r.arm(rc)
+}
+
+// arm starts the clock on a connection's held messages, unless it runs
+// already: messages held one after another do not put the refresh off.
+// r.mu is held.
+func (r *Relay) arm(rc *relayed) {
+	if len(rc.held) == 0 || rc.armed {
+		return
+	}
+	rc.armed = true
 	if rc.timer == nil {
+		conn := rc.id
 		rc.timer = time.AfterFunc(holdTimeout, func() { r.refresh(conn) })
 	} else {
 		rc.timer.Reset(holdTimeout)
@@ -252,6 +321,9 @@ func (r *Relay) refresh(conn uint64) {
 	r.mu.Lock()
 	rc := r.conns[conn]
 	waiting := rc != nil && len(rc.held) > 0
+	if rc != nil {
+		rc.armed = false
+	}
 	r.mu.Unlock()
 	if !waiting {
 		return
@@ -259,8 +331,15 @@ func (r *Relay) refresh(conn uint64) {
 	ctx, cancel := context.WithTimeout(r.stopped, r.cfg.AppendTimeout)
 	defer cancel()
 	if err := r.up.Refresh(ctx, conn); err != nil {
-		r.lost(err)
+		r.failed(conn, nil, err)
+		return
 	}
+	// If this board is lost too, ask again.
+	r.mu.Lock()
+	if rc := r.conns[conn]; rc != nil {
+		r.arm(rc)
+	}
+	r.mu.Unlock()
 }
 
 // Drop closes connection conn as the lane asked, after what it was sent

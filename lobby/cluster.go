@@ -110,8 +110,8 @@ func (lb *Lobby) find(ctx context.Context, id string, there func(context.Context
 		if l, ok := lb.Get(id); ok {
 			return l, nil
 		}
-		if lb.cfg.Cluster == nil {
-			return nil, errNoLane
+		if _, ok := idOrder(id); lb.cfg.Cluster == nil || !ok {
+			return nil, errNoLane // no lane ever had that id
 		}
 		err := there(ctx, id)
 		if err == nil {
@@ -220,6 +220,13 @@ func (lb *Lobby) Adopt(ctx context.Context) (int, error) {
 	if lb.cfg.Cluster == nil {
 		return 0, nil
 	}
+	// Nodes dying one after another ask for several rounds at once: one
+	// reads the journal for them all.
+	v, err, _ := lb.claims.Do("\x00adopt", func() (any, error) { return lb.adopt(ctx) })
+	return v.(int), err
+}
+
+func (lb *Lobby) adopt(ctx context.Context) (int, error) {
 	logs, err := lb.cfg.Lane.Journal.Lanes(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("lobby: reading the lanes to adopt: %w", err)

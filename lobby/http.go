@@ -233,20 +233,6 @@ func (lb *Lobby) getGames(w http.ResponseWriter, r *http.Request) {
 }
 
 func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	var relay *lane.Relay
-	l, err := lb.find(r.Context(), id, func(ctx context.Context, id string) (err error) {
-		relay, err = lb.cfg.Cluster.Relay(ctx, id)
-		return err
-	})
-	if err != nil {
-		lb.failFind(w, id, err)
-		return
-	}
-	var srv server = l
-	if l == nil {
-		srv = relay
-	}
 	addr := lb.clientAddr(r)
 	done, err := lb.connOpened(addr)
 	switch {
@@ -270,6 +256,24 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", "5")
 		lb.fail(w, code, err.Error())
 		return
+	}
+	// The lane is looked for once the connection is counted: in a
+	// cluster, looking may cost requests to other nodes, and the limits
+	// come first.
+	id := r.PathValue("id")
+	var relay *lane.Relay
+	l, err := lb.find(r.Context(), id, func(ctx context.Context, id string) (err error) {
+		relay, err = lb.cfg.Cluster.Relay(ctx, id)
+		return err
+	})
+	if err != nil {
+		done()
+		lb.failFind(w, id, err)
+		return
+	}
+	var srv server = l
+	if l == nil {
+		srv = relay
 	}
 	conn, err := lane.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: lb.cfg.OriginPatterns})
 	if err != nil {

@@ -247,16 +247,19 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	var cluster *natscluster.Cluster
 	var lb *lobby.Lobby
+	partsCtx := ctx // the context of the node's parts, once they run
 	if f.node != "" {
-		cfg.Lane.Node = f.node
+		// The relays' connections count with the lanes' and log with them.
+		cfg.Lane.Node, cfg.Lane.Metrics, cfg.Lane.Logger = f.node, new(lane.Metrics), logger
 		cluster, err = natscluster.New(natscluster.Config{
 			Conn: journal.Conn(), Node: f.node, URLs: urls, Lane: cfg.Lane, Logger: logger,
 			// The lanes of a node that died, which nobody uses now, are
 			// adopted by the others.
-			Dead: func(string) { adopt(ctx, lb, logger) },
-			// Paused long enough, it may have lost lanes to the others:
-			// those stop at once rather than at their next append.
-			Woke: func(time.Duration) { lb.Verify(ctx) },
+			Dead: func(string) { adopt(partsCtx, lb, logger) },
+			// Paused long enough (or cut off from the others), it may have
+			// lost lanes to them: those stop at once rather than at their
+			// next append.
+			Woke: func(time.Duration) { lb.Verify(partsCtx) },
 		})
 		if err != nil {
 			return fmt.Errorf("serve: %w", err)
@@ -292,6 +295,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	laneCtx, stopLanes := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopLanes()
 	g, gctx := errgroup.WithContext(ctx)
+	partsCtx = gctx
 	lobbyDone := make(chan struct{})
 	g.Go(func() error {
 		defer close(lobbyDone)

@@ -31,6 +31,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,12 +65,15 @@ const (
 	opRefresh = "refresh" // send the connection the board again
 	opDetach  = "detach"  // the connection went away (no answer)
 	opLane    = "lane"    // the lane's HTTP views (lobby.RemoteLane)
+	opAlive   = "alive"   // the asking node's connections to the lane, comma-separated (no answer)
 )
 
 // Answers that are refusals start with '!'.
 const (
 	refusedClaiming = "!claiming" // the node is taking the lane over
-	refusedGone     = "!gone"     // it does not run the lane, or not that connection
+	refusedGone     = "!gone"     // it does not run the lane (any more)
+	refusedConn     = "!conn"     // the lane does not know that connection
+	refusedBusy     = "!busy"     // the lane did not take the message in time
 )
 
 // Defaults of [Config].
@@ -82,6 +86,11 @@ const (
 // relayIdle is how long a relay with no connections is kept, for the next
 // one to come.
 const relayIdle = 5 * time.Second
+
+// aliveEvery is how often a relay tells the lane's node which connections
+// it has: a detach lost on its way would leave the lane counting a client
+// that is gone (shown connected, never skippable) for good.
+const aliveEvery = 5 * time.Second
 
 // Config configures [New].
 type Config struct {
@@ -269,8 +278,21 @@ func (c *Cluster) heartbeat(m *nats.Msg) {
 	c.mu.Lock()
 	c.seen[node] = time.Now()
 	c.urls[node] = beat.URLs
+	back := c.dead[node]
 	delete(c.dead, node)
 	c.mu.Unlock()
+	if back && node != c.cfg.Node {
+		// A node thought dead is heard again: the network between them
+		// was cut, not the node. Each side may have taken lanes the other
+		// still runs; the fence keeps either from writing after the
+		// other's claim, and a lane that reads its log back now stops at
+		// once if it lost: as after a pause.
+		c.log.Warn("a node thought dead is back", "node", node)
+		c.wakes.Add(1)
+		if c.cfg.Woke != nil {
+			go c.cfg.Woke(0)
+		}
+	}
 }
 
 // alive reports whether node was heard of lately. c.mu is held.
@@ -281,7 +303,7 @@ func (c *Cluster) alive(node string, now time.Time) bool {
 // sweep closes the relays of lanes whose node is dead, and those idle,
 // and detaches the clients of dead nodes from this node's lanes.
 func (c *Cluster) sweep(now time.Time) {
-	var dead []*relay
+	var dead, tell []*relay
 	var gone []*lane.Remote
 	c.mu.Lock()
 	for id, rl := range c.relays {
@@ -290,6 +312,10 @@ func (c *Cluster) sweep(now time.Time) {
 			dead = append(dead, rl)
 		case rl.r.Len() > 0:
 			rl.idleSince = time.Time{}
+			if now.Sub(rl.aliveAt) >= aliveEvery {
+				rl.aliveAt = now
+				tell = append(tell, rl)
+			}
 		case rl.idleSince.IsZero():
 			rl.idleSince = now
 		case now.Sub(rl.idleSince) > relayIdle:
@@ -323,8 +349,20 @@ func (c *Cluster) sweep(now time.Time) {
 		}
 		rl.r.Close(protocol.CodeServerRestarting, "the lane's server went away: reconnect, your seat is kept")
 	}
+	for _, rl := range tell {
+		conns := rl.r.Conns()
+		list := make([]byte, 0, 12*len(conns))
+		for i, conn := range conns {
+			if i > 0 {
+				list = append(list, ',')
+			}
+			list = strconv.AppendUint(list, conn, 10)
+		}
+		c.nc.Publish(subjOwn+rl.r.ID()+"."+opAlive+"."+c.cfg.Node+".0", list)
+	}
+	// A lane's inbox may be full: the heartbeats must not wait for it.
 	for _, rm := range gone {
-		rm.Detach()
+		go rm.Detach()
 	}
 	for _, node := range died {
 		c.log.Warn("a node fell silent", "dead", node)
@@ -399,7 +437,11 @@ func (c *Cluster) request(ctx context.Context, id, op string, conn uint64, data 
 	case refusedClaiming:
 		return nil, fmt.Errorf("%w: lane %s", lobby.ErrClaiming, id)
 	case refusedGone:
-		return nil, fmt.Errorf("%w: lane %s (stopped, or the connection is unknown)", lobby.ErrNoOwner, id)
+		return nil, fmt.Errorf("%w: lane %s (stopped)", lobby.ErrNoOwner, id)
+	case refusedConn:
+		return nil, fmt.Errorf("%w: lane %s, connection %d", lane.ErrConnGone, id, conn)
+	case refusedBusy:
+		return nil, fmt.Errorf("%w: lane %s", lane.ErrBusy, id)
 	}
 	return m.Data, nil
 }
@@ -445,19 +487,34 @@ func (c *Cluster) Lanes(ctx context.Context) ([]protocol.Lane, error) {
 		return nil, fmt.Errorf("natscluster: listing lanes: %w", err)
 	}
 	var out []protocol.Lane
-	for got := 0; got < want; got++ {
+	for done := 0; done < want; {
 		m, err := sub.NextMsgWithContext(ctx)
 		if err != nil {
-			return out, fmt.Errorf("natscluster: listing lanes: %d of %d nodes answered: %w", got, want, err)
+			return out, fmt.Errorf("natscluster: listing lanes: %d of %d nodes answered: %w", done, want, err)
+		}
+		if len(m.Data) == 0 {
+			continue
 		}
 		var lanes []protocol.Lane
-		if err := json.Unmarshal(m.Data, &lanes); err != nil {
+		if err := json.Unmarshal(m.Data[1:], &lanes); err != nil {
 			return out, fmt.Errorf("natscluster: listing lanes: %w", err)
 		}
 		out = append(out, lanes...)
+		if m.Data[0] == lastPart {
+			done++
+		}
 	}
 	return out, nil
 }
+
+// A node answers a list in parts of at most listPart lanes, each under
+// NATS's largest message (1 MB by default) however many lanes it runs;
+// each part starts with morePart, but its last with lastPart.
+const (
+	listPart = 500
+	morePart = '+'
+	lastPart = '.'
+)
 
 // listLanes answers another node's list with this node's listed lanes.
 func (c *Cluster) listLanes(m *nats.Msg) {
@@ -472,21 +529,36 @@ func (c *Cluster) listLanes(m *nats.Msg) {
 		}
 	}
 	c.mu.Unlock()
-	data, _ := json.Marshal(out) // plain values: cannot fail
-	m.Respond(data)
+	for {
+		part := out[:min(listPart, len(out))]
+		out = out[len(part):]
+		mark := byte(morePart)
+		if len(out) == 0 {
+			mark = lastPart
+		}
+		data, _ := json.Marshal(part) // plain values: cannot fail
+		if err := m.Respond(append([]byte{mark}, data...)); err != nil {
+			c.log.Warn("a list of lanes not answered", "err", err)
+			return
+		}
+		if len(out) == 0 {
+			return
+		}
+	}
 }
 
 // delivered hands a message of a lane to the relay of its client.
 func (c *Cluster) delivered(m *nats.Msg) {
-	// tenpin.to.<node>.<lane>.<conn>.<seq>.<kind>
+	// tenpin.to.<node>.<lane>.<conn>.<seq>.<kind>.<n>
 	f := strings.Split(m.Subject, ".")
-	if len(f) != 7 {
+	if len(f) != 8 {
 		return
 	}
 	id, kind := f[3], f[6]
 	conn, err1 := strconv.ParseUint(f[4], 10, 64)
 	seq, err2 := strconv.ParseUint(f[5], 10, 64)
-	if err1 != nil || err2 != nil {
+	n, err3 := strconv.ParseUint(f[7], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
 		return
 	}
 	c.mu.Lock()
@@ -495,6 +567,19 @@ func (c *Cluster) delivered(m *nats.Msg) {
 	if rl == nil {
 		return
 	}
+	// Messages to a connection come numbered from 1: one missing (core
+	// NATS delivers at most once) could be the welcome with its seat's
+	// token, or an ack. The connection closes, to reconnect and resume.
+	// This subscription's goroutine alone reads and writes got.
+	if last := rl.got[conn]; n != last+1 {
+		rl.got[conn] = n
+		if last != math.MaxUint64 {
+			rl.r.Drop(conn, websocket.StatusGoingAway, "messages were lost between servers: reconnect, your seat is kept")
+			rl.got[conn] = math.MaxUint64 // dropped: once is enough
+		}
+		return
+	}
+	rl.got[conn] = n
 	switch kind {
 	case "board":
 		rl.r.Deliver(conn, m.Data, seq, true)
@@ -502,5 +587,6 @@ func (c *Cluster) delivered(m *nats.Msg) {
 		rl.r.Deliver(conn, m.Data, seq, false)
 	default: // close: the status is seq's place
 		rl.r.Drop(conn, websocket.StatusCode(seq), string(m.Data))
+		delete(rl.got, conn)
 	}
 }

@@ -25,7 +25,7 @@ type owned struct {
 
 	mu      sync.Mutex
 	l       *lane.Lane // nil while the lane is being taken over
-	remotes map[remoteKey]*lane.Remote
+	remotes map[remoteKey]*remote
 }
 
 // remoteKey names a connection of another node.
@@ -34,13 +34,20 @@ type remoteKey struct {
 	conn uint64
 }
 
+// remote is a client of the lane on another node.
+type remote struct {
+	rm    *lane.Remote
+	sink  *sink
+	since time.Time // attached
+}
+
 // Claim announces that this node is taking lane id over: see
 // lobby.Cluster.
 func (c *Cluster) Claim(id string) (lobby.Claim, error) {
 	if !token(id) {
 		return nil, fmt.Errorf("natscluster: %q is no lane id", id)
 	}
-	o := &owned{c: c, id: id, remotes: make(map[remoteKey]*lane.Remote)}
+	o := &owned{c: c, id: id, remotes: make(map[remoteKey]*remote)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -58,11 +65,23 @@ func (c *Cluster) Claim(id string) (lobby.Claim, error) {
 	return o, nil
 }
 
-// Bind makes l the lane other nodes reach.
+// Bind makes l the lane other nodes reach. When it stops, the
+// connections of other nodes it still counts are closed: those attached
+// as it stopped never heard it close.
 func (o *owned) Bind(l *lane.Lane) {
 	o.mu.Lock()
 	o.l = l
 	o.mu.Unlock()
+	go func() {
+		<-l.Done()
+		o.mu.Lock()
+		remotes := o.remotes
+		o.remotes = make(map[remoteKey]*remote)
+		o.mu.Unlock()
+		for _, r := range remotes {
+			r.sink.Close(websocket.StatusGoingAway, "the lane stopped here: reconnect, your seat is kept")
+		}
+	}()
 }
 
 // Release withdraws the claim: other nodes find no responders for the
@@ -85,7 +104,8 @@ func (o *owned) lane() *lane.Lane {
 // handle answers one request about the lane: tenpin.own.<lane>.<op>.<node>.<conn>.
 // Requests of one lane are handled one at a time, in order, on the
 // subscription's goroutine: a lane whose inbox is full holds up its own
-// requests alone.
+// requests alone, and only for half a request's time, so that the asking
+// node hears that it is busy rather than nothing.
 func (o *owned) handle(m *nats.Msg) {
 	f := strings.Split(m.Subject, ".")
 	if len(f) != 6 {
@@ -97,18 +117,25 @@ func (o *owned) handle(m *nats.Msg) {
 		return
 	}
 	l := o.lane()
-	if l == nil {
-		if op != opDetach {
-			m.Respond([]byte(refusedClaiming))
+	respond := func(answer string) {
+		if op != opDetach && op != opAlive {
+			m.Respond([]byte(answer))
 		}
+	}
+	switch {
+	case l == nil:
+		respond(refusedClaiming)
+		return
+	case stopped(l):
+		respond(refusedGone) // it is being released
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), o.c.cfg.RequestTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), o.c.cfg.RequestTimeout/2)
 	defer cancel()
 	k := remoteKey{node, conn}
 	switch op {
 	case opPing:
-		m.Respond([]byte(o.c.cfg.Node))
+		respond(o.c.cfg.Node)
 	case opLane:
 		data, _ := json.Marshal(lobby.Describe(l)) // plain values: cannot fail
 		m.Respond(data)
@@ -118,38 +145,98 @@ func (o *owned) handle(m *nats.Msg) {
 			o.c.seen[node] = time.Now() // not to be swept before its first heartbeat
 		}
 		o.c.mu.Unlock()
-		rm, ok := l.AttachRemote(ctx, sink{c: o.c, node: node, lane: o.id, conn: conn})
+		sk := &sink{c: o.c, node: node, lane: o.id, conn: conn}
+		rm, ok := l.AttachRemote(ctx, sk)
 		if !ok {
-			m.Respond([]byte(refusedGone))
+			respond(busyOrGone(l))
 			return
 		}
 		o.mu.Lock()
-		o.remotes[k] = rm
+		old := o.remotes[k]
+		o.remotes[k] = &remote{rm: rm, sink: sk, since: time.Now()}
 		o.mu.Unlock()
-		m.Respond(nil)
+		if old != nil {
+			old.rm.Detach() // never twice one number from one node: see lane.Relay
+		}
+		respond("")
 	case opRead, opRefresh:
 		o.mu.Lock()
-		rm := o.remotes[k]
+		r := o.remotes[k]
 		o.mu.Unlock()
-		ok := rm != nil
-		if ok && op == opRead {
-			ok = rm.Read(ctx, m.Data)
-		} else if ok {
-			ok = rm.Refresh(ctx)
-		}
-		if !ok {
-			m.Respond([]byte(refusedGone))
+		if r == nil {
+			respond(refusedConn)
 			return
 		}
-		m.Respond(nil)
+		ok := false
+		if op == opRead {
+			ok = r.rm.Read(ctx, m.Data)
+		} else {
+			ok = r.rm.Refresh(ctx)
+		}
+		if !ok {
+			respond(busyOrGone(l))
+			return
+		}
+		respond("")
 	case opDetach:
 		o.mu.Lock()
-		rm := o.remotes[k]
+		r := o.remotes[k]
 		delete(o.remotes, k)
 		o.mu.Unlock()
-		if rm != nil {
-			rm.Detach()
+		if r != nil {
+			r.rm.Detach()
 		}
+	case opAlive:
+		o.alive(node, m.Data)
+	}
+}
+
+// stopped reports whether l has stopped.
+func stopped(l *lane.Lane) bool {
+	select {
+	case <-l.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// busyOrGone is the refusal of a message the lane did not take: it
+// stopped, or its inbox stayed full.
+func busyOrGone(l *lane.Lane) string {
+	if stopped(l) {
+		return refusedGone
+	}
+	return refusedBusy
+}
+
+// aliveGrace is how long a connection attached is kept even when its
+// node's list of connections does not have it: the list may have been
+// made just before it attached.
+const aliveGrace = 2 * time.Second
+
+// alive takes node's list of its connections to the lane (each a decimal
+// number, separated by commas), and detaches the connections of node the
+// lane counts that are not on it: their detach was lost on its way.
+func (o *owned) alive(node string, list []byte) {
+	live := make(map[uint64]bool)
+	for _, f := range strings.Split(string(list), ",") {
+		if n, err := strconv.ParseUint(f, 10, 64); err == nil {
+			live[n] = true
+		}
+	}
+	now := time.Now()
+	var gone []*lane.Remote
+	o.mu.Lock()
+	for k, r := range o.remotes {
+		if k.node == node && !live[k.conn] && now.Sub(r.since) > aliveGrace {
+			delete(o.remotes, k)
+			gone = append(gone, r.rm)
+		}
+	}
+	o.mu.Unlock()
+	for _, rm := range gone {
+		rm.Detach()
 	}
 }
 
@@ -159,36 +246,44 @@ func (o *owned) deadRemotes(alive func(node string) bool) []*lane.Remote {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	var out []*lane.Remote
-	for k, rm := range o.remotes {
+	for k, r := range o.remotes {
 		if !alive(k.node) {
 			delete(o.remotes, k)
-			out = append(out, rm)
+			out = append(out, r.rm)
 		}
 	}
 	return out
 }
 
 // sink sends what a lane sends a client of another node to that node:
-// tenpin.to.<node>.<lane>.<conn>.<seq>.<kind>.
+// tenpin.to.<node>.<lane>.<conn>.<seq>.<kind>.<n>, n counting the
+// messages sent to the connection, so that its node can tell one was lost
+// (core NATS delivers at most once) and close the connection rather than
+// leave it without, say, the welcome that held its seat's token. Its
+// methods are called on the lane goroutine alone.
 type sink struct {
 	c    *Cluster
 	node string
 	lane string
 	conn uint64
+	n    uint64
 }
 
-func (s sink) subject(seq uint64, kind string) string {
-	return subjTo + s.node + "." + s.lane + "." + strconv.FormatUint(s.conn, 10) + "." + strconv.FormatUint(seq, 10) + "." + kind
+func (s *sink) publish(seq uint64, kind string, data []byte) {
+	s.n++
+	subj := subjTo + s.node + "." + s.lane + "." + strconv.FormatUint(s.conn, 10) + "." +
+		strconv.FormatUint(seq, 10) + "." + kind + "." + strconv.FormatUint(s.n, 10)
+	s.c.nc.Publish(subj, data)
 }
 
-func (s sink) Send(msg []byte, seq uint64, board bool) {
+func (s *sink) Send(msg []byte, seq uint64, board bool) {
 	kind := "msg"
 	if board {
 		kind = "board"
 	}
-	s.c.nc.Publish(s.subject(seq, kind), msg)
+	s.publish(seq, kind, msg)
 }
 
-func (s sink) Close(status websocket.StatusCode, reason string) {
-	s.c.nc.Publish(s.subject(uint64(status), "close"), []byte(reason))
+func (s *sink) Close(status websocket.StatusCode, reason string) {
+	s.publish(uint64(status), "close", []byte(reason))
 }

@@ -19,6 +19,12 @@ type relay struct {
 	owner     string             // the node that runs the lane
 	boards    *nats.Subscription // the lane's boards
 	idleSince time.Time          // since when it has had no connection; guarded by Cluster.mu
+	aliveAt   time.Time          // when the lane's node was last told the relay's connections; guarded by Cluster.mu
+
+	// got is the number of the last message to each connection (see
+	// Cluster.delivered), read and written by the subscription to the
+	// node's messages alone.
+	got map[uint64]uint64
 }
 
 // Relay returns a relay of lane id, which another node runs: see
@@ -60,7 +66,7 @@ func (c *Cluster) relayOf(id string) *lane.Relay {
 }
 
 func (c *Cluster) newRelay(ctx context.Context, id string) (*lane.Relay, error) {
-	rl := &relay{}
+	rl := &relay{got: make(map[uint64]uint64)}
 	rl.r = lane.NewRelay(id, upstream{c: c, id: id}, c.cfg.Lane)
 	// Subscribed before the lane's node hears of this one: no board it
 	// publishes for the relay's first connection is missed.

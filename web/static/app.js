@@ -288,6 +288,9 @@ function startLane(id) {
     lane.ws = null;
     lane.pending = null;
   });
+  // The cluster's nodes change: ask again now and then, so that the list
+  // a page moves by is fresh when its node dies.
+  setInterval(() => { if (!lane.closed && !lane.hidden && lane.ws) nodes(); }, 60000);
   window.addEventListener("pageshow", (ev) => {
     if (!ev.persisted || lane.closed) return;
     lane.hidden = false;
@@ -365,7 +368,9 @@ async function visit() {
     connect();
     invite();
     nodes();
-  } else if (++lane.unreachable >= moveAfter && moveNode()) {
+  } else if (!res && ++lane.unreachable >= moveAfter && moveNode()) {
+    // Only a node that does not answer at all is left: one that answers
+    // 503 is up, and busy taking the lane over or waiting for its store.
     setConn("this server does not answer — moving to another", false);
   } else {
     reconnectLater(lane.restarting ? "the server is restarting" : "cannot reach the server");
@@ -384,9 +389,14 @@ async function nodes() {
     const res = await fetch("/api/nodes", { cache: "no-store" });
     if (!res.ok) return;
     const body = await res.json();
-    lane.nodes = (body.nodes || [])
-      .map((n) => (n.urls || [])[0])
+    // Another scheme would send the seat's token in the clear, or fail.
+    const others = (body.nodes || [])
+      .map((n) => (n.urls || []).find((u) => new URL(u).protocol === location.protocol))
       .filter((u) => u && new URL(u).origin !== location.origin);
+    // Each page starts at its own place in the list: the pages of a node
+    // that dies spread over the others.
+    const at = others.length ? Math.floor(Math.random() * others.length) : 0;
+    lane.nodes = others.slice(at).concat(others.slice(0, at));
   } catch {
     // keep what the server said last
   }
@@ -403,7 +413,8 @@ function moveNode() {
   if (!next) return false;
   lane.closed = true; // this page stops reconnecting: it is leaving
   clearTimeout(lane.timer);
-  const token = localStorage.getItem(tokenKey());
+  // A seat another tab or phone took over stays theirs.
+  const token = lane.takenOver ? "" : localStorage.getItem(tokenKey());
   location.replace(new URL("/lanes/" + encodeURIComponent(lane.id), next).href +
     (token ? "#token=" + encodeURIComponent(token) : ""));
   return true;
