@@ -1,0 +1,153 @@
+package natscluster
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/natsjournal"
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// These tests put two nodes, n1 and n2, on one NATS server (their
+// subjects are apart by name): n1 runs a lane, n2 relays it to a real
+// WebSocket client.
+
+type pair struct {
+	n1, n2 *Cluster
+	l      *lane.Lane
+	relay  *lane.Relay
+	ws     *websocket.Conn
+}
+
+func startPair(t *testing.T, id string) *pair {
+	t.Helper()
+	j, err := natsjournal.Open(t.Context(), natsjournal.Config{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { j.Close() })
+	cfg := Config{Conn: j.Conn(), Heartbeat: 100 * time.Millisecond, NodeTimeout: time.Second}
+	p := &pair{}
+	cfg.Node = "n1"
+	if p.n1, err = New(cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Node = "n2"
+	if p.n2, err = New(cfg); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	wg.Go(func() { p.n1.Run(ctx) })
+	wg.Go(func() { p.n2.Run(ctx) })
+
+	cl, err := p.n1.Claim(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.l = lane.New(id, id, lane.Config{Publish: p.n1.Publish})
+	cl.Bind(p.l)
+	wg.Go(func() { p.l.Run(ctx) })
+	if p.relay, err = p.n2.Relay(t.Context(), id); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, err := lane.Accept(w, r, nil)
+		if err == nil {
+			wg.Go(func() { p.relay.Serve(context.Background(), conn) })
+		}
+	}))
+	t.Cleanup(srv.Close)
+	if p.ws, _, err = websocket.Dial(t.Context(), "ws"+srv.URL[len("http"):], nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.ws.CloseNow() })
+	p.read(t, "board")
+	return p
+}
+
+// read reads until a message of type typ, and returns it.
+func (p *pair) read(t *testing.T, typ string) map[string]any {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	for {
+		_, data, err := p.ws.Read(ctx)
+		if err != nil {
+			t.Fatalf("waiting for a %s: %v", typ, err)
+		}
+		var m map[string]any
+		json.Unmarshal(data, &m)
+		if m["type"] == typ {
+			return m
+		}
+	}
+}
+
+func spectators(l *lane.Lane) int {
+	var b protocol.Board
+	json.Unmarshal(l.BoardJSON(), &b)
+	return b.Spectators
+}
+
+// TestGhostConnectionIsDetached: the lane counts a connection of n2 that
+// n2 does not have (its detach was lost on the way): n2's list of its
+// connections, sent every few seconds, has the lane let it go.
+func TestGhostConnectionIsDetached(t *testing.T) {
+	p := startPair(t, "ghostlane1")
+	ghost := subjOwn + "ghostlane1." + opAttach + ".n2.99999"
+	if _, err := p.n2.nc.Request(ghost, nil, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); spectators(p.l) != 2; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the lane shows %d watchers, want the client and the ghost", spectators(p.l))
+		}
+	}
+	for deadline := time.Now().Add(aliveEvery + aliveGrace + 5*time.Second); spectators(p.l) != 1; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the ghost is still counted: %d watchers", spectators(p.l))
+		}
+	}
+}
+
+// TestLostMessageClosesTheConnection: a message to a relayed connection
+// went missing between the nodes (its number skips one): the connection
+// closes, to reconnect, rather than go on without it.
+func TestLostMessageClosesTheConnection(t *testing.T) {
+	p := startPair(t, "gaplane001")
+	conns := p.relay.Conns()
+	if len(conns) != 1 {
+		t.Fatalf("the relay has %d connections", len(conns))
+	}
+	// The lane has sent the connection its board (message 1); message 2
+	// is lost, and message 3 comes.
+	subj := subjTo + "n2.gaplane001." + strconv.FormatUint(conns[0], 10) + ".0.msg.3"
+	if err := p.n1.nc.Publish(subj, []byte(`{"type":"error","code":"unavailable","message":"third"}`)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	for {
+		_, data, err := p.ws.Read(ctx)
+		if err != nil {
+			if websocket.CloseStatus(err) != websocket.StatusGoingAway {
+				t.Fatalf("the connection ended with %v, want going away", err)
+			}
+			return
+		}
+		if string(data) == `{"type":"error","code":"unavailable","message":"third"}` {
+			t.Fatal("the message after a lost one was delivered")
+		}
+	}
+}
