@@ -36,6 +36,22 @@ type Cluster interface {
 	// Peers returns the nodes alive now, this one first, with the
 	// addresses at which clients open them.
 	Peers() []protocol.Node
+	// Leader reports whether this node compacts the shared journal: one
+	// node alive does.
+	Leader() bool
+	// SnapshotAll has every node alive store a snapshot of each lane it
+	// runs (this one's with [Lobby.SnapshotLanes]) and returns the ids of
+	// those lanes. It fails if a node does not answer, or one of its lanes
+	// did not store its snapshot.
+	SnapshotAll(ctx context.Context) ([]string, error)
+}
+
+// sharedJournal is a journal the nodes of a cluster share that can say
+// which lanes it holds: what a compaction across nodes needs
+// (lane/natsjournal).
+type sharedJournal interface {
+	LaneIDs(ctx context.Context) ([]string, error)
+	LastEvent(ctx context.Context, lane string) (game.Event, error)
 }
 
 // Claim is a node's claim on a lane (see [Cluster.Claim]).
@@ -307,3 +323,82 @@ func (lb *Lobby) unowned(ctx context.Context, id string) bool {
 // subscription takes to cross the routes (well under a millisecond on a
 // local network).
 const unownedPause = 100 * time.Millisecond
+
+// SnapshotLanes has every lane of this node store a snapshot of itself,
+// and returns their ids: this node's part of a compaction across the
+// cluster (see Cluster.SnapshotAll). Lanes whose opening is being stored
+// are waited for.
+func (lb *Lobby) SnapshotLanes(ctx context.Context) ([]string, error) {
+	lb.creating.Lock()
+	lb.mu.RLock()
+	lanes := make([]*lane.Lane, 0, len(lb.lanes))
+	for _, e := range lb.lanes {
+		lanes = append(lanes, e.lane)
+	}
+	lb.mu.RUnlock()
+	lb.creating.Unlock()
+	ids := make([]string, 0, len(lanes))
+	for _, l := range lanes {
+		// A lane that stopped closed (its log may go), or moved to another
+		// node, which snapshots it.
+		if err := l.Snapshot(ctx); err != nil && !errors.Is(err, lane.ErrStopped) {
+			return nil, fmt.Errorf("lobby: snapshot of lane %s: %w", l.ID(), err)
+		}
+		ids = append(ids, l.ID())
+	}
+	return ids, nil
+}
+
+// compactCluster is Compact for the nodes of a cluster, which share the
+// journal: the leader alone compacts, once every node has snapshotted the
+// lanes it runs, and only if every other lane in the journal has closed.
+// A lane that runs nowhere (its node died, and no node took it over yet)
+// holds the compaction back: its log is all it has.
+func (lb *Lobby) compactCluster(ctx context.Context) error {
+	j, ok := lb.cfg.Lane.Journal.(sharedJournal)
+	if !ok || !lb.cfg.Cluster.Leader() {
+		return nil
+	}
+	lb.compacting.Lock()
+	defer lb.compacting.Unlock()
+	last, err := lb.cfg.Lane.Journal.Last(ctx)
+	if err != nil || last == 0 {
+		return err
+	}
+	running, err := lb.cfg.Cluster.SnapshotAll(ctx)
+	if err != nil {
+		return fmt.Errorf("lobby: compaction: %w", err)
+	}
+	lb.quiet.Store(lb.cfg.Lane.Metrics.Appends.Load())
+	before := lb.compactBefore
+	lb.compactBefore = last + 1 // every lane running now has a snapshot after it
+	if before == 0 {
+		return nil // the leader's first round: the next drops what this one replaced
+	}
+	ids, err := j.LaneIDs(ctx)
+	if err != nil {
+		return fmt.Errorf("lobby: compaction: %w", err)
+	}
+	runs := make(map[string]bool, len(running))
+	for _, id := range running {
+		runs[id] = true
+	}
+	for _, id := range ids {
+		if runs[id] {
+			continue
+		}
+		e, err := j.LastEvent(ctx, id)
+		if err != nil {
+			return fmt.Errorf("lobby: compaction: %w", err)
+		}
+		if e.Kind != game.Closed {
+			lb.compactBefore = before // this round's snapshots do not cover it: try the same next time
+			return fmt.Errorf("lobby: not compacted while lane %s runs on no node", id)
+		}
+	}
+	if err := lb.cfg.Lane.Journal.Compact(ctx, before); err != nil {
+		return fmt.Errorf("lobby: compaction: %w", err)
+	}
+	lb.log.Info("journal compacted", "lanes", len(running), "before", before)
+	return nil
+}

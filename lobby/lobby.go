@@ -253,8 +253,8 @@ func (lb *Lobby) Run(ctx context.Context) error {
 		case l := <-lb.starts:
 			run(l)
 		case <-ticker.C:
-			if lb.cfg.Lane.Metrics.Appends.Load() == lb.quiet.Load() {
-				continue // nothing stored since the last compaction's own snapshots
+			if lb.cfg.Cluster == nil && lb.cfg.Lane.Metrics.Appends.Load() == lb.quiet.Load() {
+				continue // nothing stored since the last compaction's own snapshots (in a cluster, the others store too)
 			}
 			select {
 			case <-compacted:
@@ -282,11 +282,10 @@ func (lb *Lobby) Run(ctx context.Context) error {
 // If any lane cannot store its snapshot, or a lane in the journal could
 // not be restored (it is tried again first), nothing is dropped.
 //
-// In a cluster, Compact does nothing: the journal is every node's, and a
-// purge up to a sequence would drop the other nodes' lanes' logs.
+// In a cluster the journal is every node's: see compactCluster.
 func (lb *Lobby) Compact(ctx context.Context) error {
 	if lb.cfg.Cluster != nil {
-		return nil
+		return lb.compactCluster(ctx)
 	}
 	lb.compacting.Lock()
 	defer lb.compacting.Unlock()

@@ -260,6 +260,9 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 			// lost lanes to them: those stop at once rather than at their
 			// next append.
 			Woke: func(time.Duration) { lb.Verify(partsCtx) },
+			// The leader's compaction of the shared journal asks every
+			// node to snapshot its lanes.
+			Snapshot: func(ctx context.Context) ([]string, error) { return lb.SnapshotLanes(ctx) },
 		})
 		if err != nil {
 			return fmt.Errorf("serve: %w", err)

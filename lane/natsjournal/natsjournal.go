@@ -504,3 +504,34 @@ func subjectOf(lane string) (string, error) {
 	}
 	return SubjectPrefix + lane, nil
 }
+
+// LaneIDs returns the ids of the lanes that have messages in the stream,
+// open or closed, in no order.
+func (j *Journal) LaneIDs(ctx context.Context) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
+	defer cancel()
+	info, err := j.stream.Info(ctx, jetstream.WithSubjectFilter(SubjectPrefix+"*"))
+	if err != nil {
+		return nil, fmt.Errorf("natsjournal: the lanes' subjects: %s%w", j.state(), err)
+	}
+	ids := make([]string, 0, len(info.State.Subjects))
+	for subject := range info.State.Subjects {
+		ids = append(ids, strings.TrimPrefix(subject, SubjectPrefix))
+	}
+	return ids, nil
+}
+
+// LastEvent returns the last event stored for the lane.
+func (j *Journal) LastEvent(ctx context.Context, lane string) (game.Event, error) {
+	ctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
+	defer cancel()
+	m, err := j.stream.GetLastMsgForSubject(ctx, SubjectPrefix+lane)
+	if err != nil {
+		return game.Event{}, fmt.Errorf("natsjournal: lane %s's last event: %s%w", lane, j.state(), err)
+	}
+	e, err := game.Unmarshal(m.Data)
+	if err != nil {
+		return game.Event{}, fmt.Errorf("natsjournal: lane %s's last event, at %d: %w", lane, m.Sequence, err)
+	}
+	return e, nil
+}

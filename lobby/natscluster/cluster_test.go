@@ -10,11 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/natsjournal"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/lobby/natscluster"
@@ -125,16 +127,18 @@ func startNode(dir, name, cluster string, routes []string) (*node, error) {
 		return nil, err
 	}
 	laneCfg := lane.Config{Journal: j, Durable: true, Node: name, Logger: logger}
+	var lb *lobby.Lobby
 	cl, err := natscluster.New(natscluster.Config{
 		Conn: j.Conn(), Node: name, Lane: laneCfg, Logger: logger,
 		Heartbeat: 200 * time.Millisecond, NodeTimeout: time.Second,
+		Snapshot: func(ctx context.Context) ([]string, error) { return lb.SnapshotLanes(ctx) },
 	})
 	if err != nil {
 		j.Close()
 		return nil, err
 	}
 	laneCfg.Publish, laneCfg.Wakes = cl.Publish, cl.Wakes
-	lb := lobby.New(lobby.Config{Lane: laneCfg, Cluster: cl, Logger: logger, Health: j.Check})
+	lb = lobby.New(lobby.Config{Lane: laneCfg, Cluster: cl, Logger: logger, Health: j.Check})
 	runCtx, stop := context.WithCancel(context.Background())
 	n := &node{name: name, j: j, cl: cl, lb: lb, cancel: stop}
 	n.wg.Go(func() { lb.Run(runCtx) })
@@ -342,6 +346,64 @@ func TestGameAcrossNodes(t *testing.T) {
 	// The watcher's connection ends: the players' boards count nobody.
 	watcher.conn.Close()
 	aaa.waitBoard("a board with no watcher", func(b *protocol.Board) bool { return b.Spectators == 0 })
+}
+
+// TestCompactionAcrossNodes: the leader compacts the shared journal once
+// every node has snapshotted its lanes, and not while a lane in it runs
+// on no node: the orphan's log is all it has. Once the orphan has closed,
+// the compaction drops what the snapshots replaced, and every running
+// lane's log starts with a snapshot that replays to the lane.
+func TestCompactionAcrossNodes(t *testing.T) {
+	ctx := t.Context()
+	var ids []string
+	for i, n := range nodes {
+		id := createLane(t, n, fmt.Sprint("compact ", i))
+		p := dial(t, n, id, "AAA")
+		p.join()
+		ids = append(ids, id)
+	}
+	j := nodes[0].j
+	open := game.Open("orphanlane", "orphan", 4)
+	pos, err := j.Append(ctx, "orphanlane", 0, open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var leader *node
+	for _, n := range nodes {
+		if n.cl.Leader() {
+			leader = n
+		}
+	}
+	if leader == nil {
+		t.Fatal("no node leads")
+	}
+	if err := leader.lb.Compact(ctx); err != nil { // the first round: snapshots only
+		t.Fatal(err)
+	}
+	if err := leader.lb.Compact(ctx); err == nil || !strings.Contains(err.Error(), "orphanlane") {
+		t.Fatalf("compaction with a lane that runs nowhere: %v, want it refused", err)
+	}
+	if log, err := j.Read(ctx, "orphanlane", 0); err != nil || len(log.Events) != 1 || log.Events[0].Kind != game.Opened {
+		t.Fatalf("the orphan's log after the refused compaction: %+v, %v", log.Events, err)
+	}
+	if _, err := j.Append(ctx, "orphanlane", pos, game.Event{Kind: game.Closed, Reason: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := leader.lb.Compact(ctx); err != nil {
+		t.Fatalf("compaction once the orphan closed: %v", err)
+	}
+	if log, err := j.Read(ctx, "orphanlane", 0); err != nil || len(log.Events) != 1 || log.Events[0].Kind != game.Closed {
+		t.Fatalf("the closed orphan's log after the compaction: %+v, %v; want its closing alone", log.Events, err)
+	}
+	for _, id := range ids {
+		log, err := j.Read(ctx, id, 0)
+		if err != nil || len(log.Events) == 0 || log.Events[0].Kind != game.Snapshot {
+			t.Fatalf("lane %s's log after the compaction: %+v, %v; want a snapshot first", id, log.Events, err)
+		}
+		if st := game.Replay(log.Events); st.ID() != id || len(st.Match().Players()) != 1 {
+			t.Errorf("lane %s replays to %s with %d players, want itself with AAA", id, st.ID(), len(st.Match().Players()))
+		}
+	}
 }
 
 // rollSurely rolls one ball through whatever happens to the lane's node:

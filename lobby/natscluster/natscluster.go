@@ -55,6 +55,7 @@ const (
 	subjTo    = "tenpin.to."    // + node.lane.conn.seq.kind
 	subjNode  = "tenpin.node."  // + node
 	subjLanes = "tenpin.lanes." // + the asking node
+	subjSnap  = "tenpin.snap."  // + the asking node: snapshot your lanes (see SnapshotAll)
 )
 
 // Requests to a lane's node (the op token of tenpin.own.<lane>.<op>…).
@@ -119,6 +120,10 @@ type Config struct {
 	// paused long enough for the others to think it dead, and perhaps take
 	// its lanes over (see lobby.Lobby.Verify).
 	Woke func(late time.Duration)
+	// Snapshot has this node's lanes store a snapshot each and returns
+	// their ids (lobby.Lobby.SnapshotLanes): the node's part of a
+	// compaction of the shared journal.
+	Snapshot func(ctx context.Context) ([]string, error)
 
 	Logger *slog.Logger
 }
@@ -182,6 +187,7 @@ func New(cfg Config) (*Cluster, error) {
 		subjTo + cfg.Node + ".>": c.delivered,
 		subjNode + "*":           c.heartbeat,
 		subjLanes + "*":          c.listLanes,
+		subjSnap + "*":           c.snapshot,
 	} {
 		sub, err := c.nc.Subscribe(subj, h)
 		if err != nil {
@@ -370,6 +376,83 @@ func (c *Cluster) sweep(now time.Time) {
 			go c.cfg.Dead(node)
 		}
 	}
+}
+
+// Leader reports whether this node is the one that compacts the shared
+// journal: the first alive by name. Two nodes may both think so for a
+// moment (they hear each other's heartbeats at different times); each
+// compaction is safe on its own.
+func (c *Cluster) Leader() bool {
+	return c.Nodes()[0] == c.cfg.Node
+}
+
+// snapshotTimeout bounds a node's snapshot of its lanes, asked by the
+// leader's compaction: a lane stalled on its store holds the round back.
+const snapshotTimeout = 30 * time.Second
+
+// snapshotAnswer is a node's answer to SnapshotAll.
+type snapshotAnswer struct {
+	Lanes []string `json:"lanes"`
+	Err   string   `json:"err,omitempty"`
+}
+
+// SnapshotAll has every node alive snapshot the lanes it runs, and
+// returns their ids: see lobby.Cluster.
+func (c *Cluster) SnapshotAll(ctx context.Context) ([]string, error) {
+	if c.cfg.Snapshot == nil {
+		return nil, errors.New("natscluster: no snapshot for this node's lanes")
+	}
+	ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
+	defer cancel()
+	others := len(c.Nodes()) - 1
+	inbox := c.nc.NewRespInbox()
+	sub, err := c.nc.SubscribeSync(inbox)
+	if err != nil {
+		return nil, fmt.Errorf("natscluster: snapshots: %w", err)
+	}
+	defer sub.Unsubscribe()
+	if err := c.nc.PublishRequest(subjSnap+c.cfg.Node, inbox, nil); err != nil {
+		return nil, fmt.Errorf("natscluster: snapshots: %w", err)
+	}
+	ids, err := c.cfg.Snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for got := 0; got < others; got++ {
+		m, err := sub.NextMsgWithContext(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("natscluster: snapshots: %d of %d nodes answered: %w", got, others, err)
+		}
+		var a snapshotAnswer
+		if err := json.Unmarshal(m.Data, &a); err != nil {
+			return nil, fmt.Errorf("natscluster: snapshots: %w", err)
+		}
+		if a.Err != "" {
+			return nil, fmt.Errorf("natscluster: snapshots: %s", a.Err)
+		}
+		ids = append(ids, a.Lanes...)
+	}
+	return ids, nil
+}
+
+// snapshot answers another node's SnapshotAll. It runs on its own
+// goroutine: snapshots wait for every lane's store.
+func (c *Cluster) snapshot(m *nats.Msg) {
+	if strings.TrimPrefix(m.Subject, subjSnap) == c.cfg.Node || c.cfg.Snapshot == nil {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), snapshotTimeout)
+		defer cancel()
+		var a snapshotAnswer
+		ids, err := c.cfg.Snapshot(ctx)
+		if err != nil {
+			a.Err = fmt.Sprintf("node %s: %v", c.cfg.Node, err)
+		}
+		a.Lanes = ids
+		data, _ := json.Marshal(a) // plain values: cannot fail
+		m.Respond(data)
+	}()
 }
 
 // Wakes counts the times this node was found paused: its heartbeats
