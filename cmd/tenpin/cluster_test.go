@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
+
 	"github.com/tenpin/tenpin/protocol"
 	"github.com/tenpin/tenpin/protocol/client"
 )
@@ -289,5 +291,74 @@ func TestClusterLoadRun(t *testing.T) {
 	}
 	if rep.Games == 0 || rep.Rolls == 0 || rep.Fanout.Count == 0 || rep.Ack.Count == 0 {
 		t.Errorf("the run played nothing: %+v", rep)
+	}
+}
+
+// TestClusterOnAnExternalNATS: two tenpin nodes against one external NATS
+// server (-nats, each its own -node, no lease between them): a player on
+// each node, the lane on the first; the first is killed, and the game
+// goes on through the second, which takes the lane over.
+func TestClusterOnAnExternalNATS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	s, err := server.NewServer(&server.Options{JetStream: true, StoreDir: t.TempDir(), Host: "127.0.0.1", Port: server.RANDOM_PORT, NoSigs: true, NoLog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Start()
+	t.Cleanup(s.Shutdown)
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("the test's NATS server did not start")
+	}
+	var nodes []*child
+	for i := range 2 {
+		nodes = append(nodes, startChild(t, "-nats", s.ClientURL(), "-node", fmt.Sprint("x", i+1)))
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	lane, err := (&client.Client{URL: nodes[0].url}).CreateLane(ctx, "external")
+	if err != nil {
+		t.Fatal(err)
+	}
+	players := []*seat{
+		{t: t, api: &client.Client{URL: nodes[0].url}, lane: lane.ID, name: "AAA"},
+		{t: t, api: &client.Client{URL: nodes[1].url}, lane: lane.ID, name: "BBB"},
+	}
+	for _, p := range players {
+		if err := p.dial(ctx); err != nil {
+			t.Fatalf("%s joins: %v", p.name, err)
+		}
+		defer func() { p.conn.CloseNow() }()
+	}
+	if _, err := players[0].conn.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	bbb := players[1]
+	for frame := 1; frame <= 10; frame++ {
+		if frame == 4 {
+			nodes[0].kill(t)
+		}
+		for _, p := range players {
+			by := p
+			if frame >= 4 {
+				by = bbb // AAA's node is gone, and AAA with it: BBB enters AAA's balls
+			}
+			for ball := 1; ball <= 2; ball++ {
+				by.do(fmt.Sprintf("%s's frame %d ball %d", p.name, frame, ball), func(ctx context.Context, c *client.Conn) error {
+					_, err := c.RollFor(ctx, p.name, frame, ball, 3+ball)
+					return err
+				})
+			}
+		}
+	}
+	board, err := (&client.Client{URL: nodes[1].url}).Board(ctx, lane.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range board.Players {
+		if board.Phase != protocol.PhaseFinished || p.Total != 90 {
+			t.Errorf("%s: %s, %d; want finished and 90", p.Name, board.Phase, p.Total)
+		}
 	}
 }
