@@ -213,9 +213,12 @@
 //	GET  /api/lanes/{id}/games       the lane's series: {"games":[{"game":1,"finished":true,"players":[{"name","frames","total","strikes","spares","opens","left"}],"corrections":[{"name","frame","ball","was","pins","by","at"}]}]}
 //	GET  /api/lanes/{id}/invite      {"url":"http://192.168.1.20:8080/lanes/k3x9…","urls":[…],"qr":"/api/lanes/k3x9…/qr.png"}: the lane's link at an address friends' phones can open
 //	GET  /api/lanes/{id}/qr.png      a QR code of that link
+//	GET  /api/nodes                  {"nodes":[{"name":"n1","urls":["http://192.168.1.20:8081"]}]}: the nodes of the server's cluster alive now, this one first (a lone server: itself, unnamed)
 //	GET  /healthz                    ok; 503 while the store does not answer
 //
-// The lobby's list comes a page at a time, oldest lane first: ?limit=
+// The lobby's list comes a page at a time, oldest lane first (in a
+// cluster, whose nodes cannot tell each other's lanes' age, in the order
+// of their ids): ?limit=
 // lanes (1 to 200; 50 if omitted) after the lane whose id is ?after=
 // (none: from the first). next is the after of the following page,
 // omitted on the last; total is how many lanes are listed. A lane that
