@@ -86,11 +86,11 @@ func (s *seat) dial(ctx context.Context) error {
 }
 
 // do runs a command until the lane takes it, reconnecting as needed
-// within a minute; a stale roll is an earlier try that landed but whose
+// within two minutes; a stale roll is an earlier try that landed but whose
 // ack was lost with its connection.
 func (s *seat) do(what string, cmd func(ctx context.Context, c *client.Conn) error) {
 	s.t.Helper()
-	deadline := time.Now().Add(time.Minute)
+	deadline := time.Now().Add(2 * time.Minute) // a node woken from a pause may take a minute to read its log again
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		err := cmd(ctx, s.conn)

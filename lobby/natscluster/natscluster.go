@@ -56,6 +56,7 @@ const (
 	subjNode  = "tenpin.node."  // + node
 	subjLanes = "tenpin.lanes." // + the asking node
 	subjSnap  = "tenpin.snap."  // + the asking node: snapshot your lanes (see SnapshotAll)
+	subjPing  = "tenpin.ping."  // + node: are you there? (see sweep)
 )
 
 // Requests to a lane's node (the op token of tenpin.own.<lane>.<op>…).
@@ -135,14 +136,16 @@ type Cluster struct {
 	nc  *nats.Conn
 	log *slog.Logger
 
-	mu     sync.Mutex
-	owned  map[string]*owned    // lanes this node runs, or is taking over
-	relays map[string]*relay    // lanes of other nodes this node has clients of
-	seen   map[string]time.Time // each node's last heartbeat
-	urls   map[string][]string  // each node's addresses, as its heartbeats say
-	dead   map[string]bool      // nodes in seen that fell silent
-	subs   []*nats.Subscription // the node's own subjects
-	relaid singleflight.Group   // relays being made, by lane
+	mu         sync.Mutex
+	owned      map[string]*owned    // lanes this node runs, or is taking over
+	relays     map[string]*relay    // lanes of other nodes this node has clients of
+	seen       map[string]time.Time // each node's last heartbeat
+	urls       map[string][]string  // each node's addresses, as its heartbeats say
+	dead       map[string]bool      // nodes in seen that fell silent
+	asking     map[string]bool      // silent nodes being pinged (see ask)
+	unanswered map[string]bool      // silent nodes that did not answer
+	subs       []*nats.Subscription // the node's own subjects
+	relaid     singleflight.Group   // relays being made, by lane
 
 	// lastBeat is when the heartbeat loop last ran (UnixNano), and wakes
 	// counts the pauses it found: see Wakes.
@@ -174,20 +177,23 @@ func New(cfg Config) (*Cluster, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	c := &Cluster{
-		cfg:    cfg,
-		nc:     cfg.Conn,
-		log:    cfg.Logger.With("node", cfg.Node),
-		owned:  make(map[string]*owned),
-		relays: make(map[string]*relay),
-		seen:   make(map[string]time.Time),
-		dead:   make(map[string]bool),
-		urls:   make(map[string][]string),
+		cfg:        cfg,
+		nc:         cfg.Conn,
+		log:        cfg.Logger.With("node", cfg.Node),
+		owned:      make(map[string]*owned),
+		relays:     make(map[string]*relay),
+		seen:       make(map[string]time.Time),
+		dead:       make(map[string]bool),
+		asking:     make(map[string]bool),
+		unanswered: make(map[string]bool),
+		urls:       make(map[string][]string),
 	}
 	for subj, h := range map[string]nats.MsgHandler{
 		subjTo + cfg.Node + ".>": c.delivered,
 		subjNode + "*":           c.heartbeat,
 		subjLanes + "*":          c.listLanes,
 		subjSnap + "*":           c.snapshot,
+		subjPing + cfg.Node:      func(m *nats.Msg) { m.Respond(nil) },
 	} {
 		sub, err := c.nc.Subscribe(subj, h)
 		if err != nil {
@@ -286,6 +292,7 @@ func (c *Cluster) heartbeat(m *nats.Msg) {
 	c.urls[node] = beat.URLs
 	back := c.dead[node]
 	delete(c.dead, node)
+	delete(c.unanswered, node)
 	c.mu.Unlock()
 	if back && node != c.cfg.Node {
 		// A node thought dead is heard again: the network between them
@@ -303,7 +310,26 @@ func (c *Cluster) heartbeat(m *nats.Msg) {
 
 // alive reports whether node was heard of lately. c.mu is held.
 func (c *Cluster) alive(node string, now time.Time) bool {
-	return node == c.cfg.Node || now.Sub(c.seen[node]) < c.cfg.NodeTimeout
+	return node == c.cfg.Node || now.Sub(c.seen[node]) < c.cfg.NodeTimeout || c.asking[node]
+}
+
+// ask pings a node whose heartbeats stopped, before it is taken for dead:
+// on saturated cores heartbeats come late, and taking a node that is only
+// slow for dead closes its relays and detaches its clients, which
+// reconnect, and load the cores more. A node that answers within a
+// request's time is alive; one killed has no responders at once (its
+// routes closed with it); one paused does not answer.
+func (c *Cluster) ask(node string) {
+	_, err := c.nc.Request(subjPing+node, nil, c.cfg.RequestTimeout)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.asking, node)
+	if err == nil {
+		c.seen[node] = time.Now()
+		return
+	}
+	c.unanswered[node] = true // dead, unless heard again
+	c.log.Info("a silent node does not answer", "silent", node, "err", err)
 }
 
 // sweep closes the relays of lanes whose node is dead, and those idle,
@@ -312,6 +338,12 @@ func (c *Cluster) sweep(now time.Time) {
 	var dead, tell []*relay
 	var gone []*lane.Remote
 	c.mu.Lock()
+	for node, at := range c.seen {
+		if node != c.cfg.Node && !c.asking[node] && !c.unanswered[node] && now.Sub(at) >= c.cfg.NodeTimeout && now.Sub(at) < 10*c.cfg.NodeTimeout {
+			c.asking[node] = true
+			go c.ask(node)
+		}
+	}
 	for id, rl := range c.relays {
 		switch {
 		case !c.alive(rl.owner, now):
@@ -339,6 +371,7 @@ func (c *Cluster) sweep(now time.Time) {
 		case now.Sub(at) > 10*c.cfg.NodeTimeout:
 			delete(c.seen, node) // long gone: forget it
 			delete(c.urls, node)
+			delete(c.unanswered, node)
 		case !c.alive(node, now) && !c.dead[node]:
 			c.dead[node] = true
 			died = append(died, node)
