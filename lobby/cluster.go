@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/game"
@@ -337,17 +340,39 @@ func (lb *Lobby) SnapshotLanes(ctx context.Context) ([]string, error) {
 	}
 	lb.mu.RUnlock()
 	lb.creating.Unlock()
+	// Lanes snapshot at once, a few at a time: one after another, a
+	// thousand lanes of a busy node took longer than a round may.
+	var mu sync.Mutex
 	ids := make([]string, 0, len(lanes))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(snapshotsAtOnce)
 	for _, l := range lanes {
-		// A lane that stopped closed (its log may go), or moved to another
-		// node, which snapshots it.
-		if err := l.Snapshot(ctx); err != nil && !errors.Is(err, lane.ErrStopped) {
-			return nil, fmt.Errorf("lobby: snapshot of lane %s: %w", l.ID(), err)
-		}
-		ids = append(ids, l.ID())
+		g.Go(func() error {
+			err := l.Snapshot(gctx)
+			switch {
+			case errors.Is(err, lane.ErrStopped):
+				// It closed, moved, failed, or this node is stopping: it
+				// is not running here, and has stored no snapshot. The
+				// leader looks at its log instead.
+				return nil
+			case err != nil:
+				return fmt.Errorf("lobby: snapshot of lane %s: %w", l.ID(), err)
+			}
+			mu.Lock()
+			ids = append(ids, l.ID())
+			mu.Unlock()
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	return ids, nil
 }
+
+// snapshotsAtOnce is how many lanes of a node store their snapshots at
+// once in a compaction round.
+const snapshotsAtOnce = 16
 
 // compactCluster is Compact for the nodes of a cluster, which share the
 // journal: the leader alone compacts, once every node has snapshotted the
@@ -369,12 +394,10 @@ func (lb *Lobby) compactCluster(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("lobby: compaction: %w", err)
 	}
-	lb.quiet.Store(lb.cfg.Lane.Metrics.Appends.Load())
-	before := lb.compactBefore
-	lb.compactBefore = last + 1 // every lane running now has a snapshot after it
-	if before == 0 {
-		return nil // the leader's first round: the next drops what this one replaced
-	}
+	// The mark moves only once every lane in the stream is known to have
+	// a snapshot after last, or to have closed: a lane that runs nowhere
+	// has its log alone, and a mark past it would let the next round drop
+	// its beginning.
 	ids, err := j.LaneIDs(ctx)
 	if err != nil {
 		return fmt.Errorf("lobby: compaction: %w", err)
@@ -392,9 +415,13 @@ func (lb *Lobby) compactCluster(ctx context.Context) error {
 			return fmt.Errorf("lobby: compaction: %w", err)
 		}
 		if e.Kind != game.Closed {
-			lb.compactBefore = before // this round's snapshots do not cover it: try the same next time
 			return fmt.Errorf("lobby: not compacted while lane %s runs on no node", id)
 		}
+	}
+	before := lb.compactBefore
+	lb.compactBefore = last + 1 // every lane open now has a snapshot after it
+	if before == 0 {
+		return nil // the leader's first round: the next drops what this one replaced
 	}
 	if err := lb.cfg.Lane.Journal.Compact(ctx, before); err != nil {
 		return fmt.Errorf("lobby: compaction: %w", err)

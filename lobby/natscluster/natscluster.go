@@ -192,7 +192,6 @@ func New(cfg Config) (*Cluster, error) {
 		subjTo + cfg.Node + ".>": c.delivered,
 		subjNode + "*":           c.heartbeat,
 		subjLanes + "*":          c.listLanes,
-		subjSnap + "*":           c.snapshot,
 		subjPing + cfg.Node:      func(m *nats.Msg) { m.Respond(nil) },
 	} {
 		sub, err := c.nc.Subscribe(subj, h)
@@ -239,6 +238,15 @@ func (c *Cluster) Publish(id string, board []byte, seq uint64) {
 // lanes. When ctx ends, every relay closes (its clients reconnect, to a
 // node that runs), and the node leaves the cluster.
 func (c *Cluster) Run(ctx context.Context) error {
+	// Other nodes' compactions ask for this node's snapshots only once it
+	// runs: Config.Snapshot may need what was made after New (the lobby).
+	sub, err := c.nc.Subscribe(subjSnap+"*", c.snapshot)
+	if err != nil {
+		return fmt.Errorf("natscluster: subscribing to %s: %w", subjSnap+"*", err)
+	}
+	c.mu.Lock()
+	c.subs = append(c.subs, sub)
+	c.mu.Unlock()
 	tick := time.NewTicker(c.cfg.Heartbeat)
 	defer tick.Stop()
 	last := time.Now()
