@@ -415,6 +415,18 @@ func (lb *Lobby) compactCluster(ctx context.Context) error {
 			return fmt.Errorf("lobby: compaction: %w", err)
 		}
 		if e.Kind != game.Closed {
+			// Left to itself it would hold every later round back: take
+			// it over (it runs here then, and snapshots next round).
+			go func() {
+				ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+				defer cancel()
+				if !lb.unowned(ctx, id) {
+					return
+				}
+				if _, err := lb.claim(ctx, id); err != nil {
+					lb.log.Warn("a lane that runs on no node not taken over", "lane", id, "err", err)
+				}
+			}()
 			return fmt.Errorf("lobby: not compacted while lane %s runs on no node", id)
 		}
 	}
