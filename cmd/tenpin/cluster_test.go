@@ -276,8 +276,10 @@ func TestClusterLoadRun(t *testing.T) {
 	for _, n := range nodes {
 		urls = append(urls, "ws"+strings.TrimPrefix(n.url, "http"))
 	}
-	stdout, stderr, code := runCmd(t, "", "load", "-url", strings.Join(urls, ","), "-lanes", "9", "-players", "4", "-spectators", "6",
-		"-duration", "5s", "-think", "10ms", "-ramp", "500ms", "-json")
+	// Two players a lane: on three nodes of two busy cores, under the
+	// race detector, a lane of four finished no game in 5 s now and then.
+	stdout, stderr, code := runCmd(t, "", "load", "-url", strings.Join(urls, ","), "-lanes", "9", "-players", "2", "-spectators", "8",
+		"-duration", "8s", "-think", "60ms", "-ramp", "500ms", "-json")
 	if code != 0 {
 		t.Fatalf("load exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -360,5 +362,44 @@ func TestClusterOnAnExternalNATS(t *testing.T) {
 		if board.Phase != protocol.PhaseFinished || p.Total != 90 {
 			t.Errorf("%s: %s, %d; want finished and 90", p.Name, board.Phase, p.Total)
 		}
+	}
+}
+
+// TestClusterLoadSurvivesAKilledNode: tenpin load against three nodes, one
+// of which is killed with SIGKILL in the middle of the run. The clients
+// the dead node served, and those whose lanes it ran, connect again and
+// resume their seats; the games go on, and every board, ack and total
+// still checks out.
+func TestClusterLoadSurvivesAKilledNode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three processes form a cluster in seconds")
+	}
+	nodes := startNodes(t, 3)
+	var urls []string
+	for _, n := range nodes {
+		urls = append(urls, "ws"+strings.TrimPrefix(n.url, "http"))
+	}
+	killed := make(chan struct{})
+	go func() {
+		defer close(killed)
+		time.Sleep(4 * time.Second)
+		nodes[2].kill(t)
+	}()
+	stdout, stderr, code := runCmd(t, "", "load", "-url", strings.Join(urls, ","), "-lanes", "6", "-players", "2", "-spectators", "2",
+		"-duration", "20s", "-think", "100ms", "-ramp", "500ms", "-json")
+	<-killed
+	if code != 0 {
+		t.Fatalf("load exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	var rep loadReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("report: %v\n%s", err, stdout)
+	}
+	t.Logf("rolls %d, games %d, reconnects %d (p50 %.0fms, max %.0fms), errors %d", rep.Rolls, rep.Games, rep.Reconnects, rep.Reconnect.P50, rep.Reconnect.Max, rep.Errors)
+	if rep.Errors != 0 || rep.ConnectFailures != 0 || rep.SkippedSeqs > 1000 {
+		t.Errorf("errors %d, connect failures %d, skipped seqs %d; want none: %v", rep.Errors, rep.ConnectFailures, rep.SkippedSeqs, rep.ErrorSamples)
+	}
+	if rep.Reconnects == 0 || rep.Games == 0 {
+		t.Errorf("%d reconnects, %d games: the kill should have sent clients to reconnect, and games should have finished", rep.Reconnects, rep.Games)
 	}
 }

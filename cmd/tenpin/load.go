@@ -175,6 +175,8 @@ type loadReport struct {
 	BytesPerSec     float64            `json:"bytes_per_sec"`
 	Games           int64              `json:"games"`
 	SkippedSeqs     int64              `json:"skipped_seqs"`
+	Reconnects      int64              `json:"reconnects"`
+	Reconnect       loadgen.Summary    `json:"reconnect"`
 	Ack             loadgen.Summary    `json:"ack"`
 	Fanout          loadgen.Summary    `json:"fanout"`
 	Errors          int64              `json:"errors"`
@@ -210,6 +212,8 @@ func newLoadReport(cfg loadConfig, res loadgen.Result) loadReport {
 		BytesPerSec:     float64(res.Bytes) / secs,
 		Games:           res.Games,
 		SkippedSeqs:     res.SkippedSeqs,
+		Reconnects:      res.Reconnects,
+		Reconnect:       res.Reconnect,
 		Ack:             res.Ack,
 		Fanout:          res.Fanout,
 		Errors:          res.Errors,
@@ -241,6 +245,9 @@ func (rep loadReport) print(w io.Writer) {
 			fmt.Fprintf(&b, ", %.1f KiB RSS per connection", rep.RSSPerConnKiB)
 		}
 		fmt.Fprintln(&b)
+	}
+	if rep.Reconnects > 0 {
+		fmt.Fprintf(&b, "reconnects   %d, p50 %.0fms p99 %.0fms max %.0fms from the close to the seat resumed\n", rep.Reconnects, rep.Reconnect.P50, rep.Reconnect.P99, rep.Reconnect.Max)
 	}
 	fmt.Fprintf(&b, "errors       %d\n", rep.Errors)
 	for _, e := range rep.ErrorSamples {

@@ -18,6 +18,10 @@ import (
 const (
 	// dialTimeout bounds a handshake, on a server busy with thousands.
 	dialTimeout = 15 * time.Second
+	// reconnectFor bounds how long a client whose connection the server
+	// closed tries to connect again (to its node, then the others): a
+	// cluster's node dying, a lane moving between nodes.
+	reconnectFor = 30 * time.Second
 	// fanWindow is how many seqs back a lane follows for the fan-out
 	// latency: older ones no roll will claim (joins, starts, spectators
 	// coming and going).
@@ -93,7 +97,7 @@ func (l *lane) play(ctx context.Context, at time.Time) {
 			return
 		}
 		p.mu.Lock()
-		p.seat = w.Seat
+		p.seat, p.token = w.Seat, w.Token
 		p.mu.Unlock()
 	}
 	if len(players) > 0 {
@@ -121,9 +125,13 @@ func (l *lane) wait(ctx context.Context, users []*user) {
 			break
 		}
 		u := open[i]
+		r.connected.Add(-1)
+		if ctx.Err() == nil && u.reconnect(ctx) {
+			cases[i].Chan = reflect.ValueOf(u.conn.Done())
+			continue
+		}
 		delete(open, i)
 		cases[i].Chan = reflect.Value{} // a nil channel: never again
-		r.connected.Add(-1)
 		if ctx.Err() == nil {
 			_, err := u.conn.Next(ctx) // why it ended
 			r.fail("lane %d %s: connection closed: %v", l.n, u.who(), err)
@@ -197,13 +205,19 @@ type user struct {
 	rng  *rand.Rand
 	head []byte // a board's head, for DecodeBoardHead; the reader's own
 
-	mu       sync.Mutex // guards what the reader and the roll timers share
-	seat     int
-	rolls    []int // this player's rolls in the current game
-	inflight bool  // a roll sent and not yet acknowledged
-	last     *seen // the last board that concerned this player
-	checked  bool  // the current game's end has been checked
-	lastSeq  uint64
+	mu         sync.Mutex // guards what the reader and the roll timers share
+	node       int        // the client (node, source address) it dials: see run.client
+	token      string     // a player's seat's
+	rejoined   bool       // connected again: the next board may repeat the last seq
+	resync     bool       // connected again: a roll sent may not have counted
+	rematchDue bool       // the rematch was cut off by the connection closing
+	failover   bool       // connected again, or a roll not stored in time: boards may lag an event
+	seat       int
+	rolls      []int // this player's rolls in the current game
+	inflight   bool  // a roll sent and not yet acknowledged
+	last       *seen // the last board that concerned this player
+	checked    bool  // the current game's end has been checked
+	lastSeq    uint64
 }
 
 // seen is what a player takes from a board: the phase, who is up, and its
@@ -229,8 +243,67 @@ func (c *user) dial(ctx context.Context, n int) bool {
 	}
 	r.connect.add(time.Since(start))
 	r.connected.Add(1)
+	c.node = n
 	c.conn = conn
 	return true
+}
+
+// reconnect connects again after the server closed the connection before
+// the run's end (a node of a cluster going down, a lane moving), to its
+// node and then the others in turn, and a player resumes its seat. The
+// time from the close to the seat resumed is the run's reconnect latency.
+func (c *user) reconnect(ctx context.Context) bool {
+	r := c.lane.run
+	start := time.Now()
+	pause := 50 * time.Millisecond
+	for try := 0; ctx.Err() == nil && time.Since(start) < reconnectFor; try++ {
+		n := c.node + try/3 // three tries a node
+		dctx, cancel := context.WithTimeout(ctx, dialTimeout)
+		conn, err := r.client(n).DialFunc(dctx, c.lane.id, func(data []byte) { c.handle(ctx, data) })
+		if err == nil && c.name != "" {
+			c.mu.Lock()
+			token := c.token
+			c.mu.Unlock()
+			if _, err = conn.Resume(dctx, token); err != nil {
+				conn.CloseNow()
+			}
+		}
+		cancel()
+		if err == nil {
+			c.mu.Lock()
+			c.conn, c.node = conn, n
+			// The lane sends the board at once: the player acts on that
+			// one, not on the last the old connection had.
+			c.rejoined, c.resync, c.inflight, c.failover = true, true, false, true
+			c.last = nil // the old connection's: a roll ending now must not act on it
+			c.mu.Unlock()
+			r.connected.Add(1)
+			r.reconnects.Add(1)
+			r.reconnect.add(time.Since(start))
+			return true
+		}
+		select {
+		case <-time.After(pause):
+		case <-ctx.Done():
+		}
+		pause = min(2*pause, time.Second)
+	}
+	return false
+}
+
+// failedOver reports whether the user lived through a failover: its
+// connection closed, or a roll of its was not stored in time.
+func (c *user) failedOver() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.failover
+}
+
+// connection returns the user's connection now.
+func (c *user) connection() *client.Conn {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.conn
 }
 
 func (c *user) who() string {
@@ -296,11 +369,18 @@ func (c *user) seen(seq uint64) (last uint64, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	last = c.lastSeq
+	if c.rejoined && seq == last {
+		c.rejoined = false
+		return last, true // the board it had before it connected again
+	}
+	c.rejoined = false
 	if seq < last || (seq == last && last != 0) {
 		r.fail("lane %d %s: board seq %d after %d", c.lane.n, c.who(), seq, last)
 		return last, false
 	}
-	if last != 0 && seq > last+1 {
+	// A lane taken over starts a new epoch, in seq's high 32 bits: what
+	// it skips then is no board a slow reader missed.
+	if last != 0 && seq > last+1 && seq>>32 == last>>32 {
 		r.skipped.Add(int64(seq - last - 1))
 	}
 	c.lastSeq = seq
@@ -320,6 +400,9 @@ func (c *user) other(ctx context.Context, data []byte) {
 		return
 	}
 	if e, ok := m.(*protocol.Error); ok {
+		if e.Code == protocol.CodeServerRestarting {
+			return // the connection closes next, and connects again
+		}
 		r.fail("lane %d %s: error %s: %s", c.lane.n, c.who(), e.Code, e.Message)
 		return
 	}
@@ -341,12 +424,28 @@ func (c *user) onBoard(ctx context.Context, b *seen) {
 	for _, f := range me.Frames {
 		bowled += len(f.Rolls)
 	}
+	if c.resync {
+		// A roll sent before the connection closed, or that the lane
+		// could not store in time, may have counted or not — and one
+		// stored as its node died may show only once the store has
+		// elected a new leader. The board is the truth: this player's
+		// rolls are those it shows.
+		c.resync = false
+		c.rolls = c.rolls[:0]
+		for _, f := range me.Frames {
+			c.rolls = append(c.rolls, f.Rolls...)
+		}
+	}
 	if bowled == 0 && b.phase == protocol.PhasePlaying {
 		c.rolls, c.checked = c.rolls[:0], false // a new game
 	}
 	switch b.phase {
 	case protocol.PhaseFinished:
 		if c.checked {
+			if c.rematchDue && ctx.Err() == nil {
+				c.rematchDue = false
+				go c.rematch(ctx)
+			}
 			return // later boards of the same finished game: spectators coming and going
 		}
 		c.checked = true
@@ -382,9 +481,31 @@ func (c *user) roll(ctx context.Context, up protocol.Up, pins int) {
 	}
 	sentAt := time.Now()
 	r.rolls.Add(1)
-	a, err := c.conn.Roll(ctx, up.Frame, up.Ball, pins)
+	conn := c.connection()
+	a, err := conn.Roll(ctx, up.Frame, up.Ball, pins)
 	if err != nil {
-		if ctx.Err() == nil {
+		var pe *protocol.Error
+		switch {
+		case ctx.Err() != nil:
+		case isClosed(conn):
+			// The connection closed under the roll: reconnect (see wait)
+			// looks at the board again.
+		case errors.As(err, &pe) && pe.Code == protocol.CodeStaleRoll && c.failedOver():
+			// Decided on a board from before an event that showed late
+			// (see resync): the next board says where the game is.
+			c.mu.Lock()
+			c.resync, c.inflight = true, false
+			c.mu.Unlock()
+		case errors.As(err, &pe) && pe.Code == protocol.CodeUnavailable:
+			c.mu.Lock()
+			c.failover = true
+			c.mu.Unlock()
+			// The lane could not store it in time (a lane moving between
+			// nodes, its store electing a leader); it may be stored all
+			// the same. The same roll again tells: counted once, or
+			// refused as stale if the first one was stored.
+			time.AfterFunc(100*time.Millisecond, func() { c.rollAgain(ctx, up, pins) })
+		default:
 			r.fail("lane %d %s: roll: %v", c.lane.n, c.name, err)
 		}
 		return // and roll no more: the game is not the one this player knows
@@ -400,19 +521,71 @@ func (c *user) roll(ctx context.Context, up protocol.Up, pins int) {
 	}
 }
 
+// rollAgain sends again a roll the lane could not store in time: see roll.
+func (c *user) rollAgain(ctx context.Context, up protocol.Up, pins int) {
+	r := c.lane.run
+	conn := c.connection()
+	sentAt := time.Now()
+	a, err := conn.Roll(ctx, up.Frame, up.Ball, pins)
+	var pe *protocol.Error
+	switch {
+	case ctx.Err() != nil, err != nil && isClosed(conn):
+		return // the run is over, or reconnect looks at the board again
+	case errors.As(err, &pe) && pe.Code == protocol.CodeUnavailable:
+		time.AfterFunc(100*time.Millisecond, func() { c.rollAgain(ctx, up, pins) })
+		return
+	case errors.As(err, &pe) && pe.Code == protocol.CodeStaleRoll:
+		// A roll was stored for that ball: this one, or one before it
+		// that showed late. The next board says which.
+		c.mu.Lock()
+		c.resync = true
+		c.mu.Unlock()
+	case err != nil:
+		r.fail("lane %d %s: roll again: %v", c.lane.n, c.name, err)
+		return
+	default:
+		r.ack.add(time.Since(sentAt))
+		c.lane.rollAcked(a.Seq, sentAt)
+	}
+	c.mu.Lock()
+	c.inflight = false
+	board := c.last
+	c.mu.Unlock()
+	if board != nil {
+		c.onBoard(ctx, board)
+	}
+}
+
 // rematch asks for a new game and starts it: a server that keeps a series
 // seats the players again for a game that waits for the host's start; an
 // older one started it already, and refuses the start as game_started.
 func (c *user) rematch(ctx context.Context) {
 	r := c.lane.run
-	if _, err := c.conn.Rematch(ctx); err != nil {
-		if ctx.Err() == nil {
+	conn := c.connection()
+	if _, err := conn.Rematch(ctx); err != nil {
+		switch {
+		case ctx.Err() != nil:
+		case isClosed(conn):
+			c.mu.Lock()
+			c.rematchDue = true // asked again on the board after reconnecting
+			c.mu.Unlock()
+		default:
 			r.fail("lane %d %s: rematch: %v", c.lane.n, c.name, err)
 		}
 		return
 	}
 	var pe *protocol.Error
-	if _, err := c.conn.Start(ctx); err != nil && ctx.Err() == nil && !(errors.As(err, &pe) && pe.Code == protocol.CodeGameStarted) {
+	if _, err := c.connection().Start(ctx); err != nil && ctx.Err() == nil && !(errors.As(err, &pe) && pe.Code == protocol.CodeGameStarted) {
 		r.fail("lane %d %s: start after the rematch: %v", c.lane.n, c.name, err)
+	}
+}
+
+// isClosed reports whether conn has ended.
+func isClosed(conn *client.Conn) bool {
+	select {
+	case <-conn.Done():
+		return true
+	default:
+		return false
 	}
 }

@@ -94,10 +94,15 @@ type Result struct {
 	Bytes           int64 // of the messages that answered no command: boards, mostly
 	Games           int64
 	SkippedSeqs     int64
-	Ack             Summary
-	Fanout          Summary
-	Errors          int64
-	ErrorSamples    []string
+	// Reconnects counts the connections the server closed before the
+	// run's end that connected again (and resumed their seat), and
+	// Reconnect the time from the close to that.
+	Reconnects   int64
+	Reconnect    Summary
+	Ack          Summary
+	Fanout       Summary
+	Errors       int64
+	ErrorSamples []string
 	// The server's counters (its /debug/vars, with -pprof) before the
 	// run and shortly before its end, while every connection is open;
 	// nil if it has none.
@@ -117,7 +122,9 @@ type run struct {
 	connected, connectFailures  atomic.Int64
 	rolls, boards, bytes, games atomic.Int64
 	skipped, errorCount         atomic.Int64
+	reconnects                  atomic.Int64
 	ack, fanout, connect        latencies
+	reconnect                   latencies
 	errMu                       sync.Mutex
 	errSamples                  []string
 	wg                          sync.WaitGroup
@@ -196,6 +203,8 @@ func (r *run) run(ctx context.Context) Result {
 		Bytes:           r.bytes.Load(),
 		Games:           r.games.Load(),
 		SkippedSeqs:     r.skipped.Load(),
+		Reconnects:      r.reconnects.Load(),
+		Reconnect:       r.reconnect.summary(),
 		Ack:             r.ack.summary(),
 		Fanout:          r.fanout.summary(),
 		Errors:          r.errorCount.Load(),
