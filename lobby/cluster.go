@@ -194,16 +194,7 @@ func (lb *Lobby) claim(ctx context.Context, id string) (*lane.Lane, error) {
 		lb.next++
 		lb.lanes[id] = &entry{lane: l, n: lb.next, claim: cl}
 		lb.mu.Unlock()
-		cl.Bind(l)
-		lb.forgetList()
-		select {
-		case lb.starts <- l:
-		case <-lb.stopped:
-			lb.remove(id)
-			return nil, ErrClosed
-		}
-		lb.log.Info("lane taken over", "lane", id)
-		return l, nil
+		return l, lb.startLane(l, cl, "lane taken over")
 	})
 	if err != nil {
 		return nil, err

@@ -482,19 +482,28 @@ func (lb *Lobby) create(ctx context.Context, name, owner string, private bool) (
 	lb.next++
 	lb.lanes[id] = &entry{lane: l, n: lb.next, owner: owner, claim: cl}
 	lb.mu.Unlock()
+	if err := lb.startLane(l, cl, "lane created"); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// startLane starts a lane just put in lanes: other nodes reach it through
+// its claim (in a cluster), the list shows it, and Run runs it. said is
+// what the log says of it.
+func (lb *Lobby) startLane(l *lane.Lane, cl Claim, said string) error {
 	if cl != nil {
 		cl.Bind(l)
 	}
 	lb.forgetList()
-
 	select {
 	case lb.starts <- l:
 	case <-lb.stopped:
-		lb.remove(id)
-		return nil, ErrClosed
+		lb.remove(l.ID())
+		return ErrClosed
 	}
-	lb.log.Info("lane created", "lane", id)
-	return l, nil
+	lb.log.Info(said, "lane", l.ID())
+	return nil
 }
 
 // Get returns the lane with the given id.
