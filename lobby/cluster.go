@@ -269,13 +269,7 @@ func (lb *Lobby) adopt(ctx context.Context) (int, error) {
 // lane.Lane.Verify): for a node that was paused long enough for the
 // others to take its lanes over. Those they took stop here.
 func (lb *Lobby) Verify(ctx context.Context) {
-	lb.mu.RLock()
-	lanes := make([]*lane.Lane, 0, len(lb.lanes))
-	for _, e := range lb.lanes {
-		lanes = append(lanes, e.lane)
-	}
-	lb.mu.RUnlock()
-	for _, l := range lanes {
+	for _, l := range lb.openLanes() {
 		l.Verify(ctx)
 	}
 }
@@ -323,14 +317,7 @@ const unownedPause = 100 * time.Millisecond
 // cluster (see Cluster.SnapshotAll). Lanes whose opening is being stored
 // are waited for.
 func (lb *Lobby) SnapshotLanes(ctx context.Context) ([]string, error) {
-	lb.creating.Lock()
-	lb.mu.RLock()
-	lanes := make([]*lane.Lane, 0, len(lb.lanes))
-	for _, e := range lb.lanes {
-		lanes = append(lanes, e.lane)
-	}
-	lb.mu.RUnlock()
-	lb.creating.Unlock()
+	lanes := lb.openLanes()
 	// Lanes snapshot at once, a few at a time: one after another, a
 	// thousand lanes of a busy node took longer than a round may.
 	var mu sync.Mutex

@@ -299,14 +299,7 @@ func (lb *Lobby) Compact(ctx context.Context) error {
 	}
 	// Every lane whose opening is at or before last is in lanes once the
 	// creations in flight have finished.
-	lb.creating.Lock()
-	lb.mu.RLock()
-	lanes := make([]*lane.Lane, 0, len(lb.lanes))
-	for _, e := range lb.lanes {
-		lanes = append(lanes, e.lane)
-	}
-	lb.mu.RUnlock()
-	lb.creating.Unlock()
+	lanes := lb.openLanes()
 	start := time.Now()
 	for _, l := range lanes {
 		// A lane that stopped has closed (or the server is stopping, and
@@ -329,6 +322,21 @@ func (lb *Lobby) Compact(ctx context.Context) error {
 	}
 	lb.log.Info("journal compacted", "lanes", len(lanes), "before", before, "took", time.Since(start))
 	return nil
+}
+
+// openLanes returns the lanes open now, once the creations in flight
+// have stored their openings and joined them: a compaction must see every
+// lane whose opening it may drop.
+func (lb *Lobby) openLanes() []*lane.Lane {
+	lb.creating.Lock()
+	defer lb.creating.Unlock()
+	lb.mu.RLock()
+	defer lb.mu.RUnlock()
+	lanes := make([]*lane.Lane, 0, len(lb.lanes))
+	for _, e := range lb.lanes {
+		lanes = append(lanes, e.lane)
+	}
+	return lanes
 }
 
 // restoreAgain tries again to restore the lanes that could not be: their
