@@ -120,6 +120,34 @@ func (s *seat) do(what string, cmd func(ctx context.Context, c *client.Conn) err
 	}
 }
 
+// startGame creates a lane named name on the node laneAt, seats a player
+// on each node of at (AAA, BBB, …), and has the first start the game.
+// It returns the lane's id and the players, whose connections close when
+// the test ends.
+func startGame(t *testing.T, ctx context.Context, name string, laneAt *child, at ...*child) (string, []*seat) {
+	t.Helper()
+	lane, err := (&client.Client{URL: laneAt.url}).CreateLane(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	players := make([]*seat, len(at))
+	for i, n := range at {
+		p := &seat{t: t, api: &client.Client{URL: n.url}, lane: lane.ID, name: playerName(i)}
+		if err := p.dial(ctx); err != nil {
+			t.Fatalf("%s joins: %v", p.name, err)
+		}
+		t.Cleanup(func() { p.conn.CloseNow() })
+		players[i] = p
+	}
+	if _, err := players[0].conn.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return lane.ID, players
+}
+
+// playerName is the i-th player's name: AAA, BBB, …
+func playerName(i int) string { return strings.Repeat(string(rune('A'+i)), 3) }
+
 // TestClusterGameSurvivesAKilledNode starts three tenpin processes as a
 // cluster, plays a game on a lane run by the third with players on the
 // first two, kills the third with SIGKILL halfway, and checks that the
@@ -132,23 +160,7 @@ func TestClusterGameSurvivesAKilledNode(t *testing.T) {
 	nodes := startNodes(t, 3)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	lane, err := (&client.Client{URL: nodes[2].url}).CreateLane(ctx, "kill -9")
-	if err != nil {
-		t.Fatal(err)
-	}
-	players := []*seat{
-		{t: t, api: &client.Client{URL: nodes[0].url}, lane: lane.ID, name: "AAA"},
-		{t: t, api: &client.Client{URL: nodes[1].url}, lane: lane.ID, name: "BBB"},
-	}
-	for _, p := range players {
-		if err := p.dial(ctx); err != nil {
-			t.Fatalf("%s joins: %v", p.name, err)
-		}
-		defer func() { p.conn.CloseNow() }()
-	}
-	if _, err := players[0].conn.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	laneID, players := startGame(t, ctx, "kill -9", nodes[2], nodes[0], nodes[1])
 	pins := []int{5, 4}
 	var killed time.Time
 	for frame := 1; frame <= 10; frame++ {
@@ -170,7 +182,7 @@ func TestClusterGameSurvivesAKilledNode(t *testing.T) {
 		}
 	}
 	for _, n := range nodes[:2] {
-		board, err := (&client.Client{URL: n.url}).Board(ctx, lane.ID)
+		board, err := (&client.Client{URL: n.url}).Board(ctx, laneID)
 		if err != nil {
 			t.Fatalf("the board on %s: %v", n.url, err)
 		}
@@ -200,21 +212,8 @@ func TestClusterFencesAPausedNode(t *testing.T) {
 	nodes := startNodes(t, 3)
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
-	lane, err := (&client.Client{URL: nodes[2].url}).CreateLane(ctx, "paused")
-	if err != nil {
-		t.Fatal(err)
-	}
-	aaa := &seat{t: t, api: &client.Client{URL: nodes[2].url}, lane: lane.ID, name: "AAA"} // on the lane's node
-	bbb := &seat{t: t, api: &client.Client{URL: nodes[0].url}, lane: lane.ID, name: "BBB"}
-	for _, p := range []*seat{aaa, bbb} {
-		if err := p.dial(ctx); err != nil {
-			t.Fatalf("%s joins: %v", p.name, err)
-		}
-		defer func() { p.conn.CloseNow() }()
-	}
-	if _, err := aaa.conn.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	laneID, players := startGame(t, ctx, "paused", nodes[2], nodes[2], nodes[0]) // AAA on the lane's node
+	aaa, bbb := players[0], players[1]
 	pins := []int{5, 4}
 	roll := func(by *seat, name string, frame int) {
 		for ball := 1; ball <= 2; ball++ {
@@ -252,7 +251,7 @@ func TestClusterFencesAPausedNode(t *testing.T) {
 		roll(bbb, "BBB", frame)
 	}
 	for _, n := range nodes {
-		board, err := (&client.Client{URL: n.url}).Board(ctx, lane.ID)
+		board, err := (&client.Client{URL: n.url}).Board(ctx, laneID)
 		if err != nil {
 			t.Fatalf("the board on %s: %v", n.url, err)
 		}
@@ -319,23 +318,7 @@ func TestClusterOnAnExternalNATS(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	lane, err := (&client.Client{URL: nodes[0].url}).CreateLane(ctx, "external")
-	if err != nil {
-		t.Fatal(err)
-	}
-	players := []*seat{
-		{t: t, api: &client.Client{URL: nodes[0].url}, lane: lane.ID, name: "AAA"},
-		{t: t, api: &client.Client{URL: nodes[1].url}, lane: lane.ID, name: "BBB"},
-	}
-	for _, p := range players {
-		if err := p.dial(ctx); err != nil {
-			t.Fatalf("%s joins: %v", p.name, err)
-		}
-		defer func() { p.conn.CloseNow() }()
-	}
-	if _, err := players[0].conn.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	laneID, players := startGame(t, ctx, "external", nodes[0], nodes[0], nodes[1])
 	bbb := players[1]
 	for frame := 1; frame <= 10; frame++ {
 		if frame == 4 {
@@ -354,7 +337,7 @@ func TestClusterOnAnExternalNATS(t *testing.T) {
 			}
 		}
 	}
-	board, err := (&client.Client{URL: nodes[1].url}).Board(ctx, lane.ID)
+	board, err := (&client.Client{URL: nodes[1].url}).Board(ctx, laneID)
 	if err != nil {
 		t.Fatal(err)
 	}
