@@ -512,6 +512,12 @@ func (c *user) roll(ctx context.Context, up protocol.Up, pins int) {
 	}
 	r.ack.add(time.Since(sentAt))
 	c.lane.rollAcked(a.Seq, sentAt)
+	c.settled(ctx)
+}
+
+// settled ends a roll: the player looks at the last board again, as the
+// boards that came while the roll was in flight were not acted on.
+func (c *user) settled(ctx context.Context) {
 	c.mu.Lock()
 	c.inflight = false
 	board := c.last
@@ -547,13 +553,7 @@ func (c *user) rollAgain(ctx context.Context, up protocol.Up, pins int) {
 		r.ack.add(time.Since(sentAt))
 		c.lane.rollAcked(a.Seq, sentAt)
 	}
-	c.mu.Lock()
-	c.inflight = false
-	board := c.last
-	c.mu.Unlock()
-	if board != nil {
-		c.onBoard(ctx, board)
-	}
+	c.settled(ctx)
 }
 
 // rematch asks for a new game and starts it: a server that keeps a series
