@@ -1072,10 +1072,14 @@ func (l *Lane) boardSeq() uint64 { return l.state.Epoch()<<32 | l.seq }
 // dozens refused a second within its rate limit, and a line each at info
 // would let any client flood the log (one writer shared by every lane).
 func (l *Lane) refuse(c *client, ref string, err error) {
-	pe := protocol.ErrorFor(err)
+	pe, known := ErrorFor(err)
 	pe.Ref = ref
 	l.cfg.Metrics.Refused.Add(1)
-	l.log.Debug("message refused", "code", pe.Code)
+	if !known {
+		l.log.Error("message failed", "err", err)
+	} else {
+		l.log.Debug("message refused", "code", pe.Code)
+	}
 	l.reply(c, pe)
 }
 

@@ -174,7 +174,7 @@ func (r *Relay) submit(ctx context.Context, q request) bool {
 		}
 		if q.refusal != nil {
 			msg, _ := protocol.Decode(q.data)
-			pe := protocol.ErrorFor(q.refusal)
+			pe, _ := ErrorFor(q.refusal) // the reader's refusals are all *protocol.Error
 			pe.Ref = msg.ID
 			r.Deliver(id, encodeReply(pe), 0, false)
 			return true

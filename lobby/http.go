@@ -75,6 +75,18 @@ func (lb *Lobby) fail(w http.ResponseWriter, code protocol.Code, message string)
 	WriteError(w, protocol.Errorf(code, "%s", message))
 }
 
+// failErr answers a request with the refusal err carries (see
+// lane.ErrorFor); an error of the server's own is logged, and the client
+// is told only that the server failed.
+func (lb *Lobby) failErr(w http.ResponseWriter, err error) {
+	pe, known := lane.ErrorFor(err)
+	if !known {
+		lb.log.Error("request failed", "err", err)
+	}
+	count(&lb.counters.refused, string(pe.Code))
+	WriteError(w, pe)
+}
+
 // WriteError answers a request with e, with its code's HTTP status.
 func WriteError(w http.ResponseWriter, e *protocol.Error) {
 	writeJSON(w, e.Code.Status(), e)
@@ -103,7 +115,8 @@ func (lb *Lobby) health(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
 		defer cancel()
 		if err := lb.cfg.Health(ctx); err != nil {
-			lb.fail(w, protocol.CodeUnavailable, "the store does not answer: "+err.Error())
+			lb.log.Warn("health check failed", "err", err)
+			lb.fail(w, protocol.CodeUnavailable, "the store does not take writes")
 			return
 		}
 	}
@@ -141,21 +154,15 @@ func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	l, err := lb.create(r.Context(), body.Name, addr, body.Private)
-	switch {
-	case errors.Is(err, ErrLaneName):
-		lb.fail(w, protocol.CodeInvalidLaneName, err.Error())
-		return
-	case errors.Is(err, ErrFull):
-		lb.fail(w, protocol.CodeTooManyLanes, err.Error())
-		return
-	case errors.Is(err, errAddrLimit):
+	if errors.Is(err, errAddrLimit) {
 		// A lane nobody is on closes after the idle timeout: the soonest
 		// one of this address's lanes can make room.
 		lb.rateLimited(LimitLanesPerAddr)
 		lb.tooMany(w, lb.idleTimeout(), fmt.Sprintf("this address has %d lanes open, its limit; a lane closes once nobody has been on it for %v", lb.cfg.LanesPerAddr, lb.idleTimeout()))
 		return
-	case err != nil:
-		lb.fail(w, protocol.CodeUnavailable, err.Error())
+	}
+	if err != nil {
+		lb.failErr(w, err)
 		return
 	}
 	w.Header().Set("Location", "/api/lanes/"+l.ID())
@@ -245,16 +252,13 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 		// refused upgrade, only a close.
 		defer done()
 		lb.rateLimited(LimitConnsPerAddr)
-		count(&lb.counters.refused, string(protocol.CodeRateLimited))
-		lb.refuseSocket(w, r, protocol.Errorf(protocol.CodeRateLimited, "this address has %d WebSocket connections open, its limit; try again later", lb.cfg.ConnsPerAddr))
+		pe, _ := lane.ErrorFor(err)
+		count(&lb.counters.refused, string(pe.Code))
+		lb.refuseSocket(w, r, pe)
 		return
 	case err != nil:
-		code := protocol.CodeTooManyConnections
-		if errors.Is(err, ErrClosed) {
-			code = protocol.CodeShuttingDown
-		}
 		w.Header().Set("Retry-After", "5")
-		lb.fail(w, code, err.Error())
+		lb.failErr(w, err)
 		return
 	}
 	// The lane is looked for once the connection is counted: in a

@@ -64,7 +64,7 @@ func (lb *Lobby) getQR(w http.ResponseWriter, r *http.Request) {
 		}
 		var err error
 		if data, err = lb.qrs.png(text); err != nil {
-			lb.fail(w, protocol.CodeInternal, err.Error())
+			lb.failErr(w, err)
 			return
 		}
 	}

@@ -61,19 +61,6 @@ const (
 	healthTimeout = 2 * time.Second
 )
 
-// Errors of the lobby.
-var (
-	ErrLaneName = errors.New("lobby: invalid lane name")
-	ErrFull     = errors.New("lobby: full")
-	ErrClosed   = errors.New("lobby: closed")
-	// ErrUnavailable: the journal did not store a new lane's opening.
-	ErrUnavailable = errors.New("lobby: store unavailable")
-
-	// errAddrLimit: a client address holds all the connections or lanes
-	// it may.
-	errAddrLimit = errors.New("lobby: limit per client address")
-)
-
 // Config holds the lobby's settings. The zero value gives the defaults.
 type Config struct {
 	MaxLanes       int      // default MaxLanes
@@ -356,7 +343,7 @@ func (lb *Lobby) restoreAgain(ctx context.Context) error {
 		select {
 		case lb.starts <- lb.take(id):
 		case <-lb.stopped:
-			return ErrClosed
+			return errShuttingDown
 		}
 	}
 	return nil
@@ -440,11 +427,11 @@ func (lb *Lobby) create(ctx context.Context, name, owner string, private bool) (
 	lb.mu.Lock()
 	if len(lb.lanes)+lb.opening >= lb.cfg.MaxLanes {
 		lb.mu.Unlock()
-		return nil, fmt.Errorf("%w: the server holds %d lanes, its limit", ErrFull, lb.cfg.MaxLanes)
+		return nil, refused(ErrFull, protocol.CodeTooManyLanes, "the server holds %d lanes, its limit", lb.cfg.MaxLanes)
 	}
 	if owner != "" && !lb.lanesByAddr.take(owner, lb.cfg.LanesPerAddr) {
 		lb.mu.Unlock()
-		return nil, fmt.Errorf("%w: %d lanes created from this address are open, its limit", errAddrLimit, lb.cfg.LanesPerAddr)
+		return nil, refused(errAddrLimit, protocol.CodeRateLimited, "%d lanes created from this address are open, its limit", lb.cfg.LanesPerAddr)
 	}
 	lb.opening++ // a place held while the opening is stored, without the lock
 	lb.mu.Unlock()
@@ -484,7 +471,7 @@ func (lb *Lobby) create(ctx context.Context, name, owner string, private bool) (
 		if cl != nil {
 			cl.Release()
 		}
-		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+		return nil, fmt.Errorf("%w: %w", refused(ErrUnavailable, protocol.CodeUnavailable, "the new lane could not be stored in time; try again"), err)
 	}
 	id := l.ID()
 	lb.next++
@@ -508,7 +495,7 @@ func (lb *Lobby) startLane(l *lane.Lane, cl Claim, said string) error {
 	case lb.starts <- l:
 	case <-lb.stopped:
 		lb.remove(l.ID())
-		return ErrClosed
+		return errShuttingDown
 	}
 	lb.log.Info(said, "lane", l.ID())
 	return nil
@@ -558,9 +545,9 @@ func (lb *Lobby) connOpened(addr string) (done func(), err error) {
 	defer lb.mu.Unlock()
 	switch {
 	case lb.closing:
-		return nil, ErrClosed
+		return nil, errShuttingDown
 	case lb.nconns >= lb.cfg.MaxConnections:
-		return nil, fmt.Errorf("%w: the server holds %d connections, its limit", ErrFull, lb.cfg.MaxConnections)
+		return nil, refused(ErrFull, protocol.CodeTooManyConnections, "the server holds %d connections, its limit", lb.cfg.MaxConnections)
 	}
 	if lb.connsByAddr.take(addr, lb.cfg.ConnsPerAddr) {
 		lb.nconns++
@@ -571,20 +558,16 @@ func (lb *Lobby) connOpened(addr string) (done func(), err error) {
 	// holds a connection for a moment (see refuseSocket). An address may
 	// have only a few refusals at a time; past them it gets a plain 429.
 	if !lb.refusing.take(addr, maxRefusing) {
-		return nil, fmt.Errorf("%w: this address has %d WebSocket connections open, its limit, and is being refused more", errRefusing, lb.cfg.ConnsPerAddr)
+		return nil, refused(errRefusing, protocol.CodeRateLimited, "this address has %d WebSocket connections open, its limit, and is being refused more", lb.cfg.ConnsPerAddr)
 	}
 	lb.nconns++
 	lb.conns.Add(1)
-	return func() { lb.connClosed(addr, lb.refusing) }, fmt.Errorf("%w: this address has %d WebSocket connections open, its limit", errAddrLimit, lb.cfg.ConnsPerAddr)
+	return func() { lb.connClosed(addr, lb.refusing) }, refused(errAddrLimit, protocol.CodeRateLimited, "this address has %d WebSocket connections open, its limit; try again later", lb.cfg.ConnsPerAddr)
 }
 
 // maxRefusing is how many of its sockets an address may have refused at
 // once, each held open for at most refuseTimeout.
 const maxRefusing = 4
-
-// errRefusing: an address over its connection limit with its refusals
-// in flight already.
-var errRefusing = errors.New("lobby: refusals per client address")
 
 func (lb *Lobby) connClosed(addr string, counted addrCount) {
 	lb.mu.Lock()
@@ -624,14 +607,14 @@ func cleanName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	switch n := utf8.RuneCountInString(name); {
 	case !utf8.ValidString(name):
-		return "", fmt.Errorf("%w: not valid UTF-8", ErrLaneName)
+		return "", refused(ErrLaneName, protocol.CodeInvalidLaneName, "a lane name must be valid UTF-8")
 	case n == 0:
-		return "", fmt.Errorf("%w: a lane needs a name", ErrLaneName)
+		return "", refused(ErrLaneName, protocol.CodeInvalidLaneName, "a lane needs a name")
 	case n > MaxLaneName:
-		return "", fmt.Errorf("%w: %d characters, the limit is %d", ErrLaneName, n, MaxLaneName)
+		return "", refused(ErrLaneName, protocol.CodeInvalidLaneName, "a lane name has at most %d characters, not %d", MaxLaneName, n)
 	}
 	if i := strings.IndexFunc(name, unicode.IsControl); i >= 0 {
-		return "", fmt.Errorf("%w: control character at byte %d", ErrLaneName, i)
+		return "", refused(ErrLaneName, protocol.CodeInvalidLaneName, "a lane name may not hold a control character (at byte %d)", i)
 	}
 	return name, nil
 }

@@ -1,13 +1,8 @@
 package protocol
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
-	"strings"
-
-	"github.com/tenpin/tenpin/lane/bowling"
-	"github.com/tenpin/tenpin/lane/game"
 )
 
 // Code is a machine-readable reason a message was refused.
@@ -102,47 +97,4 @@ func (c Code) Status() int {
 		return s
 	}
 	return http.StatusBadRequest
-}
-
-// errorCodes maps the domain's errors to the codes a client is sent: the
-// one place where that mapping lives. The first that matches counts.
-var errorCodes = []struct {
-	err  error
-	code Code
-}{
-	{bowling.ErrInvalidName, CodeInvalidName},
-	{bowling.ErrNameTaken, CodeNameTaken},
-	{game.ErrLaneFull, CodeLaneFull},
-	{game.ErrGameStarted, CodeGameStarted},
-	{bowling.ErrStarted, CodeGameStarted},
-	{game.ErrNotPlaying, CodeNotPlaying},
-	{bowling.ErrGameOver, CodeNotPlaying},
-	{bowling.ErrNotYourTurn, CodeNotYourTurn},
-	{bowling.ErrInvalidPins, CodeInvalidPins},
-	{bowling.ErrTooManyPins, CodeInvalidPins},
-	{bowling.ErrUnknownPlayer, CodeNotSeated},
-	{bowling.ErrNoPlayers, CodeNotSeated},
-	{game.ErrNotFinished, CodeNotFinished},
-	{game.ErrClosed, CodeLaneClosed},
-	{game.ErrStaleRoll, CodeStaleRoll},
-	{game.ErrNotHost, CodeNotHost},
-	{game.ErrNotAway, CodeNotAway},
-	{bowling.ErrInvalidCorrection, CodeInvalidCorrection},
-}
-
-// ErrorFor returns the Error a client is sent for err: a copy of err if
-// it is an *Error, the code of the domain error it wraps (its message
-// without the sentinel's prefix), or internal.
-func ErrorFor(err error) *Error {
-	var pe *Error
-	if errors.As(err, &pe) {
-		cp := *pe
-		return &cp
-	}
-	for _, ec := range errorCodes {
-		if errors.Is(err, ec.err) {
-			return Errorf(ec.code, "%s", strings.TrimPrefix(err.Error(), ec.err.Error()+": "))
-		}
-	}
-	return Errorf(CodeInternal, "the server could not handle that")
 }
