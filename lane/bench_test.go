@@ -12,8 +12,7 @@ import (
 	"testing"
 
 	"github.com/tenpin/tenpin/lane/game"
-	"github.com/tenpin/tenpin/lane/memjournal"
-	"github.com/tenpin/tenpin/lane/natsjournal"
+	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -69,33 +68,25 @@ func BenchmarkRollAndFanOut(b *testing.B) {
 }
 
 // BenchmarkRollStored is BenchmarkRollAndFanOut with 6 spectators, each
-// roll stored first: in memory (the encoding's cost), and in the embedded
-// JetStream on a temporary directory, synced every second (the default).
+// roll stored first in memory: the encoding's cost. Its twin in
+// stored_test.go stores in the embedded JetStream.
 func BenchmarkRollStored(b *testing.B) {
-	for _, store := range []string{"memory", "jetstream"} {
-		b.Run("journal="+store, func(b *testing.B) {
-			var j game.Journal = memjournal.New()
-			if store == "jetstream" {
-				nj, err := natsjournal.Open(context.Background(), natsjournal.Config{Dir: b.TempDir()})
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer nj.Close()
-				j = nj
-			}
-			open, err := Open(context.Background(), "bench", "bench", Config{MaxSpectators: 7, Journal: j})
-			if err != nil {
-				b.Fatal(err)
-			}
-			l, players := benchLaneOn(b, open, 6)
-			pins := 0
-			b.ReportAllocs()
-			for b.Loop() {
-				rollOnce(l, players, &pins)
-			}
-			b.ReportMetric(float64(l.cfg.Metrics.Appends.Load())/float64(b.N), "appends/op")
-		})
+	b.Run("journal=memory", func(b *testing.B) { benchRollStored(b, memjournal.New()) })
+}
+
+// benchRollStored is BenchmarkRollStored's loop on the journal j.
+func benchRollStored(b *testing.B, j game.Journal) {
+	open, err := Open(context.Background(), "bench", "bench", Config{MaxSpectators: 7, Journal: j})
+	if err != nil {
+		b.Fatal(err)
 	}
+	l, players := benchLaneOn(b, open, 6)
+	pins := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		rollOnce(l, players, &pins)
+	}
+	b.ReportMetric(float64(l.cfg.Metrics.Appends.Load())/float64(b.N), "appends/op")
 }
 
 func BenchmarkBuildBoard(b *testing.B) {

@@ -23,7 +23,7 @@ func TestErrorFor(t *testing.T) {
 		{&bowling.RollError{Roll: 2, Pins: 9, Err: bowling.ErrTooManyPins}, protocol.CodeInvalidPins, "", true},
 		{protocol.Errorf(protocol.CodeSpectatorsFull, "full"), protocol.CodeSpectatorsFull, "full", true},
 		{fmt.Errorf("lobby: limit: %w", protocol.Errorf(protocol.CodeRateLimited, "slow down")), protocol.CodeRateLimited, "slow down", true},
-		{errors.New("natsjournal: open /data/index.db: too many open files"), protocol.CodeInternal, internalMessage, false},
+		{errors.New("nats: open /data/index.db: too many open files"), protocol.CodeInternal, internalMessage, false},
 	} {
 		got, known := ErrorFor(tc.err)
 		if got.Code != tc.code || tc.wantText != "" && got.Message != tc.wantText || got.Type != protocol.TypeError || known != tc.known {

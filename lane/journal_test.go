@@ -9,8 +9,7 @@ import (
 	"time"
 
 	"github.com/tenpin/tenpin/lane/game"
-	"github.com/tenpin/tenpin/lane/memjournal"
-	"github.com/tenpin/tenpin/lane/natsjournal"
+	"github.com/tenpin/tenpin/lobby/memjournal"
 )
 
 // faulty is a real in-memory journal whose next append fails: before
@@ -170,11 +169,7 @@ func TestStoreDownIsNotAskedAtEveryMessage(t *testing.T) {
 // log holds only what the new owner accepted.
 func TestTakenOverLaneStops(t *testing.T) {
 	ctx := context.Background()
-	nj, err := natsjournal.Open(ctx, natsjournal.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nj.Close()
+	nj := memjournal.New() // its fence is JetStream's (see journaltest)
 	first, a := seatedLane(t, nj)
 	first.send(a, first.roll(3, `,"id":"r1"`))
 	if r := replies(a); len(r) != 1 || r[0]["type"] != "ack" {

@@ -17,7 +17,7 @@ import (
 )
 
 // Cluster joins a lobby to the other nodes of a cluster, which share its
-// journal (see lobby/natscluster). Each lane runs on one node at a time,
+// journal (see lobby/nats). Each lane runs on one node at a time,
 // its owner: a lobby runs the lanes it created or took over, and reaches
 // the others through the cluster. Which node may write a lane's log is
 // decided by the log's fence alone (a claim appended after the log's last
@@ -51,7 +51,7 @@ type Cluster interface {
 
 // sharedJournal is a journal the nodes of a cluster share that can say
 // which lanes it holds: what a compaction across nodes needs
-// (lane/natsjournal).
+// (lobby/nats).
 type sharedJournal interface {
 	LaneIDs(ctx context.Context) ([]string, error)
 	LastEvent(ctx context.Context, lane string) (game.Event, error)

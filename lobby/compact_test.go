@@ -9,8 +9,8 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/game"
-	"github.com/tenpin/tenpin/lane/memjournal"
 	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/lobby/memjournal"
 )
 
 // claimFails is a real in-memory journal that refuses the next claim of

@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/protocol"
 	tenpin "github.com/tenpin/tenpin/protocol/client"
 )
@@ -54,6 +55,9 @@ func startServer(t *testing.T, cfg lobby.Config, prepare func(*lobby.Lobby)) (*t
 	}
 	if cfg.Lane.MessageRate == 0 { // tests play faster than people; the flood test sets its own
 		cfg.Lane.MessageRate, cfg.Lane.MessageBurst = 1e6, 1e6
+	}
+	if cfg.Lane.Journal == nil {
+		cfg.Lane.Journal = memjournal.New()
 	}
 	lb := lobby.New(cfg)
 	if prepare != nil {

@@ -38,7 +38,7 @@ func TestAddrLimiter(t *testing.T) {
 // is answered 429 with Retry-After once its burst is spent, and nothing is
 // created; another address still creates lanes.
 func TestLaneFloodIsLimited(t *testing.T) {
-	lb := New(Config{CreateRate: 0.1, CreateBurst: 2})
+	lb := newInMemory(Config{CreateRate: 0.1, CreateBurst: 2})
 	h := lb.Handler()
 	go lb.Run(t.Context())
 	create := func(addr string) *httptest.ResponseRecorder {
@@ -93,7 +93,7 @@ func TestClientAddr(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			lb := New(Config{TrustProxy: tt.trust})
+			lb := newInMemory(Config{TrustProxy: tt.trust})
 			r := httptest.NewRequest("GET", "/api/lanes", nil)
 			r.RemoteAddr = tt.remote
 			for _, v := range tt.xff {
@@ -111,7 +111,7 @@ func TestClientAddr(t *testing.T) {
 // Other addresses, and lanes created without an address (the API's
 // callers in Go), are not counted against it.
 func TestLanesPerAddress(t *testing.T) {
-	lb := New(Config{LanesPerAddr: 2})
+	lb := newInMemory(Config{LanesPerAddr: 2})
 	go lb.Run(t.Context())
 	var ids []string
 	for range 2 {
@@ -139,7 +139,7 @@ func TestLanesPerAddress(t *testing.T) {
 	}
 
 	// No limit: a load run from one address.
-	lb = New(Config{LanesPerAddr: -1})
+	lb = newInMemory(Config{LanesPerAddr: -1})
 	go lb.Run(t.Context())
 	for i := range 5 {
 		if _, err := lb.create(t.Context(), "load", "127.0.0.1", false); err != nil {

@@ -33,7 +33,7 @@ func TestAcceptsGzip(t *testing.T) {
 // that takes it, the same JSON as plain; a lane just created is listed at
 // once, however recently the list was built.
 func TestListIsGzippedAndFresh(t *testing.T) {
-	lb := New(Config{})
+	lb := newInMemory(Config{})
 	go lb.Run(t.Context())
 	h := lb.Handler()
 	get := func(encoding string) *httptest.ResponseRecorder {
@@ -73,7 +73,7 @@ func TestListIsGzippedAndFresh(t *testing.T) {
 // pages poll it: served from the list built at most a second ago, and, for
 // comparison, built for every request as before.
 func BenchmarkListLanes(b *testing.B) {
-	lb := New(Config{MaxLanes: 10_000, CreateBurst: 10_000})
+	lb := newInMemory(Config{MaxLanes: 10_000, CreateBurst: 10_000})
 	go lb.Run(b.Context())
 	for i := range 10_000 {
 		if _, err := lb.Create(b.Context(), fmt.Sprintf("Friday night league, lane %d", i)); err != nil {

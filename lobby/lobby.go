@@ -26,7 +26,6 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/game"
-	"github.com/tenpin/tenpin/lane/memjournal"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -79,8 +78,8 @@ type Config struct {
 	// peer: for a server reached only through a reverse proxy, whose
 	// address every client would otherwise share.
 	TrustProxy bool
-	// Lane is every lane's settings. Its Journal keeps the lanes; nil
-	// means an in-memory one (lane/memjournal), gone with the process.
+	// Lane is every lane's settings. Its Journal, which keeps the lanes,
+	// is required.
 	Lane   lane.Config
 	Logger *slog.Logger
 	// Health, if set, reports whether the store takes writes: /healthz
@@ -150,7 +149,12 @@ type entry struct {
 }
 
 // New returns a lobby; it needs [Lobby.Run] running to start lanes.
+// cfg.Lane.Journal must be set: the lobby does not choose where lanes are
+// kept (lobby/memjournal keeps them in memory, lobby/nats in JetStream).
 func New(cfg Config) *Lobby {
+	if cfg.Lane.Journal == nil {
+		panic("lobby: New without a journal (Config.Lane.Journal)")
+	}
 	if cfg.MaxLanes <= 0 {
 		cfg.MaxLanes = MaxLanes
 	}
@@ -177,9 +181,6 @@ func New(cfg Config) *Lobby {
 	}
 	if cfg.Lane.Metrics == nil {
 		cfg.Lane.Metrics = new(lane.Metrics)
-	}
-	if cfg.Lane.Journal == nil {
-		cfg.Lane.Journal = memjournal.New()
 	}
 	if cfg.CompactEvery <= 0 {
 		cfg.CompactEvery = CompactInterval

@@ -19,7 +19,7 @@ import (
 // ids.
 func listServer(t *testing.T, n int) (*Lobby, *httptest.Server, []string) {
 	t.Helper()
-	lb := New(Config{})
+	lb := newInMemory(Config{})
 	go lb.Run(t.Context())
 	var ids []string
 	for i := range n {
@@ -207,7 +207,7 @@ func TestETagMatch(t *testing.T) {
 // TestPrivateLanesAreNotListed: a private lane is on no page of the list,
 // nor in its total; its link still opens it.
 func TestPrivateLanesAreNotListed(t *testing.T) {
-	lb := New(Config{Lane: lane.Config{Private: true}})
+	lb := newInMemory(Config{Lane: lane.Config{Private: true}})
 	go lb.Run(t.Context())
 	l, err := lb.Create(t.Context(), "private")
 	if err != nil {

@@ -15,15 +15,15 @@ import (
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lane/game"
-	"github.com/tenpin/tenpin/lane/natsjournal"
 	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/lobby/nats"
 	"github.com/tenpin/tenpin/protocol"
 )
 
 // openJournal opens the embedded JetStream store on dir.
-func openJournal(t *testing.T, dir string) *natsjournal.Journal {
+func openJournal(t *testing.T, dir string) *nats.Journal {
 	t.Helper()
-	j, err := natsjournal.Open(context.Background(), natsjournal.Config{Dir: dir})
+	j, err := nats.Open(context.Background(), nats.StoreConfig{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func openJournal(t *testing.T, dir string) *natsjournal.Journal {
 }
 
 // durable returns a lobby's settings over the journal j.
-func durable(j *natsjournal.Journal) lobby.Config {
+func durable(j *nats.Journal) lobby.Config {
 	return lobby.Config{Lane: lane.Config{Journal: j, Durable: true}, Health: j.Check}
 }
 
@@ -50,7 +50,7 @@ func restoring(t *testing.T, want int) func(*lobby.Lobby) {
 // restart stops a server and its journal, and serves a new lobby on the
 // same data directory after restoring its lanes (want of them, unless
 // want < 0).
-func restart(t *testing.T, dir string, stop func(), j *natsjournal.Journal, want int) *testServer {
+func restart(t *testing.T, dir string, stop func(), j *nats.Journal, want int) *testServer {
 	t.Helper()
 	stop()
 	j.Close()

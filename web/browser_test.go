@@ -23,6 +23,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/web"
 )
 
@@ -83,6 +84,9 @@ func serve(t *testing.T, cfg lobby.Config) *server {
 	t.Helper()
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Lane.Journal == nil {
+		cfg.Lane.Journal = memjournal.New()
 	}
 	s := &server{lobby: lobby.New(cfg), requests: make(chan string, 64), posts: make(chan string, 16)}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -17,9 +17,8 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/bowling"
-	"github.com/tenpin/tenpin/lane/natsjournal"
 	"github.com/tenpin/tenpin/lobby"
-	"github.com/tenpin/tenpin/lobby/natscluster"
+	"github.com/tenpin/tenpin/lobby/nats"
 	"github.com/tenpin/tenpin/web"
 )
 
@@ -77,7 +76,7 @@ func startNode(dir, name, cluster string, routes []string) (*node, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	logger := slog.New(slog.DiscardHandler)
-	j, err := natsjournal.Open(ctx, natsjournal.Config{Dir: dir, Node: name, Cluster: cluster, Routes: routes})
+	j, err := nats.Open(ctx, nats.StoreConfig{Dir: dir, Node: name, Cluster: cluster, Routes: routes})
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +84,7 @@ func startNode(dir, name, cluster string, routes []string) (*node, error) {
 	var handler http.Handler
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
 	laneCfg := lane.Config{Journal: j, Durable: true, Node: name, Logger: logger}
-	cl, err := natscluster.New(natscluster.Config{Conn: j.Conn(), Node: name, URLs: []string{srv.URL}, Lane: laneCfg, Logger: logger,
+	cl, err := nats.NewCluster(nats.ClusterConfig{Conn: j.Conn(), Node: name, URLs: []string{srv.URL}, Lane: laneCfg, Logger: logger,
 		Heartbeat: 200 * time.Millisecond, NodeTimeout: time.Second})
 	if err != nil {
 		srv.Close()

@@ -10,8 +10,8 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/game"
-	"github.com/tenpin/tenpin/lane/memjournal"
 	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/lobby/memjournal"
 )
 
 // failing is a real in-memory journal that fails every append and read

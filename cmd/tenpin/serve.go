@@ -20,9 +20,9 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tenpin/tenpin/lane"
-	"github.com/tenpin/tenpin/lane/natsjournal"
 	"github.com/tenpin/tenpin/lobby"
-	"github.com/tenpin/tenpin/lobby/natscluster"
+	"github.com/tenpin/tenpin/lobby/memjournal"
+	"github.com/tenpin/tenpin/lobby/nats"
 	"github.com/tenpin/tenpin/web"
 )
 
@@ -69,7 +69,7 @@ type serveFlags struct {
 	origins, hosts                          string
 	logLevel                                slog.Level
 	memory                                  bool
-	store                                   natsjournal.Config
+	store                                   nats.StoreConfig
 	node                                    string // a node of a cluster: its name
 }
 
@@ -135,7 +135,7 @@ func parseServe(args []string, stderr io.Writer) (*serveFlags, error) {
 
 // parseCluster checks the cluster's flags and sets the journal's
 // settings for them.
-func parseCluster(store *natsjournal.Config, node, cluster, routes string, memory bool) error {
+func parseCluster(store *nats.StoreConfig, node, cluster, routes string, memory bool) error {
 	switch {
 	case node == "" && (cluster != "" || routes != ""):
 		return errors.New("serve: -cluster and -routes need -node, this node's name in the cluster")
@@ -235,23 +235,24 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	cfg := f.lobbyConfig(maxConns, logger)
 	cfg.URLs = urls
 	store := f.store
-	var journal *natsjournal.Journal
+	var journal *nats.Journal
+	cfg.Lane.Journal = memjournal.New() // -memory: gone with the process
 	if !f.memory {
 		store.Logger = logger
-		journal, err = natsjournal.Open(ctx, store)
+		journal, err = nats.Open(ctx, store)
 		if err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}
 		defer journal.Close() // after every lane has stopped: see below
 		cfg.Lane.Journal, cfg.Lane.Durable, cfg.Health = journal, true, journal.Check
 	}
-	var cluster *natscluster.Cluster
+	var cluster *nats.Cluster
 	var lb *lobby.Lobby
 	partsCtx := ctx // the context of the node's parts, once they run
 	if f.node != "" {
 		// The relays' connections count with the lanes' and log with them.
 		cfg.Lane.Node, cfg.Lane.Metrics, cfg.Lane.Logger = f.node, new(lane.Metrics), logger
-		cluster, err = natscluster.New(natscluster.Config{
+		cluster, err = nats.NewCluster(nats.ClusterConfig{
 			Conn: journal.Conn(), Node: f.node, URLs: urls, Lane: cfg.Lane, Logger: logger,
 			// The lanes of a node that died, which nobody uses now, are
 			// adopted by the others.
@@ -383,7 +384,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 
 // adoptAfter is how long a node of a cluster waits after it starts before
 // it adopts the lanes that no node runs.
-const adoptAfter = 2 * natscluster.DefaultNodeTimeout
+const adoptAfter = 2 * nats.DefaultNodeTimeout
 
 // adopt takes over the lanes no node of the cluster runs (see
 // lobby.Lobby.Adopt), and logs how many it took.
@@ -511,8 +512,8 @@ func defaultDataDir() string {
 }
 
 // parseStore checks the store's flags and returns the journal's settings.
-func parseStore(dir string, memory bool, url, fsync string) (natsjournal.Config, error) {
-	cfg := natsjournal.Config{Dir: dir, URL: url}
+func parseStore(dir string, memory bool, url, fsync string) (nats.StoreConfig, error) {
+	cfg := nats.StoreConfig{Dir: dir, URL: url}
 	if memory && url != "" {
 		return cfg, errors.New("serve: -memory and -nats exclude each other: -memory stores nothing")
 	}
@@ -529,7 +530,7 @@ func parseStore(dir string, memory bool, url, fsync string) (natsjournal.Config,
 }
 
 // describeStore says where lanes are kept and what an ack promises.
-func describeStore(cfg natsjournal.Config, memory bool) string {
+func describeStore(cfg nats.StoreConfig, memory bool) string {
 	switch {
 	case memory:
 		return "in memory only (-memory): a restart forgets them"

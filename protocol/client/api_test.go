@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/protocol"
 	"github.com/tenpin/tenpin/protocol/client"
 )
@@ -16,6 +17,9 @@ import (
 func newLobby(t *testing.T, cfg lobby.Config) *client.Client {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
+	if cfg.Lane.Journal == nil {
+		cfg.Lane.Journal = memjournal.New()
+	}
 	lb := lobby.New(cfg)
 	done := make(chan struct{})
 	go func() {

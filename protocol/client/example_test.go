@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net/http/httptest"
 
+	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/protocol"
 	"github.com/tenpin/tenpin/protocol/client"
 )
@@ -17,7 +19,7 @@ func Example() {
 	// The server: a lobby, its lanes in memory.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	lb := lobby.New(lobby.Config{})
+	lb := lobby.New(lobby.Config{Lane: lane.Config{Journal: memjournal.New()}})
 	go lb.Run(ctx)
 	srv := httptest.NewServer(lb.Handler())
 	defer srv.Close()

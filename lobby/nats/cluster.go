@@ -1,29 +1,4 @@
-// Package natscluster joins the lobbies of several tenpin nodes through
-// NATS core messaging: a [lobby.Cluster]. The nodes share one journal
-// (lane/natsjournal on one NATS cluster); each lane runs on one of them,
-// and the others reach it through this package:
-//
-//   - A node that runs a lane answers requests on tenpin.own.<lane>.>: a
-//     client of another node attaching, what it sends, its going away,
-//     and the lane's HTTP views. No responders there means no node runs
-//     the lane: the node that looked takes it over (see lobby.Lobby).
-//   - It publishes each board of a lane that has clients elsewhere once,
-//     on tenpin.board.<lane>.<seq>; every node with clients of that lane
-//     relays it to them (lane.Relay), through their outboxes.
-//   - What a lane sends one client of another node alone goes to that
-//     node, on tenpin.to.<node>.<lane>.<conn>.<seq>.<kind>.
-//   - Every node says it is alive on tenpin.node.<node> every
-//     [Config.Heartbeat]. A node silent for [Config.NodeTimeout] is dead:
-//     the lanes it ran close their relays (the clients reconnect, and the
-//     node they reach takes the lane over), and its clients leave the
-//     lanes they were on.
-//   - A lobby's list asks every node on tenpin.lanes.<node>.
-//
-// Core NATS delivers at most once. A lost board is repaired by the next
-// (boards are whole), and a relay that holds an ack for a board that did
-// not come asks for it again. Which node may write a lane's log is never
-// decided here: the log's fence decides (see lane.Restore).
-package natscluster
+package nats
 
 import (
 	"context"
@@ -70,15 +45,49 @@ const (
 	opAlive   = "alive"   // the asking node's connections to the lane, comma-separated (no answer)
 )
 
-// Answers that are refusals start with '!'.
-const (
-	refusedClaiming = "!claiming" // the node is taking the lane over
-	refusedGone     = "!gone"     // it does not run the lane (any more)
-	refusedConn     = "!conn"     // the lane does not know that connection
-	refusedBusy     = "!busy"     // the lane did not take the message in time
-)
+// hdrRefused is the header of an answer that refuses a request: the
+// refusal's code in refusals, with no body.
+const hdrRefused = "Tenpin-Refused"
 
-// Defaults of [Config].
+// refusals is the one table of the refusals a lane's node answers with,
+// read both ways: the node that runs a lane answers an error with its
+// code, and the node that asked returns that error again.
+var refusals = []struct {
+	code string
+	err  error
+}{
+	{"claiming", lobby.ErrClaiming}, // the node is taking the lane over
+	{"gone", lobby.ErrNoOwner},      // it does not run the lane (any more)
+	{"conn", lane.ErrConnGone},      // the lane does not know that connection
+	{"busy", lane.ErrBusy},          // the lane did not take the message in time
+}
+
+// refusalCode returns the code of err in refusals.
+func refusalCode(err error) string {
+	for _, r := range refusals {
+		if errors.Is(err, r.err) {
+			return r.code
+		}
+	}
+	panic(fmt.Sprintf("nats: no refusal code for %v", err)) // refusals is missing an entry
+}
+
+// refusalErr returns the error of the refusal code in refusals, or nil
+// for an answer that is no refusal.
+func refusalErr(m *nats.Msg) error {
+	code := m.Header.Get(hdrRefused)
+	if code == "" {
+		return nil
+	}
+	for _, r := range refusals {
+		if r.code == code {
+			return r.err
+		}
+	}
+	return fmt.Errorf("nats: unknown refusal %q", code)
+}
+
+// Defaults of [ClusterConfig].
 const (
 	DefaultHeartbeat      = time.Second
 	DefaultNodeTimeout    = 3 * time.Second
@@ -94,8 +103,8 @@ const relayIdle = 5 * time.Second
 // that is gone (shown connected, never skippable) for good.
 const aliveEvery = 5 * time.Second
 
-// Config configures [New].
-type Config struct {
+// ClusterConfig configures [NewCluster].
+type ClusterConfig struct {
 	Conn *nats.Conn // the node's connection to the NATS cluster
 	Node string     // this node's name, unique in the cluster
 
@@ -132,7 +141,7 @@ type Config struct {
 // Cluster is this node's part of a cluster; see the package documentation.
 // Run it with [Cluster.Run].
 type Cluster struct {
-	cfg Config
+	cfg ClusterConfig
 	nc  *nats.Conn
 	log *slog.Logger
 
@@ -157,12 +166,12 @@ var _ lobby.Cluster = (*Cluster)(nil)
 
 // New joins the node to the cluster: it subscribes to the node's
 // subjects. Its heartbeats start with [Cluster.Run].
-func New(cfg Config) (*Cluster, error) {
+func NewCluster(cfg ClusterConfig) (*Cluster, error) {
 	if cfg.Conn == nil {
-		return nil, errors.New("natscluster: no NATS connection")
+		return nil, errors.New("nats: no NATS connection")
 	}
 	if !token(cfg.Node) {
-		return nil, fmt.Errorf("natscluster: node name %q: want letters, digits, - or _", cfg.Node)
+		return nil, fmt.Errorf("nats: node name %q: want letters, digits, - or _", cfg.Node)
 	}
 	if cfg.Heartbeat <= 0 {
 		cfg.Heartbeat = DefaultHeartbeat
@@ -197,13 +206,13 @@ func New(cfg Config) (*Cluster, error) {
 		sub, err := c.nc.Subscribe(subj, h)
 		if err != nil {
 			c.unsubscribe()
-			return nil, fmt.Errorf("natscluster: subscribing to %s: %w", subj, err)
+			return nil, fmt.Errorf("nats: subscribing to %s: %w", subj, err)
 		}
 		c.subs = append(c.subs, sub)
 	}
 	if err := c.nc.Flush(); err != nil {
 		c.unsubscribe()
-		return nil, fmt.Errorf("natscluster: %w", err)
+		return nil, fmt.Errorf("nats: %w", err)
 	}
 	return c, nil
 }
@@ -239,10 +248,10 @@ func (c *Cluster) Publish(id string, board []byte, seq uint64) {
 // node that runs), and the node leaves the cluster.
 func (c *Cluster) Run(ctx context.Context) error {
 	// Other nodes' compactions ask for this node's snapshots only once it
-	// runs: Config.Snapshot may need what was made after New (the lobby).
+	// runs: ClusterConfig.Snapshot may need what was made after NewCluster (the lobby).
 	sub, err := c.nc.Subscribe(subjSnap+"*", c.snapshot)
 	if err != nil {
-		return fmt.Errorf("natscluster: subscribing to %s: %w", subjSnap+"*", err)
+		return fmt.Errorf("nats: subscribing to %s: %w", subjSnap+"*", err)
 	}
 	c.mu.Lock()
 	c.subs = append(c.subs, sub)
@@ -441,7 +450,7 @@ type snapshotAnswer struct {
 // returns their ids: see lobby.Cluster.
 func (c *Cluster) SnapshotAll(ctx context.Context) ([]string, error) {
 	if c.cfg.Snapshot == nil {
-		return nil, errors.New("natscluster: no snapshot for this node's lanes")
+		return nil, errors.New("nats: no snapshot for this node's lanes")
 	}
 	ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
 	defer cancel()
@@ -449,11 +458,11 @@ func (c *Cluster) SnapshotAll(ctx context.Context) ([]string, error) {
 	inbox := c.nc.NewRespInbox()
 	sub, err := c.nc.SubscribeSync(inbox)
 	if err != nil {
-		return nil, fmt.Errorf("natscluster: snapshots: %w", err)
+		return nil, fmt.Errorf("nats: snapshots: %w", err)
 	}
 	defer sub.Unsubscribe()
 	if err := c.nc.PublishRequest(subjSnap+c.cfg.Node, inbox, nil); err != nil {
-		return nil, fmt.Errorf("natscluster: snapshots: %w", err)
+		return nil, fmt.Errorf("nats: snapshots: %w", err)
 	}
 	ids, err := c.cfg.Snapshot(ctx)
 	if err != nil {
@@ -462,14 +471,14 @@ func (c *Cluster) SnapshotAll(ctx context.Context) ([]string, error) {
 	for got := 0; got < others; got++ {
 		m, err := sub.NextMsgWithContext(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("natscluster: snapshots: %d of %d nodes answered: %w", got, others, err)
+			return nil, fmt.Errorf("nats: snapshots: %d of %d nodes answered: %w", got, others, err)
 		}
 		var a snapshotAnswer
 		if err := json.Unmarshal(m.Data, &a); err != nil {
-			return nil, fmt.Errorf("natscluster: snapshots: %w", err)
+			return nil, fmt.Errorf("nats: snapshots: %w", err)
 		}
 		if a.Err != "" {
-			return nil, fmt.Errorf("natscluster: snapshots: %s", a.Err)
+			return nil, fmt.Errorf("nats: snapshots: %s", a.Err)
 		}
 		ids = append(ids, a.Lanes...)
 	}
@@ -555,17 +564,10 @@ func (c *Cluster) request(ctx context.Context, id, op string, conn uint64, data 
 	case errors.Is(err, nats.ErrNoResponders):
 		return nil, fmt.Errorf("%w: lane %s", lobby.ErrNoOwner, id)
 	case err != nil:
-		return nil, fmt.Errorf("natscluster: %s for lane %s: %w", op, id, err)
+		return nil, fmt.Errorf("nats: %s for lane %s: %w", op, id, err)
 	}
-	switch string(m.Data) {
-	case refusedClaiming:
-		return nil, fmt.Errorf("%w: lane %s", lobby.ErrClaiming, id)
-	case refusedGone:
-		return nil, fmt.Errorf("%w: lane %s (stopped)", lobby.ErrNoOwner, id)
-	case refusedConn:
-		return nil, fmt.Errorf("%w: lane %s, connection %d", lane.ErrConnGone, id, conn)
-	case refusedBusy:
-		return nil, fmt.Errorf("%w: lane %s", lane.ErrBusy, id)
+	if err := refusalErr(m); err != nil {
+		return nil, fmt.Errorf("%w: lane %s, %s of connection %d", err, id, op, conn)
 	}
 	return m.Data, nil
 }
@@ -581,7 +583,7 @@ func (c *Cluster) Lane(ctx context.Context, id string) (*lobby.RemoteLane, error
 	}
 	var rl lobby.RemoteLane
 	if err := json.Unmarshal(data, &rl); err != nil {
-		return nil, fmt.Errorf("natscluster: lane %s: %w", id, err)
+		return nil, fmt.Errorf("nats: lane %s: %w", id, err)
 	}
 	return &rl, nil
 }
@@ -604,24 +606,24 @@ func (c *Cluster) Lanes(ctx context.Context) ([]protocol.Lane, error) {
 	inbox := c.nc.NewRespInbox()
 	sub, err := c.nc.SubscribeSync(inbox)
 	if err != nil {
-		return nil, fmt.Errorf("natscluster: listing lanes: %w", err)
+		return nil, fmt.Errorf("nats: listing lanes: %w", err)
 	}
 	defer sub.Unsubscribe()
 	if err := c.nc.PublishRequest(subjLanes+c.cfg.Node, inbox, nil); err != nil {
-		return nil, fmt.Errorf("natscluster: listing lanes: %w", err)
+		return nil, fmt.Errorf("nats: listing lanes: %w", err)
 	}
 	var out []protocol.Lane
 	for done := 0; done < want; {
 		m, err := sub.NextMsgWithContext(ctx)
 		if err != nil {
-			return out, fmt.Errorf("natscluster: listing lanes: %d of %d nodes answered: %w", done, want, err)
+			return out, fmt.Errorf("nats: listing lanes: %d of %d nodes answered: %w", done, want, err)
 		}
 		if len(m.Data) == 0 {
 			continue
 		}
 		var lanes []protocol.Lane
 		if err := json.Unmarshal(m.Data[1:], &lanes); err != nil {
-			return out, fmt.Errorf("natscluster: listing lanes: %w", err)
+			return out, fmt.Errorf("nats: listing lanes: %w", err)
 		}
 		out = append(out, lanes...)
 		if m.Data[0] == lastPart {

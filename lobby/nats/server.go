@@ -1,4 +1,4 @@
-package natsjournal
+package nats
 
 import (
 	"context"
@@ -40,7 +40,7 @@ const (
 func (j *Journal) startServer(ctx context.Context) error {
 	dir := j.cfg.Dir
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("natsjournal: create the data directory: %w", err)
+		return fmt.Errorf("nats: create the data directory: %w", err)
 	}
 	lock, err := lockDir(filepath.Join(dir, lockName))
 	if err != nil {
@@ -67,7 +67,7 @@ func (j *Journal) startServer(ctx context.Context) error {
 	}
 	s, err := server.NewServer(opts)
 	if err != nil {
-		return fmt.Errorf("natsjournal: configure the embedded NATS server: %w", err)
+		return fmt.Errorf("nats: configure the embedded NATS server: %w", err)
 	}
 	j.srv = s
 	log := serverLog{l: j.log.With("nats", "server"), fatal: new(atomic.Pointer[string])}
@@ -79,14 +79,14 @@ func (j *Journal) startServer(ctx context.Context) error {
 		if msg := log.fatal.Load(); msg != nil {
 			why = *msg
 		}
-		return fmt.Errorf("natsjournal: the embedded NATS server could not start JetStream on %s: %s", opts.StoreDir, why)
+		return fmt.Errorf("nats: the embedded NATS server could not start JetStream on %s: %s", opts.StoreDir, why)
 	}
 	wait := startTimeout
 	if d, ok := ctx.Deadline(); ok {
 		wait = min(wait, time.Until(d))
 	}
 	if !s.ReadyForConnections(wait) {
-		return fmt.Errorf("natsjournal: the embedded NATS server on %s was not ready within %v", opts.StoreDir, wait)
+		return fmt.Errorf("nats: the embedded NATS server on %s was not ready within %v", opts.StoreDir, wait)
 	}
 	return nil
 }
@@ -110,15 +110,15 @@ const (
 func (j *Journal) clusterOptions(opts *server.Options) error {
 	host, port, err := net.SplitHostPort(j.cfg.Cluster)
 	if err != nil {
-		return fmt.Errorf("natsjournal: cluster address %q: %w", j.cfg.Cluster, err)
+		return fmt.Errorf("nats: cluster address %q: %w", j.cfg.Cluster, err)
 	}
 	p, err := strconv.Atoi(port)
 	if err != nil || p <= 0 || p > 65535 {
-		return fmt.Errorf("natsjournal: cluster address %q: the port must be 1 to 65535", j.cfg.Cluster)
+		return fmt.Errorf("nats: cluster address %q: the port must be 1 to 65535", j.cfg.Cluster)
 	}
 	for _, r := range j.cfg.Routes {
 		if u, err := url.Parse(r); err != nil || u.Scheme != "nats" || u.Port() == "" {
-			return fmt.Errorf("natsjournal: route %q: want nats://host:port", r)
+			return fmt.Errorf("nats: route %q: want nats://host:port", r)
 		}
 	}
 	opts.ServerName = j.cfg.Node

@@ -1,4 +1,4 @@
-package natsjournal_test
+package nats_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"os"
 
 	"github.com/tenpin/tenpin/lane/game"
-	"github.com/tenpin/tenpin/lane/natsjournal"
+	"github.com/tenpin/tenpin/lobby/nats"
 )
 
 func Example() {
@@ -19,7 +19,7 @@ func Example() {
 	defer os.RemoveAll(dir)
 
 	ctx := context.Background()
-	j, err := natsjournal.Open(ctx, natsjournal.Config{Dir: dir})
+	j, err := nats.Open(ctx, nats.StoreConfig{Dir: dir})
 	if err != nil {
 		log.Fatal(err)
 	}

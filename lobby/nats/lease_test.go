@@ -1,4 +1,4 @@
-package natsjournal
+package nats
 
 import (
 	"errors"
@@ -37,7 +37,7 @@ func natsServer(t *testing.T) string {
 // it closes, or once its lease expires when it died without closing.
 func TestLease(t *testing.T) {
 	url := natsServer(t)
-	cfg := Config{URL: url, Node: "first", LeaseTTL: 600 * time.Millisecond, Logger: testLogger(t)}
+	cfg := StoreConfig{URL: url, Node: "first", LeaseTTL: 600 * time.Millisecond, Logger: testLogger(t)}
 	first, err := Open(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,15 @@
-// Package natsjournal is a [game.Journal] in NATS JetStream: by default on
-// a NATS server embedded in the process and storing in a data directory,
-// or on an external NATS server or cluster.
+// Package nats is everything tenpin does with NATS, and the only package
+// that imports it: the server embedded in the process (or the connection
+// to an external NATS server or cluster), the [Journal] of lanes in
+// JetStream and its lease, and the [Cluster] of nodes that share it —
+// membership and heartbeats, where each lane runs, boards and commands
+// relayed between nodes.
+//
+// # The journal
+//
+// [Open] opens a [game.Journal] in NATS JetStream: by default on a NATS
+// server embedded in the process and storing in a data directory, or on
+// an external NATS server or cluster.
 //
 // # Layout
 //
@@ -39,8 +48,8 @@
 // # Durability
 //
 // An acknowledged append is in the server's files. The embedded server
-// fsyncs them every [Config.SyncInterval] (1 s by default, not NATS's own
-// 2 minutes), or after every write with [Config.SyncAlways]. An
+// fsyncs them every [StoreConfig.SyncInterval] (1 s by default, not NATS's own
+// 2 minutes), or after every write with [StoreConfig.SyncAlways]. An
 // acknowledged event survives the process being killed; a power failure
 // can lose at least the events of the last interval.
 //
@@ -51,4 +60,32 @@
 // exclusive lock on a file in the directory (flock) and fails with
 // [ErrLocked] if another process holds it. [Journal.Close] releases it,
 // and so does the end of the process, however it ends.
-package natsjournal
+//
+// # The cluster
+//
+// [Cluster] joins the lobbies of several tenpin nodes through NATS core
+// messaging: a [lobby.Cluster]. The nodes share one journal (a [Journal]
+// on one NATS cluster); each lane runs on one of them, and the others
+// reach it through the cluster:
+//
+//   - A node that runs a lane answers requests on tenpin.own.<lane>.>: a
+//     client of another node attaching, what it sends, its going away,
+//     and the lane's HTTP views. No responders there means no node runs
+//     the lane: the node that looked takes it over (see lobby.Lobby).
+//   - It publishes each board of a lane that has clients elsewhere once,
+//     on tenpin.board.<lane>.<seq>; every node with clients of that lane
+//     relays it to them (lane.Relay), through their outboxes.
+//   - What a lane sends one client of another node alone goes to that
+//     node, on tenpin.to.<node>.<lane>.<conn>.<seq>.<kind>.
+//   - Every node says it is alive on tenpin.node.<node> every
+//     [ClusterConfig.Heartbeat]. A node silent for [ClusterConfig.NodeTimeout] is dead:
+//     the lanes it ran close their relays (the clients reconnect, and the
+//     node they reach takes the lane over), and its clients leave the
+//     lanes they were on.
+//   - A lobby's list asks every node on tenpin.lanes.<node>.
+//
+// Core NATS delivers at most once. A lost board is repaired by the next
+// (boards are whole), and a relay that holds an ack for a board that did
+// not come asks for it again. Which node may write a lane's log is never
+// decided here: the log's fence decides (see lane.Restore).
+package nats

@@ -1,4 +1,4 @@
-package natscluster
+package nats
 
 import (
 	"context"
@@ -77,7 +77,7 @@ func (c *Cluster) newRelay(ctx context.Context, id string) (*lane.Relay, error) 
 		}
 	})
 	if err != nil {
-		return nil, fmt.Errorf("natscluster: relaying lane %s: %w", id, err)
+		return nil, fmt.Errorf("nats: relaying lane %s: %w", id, err)
 	}
 	owner, err := c.request(ctx, id, opPing, 0, nil)
 	if err != nil {
@@ -89,7 +89,7 @@ func (c *Cluster) newRelay(ctx context.Context, id string) (*lane.Relay, error) 
 	if c.closed {
 		c.mu.Unlock()
 		sub.Unsubscribe()
-		return nil, fmt.Errorf("natscluster: the node is leaving the cluster")
+		return nil, fmt.Errorf("nats: the node is leaving the cluster")
 	}
 	c.relays[id] = rl
 	if _, ok := c.seen[rl.owner]; !ok {

@@ -1,4 +1,4 @@
-package natsjournal
+package nats
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // ends, logging through t.
 func open(t testing.TB, dir string) *Journal {
 	t.Helper()
-	j, err := Open(t.Context(), Config{Dir: dir, Logger: testLogger(t)})
+	j, err := Open(t.Context(), StoreConfig{Dir: dir, Logger: testLogger(t)})
 	if err != nil {
 		t.Fatalf("Open(%s): %v", dir, err)
 	}
@@ -60,7 +60,7 @@ func TestJournal(t *testing.T) {
 // TCP as an external server or cluster is.
 func TestURL(t *testing.T) {
 	url := natsServer(t)
-	j, err := Open(t.Context(), Config{URL: url, Logger: testLogger(t)})
+	j, err := Open(t.Context(), StoreConfig{URL: url, Logger: testLogger(t)})
 	if err != nil {
 		t.Fatalf("Open(URL %s): %v", url, err)
 	}
@@ -73,14 +73,14 @@ func TestURL(t *testing.T) {
 
 func TestLock(t *testing.T) {
 	dir := t.TempDir()
-	first, err := Open(t.Context(), Config{Dir: dir})
+	first, err := Open(t.Context(), StoreConfig{Dir: dir})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
 	defer first.Close()
 
 	start := time.Now()
-	second, err := Open(t.Context(), Config{Dir: dir})
+	second, err := Open(t.Context(), StoreConfig{Dir: dir})
 	if err == nil {
 		second.Close()
 		t.Fatalf("a second Open(%s) while the first is open: no error, want ErrLocked", dir)
@@ -97,7 +97,7 @@ func TestLock(t *testing.T) {
 	if err := first.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	third, err := Open(t.Context(), Config{Dir: dir})
+	third, err := Open(t.Context(), StoreConfig{Dir: dir})
 	if err != nil {
 		t.Fatalf("Open after Close: %v", err)
 	}
@@ -109,7 +109,7 @@ func TestLock(t *testing.T) {
 func TestReopen(t *testing.T) {
 	dir := t.TempDir()
 	ctx := t.Context()
-	j, err := Open(ctx, Config{Dir: dir, Logger: testLogger(t)})
+	j, err := Open(ctx, StoreConfig{Dir: dir, Logger: testLogger(t)})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -257,11 +257,11 @@ func TestLaneID(t *testing.T) {
 func TestOpenConfig(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		cfg  Config
+		cfg  StoreConfig
 		want string
 	}{
-		{"no dir and no URL", Config{}, "no data directory"},
-		{"replicas without a cluster", Config{Dir: t.TempDir(), Replicas: 3}, "3 replicas need a NATS cluster"},
+		{"no dir and no URL", StoreConfig{}, "no data directory"},
+		{"replicas without a cluster", StoreConfig{Dir: t.TempDir(), Replicas: 3}, "3 replicas need a NATS cluster"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			j, err := Open(t.Context(), tc.cfg)

@@ -5,7 +5,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/game/journaltest"
-	"github.com/tenpin/tenpin/lane/memjournal"
+	"github.com/tenpin/tenpin/lobby/memjournal"
 )
 
 func TestJournal(t *testing.T) {

@@ -1,4 +1,4 @@
-package natscluster_test
+package nats_test
 
 import (
 	"context"
@@ -17,9 +17,8 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/game"
-	"github.com/tenpin/tenpin/lane/natsjournal"
 	"github.com/tenpin/tenpin/lobby"
-	"github.com/tenpin/tenpin/lobby/natscluster"
+	"github.com/tenpin/tenpin/lobby/nats"
 	"github.com/tenpin/tenpin/protocol"
 	"github.com/tenpin/tenpin/protocol/client"
 )
@@ -36,8 +35,8 @@ const wait = 30 * time.Second
 
 type node struct {
 	name string
-	j    *natsjournal.Journal
-	cl   *natscluster.Cluster
+	j    *nats.Journal
+	cl   *nats.Cluster
 	lb   *lobby.Lobby
 	srv  *httptest.Server
 	api  *client.Client
@@ -54,7 +53,7 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "natscluster")
+	dir, err := os.MkdirTemp("", "tenpin-nats")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -122,13 +121,13 @@ func startNode(dir, name, cluster string, routes []string) (*node, error) {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})).With("node", name)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	j, err := natsjournal.Open(ctx, natsjournal.Config{Dir: dir, Node: name, Cluster: cluster, Routes: routes, Logger: logger})
+	j, err := nats.Open(ctx, nats.StoreConfig{Dir: dir, Node: name, Cluster: cluster, Routes: routes, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
 	laneCfg := lane.Config{Journal: j, Durable: true, Node: name, Logger: logger}
 	var lb *lobby.Lobby
-	cl, err := natscluster.New(natscluster.Config{
+	cl, err := nats.NewCluster(nats.ClusterConfig{
 		Conn: j.Conn(), Node: name, Lane: laneCfg, Logger: logger,
 		Heartbeat: 200 * time.Millisecond, NodeTimeout: time.Second,
 		Snapshot: func(ctx context.Context) ([]string, error) { return lb.SnapshotLanes(ctx) },

@@ -1,6 +1,8 @@
-package natscluster
+package nats
 
 import (
+	"github.com/nats-io/nats.go"
+
 	"context"
 	"encoding/json"
 	"net/http"
@@ -13,7 +15,6 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/tenpin/tenpin/lane"
-	"github.com/tenpin/tenpin/lane/natsjournal"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -30,19 +31,19 @@ type pair struct {
 
 func startPair(t *testing.T, id string) *pair {
 	t.Helper()
-	j, err := natsjournal.Open(t.Context(), natsjournal.Config{Dir: t.TempDir()})
+	j, err := Open(t.Context(), StoreConfig{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { j.Close() })
-	cfg := Config{Conn: j.Conn(), Heartbeat: 100 * time.Millisecond, NodeTimeout: time.Second}
+	cfg := ClusterConfig{Conn: j.Conn(), Heartbeat: 100 * time.Millisecond, NodeTimeout: time.Second}
 	p := &pair{}
 	cfg.Node = "n1"
-	if p.n1, err = New(cfg); err != nil {
+	if p.n1, err = NewCluster(cfg); err != nil {
 		t.Fatal(err)
 	}
 	cfg.Node = "n2"
-	if p.n2, err = New(cfg); err != nil {
+	if p.n2, err = NewCluster(cfg); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -149,5 +150,20 @@ func TestLostMessageClosesTheConnection(t *testing.T) {
 		if string(data) == `{"type":"error","code":"unavailable","message":"third"}` {
 			t.Fatal("the message after a lost one was delivered")
 		}
+	}
+}
+
+// TestRefusalsBothWays checks that every refusal a lane's node answers
+// with reads back, on the node that asked, as the error it was made from.
+func TestRefusalsBothWays(t *testing.T) {
+	for _, r := range refusals {
+		m := nats.NewMsg("reply")
+		m.Header.Set(hdrRefused, refusalCode(r.err))
+		if got := refusalErr(m); got != r.err {
+			t.Errorf("refusal %q reads back as %v, want %v", r.code, got, r.err)
+		}
+	}
+	if err := refusalErr(nats.NewMsg("reply")); err != nil {
+		t.Errorf("an answer with no refusal header reads as %v, want nil", err)
 	}
 }

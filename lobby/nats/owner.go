@@ -1,4 +1,4 @@
-package natscluster
+package nats
 
 import (
 	"context"
@@ -45,20 +45,20 @@ type remote struct {
 // lobby.Cluster.
 func (c *Cluster) Claim(id string) (lobby.Claim, error) {
 	if !token(id) {
-		return nil, fmt.Errorf("natscluster: %q is no lane id", id)
+		return nil, fmt.Errorf("nats: %q is no lane id", id)
 	}
 	o := &owned{c: c, id: id, remotes: make(map[remoteKey]*remote)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return nil, fmt.Errorf("natscluster: the node is leaving the cluster")
+		return nil, fmt.Errorf("nats: the node is leaving the cluster")
 	}
 	if c.owned[id] != nil {
 		return nil, fmt.Errorf("%w: lane %s, by this node", lobby.ErrClaiming, id)
 	}
 	sub, err := c.nc.Subscribe(subjOwn+id+".>", o.handle)
 	if err != nil {
-		return nil, fmt.Errorf("natscluster: claiming lane %s: %w", id, err)
+		return nil, fmt.Errorf("nats: claiming lane %s: %w", id, err)
 	}
 	o.sub = sub
 	c.owned[id] = o
@@ -117,17 +117,25 @@ func (o *owned) handle(m *nats.Msg) {
 		return
 	}
 	l := o.lane()
+	noAnswer := op == opDetach || op == opAlive
 	respond := func(answer string) {
-		if op != opDetach && op != opAlive {
+		if !noAnswer {
 			m.Respond([]byte(answer))
+		}
+	}
+	refuse := func(err error) {
+		if !noAnswer {
+			r := nats.NewMsg(m.Reply)
+			r.Header.Set(hdrRefused, refusalCode(err))
+			m.RespondMsg(r)
 		}
 	}
 	switch {
 	case l == nil:
-		respond(refusedClaiming)
+		refuse(lobby.ErrClaiming)
 		return
 	case stopped(l):
-		respond(refusedGone) // it is being released
+		refuse(lobby.ErrNoOwner) // it is being released
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), o.c.cfg.RequestTimeout/2)
@@ -148,7 +156,7 @@ func (o *owned) handle(m *nats.Msg) {
 		sk := &sink{c: o.c, node: node, lane: o.id, conn: conn}
 		rm, ok := l.AttachRemote(ctx, sk)
 		if !ok {
-			respond(busyOrGone(l))
+			refuse(busyOrGone(l))
 			return
 		}
 		o.mu.Lock()
@@ -164,7 +172,7 @@ func (o *owned) handle(m *nats.Msg) {
 		r := o.remotes[k]
 		o.mu.Unlock()
 		if r == nil {
-			respond(refusedConn)
+			refuse(lane.ErrConnGone)
 			return
 		}
 		ok := false
@@ -174,7 +182,7 @@ func (o *owned) handle(m *nats.Msg) {
 			ok = r.rm.Refresh(ctx)
 		}
 		if !ok {
-			respond(busyOrGone(l))
+			refuse(busyOrGone(l))
 			return
 		}
 		respond("")
@@ -203,11 +211,11 @@ func stopped(l *lane.Lane) bool {
 
 // busyOrGone is the refusal of a message the lane did not take: it
 // stopped, or its inbox stayed full.
-func busyOrGone(l *lane.Lane) string {
+func busyOrGone(l *lane.Lane) error {
 	if stopped(l) {
-		return refusedGone
+		return lobby.ErrNoOwner
 	}
-	return refusedBusy
+	return lane.ErrBusy
 }
 
 // aliveGrace is how long a connection attached is kept even when its

@@ -1,4 +1,4 @@
-package natsjournal
+package nats
 
 import (
 	"context"
@@ -31,7 +31,7 @@ const (
 	SubjectPrefix = "tenpin.lane."
 )
 
-// Defaults of [Config].
+// Defaults of [StoreConfig].
 const (
 	DefaultSyncInterval = time.Second
 	DefaultTimeout      = 2 * time.Second
@@ -54,13 +54,13 @@ const duplicateWindow = 30 * time.Second
 // Errors of [Open] and of the journal's methods.
 var (
 	// ErrLocked: another process holds the data directory's lock.
-	ErrLocked = errors.New("natsjournal: data directory locked")
+	ErrLocked = errors.New("nats: data directory locked")
 	// ErrLaneID: a lane id that is not a single NATS subject token.
-	ErrLaneID = errors.New("natsjournal: invalid lane id")
+	ErrLaneID = errors.New("nats: invalid lane id")
 )
 
-// Config configures [Open].
-type Config struct {
+// StoreConfig configures [Open].
+type StoreConfig struct {
 	// Dir is the data directory of the embedded server, created (0700) if
 	// missing; the server stores in a subdirectory of it. Required unless
 	// URL is set.
@@ -100,7 +100,7 @@ type Config struct {
 	LeaseTTL time.Duration
 
 	// Shared says the stream at URL is shared by the nodes of a tenpin
-	// cluster (lobby/natscluster): no lease is taken on it, for every
+	// cluster (see [Cluster]): no lease is taken on it, for every
 	// node writes to it, and each lane's fence keeps them apart.
 	Shared bool
 
@@ -122,7 +122,7 @@ type Config struct {
 // Journal is a [game.Journal] in a JetStream stream. It is safe for
 // concurrent use.
 type Journal struct {
-	cfg    Config
+	cfg    StoreConfig
 	log    *slog.Logger
 	lock   *os.File       // the data directory's lock; nil with a URL
 	srv    *server.Server // the embedded server; nil with a URL
@@ -142,15 +142,15 @@ var _ game.Journal = (*Journal)(nil)
 // and creates the stream of lanes or brings its settings up to date. It
 // fails with an error wrapping [ErrLocked] if another process uses
 // cfg.Dir. Close the journal to stop the server and release the directory.
-func Open(ctx context.Context, cfg Config) (*Journal, error) {
+func Open(ctx context.Context, cfg StoreConfig) (*Journal, error) {
 	if cfg.URL == "" && cfg.Dir == "" {
-		return nil, errors.New("natsjournal: no data directory (Dir) for the embedded server, and no NATS URL")
+		return nil, errors.New("nats: no data directory (Dir) for the embedded server, and no NATS URL")
 	}
 	if cfg.URL != "" && cfg.Cluster != "" {
-		return nil, errors.New("natsjournal: a cluster address is for the embedded server; with a NATS URL the servers at that URL form the cluster")
+		return nil, errors.New("nats: a cluster address is for the embedded server; with a NATS URL the servers at that URL form the cluster")
 	}
 	if cfg.Cluster == "" && len(cfg.Routes) > 0 {
-		return nil, errors.New("natsjournal: routes to other nodes need this node's cluster address too")
+		return nil, errors.New("nats: routes to other nodes need this node's cluster address too")
 	}
 	if cfg.Replicas <= 0 {
 		cfg.Replicas = 1
@@ -159,7 +159,7 @@ func Open(ctx context.Context, cfg Config) (*Journal, error) {
 		}
 	}
 	if cfg.URL == "" && cfg.Cluster == "" && cfg.Replicas > 1 {
-		return nil, fmt.Errorf("natsjournal: %d replicas need a NATS cluster (a cluster address and routes, or a URL): the embedded server alone is one", cfg.Replicas)
+		return nil, fmt.Errorf("nats: %d replicas need a NATS cluster (a cluster address and routes, or a URL): the embedded server alone is one", cfg.Replicas)
 	}
 	if cfg.Node == "" {
 		cfg.Node = "tenpin"
@@ -192,14 +192,14 @@ func (j *Journal) open(ctx context.Context) error {
 		nats.Name("tenpin"),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 			if err != nil {
-				j.log.Warn("natsjournal: disconnected from NATS", "err", err)
+				j.log.Warn("nats: disconnected from NATS", "err", err)
 			}
 		}),
 		nats.ReconnectHandler(func(nc *nats.Conn) {
-			j.log.Info("natsjournal: reconnected to NATS", "url", nc.ConnectedUrlRedacted())
+			j.log.Info("nats: reconnected to NATS", "url", nc.ConnectedUrlRedacted())
 		}),
 		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
-			j.log.Warn("natsjournal: NATS error", "err", err)
+			j.log.Warn("nats: NATS error", "err", err)
 		}),
 	}
 	url := j.cfg.URL
@@ -220,11 +220,11 @@ func (j *Journal) open(ctx context.Context) error {
 	}
 	nc, err := nats.Connect(j.cfg.URL, opts...)
 	if err != nil {
-		return fmt.Errorf("natsjournal: connect to NATS (%s): %w", url, err)
+		return fmt.Errorf("nats: connect to NATS (%s): %w", url, err)
 	}
 	j.nc = nc
 	if j.js, err = jetstream.New(nc); err != nil {
-		return fmt.Errorf("natsjournal: JetStream on %s: %w", url, err)
+		return fmt.Errorf("nats: JetStream on %s: %w", url, err)
 	}
 	wait := max(j.cfg.Timeout, 10*time.Second)
 	if j.cfg.Replicas > 1 {
@@ -251,14 +251,14 @@ func (j *Journal) createStream(ctx context.Context, url string) (jetstream.Strea
 		stream, err := j.tryCreateStream(ctx)
 		if err == nil || j.cfg.Replicas == 1 {
 			if err != nil {
-				err = fmt.Errorf("natsjournal: create or update stream %s on %s: %w", StreamName, url, err)
+				err = fmt.Errorf("nats: create or update stream %s on %s: %w", StreamName, url, err)
 			}
 			return stream, err
 		}
-		j.log.Info("natsjournal: waiting for the cluster to take the stream", "replicas", j.cfg.Replicas, "err", err)
+		j.log.Info("nats: waiting for the cluster to take the stream", "replicas", j.cfg.Replicas, "err", err)
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("natsjournal: the cluster did not take stream %s with %d replicas in time (are %d nodes up, with routes to each other?): %w", StreamName, j.cfg.Replicas, j.cfg.Replicas, err)
+			return nil, fmt.Errorf("nats: the cluster did not take stream %s with %d replicas in time (are %d nodes up, with routes to each other?): %w", StreamName, j.cfg.Replicas, j.cfg.Replicas, err)
 		case <-time.After(pause):
 		}
 	}
@@ -284,7 +284,7 @@ func (j *Journal) tryCreateStream(ctx context.Context) (jetstream.Stream, error)
 }
 
 // Conn returns the journal's connection to NATS: the nodes of a cluster
-// talk to each other over it too (lobby/natscluster). It closes with the
+// talk to each other over it too (see [Cluster]). It closes with the
 // journal.
 func (j *Journal) Conn() *nats.Conn { return j.nc }
 
@@ -308,7 +308,7 @@ func (j *Journal) Close() error {
 			// Closing the file releases the lock. The file stays: removing
 			// it could unlink a file that another process has just locked.
 			if err := j.lock.Close(); err != nil {
-				j.closeErr = fmt.Errorf("natsjournal: release the lock on %s: %w", j.lock.Name(), err)
+				j.closeErr = fmt.Errorf("nats: release the lock on %s: %w", j.lock.Name(), err)
 			}
 		}
 	})
@@ -320,7 +320,7 @@ func (j *Journal) Close() error {
 // otherwise.
 func (j *Journal) Check(ctx context.Context) error {
 	if s := j.state(); s != "" {
-		return errors.New("natsjournal: " + strings.TrimSuffix(s, ": "))
+		return errors.New("nats: " + strings.TrimSuffix(s, ": "))
 	}
 	if j.lease != nil {
 		if err := j.lease.lostErr(); err != nil {
@@ -330,7 +330,7 @@ func (j *Journal) Check(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
 	defer cancel()
 	if _, err := j.stream.Info(ctx); err != nil {
-		return fmt.Errorf("natsjournal: stream %s does not answer: %w", StreamName, err)
+		return fmt.Errorf("nats: stream %s does not answer: %w", StreamName, err)
 	}
 	return nil
 }
@@ -344,7 +344,7 @@ func (j *Journal) Append(ctx context.Context, lane string, last uint64, e game.E
 	}
 	data, err := game.Marshal(e)
 	if err != nil {
-		return 0, fmt.Errorf("natsjournal: append to lane %q: %w", lane, err)
+		return 0, fmt.Errorf("nats: append to lane %q: %w", lane, err)
 	}
 	if d, ok := ctx.Deadline(); !ok || time.Until(d) > j.cfg.Timeout {
 		// Only if the caller's deadline is later than Timeout, or it has
@@ -363,7 +363,7 @@ func (j *Journal) Append(ctx context.Context, lane string, last uint64, e game.E
 		case err == nil && !duplicate:
 			return seq, nil
 		case err != nil && !wrongLast(err):
-			return 0, fmt.Errorf("natsjournal: append to lane %q after %d: %s%w", lane, last, j.state(), err)
+			return 0, fmt.Errorf("nats: append to lane %q after %d: %s%w", lane, last, j.state(), err)
 		}
 		// The lane did not end at last, or the stream already holds this
 		// id: either another writer got there first, or this very append
@@ -374,7 +374,7 @@ func (j *Journal) Append(ctx context.Context, lane string, last uint64, e game.E
 		switch {
 		case errors.Is(err, jetstream.ErrMsgNotFound):
 		case err != nil:
-			return 0, fmt.Errorf("natsjournal: append to lane %q after %d was refused, and reading its last event failed: %s%w", lane, last, j.state(), err)
+			return 0, fmt.Errorf("nats: append to lane %q after %d was refused, and reading its last event failed: %s%w", lane, last, j.state(), err)
 		case sameAppend(m.Header.Get(jetstream.MsgIDHeader), id):
 			return m.Sequence, nil
 		default:
@@ -388,7 +388,7 @@ func (j *Journal) Append(ctx context.Context, lane string, last uint64, e game.E
 			// Nothing was stored: try again in a moment.
 			select {
 			case <-ctx.Done():
-				return 0, fmt.Errorf("natsjournal: append to lane %q after %d: refused while its last event was being stored: %w", lane, last, ctx.Err())
+				return 0, fmt.Errorf("nats: append to lane %q after %d: refused while its last event was being stored: %w", lane, last, ctx.Err())
 			case <-time.After(pause):
 			}
 			pause = min(2*pause, 50*time.Millisecond)
@@ -404,7 +404,7 @@ func (j *Journal) Append(ctx context.Context, lane string, last uint64, e game.E
 			id += "/" + rand.Text()
 			continue
 		}
-		return 0, fmt.Errorf("natsjournal: append to lane %q after %d: its last event is at %d: %w", lane, last, at, game.ErrConflict)
+		return 0, fmt.Errorf("nats: append to lane %q after %d: its last event is at %d: %w", lane, last, at, game.ErrConflict)
 	}
 }
 
@@ -416,7 +416,7 @@ func (j *Journal) Last(ctx context.Context) (uint64, error) {
 	defer cancel()
 	info, err := j.stream.Info(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("natsjournal: last position: %s%w", j.state(), err)
+		return 0, fmt.Errorf("nats: last position: %s%w", j.state(), err)
 	}
 	return info.State.LastSeq, nil
 }
@@ -437,14 +437,14 @@ func (j *Journal) Compact(ctx context.Context, before uint64) error {
 	defer cancel()
 	info, err := j.stream.Info(ctx)
 	if err != nil {
-		return fmt.Errorf("natsjournal: compact before %d: %s%w", before, j.state(), err)
+		return fmt.Errorf("nats: compact before %d: %s%w", before, j.state(), err)
 	}
 	before = min(before, info.State.LastSeq+1)
 	if before <= info.State.FirstSeq {
 		return nil // dropped already, or nothing stored
 	}
 	if err := j.stream.Purge(ctx, jetstream.WithPurgeSequence(before)); err != nil {
-		return fmt.Errorf("natsjournal: compact before %d: %s%w", before, j.state(), err)
+		return fmt.Errorf("nats: compact before %d: %s%w", before, j.state(), err)
 	}
 	return nil
 }
@@ -512,7 +512,7 @@ func (j *Journal) LaneIDs(ctx context.Context) ([]string, error) {
 	defer cancel()
 	info, err := j.stream.Info(ctx, jetstream.WithSubjectFilter(SubjectPrefix+"*"))
 	if err != nil {
-		return nil, fmt.Errorf("natsjournal: the lanes' subjects: %s%w", j.state(), err)
+		return nil, fmt.Errorf("nats: the lanes' subjects: %s%w", j.state(), err)
 	}
 	ids := make([]string, 0, len(info.State.Subjects))
 	for subject := range info.State.Subjects {
@@ -527,11 +527,11 @@ func (j *Journal) LastEvent(ctx context.Context, lane string) (game.Event, error
 	defer cancel()
 	m, err := j.stream.GetLastMsgForSubject(ctx, SubjectPrefix+lane)
 	if err != nil {
-		return game.Event{}, fmt.Errorf("natsjournal: lane %s's last event: %s%w", lane, j.state(), err)
+		return game.Event{}, fmt.Errorf("nats: lane %s's last event: %s%w", lane, j.state(), err)
 	}
 	e, err := game.Unmarshal(m.Data)
 	if err != nil {
-		return game.Event{}, fmt.Errorf("natsjournal: lane %s's last event, at %d: %w", lane, m.Sequence, err)
+		return game.Event{}, fmt.Errorf("nats: lane %s's last event, at %d: %w", lane, m.Sequence, err)
 	}
 	return e, nil
 }

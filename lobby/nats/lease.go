@@ -1,4 +1,4 @@
-package natsjournal
+package nats
 
 import (
 	"context"
@@ -50,7 +50,7 @@ func (j *Journal) takeLease(ctx context.Context) error {
 		Replicas:    j.cfg.Replicas,
 	})
 	if err != nil {
-		return fmt.Errorf("natsjournal: the lease bucket %s: %w", LeaseBucket, err)
+		return fmt.Errorf("nats: the lease bucket %s: %w", LeaseBucket, err)
 	}
 	host, _ := os.Hostname()
 	holder := fmt.Sprintf("%s (pid %d on %s, since %s)", j.cfg.Node, os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
@@ -63,7 +63,7 @@ func (j *Journal) takeLease(ctx context.Context) error {
 		return fmt.Errorf("%w: %s uses the stream %s at %s; stop it, or wait %v after it died", ErrLocked, who, StreamName, j.cfg.URL, j.cfg.LeaseTTL)
 	}
 	if err != nil {
-		return fmt.Errorf("natsjournal: take the lease on %s: %w", StreamName, err)
+		return fmt.Errorf("nats: take the lease on %s: %w", StreamName, err)
 	}
 	renewCtx, stop := context.WithCancel(context.Background())
 	l := &lease{kv: kv, stop: stop, done: make(chan struct{}), rev: rev}
@@ -108,13 +108,13 @@ func (l *lease) renew(ctx context.Context, j *Journal, holder []byte) {
 			cancel()
 			if err == nil {
 				l.rev = next
-				j.log.Warn("natsjournal: the lease had expired (renewals late); taken again")
+				j.log.Warn("nats: the lease had expired (renewals late); taken again")
 				break
 			}
-			l.lost = fmt.Errorf("natsjournal: the lease on %s was lost (renewals late by over %v): another server may be using the stream", StreamName, j.cfg.LeaseTTL)
+			l.lost = fmt.Errorf("nats: the lease on %s was lost (renewals late by over %v): another server may be using the stream", StreamName, j.cfg.LeaseTTL)
 			j.log.Error(l.lost.Error())
 		default:
-			j.log.Warn("natsjournal: renewing the lease failed; trying again", "err", err)
+			j.log.Warn("nats: renewing the lease failed; trying again", "err", err)
 		}
 		l.mu.Unlock()
 		if l.lostErr() != nil {

@@ -1,4 +1,4 @@
-package natsjournal
+package nats
 
 import (
 	"context"
@@ -47,7 +47,7 @@ func openCluster(t *testing.T, n int) []*Journal {
 				routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", p))
 			}
 		}
-		cfg := Config{
+		cfg := StoreConfig{
 			Dir:     filepath.Join(dir, fmt.Sprint("n", i+1)),
 			Node:    fmt.Sprint("n", i+1),
 			Cluster: fmt.Sprintf("127.0.0.1:%d", ports[i]),
@@ -154,13 +154,13 @@ func TestCluster(t *testing.T) {
 func TestClusterConfigRefused(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		cfg  Config
+		cfg  StoreConfig
 	}{
-		{"routes without a cluster address", Config{Dir: t.TempDir(), Routes: []string{"nats://127.0.0.1:6222"}}},
-		{"a cluster address and a URL", Config{URL: "nats://127.0.0.1:4222", Cluster: "127.0.0.1:6222"}},
-		{"replicas on one server", Config{Dir: t.TempDir(), Replicas: 3}},
-		{"a cluster address without a port", Config{Dir: t.TempDir(), Cluster: "127.0.0.1"}},
-		{"a route that is not nats://", Config{Dir: t.TempDir(), Cluster: "127.0.0.1:6222", Routes: []string{"127.0.0.1:6223"}}},
+		{"routes without a cluster address", StoreConfig{Dir: t.TempDir(), Routes: []string{"nats://127.0.0.1:6222"}}},
+		{"a cluster address and a URL", StoreConfig{URL: "nats://127.0.0.1:4222", Cluster: "127.0.0.1:6222"}},
+		{"replicas on one server", StoreConfig{Dir: t.TempDir(), Replicas: 3}},
+		{"a cluster address without a port", StoreConfig{Dir: t.TempDir(), Cluster: "127.0.0.1"}},
+		{"a route that is not nats://", StoreConfig{Dir: t.TempDir(), Cluster: "127.0.0.1:6222", Routes: []string{"127.0.0.1:6223"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if j, err := Open(t.Context(), tc.cfg); err == nil {

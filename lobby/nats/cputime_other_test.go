@@ -1,6 +1,6 @@
 //go:build !unix
 
-package natsjournal
+package nats
 
 import "time"
 

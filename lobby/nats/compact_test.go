@@ -1,4 +1,4 @@
-package natsjournal
+package nats
 
 import (
 	"errors"
