@@ -12,8 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
-
+	"github.com/tenpin/tenpin/lobby/nats/natstest"
 	"github.com/tenpin/tenpin/protocol"
 	"github.com/tenpin/tenpin/protocol/client"
 )
@@ -303,18 +302,10 @@ func TestClusterOnAnExternalNATS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	s, err := server.NewServer(&server.Options{JetStream: true, StoreDir: t.TempDir(), Host: "127.0.0.1", Port: server.RANDOM_PORT, NoSigs: true, NoLog: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Start()
-	t.Cleanup(s.Shutdown)
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("the test's NATS server did not start")
-	}
+	url := natstest.StartServer(t)
 	var nodes []*child
 	for i := range 2 {
-		nodes = append(nodes, startChild(t, "-nats", s.ClientURL(), "-node", fmt.Sprint("x", i+1)))
+		nodes = append(nodes, startChild(t, "-nats", url, "-node", fmt.Sprint("x", i+1)))
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
