@@ -21,9 +21,8 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lobby"
-	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/lobby/nats"
-	"github.com/tenpin/tenpin/web"
+	"github.com/tenpin/tenpin/lobby/server"
 )
 
 // HTTP server limits. WebSockets are hijacked from the server, so these
@@ -150,7 +149,7 @@ func parseCluster(store *nats.StoreConfig, node, cluster, routes string, memory 
 	case memory:
 		return errors.New("serve: -node and -memory exclude each other: the nodes of a cluster share a store")
 	}
-	store.Node, store.Cluster, store.Shared = node, cluster, store.URL != ""
+	store.Cluster = cluster // the node's name and the sharing are server.New's
 	if routes != "" {
 		store.Routes = strings.Split(routes, ",")
 	}
@@ -234,49 +233,12 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 
 	cfg := f.lobbyConfig(maxConns, logger)
 	cfg.URLs = urls
-	store := f.store
-	var journal *nats.Journal
-	cfg.Lane.Journal = memjournal.New() // -memory: gone with the process
-	if !f.memory {
-		store.Logger = logger
-		journal, err = nats.Open(ctx, store)
-		if err != nil {
-			return fmt.Errorf("serve: %w", err)
-		}
-		defer journal.Close() // after every lane has stopped: see below
-		cfg.Lane.Journal, cfg.Lane.Durable, cfg.Health = journal, true, journal.Check
+	node, err := server.New(ctx, server.Config{Lobby: cfg, Memory: f.memory, Store: f.store, Node: f.node, Logger: logger})
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
 	}
-	var cluster *nats.Cluster
-	var lb *lobby.Lobby
-	partsCtx := ctx // the context of the node's parts, once they run
-	if f.node != "" {
-		// The relays' connections count with the lanes' and log with them.
-		cfg.Lane.Node, cfg.Lane.Metrics, cfg.Lane.Logger = f.node, new(lane.Metrics), logger
-		cluster, err = nats.NewCluster(nats.ClusterConfig{
-			Conn: journal.Conn(), Node: f.node, URLs: urls, Lane: cfg.Lane, Logger: logger,
-			// The lanes of a node that died, which nobody uses now, are
-			// adopted by the others.
-			Dead: func(string) { adopt(partsCtx, lb, logger) },
-			// Paused long enough (or cut off from the others), it may have
-			// lost lanes to them: those stop at once rather than at their
-			// next append.
-			Woke: func(time.Duration) { lb.Verify(partsCtx) },
-			// The leader's compaction of the shared journal asks every
-			// node to snapshot its lanes.
-			Snapshot: func(ctx context.Context) ([]string, error) { return lb.SnapshotLanes(ctx) },
-		})
-		if err != nil {
-			return fmt.Errorf("serve: %w", err)
-		}
-		cfg.Cluster, cfg.Lane.Publish, cfg.Lane.Wakes = cluster, cluster.Publish, cluster.Wakes
-	}
-	lb = lobby.New(cfg)
-	restored := 0
-	if cluster == nil {
-		if restored, err = lb.Restore(ctx); err != nil {
-			return fmt.Errorf("serve: %w", err)
-		}
-	}
+	defer node.Close() // after every lane has stopped: see below
+	lb, restored := node.Lobby, node.Restored()
 
 	var debugLn net.Listener
 	if f.debugAddr != "" {
@@ -285,7 +247,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		}
 	}
 	var hostRefused atomic.Int64 // requests for a name the server does not answer to
-	srv := newHTTPServer(checkHost(hosts, &hostRefused, publicHandler(lb)), logger)
+	srv := newHTTPServer(checkHost(hosts, &hostRefused, node.Handler()), logger)
 	var debugSrv *http.Server
 	if debugLn != nil {
 		debugSrv = newHTTPServer(checkHost(hosts, &hostRefused, debugHandler(lb, &hostRefused)), logger)
@@ -299,31 +261,12 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	laneCtx, stopLanes := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopLanes()
 	g, gctx := errgroup.WithContext(ctx)
-	partsCtx = gctx
 	lobbyDone := make(chan struct{})
 	g.Go(func() error {
 		defer close(lobbyDone)
-		lb.Run(laneCtx)
+		node.Run(laneCtx)
 		return nil
 	})
-	if cluster != nil {
-		g.Go(func() error {
-			cluster.Run(laneCtx)
-			return nil
-		})
-		g.Go(func() error {
-			// The lanes no node runs, if the whole cluster stopped; after
-			// a pause, for the routes to tell this node which lanes the
-			// others run (a lane taken from a running node would move
-			// for nothing: the fence lets the later claim in).
-			select {
-			case <-time.After(adoptAfter):
-				adopt(gctx, lb, logger)
-			case <-gctx.Done():
-			}
-			return nil
-		})
-	}
 	g.Go(func() error {
 		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			return fmt.Errorf("serve: %w", err)
@@ -341,10 +284,10 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 
 	fmt.Fprintf(stdout, "tenpin serving on http://%s\n", displayAddr(ln.Addr()))
 	fmt.Fprintf(stdout, "tenpin friends: %s\n", describeInvite(ln.Addr(), urls))
-	if cluster != nil {
-		fmt.Fprintf(stdout, "tenpin lanes: %s; node %s of a cluster: lanes no node runs are taken over\n", describeStore(store, f.memory), f.node)
+	if node.Cluster != nil {
+		fmt.Fprintf(stdout, "tenpin lanes: %s; node %s of a cluster: lanes no node runs are taken over\n", describeStore(f.store, f.memory), f.node)
 	} else {
-		fmt.Fprintf(stdout, "tenpin lanes: %s; %d restored\n", describeStore(store, f.memory), restored)
+		fmt.Fprintf(stdout, "tenpin lanes: %s; %d restored\n", describeStore(f.store, f.memory), restored)
 	}
 	fmt.Fprintf(stdout, "tenpin connections: %s\n", describeConns(maxConns, f.maxConns, nofile, known, lowered))
 	fmt.Fprintf(stdout, "tenpin answers to: %s\n", hosts)
@@ -380,35 +323,6 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	logger.Info("stopped")
 	return nil
-}
-
-// adoptAfter is how long a node of a cluster waits after it starts before
-// it adopts the lanes that no node runs.
-const adoptAfter = 2 * nats.DefaultNodeTimeout
-
-// adopt takes over the lanes no node of the cluster runs (see
-// lobby.Lobby.Adopt), and logs how many it took.
-func adopt(ctx context.Context, lb *lobby.Lobby, logger *slog.Logger) {
-	n, err := lb.Adopt(ctx)
-	if err != nil && ctx.Err() == nil {
-		logger.Warn("lanes not adopted", "err", err)
-	}
-	if n > 0 {
-		logger.Info("lanes adopted", "lanes", n)
-	}
-}
-
-// publicHandler is everything the public address serves: the API, the
-// WebSockets and /healthz, and the page. Nothing operational: that is on
-// -debug-addr (see debugHandler).
-func publicHandler(lb *lobby.Lobby) http.Handler {
-	mux := http.NewServeMux()
-	api := lb.Handler()
-	mux.Handle("/api/", api)
-	mux.Handle("/ws/", api)
-	mux.Handle("/healthz", api)
-	mux.Handle("/", web.Handler())
-	return mux
 }
 
 // newHTTPServer returns a server for h with the HTTP limits.

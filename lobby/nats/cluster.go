@@ -103,6 +103,29 @@ const relayIdle = 5 * time.Second
 // that is gone (shown connected, never skippable) for good.
 const aliveEvery = 5 * time.Second
 
+// Lanes is what a cluster asks of its node's lanes: a *lobby.Lobby, given
+// to [Cluster.Run] once it exists (it needs the cluster to be made).
+type Lanes interface {
+	// Adopt takes over the lanes no node runs: at start, once the routes
+	// have told this node which lanes the others run, and when a node that
+	// was alive falls silent, for the lanes it ran.
+	Adopt(ctx context.Context) (int, error)
+	// Verify has every lane read its log back before its next decision:
+	// this node was paused long enough for the others to think it dead,
+	// or cut off from them, and may have lost lanes to them.
+	Verify(ctx context.Context)
+	// SnapshotLanes has each of this node's lanes store a snapshot and
+	// returns their ids: the node's part of a compaction of the shared
+	// journal.
+	SnapshotLanes(ctx context.Context) ([]string, error)
+}
+
+// adoptAfter is how long a node waits after it starts before it adopts
+// the lanes that no node runs: for the routes to tell it which lanes the
+// others run (a lane taken from a running node would move for nothing:
+// the fence lets the later claim in).
+func (c *Cluster) adoptAfter() time.Duration { return 2 * c.cfg.NodeTimeout }
+
 // ClusterConfig configures [NewCluster].
 type ClusterConfig struct {
 	Conn *nats.Conn // the node's connection to the NATS cluster
@@ -120,20 +143,6 @@ type ClusterConfig struct {
 	Heartbeat      time.Duration // how often the node says it is alive; default DefaultHeartbeat
 	NodeTimeout    time.Duration // silent that long, a node is dead; default DefaultNodeTimeout
 	RequestTimeout time.Duration // a request to another node; default DefaultRequestTimeout
-
-	// Dead, if set, is called (on its own goroutine) when a node that was
-	// alive falls silent: the lanes it ran may have no owner now (see
-	// lobby.Lobby.Adopt).
-	Dead func(node string)
-	// Woke, if set, is called (on its own goroutine) when this node's
-	// heartbeat comes late by more than the node timeout: its process was
-	// paused long enough for the others to think it dead, and perhaps take
-	// its lanes over (see lobby.Lobby.Verify).
-	Woke func(late time.Duration)
-	// Snapshot has this node's lanes store a snapshot each and returns
-	// their ids (lobby.Lobby.SnapshotLanes): the node's part of a
-	// compaction of the shared journal.
-	Snapshot func(ctx context.Context) ([]string, error)
 
 	Logger *slog.Logger
 }
@@ -160,6 +169,15 @@ type Cluster struct {
 	// counts the pauses it found: see Wakes.
 	lastBeat, wakes atomic.Int64
 	closed          bool
+
+	running atomic.Pointer[running] // once Run runs
+}
+
+// running is what Run was given: the node's lanes, and the context of
+// what it does for them.
+type running struct {
+	ctx   context.Context
+	lanes Lanes
 }
 
 var _ lobby.Cluster = (*Cluster)(nil)
@@ -243,12 +261,16 @@ func (c *Cluster) Publish(id string, board []byte, seq uint64) {
 }
 
 // Run says the node is alive every heartbeat, and lets go of dead nodes:
-// relays of their lanes close, and their clients leave this node's
-// lanes. When ctx ends, every relay closes (its clients reconnect, to a
-// node that runs), and the node leaves the cluster.
-func (c *Cluster) Run(ctx context.Context) error {
+// relays of their lanes close, their clients leave this node's lanes, and
+// lanes adopts the lanes they ran. When ctx ends, every relay closes (its
+// clients reconnect, to a node that runs), and the node leaves the
+// cluster.
+func (c *Cluster) Run(ctx context.Context, lanes Lanes) error {
 	// Other nodes' compactions ask for this node's snapshots only once it
-	// runs: ClusterConfig.Snapshot may need what was made after NewCluster (the lobby).
+	// runs, and has its lanes.
+	c.running.Store(&running{ctx, lanes})
+	adopt := time.AfterFunc(c.adoptAfter(), c.adopt)
+	defer adopt.Stop()
 	sub, err := c.nc.Subscribe(subjSnap+"*", c.snapshot)
 	if err != nil {
 		return fmt.Errorf("nats: subscribing to %s: %w", subjSnap+"*", err)
@@ -274,14 +296,44 @@ func (c *Cluster) Run(ctx context.Context) error {
 			if late := now.Sub(last) - c.cfg.Heartbeat; late > c.cfg.NodeTimeout {
 				c.wakes.Add(1) // before lastBeat: see Wakes
 				c.log.Warn("this node was paused: the others may have taken its lanes", "late", late)
-				if c.cfg.Woke != nil {
-					go c.cfg.Woke(late)
-				}
+				go c.verify()
 			}
 			last = now
 			c.lastBeat.Store(now.UnixNano())
 			c.sweep(now)
 		}
+	}
+}
+
+// nodeLanes returns the node's lanes, once Run runs; nil before, or if
+// Run was given none.
+func (c *Cluster) nodeLanes() Lanes {
+	if r := c.running.Load(); r != nil {
+		return r.lanes
+	}
+	return nil
+}
+
+// adopt takes over the lanes no node runs, and logs how many it took.
+func (c *Cluster) adopt() {
+	r := c.running.Load()
+	if r == nil || r.lanes == nil {
+		return
+	}
+	ctx := r.ctx
+	n, err := r.lanes.Adopt(ctx)
+	if err != nil && ctx.Err() == nil {
+		c.log.Warn("lanes not adopted", "err", err)
+	}
+	if n > 0 {
+		c.log.Info("lanes adopted", "lanes", n)
+	}
+}
+
+// verify has the node's lanes read their logs back (see Lanes.Verify).
+func (c *Cluster) verify() {
+	if r := c.running.Load(); r != nil && r.lanes != nil {
+		r.lanes.Verify(r.ctx)
 	}
 }
 
@@ -319,9 +371,7 @@ func (c *Cluster) heartbeat(m *nats.Msg) {
 		// once if it lost: as after a pause.
 		c.log.Warn("a node thought dead is back", "node", node)
 		c.wakes.Add(1)
-		if c.cfg.Woke != nil {
-			go c.cfg.Woke(0)
-		}
+		go c.verify()
 	}
 }
 
@@ -422,9 +472,7 @@ func (c *Cluster) sweep(now time.Time) {
 	}
 	for _, node := range died {
 		c.log.Warn("a node fell silent", "dead", node)
-		if c.cfg.Dead != nil {
-			go c.cfg.Dead(node)
-		}
+		go c.adopt()
 	}
 }
 
@@ -449,8 +497,9 @@ type snapshotAnswer struct {
 // SnapshotAll has every node alive snapshot the lanes it runs, and
 // returns their ids: see lobby.Cluster.
 func (c *Cluster) SnapshotAll(ctx context.Context) ([]string, error) {
-	if c.cfg.Snapshot == nil {
-		return nil, errors.New("nats: no snapshot for this node's lanes")
+	lanes := c.nodeLanes()
+	if lanes == nil {
+		return nil, errors.New("nats: no snapshot for this node's lanes: the cluster does not run")
 	}
 	ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
 	defer cancel()
@@ -464,7 +513,7 @@ func (c *Cluster) SnapshotAll(ctx context.Context) ([]string, error) {
 	if err := c.nc.PublishRequest(subjSnap+c.cfg.Node, inbox, nil); err != nil {
 		return nil, fmt.Errorf("nats: snapshots: %w", err)
 	}
-	ids, err := c.cfg.Snapshot(ctx)
+	ids, err := lanes.SnapshotLanes(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -488,14 +537,15 @@ func (c *Cluster) SnapshotAll(ctx context.Context) ([]string, error) {
 // snapshot answers another node's SnapshotAll. It runs on its own
 // goroutine: snapshots wait for every lane's store.
 func (c *Cluster) snapshot(m *nats.Msg) {
-	if strings.TrimPrefix(m.Subject, subjSnap) == c.cfg.Node || c.cfg.Snapshot == nil {
+	lanes := c.nodeLanes()
+	if strings.TrimPrefix(m.Subject, subjSnap) == c.cfg.Node || lanes == nil {
 		return
 	}
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), snapshotTimeout)
 		defer cancel()
 		var a snapshotAnswer
-		ids, err := c.cfg.Snapshot(ctx)
+		ids, err := lanes.SnapshotLanes(ctx)
 		if err != nil {
 			a.Err = fmt.Sprintf("node %s: %v", c.cfg.Node, err)
 		}

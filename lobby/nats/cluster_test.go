@@ -5,20 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/game"
-	"github.com/tenpin/tenpin/lobby"
-	"github.com/tenpin/tenpin/lobby/nats"
+	"github.com/tenpin/tenpin/lobby/server"
+	"github.com/tenpin/tenpin/lobby/server/servertest"
 	"github.com/tenpin/tenpin/protocol"
 	"github.com/tenpin/tenpin/protocol/client"
 )
@@ -33,18 +28,7 @@ import (
 // seconds (a new stream leader, a node declared dead).
 const wait = 30 * time.Second
 
-type node struct {
-	name string
-	j    *nats.Journal
-	cl   *nats.Cluster
-	lb   *lobby.Lobby
-	srv  *httptest.Server
-	api  *client.Client
-
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	once   sync.Once
-}
+type node = servertest.Node
 
 var nodes []*node
 
@@ -59,104 +43,20 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	nodes, err = startCluster(dir, 3)
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	nodes, err = servertest.StartNodes(ctx, dir, 3, server.Config{Logger: logger})
 	defer func() {
 		for _, n := range nodes {
-			n.stop()
+			n.Stop()
 		}
 	}()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "forming the cluster:", err)
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	for _, n := range nodes { // every node has heard of the others
-		for deadline := time.Now().Add(wait); len(n.cl.Nodes()) < len(nodes); time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				fmt.Fprintf(os.Stderr, "%s hears of %v only\n", n.name, n.cl.Nodes())
-				return 1
-			}
-		}
-	}
 	return m.Run()
-}
-
-// startCluster starts n nodes whose embedded NATS servers route to each
-// other over loopback.
-func startCluster(dir string, n int) ([]*node, error) {
-	ports := make([]int, n)
-	for i := range ports {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ports[i] = l.Addr().(*net.TCPAddr).Port
-		l.Close() // for the node's server to take a moment later
-	}
-	out := make([]*node, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		var routes []string
-		for k, p := range ports {
-			if k != i {
-				routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", p))
-			}
-		}
-		name := fmt.Sprint("n", i+1)
-		wg.Go(func() {
-			out[i], errs[i] = startNode(filepath.Join(dir, name), name, fmt.Sprintf("127.0.0.1:%d", ports[i]), routes)
-		})
-	}
-	wg.Wait()
-	var started []*node
-	for _, nd := range out {
-		if nd != nil {
-			started = append(started, nd)
-		}
-	}
-	return started, errors.Join(errs...)
-}
-
-func startNode(dir, name, cluster string, routes []string) (*node, error) {
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})).With("node", name)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	j, err := nats.Open(ctx, nats.StoreConfig{Dir: dir, Node: name, Cluster: cluster, Routes: routes, Logger: logger})
-	if err != nil {
-		return nil, err
-	}
-	laneCfg := lane.Config{Journal: j, Durable: true, Node: name, Logger: logger}
-	var lb *lobby.Lobby
-	cl, err := nats.NewCluster(nats.ClusterConfig{
-		Conn: j.Conn(), Node: name, Lane: laneCfg, Logger: logger,
-		Heartbeat: 200 * time.Millisecond, NodeTimeout: time.Second,
-		Snapshot: func(ctx context.Context) ([]string, error) { return lb.SnapshotLanes(ctx) },
-	})
-	if err != nil {
-		j.Close()
-		return nil, err
-	}
-	laneCfg.Publish, laneCfg.Wakes = cl.Publish, cl.Wakes
-	lb = lobby.New(lobby.Config{Lane: laneCfg, Cluster: cl, Logger: logger, Health: j.Check})
-	runCtx, stop := context.WithCancel(context.Background())
-	n := &node{name: name, j: j, cl: cl, lb: lb, cancel: stop}
-	n.wg.Go(func() { lb.Run(runCtx) })
-	n.wg.Go(func() { cl.Run(runCtx) })
-	n.srv = httptest.NewServer(lb.Handler())
-	n.api = &client.Client{URL: n.srv.URL}
-	return n, nil
-}
-
-// stop stops the node at once: its NATS server first, so that it writes
-// nothing more and the others see it gone, then everything else.
-func (n *node) stop() {
-	n.once.Do(func() {
-		n.j.Close()
-		n.srv.CloseClientConnections()
-		n.cancel()
-		n.srv.Close()
-		n.wg.Wait()
-	})
 }
 
 // player is a client of one lane through one node: it checks that the
@@ -183,9 +83,9 @@ func (p *player) connect() {
 	p.t.Helper()
 	ctx, cancel := context.WithTimeout(p.t.Context(), wait)
 	defer cancel()
-	conn, err := p.at.api.Dial(ctx, p.lane)
+	conn, err := p.at.API.Dial(ctx, p.lane)
 	if err != nil {
-		p.t.Fatalf("%s dials lane %s on %s: %v", p.name, p.lane, p.at.name, err)
+		p.t.Fatalf("%s dials lane %s on %s: %v", p.name, p.lane, p.at.Name, err)
 	}
 	p.conn = conn
 	p.t.Cleanup(func() { conn.CloseNow() })
@@ -203,7 +103,7 @@ func (p *player) drain() {
 		}
 		if b, ok := m.(*protocol.Board); ok {
 			if p.board != nil && b.Seq <= p.board.Seq {
-				p.t.Errorf("%s on %s: board seq %d after %d", p.name, p.at.name, b.Seq, p.board.Seq)
+				p.t.Errorf("%s on %s: board seq %d after %d", p.name, p.at.Name, b.Seq, p.board.Seq)
 			}
 			p.board = b
 		}
@@ -215,7 +115,7 @@ func (p *player) acked(what string, a *protocol.Ack) {
 	p.t.Helper()
 	p.drain()
 	if p.board == nil || p.board.Seq < a.Seq {
-		p.t.Errorf("%s on %s: ack of %s (seq %d) before its board (newest %v)", p.name, p.at.name, what, a.Seq, p.board)
+		p.t.Errorf("%s on %s: ack of %s (seq %d) before its board (newest %v)", p.name, p.at.Name, what, a.Seq, p.board)
 	}
 }
 
@@ -228,11 +128,11 @@ func (p *player) waitBoard(what string, ok func(*protocol.Board) bool) *protocol
 	for p.board == nil || !ok(p.board) {
 		m, err := p.conn.Next(ctx)
 		if err != nil {
-			p.t.Fatalf("%s on %s waits for %s: %v (newest board %+v)", p.name, p.at.name, what, err, p.board)
+			p.t.Fatalf("%s on %s waits for %s: %v (newest board %+v)", p.name, p.at.Name, what, err, p.board)
 		}
 		if b, isBoard := m.(*protocol.Board); isBoard {
 			if p.board != nil && b.Seq <= p.board.Seq {
-				p.t.Errorf("%s on %s: board seq %d after %d", p.name, p.at.name, b.Seq, p.board.Seq)
+				p.t.Errorf("%s on %s: board seq %d after %d", p.name, p.at.Name, b.Seq, p.board.Seq)
 			}
 			p.board = b
 		}
@@ -246,7 +146,7 @@ func (p *player) join() {
 	defer cancel()
 	w, err := p.conn.Join(ctx, p.name)
 	if err != nil {
-		p.t.Fatalf("%s joins on %s: %v", p.name, p.at.name, err)
+		p.t.Fatalf("%s joins on %s: %v", p.name, p.at.Name, err)
 	}
 	p.token = w.Token
 }
@@ -258,7 +158,7 @@ func (p *player) roll(frame, ball, pins int) {
 	defer cancel()
 	a, err := p.conn.Roll(ctx, frame, ball, pins)
 	if err != nil {
-		p.t.Fatalf("%s rolls frame %d ball %d on %s: %v", p.name, frame, ball, p.at.name, err)
+		p.t.Fatalf("%s rolls frame %d ball %d on %s: %v", p.name, frame, ball, p.at.Name, err)
 	}
 	p.acked(fmt.Sprintf("frame %d ball %d", frame, ball), a)
 }
@@ -272,9 +172,9 @@ func createLane(t *testing.T, at *node, name string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), wait)
 	defer cancel()
-	l, err := at.api.CreateLane(ctx, name)
+	l, err := at.API.CreateLane(ctx, name)
 	if err != nil {
-		t.Fatalf("creating a lane on %s: %v", at.name, err)
+		t.Fatalf("creating a lane on %s: %v", at.Name, err)
 	}
 	return l.ID
 }
@@ -318,7 +218,7 @@ func TestGameAcrossNodes(t *testing.T) {
 		if final == nil {
 			final = b
 		} else if !reflect.DeepEqual(b, final) {
-			t.Errorf("%s on %s ends with\n%+v\nwant\n%+v", p.name, p.at.name, b, final)
+			t.Errorf("%s on %s ends with\n%+v\nwant\n%+v", p.name, p.at.Name, b, final)
 		}
 	}
 	for _, pl := range final.Players {
@@ -328,17 +228,17 @@ func TestGameAcrossNodes(t *testing.T) {
 	}
 	for _, n := range nodes {
 		ctx, cancel := context.WithTimeout(t.Context(), wait)
-		lanes, err := n.api.Lanes(ctx)
+		lanes, err := n.API.Lanes(ctx)
 		cancel()
 		if err != nil {
-			t.Fatalf("listing on %s: %v", n.name, err)
+			t.Fatalf("listing on %s: %v", n.Name, err)
 		}
 		found := false
 		for _, l := range lanes {
 			found = found || l.ID == id
 		}
 		if !found {
-			t.Errorf("%s does not list lane %s: %+v", n.name, id, lanes)
+			t.Errorf("%s does not list lane %s: %+v", n.Name, id, lanes)
 		}
 	}
 
@@ -361,14 +261,14 @@ func TestCompactionAcrossNodes(t *testing.T) {
 		p.join()
 		ids = append(ids, id)
 	}
-	j := nodes[0].j
+	j := nodes[0].Journal
 	open := game.Open("orphanlane", "orphan", 4)
 	if _, err := j.Append(ctx, "orphanlane", 0, open); err != nil {
 		t.Fatal(err)
 	}
 	var leader *node
 	for _, n := range nodes {
-		if n.cl.Leader() {
+		if n.Cluster.Leader() {
 			leader = n
 		}
 	}
@@ -377,14 +277,14 @@ func TestCompactionAcrossNodes(t *testing.T) {
 	}
 	// The first round is refused: a mark set now would let the next round
 	// drop the orphan's opening. The leader takes the orphan over.
-	if err := leader.lb.Compact(ctx); err == nil || !strings.Contains(err.Error(), "orphanlane") {
+	if err := leader.Lobby.Compact(ctx); err == nil || !strings.Contains(err.Error(), "orphanlane") {
 		t.Fatalf("compaction with a lane that runs nowhere: %v, want it refused", err)
 	}
 	if log, err := j.Read(ctx, "orphanlane", 0); err != nil || len(log.Events) == 0 || log.Events[0].Kind != game.Opened {
 		t.Fatalf("the orphan's log after the refused compaction: %+v, %v", log.Events, err)
 	}
 	for deadline := time.Now().Add(wait); ; time.Sleep(20 * time.Millisecond) {
-		if _, ok := leader.lb.Get("orphanlane"); ok {
+		if _, ok := leader.Lobby.Get("orphanlane"); ok {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -392,7 +292,7 @@ func TestCompactionAcrossNodes(t *testing.T) {
 		}
 	}
 	for round := range 2 { // the first sets the mark, the second drops what came before it
-		if err := leader.lb.Compact(ctx); err != nil {
+		if err := leader.Lobby.Compact(ctx); err != nil {
 			t.Fatalf("round %d of compaction once the orphan runs: %v", round+1, err)
 		}
 	}
@@ -445,7 +345,7 @@ func (p *player) reconnect(deadline time.Time) {
 	p.t.Helper()
 	for {
 		ctx, cancel := context.WithTimeout(p.t.Context(), 5*time.Second)
-		conn, err := p.at.api.Dial(ctx, p.lane)
+		conn, err := p.at.API.Dial(ctx, p.lane)
 		if err == nil {
 			if _, err = conn.Resume(ctx, p.token); err != nil {
 				conn.CloseNow()
@@ -458,7 +358,7 @@ func (p *player) reconnect(deadline time.Time) {
 			return
 		}
 		if time.Now().After(deadline) {
-			p.t.Fatalf("%s could not reconnect to lane %s on %s within %v: %v", p.name, p.lane, p.at.name, wait, err)
+			p.t.Fatalf("%s could not reconnect to lane %s on %s within %v: %v", p.name, p.lane, p.at.Name, wait, err)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -478,8 +378,8 @@ func TestFailover(t *testing.T) {
 	startGame(t, aaa, bbb)
 	for frame := 1; frame <= 10; frame++ {
 		if frame == 6 {
-			owner.stop()
-			t.Logf("%s, which ran the lane, stopped", owner.name)
+			owner.Stop()
+			t.Logf("%s, which ran the lane, stopped", owner.Name)
 		}
 		for _, p := range []*player{aaa, bbb} {
 			for ball, pins := range balls {
@@ -491,10 +391,10 @@ func TestFailover(t *testing.T) {
 			}
 		}
 	}
-	_, on1 := nodes[0].lb.Get(id)
-	_, on2 := nodes[1].lb.Get(id)
+	_, on1 := nodes[0].Lobby.Get(id)
+	_, on2 := nodes[1].Lobby.Get(id)
 	if on1 == on2 {
-		t.Errorf("lane %s runs on %s: %t, on %s: %t; want one of them", id, nodes[0].name, on1, nodes[1].name, on2)
+		t.Errorf("lane %s runs on %s: %t, on %s: %t; want one of them", id, nodes[0].Name, on1, nodes[1].Name, on2)
 	}
 	for _, p := range []*player{aaa, bbb} {
 		b := p.waitBoard("the final board", func(b *protocol.Board) bool { return b.Phase == protocol.PhaseFinished })

@@ -49,8 +49,8 @@ func startPair(t *testing.T, id string) *pair {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait() })
-	wg.Go(func() { p.n1.Run(ctx) })
-	wg.Go(func() { p.n2.Run(ctx) })
+	wg.Go(func() { p.n1.Run(ctx, nil) })
+	wg.Go(func() { p.n2.Run(ctx, nil) })
 
 	cl, err := p.n1.Claim(id)
 	if err != nil {

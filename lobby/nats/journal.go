@@ -88,6 +88,12 @@ type StoreConfig struct {
 	Cluster string
 	Routes  []string
 	Node    string
+	// Listening, if set, is told the URL at which the embedded server
+	// listens for the other nodes' (nats://host:port) as soon as it does:
+	// before Open waits for the cluster, which may need this node's
+	// address to form (the port of a Cluster address of port 0 is the
+	// OS's choice).
+	Listening func(clusterURL string)
 
 	// Replicas is how many servers hold a copy of each event: default 1,
 	// or in a cluster of the embedded servers 3 (fewer if the cluster has

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -14,48 +14,38 @@ import (
 	"github.com/tenpin/tenpin/lane/game/journaltest"
 )
 
-// freePorts reserves n loopback ports: each is listened on and let go, so
-// a server can take it a moment later.
-func freePorts(t *testing.T, n int) []int {
-	t.Helper()
-	ports := make([]int, n)
-	for i := range ports {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ports[i] = l.Addr().(*net.TCPAddr).Port
-		defer l.Close()
-	}
-	return ports
-}
-
 // openCluster opens n journals whose embedded servers form one cluster
-// over loopback, each listing every other as a route. They open at once:
-// each waits for the others to take the replicated stream.
+// over loopback. Each listens on a port the OS picks, and routes to the
+// servers opened before it; each waits for the others to take the
+// replicated stream, so the next opens as soon as the one before listens.
 func openCluster(t *testing.T, n int) []*Journal {
 	t.Helper()
-	ports := freePorts(t, n)
 	dir := t.TempDir()
 	journals := make([]*Journal, n)
 	errs := make([]error, n)
+	var routes []string
 	var wg sync.WaitGroup
 	for i := range n {
-		var routes []string
-		for k, p := range ports {
-			if k != i {
-				routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", p))
-			}
-		}
+		listening := make(chan string, 1)
 		cfg := StoreConfig{
-			Dir:     filepath.Join(dir, fmt.Sprint("n", i+1)),
-			Node:    fmt.Sprint("n", i+1),
-			Cluster: fmt.Sprintf("127.0.0.1:%d", ports[i]),
-			Routes:  routes,
-			Timeout: 10 * time.Second, // a new leader takes seconds to elect
-			Logger:  testLogger(t),
+			Dir:       filepath.Join(dir, fmt.Sprint("n", i+1)),
+			Node:      fmt.Sprint("n", i+1),
+			Cluster:   "127.0.0.1:0",
+			Routes:    slices.Clone(routes),
+			Replicas:  min(3, n), // the first has no routes to count
+			Listening: func(url string) { listening <- url },
+			Timeout:   10 * time.Second, // a new leader takes seconds to elect
+			Logger:    testLogger(t),
 		}
-		wg.Go(func() { journals[i], errs[i] = Open(t.Context(), cfg) })
+		wg.Go(func() {
+			journals[i], errs[i] = Open(t.Context(), cfg)
+			close(listening)
+		})
+		url, ok := <-listening
+		if !ok {
+			break
+		}
+		routes = append(routes, url)
 	}
 	wg.Wait()
 	t.Cleanup(func() {

@@ -88,6 +88,11 @@ func (j *Journal) startServer(ctx context.Context) error {
 	if !s.ReadyForConnections(wait) {
 		return fmt.Errorf("nats: the embedded NATS server on %s was not ready within %v", opts.StoreDir, wait)
 	}
+	if j.cfg.Cluster != "" && j.cfg.Listening != nil {
+		if addr := s.ClusterAddr(); addr != nil {
+			j.cfg.Listening("nats://" + addr.String())
+		}
+	}
 	return nil
 }
 
@@ -113,8 +118,11 @@ func (j *Journal) clusterOptions(opts *server.Options) error {
 		return fmt.Errorf("nats: cluster address %q: %w", j.cfg.Cluster, err)
 	}
 	p, err := strconv.Atoi(port)
-	if err != nil || p <= 0 || p > 65535 {
-		return fmt.Errorf("nats: cluster address %q: the port must be 1 to 65535", j.cfg.Cluster)
+	if err != nil || p < 0 || p > 65535 {
+		return fmt.Errorf("nats: cluster address %q: the port must be 0 (any free port) to 65535", j.cfg.Cluster)
+	}
+	if p == 0 {
+		p = server.RANDOM_PORT // the OS picks it: see StoreConfig.Listening
 	}
 	for _, r := range j.cfg.Routes {
 		if u, err := url.Parse(r); err != nil || u.Scheme != "nats" || u.Port() == "" {

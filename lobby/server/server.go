@@ -1,0 +1,169 @@
+// Package server wires one tenpin node together: its store (the lanes'
+// journal in JetStream, or in memory), its cluster when it is a node of
+// one, its lobby, and the HTTP handler that serves the API, the lanes'
+// WebSockets and the page. cmd/tenpin and every test that needs a
+// running server build it here, the one way.
+//
+// The parts are made in the order they need each other — store, cluster,
+// lobby — and run as one ([Server.Run]): the cluster is handed the lobby
+// when it runs, so nothing is captured before it exists.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+
+	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/lobby/memjournal"
+	"github.com/tenpin/tenpin/lobby/nats"
+	"github.com/tenpin/tenpin/web"
+)
+
+// Config is a node's settings.
+type Config struct {
+	// Lobby is the lobby's settings, its lanes' among them. New sets its
+	// journal, health check and cluster (Lane.Journal, Lane.Durable,
+	// Health, Cluster, Lane.Publish, Lane.Wakes, Lane.Node) from the
+	// fields below; set them here and they are overwritten.
+	Lobby lobby.Config
+
+	// Memory keeps the lanes in memory only: a restart forgets them.
+	// Otherwise they are stored in JetStream, as Store says.
+	Memory bool
+	Store  nats.StoreConfig
+
+	// Node, if set, makes the server a node of a cluster of that name
+	// (Store must then be shared: Store.Cluster and Store.Routes for
+	// embedded servers routed together, or Store.URL for an external NATS
+	// cluster). Cluster's Conn, Node, URLs, Lane and Logger are set by New.
+	Node    string
+	Cluster nats.ClusterConfig
+
+	Logger *slog.Logger // default: discard
+}
+
+// Server is one node: its parts, made and run together.
+type Server struct {
+	Lobby   *lobby.Lobby
+	Journal *nats.Journal // nil with Config.Memory
+	Cluster *nats.Cluster // nil but for a node of a cluster
+
+	log      *slog.Logger
+	restored int
+	handler  http.Handler
+	close    sync.Once
+	closeErr error
+}
+
+// New opens the store, joins the cluster if Config.Node says so, makes the
+// lobby and, for a lone server, restores the lanes the store holds. Close
+// the server once Run has returned (or if it never runs).
+func New(ctx context.Context, cfg Config) (*Server, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	lc := cfg.Lobby
+	if lc.Logger == nil {
+		lc.Logger = cfg.Logger
+	}
+	s := &Server{log: cfg.Logger}
+	switch {
+	case cfg.Memory && cfg.Node != "":
+		return nil, errors.New("server: a node of a cluster needs a store the nodes share, not memory")
+	case cfg.Memory:
+		lc.Lane.Journal, lc.Lane.Durable, lc.Health = memjournal.New(), false, nil
+	default:
+		store := cfg.Store
+		if store.Logger == nil {
+			store.Logger = cfg.Logger
+		}
+		if cfg.Node != "" {
+			store.Node, store.Shared = cfg.Node, store.URL != ""
+		}
+		j, err := nats.Open(ctx, store)
+		if err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
+		s.Journal = j
+		lc.Lane.Journal, lc.Lane.Durable, lc.Health = j, true, j.Check
+	}
+	if cfg.Node != "" {
+		// The relays' connections count with the lanes' and log with them.
+		if lc.Lane.Metrics == nil {
+			lc.Lane.Metrics = new(lane.Metrics)
+		}
+		if lc.Lane.Logger == nil {
+			lc.Lane.Logger = lc.Logger
+		}
+		lc.Lane.Node = cfg.Node
+		cc := cfg.Cluster
+		cc.Conn, cc.Node, cc.URLs, cc.Lane, cc.Logger = s.Journal.Conn(), cfg.Node, lc.URLs, lc.Lane, lc.Logger
+		cl, err := nats.NewCluster(cc)
+		if err != nil {
+			s.Journal.Close()
+			return nil, fmt.Errorf("server: %w", err)
+		}
+		s.Cluster = cl
+		lc.Cluster, lc.Lane.Publish, lc.Lane.Wakes = cl, cl.Publish, cl.Wakes
+	}
+	s.Lobby = lobby.New(lc)
+	if s.Cluster == nil && !cfg.Memory {
+		// A cluster's lanes are adopted by whichever node finds them
+		// unowned (see nats.Cluster.Run), not restored by each.
+		n, err := s.Lobby.Restore(ctx)
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("server: %w", err)
+		}
+		s.restored = n
+	}
+	s.handler = handler(s.Lobby)
+	return s, nil
+}
+
+// handler is everything a node's public address serves: the API, the
+// WebSockets and /healthz, and the page. Nothing operational: that is on
+// cmd/tenpin's -debug-addr.
+func handler(lb *lobby.Lobby) http.Handler {
+	mux := http.NewServeMux()
+	api := lb.Handler()
+	mux.Handle("/api/", api)
+	mux.Handle("/ws/", api)
+	mux.Handle("/healthz", api)
+	mux.Handle("/", web.Handler())
+	return mux
+}
+
+// Handler returns what the node's public address serves.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Restored returns how many lanes New restored from the store.
+func (s *Server) Restored() int { return s.restored }
+
+// Run runs the node's lanes and, for a node of a cluster, its part in the
+// cluster, until ctx ends; it returns once every lane has stopped (each
+// closing its sockets with "going away"). Run it once.
+func (s *Server) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	if s.Cluster != nil {
+		wg.Go(func() { s.Cluster.Run(ctx, s.Lobby) })
+	}
+	s.Lobby.Run(ctx)
+	wg.Wait()
+}
+
+// Close closes the store: after Run has returned, for every lane to have
+// stored what it acknowledged. It may be called more than once.
+func (s *Server) Close() error {
+	s.close.Do(func() {
+		if s.Journal != nil {
+			s.closeErr = s.Journal.Close()
+		}
+	})
+	return s.closeErr
+}
