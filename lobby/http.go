@@ -21,22 +21,11 @@ import (
 	"github.com/tenpin/tenpin/protocol"
 )
 
-// Handler returns the lobby's HTTP API and WebSocket endpoint:
-//
-//	GET  /api/lanes?limit=&after=    the open lanes, a page at a time (see listLanes)
-//	POST /api/lanes                  create a lane: {"name":"Friday night"} → 201 and its summary (Content-Type: application/json, else 415)
-//	GET  /api/lanes/{id}             the lane's board, as the "board" message
-//	GET  /api/lanes/{id}/board.txt   the lane's text scoreboard
-//	GET  /api/lanes/{id}/games       the games of the lane's series
-//	GET  /api/lanes/{id}/invite      the lane's link at an address friends can open, and its QR code's path
-//	GET  /api/lanes/{id}/qr.png      a QR code of that link
-//	GET  /ws/lanes/{id}              the lane's WebSocket (see package protocol)
-//	GET  /api/nodes                  the nodes of the server's cluster, and their addresses (protocol.Nodes)
-//	GET  /healthz                    200 while the server runs
-//
-// Errors are JSON: {"code":"not_found","message":"…"}. Every response
-// says X-Content-Type-Options: nosniff (JSON is never sniffed into a
-// page) and Referrer-Policy: no-referrer.
+// Handler returns the lobby's HTTP API and WebSocket endpoint: /api/…,
+// /ws/lanes/{id} and /healthz. What each answers — fields, statuses,
+// paging, headers, and /healthz's 503 while the store does not answer —
+// is documented once, in package protocol (go doc ./protocol, "HTTP").
+// Every response carries the headers of [SetHeaders].
 func (lb *Lobby) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/lanes", lb.listLanes)

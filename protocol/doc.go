@@ -15,6 +15,12 @@
 // The server pings every 30 seconds; a client that does not answer, or
 // does not read what it is sent, is disconnected.
 //
+// A connection may send 20 frames a second, in bursts of 40 (pings and
+// pongs count, but for the pong that answers the server's ping): a
+// message over the rate is answered rate_limited and a ping gets no pong,
+// and after 100 frames in a row over it the connection is closed with
+// status 1008. So is a connection that leaves 64 answers unread.
+//
 // A connection that has not taken a seat is a spectator: it receives every
 // board and may send only join or resume. Any message may carry an "id"
 // (a string of at most [MaxIDLength] bytes): the server's answer to it —
@@ -206,39 +212,92 @@
 //
 // # HTTP
 //
-//	GET  /api/lanes                  {"lanes":[{"id","name","phase","players":["PJS"],"spectators":0,"frame":1}],"next":"…","total":1}, a page at a time
-//	POST /api/lanes                  {"name":"Friday night","private":true} → 201 and the lane's summary; Content-Type: application/json; "private" is optional
-//	GET  /api/lanes/{id}             the lane's board message
-//	GET  /api/lanes/{id}/board.txt   the text scoreboard
-//	GET  /api/lanes/{id}/games       the lane's series: {"games":[{"game":1,"finished":true,"players":[{"name","frames","total","strikes","spares","opens","left"}],"corrections":[{"name","frame","ball","was","pins","by","at"}]}]}
-//	GET  /api/lanes/{id}/invite      {"url":"http://192.168.1.20:8080/lanes/k3x9…","urls":[…],"qr":"/api/lanes/k3x9…/qr.png"}: the lane's link at an address friends' phones can open
-//	GET  /api/lanes/{id}/qr.png      a QR code of that link
-//	GET  /api/nodes                  {"nodes":[{"name":"n1","urls":["http://192.168.1.20:8081"]}]}: the nodes of the server's cluster alive now, this one first (a lone server: itself, unnamed)
-//	GET  /healthz                    ok; 503 while the store does not answer
+// This is the one reference of the HTTP API; the README and package lobby
+// point here. The API is served on the same address as the page:
+//
+//	GET  /api/lanes?limit=&after=    the lobby's list, a page at a time ([Lanes]): {"lanes":[{"id","name","phase","players":["PJS"],"spectators":0,"frame":1}],"next":"…","total":1}
+//	POST /api/lanes                  {"name":"Friday night","private":true} ([CreateLane]; "private" is optional) → 201, Location: /api/lanes/{id}, and the lane's summary ([Lane]), as the list shows it
+//	GET  /api/lanes/{id}             the lane's board: the board message ([Board])
+//	GET  /api/lanes/{id}/board.txt   the text scoreboard (text/plain), for curl
+//	GET  /api/lanes/{id}/games       the lane's series ([Games]): {"games":[{"game":1,"finished":true,"players":[{"name","frames","total","strikes","spares","opens","left"}],"corrections":[{"name","frame","ball","was","pins","by","at"}]}]}
+//	GET  /api/lanes/{id}/invite      {"url":"http://192.168.1.20:8080/lanes/k3x9…","urls":[…],"qr":"/api/lanes/k3x9…/qr.png"} ([Invite]): the lane's link at an address friends' phones can open
+//	GET  /api/lanes/{id}/qr.png      a QR code of the invitation's url (image/png)
+//	GET  /ws/lanes/{id}              the lane's WebSocket: see Transport
+//	GET  /api/nodes                  {"nodes":[{"name":"n1","urls":["http://192.168.1.20:8081"]}]} ([Nodes]): the nodes of the server's cluster alive now, this one first
+//	GET  /healthz                    ok (text/plain) while the server's store takes writes; else 503 unavailable
+//
+// Any other method or path under /api/ is answered 404 not_found. A lane
+// is found by its id whether it is listed or private, and, in a cluster,
+// on whichever node a client asks: that node relays it, or takes over a
+// lane that no node runs. JSON answers are sent with Cache-Control:
+// no-store (but the list, below); every answer, the page's too, carries
+// X-Content-Type-Options: nosniff and Referrer-Policy: no-referrer.
 //
 // The lobby's list comes a page at a time, oldest lane first (in a
 // cluster, whose nodes cannot tell each other's lanes' age, in the order
-// of their ids): ?limit=
-// lanes (1 to 200; 50 if omitted) after the lane whose id is ?after=
-// (none: from the first). next is the after of the following page,
-// omitted on the last; total is how many lanes are listed. A lane that
-// closed between two pages is still a valid after. A private lane is never
-// listed: its link is the invitation. The list is gzipped for a client
-// that accepts it, and carries an ETag: a request whose If-None-Match
-// holds it is answered 304.
+// of their ids): ?limit= lanes (1 to 200; 50 if omitted) after the lane
+// whose id is ?after= (none: from the first). next is the after of the
+// following page, omitted on the last; total is how many lanes are
+// listed, on every page. A lane that closed between two pages is still a
+// valid after; an after that names no lane the server knows of is
+// answered 400 bad_request: list again from the first page. A private
+// lane is never listed: its link is the invitation. The list is built at
+// most once a second, so a lane's players and phase may show a second
+// late (lanes created or closed show at once); in a cluster, a node that
+// does not answer within half a second is left out. The list is gzipped
+// for a client that accepts it, and carries a weak ETag and Cache-Control:
+// no-cache: a request whose If-None-Match holds the ETag is answered 304.
+//
+// A lane's series, games, is the games the lane has had, oldest first,
+// numbered from 1; the game of the moment comes last, finished false
+// until it is over. A lane keeps its last 100 finished games, across
+// restarts. A player's line: frames as on the board, total, the frames
+// that were strikes, spares and open (a tenth frame counts by its first
+// two balls), and left, for a player who left or was removed during that
+// game. corrections, oldest first, are the balls changed after they were
+// bowled: whose (name), which (frame, ball), what it was (was) and became
+// (pins), who changed it (by) and when (at, RFC 3339).
+//
+// An invitation's links are the server's addresses that a phone on the
+// same network can open, even when the browser asking is on localhost
+// (with none known, the address the request came to); url is the first.
+// A QR code takes a few milliseconds to draw and is kept once drawn: one
+// address may have new ones drawn 5 a second, in bursts of 20, and is
+// answered 429 rate_limited past that.
+//
+// /api/nodes lists the nodes a client may turn to: each node's name
+// (-node) and the addresses at which clients open it, best first. A lone
+// server lists itself, with the name "". The page keeps the list, and
+// opens its lane on another node when its own stops answering.
+//
+// /healthz asks the store whether it takes writes, for at most 2 seconds:
+// it answers 200 ok if it does, and 503 unavailable (an [Error], as
+// below) if it fails or does not answer in time. In a cluster the store
+// is the stream the nodes share, so a node cut off from the cluster
+// answers 503. A server with no store (-memory) always answers ok.
 //
 // POST bodies are read as strictly as a lane's messages. An HTTP error is
 // an [Error], {"type":"error","code":"…","message":"…"}, with the status of
-// its code ([Code.Status]): 400 bad_request (a bad body or query) and
-// invalid_lane_name; 404 not_found (no such API) and lane_not_found; 413
-// too_large; 415 unsupported_media_type (a POST not sent as
-// application/json: a form or a text/plain body, which another site's
-// page could send, creates nothing); 421 host_not_allowed (a Host name
-// the server does not answer to: a guard against DNS rebinding); 429
-// rate_limited, with Retry-After (one address creating lanes too fast, or
-// holding its limit of open lanes); 503 too_many_lanes,
-// too_many_connections, shutting_down and unavailable (the store did not
-// take the new lane, or does not answer). A WebSocket from an address that
-// holds its limit of connections is upgraded, sent rate_limited with no
-// ref, and closed with 1013: reconnect with backoff.
+// its code ([Code.Status]):
+//
+//	400 bad_request              a body that is not one JSON object of the right fields; a bad limit or after
+//	400 invalid_lane_name        a lane name that is empty, over 40 characters, or has control characters
+//	404 not_found                no API at that method and path
+//	404 lane_not_found           no lane of that id: it may have closed
+//	413 too_large                a body over 4 KiB
+//	415 unsupported_media_type   a POST not sent as application/json: a form or a text/plain body, which another site's page could send, creates nothing
+//	421 host_not_allowed         a Host name the server does not answer to (a guard against DNS rebinding), on every request: the page's and the WebSocket's too
+//	429 rate_limited             with Retry-After: one address creating lanes too fast, holding its limit of open lanes, asking for new QR codes too fast, or having too many of its WebSockets refused at once
+//	500 internal                 the server failed
+//	503 too_many_lanes           the server holds all the lanes it may
+//	503 too_many_connections     the server holds all the WebSockets it may (with Retry-After: 5)
+//	503 shutting_down            the server is stopping (with Retry-After: 5)
+//	503 unavailable              the store did not take the new lane, or does not answer; in a cluster, also a lane that cannot be reached now (with Retry-After: 1)
+//
+// A WebSocket from an address that holds its limit of connections is
+// upgraded, sent rate_limited with no ref, and closed with 1013: reconnect
+// with backoff. A WebSocket handshake that is not one, or that comes from
+// another origin than the server's own (unless the server allows it), is
+// answered by the WebSocket library in plain text: 400, 405 or 426, or 403
+// for the origin.
 package protocol
