@@ -215,15 +215,15 @@
 // This is the one reference of the HTTP API; the README and package lobby
 // point here. The API is served on the same address as the page:
 //
-//	GET  /api/lanes?limit=&after=    the lobby's list, a page at a time ([Lanes]): {"lanes":[{"id","name","phase","players":["PJS"],"spectators":0,"frame":1}],"next":"…","total":1}
-//	POST /api/lanes                  {"name":"Friday night","private":true} ([CreateLane]; "private" is optional) → 201, Location: /api/lanes/{id}, and the lane's summary ([Lane]), as the list shows it
-//	GET  /api/lanes/{id}             the lane's board: the board message ([Board])
+//	GET  /api/lanes?limit=&after=    the lobby's list, a page at a time (Lanes): {"lanes":[{"id","name","phase","players":["PJS"],"spectators":0,"frame":1}],"next":"…","total":1}
+//	POST /api/lanes                  {"name":"Friday night","private":true} (CreateLane; "private" is optional) → 201, Location: /api/lanes/{id}, and the lane's summary (Lane), as the list shows it
+//	GET  /api/lanes/{id}             the lane's board: the board message (Board)
 //	GET  /api/lanes/{id}/board.txt   the text scoreboard (text/plain), for curl
-//	GET  /api/lanes/{id}/games       the lane's series ([Games]): {"games":[{"game":1,"finished":true,"players":[{"name","frames","total","strikes","spares","opens","left"}],"corrections":[{"name","frame","ball","was","pins","by","at"}]}]}
-//	GET  /api/lanes/{id}/invite      {"url":"http://192.168.1.20:8080/lanes/k3x9…","urls":[…],"qr":"/api/lanes/k3x9…/qr.png"} ([Invite]): the lane's link at an address friends' phones can open
+//	GET  /api/lanes/{id}/games       the lane's series (Games): {"games":[{"game":1,"finished":true,"players":[{"name","frames","total","strikes","spares","opens","left"}],"corrections":[{"name","frame","ball","was","pins","by","at"}]}]}
+//	GET  /api/lanes/{id}/invite      {"url":"http://192.168.1.20:8080/lanes/k3x9…","urls":[…],"qr":"/api/lanes/k3x9…/qr.png"} (Invite): the lane's link at an address friends' phones can open
 //	GET  /api/lanes/{id}/qr.png      a QR code of the invitation's url (image/png)
 //	GET  /ws/lanes/{id}              the lane's WebSocket: see Transport
-//	GET  /api/nodes                  {"nodes":[{"name":"n1","urls":["http://192.168.1.20:8081"]}]} ([Nodes]): the nodes of the server's cluster alive now, this one first
+//	GET  /api/nodes                  {"nodes":[{"name":"n1","urls":["http://192.168.1.20:8081"]}]} (Nodes): the nodes of the server's cluster alive now, this one first
 //	GET  /healthz                    ok (text/plain) while the server's store takes writes; else 503 unavailable
 //
 // Any other method or path under /api/ is answered 404 not_found. A lane
