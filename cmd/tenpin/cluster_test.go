@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -18,31 +17,29 @@ import (
 )
 
 // startNodes starts n tenpin processes as the nodes of one cluster, each
-// with its own data directory and embedded NATS server, routed to every
-// other, as the README's "Running a cluster" says.
+// with its own data directory and embedded NATS server, as the README's
+// "Running a cluster" says. Each node's NATS server listens on a port the
+// OS picks (-cluster 127.0.0.1:0), which it prints; the next node routes
+// to the nodes before it, and all keep three copies (-replicas), the
+// first one too, which has no routes to count.
 func startNodes(t *testing.T, n int) []*child {
 	t.Helper()
-	ports := make([]int, n)
-	for i := range ports {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ports[i] = l.Addr().(*net.TCPAddr).Port
-		l.Close() // for the node to take
-	}
 	dir := t.TempDir()
 	nodes := make([]*child, n)
+	var routes []string
 	for i := range nodes {
-		var routes []string
-		for k, p := range ports {
-			if k != i {
-				routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", p))
-			}
-		}
 		name := fmt.Sprint("n", i+1)
-		nodes[i] = launchChild(t, nil, "-data", filepath.Join(dir, name), "-node", name,
-			"-cluster", fmt.Sprintf("127.0.0.1:%d", ports[i]), "-routes", strings.Join(routes, ","))
+		args := []string{"-data", filepath.Join(dir, name), "-node", name, "-cluster", "127.0.0.1:0", "-replicas", fmt.Sprint(min(3, n))}
+		if len(routes) > 0 {
+			args = append(args, "-routes", strings.Join(routes, ","))
+		}
+		nodes[i] = launchChild(t, nil, args...)
+		line, err := nodes[i].out.ReadString('\n')
+		url, ok := strings.CutPrefix(strings.TrimSpace(line), "tenpin cluster routes to this node: ")
+		if err != nil || !ok {
+			t.Fatalf("node %s did not say where it listens for the others: %q, %v; stderr: %s", name, line, err, nodes[i].stderr)
+		}
+		routes = append(routes, url)
 	}
 	for _, c := range nodes { // each waits for the others to form the cluster
 		c.await(t)

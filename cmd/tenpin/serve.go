@@ -99,6 +99,7 @@ func parseServe(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.StringVar(&f.node, "node", "", "this node's `name` in a cluster of tenpin nodes that share one store: with -cluster and -routes (embedded NATS servers routed together) or with -nats (an external NATS cluster); letters, digits, - and _")
 	cluster := fs.String("cluster", "", "`host:port` where this node's embedded NATS server listens for the other nodes' (needs -node; keep it on a private network)")
 	routes := fs.String("routes", "", "comma-separated cluster `URLs` (nats://host:port) of every other node's embedded NATS server")
+	replicas := fs.Int("replicas", 0, "copies of each event a cluster keeps, on as many nodes (0: 3, or fewer when -routes names fewer other nodes)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: tenpin [serve] [flags]\n\nRuns the tenpin server.")
 		fs.PrintDefaults()
@@ -128,6 +129,13 @@ func parseServe(args []string, stderr io.Writer) (*serveFlags, error) {
 	if err := parseCluster(&store, f.node, *cluster, *routes, f.memory); err != nil {
 		return nil, err
 	}
+	switch {
+	case *replicas < 0:
+		return nil, fmt.Errorf("serve: -replicas %d: want 0 (the default) or more", *replicas)
+	case *replicas > 0 && f.node == "":
+		return nil, errors.New("serve: -replicas needs -node: a lone server keeps one copy")
+	}
+	store.Replicas = *replicas
 	f.store = store
 	return f, nil
 }
@@ -233,7 +241,13 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 
 	cfg := f.lobbyConfig(maxConns, logger)
 	cfg.URLs = urls
-	node, err := server.New(ctx, server.Config{Lobby: cfg, Memory: f.memory, Store: f.store, Node: f.node, Logger: logger})
+	store := f.store
+	if store.Cluster != "" {
+		// Said as soon as it listens: a node started with -cluster host:0
+		// tells the next one where to route, before the cluster forms.
+		store.Listening = func(url string) { fmt.Fprintf(stdout, "tenpin cluster routes to this node: %s\n", url) }
+	}
+	node, err := server.New(ctx, server.Config{Lobby: cfg, Memory: f.memory, Store: store, Node: f.node, Logger: logger})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}

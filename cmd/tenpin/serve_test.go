@@ -221,6 +221,8 @@ func TestServeFlags(t *testing.T) {
 		{"-node", "n.1"},
 		{"-node", "n1"}, // with -memory
 		{"-routes", "nats://127.0.0.1:6223", "-node", "n1"},
+		{"-replicas", "-1"},
+		{"-replicas", "3"}, // without -node
 	} {
 		// A server that takes the flags stops at once, rather than
 		// serving until the test times out.
