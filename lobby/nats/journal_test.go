@@ -13,6 +13,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/game/journaltest"
+	"github.com/tenpin/tenpin/lobby/nats/natstest"
 )
 
 // open opens a journal on an embedded server in dir, closed when the test
@@ -59,7 +60,7 @@ func TestJournal(t *testing.T) {
 // TestURL runs the suite against a NATS server of its own, reached over
 // TCP as an external server or cluster is.
 func TestURL(t *testing.T) {
-	url := natsServer(t)
+	url := natstest.StartServer(t)
 	j, err := Open(t.Context(), StoreConfig{URL: url, Logger: testLogger(t)})
 	if err != nil {
 		t.Fatalf("Open(URL %s): %v", url, err)

@@ -6,37 +6,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
+	"github.com/tenpin/tenpin/lobby/nats/natstest"
 )
-
-// natsServer starts a NATS server with JetStream reached over TCP, as an
-// external one is, and returns its URL.
-func natsServer(t *testing.T) string {
-	t.Helper()
-	s, err := server.NewServer(&server.Options{
-		JetStream: true,
-		StoreDir:  t.TempDir(),
-		Host:      "127.0.0.1",
-		Port:      server.RANDOM_PORT,
-		NoSigs:    true,
-		NoLog:     true,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Start()
-	t.Cleanup(s.Shutdown)
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("the test's NATS server did not start")
-	}
-	return s.ClientURL()
-}
 
 // TestLease: one tenpin server at a time uses a stream at a URL. A second
 // is refused, saying who holds it, until the first lets go — at once when
 // it closes, or once its lease expires when it died without closing.
 func TestLease(t *testing.T) {
-	url := natsServer(t)
+	url := natstest.StartServer(t)
 	cfg := StoreConfig{URL: url, Node: "first", LeaseTTL: 600 * time.Millisecond, Logger: testLogger(t)}
 	first, err := Open(t.Context(), cfg)
 	if err != nil {
