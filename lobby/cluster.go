@@ -33,7 +33,7 @@ type Cluster interface {
 	Relay(ctx context.Context, id string) (*lane.Relay, error)
 	// Lane returns what the node that runs lane id shows of it, failing as
 	// Relay does.
-	Lane(ctx context.Context, id string) (*RemoteLane, error)
+	Lane(ctx context.Context, id string) (*LaneView, error)
 	// Lanes returns the listed lanes of the other nodes.
 	Lanes(ctx context.Context) ([]protocol.Lane, error)
 	// Peers returns the nodes alive now, this one first, with the
@@ -71,9 +71,9 @@ var (
 	ErrClaiming = errors.New("lobby: a node is taking the lane over")
 )
 
-// RemoteLane is what the node that runs a lane shows of it to others: its
+// LaneView is what the node that runs a lane shows of it to others: its
 // HTTP API's answers.
-type RemoteLane struct {
+type LaneView struct {
 	Summary protocol.Lane   `json:"summary"`
 	Private bool            `json:"private"`
 	Board   json.RawMessage `json:"board"`
@@ -82,33 +82,33 @@ type RemoteLane struct {
 }
 
 // Describe returns what l shows of itself to other nodes.
-func Describe(l *lane.Lane) *RemoteLane {
-	return &RemoteLane{Summary: l.Summary(), Private: l.Private(), Board: l.BoardJSON(), Text: l.BoardText(), Games: l.Games()}
+func Describe(l *lane.Lane) *LaneView {
+	return &LaneView{Summary: l.Summary(), Private: l.Private(), Board: l.BoardJSON(), Text: l.BoardText(), Games: l.Games()}
 }
 
 // ID returns the lane's id.
-func (r *RemoteLane) ID() string { return r.Summary.ID }
+func (r *LaneView) ID() string { return r.Summary.ID }
 
 // BoardJSON returns the lane's board message.
-func (r *RemoteLane) BoardJSON() []byte { return r.Board }
+func (r *LaneView) BoardJSON() []byte { return r.Board }
 
 // BoardText returns the lane's text scoreboard.
-func (r *RemoteLane) BoardText() string { return r.Text }
+func (r *LaneView) BoardText() string { return r.Text }
 
-// laneView is what the HTTP API shows of a lane, wherever it runs.
-type laneView interface {
+// apiLane is what the HTTP API shows of a lane, wherever it runs.
+type apiLane interface {
 	ID() string
 	BoardJSON() []byte
 	BoardText() string
 	Games() protocol.Games
 }
 
-var _ laneView = (*lane.Lane)(nil)
+var _ apiLane = (*lane.Lane)(nil)
 
-// remoteView adapts a RemoteLane, whose Games is a field, to laneView.
-type remoteView struct{ *RemoteLane }
+// remoteLane adapts a LaneView, whose Games is a field, to apiLane.
+type remoteLane struct{ *LaneView }
 
-func (v remoteView) Games() protocol.Games { return v.RemoteLane.Games }
+func (v remoteLane) Games() protocol.Games { return v.LaneView.Games }
 
 // findTries bounds how many times a lane is looked for across the cluster
 // while another node is taking it over, with a growing pause between

@@ -180,9 +180,9 @@ func isJSON(contentType string) bool {
 
 // lane returns the lane a request's path names, wherever in the cluster
 // it runs, or answers the request with why it cannot.
-func (lb *Lobby) lane(w http.ResponseWriter, r *http.Request) (laneView, bool) {
+func (lb *Lobby) lane(w http.ResponseWriter, r *http.Request) (apiLane, bool) {
 	id := r.PathValue("id")
-	var remote *RemoteLane
+	var remote *LaneView
 	l, err := lb.find(r.Context(), id, func(ctx context.Context, id string) (err error) {
 		remote, err = lb.cfg.Cluster.Lane(ctx, id)
 		return err
@@ -191,7 +191,7 @@ func (lb *Lobby) lane(w http.ResponseWriter, r *http.Request) (laneView, bool) {
 	case l != nil:
 		return l, true
 	case err == nil:
-		return remoteView{remote}, true
+		return remoteLane{remote}, true
 	}
 	lb.failFind(w, id, err)
 	return nil, false

@@ -216,7 +216,7 @@ func fromRecord(r record) (Event, error) {
 			return e, errors.New(`no "snapshot"`)
 		}
 		ls := r.Snapshot
-		l := &Lane{ID: ls.Lane, Name: ls.Name, MaxPlayers: ls.Max, Private: ls.Private, Epoch: ls.Epoch,
+		l := &LaneSnapshot{ID: ls.Lane, Name: ls.Name, MaxPlayers: ls.Max, Private: ls.Private, Epoch: ls.Epoch,
 			Series: make([]Result, len(ls.Series)), Game: make([]Event, len(ls.Game))}
 		for i, rr := range ls.Series {
 			res := Result{Players: make([]Score, len(rr.Players))}

@@ -53,7 +53,7 @@ func everyKind() []Event {
 		{Kind: NewGame},
 		{Kind: NextGame},
 		{Kind: Closed, Reason: "idle"},
-		{Kind: Snapshot, Snapshot: &Lane{
+		{Kind: Snapshot, Snapshot: &LaneSnapshot{
 			ID: "k3x9mdq2vb", Name: "Friday night", MaxPlayers: 8, Private: true, Epoch: 2,
 			Series: []Result{
 				{Players: []Score{{Name: "PJS", Rolls: []int{10, 10}, Total: 30}, {Name: "BOB", Rolls: []int{}, Left: true}}},
@@ -173,7 +173,7 @@ func TestMarshalRefuses(t *testing.T) {
 	for _, e := range []Event{
 		{Kind: "exploded"},
 		{Kind: Snapshot},
-		{Kind: Snapshot, Snapshot: &Lane{Game: []Event{{Kind: Snapshot}}}},
+		{Kind: Snapshot, Snapshot: &LaneSnapshot{Game: []Event{{Kind: Snapshot}}}},
 	} {
 		if _, err := Marshal(e); err == nil {
 			t.Errorf("Marshal(%+v) = nil error, want a refusal", e)

@@ -56,7 +56,7 @@ type Event struct {
 
 	Reason string // Closed
 
-	Snapshot *Lane // Snapshot: the whole lane
+	Snapshot *LaneSnapshot // Snapshot: the whole lane
 }
 
 // TokenHash is the SHA-256 of a seat's resume token. The journal keeps
@@ -66,8 +66,8 @@ type TokenHash [sha256.Size]byte
 // HashToken returns the hash of a resume token.
 func HashToken(token string) TokenHash { return sha256.Sum256([]byte(token)) }
 
-// Lane is a whole lane, as a [Snapshot] event holds it.
-type Lane struct {
+// LaneSnapshot is a whole lane, as a [Snapshot] event holds it.
+type LaneSnapshot struct {
 	ID         string
 	Name       string
 	MaxPlayers int

@@ -190,7 +190,7 @@ func (s *State) result() Result {
 	return r
 }
 
-func (s *State) restore(l *Lane) {
+func (s *State) restore(l *LaneSnapshot) {
 	*s = State{lane: l.ID, name: l.Name, maxPlayers: l.MaxPlayers, private: l.Private, epoch: l.Epoch, series: slices.Clone(l.Series)}
 	for _, r := range s.series {
 		s.totals = addTotals(s.totals, r)
@@ -313,7 +313,7 @@ func (s *State) Series() []Result { return s.series[:len(s.series):len(s.series)
 // Snapshot returns the event that holds the whole lane: applied to any
 // state, it gives this one.
 func (s *State) Snapshot() Event {
-	return Event{Kind: Snapshot, Snapshot: &Lane{
+	return Event{Kind: Snapshot, Snapshot: &LaneSnapshot{
 		ID:         s.lane,
 		Name:       s.name,
 		MaxPlayers: s.maxPlayers,

@@ -41,7 +41,7 @@ const (
 	opRead    = "read"    // the connection sent the body
 	opRefresh = "refresh" // send the connection the board again
 	opDetach  = "detach"  // the connection went away (no answer)
-	opLane    = "lane"    // the lane's HTTP views (lobby.RemoteLane)
+	opLane    = "lane"    // the lane's HTTP views (lobby.LaneView)
 	opAlive   = "alive"   // the asking node's connections to the lane, comma-separated (no answer)
 )
 
@@ -155,15 +155,15 @@ type Cluster struct {
 	log *slog.Logger
 
 	mu         sync.Mutex
-	owned      map[string]*owned    // lanes this node runs, or is taking over
-	relays     map[string]*relay    // lanes of other nodes this node has clients of
-	seen       map[string]time.Time // each node's last heartbeat
-	urls       map[string][]string  // each node's addresses, as its heartbeats say
-	dead       map[string]bool      // nodes in seen that fell silent
-	asking     map[string]bool      // silent nodes being pinged (see ask)
-	unanswered map[string]bool      // silent nodes that did not answer
-	subs       []*nats.Subscription // the node's own subjects
-	relaid     singleflight.Group   // relays being made, by lane
+	owned      map[string]*owned      // lanes this node runs, or is taking over
+	relays     map[string]*relayEntry // lanes of other nodes this node has clients of
+	seen       map[string]time.Time   // each node's last heartbeat
+	urls       map[string][]string    // each node's addresses, as its heartbeats say
+	dead       map[string]bool        // nodes in seen that fell silent
+	asking     map[string]bool        // silent nodes being pinged (see ask)
+	unanswered map[string]bool        // silent nodes that did not answer
+	subs       []*nats.Subscription   // the node's own subjects
+	relaid     singleflight.Group     // relays being made, by lane
 
 	// lastBeat is when the heartbeat loop last ran (UnixNano), and wakes
 	// counts the pauses it found: see Wakes.
@@ -208,7 +208,7 @@ func NewCluster(cfg ClusterConfig) (*Cluster, error) {
 		nc:         cfg.Conn,
 		log:        cfg.Logger.With("node", cfg.Node),
 		owned:      make(map[string]*owned),
-		relays:     make(map[string]*relay),
+		relays:     make(map[string]*relayEntry),
 		seen:       make(map[string]time.Time),
 		dead:       make(map[string]bool),
 		asking:     make(map[string]bool),
@@ -341,7 +341,7 @@ func (c *Cluster) verify() {
 func (c *Cluster) close() {
 	c.mu.Lock()
 	c.closed = true
-	relays := make([]*relay, 0, len(c.relays))
+	relays := make([]*relayEntry, 0, len(c.relays))
 	for _, rl := range c.relays {
 		relays = append(relays, rl)
 	}
@@ -402,7 +402,7 @@ func (c *Cluster) ask(node string) {
 // sweep closes the relays of lanes whose node is dead, and those idle,
 // and detaches the clients of dead nodes from this node's lanes.
 func (c *Cluster) sweep(now time.Time) {
-	var dead, tell []*relay
+	var dead, tell []*relayEntry
 	var gone []*lane.Remote
 	c.mu.Lock()
 	for node, at := range c.seen {
@@ -623,7 +623,7 @@ func (c *Cluster) request(ctx context.Context, id, op string, conn uint64, data 
 }
 
 // Lane returns what the node that runs lane id shows of it.
-func (c *Cluster) Lane(ctx context.Context, id string) (*lobby.RemoteLane, error) {
+func (c *Cluster) Lane(ctx context.Context, id string) (*lobby.LaneView, error) {
 	if !token(id) {
 		return nil, fmt.Errorf("%w: %q is no lane id", lobby.ErrNoOwner, id)
 	}
@@ -631,7 +631,7 @@ func (c *Cluster) Lane(ctx context.Context, id string) (*lobby.RemoteLane, error
 	if err != nil {
 		return nil, err
 	}
-	var rl lobby.RemoteLane
+	var rl lobby.LaneView
 	if err := json.Unmarshal(data, &rl); err != nil {
 		return nil, fmt.Errorf("nats: lane %s: %w", id, err)
 	}

@@ -25,7 +25,7 @@ type owned struct {
 
 	mu      sync.Mutex
 	l       *lane.Lane // nil while the lane is being taken over
-	remotes map[remoteKey]*remote
+	remotes map[remoteKey]*attachedConn
 }
 
 // remoteKey names a connection of another node.
@@ -34,8 +34,8 @@ type remoteKey struct {
 	conn uint64
 }
 
-// remote is a client of the lane on another node.
-type remote struct {
+// attachedConn is a client of the lane on another node.
+type attachedConn struct {
 	rm    *lane.Remote
 	sink  *sink
 	since time.Time // attached
@@ -47,7 +47,7 @@ func (c *Cluster) Claim(id string) (lobby.Claim, error) {
 	if !token(id) {
 		return nil, fmt.Errorf("nats: %q is no lane id", id)
 	}
-	o := &owned{c: c, id: id, remotes: make(map[remoteKey]*remote)}
+	o := &owned{c: c, id: id, remotes: make(map[remoteKey]*attachedConn)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -76,7 +76,7 @@ func (o *owned) Bind(l *lane.Lane) {
 		<-l.Done()
 		o.mu.Lock()
 		remotes := o.remotes
-		o.remotes = make(map[remoteKey]*remote)
+		o.remotes = make(map[remoteKey]*attachedConn)
 		o.mu.Unlock()
 		for _, r := range remotes {
 			r.sink.Close(websocket.StatusGoingAway, "the lane stopped here: reconnect, your seat is kept")
@@ -161,7 +161,7 @@ func (o *owned) handle(m *nats.Msg) {
 		}
 		o.mu.Lock()
 		old := o.remotes[k]
-		o.remotes[k] = &remote{rm: rm, sink: sk, since: time.Now()}
+		o.remotes[k] = &attachedConn{rm: rm, sink: sk, since: time.Now()}
 		o.mu.Unlock()
 		if old != nil {
 			old.rm.Detach() // never twice one number from one node: see lane.Relay

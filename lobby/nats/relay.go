@@ -13,8 +13,8 @@ import (
 	"github.com/tenpin/tenpin/lobby"
 )
 
-// relay is a lane another node runs, that this node has clients of.
-type relay struct {
+// relayEntry is a lane another node runs, that this node has clients of.
+type relayEntry struct {
 	r         *lane.Relay
 	owner     string             // the node that runs the lane
 	boards    *nats.Subscription // the lane's boards
@@ -66,7 +66,7 @@ func (c *Cluster) relayOf(id string) *lane.Relay {
 }
 
 func (c *Cluster) newRelay(ctx context.Context, id string) (*lane.Relay, error) {
-	rl := &relay{got: make(map[uint64]uint64)}
+	rl := &relayEntry{got: make(map[uint64]uint64)}
 	rl.r = lane.NewRelay(id, upstream{c: c, id: id}, c.cfg.Lane)
 	// Subscribed before the lane's node hears of this one: no board it
 	// publishes for the relay's first connection is missed.
