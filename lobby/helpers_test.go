@@ -15,6 +15,7 @@ import (
 
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/lobby/memjournal"
+	"github.com/tenpin/tenpin/lobby/server/servertest"
 	"github.com/tenpin/tenpin/protocol"
 	tenpin "github.com/tenpin/tenpin/protocol/client"
 )
@@ -28,13 +29,6 @@ const wait = 10 * time.Second
 type testServer struct {
 	lobby *lobby.Lobby
 	srv   *httptest.Server
-}
-
-type tlogWriter struct{ t testing.TB }
-
-func (w tlogWriter) Write(p []byte) (int, error) {
-	w.t.Logf("%s", strings.TrimRight(string(p), "\n"))
-	return len(p), nil
 }
 
 func newServer(t *testing.T, cfg lobby.Config) *testServer {
@@ -51,7 +45,7 @@ func newServer(t *testing.T, cfg lobby.Config) *testServer {
 func startServer(t *testing.T, cfg lobby.Config, prepare func(*lobby.Lobby)) (*testServer, func()) {
 	t.Helper()
 	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.NewTextHandler(tlogWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		cfg.Logger = servertest.Logger(t, slog.LevelWarn)
 	}
 	if cfg.Lane.MessageRate == 0 { // tests play faster than people; the flood test sets its own
 		cfg.Lane.MessageRate, cfg.Lane.MessageBurst = 1e6, 1e6
