@@ -1,0 +1,336 @@
+package lobby
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lobby/memjournal"
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// The lobby's timers, in a synctest bubble: time is fake and only moves
+// when every goroutine of the test waits, so a minute passes at once and
+// synctest.Wait says when the lobby and its lanes have done what that
+// time made them do. No network inside: the lobby's Go API, its handler
+// called directly, and players attached as a cluster's other nodes attach
+// theirs (lane.Remote).
+
+// runBubbled runs lb until the returned function is called, which waits
+// for it and its lanes to stop: a bubble ends only once its goroutines
+// have.
+func runBubbled(lb *Lobby) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		lb.Run(ctx)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
+// sink keeps what a lane sends a remote player; nothing reads it.
+type sink struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (s *sink) Send(msg []byte, seq uint64, board bool) {
+	s.mu.Lock()
+	s.msgs = append(s.msgs, string(msg))
+	s.mu.Unlock()
+}
+
+func (s *sink) Close(websocket.StatusCode, string) {}
+
+// remotePlayer attaches a client to l without a connection and returns
+// the function that sends it a message.
+func remotePlayer(t *testing.T, l *lane.Lane) (r *lane.Remote, send func(string)) {
+	t.Helper()
+	r, ok := l.AttachRemote(t.Context(), new(sink))
+	if !ok {
+		t.Fatalf("lane %s stopped before a client attached", l.ID())
+	}
+	return r, func(msg string) {
+		t.Helper()
+		if !r.Read(t.Context(), []byte(msg)) {
+			t.Fatalf("lane %s stopped before it read %s", l.ID(), msg)
+		}
+	}
+}
+
+// get serves a GET of path by lb's handler.
+func get(lb *Lobby, path string) *httptest.ResponseRecorder {
+	w := httptest.NewRecorder()
+	lb.Handler().ServeHTTP(w, httptest.NewRequest("GET", path, nil))
+	return w
+}
+
+// TestIdleLaneLeavesTheLobby: a lane nobody is on closes once its idle
+// timeout has passed since the last thing that happened on it (its
+// abandon timeout, with a ball bowled), to the nanosecond, and leaves the
+// lobby: not found, not listed, its place in the list remembered for
+// clients paging past it.
+func TestIdleLaneLeavesTheLobby(t *testing.T) {
+	const idle, abandon = 5 * time.Minute, time.Hour
+	tests := []struct {
+		name   string
+		play   []string // messages a player sends before going
+		stays  bool     // the player stays connected
+		closes time.Duration
+	}{
+		{name: "nobody came", closes: idle},
+		{name: "a player came and went", play: []string{`{"type":"join","name":"AAA","id":"j"}`}, closes: idle},
+		{name: "started, no ball bowled", play: []string{`{"type":"join","name":"AAA","id":"j"}`, `{"type":"start","id":"s"}`}, closes: idle},
+		{name: "a ball bowled", play: []string{`{"type":"join","name":"AAA","id":"j"}`, `{"type":"start","id":"s"}`, `{"type":"roll","pins":3,"frame":1,"ball":1,"id":"r"}`}, closes: abandon},
+		{name: "a player stays", play: []string{`{"type":"join","name":"AAA","id":"j"}`}, stays: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				lb := newInMemory(Config{Lane: lane.Config{IdleTimeout: idle, AbandonTimeout: abandon}})
+				defer runBubbled(lb)()
+				l, err := lb.Create(t.Context(), "idle")
+				if err != nil {
+					t.Fatal(err)
+				}
+				id := l.ID()
+				if tt.play != nil {
+					r, send := remotePlayer(t, l)
+					for _, m := range tt.play {
+						send(m)
+					}
+					if !tt.stays {
+						r.Detach()
+					}
+				}
+				synctest.Wait()
+				open := func() bool {
+					select {
+					case <-l.Done():
+						return false
+					default:
+						return true
+					}
+				}
+				if tt.stays {
+					time.Sleep(2 * abandon)
+					synctest.Wait()
+					if !open() || lb.Len() != 1 {
+						t.Fatalf("a lane with a player on it closed after %v", 2*abandon)
+					}
+					return
+				}
+
+				time.Sleep(tt.closes - time.Nanosecond)
+				synctest.Wait()
+				if !open() {
+					t.Fatalf("lane closed before %v", tt.closes)
+				}
+				if _, ok := lb.Get(id); !ok {
+					t.Fatalf("lane left the lobby before %v", tt.closes)
+				}
+				time.Sleep(time.Nanosecond)
+				synctest.Wait()
+				if open() {
+					t.Fatalf("lane still open after %v", tt.closes)
+				}
+				if _, ok := lb.Get(id); ok || lb.Len() != 0 {
+					t.Errorf("after it closed: Get(%s) = _, %v, Len() = %d; want gone", id, ok, lb.Len())
+				}
+				if w := get(lb, "/api/lanes/"+id); w.Code != http.StatusNotFound || !strings.Contains(w.Body.String(), `"lane_not_found"`) {
+					t.Errorf("GET a closed lane: %d %s, want 404 lane_not_found", w.Code, w.Body)
+				}
+				// A client paging with the closed lane as its cursor goes on.
+				w := get(lb, "/api/lanes?after="+id)
+				var page protocol.Lanes
+				if err := json.Unmarshal(w.Body.Bytes(), &page); w.Code != http.StatusOK || err != nil || page.Total != 0 {
+					t.Errorf("GET the list after the closed lane: %d %s, want 200 and no lanes", w.Code, w.Body)
+				}
+			})
+		})
+	}
+}
+
+// TestListIsBuiltOnceASecond: the list GET /api/lanes serves is built at
+// most once every listMaxAge: a lane's players show up to that late, but
+// lanes created or closed show at once.
+func TestListIsBuiltOnceASecond(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const idle = 10 * time.Second
+		lb := newInMemory(Config{Lane: lane.Config{IdleTimeout: idle}})
+		defer runBubbled(lb)()
+		create := func(name string) *lane.Lane {
+			l, err := lb.Create(t.Context(), name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return l
+		}
+		first := create("first") // kept open by its players
+		_, sendA := remotePlayer(t, first)
+		_, sendB := remotePlayer(t, first)
+		steps := []struct {
+			what  string
+			after time.Duration // since the step before
+			do    func()
+			want  string // the lanes listed, with their players
+		}{
+			{"the list built", 0, nil, "first[]"},
+			{"AAA joined", 0, func() { sendA(`{"type":"join","name":"AAA","id":"a"}`) }, "first[]"},
+			{"a second on", listMaxAge, nil, "first[]"},
+			{"a second and a nanosecond on", time.Nanosecond, nil, "first[AAA]"},
+			{"BBB joined", 0, func() { sendB(`{"type":"join","name":"BBB","id":"b"}`) }, "first[AAA]"},
+			{"a lane created", 0, func() { create("second") }, "first[AAA BBB] second[]"},
+			{"half a second before it idles", idle - 500*time.Millisecond, nil, "first[AAA BBB] second[]"},
+			{"it closed, idle", 500 * time.Millisecond, nil, "first[AAA BBB]"},
+		}
+		for _, st := range steps {
+			time.Sleep(st.after)
+			if st.do != nil {
+				st.do()
+			}
+			synctest.Wait()
+			w := get(lb, "/api/lanes")
+			var page protocol.Lanes
+			if err := json.Unmarshal(w.Body.Bytes(), &page); err != nil {
+				t.Fatalf("%s: GET /api/lanes: %d %s", st.what, w.Code, w.Body)
+			}
+			var got []string
+			for _, l := range page.Lanes {
+				got = append(got, l.Name+"["+strings.Join(l.Players, " ")+"]")
+			}
+			if g := strings.Join(got, " "); g != st.want {
+				t.Errorf("%s: listed %s, want %s", st.what, g, st.want)
+			}
+		}
+	})
+}
+
+// TestCreationsAreRateLimited: lanes created from one address through
+// the API refill at CreateRate, read from the clock the handler reads,
+// and a refusal's Retry-After says when the next will be taken.
+func TestCreationsAreRateLimited(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lb := newInMemory(Config{CreateRate: 1, CreateBurst: 2}) // a lane a second, two at once
+		defer runBubbled(lb)()
+		const a, b = "192.0.2.1:5000", "198.51.100.7:4000"
+		steps := []struct {
+			after      time.Duration // since the step before
+			addr       string
+			want       int
+			retryAfter string // of a refusal
+		}{
+			{0, a, http.StatusCreated, ""},
+			{0, a, http.StatusCreated, ""},
+			{0, a, http.StatusTooManyRequests, "2"}, // a whole second to wait: rounded up, and one more
+			{0, b, http.StatusCreated, ""},          // another address has its own
+			{999 * time.Millisecond, a, http.StatusTooManyRequests, "1"},
+			{time.Millisecond, a, http.StatusCreated, ""},
+			{0, a, http.StatusTooManyRequests, "2"},
+			{time.Hour, a, http.StatusCreated, ""}, // refilled to the burst, no more
+			{0, a, http.StatusCreated, ""},
+			{0, a, http.StatusTooManyRequests, "2"},
+		}
+		for i, st := range steps {
+			time.Sleep(st.after)
+			r := httptest.NewRequest("POST", "/api/lanes", strings.NewReader(`{"name":"rate"}`))
+			r.Header.Set("Content-Type", "application/json")
+			r.RemoteAddr = st.addr
+			w := httptest.NewRecorder()
+			lb.Handler().ServeHTTP(w, r)
+			if w.Code != st.want || w.Header().Get("Retry-After") != st.retryAfter {
+				t.Errorf("step %d, %s: POST /api/lanes = %d, Retry-After %q; want %d, %q", i, st.addr, w.Code, w.Header().Get("Retry-After"), st.want, st.retryAfter)
+			}
+		}
+		if got := lb.RateLimited()[LimitCreations]; got != 4 {
+			t.Errorf("RateLimited()[%s] = %d, want 4", LimitCreations, got)
+		}
+	})
+}
+
+// compactions is an in-memory journal that counts its compactions.
+type compactions struct {
+	*memjournal.Journal
+	n atomic.Int64
+}
+
+func (c *compactions) Compact(ctx context.Context, before uint64) error {
+	c.n.Add(1)
+	return c.Journal.Compact(ctx, before)
+}
+
+// TestCompactionRunsEveryInterval: every CompactEvery, each open lane
+// stores a snapshot, and what the round before replaced is dropped; a
+// journal nobody wrote to since the last round is left alone.
+func TestCompactionRunsEveryInterval(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const every = time.Minute
+		j := &compactions{Journal: memjournal.New()}
+		lb := New(Config{Lane: lane.Config{Journal: j, IdleTimeout: time.Hour}, CompactEvery: every})
+		defer runBubbled(lb)()
+		time.Sleep(every / 2) // between two rounds: nothing happens at once with one
+		l, err := lb.Create(t.Context(), "kept")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, send := remotePlayer(t, l)
+		appends := func() int64 { return lb.Metrics().Appends.Load() }
+		events := func() string {
+			log, err := j.Read(t.Context(), l.ID(), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var kinds []string
+			for _, e := range log.Events {
+				kinds = append(kinds, string(e.Kind))
+			}
+			return strings.Join(kinds, " ")
+		}
+		steps := []struct {
+			what      string
+			do        func()
+			snapshots int64  // stored by the round
+			compacted int64  // rounds that dropped something, so far
+			log       string // the lane's events in the journal after it
+		}{
+			// The first round drops nothing: dropping is one round behind.
+			{"the first round", nil, 1, 0, "opened snapshot"},
+			{"a quiet round", nil, 0, 0, "opened snapshot"},
+			{"a round after a join", func() { send(`{"type":"join","name":"AAA","id":"j"}`) }, 1, 1, "snapshot seat_taken snapshot"},
+			{"another quiet round", nil, 0, 1, "snapshot seat_taken snapshot"},
+			{"a round after a start", func() { send(`{"type":"start","id":"s"}`) }, 1, 2, "snapshot game_started snapshot"},
+		}
+		for _, st := range steps {
+			if st.do != nil {
+				st.do()
+			}
+			synctest.Wait()
+			before := appends()
+			time.Sleep(every)
+			synctest.Wait()
+			if got := appends() - before; got != st.snapshots {
+				t.Errorf("%s: %d appends, want %d snapshots", st.what, got, st.snapshots)
+			}
+			if got := j.n.Load(); got != st.compacted {
+				t.Errorf("%s: %d compactions so far, want %d", st.what, got, st.compacted)
+			}
+			if got := events(); got != st.log {
+				t.Errorf("%s: the lane's log holds %s, want %s", st.what, got, st.log)
+			}
+		}
+	})
+}
