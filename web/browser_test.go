@@ -226,8 +226,10 @@ func until(t *testing.T, ctx context.Context, what, expr string) {
 			return
 		}
 		if sctx.Err() == nil && (strings.Contains(err.Error(), "navigated or closed") || strings.Contains(err.Error(), "Cannot find context")) {
-			time.Sleep(50 * time.Millisecond) // let the new page get an execution context
-			continue
+			// Poll again once the new page has a document to run in.
+			if _, err := chromedp.Run(sctx, chromedp.WaitReady(chromedp.CSS("body"))); err == nil {
+				continue
+			}
 		}
 		state := eval[string](t, ctx, `document.body ? document.body.innerText : document.title`)
 		t.Fatalf("waiting for %s (%s): %v\npage:\n%s", what, expr, err, state)

@@ -124,9 +124,10 @@ func TestSkipAndCatchUp(t *testing.T) {
 	if eval[bool](t, watcher, `document.querySelector("#skip").offsetParent !== null`) {
 		t.Error("the watcher, not seated, is offered a skip")
 	}
-	// The board said BBB was offline once the server knew: after the away
-	// time more, the server counts them away.
-	time.Sleep(awayAfter)
+	// The board said BBB was offline once the server knew, with a second
+	// (rounded up) before they may be skipped: after the away time more,
+	// the server counts them away and sends a board saying so.
+	until(t, a, "the board saying BBB may be skipped", `lane.board.up !== null && lane.board.up.skip_in === 0`)
 	// A double tap skips one player: the second tap, while the first skip
 	// is unanswered, sends nothing.
 	recordSends(t, a)
