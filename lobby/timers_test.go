@@ -3,6 +3,8 @@ package lobby
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -331,6 +333,149 @@ func TestCompactionRunsEveryInterval(t *testing.T) {
 			if got := events(); got != st.log {
 				t.Errorf("%s: the lane's log holds %s, want %s", st.what, got, st.log)
 			}
+		}
+	})
+}
+
+// pipeListener is a net.Listener whose connections are net.Pipes, made by
+// its dial: HTTP and WebSockets inside a bubble, with no network.
+type pipeListener struct {
+	conns  chan net.Conn
+	closed chan struct{}
+	once   sync.Once
+}
+
+func newPipeListener() *pipeListener {
+	return &pipeListener{conns: make(chan net.Conn), closed: make(chan struct{})}
+}
+
+func (l *pipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.closed:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *pipeListener) Close() error {
+	l.once.Do(func() { close(l.closed) })
+	return nil
+}
+
+func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
+
+func (l *pipeListener) dial(ctx context.Context, _, _ string) (net.Conn, error) {
+	client, server := net.Pipe()
+	select {
+	case l.conns <- server:
+		return newBuffered(client), nil
+	case <-l.closed:
+		return nil, net.ErrClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// buffered is the client's end of a pipe with a receive buffer, as a
+// TCP socket has: what the server writes is taken at once, whether the
+// client reads it or not. (A bare pipe's writes wait for a reader.)
+type buffered struct {
+	net.Conn
+	in   chan []byte // what was received, closed once the pipe ends
+	rest []byte      // of the last chunk Read took
+}
+
+func newBuffered(c net.Conn) *buffered {
+	b := &buffered{Conn: c, in: make(chan []byte, 1024)}
+	go func() {
+		defer close(b.in)
+		for {
+			buf := make([]byte, 4096)
+			n, err := c.Read(buf)
+			if n > 0 {
+				b.in <- buf[:n]
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return b
+}
+
+func (b *buffered) Read(p []byte) (int, error) {
+	if len(b.rest) == 0 {
+		chunk, ok := <-b.in
+		if !ok {
+			return 0, io.EOF
+		}
+		b.rest = chunk
+	}
+	n := copy(p, b.rest)
+	b.rest = b.rest[n:]
+	return n, nil
+}
+
+type pipeAddr struct{}
+
+func (pipeAddr) Network() string { return "pipe" }
+func (pipeAddr) String() string  { return "pipe" }
+
+// TestRefusedSocketsAreLetGo: a socket past its address's limit is
+// refused with a close frame; a client that never answers it holds it for
+// refuseTimeout, not for the WebSocket library's own wait for the echo.
+// (TestRefusalsInFlight floods a real server with such sockets.)
+func TestRefusedSocketsAreLetGo(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lb := newInMemory(Config{ConnsPerAddr: 1, TrustProxy: true})
+		defer runBubbled(lb)()
+		l, err := lb.Create(t.Context(), "refusing")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln := newPipeListener()
+		srv := &http.Server{Handler: lb.Handler()}
+		go srv.Serve(ln)
+		defer srv.Close()
+		tr := &http.Transport{DialContext: ln.dial}
+		defer tr.CloseIdleConnections()
+		dial := func() (*websocket.Conn, *http.Response, error) {
+			return websocket.Dial(t.Context(), "ws://tenpin.test/ws/lanes/"+l.ID(), &websocket.DialOptions{
+				HTTPClient: &http.Client{Transport: tr},
+				HTTPHeader: http.Header{"X-Forwarded-For": {"203.0.113.5"}},
+			})
+		}
+		held, _, err := dial()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer held.CloseNow()
+		var refused []*websocket.Conn
+		for range maxRefusing { // never read: their refusals wait for an echo that does not come
+			ws, _, err := dial()
+			if err != nil {
+				t.Fatalf("a socket past the limit was not upgraded to be refused: %v", err)
+			}
+			defer ws.CloseNow()
+			refused = append(refused, ws)
+		}
+		if _, res, err := dial(); err == nil || res == nil || res.StatusCode != http.StatusTooManyRequests {
+			t.Errorf("a socket past %d refusals in flight: %v %v, want a plain 429", maxRefusing, res, err)
+		}
+		synctest.Wait()
+		if n := lb.Connections(); n != 1+maxRefusing {
+			t.Errorf("refusing %d: the server holds %d connections, want %d", maxRefusing, n, 1+maxRefusing)
+		}
+		time.Sleep(refuseTimeout - time.Nanosecond)
+		synctest.Wait()
+		if n := lb.Connections(); n != 1+maxRefusing {
+			t.Errorf("just before refuseTimeout: the server holds %d connections, want %d", n, 1+maxRefusing)
+		}
+		time.Sleep(time.Nanosecond)
+		synctest.Wait()
+		if n := lb.Connections(); n != 1 {
+			t.Errorf("after refuseTimeout: the server holds %d connections, want 1, the refused let go", n)
 		}
 	})
 }
