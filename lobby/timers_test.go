@@ -422,6 +422,66 @@ type pipeAddr struct{}
 func (pipeAddr) Network() string { return "pipe" }
 func (pipeAddr) String() string  { return "pipe" }
 
+// servePipes serves lb's handler over pipes and returns the function
+// that opens a WebSocket to lane id, from 203.0.113.5 (the lobby must
+// trust the proxy), and the one that stops serving.
+func servePipes(t *testing.T, lb *Lobby, id string) (dial func() (*websocket.Conn, *http.Response, error), stop func()) {
+	ln := newPipeListener()
+	srv := &http.Server{Handler: lb.Handler()}
+	go srv.Serve(ln)
+	tr := &http.Transport{DialContext: ln.dial}
+	dial = func() (*websocket.Conn, *http.Response, error) {
+		return websocket.Dial(t.Context(), "ws://tenpin.test/ws/lanes/"+id, &websocket.DialOptions{
+			HTTPClient: &http.Client{Transport: tr},
+			HTTPHeader: http.Header{"X-Forwarded-For": {"203.0.113.5"}},
+		})
+	}
+	return dial, func() {
+		srv.Close()
+		tr.CloseIdleConnections()
+	}
+}
+
+// TestClosedConnectionFreesItsPlace: a server holding its
+// MaxConnections refuses the next with 503, and takes one again as soon
+// as one of them has closed.
+func TestClosedConnectionFreesItsPlace(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lb := newInMemory(Config{MaxConnections: 2, TrustProxy: true})
+		defer runBubbled(lb)()
+		l, err := lb.Create(t.Context(), "full")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dial, stop := servePipes(t, lb, l.ID())
+		defer stop()
+		var conns []*websocket.Conn
+		for range 2 {
+			ws, _, err := dial()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ws.CloseNow()
+			conns = append(conns, ws)
+		}
+		if _, res, err := dial(); err == nil || res == nil || res.StatusCode != http.StatusServiceUnavailable {
+			t.Fatalf("a third connection past a limit of two: %v %v, want 503", res, err)
+		}
+		if err := conns[0].Close(websocket.StatusNormalClosure, ""); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait() // the server has seen the close and done with it
+		if n := lb.Connections(); n != 1 {
+			t.Errorf("one of two connections closed: the server holds %d, want 1", n)
+		}
+		ws, _, err := dial()
+		if err != nil {
+			t.Fatalf("no connection after one closed: %v", err)
+		}
+		ws.CloseNow()
+	})
+}
+
 // TestRefusedSocketsAreLetGo: a socket past its address's limit is
 // refused with a close frame; a client that never answers it holds it for
 // refuseTimeout, not for the WebSocket library's own wait for the echo.
@@ -434,18 +494,8 @@ func TestRefusedSocketsAreLetGo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ln := newPipeListener()
-		srv := &http.Server{Handler: lb.Handler()}
-		go srv.Serve(ln)
-		defer srv.Close()
-		tr := &http.Transport{DialContext: ln.dial}
-		defer tr.CloseIdleConnections()
-		dial := func() (*websocket.Conn, *http.Response, error) {
-			return websocket.Dial(t.Context(), "ws://tenpin.test/ws/lanes/"+l.ID(), &websocket.DialOptions{
-				HTTPClient: &http.Client{Transport: tr},
-				HTTPHeader: http.Header{"X-Forwarded-For": {"203.0.113.5"}},
-			})
-		}
+		dial, stop := servePipes(t, lb, l.ID())
+		defer stop()
 		held, _, err := dial()
 		if err != nil {
 			t.Fatal(err)
