@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -112,6 +114,9 @@ func (s *seat) do(what string, cmd func(ctx context.Context, c *client.Conn) err
 		if time.Now().After(deadline) {
 			s.t.Fatalf("%s: %s: %v", s.name, what, err)
 		}
+		// A pause between tries of a command the lane did not take (a node
+		// was stopped, or its lanes are being taken over): the next try
+		// is an answer, not a wait for one. Bounded by deadline.
 		time.Sleep(100 * time.Millisecond)
 	}
 }
@@ -350,15 +355,29 @@ func TestClusterLoadSurvivesAKilledNode(t *testing.T) {
 	for _, n := range nodes {
 		urls = append(urls, "ws"+strings.TrimPrefix(n.url, "http"))
 	}
-	killed := make(chan struct{})
+	// The third node is killed once the load's progress shows every
+	// client connected and rolls going: in the middle of its games.
+	progress := &loadProgress{conns: 6 * (2 + 2), rolling: make(chan struct{})}
+	loadDone := make(chan struct{})
+	killed := make(chan bool, 1)
 	go func() {
-		defer close(killed)
-		time.Sleep(4 * time.Second)
-		nodes[2].kill(t)
+		select {
+		case <-progress.rolling:
+			nodes[2].kill(t)
+			killed <- true
+		case <-loadDone:
+			killed <- false
+		}
 	}()
-	stdout, stderr, code := runCmd(t, "", "load", "-url", strings.Join(urls, ","), "-lanes", "6", "-players", "2", "-spectators", "2",
-		"-duration", "20s", "-think", "100ms", "-ramp", "500ms", "-json")
-	<-killed
+	var out bytes.Buffer
+	err := run(t.Context(), []string{"load", "-url", strings.Join(urls, ","), "-lanes", "6", "-players", "2", "-spectators", "2",
+		"-duration", "20s", "-think", "100ms", "-ramp", "500ms", "-json"}, strings.NewReader(""), &out, progress)
+	close(loadDone)
+	code := exitCode(err, progress)
+	stdout, stderr := out.String(), progress.String()
+	if !<-killed {
+		t.Fatalf("the load never showed its %d connections up and rolls going, and no node was killed\nstdout:\n%s\nstderr:\n%s", progress.conns, stdout, stderr)
+	}
 	if code != 0 {
 		t.Fatalf("load exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -373,4 +392,37 @@ func TestClusterLoadSurvivesAKilledNode(t *testing.T) {
 	if rep.Reconnects == 0 || rep.Games == 0 {
 		t.Errorf("%d reconnects, %d games: the kill should have sent clients to reconnect, and games should have finished", rep.Reconnects, rep.Games)
 	}
+}
+
+// loadProgress is tenpin load's stderr: it keeps what is written, and
+// closes rolling at the first progress line that shows conns connections
+// and rolls going.
+type loadProgress struct {
+	conns   int
+	rolling chan struct{}
+
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	seen bool
+}
+
+func (p *loadProgress) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.buf.Write(b)
+	for line := range strings.Lines(string(b)) {
+		var secs float64
+		var conns, rolls int
+		if n, _ := fmt.Sscanf(strings.TrimSpace(line), "%fs conns %d rolls/s %d", &secs, &conns, &rolls); n == 3 && conns >= p.conns && rolls > 0 && !p.seen {
+			p.seen = true
+			close(p.rolling)
+		}
+	}
+	return len(b), nil
+}
+
+func (p *loadProgress) String() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.buf.String()
 }
