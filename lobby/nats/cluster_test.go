@@ -283,6 +283,10 @@ func TestCompactionAcrossNodes(t *testing.T) {
 	if log, err := j.Read(ctx, "orphanlane", 0); err != nil || len(log.Events) == 0 || log.Events[0].Kind != game.Opened {
 		t.Fatalf("the orphan's log after the refused compaction: %+v, %v", log.Events, err)
 	}
+	// The refused compaction takes the orphan over in a goroutine of its
+	// own, which tells nobody when it is done: the lobby's Get is all
+	// there is to watch. (Dialling the lane would claim it, the test's
+	// point being that the compaction does.)
 	for deadline := time.Now().Add(wait); ; time.Sleep(20 * time.Millisecond) {
 		if _, ok := leader.Lobby.Get("orphanlane"); ok {
 			break
@@ -334,7 +338,7 @@ func (p *player) rollSurely(frame, ball, pins int) {
 		case <-p.conn.Done():
 			p.reconnect(deadline)
 		default:
-			time.Sleep(50 * time.Millisecond)
+			time.Sleep(50 * time.Millisecond) // between tries of a roll the failing-over lane did not take; bounded by deadline
 		}
 	}
 }
@@ -360,7 +364,7 @@ func (p *player) reconnect(deadline time.Time) {
 		if time.Now().After(deadline) {
 			p.t.Fatalf("%s could not reconnect to lane %s on %s within %v: %v", p.name, p.lane, p.at.Name, wait, err)
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond) // between tries of the dial while the cluster fails over; bounded by deadline
 	}
 }
 

@@ -19,7 +19,10 @@ func TestLease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(cfg.LeaseTTL * 2) // renewed meanwhile: still held
+	// Real time passes, not a wait for a message: two TTLs of the lease
+	// in a real NATS server, which the holder must renew meanwhile to
+	// still hold it. (No bubble: the server's clock is its own.)
+	time.Sleep(cfg.LeaseTTL * 2)
 	second := cfg
 	second.Node = "second"
 	if j, err := Open(t.Context(), second); !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "first (pid") {
@@ -53,7 +56,7 @@ func TestLease(t *testing.T) {
 		if !errors.Is(err, ErrLocked) || time.Now().After(deadline) {
 			t.Fatalf("after the holder died, within %v: %v", 10*cfg.LeaseTTL, err)
 		}
-		time.Sleep(cfg.LeaseTTL / 4)
+		time.Sleep(cfg.LeaseTTL / 4) // between tries of Open, until the dead holder's lease expires in the server; bounded by deadline
 	}
 	j.Close()
 }

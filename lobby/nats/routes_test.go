@@ -122,7 +122,7 @@ func TestCluster(t *testing.T) {
 		if err == nil || errors.Is(err, game.ErrConflict) || time.Now().After(deadline) {
 			break
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond) // between tries of the append while the stream elects a leader; bounded by deadline
 	}
 	if err != nil {
 		t.Fatalf("with one node of three stopped, an append: %v", err)
@@ -132,7 +132,7 @@ func TestCluster(t *testing.T) {
 		if err == nil || time.Now().After(deadline) {
 			break
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond) // between tries of the read; bounded by deadline
 	}
 	if err != nil || len(log.Events) != 3 || log.Last != pos3 {
 		t.Fatalf("node 3 reads %d events to %d, %v; want 3 to %d", len(log.Events), log.Last, err, pos3)
