@@ -110,3 +110,35 @@ func TestAppendCell(t *testing.T) {
 		}
 	}
 }
+
+// Names wider than three columns widen the NAME column for every row; a
+// Hangul syllable takes two columns, so 홍길동 is as wide as "Stephi".
+func TestBoardWideNames(t *testing.T) {
+	tests := []struct {
+		file  string
+		names []string
+	}{
+		{"name-long-latin.golden", []string{"Anne-Marie", "PJS", "Stephanie"}},
+		{"name-hangul.golden", []string{"홍길동", "Zoë", "kim"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			var m Match
+			for _, s := range tt.names {
+				n, err := ParseLaneName(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := m.AddName(n); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, p := range []int{10, 8, 2, 0, 0, 9, 1, 7, 2, 10, 3} {
+				if err := m.Roll(p); err != nil {
+					t.Fatal(err)
+				}
+			}
+			golden(t, tt.file, []byte(m.Board()))
+		})
+	}
+}

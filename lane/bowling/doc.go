@@ -3,8 +3,10 @@
 // taking turns on one lane, player [Name]s, and the text scoreboard.
 //
 // The package is pure: it does no I/O, keeps no clocks and imports nothing
-// outside the standard library, so the lane server, the console game and the
-// tests all share the same rules. Every refused input returns an error that
+// but the standard library and Unicode's tables (golang.org/x/text for
+// normal forms and case folding, rivo/uniseg for characters as a reader
+// counts them and their width on a screen), so the lane server, the console
+// game and the tests all share the same rules. Every refused input returns an error that
 // [errors.Is] matches against one of the sentinel errors below and leaves the
 // state exactly as it was.
 //

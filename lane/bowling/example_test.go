@@ -89,3 +89,25 @@ func ExampleBoard() {
 	// |  PJS |  X   |  8|/ |  8|1 |      |      |      |      |      |      |      |
 	// |      |  20  |  38  |  47  |      |      |      |      |      |      |      |
 }
+
+func ExampleParseLaneName() {
+	for _, s := range []string{"홍길동", "Anne-Marie", "O’Neil", "pjs", "Zoë", "Mary  Ann", "Jo\u202E", "Stephanie-Joy"} {
+		name, err := bowling.ParseLaneName(s)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Printf("%s (%d columns)\n", name, name.Width())
+	}
+	fmt.Println(bowling.Name("Zoë").Same("ZOË"))
+	// Output:
+	// 홍길동 (6 columns)
+	// Anne-Marie (10 columns)
+	// O'Neil (6 columns)
+	// PJS (3 columns)
+	// Zoë (3 columns)
+	// bowling: invalid name: "Mary  Ann" has a space after a space, words are separated by one space, hyphen or apostrophe
+	// bowling: invalid name: "Jo\u202e" has U+202E, a bidirectional formatting character that could disguise the name
+	// bowling: invalid name: "Stephanie-Joy" has 13 characters, a name is at most 12
+	// true
+}

@@ -45,22 +45,33 @@ func NewMatch(names ...string) (*Match, error) {
 	return m, nil
 }
 
-// Add seats a player with the given name at the end of the order. It fails
-// with [ErrInvalidName], [ErrNameTaken] or [ErrStarted], changing nothing.
+// Add seats a player with the given name, three English letters as
+// [ParseName] reads them, at the end of the order. It fails with
+// [ErrInvalidName], [ErrNameTaken] or [ErrStarted], changing nothing.
 func (m *Match) Add(name string) (Name, error) {
 	n, err := ParseName(name)
 	if err != nil {
 		return "", err
 	}
-	if m.started {
-		return "", fmt.Errorf("%w: %s cannot join, the first ball has been bowled", ErrStarted, n)
-	}
-	if m.seat(n) >= 0 {
-		return "", fmt.Errorf("%w: %s is already on this lane", ErrNameTaken, n)
+	return n, m.AddName(n)
+}
+
+// AddName seats a player whose name is already parsed (by [ParseName] or
+// [ParseLaneName]) at the end of the order. A name is taken if another
+// player has the [Name.Same] name. It fails with [ErrInvalidName] (an empty
+// name), [ErrNameTaken] or [ErrStarted], changing nothing.
+func (m *Match) AddName(n Name) error {
+	switch {
+	case n == "":
+		return fmt.Errorf("%w: the name is empty", ErrInvalidName)
+	case m.started:
+		return fmt.Errorf("%w: %s cannot join, the first ball has been bowled", ErrStarted, n)
+	case m.seat(n) >= 0:
+		return fmt.Errorf("%w: %s is already on this lane", ErrNameTaken, n)
 	}
 	m.players = append(m.players, Player{Name: n})
 	m.choose()
-	return n, nil
+	return nil
 }
 
 // Remove takes a player out of the match. Before the first roll the seat is
@@ -227,7 +238,8 @@ func (m *Match) Players() []Player { return slices.Clone(m.players) }
 // Len returns the number of seats, including players who left mid-match.
 func (m *Match) Len() int { return len(m.players) }
 
-// Player returns the seat named name, and false if there is none.
+// Player returns the seat named name (or a [Name.Same] name), and false if
+// there is none.
 func (m *Match) Player(name Name) (Player, bool) {
 	i := m.seat(name)
 	if i < 0 {
@@ -236,6 +248,7 @@ func (m *Match) Player(name Name) (Player, bool) {
 	return m.players[i], true
 }
 
+// seat returns the index of the player named name ([Name.Same]), or -1.
 func (m *Match) seat(name Name) int {
-	return slices.IndexFunc(m.players, func(p Player) bool { return p.Name == name })
+	return slices.IndexFunc(m.players, func(p Player) bool { return p.Name.Same(name) })
 }

@@ -173,7 +173,7 @@ func fromRecord(r record) (Event, error) {
 		}
 		e.Epoch, e.Node = r.Epoch, r.Node
 	case SeatTaken:
-		if e.Player, err = bowling.ParseName(r.Player); err != nil {
+		if e.Player, err = bowling.ParseLaneName(r.Player); err != nil {
 			return e, err
 		}
 		b, err := hex.DecodeString(r.Token)
@@ -183,7 +183,7 @@ func fromRecord(r record) (Event, error) {
 		copy(e.Token[:], b)
 	case GameStarted, NewGame, NextGame:
 	case Rolled, Corrected:
-		if e.Player, err = bowling.ParseName(r.Player); err != nil {
+		if e.Player, err = bowling.ParseLaneName(r.Player); err != nil {
 			return e, err
 		}
 		if r.Pins == nil || r.Frame < 1 || r.Frame > bowling.NumFrames || r.Ball < 1 || r.Ball > 3 {
@@ -203,7 +203,7 @@ func fromRecord(r record) (Event, error) {
 			e.Was, e.At = *r.Was, e.At.UTC()
 		}
 	case PlayerLeft, PlayerAway, PlayerBack:
-		if e.Player, err = bowling.ParseName(r.Player); err != nil {
+		if e.Player, err = bowling.ParseLaneName(r.Player); err != nil {
 			return e, err
 		}
 		if e.By, err = parseBy(r.By); err != nil {
@@ -257,7 +257,7 @@ func parseBy(by string) (bowling.Name, error) {
 	if by == "" {
 		return "", nil
 	}
-	n, err := bowling.ParseName(by)
+	n, err := bowling.ParseLaneName(by)
 	if err != nil {
 		return "", fmt.Errorf(`"by": %w`, err)
 	}

@@ -62,10 +62,11 @@ func (s *State) Close(reason string) Event {
 	return Event{Kind: Closed, Reason: reason}
 }
 
-// Join decides whether a player named name (three letters, any case) may
-// take a seat that token resumes.
+// Join decides whether a player named name may take a seat that token
+// resumes. A lane's names are [bowling.ParseLaneName]'s: up to twelve
+// letters of any script, unique on the lane but for case.
 func (s *State) Join(name string, token TokenHash) (Event, error) {
-	n, err := bowling.ParseName(name)
+	n, err := bowling.ParseLaneName(name)
 	switch {
 	case err != nil:
 		return Event{}, err
@@ -118,6 +119,7 @@ func (s *State) Roll(t Throw) (Event, error) {
 	if err := s.check(t.By); err != nil {
 		return Event{}, err
 	}
+	t.By, t.For = s.canonical(t.By), s.canonical(t.For)
 	if p := s.Phase(); p != Playing {
 		return Event{}, fmt.Errorf("%w: the game is %s", ErrNotPlaying, p)
 	}
@@ -176,6 +178,7 @@ func (s *State) Correct(c Correction) (Event, error) {
 	if err := s.check(c.By); err != nil {
 		return Event{}, err
 	}
+	c.By, c.For = s.canonical(c.By), s.canonical(c.For)
 	if !s.started {
 		return Event{}, fmt.Errorf("%w: nothing has been bowled in this game yet", ErrNotPlaying)
 	}
@@ -206,6 +209,7 @@ func (s *State) Skip(by bowling.Name, upOffline, awayAfter time.Duration) (Event
 	if err := s.check(by); err != nil {
 		return Event{}, err
 	}
+	by = s.canonical(by)
 	if p := s.Phase(); p != Playing {
 		return Event{}, fmt.Errorf("%w: the game is %s", ErrNotPlaying, p)
 	}
@@ -239,19 +243,20 @@ func (s *State) Back(name bowling.Name) (Event, bool) {
 // for good: as if they left, their frames stay and their seat's token no
 // longer resumes it.
 func (s *State) Remove(by bowling.Name, name string) (Event, error) {
-	n, err := bowling.ParseName(name)
+	n, err := bowling.ParseLaneName(name)
 	if err != nil {
 		return Event{}, err
 	}
 	if err := s.checkHost(by, "remove a player"); err != nil {
 		return Event{}, err
 	}
-	if !s.Seated(n) {
+	p, ok := s.match.Player(n)
+	if !ok || p.Left {
 		return Event{}, fmt.Errorf("%w: %s is not playing on this lane", bowling.ErrUnknownPlayer, n)
 	}
-	e := Event{Kind: PlayerLeft, Player: n}
-	if n != by {
-		e.By = by
+	e := Event{Kind: PlayerLeft, Player: p.Name} // as seated, whatever the case name was given in
+	if !p.Name.Same(by) {
+		e.By = s.canonical(by)
 	}
 	return e, nil
 }
@@ -263,7 +268,7 @@ func (s *State) Leave(by bowling.Name) (Event, error) {
 	if err := s.check(by); err != nil {
 		return Event{}, err
 	}
-	return Event{Kind: PlayerLeft, Player: by}, nil
+	return Event{Kind: PlayerLeft, Player: s.canonical(by)}, nil
 }
 
 // NewGame decides whether by, the host, may end a game that is over, so
@@ -291,12 +296,22 @@ func (s *State) check(by bowling.Name) error {
 	return nil
 }
 
+// canonical returns name as it is seated on the lane, where names are the
+// same but for case ([bowling.Name.Same]), so that events name players one
+// way; a name nobody has stays as it is.
+func (s *State) canonical(name bowling.Name) bowling.Name {
+	if p, ok := s.match.Player(name); ok {
+		return p.Name
+	}
+	return name
+}
+
 // checkHost refuses a command only the host may give.
 func (s *State) checkHost(by bowling.Name, what string) error {
 	if err := s.check(by); err != nil {
 		return err
 	}
-	if host := s.Host(); by != host {
+	if host := s.Host(); !by.Same(host) {
 		return fmt.Errorf("%w: only %s, the host, may %s", ErrNotHost, host, what)
 	}
 	return nil

@@ -54,7 +54,7 @@ func addTotals(totals []Total, r Result) []Total {
 		if len(p.Rolls) == 0 {
 			continue
 		}
-		i := slices.IndexFunc(out, func(t Total) bool { return t.Name == p.Name })
+		i := slices.IndexFunc(out, func(t Total) bool { return t.Name.Same(p.Name) })
 		if i < 0 {
 			i = len(out)
 			out = append(out, Total{Name: p.Name})
@@ -89,7 +89,8 @@ func (s *State) Apply(e Event) {
 	case Claimed:
 		s.epoch = max(s.epoch, e.Epoch)
 	case SeatTaken:
-		if _, err := s.match.Add(string(e.Player)); err != nil {
+		n, err := bowling.ParseLaneName(string(e.Player))
+		if err != nil || s.match.AddName(n) != nil {
 			return
 		}
 		s.seats = append(s.seats, seat{e.Player, e.Token})
@@ -136,14 +137,14 @@ func (s *State) leave(e Event) {
 	if s.match.Remove(e.Player) != nil {
 		return
 	}
-	s.seats = slices.DeleteFunc(s.seats, func(st seat) bool { return st.name == e.Player })
+	s.seats = slices.DeleteFunc(s.seats, func(st seat) bool { return st.name.Same(e.Player) })
 	if bowled {
 		s.game = append(s.game, e) // the frames stay, the turn skips them
 		return
 	}
 	// Before the first ball the seat is given up: the game's log forgets
 	// it, so that joining and leaving does not grow a snapshot.
-	s.game = slices.DeleteFunc(s.game, func(g Event) bool { return g.Kind == SeatTaken && g.Player == e.Player })
+	s.game = slices.DeleteFunc(s.game, func(g Event) bool { return g.Kind == SeatTaken && g.Player.Same(e.Player) })
 	if s.match.Len() == 0 {
 		s.started = false // everyone gave up their seat before a ball: wait for players again
 		s.game = s.game[:0]
@@ -167,7 +168,7 @@ func (s *State) nextGame(start bool) {
 	var next bowling.Match
 	game := []Event{}
 	for _, st := range s.seats {
-		if _, err := next.Add(string(st.name)); err == nil {
+		if err := next.AddName(st.name); err == nil {
 			game = append(game, Event{Kind: SeatTaken, Player: st.name, Token: st.token})
 		}
 	}
@@ -264,7 +265,7 @@ func (s *State) Seated(name bowling.Name) bool {
 // if name is not seated.
 func (s *State) Seat(name bowling.Name) (int, bool) {
 	for i, p := range s.match.Players() {
-		if p.Name == name && !p.Left {
+		if p.Name.Same(name) && !p.Left {
 			return i, true
 		}
 	}
