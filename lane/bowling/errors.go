@@ -9,13 +9,17 @@ import (
 // callers match them with [errors.Is]; the wrapping error's text says which
 // roll or name was refused and why.
 var (
-	// ErrInvalidPins: a roll below 0 or above 10 pins.
-	ErrInvalidPins = errors.New("bowling: invalid pin count")
+	// ErrInvalidPins: a roll below 0 or above 10 pins, a deck naming a pin
+	// that is not one of the ten or naming one twice, a ball whose deck
+	// has a pin that was down before it or disagrees with its count, or a
+	// foul that claims pins.
+	ErrInvalidPins = errors.New("bowling: invalid pins")
 	// ErrTooManyPins: a roll of more pins than are standing.
 	ErrTooManyPins = errors.New("bowling: more pins than standing")
 	// ErrGameOver: a roll after the game (or match) has ended.
 	ErrGameOver = errors.New("bowling: game over")
-	// ErrInvalidName: a player name that is not three English letters.
+	// ErrInvalidName: a player name that is not three English letters
+	// ([ParseName]) or not a lane's name ([ParseLaneName]).
 	ErrInvalidName = errors.New("bowling: invalid name")
 	// ErrNameTaken: a second player with a name already on the lane.
 	ErrNameTaken = errors.New("bowling: name taken")

@@ -111,3 +111,23 @@ func ExampleParseLaneName() {
 	// bowling: invalid name: "Stephanie-Joy" has 13 characters, a name is at most 12
 	// true
 }
+
+func ExampleDeck_Split() {
+	for _, pins := range [][]int{{7, 10}, {5, 6}, {2, 8}, {1, 2, 10}, {10}} {
+		d, err := bowling.NewDeck(pins...)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%-6s split %v\n", d, d.Split())
+	}
+	_, err := bowling.NewDeck(7, 11)
+	fmt.Println(err)
+	// Output:
+	// 7-10   split true
+	// 5-6    split true
+	// 2-8    split false
+	// 1-2-10 split false
+	// 10     split false
+	// bowling: invalid pins: there is no pin 11, pins are numbered 1 to 10
+}
