@@ -142,3 +142,39 @@ func TestBoardWideNames(t *testing.T) {
 		})
 	}
 }
+
+// TestBoardSplits: splits are marked with their count in parentheses; a
+// tenth frame's marks longer than a cell widen its column.
+func TestBoardSplits(t *testing.T) {
+	var m Match
+	for _, n := range []Name{"PJS", "KIM"} {
+		if err := m.AddName(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// PJS bowls by decks, KIM by counts.
+	pjs := []string{"7-10", "", "4-6", "4", "10", "", "2-8", "", "5-6", "6", "", "3-10", "", "1-2-10", "10", "", "", "7-10", ""}
+	kim := []int{8, 2, 9, 0, 10, 7, 3, 6, 3, 10, 10, 10, 8, 1, 10, 10, 10}
+	for frame := range NumFrames {
+		for _, who := range []int{0, 1} {
+			g := func() *Game { p := m.At(who); return &p.Game }
+			for !g().Over() && g().CurrentFrame() == frame+1 {
+				var err error
+				if who == 0 {
+					err = m.RollBall(Ball{Pins: g().Standing() - leave(t, pjs[0]).Count(), Deck: leave(t, pjs[0]), HasDeck: true})
+					pjs = pjs[1:]
+				} else {
+					err = m.Roll(kim[0])
+					kim = kim[1:]
+				}
+				if err != nil {
+					t.Fatalf("frame %d: %v", frame+1, err)
+				}
+			}
+		}
+	}
+	if !m.Over() {
+		t.Fatalf("the match is not over:\n%s", m.Board())
+	}
+	golden(t, "splits.golden", []byte(m.Board()))
+}

@@ -18,14 +18,28 @@ const (
 // The zero value is a game that has not begun. A Game is a plain value with
 // no pointers inside, so copying it takes a snapshot.
 //
+// A roll is a count of pins ([Game.Roll]), or a [Ball] that may also say
+// which pins it left standing ([Game.RollBall], [Game.RollDeck]).
+//
 // Rolling never allocates: the rolls live in a fixed array and the frames
 // are derived from them on demand.
 type Game struct {
 	rolls  [MaxRolls]int8
+	decks  [MaxRolls]Deck  // the pins standing after each roll, where known
+	known  uint32          // bit i: decks[i] is known
 	n      int8            // rolls bowled
 	starts [NumFrames]int8 // index in rolls of each frame's first roll, for frames up to frame
 	frame  int8            // 0-based frame in play; NumFrames once the game is over
 	down   int8            // pins down on the rack in play; 0 on a fresh rack
+}
+
+// Ball is one ball as a lane records it: the pins it knocked down and,
+// when they were seen, the pins it left standing. The zero value is a
+// gutter ball with its deck unknown.
+type Ball struct {
+	Pins    int  // pins knocked down, 0 to 10
+	Deck    Deck // the pins standing after the ball, if HasDeck
+	HasDeck bool // the deck after the ball is known
 }
 
 // Replay rebuilds a game from its ordered rolls. It stops at the first
@@ -41,14 +55,55 @@ func Replay(rolls []int) (Game, error) {
 	return g, nil
 }
 
+// ReplayBalls rebuilds a game from its ordered balls, as [Game.Balls]
+// returns them, like [Replay].
+func ReplayBalls(balls []Ball) (Game, error) {
+	var g Game
+	for _, b := range balls {
+		if err := g.RollBall(b); err != nil {
+			return g, err
+		}
+	}
+	return g, nil
+}
+
 // Roll records a roll that knocked down pins. An impossible roll is refused
 // with a *[RollError] wrapping [ErrInvalidPins], [ErrTooManyPins] or
 // [ErrGameOver], and the game is left unchanged.
-func (g *Game) Roll(pins int) error {
-	if err := g.Check(pins); err != nil {
+func (g *Game) Roll(pins int) error { return g.RollBall(Ball{Pins: pins}) }
+
+// RollDeck records a roll that left the pins of deck standing: the pins
+// it knocked down are those standing before it that deck no longer has.
+// A deck with a pin that was down before the ball is refused with a
+// *[RollError] wrapping [ErrInvalidPins]; so is one of more pins than
+// were standing, when the deck before is not known (a count was rolled
+// before it on the rack).
+func (g *Game) RollDeck(deck Deck) error {
+	return g.RollBall(Ball{Pins: max(g.Standing()-deck.Count(), 0), Deck: deck, HasDeck: true})
+}
+
+// RollBall records a ball: its pins and, if it has one, its deck, which
+// must be the deck before the ball less the pins it knocked down. It is
+// refused, changing nothing, with a *[RollError] wrapping
+// [ErrInvalidPins], [ErrTooManyPins] or [ErrGameOver].
+func (g *Game) RollBall(b Ball) error {
+	if err := g.CheckBall(b); err != nil {
 		return err
 	}
+	g.add(b)
+	return nil
+}
+
+// add records a ball the rules accept.
+func (g *Game) add(b Ball) {
+	pins := b.Pins
 	g.rolls[g.n] = int8(pins)
+	g.decks[g.n] = 0
+	g.known &^= 1 << g.n
+	if b.HasDeck {
+		g.decks[g.n] = b.Deck
+		g.known |= 1 << g.n
+	}
 	g.n++
 	g.down += int8(pins)
 	if g.down == NumPins {
@@ -61,12 +116,32 @@ func (g *Game) Roll(pins int) error {
 			g.starts[g.frame] = g.n
 		}
 	}
-	return nil
+}
+
+// Rack returns the pins standing for the next ball, and whether they are
+// known: a fresh rack is always known (all ten); the second ball of a rack
+// faces the deck its first ball left, if that ball had one. Once the game
+// is over no pin stands.
+func (g *Game) Rack() (Deck, bool) {
+	switch {
+	case g.Over():
+		return 0, true
+	case g.down == 0:
+		return Full, true
+	case g.known&(1<<(g.n-1)) != 0:
+		return g.decks[g.n-1], true
+	}
+	return 0, false
 }
 
 // Check reports whether a roll of pins would be accepted, with the error
 // [Game.Roll] would return, without changing the game.
-func (g *Game) Check(pins int) error {
+func (g *Game) Check(pins int) error { return g.CheckBall(Ball{Pins: pins}) }
+
+// CheckBall reports whether a ball would be accepted, with the error
+// [Game.RollBall] would return, without changing the game.
+func (g *Game) CheckBall(b Ball) error {
+	pins := b.Pins
 	switch {
 	case g.Over():
 		return g.refuse(pins, ErrGameOver, "the game is over")
@@ -74,8 +149,36 @@ func (g *Game) Check(pins int) error {
 		return g.refuse(pins, ErrInvalidPins, fmt.Sprintf("%d pins is not a roll, a roll is 0 to %d pins", pins, NumPins))
 	case pins > g.Standing():
 		return g.refuse(pins, ErrTooManyPins, fmt.Sprintf("%d pins but only %d standing", pins, g.Standing()))
+	case b.HasDeck:
+		if why := g.deckFault(b.Deck); why != "" {
+			return g.refuse(pins, ErrInvalidPins, why)
+		}
+		if after := g.Standing() - pins; b.Deck.Count() != after {
+			return g.refuse(pins, ErrInvalidPins, fmt.Sprintf("%d pins of %d standing leave %d, but the deck %s has %d", pins, g.Standing(), after, b.Deck, b.Deck.Count()))
+		}
 	}
 	return nil
+}
+
+// deckFault says why deck cannot be what the next ball leaves standing,
+// whatever its count, or "" if it can.
+func (g *Game) deckFault(deck Deck) string {
+	if !deck.Valid() {
+		return fmt.Sprintf("the deck %#x names pins beyond the ten", uint16(deck))
+	}
+	before, known := g.Rack()
+	if !known {
+		if deck.Count() > g.Standing() {
+			return fmt.Sprintf("the deck %s has %d pins standing, but only %d were", deck, deck.Count(), g.Standing())
+		}
+		return ""
+	}
+	for p := 1; p <= NumPins; p++ {
+		if deck.Has(p) && !before.Has(p) {
+			return fmt.Sprintf("pin %d stands in the deck %s, but it was down before the ball (%s standing)", p, deck, before)
+		}
+	}
+	return ""
 }
 
 func (g *Game) refuse(pins int, err error, reason string) error {
@@ -92,7 +195,73 @@ func (g *Game) refuse(pins int, err error, reason string) error {
 // last roll may change whether its frame or the game is over: a strike
 // entered as a 7 becomes one, and a 7 entered as a strike then waits for
 // its second ball.
+//
+// The corrected ball is a count: its deck, if it had one, is forgotten.
+// See [Game.CorrectBall] for the balls after it that have decks.
 func (g *Game) Correct(frame, ball, pins int) (was int, err error) {
+	i, err := g.ballIndex(frame, ball)
+	if err != nil {
+		return 0, err
+	}
+	if int(g.rolls[i]) == pins {
+		return 0, fmt.Errorf("%w: frame %d ball %d is %d already", ErrInvalidCorrection, frame, ball, pins)
+	}
+	b, err := g.CorrectBall(frame, ball, Ball{Pins: pins})
+	return b.Pins, err
+}
+
+// CorrectBall changes a ball already bowled — ball (1 to 3) of frame (1
+// to 10) — to b, and returns what it was, as [Game.Correct] does. b is
+// checked as [Game.RollBall] checks a ball. A later ball that has a deck
+// keeps it: its pins are counted again from the deck before it, since
+// the pins left standing are what was seen; a later ball without one
+// keeps its count. A correction after which a later ball's deck no longer
+// fits, or any ball's count, is refused.
+func (g *Game) CorrectBall(frame, ball int, b Ball) (was Ball, err error) {
+	i, err := g.ballIndex(frame, ball)
+	if err != nil {
+		return Ball{}, err
+	}
+	if !b.HasDeck {
+		b.Deck = 0
+	}
+	balls := g.Balls()
+	was = balls[i]
+	if was == b {
+		return Ball{}, fmt.Errorf("%w: frame %d ball %d is %s already", ErrInvalidCorrection, frame, ball, b)
+	}
+	balls[i] = b
+	var fixed Game
+	for j, next := range balls {
+		if after := next.Deck.Count(); j > i && next.HasDeck && after <= fixed.Standing() {
+			next.Pins = fixed.Standing() - after // the deck is then checked against the rack
+		}
+		if err := fixed.RollBall(next); err != nil {
+			re := err.(*RollError)
+			why := "the balls after it would not fit (" + re.reason + ")"
+			switch {
+			case j == i:
+				why = re.reason
+			case errors.Is(err, ErrGameOver):
+				why = "the game would be over before its last ball"
+			}
+			return Ball{}, fmt.Errorf("%w: frame %d ball %d cannot be %s: %s", ErrInvalidCorrection, frame, ball, b, why)
+		}
+	}
+	for f := range NumFrames {
+		if s, e := g.span(f); s < e {
+			if fs, fe := fixed.span(f); fs != s || fe != e {
+				return Ball{}, fmt.Errorf("%w: frame %d ball %d cannot be %s: the balls bowled after it would belong to other frames", ErrInvalidCorrection, frame, ball, b)
+			}
+		}
+	}
+	*g = fixed
+	return was, nil
+}
+
+// ballIndex returns the index in the rolls of ball (1 to 3) of frame (1 to
+// 10), or an error wrapping [ErrInvalidCorrection] if it was not bowled.
+func (g *Game) ballIndex(frame, ball int) (int, error) {
 	if frame < 1 || frame > NumFrames {
 		return 0, fmt.Errorf("%w: there is no frame %d", ErrInvalidCorrection, frame)
 	}
@@ -100,33 +269,17 @@ func (g *Game) Correct(frame, ball, pins int) (was int, err error) {
 	if ball < 1 || ball > 3 || s+ball-1 >= e { // ball is checked before the sum: it may be any int
 		return 0, fmt.Errorf("%w: frame %d ball %d has not been bowled", ErrInvalidCorrection, frame, ball)
 	}
-	i := s + ball - 1
-	rolls := g.Rolls()
-	was = rolls[i]
-	if was == pins {
-		return 0, fmt.Errorf("%w: frame %d ball %d is %d already", ErrInvalidCorrection, frame, ball, pins)
+	return s + ball - 1, nil
+}
+
+// String writes a ball as a correction's message names it: "7", "7 (deck
+// 2-4-5)".
+func (b Ball) String() string {
+	s := strconv.Itoa(b.Pins)
+	if b.HasDeck {
+		s += " (deck " + b.Deck.String() + ")"
 	}
-	rolls[i] = pins
-	fixed, err := Replay(rolls)
-	if re := (*RollError)(nil); errors.As(err, &re) {
-		why := "the balls after it would not fit (" + re.reason + ")"
-		switch {
-		case int(re.Roll) == i+1:
-			why = re.reason
-		case errors.Is(err, ErrGameOver):
-			why = "the game would be over before its last ball"
-		}
-		return 0, fmt.Errorf("%w: frame %d ball %d cannot be %d: %s", ErrInvalidCorrection, frame, ball, pins, why)
-	}
-	for f := range NumFrames {
-		if s, e := g.span(f); s < e {
-			if fs, fe := fixed.span(f); fs != s || fe != e {
-				return 0, fmt.Errorf("%w: frame %d ball %d cannot be %d: the balls bowled after it would belong to other frames", ErrInvalidCorrection, frame, ball, pins)
-			}
-		}
-	}
-	*g = fixed
-	return was, nil
+	return s
 }
 
 // frameDone reports whether the frame in play has had all its rolls.
@@ -168,6 +321,25 @@ func (g *Game) Ball() int {
 		return 0
 	}
 	return int(g.n-g.starts[g.frame]) + 1
+}
+
+// Balls returns every ball bowled so far, in order: the input
+// [ReplayBalls] needs to rebuild the game, decks included.
+func (g *Game) Balls() []Ball {
+	out := make([]Ball, g.n)
+	for i := range out {
+		out[i] = g.ball(i)
+	}
+	return out
+}
+
+// ball returns roll i as a Ball.
+func (g *Game) ball(i int) Ball {
+	b := Ball{Pins: int(g.rolls[i])}
+	if g.known&(1<<i) != 0 {
+		b.Deck, b.HasDeck = g.decks[i], true
+	}
+	return b
 }
 
 // NumRolls returns how many rolls have been bowled.
@@ -255,6 +427,12 @@ func (g *Game) Frames() []Frame {
 	for i := range frames {
 		s, e := g.span(i)
 		f := Frame{Number: i + 1, Rolls: rolls[s:e:e]}
+		for b := range e - s {
+			if g.known&(1<<(s+b)) != 0 {
+				f.decks[b] = g.decks[s+b]
+				f.known |= 1 << b
+			}
+		}
 		v, ok := g.value(i)
 		scored = scored && ok
 		if scored {
@@ -272,6 +450,32 @@ type Frame struct {
 	Rolls  []int // the pins of each roll bowled in the frame, in order
 	score  int
 	scored bool
+	decks  [3]Deck // the deck after each ball, where known
+	known  uint8   // bit b: decks[b] is known
+}
+
+// Deck returns the pins ball (1 to 3) of the frame left standing, and
+// false if that is not known (the ball was rolled as a count, or has not
+// been bowled).
+func (f Frame) Deck(ball int) (Deck, bool) {
+	if ball < 1 || ball > len(f.decks) || f.known&(1<<(ball-1)) == 0 {
+		return 0, false
+	}
+	return f.decks[ball-1], true
+}
+
+// splitAt reports whether ball i (0-based) left a split, when its deck is
+// known.
+func (f Frame) splitAt(i int) bool {
+	d, ok := f.Deck(i + 1)
+	return ok && d.Split()
+}
+
+// Split reports whether the frame's first ball left a split
+// ([Deck.Split]); false when its deck is not known.
+func (f Frame) Split() bool {
+	d, ok := f.Deck(1)
+	return ok && d.Split()
 }
 
 // Score returns the frame's cumulative score, and false while that score can
@@ -292,8 +496,12 @@ func (f Frame) Complete() bool {
 // "8|/" for a spare, "8|1" for an open frame, "-" for a gutter, the first
 // roll alone while the frame is in play, and the tenth frame's rolls joined
 // by "|" ("X|7|/"). A frame not yet bowled has no marks.
+//
+// A split is marked as lane scoring circles it, with its count in
+// parentheses: "(8)|1", "(8)|/", in the tenth "X|(8)|/". Only a ball at a
+// full rack whose deck is known can be marked a split.
 func (f Frame) Marks() string {
-	var buf [8]byte
+	var buf [12]byte
 	return string(f.AppendMarks(buf[:0]))
 }
 
@@ -311,6 +519,10 @@ func (f Frame) AppendMarks(dst []byte) []byte {
 			dst = append(dst, '/')
 		case p == 0:
 			dst = append(dst, '-')
+		case fresh && f.splitAt(i):
+			dst = append(dst, '(')
+			dst = strconv.AppendInt(dst, int64(p), 10)
+			dst = append(dst, ')')
 		default:
 			dst = strconv.AppendInt(dst, int64(p), 10)
 		}

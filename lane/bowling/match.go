@@ -120,6 +120,20 @@ func (m *Match) Correct(name Name, frame, ball, pins int) (was int, err error) {
 	return was, nil
 }
 
+// CorrectBall changes a ball the named player bowled to b (see
+// [Game.CorrectBall]) and returns what it was.
+func (m *Match) CorrectBall(name Name, frame, ball int, b Ball) (was Ball, err error) {
+	i := m.seat(name)
+	if i < 0 {
+		return Ball{}, fmt.Errorf("%w: %s is not on this lane", ErrUnknownPlayer, name)
+	}
+	if was, err = m.players[i].Game.CorrectBall(frame, ball, b); err != nil {
+		return Ball{}, err
+	}
+	m.choose()
+	return was, nil
+}
+
 // Started reports whether the first ball has been bowled.
 func (m *Match) Started() bool { return m.started }
 
@@ -149,13 +163,17 @@ func (m *Match) Up() (seat, frame int, ok bool) {
 
 // Roll records a roll for the player who is up. It fails with
 // [ErrNoPlayers], [ErrGameOver] or the [Game.Roll] errors, changing nothing.
-func (m *Match) Roll(pins int) error {
+func (m *Match) Roll(pins int) error { return m.RollBall(Ball{Pins: pins}) }
+
+// RollBall records a ball, which may carry its deck, for the player who
+// is up, as [Match.Roll] does a count (see [Game.RollBall]).
+func (m *Match) RollBall(b Ball) error {
 	seat, frame, ok := m.Up()
 	if !ok {
-		return m.nobodyUp(pins)
+		return m.nobodyUp(b.Pins)
 	}
 	g := &m.players[seat].Game
-	if err := g.Roll(pins); err != nil {
+	if err := g.RollBall(b); err != nil {
 		return err
 	}
 	m.started = true
@@ -167,19 +185,23 @@ func (m *Match) Roll(pins int) error {
 
 // RollAs records a roll for the named player, refusing it with
 // [ErrNotYourTurn] unless that player is up.
-func (m *Match) RollAs(name Name, pins int) error {
+func (m *Match) RollAs(name Name, pins int) error { return m.RollBallAs(name, Ball{Pins: pins}) }
+
+// RollBallAs records a ball for the named player, refusing it with
+// [ErrNotYourTurn] unless that player is up.
+func (m *Match) RollBallAs(name Name, b Ball) error {
 	i := m.seat(name)
 	if i < 0 || m.players[i].Left {
 		return fmt.Errorf("%w: %s is not playing on this lane", ErrUnknownPlayer, name)
 	}
 	seat, _, ok := m.Up()
 	if !ok {
-		return m.nobodyUp(pins)
+		return m.nobodyUp(b.Pins)
 	}
 	if seat != i {
 		return fmt.Errorf("%w: it is %s's turn, not %s's", ErrNotYourTurn, m.players[seat].Name, name)
 	}
-	return m.Roll(pins)
+	return m.RollBall(b)
 }
 
 func (m *Match) nobodyUp(pins int) error {
