@@ -178,3 +178,27 @@ func TestBoardSplits(t *testing.T) {
 	}
 	golden(t, "splits.golden", []byte(m.Board()))
 }
+
+// TestBoardFouls: a foul is marked F; a game with fouls and splits, a
+// split in the tenth after a foul and a spare.
+func TestBoardFouls(t *testing.T) {
+	var g Game
+	for _, b := range strings.Fields("F 10 =7-10 F 7 F F F 10 F 3 =4-6 =4 F F =2-8 2 F 10 =4-6") {
+		var err error
+		switch {
+		case b == "F":
+			err = g.RollBall(Ball{Foul: true})
+		case b[0] == '=': // the pins left standing
+			err = g.RollDeck(leave(t, b[1:]))
+		default:
+			err = g.Roll(int(b[0]-'0') + 9*len(b[1:]))
+		}
+		if err != nil {
+			t.Fatalf("ball %s after %v: %v", b, g.Balls(), err)
+		}
+	}
+	if !g.Over() {
+		t.Fatalf("the game is not over: %v", g.Balls())
+	}
+	golden(t, "fouls.golden", []byte(Board(Player{Name: "PJS", Game: g})))
+}

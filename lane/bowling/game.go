@@ -19,7 +19,8 @@ const (
 // no pointers inside, so copying it takes a snapshot.
 //
 // A roll is a count of pins ([Game.Roll]), or a [Ball] that may also say
-// which pins it left standing ([Game.RollBall], [Game.RollDeck]).
+// which pins it left standing ([Game.RollBall], [Game.RollDeck]), or that
+// it was a foul.
 //
 // Rolling never allocates: the rolls live in a fixed array and the frames
 // are derived from them on demand.
@@ -27,6 +28,7 @@ type Game struct {
 	rolls  [MaxRolls]int8
 	decks  [MaxRolls]Deck  // the pins standing after each roll, where known
 	known  uint32          // bit i: decks[i] is known
+	fouls  uint32          // bit i: roll i was a foul
 	n      int8            // rolls bowled
 	starts [NumFrames]int8 // index in rolls of each frame's first roll, for frames up to frame
 	frame  int8            // 0-based frame in play; NumFrames once the game is over
@@ -34,12 +36,18 @@ type Game struct {
 }
 
 // Ball is one ball as a lane records it: the pins it knocked down and,
-// when they were seen, the pins it left standing. The zero value is a
-// gutter ball with its deck unknown.
+// when they were seen, the pins it left standing; or a foul. The zero
+// value is a gutter ball with its deck unknown.
+//
+// A foul counts no pin, and has no deck: the pins it knocked down are
+// set again. After a foul on the first ball of a rack the next ball faces
+// ten pins, so a foul then ten is a spare ("F|/"); a foul on a second ball
+// counts 0 for that ball.
 type Ball struct {
-	Pins    int  // pins knocked down, 0 to 10
+	Pins    int  // pins knocked down, 0 to 10; 0 for a foul
 	Deck    Deck // the pins standing after the ball, if HasDeck
 	HasDeck bool // the deck after the ball is known
+	Foul    bool // the bowler fouled: the ball counts 0, marked F
 }
 
 // Replay rebuilds a game from its ordered rolls. It stops at the first
@@ -100,9 +108,13 @@ func (g *Game) add(b Ball) {
 	g.rolls[g.n] = int8(pins)
 	g.decks[g.n] = 0
 	g.known &^= 1 << g.n
+	g.fouls &^= 1 << g.n
 	if b.HasDeck {
 		g.decks[g.n] = b.Deck
 		g.known |= 1 << g.n
+	}
+	if b.Foul {
+		g.fouls |= 1 << g.n
 	}
 	g.n++
 	g.down += int8(pins)
@@ -145,6 +157,10 @@ func (g *Game) CheckBall(b Ball) error {
 	switch {
 	case g.Over():
 		return g.refuse(pins, ErrGameOver, "the game is over")
+	case b.Foul && pins != 0:
+		return g.refuse(pins, ErrInvalidPins, fmt.Sprintf("a foul counts 0 pins, not %d", pins))
+	case b.Foul && b.HasDeck:
+		return g.refuse(pins, ErrInvalidPins, "a foul has no deck: the pins it knocked down are set again")
 	case pins < 0 || pins > NumPins:
 		return g.refuse(pins, ErrInvalidPins, fmt.Sprintf("%d pins is not a roll, a roll is 0 to %d pins", pins, NumPins))
 	case pins > g.Standing():
@@ -196,14 +212,15 @@ func (g *Game) refuse(pins int, err error, reason string) error {
 // entered as a 7 becomes one, and a 7 entered as a strike then waits for
 // its second ball.
 //
-// The corrected ball is a count: its deck, if it had one, is forgotten.
+// The corrected ball is a count: its deck, if it had one, is forgotten,
+// and a foul corrected to 0 is a gutter ball.
 // See [Game.CorrectBall] for the balls after it that have decks.
 func (g *Game) Correct(frame, ball, pins int) (was int, err error) {
 	i, err := g.ballIndex(frame, ball)
 	if err != nil {
 		return 0, err
 	}
-	if int(g.rolls[i]) == pins {
+	if int(g.rolls[i]) == pins && g.fouls&(1<<i) == 0 {
 		return 0, fmt.Errorf("%w: frame %d ball %d is %d already", ErrInvalidCorrection, frame, ball, pins)
 	}
 	b, err := g.CorrectBall(frame, ball, Ball{Pins: pins})
@@ -273,9 +290,15 @@ func (g *Game) ballIndex(frame, ball int) (int, error) {
 }
 
 // String writes a ball as a correction's message names it: "7", "7 (deck
-// 2-4-5)".
+// 2-4-5)", "a foul".
 func (b Ball) String() string {
+	if b.Foul && b.Pins == 0 && !b.HasDeck {
+		return "a foul"
+	}
 	s := strconv.Itoa(b.Pins)
+	if b.Foul {
+		s += " (foul)"
+	}
 	if b.HasDeck {
 		s += " (deck " + b.Deck.String() + ")"
 	}
@@ -339,6 +362,7 @@ func (g *Game) ball(i int) Ball {
 	if g.known&(1<<i) != 0 {
 		b.Deck, b.HasDeck = g.decks[i], true
 	}
+	b.Foul = g.fouls&(1<<i) != 0
 	return b
 }
 
@@ -432,6 +456,9 @@ func (g *Game) Frames() []Frame {
 				f.decks[b] = g.decks[s+b]
 				f.known |= 1 << b
 			}
+			if g.fouls&(1<<(s+b)) != 0 {
+				f.fouls |= 1 << b
+			}
 		}
 		v, ok := g.value(i)
 		scored = scored && ok
@@ -452,6 +479,12 @@ type Frame struct {
 	scored bool
 	decks  [3]Deck // the deck after each ball, where known
 	known  uint8   // bit b: decks[b] is known
+	fouls  uint8   // bit b: ball b+1 was a foul
+}
+
+// Foul reports whether ball (1 to 3) of the frame was a foul.
+func (f Frame) Foul(ball int) bool {
+	return ball >= 1 && ball <= 3 && f.fouls&(1<<(ball-1)) != 0
 }
 
 // Deck returns the pins ball (1 to 3) of the frame left standing, and
@@ -499,7 +532,8 @@ func (f Frame) Complete() bool {
 //
 // A split is marked as lane scoring circles it, with its count in
 // parentheses: "(8)|1", "(8)|/", in the tenth "X|(8)|/". Only a ball at a
-// full rack whose deck is known can be marked a split.
+// full rack whose deck is known can be marked a split. A foul is "F",
+// wherever it is: "F|/", "7|F", "X|F|F".
 func (f Frame) Marks() string {
 	var buf [12]byte
 	return string(f.AppendMarks(buf[:0]))
@@ -513,6 +547,8 @@ func (f Frame) AppendMarks(dst []byte) []byte {
 			dst = append(dst, '|')
 		}
 		switch {
+		case f.fouls&(1<<i) != 0:
+			dst = append(dst, 'F')
 		case fresh && p == NumPins:
 			dst = append(dst, 'X')
 		case !fresh && p == standing:
