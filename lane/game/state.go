@@ -101,14 +101,14 @@ func (s *State) Apply(e Event) {
 			s.game = append(s.game, e)
 		}
 	case Rolled:
-		if s.started && s.match.RollAs(e.Player, e.Pins) == nil {
+		if s.started && s.match.RollBallAs(e.Player, e.bowled()) == nil {
 			s.game = append(s.game, e)
 		}
 	case PlayerLeft:
 		s.leave(e)
 	case Corrected:
 		if s.started {
-			if _, err := s.match.Correct(e.Player, e.Frame, e.Ball, e.Pins); err == nil {
+			if correctMatch(&s.match, e.Player, e.Frame, e.Ball, e.bowled()) == nil {
 				s.game = append(s.game, e)
 				s.corrected = append(s.corrected, e)
 			}
@@ -143,8 +143,16 @@ func (s *State) leave(e Event) {
 		return
 	}
 	// Before the first ball the seat is given up: the game's log forgets
-	// it, so that joining and leaving does not grow a snapshot.
-	s.game = slices.DeleteFunc(s.game, func(g Event) bool { return g.Kind == SeatTaken && g.Player.Same(e.Player) })
+	// it, so that joining and leaving does not grow a snapshot, and so the
+	// player being skipped or back, which a snapshot could not replay
+	// without their seat.
+	s.game = slices.DeleteFunc(s.game, func(g Event) bool {
+		switch g.Kind {
+		case SeatTaken, PlayerAway, PlayerBack:
+			return g.Player.Same(e.Player)
+		}
+		return false
+	})
 	if s.match.Len() == 0 {
 		s.started = false // everyone gave up their seat before a ball: wait for players again
 		s.game = s.game[:0]
