@@ -86,7 +86,7 @@ func AppendBoard(dst []byte, players ...Player) []byte {
 // in a wider column, lead spaces (one if the text would otherwise have no
 // space after it), the text, and spaces to the width.
 func appendCellIn(dst, text []byte, textWidth, width, lead int) []byte {
-	if width == cellWidth && lead == 2 {
+	if width == cellWidth && lead == 2 && textWidth == len(text) {
 		return appendCell(dst, text)
 	}
 	if textWidth+lead >= width {

@@ -120,6 +120,7 @@ func TestBoardWideNames(t *testing.T) {
 	}{
 		{"name-long-latin.golden", []string{"Anne-Marie", "PJS", "Stephanie"}},
 		{"name-hangul.golden", []string{"홍길동", "Zoë", "kim"}},
+		{"name-accents.golden", []string{"Zoë", "PJS", "Jo"}}, // three columns or fewer: the seeds' NAME column
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
