@@ -223,20 +223,24 @@ func TestRollDeckDoesNotAllocate(t *testing.T) {
 	}
 }
 
-// FuzzGameBalls feeds arbitrary balls, each two bytes: a count or a deck
-// (any sixteen bits), so a deck may name pins beyond the ten or pins
-// down. No sequence may panic; a refused ball leaves the game as it was;
+// FuzzGameBalls feeds arbitrary balls, each two bytes: a count, a deck
+// (any sixteen bits, so a deck may name pins beyond the ten or pins
+// down) or a foul. No sequence may panic; a refused ball leaves the game as it was;
 // an accepted one agrees with the deck before it, and the game replays
 // from its balls and, by counts, scores the same.
 func FuzzGameBalls(f *testing.F) {
 	f.Add([]byte{0x02, 0x40, 0x00, 0x00, 0x03, 0xff})
 	f.Add([]byte{0x00, 0x08, 0x01, 0x00, 0x03, 0x00})
+	f.Add([]byte{0x26, 0x00, 0xc0, 0x00, 0x26, 0x00, 0x26, 0x00})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var g Game
 		for i := 0; i+1 < len(data); i += 2 {
 			b := Ball{Pins: int(data[i]>>4) - 2}
 			if data[i]&1 == 1 {
 				b.Deck, b.HasDeck = Deck(uint16(data[i])<<8|uint16(data[i+1]))>>1, true
+			}
+			if data[i]&6 == 6 {
+				b.Foul = true
 			}
 			before := g
 			rack, known := g.Rack()
@@ -246,7 +250,7 @@ func FuzzGameBalls(f *testing.F) {
 				}
 				continue
 			}
-			if b.HasDeck && (known && b.Deck&^rack != 0 || !b.Deck.Valid()) {
+			if b.HasDeck && (known && b.Deck&^rack != 0 || !b.Deck.Valid()) || b.Foul && (b.Pins != 0 || b.HasDeck) {
 				t.Fatalf("RollBall(%v) accepted on a rack of %s", b, rack)
 			}
 		}

@@ -33,6 +33,8 @@ type record struct {
 	Frame    int        `json:"frame,omitempty"`
 	Ball     int        `json:"ball,omitempty"`
 	Pins     *int       `json:"pins,omitempty"`
+	Standing *[]int     `json:"standing,omitempty"` // the pins standing after the ball, when the ball named them
+	Foul     bool       `json:"foul,omitempty"`
 	By       string     `json:"by,omitempty"`
 	Was      *int       `json:"was,omitempty"`
 	At       string     `json:"at,omitempty"` // RFC 3339, UTC
@@ -86,9 +88,11 @@ func toRecord(e Event) (record, error) {
 	case Rolled:
 		pins := e.Pins
 		r.Player, r.Frame, r.Ball, r.Pins, r.By = string(e.Player), e.Frame, e.Ball, &pins, string(e.By)
+		r.Standing, r.Foul = standing(e), e.Foul
 	case Corrected:
 		pins, was := e.Pins, e.Was
 		r.Player, r.Frame, r.Ball, r.Pins, r.Was, r.By = string(e.Player), e.Frame, e.Ball, &pins, &was, string(e.By)
+		r.Standing, r.Foul = standing(e), e.Foul
 		r.At = e.At.UTC().Format(time.RFC3339)
 	case PlayerLeft, PlayerAway, PlayerBack:
 		r.Player, r.By = string(e.Player), string(e.By)
@@ -189,7 +193,13 @@ func fromRecord(r record) (Event, error) {
 		if r.Pins == nil || r.Frame < 1 || r.Frame > bowling.NumFrames || r.Ball < 1 || r.Ball > 3 {
 			return e, errors.New(`needs "pins", "frame" 1 to 10 and "ball" 1 to 3`)
 		}
-		e.Frame, e.Ball, e.Pins = r.Frame, r.Ball, *r.Pins
+		e.Frame, e.Ball, e.Pins, e.Foul = r.Frame, r.Ball, *r.Pins, r.Foul
+		if r.Standing != nil {
+			if e.Deck, err = bowling.NewDeck(*r.Standing...); err != nil {
+				return e, fmt.Errorf(`"standing": %w`, err)
+			}
+			e.HasDeck = true
+		}
 		if e.By, err = parseBy(r.By); err != nil {
 			return e, err
 		}
@@ -250,6 +260,16 @@ func fromRecord(r record) (Event, error) {
 		return e, fmt.Errorf("unknown kind %q", r.Kind)
 	}
 	return e, nil
+}
+
+// standing returns the "standing" of an event's ball: the pins of its
+// deck, or nil if it has none.
+func standing(e Event) *[]int {
+	if !e.HasDeck {
+		return nil
+	}
+	pins := e.Deck.Pins()
+	return &pins
 }
 
 // parseBy reads the optional "by" of an event.

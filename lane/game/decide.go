@@ -98,12 +98,17 @@ func (s *State) Start(by bowling.Name) (Event, error) {
 
 // Throw is a roll as a player enters it: who enters it (By), whose ball
 // it is (For; empty means By's own), which ball it is meant for, and the
-// pins. UpOffline says whether the player up has no connection: the lane
-// knows that, the game does not.
+// pins; if the lane saw them, the pins left standing (Deck, with HasDeck),
+// which must agree with Pins and the pins standing before; or a foul (with
+// Pins 0). UpOffline says whether the player up has no connection: the
+// lane knows that, the game does not.
 type Throw struct {
 	By, For     bowling.Name
 	Frame, Ball int
 	Pins        int
+	Deck        bowling.Deck
+	HasDeck     bool
+	Foul        bool
 	UpOffline   bool
 }
 
@@ -138,14 +143,39 @@ func (s *State) Roll(t Throw) (Event, error) {
 	case t.For != up:
 		return Event{}, fmt.Errorf("%w: it is %s's turn, not %s's", bowling.ErrNotYourTurn, up, t.For)
 	}
-	if err := g.Check(t.Pins); err != nil {
+	b := bowling.Ball{Pins: t.Pins, Deck: t.Deck, HasDeck: t.HasDeck, Foul: t.Foul}
+	if err := g.CheckBall(b); err != nil {
 		return Event{}, err
 	}
-	e := Event{Kind: Rolled, Player: t.For, Frame: t.Frame, Ball: t.Ball, Pins: t.Pins}
+	if !b.HasDeck {
+		b.Deck = 0
+	}
+	e := Event{Kind: Rolled, Player: t.For, Frame: t.Frame, Ball: t.Ball, Pins: b.Pins, Deck: b.Deck, HasDeck: b.HasDeck, Foul: b.Foul}
 	if t.By != t.For {
 		e.By = t.By
 	}
 	return e, nil
+}
+
+// correctGame corrects a ball of g: a count only as [bowling.Game.Correct]
+// does, a ball with a deck or a foul as [bowling.Game.CorrectBall]. It
+// returns the pins the ball had.
+func correctGame(g *bowling.Game, frame, ball int, b bowling.Ball) (was int, err error) {
+	if !b.HasDeck && !b.Foul {
+		return g.Correct(frame, ball, b.Pins)
+	}
+	w, err := g.CorrectBall(frame, ball, b)
+	return w.Pins, err
+}
+
+// correctMatch applies a correction to a match as [correctGame] does to a game.
+func correctMatch(m *bowling.Match, name bowling.Name, frame, ball int, b bowling.Ball) error {
+	if !b.HasDeck && !b.Foul {
+		_, err := m.Correct(name, frame, ball, b.Pins)
+		return err
+	}
+	_, err := m.CorrectBall(name, frame, ball, b)
+	return err
 }
 
 // next says which ball a game is on, for an error message.
@@ -158,11 +188,15 @@ func next(g *bowling.Game) string {
 
 // Correction is a change of a ball already bowled, as a player enters it:
 // who enters it (By), whose ball it is (For; empty means By's own), which
-// ball, the pins it should have been, and when (for the history).
+// ball, the pins it should have been (and, as in a [Throw], the pins it
+// left standing, or a foul), and when (for the history).
 type Correction struct {
 	By, For     bowling.Name
 	Frame, Ball int
 	Pins        int
+	Deck        bowling.Deck
+	HasDeck     bool
+	Foul        bool
 	At          time.Time
 }
 
@@ -171,6 +205,8 @@ type Correction struct {
 // correct anyone's. The game is replayed with the new value: a correction
 // that makes it impossible, or that would change which frame and ball any
 // roll is, is refused with an error wrapping [bowling.ErrInvalidCorrection].
+// A correction of a count only is [bowling.Game.Correct]'s; one with a deck
+// or a foul is [bowling.Game.CorrectBall]'s.
 func (s *State) Correct(c Correction) (Event, error) {
 	if c.For == "" {
 		c.For = c.By
@@ -189,11 +225,17 @@ func (s *State) Correct(c Correction) (Event, error) {
 	case c.For != c.By && c.By != s.Host():
 		return Event{}, fmt.Errorf("%w: only the host, %s, may correct %s's ball", ErrNotHost, s.Host(), c.For)
 	}
-	was, err := p.Game.Correct(c.Frame, c.Ball, c.Pins) // p is a copy: the state is untouched
+	b := bowling.Ball{Pins: c.Pins, Deck: c.Deck, HasDeck: c.HasDeck, Foul: c.Foul}
+	if !b.HasDeck {
+		b.Deck = 0
+	}
+	g := p.Game // a copy: the state is untouched
+	was, err := correctGame(&g, c.Frame, c.Ball, b)
 	if err != nil {
 		return Event{}, err
 	}
-	e := Event{Kind: Corrected, Player: c.For, Frame: c.Frame, Ball: c.Ball, Pins: c.Pins, Was: was, At: c.At.UTC().Truncate(time.Second)}
+	e := Event{Kind: Corrected, Player: c.For, Frame: c.Frame, Ball: c.Ball, Pins: b.Pins, Deck: b.Deck, HasDeck: b.HasDeck, Foul: b.Foul,
+		Was: was, At: c.At.UTC().Truncate(time.Second)}
 	if c.By != c.For {
 		e.By = c.By
 	}

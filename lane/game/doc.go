@@ -22,7 +22,8 @@
 //
 // Events are complete: the lane's opening (id, name, settings), each seat
 // taken (the name and a SHA-256 of its resume token, never the token), the
-// game started, each roll (who, frame, ball, pins), a player leaving, a new
+// game started, each roll (who, frame, ball, pins, and the pins it left
+// standing or a foul when the ball said so), a player leaving, a new
 // game of the series, a server taking the lane up ([Claimed]: its epoch),
 // and the lane closing. A [Snapshot] holds a whole lane: replayed, it
 // gives the lane as it was, whatever came before it, so a journal may drop
@@ -32,7 +33,10 @@
 //
 // [Marshal] and [Unmarshal] give every event a stable, versioned JSON
 // form with a string kind: {"v":1,"kind":"rolled",…}. A version this
-// package does not know is refused, never guessed at. The encoding is
+// package does not know is refused, never guessed at. Fields are only
+// ever added, and written only when set: a roll's "standing" (the pins
+// left, [7,10]; [] for none) and "foul" appear only on balls that have
+// them, so a log without them is byte for byte what version 1 wrote. The encoding is
 // pinned by golden files, and a log written by an earlier version is
 // replayed by the tests (testdata/), so a change that cannot read
 // yesterday's logs fails CI.

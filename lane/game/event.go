@@ -16,9 +16,9 @@ const (
 	Claimed     Kind = "claimed"      // a server took the lane up: Epoch, Node
 	SeatTaken   Kind = "seat_taken"   // Player took a seat, resumable with Token
 	GameStarted Kind = "game_started" // the game started
-	Rolled      Kind = "rolled"       // Player knocked down Pins with ball Ball of frame Frame
+	Rolled      Kind = "rolled"       // Player knocked down Pins with ball Ball of frame Frame, leaving Deck standing or fouling
 	PlayerLeft  Kind = "player_left"  // Player gave up their seat, or By (the host) removed them
-	Corrected   Kind = "corrected"    // By changed Player's ball Ball of frame Frame from Was to Pins, At a time
+	Corrected   Kind = "corrected"    // By changed Player's ball Ball of frame Frame from Was to Pins (Deck, Foul), At a time
 	PlayerAway  Kind = "away"         // By skipped Player, up and absent: the turn passes them by
 	PlayerBack  Kind = "back"         // Player, away, came back: they bowl again as their turns come
 	NextGame    Kind = "next_game"    // the game is over and joins the series; the players still seated wait for the next
@@ -44,12 +44,15 @@ type Event struct {
 	Player bowling.Name // SeatTaken, Rolled, PlayerLeft, Corrected, PlayerAway, PlayerBack
 	Token  TokenHash    // SeatTaken: the SHA-256 of the seat's resume token
 
-	Frame int          // Rolled, Corrected: 1 to 10
-	Ball  int          // Rolled, Corrected: 1 to 3, within the frame
-	Pins  int          // Rolled; Corrected: the new value
-	By    bowling.Name // Rolled, Corrected, PlayerLeft: who did it, when not Player; PlayerAway: who skipped
-	Was   int          // Corrected: the pins before
-	At    time.Time    // Corrected: when, to the second, in UTC
+	Frame   int          // Rolled, Corrected: 1 to 10
+	Ball    int          // Rolled, Corrected: 1 to 3, within the frame
+	Pins    int          // Rolled; Corrected: the new value
+	Deck    bowling.Deck // Rolled, Corrected: the pins standing after the ball, if HasDeck
+	HasDeck bool         // Rolled, Corrected: the ball named its deck
+	Foul    bool         // Rolled, Corrected: the ball was a foul (Pins 0)
+	By      bowling.Name // Rolled, Corrected, PlayerLeft: who did it, when not Player; PlayerAway: who skipped
+	Was     int          // Corrected: the pins before
+	At      time.Time    // Corrected: when, to the second, in UTC
 
 	Epoch uint64 // Claimed: one more than the lane's epoch before
 	Node  string // Claimed: which server, for its logs
@@ -57,6 +60,11 @@ type Event struct {
 	Reason string // Closed
 
 	Snapshot *LaneSnapshot // Snapshot: the whole lane
+}
+
+// bowled returns the ball a Rolled or Corrected event records.
+func (e Event) bowled() bowling.Ball {
+	return bowling.Ball{Pins: e.Pins, Deck: e.Deck, HasDeck: e.HasDeck, Foul: e.Foul}
 }
 
 // TokenHash is the SHA-256 of a seat's resume token. The journal keeps

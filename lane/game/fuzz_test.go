@@ -8,9 +8,13 @@ import (
 	"github.com/tenpin/tenpin/lane/bowling"
 )
 
+// mix returns pins chosen by n, the same for the same n.
+func mix(n int) bowling.Deck { return bowling.Deck(uint16(n)*0x9e37) & bowling.Full }
+
 // FuzzDecideApplyReplay decides random commands from three would-be
 // players (joins, starts, rolls, corrections, skips, returns, removals,
-// leaves, new games, claims, snapshots),
+// leaves, new games, claims, snapshots; rolls and corrections by counts,
+// by decks and fouls),
 // applies those accepted, and checks after each that a refusal changed
 // nothing, and that the log, encoded and decoded, rebuilds the same
 // state, from its start and from its last snapshot.
@@ -19,6 +23,7 @@ func FuzzDecideApplyReplay(f *testing.F) {
 	f.Add([]byte{0, 1, 3, 10, 7, 3, 8, 2, 6, 9, 14, 13})
 	f.Add([]byte{0, 3, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 5, 9, 12})
 	f.Add([]byte{0, 1, 3, 26, 42, 22, 151, 231, 8, 24, 10, 38, 57, 13, 5, 2, 3})
+	f.Add([]byte{0, 1, 3, 250, 250, 10, 250, 234, 250, 250, 214, 198, 250, 10, 26, 13, 250})
 	names := []bowling.Name{"AAA", "BBB", "CCC"}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		log := []Event{Open("fz", "fuzz", 2)}
@@ -39,7 +44,15 @@ func FuzzDecideApplyReplay(f *testing.F) {
 			case 5:
 				e, err = s.NewGame(who)
 			case 6: // a correction of some ball of some player, by who
-				e, err = s.Correct(Correction{By: who, For: names[int(b/16)%2], Frame: int(b/16)%10 + 1, Ball: int(b/32)%3 + 1, Pins: int(b) % 11, At: time.Unix(int64(b), 0)})
+				c := Correction{By: who, For: names[int(b/16)%2], Frame: int(b/16)%10 + 1, Ball: int(b/32)%3 + 1, Pins: int(b) % 11, At: time.Unix(int64(b), 0)}
+				switch b / 16 {
+				case 12, 14: // to a foul
+					c.Pins, c.Foul = 0, true
+				case 13, 15: // a first ball, to a deck
+					c.Ball, c.HasDeck, c.Deck = 1, true, bowling.Full&^mix(len(log))
+					c.Pins = bowling.NumPins - c.Deck.Count()
+				}
+				e, err = s.Correct(c)
 			case 7: // a skip, after the away time or not
 				e, err = s.Skip(who, time.Duration(b/16)*time.Second, 8*time.Second)
 			case 8:
@@ -72,7 +85,27 @@ func FuzzDecideApplyReplay(f *testing.F) {
 				e, err = s.Roll(Throw{By: who, Frame: p.Game.CurrentFrame(), Ball: p.Game.Ball() - 1, Pins: 0})
 			default:
 				p, _ := s.Match().Player(who)
-				e, err = s.Roll(Throw{By: who, Frame: p.Game.CurrentFrame(), Ball: p.Game.Ball(), Pins: int(b/16) - 2})
+				th := Throw{By: who, Frame: p.Game.CurrentFrame(), Ball: p.Game.Ball(), Pins: int(b/16) - 2}
+				rack, known := p.Game.Rack()
+				switch b / 16 {
+				case 0: // a foul
+					th.Pins, th.Foul = 0, true
+				case 15: // the pins left standing: some of the rack, or as many as stand
+					th.HasDeck, th.Deck = true, rack&^mix(len(log))
+					if !known {
+						th.Deck = bowling.Full >> (bowling.NumPins - p.Game.Standing() + int(b)%2)
+					}
+					th.Pins = p.Game.Standing() - th.Deck.Count()
+				case 14: // a deck that disagrees with its count
+					th.HasDeck, th.Deck, th.Pins = true, rack, 1
+					if !known {
+						th.Deck, th.Pins = 0, p.Game.Standing()-1
+					}
+				}
+				e, err = s.Roll(th)
+				if err == nil && b/16 == 14 {
+					t.Fatalf("the roll %+v of a deck that disagrees with its count was accepted", th)
+				}
 			}
 			if err != nil {
 				if after, _ := Marshal(s.Snapshot()); string(after) != string(before) {
