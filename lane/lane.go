@@ -355,8 +355,7 @@ func (l *Lane) Games() protocol.Games {
 		g := protocol.Game{Game: i + 1, Finished: true, Players: make([]protocol.GamePlayer, len(r.Players)), Corrections: corrections(r.Corrections)}
 		marks := correctedFrames(r.Corrections)
 		for j, p := range r.Players {
-			played, _ := bowling.Replay(p.Rolls) // stored rolls were a game's: they replay
-			g.Players[j] = gamePlayer(p.Name, &played, p.Left, marks[p.Name])
+			g.Players[j] = gamePlayer(p.Name, &p.Game, p.Left, marks[p.Name])
 		}
 		out.Games = append(out.Games, g)
 	}

@@ -60,10 +60,69 @@ type resultRec struct {
 }
 
 type scoreRec struct {
-	Name  string `json:"name"`
-	Rolls []int  `json:"rolls"`
-	Total int    `json:"total"`
-	Left  bool   `json:"left,omitempty"`
+	Name     string   `json:"name"`
+	Rolls    []int    `json:"rolls"`
+	Standing []*[]int `json:"standing,omitempty"` // per roll, the pins it left standing or null; absent if no roll named them
+	Fouls    []int    `json:"fouls,omitempty"`    // the indexes in rolls of the fouls
+	Total    int      `json:"total"`
+	Left     bool     `json:"left,omitempty"`
+}
+
+// toScoreRec writes a player's game of a series: its counts as version 1
+// did, and its decks and fouls only where it has some.
+func toScoreRec(p Score) scoreRec {
+	r := scoreRec{Name: string(p.Name), Rolls: p.Game.Rolls(), Total: p.Game.Total(), Left: p.Left}
+	balls := p.Game.Balls()
+	for i, b := range balls {
+		if b.Foul {
+			r.Fouls = append(r.Fouls, i)
+		}
+		if b.HasDeck && r.Standing == nil {
+			r.Standing = make([]*[]int, len(balls))
+		}
+	}
+	if r.Standing != nil {
+		for i, b := range balls {
+			if b.HasDeck {
+				pins := b.Deck.Pins()
+				r.Standing[i] = &pins
+			}
+		}
+	}
+	return r
+}
+
+// fromScoreRec reads a player's game of a series back, replaying its balls
+// through the rules.
+func fromScoreRec(r scoreRec) (Score, error) {
+	name, err := bowling.ParseLaneName(r.Name)
+	if err != nil {
+		return Score{}, fmt.Errorf("a series' player: %w", err)
+	}
+	if r.Standing != nil && len(r.Standing) != len(r.Rolls) {
+		return Score{}, fmt.Errorf("%s's series game: %d rolls but %d decks", name, len(r.Rolls), len(r.Standing))
+	}
+	balls := make([]bowling.Ball, len(r.Rolls))
+	for i, pins := range r.Rolls {
+		balls[i].Pins = pins
+		if r.Standing != nil && r.Standing[i] != nil {
+			if balls[i].Deck, err = bowling.NewDeck(*r.Standing[i]...); err != nil {
+				return Score{}, fmt.Errorf("%s's series game, roll %d: %w", name, i+1, err)
+			}
+			balls[i].HasDeck = true
+		}
+	}
+	for _, i := range r.Fouls {
+		if i < 0 || i >= len(balls) {
+			return Score{}, fmt.Errorf("%s's series game: a foul at roll %d of %d", name, i+1, len(balls))
+		}
+		balls[i].Foul = true
+	}
+	g, err := bowling.ReplayBalls(balls)
+	if err != nil {
+		return Score{}, fmt.Errorf("%s's series game: %w", name, err)
+	}
+	return Score{Name: name, Game: g, Left: r.Left}, nil
 }
 
 // Marshal encodes an event in its stored form.
@@ -108,7 +167,7 @@ func toRecord(e Event) (record, error) {
 		for i, res := range l.Series {
 			rr := resultRec{Players: make([]scoreRec, len(res.Players))}
 			for j, p := range res.Players {
-				rr.Players[j] = scoreRec{Name: string(p.Name), Rolls: p.Rolls, Total: p.Total, Left: p.Left}
+				rr.Players[j] = toScoreRec(p)
 			}
 			for _, c := range res.Corrections {
 				if c.Kind != Corrected {
@@ -231,7 +290,9 @@ func fromRecord(r record) (Event, error) {
 		for i, rr := range ls.Series {
 			res := Result{Players: make([]Score, len(rr.Players))}
 			for j, p := range rr.Players {
-				res.Players[j] = Score{Name: bowling.Name(p.Name), Rolls: p.Rolls, Total: p.Total, Left: p.Left}
+				if res.Players[j], err = fromScoreRec(p); err != nil {
+					return e, err
+				}
 			}
 			for _, cr := range rr.Corrections {
 				if cr.Kind != Corrected {

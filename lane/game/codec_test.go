@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tenpin/tenpin/lane/bowling"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -56,8 +58,8 @@ func everyKind() []Event {
 		{Kind: Snapshot, Snapshot: &LaneSnapshot{
 			ID: "k3x9mdq2vb", Name: "Friday night", MaxPlayers: 8, Private: true, Epoch: 2,
 			Series: []Result{
-				{Players: []Score{{Name: "PJS", Rolls: []int{10, 10}, Total: 30}, {Name: "BOB", Rolls: []int{}, Left: true}}},
-				{Players: []Score{{Name: "PJS", Rolls: []int{8}, Total: 0}}, Corrections: []Event{corrected}},
+				{Players: []Score{{Name: "PJS", Game: replayed(10, 10)}, {Name: "BOB", Left: true}, {Name: "홍길동", Game: splitThenFoul()}}},
+				{Players: []Score{{Name: "PJS", Game: replayed(8)}}, Corrections: []Event{corrected}},
 			},
 			Game: []Event{{Kind: SeatTaken, Player: "PJS", Token: HashToken("9b2c")}, {Kind: GameStarted}, roll},
 		}},
@@ -115,7 +117,7 @@ func TestReplayV1Log(t *testing.T) {
 		t.Fatalf("series holds %d games, want 1", len(series))
 	}
 	first := series[0].Players
-	if len(first) != 2 || first[0].Name != "PJS" || first[0].Total != 186 || first[1].Name != "BOB" || !first[1].Left || first[1].Total != 32 {
+	if len(first) != 2 || first[0].Name != "PJS" || first[0].Total() != 186 || first[1].Name != "BOB" || !first[1].Left || first[1].Total() != 32 {
 		t.Errorf("first game = %+v, want PJS 186, BOB 32 (left)", first)
 	}
 	if name, ok := s.Holder(HashToken("token-pjs")); !ok || name != "PJS" {
@@ -160,6 +162,12 @@ func TestUnmarshalRefuses(t *testing.T) {
 		{`{"v":1,"kind":"player_left"}`, "invalid name"},
 		{`{"v":1,"kind":"snapshot"}`, `no "snapshot"`},
 		{`{"v":1,"kind":"snapshot","snapshot":{"lane":"l","game":[{"v":1,"kind":"snapshot"}]}}`, "a snapshot inside a snapshot"},
+		{`{"v":1,"kind":"snapshot","snapshot":{"lane":"l","series":[{"players":[{"name":"PJS","rolls":[8,5]}]}]}}`, "PJS's series game: roll 2: 5 pins but only 2 standing"},
+		{`{"v":1,"kind":"snapshot","snapshot":{"lane":"l","series":[{"players":[{"name":"PJS","rolls":[8,2],"standing":[[7,10]]}]}]}}`, "2 rolls but 1 decks"},
+		{`{"v":1,"kind":"snapshot","snapshot":{"lane":"l","series":[{"players":[{"name":"PJS","rolls":[8],"standing":[[7,11]]}]}]}}`, "roll 1: bowling: invalid pins"},
+		{`{"v":1,"kind":"snapshot","snapshot":{"lane":"l","series":[{"players":[{"name":"PJS","rolls":[8],"standing":[[7]]}]}]}}`, "PJS's series game"},
+		{`{"v":1,"kind":"snapshot","snapshot":{"lane":"l","series":[{"players":[{"name":"PJS","rolls":[0],"fouls":[1]}]}]}}`, "a foul at roll 2 of 1"},
+		{`{"v":1,"kind":"snapshot","snapshot":{"lane":"l","series":[{"players":[{"name":"P1S","rolls":[]}]}]}}`, "a series' player: bowling: invalid name"},
 	}
 	for _, tt := range tests {
 		_, err := Unmarshal([]byte(tt.in))
@@ -179,4 +187,26 @@ func TestMarshalRefuses(t *testing.T) {
 			t.Errorf("Marshal(%+v) = nil error, want a refusal", e)
 		}
 	}
+}
+
+// replayed returns the game of rolls, for a series in a test.
+func replayed(rolls ...int) bowling.Game {
+	g, err := bowling.Replay(rolls)
+	if err != nil {
+		panic(err)
+	}
+	return g
+}
+
+// splitThenFoul returns a game of a 7-10 split made, then a foul and a
+// spare: decks and fouls in a series.
+func splitThenFoul() bowling.Game {
+	split, _ := bowling.NewDeck(7, 10)
+	g, err := bowling.ReplayBalls([]bowling.Ball{
+		{Pins: 8, Deck: split, HasDeck: true}, {Pins: 2, HasDeck: true}, {Foul: true}, {Pins: 10},
+	})
+	if err != nil {
+		panic(err)
+	}
+	return g
 }

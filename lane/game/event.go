@@ -91,10 +91,13 @@ type Result struct {
 	Corrections []Event // the game's Corrected events, oldest first
 }
 
-// Score is one player's game in a [Result].
+// Score is one player's game in a [Result]: every ball as it was
+// recorded, decks and fouls included.
 type Score struct {
-	Name  bowling.Name
-	Rolls []int
-	Total int
-	Left  bool // left during the game
+	Name bowling.Name
+	Game bowling.Game
+	Left bool // left during the game
 }
+
+// Total returns the player's score for the game.
+func (s Score) Total() int { return s.Game.Total() }

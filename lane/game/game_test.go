@@ -223,7 +223,7 @@ func TestNewGameKeepsThePlayersStillIn(t *testing.T) {
 		t.Errorf("after a new game: %+v; want AAA and CCC, a new game", ps)
 	}
 	series := s.Series()
-	if len(series) != 1 || len(series[0].Players) != 2 || series[0].Players[0].Total != 1 || !series[0].Players[1].Left {
+	if len(series) != 1 || len(series[0].Players) != 2 || series[0].Players[0].Total() != 1 || !series[0].Players[1].Left {
 		t.Errorf("series = %+v, want the first game: AAA 1, BBB left", series)
 	}
 	if name, ok := s.Holder(tokenA); !ok || name != "AAA" {
@@ -325,10 +325,10 @@ func TestSeriesIsSharedSafely(t *testing.T) {
 	if got := s.Totals(); len(got) != 0 {
 		t.Errorf("totals once the game of a 7 is dropped = %+v, want none", got)
 	}
-	if len(full) != MaxSeries || len(full[0].Players[0].Rolls) != 1 {
+	if len(full) != MaxSeries || full[0].Players[0].Game.NumRolls() != 1 {
 		t.Errorf("the series taken before the oldest game was dropped changed: it starts with %+v", full[0])
 	}
-	if got := s.Series(); len(got) != MaxSeries || len(got[0].Players[0].Rolls) != 0 {
+	if got := s.Series(); len(got) != MaxSeries || got[0].Players[0].Game.NumRolls() != 0 {
 		t.Errorf("series holds %d games, the oldest %+v; want the newest %d", len(got), got[0], MaxSeries)
 	}
 }
@@ -466,7 +466,7 @@ func TestCorrectingTheLastBallReopensTheGame(t *testing.T) {
 		step{"no correction of the last game once the next is set up", correct(Correction{By: "AAA", Frame: 10, Ball: 3, Pins: 4}), ErrNotPlaying, Waiting},
 	)
 	s := run(t, steps)
-	if got := s.Series()[0].Players[0].Total; got != 15 {
+	if got := s.Series()[0].Players[0].Total(); got != 15 {
 		t.Errorf("the finished game's total = %d, want 15 (7, 3, 5)", got)
 	}
 }

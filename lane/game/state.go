@@ -51,7 +51,7 @@ type Total struct {
 func addTotals(totals []Total, r Result) []Total {
 	out := slices.Clone(totals)
 	for _, p := range r.Players {
-		if len(p.Rolls) == 0 {
+		if p.Game.NumRolls() == 0 {
 			continue
 		}
 		i := slices.IndexFunc(out, func(t Total) bool { return t.Name.Same(p.Name) })
@@ -60,7 +60,7 @@ func addTotals(totals []Total, r Result) []Total {
 			out = append(out, Total{Name: p.Name})
 		}
 		out[i].Games++
-		out[i].Pins += p.Total
+		out[i].Pins += p.Game.Total()
 	}
 	return out
 }
@@ -194,7 +194,7 @@ func (s *State) result() Result {
 	players := s.match.Players()
 	r := Result{Players: make([]Score, len(players)), Corrections: s.corrected}
 	for i, p := range players {
-		r.Players[i] = Score{Name: p.Name, Rolls: p.Game.Rolls(), Total: p.Game.Total(), Left: p.Left}
+		r.Players[i] = Score{Name: p.Name, Game: p.Game, Left: p.Left}
 	}
 	return r
 }

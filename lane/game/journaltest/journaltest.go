@@ -868,14 +868,7 @@ func normalEvents(events []game.Event) []game.Event {
 			s.Game = normalEvents(s.Game)
 			s.Series = nil
 			for _, r := range e.Snapshot.Series {
-				var players []game.Score
-				for _, p := range r.Players {
-					if len(p.Rolls) == 0 {
-						p.Rolls = nil
-					}
-					players = append(players, p)
-				}
-				s.Series = append(s.Series, game.Result{Players: players})
+				s.Series = append(s.Series, game.Result{Players: slices.Clone(r.Players)})
 			}
 			e.Snapshot = &s
 		}
