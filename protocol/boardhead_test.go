@@ -30,7 +30,7 @@ func TestBoardFieldOrder(t *testing.T) {
 	}
 	var h BoardHead
 	var buf []byte
-	if !DecodeBoardHead(data, &buf, &h) || h.Seq != 7 || h.Phase != PhasePlaying || h.Up == nil || *h.Up != *b.Up || h.Host != "PJS" {
+	if !DecodeBoardHead(data, &buf, &h) || h.Seq != 7 || h.Phase != PhasePlaying || h.Up == nil || !reflect.DeepEqual(*h.Up, *b.Up) || h.Host != "PJS" {
 		t.Errorf("DecodeBoardHead(%s) = %+v", data, h)
 	}
 	if seq, ok := BoardSeq(data); !ok || seq != 7 {

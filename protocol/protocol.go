@@ -45,10 +45,21 @@ type Request struct {
 	ID    string `json:"id,omitempty"`    // any message; echoed back as "ref"
 	Name  string `json:"name,omitempty"`  // join, remove; roll, correct: whose ball it is, when not the sender's
 	Token string `json:"token,omitempty"` // resume
-	Pins  *int   `json:"pins,omitempty"`  // roll, correct
+	Pins  *int   `json:"pins,omitempty"`  // roll, correct: the pins the ball knocked down
 	Frame *int   `json:"frame,omitempty"` // roll, correct: the frame of the ball it is for, 1 to 10
 	Ball  *int   `json:"ball,omitempty"`  // roll, correct: which ball of that frame, 1 to 3
+	// Deck, on a roll or a correction, names the pins the ball left
+	// standing (1 the head pin; 2–3; 4–6; 7–10), [] for none: the server
+	// counts the pins from it. With "pins" too, the two must agree.
+	Deck *[]int `json:"deck,omitempty"`
+	// Foul, on a roll or a correction, says the bowler fouled: the ball
+	// counts 0 and has no deck.
+	Foul bool `json:"foul,omitempty"`
 }
+
+// MaxDeck bounds a request's "deck": ten pins, and no more numbers than
+// that are read, right or wrong.
+const MaxDeck = 10
 
 // Decode parses one client message. It refuses, with an *[Error] whose
 // Code says why, anything that is not exactly one JSON object of a known
@@ -75,19 +86,22 @@ func Decode(data []byte) (Request, error) {
 		return Request{}, Errorf(CodeBadMessage, "id is %d characters, the limit is %d", len(r.ID), MaxIDLength)
 	}
 	id := Request{ID: r.ID}             // what a refusal can still answer to
-	var name, token, pins, optName bool // the fields the type takes
+	var name, token, ball, optName bool // the fields the type takes
 	switch r.Type {
 	case TypeJoin, TypeRemove:
 		name = true
 	case TypeResume:
 		token = true
 	case TypeRoll, TypeCorrect:
-		pins, optName = true, true
+		ball, optName = true, true
 	case TypeStart, TypeLeave, TypeRematch, TypeSkip:
 	case "":
 		return id, Errorf(CodeBadMessage, `message has no "type"`)
 	default:
 		return id, Errorf(CodeUnknownType, "unknown message type %q", r.Type)
+	}
+	if ball && r.Pins == nil && r.Deck == nil && !r.Foul {
+		return id, Errorf(CodeBadMessage, `%s message needs "pins", "deck" or "foul"`, r.Type)
 	}
 	for _, f := range []struct {
 		field                   string
@@ -95,9 +109,11 @@ func Decode(data []byte) (Request, error) {
 	}{
 		{"name", name, optName, r.Name != ""},
 		{"token", token, false, r.Token != ""},
-		{"pins", pins, false, r.Pins != nil},
-		{"frame", pins, false, r.Frame != nil},
-		{"ball", pins, false, r.Ball != nil},
+		{"pins", false, ball, r.Pins != nil},
+		{"deck", false, ball, r.Deck != nil},
+		{"foul", false, ball, r.Foul},
+		{"frame", ball, false, r.Frame != nil},
+		{"ball", ball, false, r.Ball != nil},
 	} {
 		if f.takes && !f.exists {
 			return id, Errorf(CodeBadMessage, "%s message needs %q", r.Type, f.field)
@@ -107,6 +123,8 @@ func Decode(data []byte) (Request, error) {
 		}
 	}
 	switch {
+	case r.Deck != nil && len(*r.Deck) > MaxDeck:
+		return id, Errorf(CodeInvalidPins, `"deck" names %d pins: a deck has at most %d`, len(*r.Deck), MaxDeck)
 	case r.Frame != nil && (*r.Frame < 1 || *r.Frame > 10):
 		return id, Errorf(CodeBadMessage, `"frame" is %d: a frame is 1 to 10`, *r.Frame)
 	case r.Ball != nil && (*r.Ball < 1 || *r.Ball > 3):
@@ -122,6 +140,10 @@ type Up struct {
 	Frame    int `json:"frame"`
 	Ball     int `json:"ball"`
 	Standing int `json:"standing"`
+	// Deck is the pins standing, when they are known: all ten on a fresh
+	// rack, those the first ball left when it named them; omitted when
+	// that ball was entered as a count.
+	Deck []int `json:"deck,omitempty"`
 	// SkipIn, while the player up is offline, is how many seconds are
 	// left before another player may skip them: 0 once they may. A board
 	// comes when it reaches 0.
@@ -134,16 +156,28 @@ type Frame struct {
 	Rolls     []int  `json:"rolls"`
 	Score     *int   `json:"score"`               // cumulative; null while it can still change
 	Corrected bool   `json:"corrected,omitempty"` // a roll of the frame was corrected after it was bowled
+	// Split says the frame's first ball left a split: the head pin down
+	// and a gap between or ahead of two or more standing pins (USBC).
+	// Known only when that ball named its deck.
+	Split bool `json:"split,omitempty"`
+	// Decks holds, ball by ball, the pins each ball left standing, null
+	// for a ball entered as a count or a foul; omitted when no ball of the
+	// frame named its deck.
+	Decks []*[]int `json:"decks,omitempty"`
+	// Fouls lists the balls of the frame (1 to 3) that were fouls.
+	Fouls []int `json:"fouls,omitempty"`
 }
 
 // Player is one seat on a board.
 type Player struct {
 	Name      string  `json:"name"`
 	Connected bool    `json:"connected"`
-	Left      bool    `json:"left,omitempty"` // left or removed during the game; skipped from then on
-	Away      bool    `json:"away,omitempty"` // skipped while offline; bowls again once back
-	Frames    []Frame `json:"frames"`         // the frames bowled so far, from frame 1
-	Total     int     `json:"total"`          // the last cumulative score that can no longer change
+	Left      bool    `json:"left,omitempty"`    // left or removed during the game; skipped from then on
+	Away      bool    `json:"away,omitempty"`    // skipped while offline; bowls again once back
+	Removed   bool    `json:"removed,omitempty"` // the host removed them (Left is set too); they may not join again until the host's rematch seats the lane afresh
+	Late      bool    `json:"late,omitempty"`    // joined after the game started: bowls the frames they missed before the one in play
+	Frames    []Frame `json:"frames"`            // the frames bowled so far, from frame 1
+	Total     int     `json:"total"`             // the last cumulative score that can no longer change
 }
 
 // Phase is where a lane's game stands.
@@ -245,6 +279,54 @@ type GamePlayer struct {
 	Spares  int     `json:"spares"`
 	Opens   int     `json:"opens"`
 	Left    bool    `json:"left,omitempty"`
+}
+
+// Stats is GET /api/lanes/{id}/stats: each bowler's numbers over the
+// lane's series, the game in play included, in the order they first
+// bowled.
+//
+// A rack is set fresh for a frame's first ball, and again in the tenth
+// after a strike or a spare there. Games, Pins, Average, High and
+// CleanGames count finished games only (a game in play is not yet a
+// game); the other figures count every ball bowled:
+//   - strike_chances: first balls of a fresh rack (12 in a perfect game);
+//     strikes: those that took all ten;
+//   - first_ball_avg: the mean count of those balls, a foul counting 0;
+//     null before the first;
+//   - spare_chances: racks not struck on their first ball, once the second
+//     is bowled; spares: those the second ball cleared (a foul then ten is
+//     a spare);
+//   - opens: finished frames whose first rack was neither struck nor
+//     spared (the tenth counts by its first two balls);
+//   - splits, single_pins: first balls that left a split or one pin, counted
+//     only when the ball named its deck; splits_made, single_pins_made:
+//     those the next ball cleared;
+//   - fouls: balls marked F;
+//   - clean_games: finished games without an open frame;
+//   - average: pins over games, null before a game is finished.
+type Stats struct {
+	Players []PlayerStats `json:"players"`
+}
+
+// PlayerStats is one bowler's line of [Stats].
+type PlayerStats struct {
+	Name           string   `json:"name"`
+	Games          int      `json:"games"`
+	Pins           int      `json:"pins"`
+	Average        *float64 `json:"average"`
+	High           int      `json:"high"`
+	Strikes        int      `json:"strikes"`
+	StrikeChances  int      `json:"strike_chances"`
+	Spares         int      `json:"spares"`
+	SpareChances   int      `json:"spare_chances"`
+	Opens          int      `json:"opens"`
+	FirstBallAvg   *float64 `json:"first_ball_avg"`
+	Splits         int      `json:"splits"`
+	SplitsMade     int      `json:"splits_made"`
+	SinglePins     int      `json:"single_pins"`
+	SinglePinsMade int      `json:"single_pins_made"`
+	Fouls          int      `json:"fouls"`
+	CleanGames     int      `json:"clean_games"`
 }
 
 // Lanes is the lobby's list, GET /api/lanes, a page at a time: the open

@@ -3,6 +3,7 @@ package protocol
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"testing"
 )
 
@@ -126,6 +127,10 @@ func equal(a, b Request) bool {
 		}
 		*p[0], *p[1] = nil, nil
 	}
+	if (a.Deck == nil) != (b.Deck == nil) || a.Deck != nil && !slices.Equal(*a.Deck, *b.Deck) {
+		return false
+	}
+	a.Deck, b.Deck = nil, nil
 	return a == b
 }
 
@@ -134,7 +139,12 @@ func TestDecodeMessagesNameTheField(t *testing.T) {
 		{`{"type":"roll","pins":"7"}`, `bad_message: not a tenpin message: "pins" must be a whole number, not a JSON string`},
 		{`{"type":"roll","pins":7.5}`, `bad_message: not a tenpin message: "pins" must be a whole number, not a JSON number 7.5`},
 		{`{"type":"start","color":1}`, `bad_message: not a tenpin message: unknown field "color"`},
-		{`{"type":"roll"}`, `bad_message: roll message needs "pins"`},
+		{`{"type":"roll"}`, `bad_message: roll message needs "pins", "deck" or "foul"`},
+		{`{"type":"roll","foul":false,"frame":1,"ball":1}`, `bad_message: roll message needs "pins", "deck" or "foul"`},
+		{`{"type":"roll","deck":[1,"2"],"frame":1,"ball":1}`, `bad_message: not a tenpin message: "deck"[1] must be a whole number, not a JSON string`},
+		{`{"type":"roll","deck":[1,2,3,4,5,6,7,8,9,10,1],"frame":1,"ball":1}`, `invalid_pins: "deck" names 11 pins: a deck has at most 10`},
+		{`{"type":"start","deck":[]}`, `bad_message: start message takes no "deck"`},
+		{`{"type":"skip","foul":true}`, `bad_message: skip message takes no "foul"`},
 		{`{"type":"roll","pins":3}`, `bad_message: roll message needs "frame"`},
 		{`{"type":"roll","pins":3,"frame":1}`, `bad_message: roll message needs "ball"`},
 		{`{"type":"start","pins":1}`, `bad_message: start message takes no "pins"`},
@@ -164,6 +174,8 @@ func FuzzDecode(f *testing.F) {
 		`{"type":"start"}`, `{"type":"roll","pins":"7"}`, `{"type":"roll","pins":7.5}`, `[1,2]`, `{"type":`,
 		`{"type":"roll","pins":-0,"frame":1,"ball":1}`, `{"type":"correct","pins":3,"frame":2,"ball":1,"name":"BOB"}`,
 		`{"type":"skip","id":"s"}`, `{"type":"remove","name":"BOB"}`, `{"TYPE":"start"}`, `{"type":"start","type":"roll"}`,
+		`{"type":"roll","deck":[7,10],"frame":1,"ball":1}`, `{"type":"roll","foul":true,"frame":1,"ball":2}`,
+		`{"type":"correct","deck":[],"pins":2,"frame":1,"ball":2,"name":"Jo"}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -191,8 +203,9 @@ func FuzzDecode(f *testing.F) {
 		default:
 			t.Fatalf("Decode(%q) accepted type %q", data, r.Type)
 		}
+		ball := r.Pins != nil || r.Deck != nil || r.Foul
 		if (r.Name != "") != name && !optName || (r.Token != "") != token ||
-			(r.Pins != nil) != pins || (r.Frame != nil) != pins || (r.Ball != nil) != pins {
+			ball != pins || (r.Frame != nil) != pins || (r.Ball != nil) != pins || r.Deck != nil && len(*r.Deck) > MaxDeck {
 			t.Fatalf("Decode(%q) accepted %s %+v", data, r.Type, r)
 		}
 		if len(r.ID) > MaxIDLength {

@@ -190,6 +190,9 @@ func field(p jsontext.Pointer) string {
 	if p.Parent() == "" {
 		return strconv.Quote(p.LastToken())
 	}
+	if p.Parent().Parent() == "" { // an element of a top-level array, as "deck"'s
+		return fmt.Sprintf("%q[%s]", p.Parent().LastToken(), p.LastToken())
+	}
 	return strconv.Quote(string(p))
 }
 
