@@ -3,7 +3,6 @@ package lane
 import (
 	"context"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/tenpin/tenpin/lane/bowling"
@@ -65,7 +64,12 @@ func (l *Lane) decideFairPlay(c *client, m protocol.Request) (game.Event, error)
 	now := time.Now()
 	switch m.Type {
 	case protocol.TypeCorrect:
-		return l.state.Correct(game.Correction{By: c.seat, For: bowling.Name(strings.ToUpper(m.Name)), Frame: *m.Frame, Ball: *m.Ball, Pins: *m.Pins, At: now})
+		t, err := requestBall(m)
+		if err != nil {
+			return game.Event{}, err
+		}
+		return l.state.Correct(game.Correction{By: c.seat, For: bowling.Name(m.Name), Frame: *m.Frame, Ball: *m.Ball,
+			Pins: t.Pins, Deck: t.Deck, HasDeck: t.HasDeck, Foul: t.Foul, FromDeck: t.FromDeck, At: now})
 	case protocol.TypeSkip:
 		return l.state.Skip(c.seat, l.upOfflineFor(now), l.cfg.AwayAfter)
 	default: // protocol.TypeRemove

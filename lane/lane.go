@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -374,7 +373,9 @@ func (l *Lane) Games() protocol.Games {
 // as on the board, and how many frames were strikes, spares and open.
 func gamePlayer(name bowling.Name, g *bowling.Game, left bool, corrected uint16) protocol.GamePlayer {
 	view := playerView(bowling.Player{Name: name, Game: *g, Left: left}, false, corrected)
-	out := protocol.GamePlayer{Name: string(name), Frames: view.Frames, Total: view.Total, Left: left}
+	var stats bowling.Stats
+	stats.Add(g)
+	out := protocol.GamePlayer{Name: string(name), Frames: view.Frames, Total: view.Total, Left: left, Stats: playerStats(name, stats)}
 	for _, f := range g.Frames() {
 		switch r := f.Rolls; {
 		case len(r) == 0:
@@ -704,7 +705,11 @@ func (l *Lane) message(ctx context.Context, c *client, m protocol.Request) {
 	case protocol.TypeStart:
 		e, err = l.state.Start(c.seat)
 	case protocol.TypeRoll:
-		e, err = l.state.Roll(game.Throw{By: c.seat, For: bowling.Name(strings.ToUpper(m.Name)), Frame: *m.Frame, Ball: *m.Ball, Pins: *m.Pins, UpOffline: l.upOffline()})
+		var t game.Throw
+		if t, err = requestBall(m); err == nil {
+			t.By, t.For, t.Frame, t.Ball, t.UpOffline = c.seat, bowling.Name(m.Name), *m.Frame, *m.Ball, l.upOffline()
+			e, err = l.state.Roll(t)
+		}
 	case protocol.TypeLeave:
 		e, err = l.state.Leave(c.seat)
 	case protocol.TypeRematch:
@@ -998,7 +1003,7 @@ func (l *Lane) publish() *view {
 	}
 	if seat, frame, ok := l.state.Match().Up(); ok && board.Phase == protocol.PhasePlaying {
 		board.Up = &protocol.Up{Seat: seat, Frame: frame, Ball: players[seat].Game.Ball(), Standing: players[seat].Game.Standing(),
-			SkipIn: l.skipIn(players[seat].Name)}
+			Deck: rackPins(&players[seat].Game), SkipIn: l.skipIn(players[seat].Name)}
 	} else {
 		l.skippable.Stop()
 	}
@@ -1031,11 +1036,7 @@ func playerView(p bowling.Player, connected bool, corrected uint16) protocol.Pla
 		if len(f.Rolls) == 0 {
 			break
 		}
-		pf := protocol.Frame{Marks: f.Marks(), Rolls: f.Rolls, Corrected: corrected&(1<<f.Number) != 0}
-		if s, ok := f.Score(); ok {
-			pf.Score = &s
-		}
-		out.Frames = append(out.Frames, pf)
+		out.Frames = append(out.Frames, frameView(f, corrected&(1<<f.Number) != 0))
 	}
 	if out.Frames == nil {
 		out.Frames = []protocol.Frame{}

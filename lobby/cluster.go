@@ -79,11 +79,12 @@ type LaneView struct {
 	Board   json.RawMessage `json:"board"`
 	Text    string          `json:"text"`
 	Games   protocol.Games  `json:"games"`
+	Stats   protocol.Stats  `json:"stats"`
 }
 
 // Describe returns what l shows of itself to other nodes.
 func Describe(l *lane.Lane) *LaneView {
-	return &LaneView{Summary: l.Summary(), Private: l.Private(), Board: l.BoardJSON(), Text: l.BoardText(), Games: l.Games()}
+	return &LaneView{Summary: l.Summary(), Private: l.Private(), Board: l.BoardJSON(), Text: l.BoardText(), Games: l.Games(), Stats: l.Stats()}
 }
 
 // ID returns the lane's id.
@@ -101,6 +102,7 @@ type apiLane interface {
 	BoardJSON() []byte
 	BoardText() string
 	Games() protocol.Games
+	Stats() protocol.Stats
 }
 
 var _ apiLane = (*lane.Lane)(nil)
@@ -109,6 +111,8 @@ var _ apiLane = (*lane.Lane)(nil)
 type remoteLane struct{ *LaneView }
 
 func (v remoteLane) Games() protocol.Games { return v.LaneView.Games }
+
+func (v remoteLane) Stats() protocol.Stats { return v.LaneView.Stats }
 
 // findTries bounds how many times a lane is looked for across the cluster
 // while another node is taking it over, with a growing pause between

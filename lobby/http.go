@@ -33,6 +33,7 @@ func (lb *Lobby) Handler() http.Handler {
 	mux.HandleFunc("GET /api/lanes/{id}", lb.getBoard)
 	mux.HandleFunc("GET /api/lanes/{id}/board.txt", lb.getBoardText)
 	mux.HandleFunc("GET /api/lanes/{id}/games", lb.getGames)
+	mux.HandleFunc("GET /api/lanes/{id}/stats", lb.getStats)
 	mux.HandleFunc("GET /api/lanes/{id}/invite", lb.getInvite)
 	mux.HandleFunc("GET /api/lanes/{id}/qr.png", lb.getQR)
 	mux.HandleFunc("GET /ws/lanes/{id}", lb.serveWS)
@@ -225,6 +226,12 @@ func (lb *Lobby) getBoardText(w http.ResponseWriter, r *http.Request) {
 func (lb *Lobby) getGames(w http.ResponseWriter, r *http.Request) {
 	if l, ok := lb.lane(w, r); ok {
 		writeJSON(w, http.StatusOK, l.Games())
+	}
+}
+
+func (lb *Lobby) getStats(w http.ResponseWriter, r *http.Request) {
+	if l, ok := lb.lane(w, r); ok {
+		writeJSON(w, http.StatusOK, l.Stats())
 	}
 }
 

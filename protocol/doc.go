@@ -53,13 +53,15 @@
 //
 // # Client → server
 //
-//	{"type":"join","name":"PJS"}          take a seat: three English letters, any case; only while the game waits to start
+//	{"type":"join","name":"Jo"}           take a seat: 1–12 letters of any script (see Names); only while the game waits to start
 //	{"type":"resume","token":"…"}         take back one's seat after a reconnect, with the token from welcome
 //	{"type":"start"}                      start the game (the host only; the lane needs at least one player)
 //	{"type":"roll","pins":7,"frame":3,"ball":1}   the pins knocked down with the ball up: see Rolls below
+//	{"type":"roll","deck":[7,10],"frame":3,"ball":1}   the same ball named by the pins it left standing
+//	{"type":"roll","foul":true,"frame":3,"ball":1}     a foul: counts 0
 //	{"type":"leave"}                      give up one's seat (during a game: one's frames stay, the turn skips them)
 //	{"type":"rematch"}                    after the game is over (the host only): it joins the series, and the next game, with the players still seated, waits: others may join until the host starts it
-//	{"type":"correct","pins":8,"frame":1,"ball":1}   change a ball already bowled in this game: one's own, or with "name", anyone's (the host only)
+//	{"type":"correct","pins":8,"frame":1,"ball":1}   change a ball already bowled in this game: one's own, or with "name", anyone's (the host only); "deck" and "foul" as in a roll
 //	{"type":"skip"}                       pass by the player up, offline for the away time (30 s): they are away until they resume
 //	{"type":"remove","name":"BOB"}        take a player off the lane for good: their frames stay, their seat is no longer theirs (the host only)
 //
@@ -76,6 +78,35 @@
 // the ball of whoever is up, and any seated player may enter it while the
 // player up is offline (one phone keeps score for all). Such a roll names
 // whose ball it is: {"type":"roll","pins":9,"frame":3,"ball":1,"name":"BOB"}.
+//
+// A ball is given by its count ("pins", 0–10), or by the pins it left
+// standing ("deck": pin numbers 1–10 in the standard numbering, 1 the head
+// pin, then 2–3, 4–6 and 7–10 from the front row back; [] for none): the
+// server counts the pins from the deck, and a roll with both must have
+// them agree. A deck naming a pin that was not standing before the ball,
+// a pin twice, a number outside 1–10, or more pins than stood, is refused
+// with invalid_pins and changes nothing. After a ball entered as a count
+// the pins standing are not known, and the next ball can only be a count
+// or a deck of as many pins or fewer.
+//
+// A foul ("foul":true, with no deck and no count but 0) counts 0 and is
+// marked F. After a foul on a rack's first ball the pins are set again:
+// the next ball faces ten, so F then ten is a spare ("F|/").
+//
+// A split is what USBC calls one: after the first ball of a rack the head
+// pin is down and either a pin is down between two or more standing pins
+// (7-9, 3-10) or a pin is down immediately ahead of two or more standing
+// pins (5-6). Only a ball that named its deck can show one.
+//
+// # Names
+//
+// A player's name is 1–12 letters of any script (counted as a reader
+// counts characters, not code points), with single spaces, hyphens or
+// apostrophes between words; it is normalized (NFC), and unique on the lane
+// whatever its case. Three Latin letters are written in capitals (pjs is
+// PJS); other names keep their case. Digits, emoji, and control, invisible
+// or bidirectional-override characters are refused with invalid_name and
+// the reason.
 //
 // # Server → client
 //
@@ -112,7 +143,9 @@
 //   - phase: "waiting" (players join), "playing", "finished".
 //   - up: who bowls next — seat (index in players), frame (1–10), ball
 //     (1–3 within the frame: a roll names frame and ball) and the pins
-//     standing; and, while that player is offline, skip_in: the seconds
+//     standing, and deck: which pins stand, when that is known (all ten on
+//     a fresh rack; omitted after a ball entered as a count); and, while
+//     that player is offline, skip_in: the seconds
 //     left before another player may skip them (0 once they may; a board
 //     comes when it reaches 0). null when nobody is up.
 //   - host: the name of the player who may start, rematch and enter
@@ -126,7 +159,11 @@
 //     "8" while in play, "X|7|/" in the tenth), rolls (the pins of each
 //     roll), score (the cumulative score, null while it can still change),
 //     corrected (true when a ball of the frame was corrected; omitted
-//     otherwise).
+//     otherwise), split (true when the first ball left a split, marked
+//     "(8)" as lane scoring circles it; omitted otherwise), decks (ball by
+//     ball, the pins it left standing, null for a ball entered as a count
+//     or a foul; omitted when no ball named one) and fouls (the balls, 1–3,
+//     that were fouls; omitted when none).
 //   - spectators: connections without a seat.
 //   - series: once the lane has finished a game, each player's games and
 //     the sum of their totals, this game included; omitted before.
@@ -150,7 +187,7 @@
 //
 //	bad_message      not one JSON object, a field of the wrong type (pins "7" or 7.5) or given twice, a missing, extra or unknown field (names match exactly), -0, not UTF-8, a binary frame
 //	unknown_type     a type the server does not know
-//	invalid_name     a name that is not three English letters
+//	invalid_name     a name that is not 1–12 letters (see Names); the message says why
 //	name_taken       the name is seated on this lane already
 //	lane_full        every seat is taken
 //	game_started     join or start once the game has started
@@ -219,7 +256,8 @@
 //	POST /api/lanes                  {"name":"Friday night","private":true} (CreateLane; "private" is optional) → 201, Location: /api/lanes/{id}, and the lane's summary (Lane), as the list shows it
 //	GET  /api/lanes/{id}             the lane's board: the board message (Board)
 //	GET  /api/lanes/{id}/board.txt   the text scoreboard (text/plain), for curl
-//	GET  /api/lanes/{id}/games       the lane's series (Games): {"games":[{"game":1,"finished":true,"players":[{"name","frames","total","strikes","spares","opens","left"}],"corrections":[{"name","frame","ball","was","pins","by","at"}]}]}
+//	GET  /api/lanes/{id}/games       the lane's series (Games): {"games":[{"game":1,"finished":true,"players":[{"name","frames","total","strikes","spares","opens","left","stats"}],"corrections":[{"name","frame","ball","was","pins","by","at"}]}]}
+//	GET  /api/lanes/{id}/stats       the night's numbers (Stats): {"players":[{"name","games","pins","average","high","strikes","strike_chances","spares","spare_chances","opens","first_ball_avg","splits","splits_made","single_pins","single_pins_made","fouls","clean_games"}]}
 //	GET  /api/lanes/{id}/invite      {"url":"http://192.168.1.20:8080/lanes/k3x9…","urls":[…],"qr":"/api/lanes/k3x9…/qr.png"} (Invite): the lane's link at an address friends' phones can open
 //	GET  /api/lanes/{id}/qr.png      a QR code of the invitation's url (image/png)
 //	GET  /ws/lanes/{id}              the lane's WebSocket: see Transport

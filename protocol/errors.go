@@ -13,7 +13,7 @@ type Code string
 const (
 	CodeBadMessage        Code = "bad_message"        // not JSON, wrong field types, missing or extra fields, a binary frame, too large
 	CodeUnknownType       Code = "unknown_type"       // a "type" the server does not know
-	CodeInvalidName       Code = "invalid_name"       // a name that is not three English letters
+	CodeInvalidName       Code = "invalid_name"       // a name that is not 1–12 letters of a script, or has digits, emoji or invisible characters
 	CodeNameTaken         Code = "name_taken"         // a name already seated on the lane
 	CodeLaneFull          Code = "lane_full"          // every seat is taken
 	CodeGameStarted       Code = "game_started"       // join or start once the game has started
@@ -21,7 +21,7 @@ const (
 	CodeNotYourTurn       Code = "not_your_turn"      // roll by a player who is not up
 	CodeStaleRoll         Code = "stale_roll"         // roll for a ball that is not the one up: repeated, late, or ahead
 	CodeNotHost           Code = "not_host"           // start or rematch from a player who is not the host
-	CodeInvalidPins       Code = "invalid_pins"       // pins below 0, above 10 or above those standing
+	CodeInvalidPins       Code = "invalid_pins"       // pins below 0, above 10 or above those standing; a deck that cannot be
 	CodeBadToken          Code = "bad_token"          // resume with a token that holds no seat here
 	CodeNotSeated         Code = "not_seated"         // start, roll, leave or rematch from a spectator
 	CodeAlreadySeated     Code = "already_seated"     // join or resume from a connection that holds a seat

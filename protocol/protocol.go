@@ -172,12 +172,10 @@ type Frame struct {
 type Player struct {
 	Name      string  `json:"name"`
 	Connected bool    `json:"connected"`
-	Left      bool    `json:"left,omitempty"`    // left or removed during the game; skipped from then on
-	Away      bool    `json:"away,omitempty"`    // skipped while offline; bowls again once back
-	Removed   bool    `json:"removed,omitempty"` // the host removed them (Left is set too); they may not join again until the host's rematch seats the lane afresh
-	Late      bool    `json:"late,omitempty"`    // joined after the game started: bowls the frames they missed before the one in play
-	Frames    []Frame `json:"frames"`            // the frames bowled so far, from frame 1
-	Total     int     `json:"total"`             // the last cumulative score that can no longer change
+	Left      bool    `json:"left,omitempty"` // left or removed during the game; skipped from then on
+	Away      bool    `json:"away,omitempty"` // skipped while offline; bowls again once back
+	Frames    []Frame `json:"frames"`         // the frames bowled so far, from frame 1
+	Total     int     `json:"total"`          // the last cumulative score that can no longer change
 }
 
 // Phase is where a lane's game stands.
@@ -279,6 +277,8 @@ type GamePlayer struct {
 	Spares  int     `json:"spares"`
 	Opens   int     `json:"opens"`
 	Left    bool    `json:"left,omitempty"`
+	// Stats are the game's numbers, as [Stats] defines them for a series.
+	Stats PlayerStats `json:"stats"`
 }
 
 // Stats is GET /api/lanes/{id}/stats: each bowler's numbers over the

@@ -227,6 +227,21 @@ func (g *Game) Correct(frame, ball, pins int) (was int, err error) {
 	return b.Pins, err
 }
 
+// StandingBefore returns how many pins stood before a ball already
+// bowled — ball (1 to 3) of frame (1 to 10) — as [Game.Standing] did
+// then: what a correction naming only the ball's deck counts from.
+func (g *Game) StandingBefore(frame, ball int) (int, error) {
+	i, err := g.ballIndex(frame, ball)
+	if err != nil {
+		return 0, err
+	}
+	var before Game
+	for j := range i {
+		before.add(g.ball(j)) // balls the game took: the rules take them again
+	}
+	return before.Standing(), nil
+}
+
 // CorrectBall changes a ball already bowled — ball (1 to 3) of frame (1
 // to 10) — to b, and returns what it was, as [Game.Correct] does. b is
 // checked as [Game.RollBall] checks a ball. A later ball that has a deck

@@ -113,3 +113,21 @@ func TestStatsAverages(t *testing.T) {
 		t.Errorf("FirstBallAverage() = %v, %v; want %v, true", avg, ok, 217.0/23)
 	}
 }
+
+func TestStandingBefore(t *testing.T) {
+	g := sheet(t, "[7-10] [] F 10 7 2 "+strings.Repeat("0 0 ", 6)+"10 F 3")
+	tests := []struct{ frame, ball, want int }{
+		{1, 1, 10}, {1, 2, 2}, // the 7-10 left two
+		{2, 1, 10}, {2, 2, 10}, // a foul on the first ball: the pins are set again
+		{3, 2, 3},
+		{10, 1, 10}, {10, 2, 10}, {10, 3, 10}, // after a strike, and after a foul, ten
+	}
+	for _, tt := range tests {
+		if got, err := g.StandingBefore(tt.frame, tt.ball); err != nil || got != tt.want {
+			t.Errorf("StandingBefore(%d, %d) = %d, %v; want %d", tt.frame, tt.ball, got, err, tt.want)
+		}
+	}
+	if _, err := g.StandingBefore(4, 3); err == nil {
+		t.Error("StandingBefore(4, 3): a third ball in frame 4 is not refused")
+	}
+}

@@ -109,7 +109,10 @@ type Throw struct {
 	Deck        bowling.Deck
 	HasDeck     bool
 	Foul        bool
-	UpOffline   bool
+	// FromDeck says the throw gave no count: its pins are those standing
+	// before it that Deck no longer has.
+	FromDeck  bool
+	UpOffline bool
 }
 
 // Roll decides whether a throw counts. It must be for the ball up — the
@@ -142,6 +145,9 @@ func (s *State) Roll(t Throw) (Event, error) {
 		return Event{}, fmt.Errorf("%w: frame %d ball %d is not %s's next ball%s", ErrStaleRoll, t.Frame, t.Ball, t.For, next(g))
 	case t.For != up:
 		return Event{}, fmt.Errorf("%w: it is %s's turn, not %s's", bowling.ErrNotYourTurn, up, t.For)
+	}
+	if t.FromDeck {
+		t.Pins = max(g.Standing()-t.Deck.Count(), 0) // a deck of more pins than stand is refused below
 	}
 	b := bowling.Ball{Pins: t.Pins, Deck: t.Deck, HasDeck: t.HasDeck, Foul: t.Foul}
 	if err := g.CheckBall(b); err != nil {
@@ -197,6 +203,7 @@ type Correction struct {
 	Deck        bowling.Deck
 	HasDeck     bool
 	Foul        bool
+	FromDeck    bool // as a [Throw]'s: the pins are counted from Deck
 	At          time.Time
 }
 
@@ -225,11 +232,18 @@ func (s *State) Correct(c Correction) (Event, error) {
 	case c.For != c.By && c.By != s.Host():
 		return Event{}, fmt.Errorf("%w: only the host, %s, may correct %s's ball", ErrNotHost, s.Host(), c.For)
 	}
+	g := p.Game // a copy: the state is untouched
+	if c.FromDeck {
+		standing, err := g.StandingBefore(c.Frame, c.Ball)
+		if err != nil {
+			return Event{}, err
+		}
+		c.Pins = max(standing-c.Deck.Count(), 0) // a deck of more pins than stood is refused below
+	}
 	b := bowling.Ball{Pins: c.Pins, Deck: c.Deck, HasDeck: c.HasDeck, Foul: c.Foul}
 	if !b.HasDeck {
 		b.Deck = 0
 	}
-	g := p.Game // a copy: the state is untouched
 	was, err := correctGame(&g, c.Frame, c.Ball, b)
 	if err != nil {
 		return Event{}, err
