@@ -90,6 +90,9 @@ func Describe(l *lane.Lane) *LaneView {
 // ID returns the lane's id.
 func (r *LaneView) ID() string { return r.Summary.ID }
 
+// Name returns the lane's name.
+func (r *LaneView) Name() string { return r.Summary.Name }
+
 // BoardJSON returns the lane's board message.
 func (r *LaneView) BoardJSON() []byte { return r.Board }
 
@@ -99,6 +102,7 @@ func (r *LaneView) BoardText() string { return r.Text }
 // apiLane is what the HTTP API shows of a lane, wherever it runs.
 type apiLane interface {
 	ID() string
+	Name() string
 	BoardJSON() []byte
 	BoardText() string
 	Games() protocol.Games

@@ -16,9 +16,15 @@ import (
 // waits for the ack. It returns the local model of the match.
 func playGame(t *testing.T, r *rand.Rand, names []string, players map[string]*client) *bowling.Match {
 	t.Helper()
-	model, err := bowling.NewMatch(names...)
-	if err != nil {
-		t.Fatal(err)
+	model := new(bowling.Match)
+	for _, name := range names {
+		n, err := bowling.ParseLaneName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := model.AddName(n); err != nil {
+			t.Fatal(err)
+		}
 	}
 	playRolls(t, r, model, players, -1)
 	return model

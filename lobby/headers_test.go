@@ -24,6 +24,7 @@ func TestAPIHeaders(t *testing.T) {
 		{"GET", "/api/lanes/" + id + "/board.txt", "", 200},
 		{"GET", "/api/lanes/" + id + "/games", "", 200},
 		{"GET", "/api/lanes/" + id + "/stats", "", 200},
+		{"GET", "/api/lanes/" + id + "/games.csv", "", 200},
 		{"GET", "/api/lanes/nosuchlane", "", 404},
 		{"GET", "/api/nothing", "", 404},
 		{"POST", "/api/lanes", "text/plain", 415},

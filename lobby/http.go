@@ -2,6 +2,7 @@ package lobby
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -18,6 +19,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lobby/sheet"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -34,6 +36,8 @@ func (lb *Lobby) Handler() http.Handler {
 	mux.HandleFunc("GET /api/lanes/{id}/board.txt", lb.getBoardText)
 	mux.HandleFunc("GET /api/lanes/{id}/games", lb.getGames)
 	mux.HandleFunc("GET /api/lanes/{id}/stats", lb.getStats)
+	mux.HandleFunc("GET /api/lanes/{id}/games.csv", lb.getCSV)
+	mux.HandleFunc("GET /api/lanes/{id}/games/{file}", lb.getScorecard)
 	mux.HandleFunc("GET /api/lanes/{id}/invite", lb.getInvite)
 	mux.HandleFunc("GET /api/lanes/{id}/qr.png", lb.getQR)
 	mux.HandleFunc("GET /ws/lanes/{id}", lb.serveWS)
@@ -233,6 +237,57 @@ func (lb *Lobby) getStats(w http.ResponseWriter, r *http.Request) {
 	if l, ok := lb.lane(w, r); ok {
 		writeJSON(w, http.StatusOK, l.Stats())
 	}
+}
+
+// getCSV answers the lane's series as a spreadsheet's file.
+func (lb *Lobby) getCSV(w http.ResponseWriter, r *http.Request) {
+	l, ok := lb.lane(w, r)
+	if !ok {
+		return
+	}
+	var buf bytes.Buffer
+	if err := sheet.CSV(&buf, l.Games()); err != nil {
+		lb.failErr(w, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/csv; charset=utf-8")
+	h.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="tenpin-%s.csv"`, l.ID()))
+	h.Set("Cache-Control", "no-store")
+	w.Write(buf.Bytes())
+}
+
+// getScorecard answers games/{n}.svg: game n of the lane's series as a
+// scorecard, its words in the language of ?lang= (en or ko).
+func (lb *Lobby) getScorecard(w http.ResponseWriter, r *http.Request) {
+	num, ok := strings.CutSuffix(r.PathValue("file"), ".svg")
+	n, err := strconv.Atoi(num)
+	if !ok || err != nil || n < 1 || num != strconv.Itoa(n) {
+		lb.fail(w, protocol.CodeNotFound, fmt.Sprintf("no API at %s %s: a game's scorecard is games/{n}.svg, n from 1", r.Method, r.URL.Path))
+		return
+	}
+	l, found := lb.lane(w, r)
+	if !found {
+		return
+	}
+	var buf bytes.Buffer
+	card := sheet.Card{Lane: l.Name(), Date: time.Now(), Lang: r.URL.Query().Get("lang")}
+	switch err := sheet.SVG(&buf, l.Games(), n, card); {
+	case errors.Is(err, sheet.ErrNoGame):
+		lb.fail(w, protocol.CodeNotFound, fmt.Sprintf("lane %q has no game %d yet", l.ID(), n))
+		return
+	case err != nil:
+		lb.failErr(w, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "image/svg+xml; charset=utf-8")
+	h.Set("Content-Disposition", fmt.Sprintf(`inline; filename="tenpin-%s-%d.svg"`, l.ID(), n))
+	// The image has no script and escapes its names; should one ever slip
+	// in, an SVG opened on its own must not run it.
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+	h.Set("Cache-Control", "no-store")
+	w.Write(buf.Bytes())
 }
 
 func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {

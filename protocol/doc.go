@@ -258,6 +258,8 @@
 //	GET  /api/lanes/{id}/board.txt   the text scoreboard (text/plain), for curl
 //	GET  /api/lanes/{id}/games       the lane's series (Games): {"games":[{"game":1,"finished":true,"players":[{"name","frames","total","strikes","spares","opens","left","stats"}],"corrections":[{"name","frame","ball","was","pins","by","at"}]}]}
 //	GET  /api/lanes/{id}/stats       the night's numbers (Stats): {"players":[{"name","games","pins","average","high","strikes","strike_chances","spares","spare_chances","opens","first_ball_avg","splits","splits_made","single_pins","single_pins_made","fouls","clean_games"}]}
+//	GET  /api/lanes/{id}/games.csv   the series as a spreadsheet's file (text/csv, UTF-8 with a byte order mark): a header row, then a row per bowler per game: game, bowler, the ten frames' marks, total, finished, left, and the game's numbers as stats names them (clean_game for clean_games)
+//	GET  /api/lanes/{id}/games/{n}.svg   game n (from 1) as a scorecard image (image/svg+xml): the lane's name and the date, names, marks, running scores and totals; ?lang=ko for its words in Korean
 //	GET  /api/lanes/{id}/invite      {"url":"http://192.168.1.20:8080/lanes/k3x9…","urls":[…],"qr":"/api/lanes/k3x9…/qr.png"} (Invite): the lane's link at an address friends' phones can open
 //	GET  /api/lanes/{id}/qr.png      a QR code of the invitation's url (image/png)
 //	GET  /ws/lanes/{id}              the lane's WebSocket: see Transport

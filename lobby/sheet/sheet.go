@@ -1,0 +1,103 @@
+// Package sheet writes a lane's series as the score sheets bowlers keep:
+// a CSV file for a spreadsheet, one row per bowler per game, and a game's
+// scorecard as an SVG image a phone can share or save.
+//
+// It reads the series as the HTTP API serves it ([protocol.Games]), so a
+// node writes the sheets of a lane another node runs the same way as its
+// own.
+package sheet
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// Header is the CSV's first row. The columns after the total are those of
+// a game's [protocol.PlayerStats], named as the stats API names them.
+var Header = []string{
+	"game", "bowler", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "total", "finished", "left",
+	"strikes", "strike_chances", "spares", "spare_chances", "opens", "first_ball_avg",
+	"splits", "splits_made", "single_pins", "single_pins_made", "fouls", "clean_game",
+}
+
+// bom starts the file so that a spreadsheet reads it as UTF-8: names of
+// any script come out as they were typed.
+const bom = "\uFEFF"
+
+// CSV writes the series as a CSV file: a byte order mark, [Header], and a
+// row for each bowler of each game, oldest first, the game in play
+// included (its "finished" is false). A frame's cell holds its marks as
+// on the board ("X", "8|/", "(8)|1" for a split, "F|/" for a foul).
+func CSV(w io.Writer, games protocol.Games) error {
+	if _, err := io.WriteString(w, bom); err != nil {
+		return err
+	}
+	cw := csv.NewWriter(w)
+	if err := cw.Write(Header); err != nil {
+		return err
+	}
+	row := make([]string, 0, len(Header))
+	for _, g := range games.Games {
+		for _, p := range g.Players {
+			row = append(row[:0], strconv.Itoa(g.Game), cell(p.Name))
+			for i := range 10 {
+				marks := ""
+				if i < len(p.Frames) {
+					marks = p.Frames[i].Marks
+				}
+				row = append(row, cell(marks))
+			}
+			s := p.Stats
+			clean := s.CleanGames > 0
+			row = append(row, strconv.Itoa(p.Total), strconv.FormatBool(g.Finished), strconv.FormatBool(p.Left),
+				strconv.Itoa(s.Strikes), strconv.Itoa(s.StrikeChances), strconv.Itoa(s.Spares), strconv.Itoa(s.SpareChances),
+				strconv.Itoa(s.Opens), decimal(s.FirstBallAvg),
+				strconv.Itoa(s.Splits), strconv.Itoa(s.SplitsMade), strconv.Itoa(s.SinglePins), strconv.Itoa(s.SinglePinsMade),
+				strconv.Itoa(s.Fouls), strconv.FormatBool(clean))
+			if err := cw.Write(row); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// cell guards a text cell against a spreadsheet taking it for a formula: a
+// gutter's marks begin with "-" ("-|7"), which a spreadsheet would
+// evaluate. A leading apostrophe makes it text, as OWASP advises for CSV
+// files opened in spreadsheets.
+func cell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+// decimal writes an average to two decimals, or nothing when it is not
+// known.
+func decimal(x *float64) string {
+	if x == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*x, 'f', 2, 64)
+}
+
+// ErrNoGame is returned by [SVG] for a game the series does not hold.
+var ErrNoGame = errors.New("sheet: no such game")
+
+// find returns game n (1 for the first) of the series.
+func find(games protocol.Games, n int) (protocol.Game, error) {
+	for _, g := range games.Games {
+		if g.Game == n {
+			return g, nil
+		}
+	}
+	return protocol.Game{}, fmt.Errorf("%w: the lane's series has no game %d", ErrNoGame, n)
+}
