@@ -58,8 +58,8 @@ func (l *Lane) skipIn(name bowling.Name) *int {
 	return &secs
 }
 
-// decideFairPlay decides the commands of fair play: corrections, skips
-// and removals.
+// decideFairPlay decides the commands of fair play: corrections, skips,
+// removals and readmissions.
 func (l *Lane) decideFairPlay(c *client, m protocol.Request) (game.Event, error) {
 	now := time.Now()
 	switch m.Type {
@@ -72,6 +72,8 @@ func (l *Lane) decideFairPlay(c *client, m protocol.Request) (game.Event, error)
 			Pins: t.Pins, Deck: t.Deck, HasDeck: t.HasDeck, Foul: t.Foul, FromDeck: t.FromDeck, At: now})
 	case protocol.TypeSkip:
 		return l.state.Skip(c.seat, l.upOfflineFor(now), l.cfg.AwayAfter)
+	case protocol.TypeReadmit:
+		return l.state.Readmit(c.seat, m.Name)
 	default: // protocol.TypeRemove
 		return l.state.Remove(c.seat, m.Name)
 	}

@@ -714,7 +714,7 @@ func (l *Lane) message(ctx context.Context, c *client, m protocol.Request) {
 		e, err = l.state.Leave(c.seat)
 	case protocol.TypeRematch:
 		e, err = l.state.NewGame(c.seat)
-	case protocol.TypeCorrect, protocol.TypeSkip, protocol.TypeRemove:
+	case protocol.TypeCorrect, protocol.TypeSkip, protocol.TypeRemove, protocol.TypeReadmit:
 		e, err = l.decideFairPlay(c, m)
 	}
 	if err == nil {
@@ -1016,6 +1016,7 @@ func (l *Lane) publish() *view {
 	marks := correctedFrames(l.state.Corrections())
 	for i, p := range players {
 		board.Players[i] = playerView(p, l.holders[p.Name] != nil, marks[p.Name])
+		board.Players[i].Removed = p.Left && l.state.Removed(p.Name)
 		summary.Players[i] = string(p.Name)
 	}
 	board.Series = series(l.state.Totals(), players)
@@ -1031,7 +1032,7 @@ func (l *Lane) publish() *view {
 // playerView is a player's line of a board; corrected holds a bit for
 // each frame (1 to 10) with a corrected ball.
 func playerView(p bowling.Player, connected bool, corrected uint16) protocol.Player {
-	out := protocol.Player{Name: string(p.Name), Connected: connected, Left: p.Left, Away: p.Away, Total: p.Game.Total()}
+	out := protocol.Player{Name: string(p.Name), Connected: connected, Left: p.Left, Away: p.Away, Late: p.Late, Total: p.Game.Total()}
 	for _, f := range p.Game.Frames() {
 		if len(f.Rolls) == 0 {
 			break

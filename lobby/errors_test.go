@@ -70,7 +70,7 @@ func TestErrorCodes(t *testing.T) {
 	a.expectAck(t, "s")
 	t.Run("during the game", func(t *testing.T) {
 		check(t, []step{
-			{"join after the start", spectator, `{"type":"join","name":"CCC","id":"e"}`, "game_started"},
+			{"join a full lane after the start", spectator, `{"type":"join","name":"CCC","id":"e"}`, "lane_full"},
 			{"start again", a, `{"type":"start","id":"e"}`, "game_started"},
 			{"roll out of turn", b, `{"type":"roll","pins":3,"frame":1,"ball":1,"id":"e"}`, "not_your_turn"},
 			{"roll for another, not the host", b, `{"type":"roll","pins":3,"frame":1,"ball":1,"name":"AAA","id":"e"}`, "not_host"},

@@ -53,7 +53,7 @@
 //
 // # Client → server
 //
-//	{"type":"join","name":"Jo"}           take a seat: 1–12 letters of any script (see Names); only while the game waits to start
+//	{"type":"join","name":"Jo"}           take a seat: 1–12 letters of any script (see Names); while seats remain and the game is not over. A player who joins after the first ball is seated last and bowls the frames they missed before the others go on
 //	{"type":"resume","token":"…"}         take back one's seat after a reconnect, with the token from welcome
 //	{"type":"start"}                      start the game (the host only; the lane needs at least one player)
 //	{"type":"roll","pins":7,"frame":3,"ball":1}   the pins knocked down with the ball up: see Rolls below
@@ -63,7 +63,8 @@
 //	{"type":"rematch"}                    after the game is over (the host only): it joins the series, and the next game, with the players still seated, waits: others may join until the host starts it
 //	{"type":"correct","pins":8,"frame":1,"ball":1}   change a ball already bowled in this game: one's own, or with "name", anyone's (the host only); "deck" and "foul" as in a roll
 //	{"type":"skip"}                       pass by the player up, offline for the away time (30 s): they are away until they resume
-//	{"type":"remove","name":"BOB"}        take a player off the lane for good: their frames stay, their seat is no longer theirs (the host only)
+//	{"type":"remove","name":"BOB"}        take a player off the lane: their frames stay, their seat is no longer theirs, and they may not join again under that name, even after a rematch, until readmitted (the host only)
+//	{"type":"readmit","name":"BOB"}       let a removed player join again (the host only)
 //
 // # Rolls
 //
@@ -152,9 +153,12 @@
 //     anyone's ball; omitted on a lane nobody is seated on.
 //   - players, in seat order: name, connected (a disconnected player keeps
 //     the seat), left (true for a player who left or was removed
-//     mid-game; omitted otherwise), away (true while skipped for being
-//     offline; omitted otherwise), frames bowled so far from frame 1, and
-//     total (the last cumulative score that can no longer change).
+//     mid-game; omitted otherwise), removed (true for a player the host
+//     removed, left being true too; omitted otherwise), late (true for a
+//     player who joined after the first ball; omitted otherwise), away
+//     (true while skipped for being offline; omitted otherwise), frames
+//     bowled so far from frame 1, and total (the last cumulative score
+//     that can no longer change).
 //   - frames: marks as on the text board ("X", "8|/", "8|1", "7|-", "-|/",
 //     "8" while in play, "X|7|/" in the tenth), rolls (the pins of each
 //     roll), score (the cumulative score, null while it can still change),
@@ -190,7 +194,7 @@
 //	invalid_name     a name that is not 1–12 letters (see Names); the message says why
 //	name_taken       the name is seated on this lane already
 //	lane_full        every seat is taken
-//	game_started     join or start once the game has started
+//	game_started     start once the game has started; join once the game is over, before the rematch
 //	not_playing      roll or skip while no game is in play, correct before a ball is bowled
 //	not_your_turn    roll by a player who is not up
 //	stale_roll       roll for a ball other than the one up (frame and ball): repeated, late, or ahead of the game
@@ -207,6 +211,7 @@
 //	unavailable      the store did not take the command in time: nothing changed, send it again
 //	invalid_correction  a correction no game could have (a ball not bowled, pins that do not fit, a ball that would move to another frame): nothing changed
 //	not_away         skip while the player up is connected, or offline for less than the away time, or when nobody else has balls left to bowl
+//	removed          join under the name of a player the host removed, until the host readmits them
 //
 // A notice is an error message with no ref that says why the server is
 // about to close the connection:

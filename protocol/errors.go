@@ -16,7 +16,7 @@ const (
 	CodeInvalidName       Code = "invalid_name"       // a name that is not 1–12 letters of a script, or has digits, emoji or invisible characters
 	CodeNameTaken         Code = "name_taken"         // a name already seated on the lane
 	CodeLaneFull          Code = "lane_full"          // every seat is taken
-	CodeGameStarted       Code = "game_started"       // join or start once the game has started
+	CodeGameStarted       Code = "game_started"       // start once the game has started; join once it is over, before the rematch
 	CodeNotPlaying        Code = "not_playing"        // roll when no game is in play
 	CodeNotYourTurn       Code = "not_your_turn"      // roll by a player who is not up
 	CodeStaleRoll         Code = "stale_roll"         // roll for a ball that is not the one up: repeated, late, or ahead
@@ -38,7 +38,7 @@ const (
 	// to close.
 	CodeServerRestarting Code = "server_restarting" // the server is stopping and will be back: reconnect and resume
 	CodeSeatTakenOver    Code = "seat_taken_over"   // another connection resumed this connection's seat: it is a spectator now
-	CodeRemoved          Code = "removed"           // the host removed this connection's player from the lane: it is a spectator now
+	CodeRemoved          Code = "removed"           // the host removed this connection's player from the lane: it is a spectator now; or a join under a name the host removed
 	CodeLaneIdle         Code = "lane_idle"         // the lane closed after nobody was on it for its idle time: it is gone
 
 	// The HTTP API's refusals, sent with the status of [Code.Status] as

@@ -29,6 +29,7 @@ const (
 	TypeCorrect Type = "correct"
 	TypeSkip    Type = "skip"
 	TypeRemove  Type = "remove"
+	TypeReadmit Type = "readmit"
 )
 
 // Server → client message types.
@@ -88,7 +89,7 @@ func Decode(data []byte) (Request, error) {
 	id := Request{ID: r.ID}             // what a refusal can still answer to
 	var name, token, ball, optName bool // the fields the type takes
 	switch r.Type {
-	case TypeJoin, TypeRemove:
+	case TypeJoin, TypeRemove, TypeReadmit:
 		name = true
 	case TypeResume:
 		token = true
@@ -172,10 +173,12 @@ type Frame struct {
 type Player struct {
 	Name      string  `json:"name"`
 	Connected bool    `json:"connected"`
-	Left      bool    `json:"left,omitempty"` // left or removed during the game; skipped from then on
-	Away      bool    `json:"away,omitempty"` // skipped while offline; bowls again once back
-	Frames    []Frame `json:"frames"`         // the frames bowled so far, from frame 1
-	Total     int     `json:"total"`          // the last cumulative score that can no longer change
+	Left      bool    `json:"left,omitempty"`    // left or removed during the game; skipped from then on
+	Away      bool    `json:"away,omitempty"`    // skipped while offline; bowls again once back
+	Removed   bool    `json:"removed,omitempty"` // the host removed them (Left is set too): they may not join the lane again until the host readmits them
+	Late      bool    `json:"late,omitempty"`    // joined after the first ball: bowls the frames they missed before the others go on
+	Frames    []Frame `json:"frames"`            // the frames bowled so far, from frame 1
+	Total     int     `json:"total"`             // the last cumulative score that can no longer change
 }
 
 // Phase is where a lane's game stands.

@@ -11,6 +11,7 @@ type Player struct {
 	Game Game
 	Left bool // the player left (or was removed) during the match; the turn skips them
 	Away bool // the player was skipped while absent; the turn passes them by until they are back
+	Late bool // the player joined after the first ball ([Match.AddLate]) and bowls the frames they missed first
 }
 
 // Match is several players sharing a lane. The player up bowls until
@@ -70,6 +71,34 @@ func (m *Match) AddName(n Name) error {
 		return fmt.Errorf("%w: %s is already on this lane", ErrNameTaken, n)
 	}
 	m.players = append(m.players, Player{Name: n})
+	m.choose()
+	return nil
+}
+
+// AddLate seats a player who arrives once the first ball has been bowled:
+// seated last and marked Late, they bowl the frames they missed before the
+// others go on, as a player back from being away does (the player with
+// the fewest frames is up once the frame in play is over). A player who
+// left the match comes back to their seat the same way, their frames kept.
+// Before the first ball it is [Match.AddName]. It fails as AddName does,
+// and with [ErrGameOver] once the match is over.
+func (m *Match) AddLate(n Name) error {
+	switch {
+	case !m.started:
+		return m.AddName(n)
+	case n == "":
+		return fmt.Errorf("%w: the name is empty", ErrInvalidName)
+	case m.Over():
+		return fmt.Errorf("%w: %s cannot join, the match is over", ErrGameOver, n)
+	}
+	if i := m.seat(n); i >= 0 {
+		if !m.players[i].Left {
+			return fmt.Errorf("%w: %s is already on this lane", ErrNameTaken, n)
+		}
+		m.players[i].Left = false // back in their seat: their frames stay, the missed ones come first
+	} else {
+		m.players = append(m.players, Player{Name: n, Late: true})
+	}
 	m.choose()
 	return nil
 }

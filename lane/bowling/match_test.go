@@ -3,6 +3,7 @@ package bowling
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -306,5 +307,45 @@ func TestMatchCorrectMovesTheTurn(t *testing.T) {
 	}
 	if _, err := m.Correct("CCC", 1, 1, 8); !errors.Is(err, ErrUnknownPlayer) {
 		t.Fatalf("correcting a player not on the lane: %v, want ErrUnknownPlayer", err)
+	}
+}
+
+func TestAddLateBowlsTheMissedFramesFirst(t *testing.T) {
+	m, err := NewMatch("ANN", "BOB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 4 { // two frames each: ANN 1, BOB 1, ANN 2, BOB 2
+		if err := m.Roll(4); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Roll(3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Roll(10); err != nil { // ANN's third frame
+		t.Fatal(err)
+	}
+	if err := m.AddLate("CY"); err != nil {
+		t.Fatalf("AddLate(CY) during the third frame = %v", err)
+	}
+	if p := m.At(2); !p.Late || p.Name != "CY" {
+		t.Fatalf("seat 2 = %+v, want CY, late", p)
+	}
+	// BOB's third frame is not in play yet: CY catches up first, frame by
+	// frame, until she has as many frames as the fewest of the others.
+	var order []string
+	for range 3 {
+		seat, frame, _ := m.Up()
+		order = append(order, fmt.Sprintf("%s%d", m.At(seat).Name, frame))
+		if err := m.Roll(10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := strings.Join(order, " "), "CY1 CY2 BOB3"; got != want {
+		t.Errorf("turns after CY joined = %s, want %s", got, want)
+	}
+	if err := m.AddLate("cy"); !errors.Is(err, ErrNameTaken) {
+		t.Errorf("AddLate(cy) = %v, want ErrNameTaken", err)
 	}
 }

@@ -52,6 +52,7 @@ type laneState struct {
 	Epoch   uint64      `json:"epoch"`
 	Series  []resultRec `json:"series"`
 	Game    []record    `json:"game"`
+	Removed []string    `json:"removed,omitempty"` // players the host removed and has not readmitted
 }
 
 type resultRec struct {
@@ -153,7 +154,7 @@ func toRecord(e Event) (record, error) {
 		r.Player, r.Frame, r.Ball, r.Pins, r.Was, r.By = string(e.Player), e.Frame, e.Ball, &pins, &was, string(e.By)
 		r.Standing, r.Foul = standing(e), e.Foul
 		r.At = e.At.UTC().Format(time.RFC3339)
-	case PlayerLeft, PlayerAway, PlayerBack:
+	case PlayerLeft, PlayerAway, PlayerBack, Readmitted:
 		r.Player, r.By = string(e.Player), string(e.By)
 	case Closed:
 		r.Reason = e.Reason
@@ -190,6 +191,9 @@ func toRecord(e Event) (record, error) {
 				return r, err
 			}
 			ls.Game[i] = gr
+		}
+		for _, n := range l.Removed {
+			ls.Removed = append(ls.Removed, string(n))
 		}
 		r.Snapshot = ls
 	default:
@@ -271,7 +275,7 @@ func fromRecord(r record) (Event, error) {
 			}
 			e.Was, e.At = *r.Was, e.At.UTC()
 		}
-	case PlayerLeft, PlayerAway, PlayerBack:
+	case PlayerLeft, PlayerAway, PlayerBack, Readmitted:
 		if e.Player, err = bowling.ParseLaneName(r.Player); err != nil {
 			return e, err
 		}
@@ -313,6 +317,13 @@ func fromRecord(r record) (Event, error) {
 			if l.Game[i], err = fromRecord(gr); err != nil {
 				return e, err
 			}
+		}
+		for _, name := range ls.Removed {
+			n, err := bowling.ParseLaneName(name)
+			if err != nil {
+				return e, fmt.Errorf("a removed player: %w", err)
+			}
+			l.Removed = append(l.Removed, n)
 		}
 		e.Snapshot = l
 	case "":

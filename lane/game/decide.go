@@ -3,6 +3,7 @@ package game
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tenpin/tenpin/lane/bowling"
@@ -31,6 +32,9 @@ var (
 	// ErrNotAway: a skip of a player up who is connected, or absent for
 	// less than the away time, or whom nobody else could follow.
 	ErrNotAway = errors.New("game: not away")
+	// ErrRemoved: a join under the name of a player the host removed and
+	// has not readmitted.
+	ErrRemoved = errors.New("game: removed by the host")
 )
 
 // Open returns the event that opens a lane. A maxPlayers of 0 or less
@@ -64,23 +68,30 @@ func (s *State) Close(reason string) Event {
 
 // Join decides whether a player named name may take a seat that token
 // resumes. A lane's names are [bowling.ParseLaneName]'s: up to twelve
-// letters of any script, unique on the lane but for case.
+// letters of any script, unique on the lane but for case. A player may
+// join while seats remain until the game is over: after the first ball
+// they bowl the frames they missed first ([bowling.Match.AddLate]), and a
+// player who left this game comes back to their seat and frames. A player
+// the host removed may not, until readmitted.
 func (s *State) Join(name string, token TokenHash) (Event, error) {
 	n, err := bowling.ParseLaneName(name)
-	switch {
-	case err != nil:
+	if err != nil {
 		return Event{}, err
+	}
+	p, back := s.match.Player(n) // a player who left this game comes back to their seat
+	switch {
 	case s.closed:
 		return Event{}, fmt.Errorf("%w: %s cannot join", ErrClosed, n)
 	case s.Phase() == Finished:
 		return Event{}, fmt.Errorf("%w: %s can join once the host starts the next game (rematch)", ErrGameStarted, n)
-	case s.started:
-		return Event{}, fmt.Errorf("%w: %s cannot join a game in play", ErrGameStarted, n)
+	case s.Removed(n):
+		return Event{}, fmt.Errorf("%w: the host removed %s from this lane; the host may let them back", ErrRemoved, n)
+	case back && !p.Left:
+		return Event{}, fmt.Errorf("%w: %s is already on this lane", bowling.ErrNameTaken, n)
+	case back:
+		n = p.Name // as the seat was named
 	case s.match.Len() >= s.MaxPlayers():
 		return Event{}, fmt.Errorf("%w: all %d seats are taken", ErrLaneFull, s.MaxPlayers())
-	}
-	if _, ok := s.match.Player(n); ok {
-		return Event{}, fmt.Errorf("%w: %s is already on this lane", bowling.ErrNameTaken, n)
 	}
 	return Event{Kind: SeatTaken, Player: n, Token: token}, nil
 }
@@ -315,6 +326,23 @@ func (s *State) Remove(by bowling.Name, name string) (Event, error) {
 		e.By = s.canonical(by)
 	}
 	return e, nil
+}
+
+// Readmit decides whether by, the host, may let a player they removed join
+// the lane again.
+func (s *State) Readmit(by bowling.Name, name string) (Event, error) {
+	n, err := bowling.ParseLaneName(name)
+	if err != nil {
+		return Event{}, err
+	}
+	if err := s.checkHost(by, "let a removed player back"); err != nil {
+		return Event{}, err
+	}
+	i := slices.IndexFunc(s.removed, n.Same)
+	if i < 0 {
+		return Event{}, fmt.Errorf("%w: %s was not removed from this lane", bowling.ErrUnknownPlayer, n)
+	}
+	return Event{Kind: Readmitted, Player: s.removed[i], By: s.canonical(by)}, nil
 }
 
 // Leave decides whether by may give up their seat. Before the first ball

@@ -21,6 +21,7 @@ const (
 	Corrected   Kind = "corrected"    // By changed Player's ball Ball of frame Frame from Was to Pins (Deck, Foul), At a time
 	PlayerAway  Kind = "away"         // By skipped Player, up and absent: the turn passes them by
 	PlayerBack  Kind = "back"         // Player, away, came back: they bowl again as their turns come
+	Readmitted  Kind = "readmitted"   // By (the host) let Player, whom the host had removed, join the lane again
 	NextGame    Kind = "next_game"    // the game is over and joins the series; the players still seated wait for the next
 	Closed      Kind = "closed"       // the lane closed, for Reason
 
@@ -81,8 +82,9 @@ type LaneSnapshot struct {
 	MaxPlayers int
 	Private    bool
 	Epoch      uint64
-	Series     []Result // the earlier games of the series, oldest first, at most MaxSeries
-	Game       []Event  // the events of the game in play: seats taken, game started, rolls, players left
+	Series     []Result       // the earlier games of the series, oldest first, at most MaxSeries
+	Game       []Event        // the events of the game in play: seats taken, game started, rolls, players left
+	Removed    []bowling.Name // the players the host removed, who may not join again until readmitted
 }
 
 // Result is a finished game of a lane's series.

@@ -60,8 +60,12 @@ func FuzzDecideApplyReplay(f *testing.F) {
 				if e, ok = s.Back(who); !ok {
 					err = errors.New("nobody away")
 				}
-			case 9:
-				e, err = s.Remove(who, string(names[int(b/32)%3]))
+			case 9: // a removal, or the host letting a removed player back
+				if b&16 == 0 {
+					e, err = s.Remove(who, string(names[int(b/32)%3]))
+				} else {
+					e, err = s.Readmit(who, string(names[int(b/32)%3]))
+				}
 			case 11: // a correction and a throw of frames and balls no game has, as a client may send them
 				huge := (int(b) - 128) << 55
 				e, err = s.Correct(Correction{By: who, Frame: int(b)%3 + 1, Ball: huge, Pins: 1})

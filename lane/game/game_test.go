@@ -73,7 +73,13 @@ func newGame(by bowling.Name) func(*State) (Event, error) {
 // the log of accepted events (encoded and decoded) rebuilds the state.
 func run(t *testing.T, steps []step) *State {
 	t.Helper()
-	log := []Event{Open("lane1", "Friday", 2)}
+	return runOn(t, 2, steps)
+}
+
+// runOn runs steps as run does, on a lane of seats seats.
+func runOn(t *testing.T, seats int, steps []step) *State {
+	t.Helper()
+	log := []Event{Open("lane1", "Friday", seats)}
 	s := Replay(log)
 	for i, st := range steps {
 		before := s.Snapshot()
@@ -92,6 +98,9 @@ func run(t *testing.T, steps []step) *State {
 		}
 		if got := Replay(roundTrip(t, log)); !equal(got, s) {
 			t.Fatalf("step %d (%s): the log rebuilds\n%s\nnot\n%s", i, st.what, got.Match().Board(), s.Match().Board())
+		}
+		if got := Replay(roundTrip(t, []Event{s.Snapshot()})); !equal(got, s) {
+			t.Fatalf("step %d (%s): the snapshot rebuilds\n%s\nnot\n%s", i, st.what, got.Match().Board(), s.Match().Board())
 		}
 	}
 	return s
@@ -137,7 +146,7 @@ func TestDecideAndApply(t *testing.T) {
 		{"BBB, not the host, starts", start("BBB"), ErrNotHost, Waiting},
 		{"AAA, the host, starts", start("AAA"), nil, Playing},
 		{"start again", start("AAA"), ErrGameStarted, Playing},
-		{"join a game in play", join("CCC", tokenC), ErrGameStarted, Playing},
+		{"join a game in play with every seat taken", join("CCC", tokenC), ErrLaneFull, Playing},
 		{"roll out of turn", roll("BBB", 3), bowling.ErrNotYourTurn, Playing},
 		{"roll 11", roll("AAA", 11), bowling.ErrInvalidPins, Playing},
 		{"roll 10", roll("AAA", 10), nil, Playing},
@@ -468,5 +477,124 @@ func TestCorrectingTheLastBallReopensTheGame(t *testing.T) {
 	s := run(t, steps)
 	if got := s.Series()[0].Players[0].Total(); got != 15 {
 		t.Errorf("the finished game's total = %d, want 15 (7, 3, 5)", got)
+	}
+}
+
+func readmit(by bowling.Name, name string) func(*State) (Event, error) {
+	return func(s *State) (Event, error) { return s.Readmit(by, name) }
+}
+
+func TestLateJoinBowlsTheMissedFrames(t *testing.T) {
+	s := runOn(t, 3, []step{
+		{"join AAA", join("AAA", tokenA), nil, Waiting},
+		{"join BBB", join("BBB", tokenB), nil, Waiting},
+		{"start", start("AAA"), nil, Playing},
+		{"join before the first ball", join("Jo", tokenC), nil, Playing},
+		{"Jo leaves", leave("Jo"), nil, Playing},
+		{"AAA 10", roll("AAA", 10), nil, Playing},
+		{"BBB 3", roll("BBB", 3), nil, Playing},
+		{"BBB 4", roll("BBB", 4), nil, Playing},
+		{"AAA 10", roll("AAA", 10), nil, Playing},
+		{"Jo joins late", join("jo", tokenC), nil, Playing},
+		{"BBB rolls before Jo caught up", roll("BBB", 3), bowling.ErrNotYourTurn, Playing},
+		{"Jo bowls the frame she missed", roll("Jo", 10), nil, Playing},
+		{"BBB's second frame comes before Jo's", roll("Jo", 10), bowling.ErrNotYourTurn, Playing},
+		{"BBB 3", roll("BBB", 3), nil, Playing},
+		{"BBB 6", roll("BBB", 6), nil, Playing},
+		{"Jo's second frame", roll("Jo", 10), nil, Playing},
+		{"then AAA's third", roll("AAA", 10), nil, Playing},
+	})
+	jo := s.Match().At(2)
+	if jo.Name != "jo" || !jo.Late || jo.Game.NumRolls() != 2 { // as she typed it the second time
+		t.Errorf("seat 2 = %+v, want jo, late, two balls", jo)
+	}
+	if s.Match().At(0).Late || s.Match().At(1).Late {
+		t.Error("players seated before the first ball are marked late")
+	}
+}
+
+func TestRemovedPlayerStaysOutUntilReadmitted(t *testing.T) {
+	s := runOn(t, 3, []step{
+		{"join AAA", join("AAA", tokenA), nil, Waiting},
+		{"join BBB", join("BBB", tokenB), nil, Waiting},
+		{"start", start("AAA"), nil, Playing},
+		{"AAA 10", roll("AAA", 10), nil, Playing},
+		{"BBB, not the host, removes AAA", remove("BBB", "AAA"), ErrNotHost, Playing},
+		{"AAA removes BBB", remove("AAA", "bbb"), nil, Playing},
+		{"BBB joins again", join("BBB", tokenC), ErrRemoved, Playing},
+		{"bbb joins again", join("bbb", tokenC), ErrRemoved, Playing},
+		{"readmit a player never removed", readmit("AAA", "ZZZ"), bowling.ErrUnknownPlayer, Playing},
+	})
+	for range 11 {
+		e, err := s.Roll(own(s, "AAA", 10))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Apply(e)
+	}
+	e, err := s.NewGame("AAA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Apply(e)
+	if !s.Removed("BBB") {
+		t.Fatal("a rematch forgot that the host removed BBB")
+	}
+	if got := Replay([]Event{s.Snapshot()}); !got.Removed("bbb") {
+		t.Fatal("a snapshot forgot that the host removed BBB")
+	}
+	if _, err := s.Join("BBB", tokenC); !errors.Is(err, ErrRemoved) {
+		t.Fatalf("BBB joins after the rematch = %v, want ErrRemoved", err)
+	}
+	if _, err := s.Readmit("BBB", "BBB"); !errors.Is(err, bowling.ErrUnknownPlayer) {
+		t.Errorf("BBB readmits himself = %v, want him refused as not on the lane", err)
+	}
+	e, err = s.Readmit("AAA", "bbb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Apply(e)
+	if e, err = s.Join("BBB", tokenC); err != nil {
+		t.Fatalf("BBB joins once readmitted = %v", err)
+	}
+}
+
+func TestLeavingIsNotBeingRemoved(t *testing.T) {
+	s := run(t, []step{
+		{"join AAA", join("AAA", tokenA), nil, Waiting},
+		{"join BBB", join("BBB", tokenB), nil, Waiting},
+		{"start", start("AAA"), nil, Playing},
+		{"BBB leaves", leave("BBB"), nil, Playing},
+	})
+	if s.Removed("BBB") {
+		t.Error("a player who left is taken for removed")
+	}
+	if _, err := s.Join("BBB", tokenC); err != nil {
+		t.Errorf("BBB, who left, joins again = %v", err)
+	}
+}
+
+func TestLeftPlayerComesBackToTheirSeat(t *testing.T) {
+	s := run(t, []step{
+		{"join AAA", join("AAA", tokenA), nil, Waiting},
+		{"join BBB", join("BBB", tokenB), nil, Waiting},
+		{"start", start("AAA"), nil, Playing},
+		{"AAA 10", roll("AAA", 10), nil, Playing},
+		{"BBB 10", roll("BBB", 10), nil, Playing},
+		{"BBB leaves", leave("BBB"), nil, Playing},
+		{"AAA 10", roll("AAA", 10), nil, Playing},
+		{"AAA 10", roll("AAA", 10), nil, Playing},
+		{"a stranger on a full lane", join("CCC", tokenC), ErrLaneFull, Playing},
+		{"bbb comes back to his seat on a full lane", join("bbb", tokenC), nil, Playing},
+		{"BBB catches up", roll("BBB", 10), nil, Playing},
+		{"and again", roll("BBB", 10), nil, Playing},
+		{"AAA's turn", roll("AAA", 3), nil, Playing},
+	})
+	bbb := s.Match().At(1)
+	if bbb.Name != "BBB" || bbb.Left || bbb.Game.NumRolls() != 3 || s.Match().Len() != 2 {
+		t.Errorf("seat 1 = %+v of %d, want BBB back with three strikes", bbb, s.Match().Len())
+	}
+	if name, ok := s.Holder(tokenC); !ok || name != "BBB" {
+		t.Errorf("the new token holds %q, %v; want BBB's seat", name, ok)
 	}
 }

@@ -32,11 +32,12 @@ type State struct {
 
 	match     bowling.Match
 	started   bool
-	seats     []seat   // tokens of the players seated now, in seat order
-	game      []Event  // the events of the game in play, for a snapshot
-	corrected []Event  // the game's Corrected events, for the board
-	series    []Result // finished games, oldest first
-	totals    []Total  // the series' totals, kept as games finish
+	seats     []seat         // tokens of the players seated now, in seat order
+	game      []Event        // the events of the game in play, for a snapshot
+	corrected []Event        // the game's Corrected events, for the board
+	series    []Result       // finished games, oldest first
+	totals    []Total        // the series' totals, kept as games finish
+	removed   []bowling.Name // players the host removed: they may not join again until readmitted
 }
 
 // Total is one player's line of a series: the games they bowled in (at
@@ -90,7 +91,7 @@ func (s *State) Apply(e Event) {
 		s.epoch = max(s.epoch, e.Epoch)
 	case SeatTaken:
 		n, err := bowling.ParseLaneName(string(e.Player))
-		if err != nil || s.match.AddName(n) != nil {
+		if err != nil || s.match.AddLate(n) != nil { // AddName before the first ball
 			return
 		}
 		s.seats = append(s.seats, seat{e.Player, e.Token})
@@ -106,6 +107,11 @@ func (s *State) Apply(e Event) {
 		}
 	case PlayerLeft:
 		s.leave(e)
+		if e.By != "" && !e.By.Same(e.Player) && !s.Removed(e.Player) {
+			s.removed = append(slices.Clip(s.removed), e.Player) // a new array: a snapshot's slice stays as it was
+		}
+	case Readmitted:
+		s.removed = slices.DeleteFunc(slices.Clone(s.removed), func(n bowling.Name) bool { return n.Same(e.Player) })
 	case Corrected:
 		if s.started {
 			if correctMatch(&s.match, e.Player, e.Frame, e.Ball, e.bowled()) == nil {
@@ -200,7 +206,8 @@ func (s *State) result() Result {
 }
 
 func (s *State) restore(l *LaneSnapshot) {
-	*s = State{lane: l.ID, name: l.Name, maxPlayers: l.MaxPlayers, private: l.Private, epoch: l.Epoch, series: slices.Clone(l.Series)}
+	*s = State{lane: l.ID, name: l.Name, maxPlayers: l.MaxPlayers, private: l.Private, epoch: l.Epoch, series: slices.Clone(l.Series),
+		removed: slices.Clone(l.Removed)}
 	for _, r := range s.series {
 		s.totals = addTotals(s.totals, r)
 	}
@@ -210,6 +217,13 @@ func (s *State) restore(l *LaneSnapshot) {
 			s.Apply(e)
 		}
 	}
+}
+
+// Removed reports whether the host removed the player named name (or a
+// [bowling.Name.Same] name) and has not readmitted them: they may not
+// join the lane again under that name.
+func (s *State) Removed(name bowling.Name) bool {
+	return slices.ContainsFunc(s.removed, name.Same)
 }
 
 // ID returns the lane's id.
@@ -330,5 +344,6 @@ func (s *State) Snapshot() Event {
 		Epoch:      s.epoch,
 		Series:     slices.Clone(s.series),
 		Game:       slices.Clone(s.game),
+		Removed:    slices.Clone(s.removed),
 	}}
 }
