@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -23,15 +25,20 @@ import (
 // "Running a cluster" says. Each node's NATS server listens on a port the
 // OS picks (-cluster 127.0.0.1:0), which it prints; the next node routes
 // to the nodes before it, and all keep three copies (-replicas), the
-// first one too, which has no routes to count.
+// first one too, which has no routes to count. They share a secret, so
+// their routes are authenticated and encrypted as in production.
 func startNodes(t *testing.T, n int) []*child {
 	t.Helper()
 	dir := t.TempDir()
+	secret := filepath.Join(dir, "cluster.secret")
+	if err := os.WriteFile(secret, []byte(rand.Text()+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	nodes := make([]*child, n)
 	var routes []string
 	for i := range nodes {
 		name := fmt.Sprint("n", i+1)
-		args := []string{"-data", filepath.Join(dir, name), "-node", name, "-cluster", "127.0.0.1:0", "-replicas", fmt.Sprint(min(3, n))}
+		args := []string{"-data", filepath.Join(dir, name), "-node", name, "-cluster", "127.0.0.1:0", "-cluster-secret-file", secret, "-replicas", fmt.Sprint(min(3, n))}
 		if len(routes) > 0 {
 			args = append(args, "-routes", strings.Join(routes, ","))
 		}

@@ -97,7 +97,11 @@ func parseServe(args []string, stderr io.Writer) (*serveFlags, error) {
 	natsURL := fs.String("nats", "", "`URL`s (comma-separated) of an external NATS server or cluster with JetStream, instead of the embedded one")
 	fsync := fs.String("fsync", "1s", "how often the embedded store syncs to disk: a `duration`, or always (sync every append before it is acknowledged)")
 	fs.StringVar(&f.node, "node", "", "this node's `name` in a cluster of tenpin nodes that share one store: with -cluster and -routes (embedded NATS servers routed together) or with -nats (an external NATS cluster); letters, digits, - and _")
-	cluster := fs.String("cluster", "", "`host:port` where this node's embedded NATS server listens for the other nodes' (needs -node; keep it on a private network)")
+	cluster := fs.String("cluster", "", "`host:port` where this node's embedded NATS server listens for the other nodes' (needs -node; beyond localhost it needs -cluster-secret-file)")
+	secretFile := fs.String("cluster-secret-file", "", "`file` holding the secret every node of the cluster shares (16 bytes at least: head -c 32 /dev/urandom | base64 > cluster.secret): routes authenticate with it and are encrypted with TLS made from it; a server without it cannot join")
+	tlsCert := fs.String("cluster-tls-cert", "", "`file` of this node's certificate (PEM) for the routes' TLS, instead of the TLS made from the secret: with -cluster-tls-key and -cluster-tls-ca; both ends check each other's")
+	tlsKey := fs.String("cluster-tls-key", "", "`file` of the key (PEM) of -cluster-tls-cert")
+	tlsCA := fs.String("cluster-tls-ca", "", "`file` of the authority (PEM) that issued every node's -cluster-tls-cert")
 	routes := fs.String("routes", "", "comma-separated cluster `URLs` (nats://host:port) of every other node's embedded NATS server")
 	replicas := fs.Int("replicas", 0, "copies of each event a cluster keeps, on as many nodes (0: 3, or fewer when -routes names fewer other nodes)")
 	fs.Usage = func() {
@@ -127,6 +131,9 @@ func parseServe(args []string, stderr io.Writer) (*serveFlags, error) {
 		return nil, err
 	}
 	if err := parseCluster(&store, f.node, *cluster, *routes, f.memory); err != nil {
+		return nil, err
+	}
+	if err := parseClusterTrust(&store, *secretFile, *tlsCert, *tlsKey, *tlsCA); err != nil {
 		return nil, err
 	}
 	switch {
@@ -160,6 +167,31 @@ func parseCluster(store *nats.StoreConfig, node, cluster, routes string, memory 
 	store.Cluster = cluster // the node's name and the sharing are server.New's
 	if routes != "" {
 		store.Routes = strings.Split(routes, ",")
+	}
+	return nil
+}
+
+// parseClusterTrust reads the cluster's secret and the routes' TLS
+// certificates.
+func parseClusterTrust(store *nats.StoreConfig, secretFile, cert, key, ca string) error {
+	tls := cert != "" || key != "" || ca != ""
+	switch {
+	case store.Cluster == "" && (secretFile != "" || tls):
+		return errors.New("serve: -cluster-secret-file, -cluster-tls-cert, -cluster-tls-key and -cluster-tls-ca are for a cluster of embedded servers: they need -cluster")
+	case tls && secretFile == "":
+		return errors.New("serve: -cluster-tls-cert, -cluster-tls-key and -cluster-tls-ca need -cluster-secret-file too: routes authenticate with the secret")
+	case secretFile == "":
+		return nil
+	}
+	secret, err := nats.LoadSecret(secretFile)
+	if err != nil {
+		return fmt.Errorf("serve: -cluster-secret-file: %w", err)
+	}
+	store.Secret = secret
+	if tls {
+		if store.RouteTLS, err = nats.LoadRouteTLS(cert, key, ca); err != nil {
+			return fmt.Errorf("serve: -cluster-tls-cert, -cluster-tls-key, -cluster-tls-ca: %w", err)
+		}
 	}
 	return nil
 }
@@ -248,6 +280,9 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		store.Listening = func(url string) { fmt.Fprintf(stdout, "tenpin cluster routes to this node: %s\n", url) }
 	}
 	node, err := server.New(ctx, server.Config{Lobby: cfg, Memory: f.memory, Store: store, Node: f.node, Logger: logger})
+	if errors.Is(err, nats.ErrNoSecret) {
+		return fmt.Errorf("serve: -cluster %s: %w; give every node the same -cluster-secret-file (head -c 32 /dev/urandom | base64 > cluster.secret), or keep -cluster on 127.0.0.1", store.Cluster, err)
+	}
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}

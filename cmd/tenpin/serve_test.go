@@ -9,6 +9,8 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -222,7 +224,9 @@ func TestServeFlags(t *testing.T) {
 		{"-node", "n1"}, // with -memory
 		{"-routes", "nats://127.0.0.1:6223", "-node", "n1"},
 		{"-replicas", "-1"},
-		{"-replicas", "3"}, // without -node
+		{"-replicas", "3"},                         // without -node
+		{"-cluster-secret-file", "cluster.secret"}, // without -cluster
+		{"-cluster-tls-cert", "node.pem"},          // without -cluster
 	} {
 		// A server that takes the flags stops at once, rather than
 		// serving until the test times out.
@@ -235,6 +239,39 @@ func TestServeFlags(t *testing.T) {
 			t.Errorf("serve %v: status %d, %q; want 1 and an error naming %s", args, code, stderr, args[0])
 		}
 	}
+
+	// Flags that name files the server reads; a cluster open to the
+	// network without a secret.
+	dir := t.TempDir()
+	short := filepath.Join(dir, "short.secret")
+	if err := os.WriteFile(short, []byte("too short\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(dir, "cluster.secret")
+	if err := os.WriteFile(secret, []byte("0123456789abcdef0123456789abcdef\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-cluster", "127.0.0.1:0", "-cluster-secret-file", filepath.Join(dir, "missing")}, "-cluster-secret-file"},
+		{[]string{"-cluster", "127.0.0.1:0", "-cluster-secret-file", short}, "at least 16"},
+		{[]string{"-cluster", "127.0.0.1:0", "-cluster-tls-cert", secret}, "need -cluster-secret-file"},
+		{[]string{"-cluster", "127.0.0.1:0", "-cluster-secret-file", secret, "-cluster-tls-cert", secret}, "-cluster-tls-key"},
+		{[]string{"-cluster", "0.0.0.0:0"}, "-cluster-secret-file"},
+		{[]string{"-cluster", ":0"}, "-cluster-secret-file"},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		var errOut bytes.Buffer
+		args := append([]string{"serve", "-addr", "127.0.0.1:0", "-data", t.TempDir(), "-node", "n1"}, tc.args...)
+		code := exitCode(run(ctx, args, strings.NewReader(""), io.Discard, &errOut), &errOut)
+		if stderr := errOut.String(); code != 1 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("serve %v: status %d, %q; want 1 and an error saying %s", tc.args, code, stderr, tc.want)
+		}
+	}
+
 	_, stderr, code = runCmd(t, "", "-addr", "256.0.0.1:99999")
 	if code != 1 || !strings.Contains(stderr, "serve:") {
 		t.Errorf("a bare tenpin with a bad -addr: status %d, %q", code, stderr)

@@ -61,6 +61,17 @@
 // [ErrLocked] if another process holds it. [Journal.Close] releases it,
 // and so does the end of the process, however it ends.
 //
+// # Trust between nodes
+//
+// The embedded servers of a cluster route to each other only with the
+// cluster secret ([StoreConfig.Secret], read by [LoadSecret]): each route
+// authenticates with a password derived from it, over TLS 1.3 with
+// certificates of an authority derived from it too (or the operator's,
+// [LoadRouteTLS]). A server without the secret is refused at the TLS
+// handshake and logged; so it never hears the subjects below, and is in no
+// node's list. [Open] refuses a cluster address other machines can reach
+// without a secret ([ErrNoSecret]).
+//
 // # The cluster
 //
 // [Cluster] joins the lobbies of several tenpin nodes through NATS core

@@ -4,11 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -83,11 +85,20 @@ type StoreConfig struct {
 	// addresses (nats://host:port): the embedded servers then form one
 	// NATS cluster. List every other node in Routes on every node. Node
 	// names this node's server, unique in the cluster (default "tenpin").
-	// The cluster port takes any server that connects: keep it on a
-	// private network.
 	Cluster string
 	Routes  []string
 	Node    string
+	// Secret, the same on every node (see [LoadSecret]), is what makes a
+	// server a node of the cluster: routes authenticate with a password
+	// derived from it and, unless RouteTLS is set, are encrypted with TLS
+	// by a certificate authority derived from it, so a route needs no
+	// certificates of the operator's. Without a secret the cluster port
+	// takes any server that connects, so Open refuses a Cluster address
+	// other machines can reach ([ErrNoSecret]).
+	Secret []byte
+	// RouteTLS, if set, encrypts the routes with the operator's
+	// certificates instead (see [LoadRouteTLS]).
+	RouteTLS *tls.Config
 	// Listening, if set, is told the URL at which the embedded server
 	// listens for the other nodes' (nats://host:port) as soon as it does:
 	// before Open waits for the cluster, which may need this node's
@@ -157,6 +168,11 @@ func Open(ctx context.Context, cfg StoreConfig) (*Journal, error) {
 	}
 	if cfg.Cluster == "" && len(cfg.Routes) > 0 {
 		return nil, errors.New("nats: routes to other nodes need this node's cluster address too")
+	}
+	if cfg.Cluster != "" && len(cfg.Secret) == 0 {
+		if host, _, err := net.SplitHostPort(cfg.Cluster); err == nil && !loopback(host) {
+			return nil, fmt.Errorf("%w: any server that reaches %s would join the cluster, read its lanes and write them", ErrNoSecret, cfg.Cluster)
+		}
 	}
 	if cfg.Replicas <= 0 {
 		cfg.Replicas = 1

@@ -18,7 +18,8 @@ import (
 // over loopback. Each listens on a port the OS picks, and routes to the
 // servers opened before it; each waits for the others to take the
 // replicated stream, so the next opens as soon as the one before listens.
-func openCluster(t *testing.T, n int) []*Journal {
+// Each of set, if any, adjusts every node's settings.
+func openCluster(t *testing.T, n int, set ...func(i int, cfg *StoreConfig)) []*Journal {
 	t.Helper()
 	dir := t.TempDir()
 	journals := make([]*Journal, n)
@@ -36,6 +37,9 @@ func openCluster(t *testing.T, n int) []*Journal {
 			Listening: func(url string) { listening <- url },
 			Timeout:   10 * time.Second, // a new leader takes seconds to elect
 			Logger:    testLogger(t),
+		}
+		for _, f := range set {
+			f(i, &cfg)
 		}
 		wg.Go(func() {
 			journals[i], errs[i] = Open(t.Context(), cfg)
@@ -145,17 +149,26 @@ func TestClusterConfigRefused(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		cfg  StoreConfig
+		want error // if set, what the refusal wraps
 	}{
-		{"routes without a cluster address", StoreConfig{Dir: t.TempDir(), Routes: []string{"nats://127.0.0.1:6222"}}},
-		{"a cluster address and a URL", StoreConfig{URL: "nats://127.0.0.1:4222", Cluster: "127.0.0.1:6222"}},
-		{"replicas on one server", StoreConfig{Dir: t.TempDir(), Replicas: 3}},
-		{"a cluster address without a port", StoreConfig{Dir: t.TempDir(), Cluster: "127.0.0.1"}},
-		{"a route that is not nats://", StoreConfig{Dir: t.TempDir(), Cluster: "127.0.0.1:6222", Routes: []string{"127.0.0.1:6223"}}},
+		{"routes without a cluster address", StoreConfig{Dir: t.TempDir(), Routes: []string{"nats://127.0.0.1:6222"}}, nil},
+		{"a cluster address and a URL", StoreConfig{URL: "nats://127.0.0.1:4222", Cluster: "127.0.0.1:6222"}, nil},
+		{"replicas on one server", StoreConfig{Dir: t.TempDir(), Replicas: 3}, nil},
+		{"a cluster address without a port", StoreConfig{Dir: t.TempDir(), Cluster: "127.0.0.1"}, nil},
+		{"a route that is not nats://", StoreConfig{Dir: t.TempDir(), Cluster: "127.0.0.1:6222", Routes: []string{"127.0.0.1:6223"}}, nil},
+		{"every interface without a secret", StoreConfig{Dir: t.TempDir(), Cluster: "0.0.0.0:0"}, ErrNoSecret},
+		{"no host without a secret", StoreConfig{Dir: t.TempDir(), Cluster: ":0"}, ErrNoSecret},
+		{"IPv6 any without a secret", StoreConfig{Dir: t.TempDir(), Cluster: "[::]:0"}, ErrNoSecret},
+		{"a network address without a secret", StoreConfig{Dir: t.TempDir(), Cluster: "192.0.2.7:0"}, ErrNoSecret},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if j, err := Open(t.Context(), tc.cfg); err == nil {
+			j, err := Open(t.Context(), tc.cfg)
+			if err == nil {
 				j.Close()
 				t.Fatalf("Open(%+v) succeeded", tc.cfg)
+			}
+			if tc.want != nil && !errors.Is(err, tc.want) {
+				t.Fatalf("Open: %v, want %v", err, tc.want)
 			}
 		})
 	}

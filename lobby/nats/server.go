@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -70,7 +71,7 @@ func (j *Journal) startServer(ctx context.Context) error {
 		return fmt.Errorf("nats: configure the embedded NATS server: %w", err)
 	}
 	j.srv = s
-	log := serverLog{l: j.log.With("nats", "server"), fatal: new(atomic.Pointer[string])}
+	log := serverLog{l: j.log.With("nats", "server"), fatal: new(atomic.Pointer[string]), limit: new(logLimit)}
 	s.SetLoggerV2(log, false, false, false)
 	s.Start() // returns once started, or early when it cannot start
 
@@ -131,7 +132,38 @@ func (j *Journal) clusterOptions(opts *server.Options) error {
 	}
 	opts.ServerName = j.cfg.Node
 	opts.Cluster = server.ClusterOpts{Name: "tenpin", Host: host, Port: p, PingInterval: routePing, MaxPingsOut: routePingsOut}
+	// With no routes (the first node, which the others route to) this is
+	// one route to nowhere, tried once: JetStream refuses to start as a
+	// cluster with no route configured.
 	opts.Routes = server.RoutesFromStr(strings.Join(j.cfg.Routes, ","))
+	if len(j.cfg.Secret) > 0 {
+		pass, err := routePassword(j.cfg.Secret)
+		if err != nil {
+			return err
+		}
+		// Routes found by gossip take the user and password from here,
+		// the routes configured from their URLs.
+		opts.Cluster.Username, opts.Cluster.Password = routeUser, pass
+		for _, r := range opts.Routes {
+			if r.Host == "" {
+				continue
+			}
+			r.User = url.UserPassword(routeUser, pass)
+		}
+	}
+	switch {
+	case j.cfg.RouteTLS != nil:
+		opts.Cluster.TLSConfig = j.cfg.RouteTLS
+	case len(j.cfg.Secret) > 0:
+		tc, err := secretTLS(j.cfg.Secret, j.cfg.Node)
+		if err != nil {
+			return err
+		}
+		opts.Cluster.TLSConfig = tc
+	}
+	if opts.Cluster.TLSConfig != nil {
+		opts.Cluster.TLSTimeout = 5 // seconds
+	}
 	opts.DontListen = false
 	opts.Host, opts.Port = "127.0.0.1", server.RANDOM_PORT
 	j.token = rand.Text()
@@ -140,23 +172,49 @@ func (j *Journal) clusterOptions(opts *server.Options) error {
 }
 
 // serverLog passes the embedded server's log to slog. Its notices (a
-// banner of twenty lines at start among them) are debug for tenpin.
+// banner of twenty lines at start among them) are debug for tenpin. Its
+// warnings and errors are rate-limited: a stranger knocking at the
+// cluster port again and again is told once a while, not once a knock.
 type serverLog struct {
 	l     *slog.Logger
 	fatal *atomic.Pointer[string] // why the server stopped, for Open's error
+	limit *logLimit
 }
 
 func (s serverLog) logf(level slog.Level, format string, v []any) {
-	if s.l.Enabled(context.Background(), level) {
-		s.l.Log(context.Background(), level, fmt.Sprintf(format, v...))
+	if !s.l.Enabled(context.Background(), level) {
+		return
 	}
+	if level >= slog.LevelWarn {
+		ok, dropped := s.limit.allow(time.Now())
+		if dropped > 0 {
+			s.l.Warn(fmt.Sprintf("%d more warnings and errors of the NATS server were not logged in the last %v", dropped, logWindow))
+		}
+		if !ok {
+			return
+		}
+	}
+	s.l.Log(context.Background(), level, fmt.Sprintf(format, v...))
 }
 
 func (s serverLog) Noticef(format string, v ...any) { s.logf(slog.LevelDebug, format, v) }
-func (s serverLog) Warnf(format string, v ...any)   { s.logf(slog.LevelWarn, format, v) }
 func (s serverLog) Errorf(format string, v ...any)  { s.logf(slog.LevelError, format, v) }
 func (s serverLog) Debugf(format string, v ...any)  { s.logf(slog.LevelDebug, format, v) }
 func (s serverLog) Tracef(format string, v ...any)  { s.logf(slog.LevelDebug, format, v) }
+
+func (s serverLog) Warnf(format string, v ...any) {
+	if format == secretTLSWarning {
+		// Said of the routes' TLS made from the secret, which checks the
+		// chain itself: see secretTLS.
+		s.logf(slog.LevelDebug, format, v)
+		return
+	}
+	s.logf(slog.LevelWarn, format, v)
+}
+
+// secretTLSWarning is what the NATS server warns of a route TLS that does
+// not check host names.
+const secretTLSWarning = "TLS certificate chain and hostname of solicited routes will not be verified. DO NOT USE IN PRODUCTION!"
 
 // Fatalf does not exit: the server calls it when it cannot go on
 // (JetStream failing to start, say), and Open reports that as an error.
@@ -164,4 +222,35 @@ func (s serverLog) Fatalf(format string, v ...any) {
 	msg := fmt.Sprintf(format, v...)
 	s.fatal.Store(&msg)
 	s.l.Error(msg)
+}
+
+// The server's warnings and errors logged at most: logBurst a logWindow.
+const (
+	logWindow = 10 * time.Second
+	logBurst  = 10
+)
+
+// logLimit counts the lines of a window.
+type logLimit struct {
+	mu      sync.Mutex
+	start   time.Time
+	n       int // lines of the window so far
+	dropped int // lines of the window not logged
+}
+
+// allow reports whether a line may be logged now and, once a window
+// ends, how many lines the last one dropped.
+func (l *logLimit) allow(now time.Time) (ok bool, dropped int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now.Sub(l.start) >= logWindow {
+		dropped, l.dropped = l.dropped, 0
+		l.start, l.n = now, 0
+	}
+	if l.n >= logBurst {
+		l.dropped++
+		return false, dropped
+	}
+	l.n++
+	return true, dropped
 }
