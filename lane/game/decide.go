@@ -88,6 +88,8 @@ func (s *State) Join(name string, token TokenHash) (Event, error) {
 		return Event{}, fmt.Errorf("%w: the host removed %s from this lane; the host may let them back", ErrRemoved, n)
 	case back && !p.Left:
 		return Event{}, fmt.Errorf("%w: %s is already on this lane", bowling.ErrNameTaken, n)
+	case back && len(s.game) >= MaxGameEvents:
+		return Event{}, fmt.Errorf("%w: %s left this game, and it has seen too many seats given up and taken again; join the next game", ErrLaneFull, n)
 	case back:
 		n = p.Name // as the seat was named
 	case s.match.Len() >= s.MaxPlayers():
@@ -236,6 +238,9 @@ func (s *State) Correct(c Correction) (Event, error) {
 	if !s.started {
 		return Event{}, fmt.Errorf("%w: nothing has been bowled in this game yet", ErrNotPlaying)
 	}
+	if len(s.corrected) >= MaxCorrections {
+		return Event{}, fmt.Errorf("%w: a game takes at most %d corrections, and this one has had them all", bowling.ErrInvalidCorrection, MaxCorrections)
+	}
 	p, ok := s.match.Player(c.For)
 	switch {
 	case !ok:
@@ -283,6 +288,8 @@ func (s *State) Skip(by bowling.Name, upOffline, awayAfter time.Duration) (Event
 	seat, _, _ := s.match.Up()
 	up := s.match.At(seat)
 	switch {
+	case len(s.game) >= MaxGameEvents:
+		return Event{}, fmt.Errorf("%w: this game has seen too many players skipped and back; enter %s's balls, or the host may remove them", ErrNotAway, up.Name)
 	case upOffline <= 0:
 		return Event{}, fmt.Errorf("%w: %s is connected; it is their turn", ErrNotAway, up.Name)
 	case upOffline < awayAfter:

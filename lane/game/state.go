@@ -10,10 +10,32 @@ import (
 // Limits of the log.
 const (
 	// MaxSeries is how many finished games a lane keeps in its history.
-	// A snapshot carries them all (about 600 bytes a game of eight), and a
-	// journal message should stay far below the store's limit (1 MB by
-	// default for NATS).
+	// A snapshot carries them all: see MaxEventSize.
 	MaxSeries = 100
+
+	// MaxCorrections is how many corrections a game takes: a game keeps
+	// every one for its history.
+	MaxCorrections = 100
+
+	// MaxGameEvents bounds the events of the game in play, which a
+	// snapshot carries: every ball of eight players with every correction
+	// is under 300, and the rest is players leaving and coming back, or
+	// being skipped and coming back. Past it, a player who left may not
+	// take their seat again, and a player up may not be skipped, until the
+	// next game (a player skipped before still comes back: each came back
+	// once at most for each skip).
+	MaxGameEvents = 600
+
+	// MaxRemoved is how many removed players a lane remembers: past it,
+	// the first removed may join again.
+	MaxRemoved = 64
+
+	// MaxEventSize bounds an event as [Marshal] writes it. A snapshot of
+	// a lane at every limit above, with names as long as they may be and
+	// every ball with its deck or a foul, stays below it (a test builds
+	// one); a journal must take messages this large (NATS takes 1 MiB by
+	// default: the embedded server is configured for this).
+	MaxEventSize = 6 << 20
 
 	// DefaultMaxPlayers is the seats of a lane opened without saying.
 	DefaultMaxPlayers = 8
@@ -109,6 +131,9 @@ func (s *State) Apply(e Event) {
 		s.leave(e)
 		if e.By != "" && !e.By.Same(e.Player) && !s.Removed(e.Player) {
 			s.removed = append(slices.Clip(s.removed), e.Player) // a new array: a snapshot's slice stays as it was
+			if n := len(s.removed) - MaxRemoved; n > 0 {
+				s.removed = s.removed[n:]
+			}
 		}
 	case Readmitted:
 		s.removed = slices.DeleteFunc(slices.Clone(s.removed), func(n bowling.Name) bool { return n.Same(e.Player) })

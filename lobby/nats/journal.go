@@ -245,6 +245,11 @@ func (j *Journal) open(ctx context.Context) error {
 		return fmt.Errorf("nats: connect to NATS (%s): %w", url, err)
 	}
 	j.nc = nc
+	if m := nc.MaxPayload(); m < game.MaxEventSize {
+		// A lane at its limits would then fail to store its snapshot, and
+		// the journal would not be compacted.
+		j.log.Warn("the NATS server takes messages smaller than a lane's largest snapshot: set max_payload in its configuration", "max_payload", m, "want", game.MaxEventSize)
+	}
 	if j.js, err = jetstream.New(nc); err != nil {
 		return fmt.Errorf("nats: JetStream on %s: %w", url, err)
 	}

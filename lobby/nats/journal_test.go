@@ -305,3 +305,25 @@ func TestLanesWithAnUndecodableEvent(t *testing.T) {
 		t.Errorf("the bad lane's log = %+v; want its opening, an error, and its last position", bad)
 	}
 }
+
+// TestLargestEvent: the embedded server stores an event as large as a
+// lane's largest snapshot may be (NATS's default limit is 1 MiB).
+func TestLargestEvent(t *testing.T) {
+	j := open(t, t.TempDir())
+	e := game.Open("big", strings.Repeat("x", game.MaxEventSize-1024), 0)
+	data, err := game.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) <= 1<<20 || len(data) > game.MaxEventSize {
+		t.Fatalf("the event is %d bytes: want more than NATS's default limit, at most %d", len(data), game.MaxEventSize)
+	}
+	pos, err := j.Append(t.Context(), "big", 0, e)
+	if err != nil {
+		t.Fatalf("append an event of %d bytes: %v", len(data), err)
+	}
+	log, err := j.Read(t.Context(), "big", 0)
+	if err != nil || len(log.Events) != 1 || log.Last != pos || log.Events[0].Name != e.Name {
+		t.Fatalf("read back %d events to %d, %v", len(log.Events), log.Last, err)
+	}
+}

@@ -36,6 +36,11 @@ const (
 	lameDuckGrace = time.Second
 )
 
+// maxPayload is the largest message the embedded server takes: a lane's
+// largest snapshot, game.MaxEventSize, and its headers. (NATS's default
+// is 1 MiB.)
+const maxPayload = 8 << 20
+
 // startServer locks the data directory and starts the embedded server on
 // it. On failure it leaves j's lock and server for Close to release.
 func (j *Journal) startServer(ctx context.Context) error {
@@ -52,6 +57,7 @@ func (j *Journal) startServer(ctx context.Context) error {
 	opts := &server.Options{
 		ServerName:          "tenpin",
 		JetStream:           true,
+		MaxPayload:          maxPayload,
 		StoreDir:            filepath.Join(dir, storeName),
 		SyncInterval:        j.cfg.SyncInterval,
 		SyncAlways:          j.cfg.SyncAlways,
