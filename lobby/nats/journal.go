@@ -143,6 +143,11 @@ type Journal struct {
 	log    *slog.Logger
 	lock   *os.File       // the data directory's lock; nil with a URL
 	srv    *server.Server // the embedded server; nil with a URL
+	// storeDir is where the embedded server stores; stopWatch ends its
+	// health watch.
+	storeDir  string
+	stopWatch context.CancelFunc
+	watched   sync.WaitGroup
 	token  string         // the embedded server's client password, when it listens (in a cluster)
 	lease  *lease         // the hold on a stream at a URL; nil for the embedded server
 	nc     *nats.Conn
@@ -265,6 +270,11 @@ func (j *Journal) open(ctx context.Context) error {
 	if j.cfg.URL != "" && !j.cfg.Shared {
 		return j.takeLease(ctx) // the embedded server's directory has its file lock instead
 	}
+	if j.srv != nil {
+		wctx, stop := context.WithCancel(context.Background())
+		j.stopWatch = stop
+		j.watched.Go(func() { j.watch(wctx) })
+	}
 	return nil
 }
 
@@ -297,7 +307,7 @@ func (j *Journal) tryCreateStream(ctx context.Context) (jetstream.Stream, error)
 	return j.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name:        StreamName,
 		Description: "tenpin: the events of every lane, a subject a lane",
-		Subjects:    []string{SubjectPrefix + "*"},
+		Subjects:    []string{SubjectPrefix + "*", HealthPrefix + "*"},
 		Storage:     jetstream.FileStorage,
 		Replicas:    j.cfg.Replicas,
 		// Appends no longer roll a lane's subject up, but a server of an
@@ -321,6 +331,10 @@ func (j *Journal) Conn() *nats.Conn { return j.nc }
 // [game.ErrConflict].
 func (j *Journal) Close() error {
 	j.closeOnce.Do(func() {
+		if j.stopWatch != nil {
+			j.stopWatch()
+			j.watched.Wait()
+		}
 		if j.lease != nil {
 			j.lease.release(context.Background(), j.cfg.Timeout)
 		}
@@ -342,9 +356,13 @@ func (j *Journal) Close() error {
 	return j.closeErr
 }
 
-// Check reports whether the store answers: nil while the connection is up
-// and the stream answers a request, an error that says what fails
-// otherwise.
+// Check reports whether the store takes writes: nil while the connection
+// is up, the stream answers a request and stores a probe (see
+// [HealthPrefix]), an error that says what fails otherwise. A journal on
+// the embedded server probes by itself every few seconds, and restarts
+// the server's JetStream when a probe fails, so that a store that failed
+// (a full disk, no file descriptors left) serves again once the cause is
+// gone.
 func (j *Journal) Check(ctx context.Context) error {
 	if s := j.state(); s != "" {
 		return errors.New("nats: " + strings.TrimSuffix(s, ": "))
@@ -359,7 +377,7 @@ func (j *Journal) Check(ctx context.Context) error {
 	if _, err := j.stream.Info(ctx); err != nil {
 		return fmt.Errorf("nats: stream %s does not answer: %w", StreamName, err)
 	}
-	return nil
+	return j.probe(ctx)
 }
 
 // Append stores e as the next event of the lane, as [game.Journal] says.

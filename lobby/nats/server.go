@@ -76,7 +76,7 @@ func (j *Journal) startServer(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("nats: configure the embedded NATS server: %w", err)
 	}
-	j.srv = s
+	j.srv, j.storeDir = s, opts.StoreDir
 	log := serverLog{l: j.log.With("nats", "server"), fatal: new(atomic.Pointer[string]), limit: new(logLimit)}
 	s.SetLoggerV2(log, false, false, false)
 	s.Start() // returns once started, or early when it cannot start

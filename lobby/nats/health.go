@@ -1,0 +1,93 @@
+package nats
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// HealthPrefix is the subject a node's probes are stored on, followed by
+// the node's name: a subject of the stream of lanes, outside the lanes'.
+const HealthPrefix = "tenpin.health."
+
+// healthEvery is how often the journal of an embedded server probes the
+// store, and heals it if the probe fails.
+const healthEvery = 5 * time.Second
+
+// probe stores a message on this node's health subject, rolling up the
+// one before: the store takes writes, or the error says why not. A stream
+// that answers questions may still refuse every write (a full disk, no
+// file descriptors left), so only a write tells.
+func (j *Journal) probe(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
+	defer cancel()
+	msg := nats.NewMsg(HealthPrefix + j.cfg.Node)
+	msg.Data = []byte(time.Now().UTC().Format(time.RFC3339))
+	msg.Header.Set(jetstream.MsgRollup, jetstream.MsgRollupSubject)
+	if _, err := j.js.PublishMsg(ctx, msg); err != nil {
+		return fmt.Errorf("nats: the store does not take writes: %s%w", j.state(), err)
+	}
+	return nil
+}
+
+// watch probes the embedded server's store every healthEvery until ctx
+// ends, and heals it when a probe fails.
+func (j *Journal) watch(ctx context.Context) {
+	t := time.NewTicker(healthEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := j.probe(ctx); err != nil && ctx.Err() == nil {
+			j.heal(err)
+		}
+	}
+}
+
+// heal restarts the embedded server's JetStream, which reopens the
+// store's files. A write error is sticky in a NATS file store — every
+// later write fails with the first error, even once its cause is gone —
+// and a full disk shuts JetStream down: neither comes back on its own.
+// Restarting JetStream, not the server, keeps the connection and, in a
+// cluster, the routes; the streams are read back from their files. (In a
+// cluster, only a JetStream shut down is restarted.)
+func (j *Journal) heal(cause error) {
+	s := j.srv
+	if s == nil {
+		return
+	}
+	if j.cfg.Cluster != "" && s.JetStreamEnabled() {
+		// In a cluster a probe also fails while the stream has no quorum
+		// (the other nodes down): restarting this node's JetStream would
+		// not help. A full disk shuts JetStream down, which tells.
+		return
+	}
+	j.log.Warn("the store does not take writes: restarting JetStream", "err", cause)
+	if s.JetStreamEnabled() {
+		if err := s.ShutdownJetStream(); err != nil {
+			j.log.Error("could not stop JetStream", "err", err)
+			return
+		}
+	}
+	// The directory as the server was first given it (EnableJetStream
+	// adds its own subdirectory); the rest of the settings, the sync
+	// interval among them, come from the server's options.
+	if err := s.EnableJetStream(&server.JetStreamConfig{StoreDir: j.storeDir}); err != nil {
+		j.log.Error("could not start JetStream again; trying again later", "err", err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), j.cfg.Timeout)
+	defer cancel()
+	if err := j.probe(ctx); err != nil {
+		j.log.Warn("JetStream started again, and the store still does not take writes; trying again later", "err", err)
+		return
+	}
+	j.log.Info("the store takes writes again")
+}
