@@ -186,7 +186,7 @@ type Lane struct {
 // without asking the lane goroutine.
 type view struct {
 	board       []byte // the encoded board message
-	summary     protocol.Lane
+	summary     protocol.LaneSummary
 	players     []bowling.Player
 	series      []game.Result // the finished games before this one
 	corrections []game.Event  // this game's
@@ -337,7 +337,7 @@ func (l *Lane) Private() bool { return l.private }
 func (l *Lane) Done() <-chan struct{} { return l.stopped.Done() }
 
 // Summary returns the lane as the lobby lists it.
-func (l *Lane) Summary() protocol.Lane { return l.view.Load().summary }
+func (l *Lane) Summary() protocol.LaneSummary { return l.view.Load().summary }
 
 // BoardJSON returns the lane's latest board message.
 func (l *Lane) BoardJSON() []byte { return l.view.Load().board }
@@ -1007,7 +1007,7 @@ func (l *Lane) publish() *view {
 	} else {
 		l.skippable.Stop()
 	}
-	summary := protocol.Lane{ID: l.id, Name: l.name, Phase: board.Phase, Players: make([]string, len(players)), Spectators: board.Spectators}
+	summary := protocol.LaneSummary{ID: l.id, Name: l.name, Phase: board.Phase, Players: make([]string, len(players)), Spectators: board.Spectators}
 	if board.Up != nil {
 		summary.Frame = board.Up.Frame
 	} else if board.Phase == protocol.PhaseFinished {

@@ -515,8 +515,8 @@ func (lb *Lobby) Get(id string) (*lane.Lane, bool) {
 
 // List returns the open lanes the lobby lists (not the private ones),
 // oldest first.
-func (lb *Lobby) List() []protocol.Lane {
-	var out []protocol.Lane
+func (lb *Lobby) List() []protocol.LaneSummary {
+	var out []protocol.LaneSummary
 	for _, l := range lb.listed() {
 		out = append(out, l.sum)
 	}
