@@ -97,7 +97,7 @@ func BenchmarkBuildBoard(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		l.publish()
+		l.buildBoard()
 	}
 	b.ReportMetric(float64(len(l.BoardJSON())), "bytes/board")
 }
