@@ -64,28 +64,24 @@ func (l *Lane) changed() {
 	}
 	l.lastBoard = time.Now()
 	l.seq++
-	v := l.buildBoard()
+	v, seq := l.buildBoard(), l.boardSeq()
 	for c := range l.clients {
-		if c.sink != nil {
+		if c.relayed {
 			continue // its node relays the board published below
 		}
-		if n := c.sendBoard(v.board); n > 0 {
+		if n := c.conn.Board(v.board, seq); n > 0 {
 			l.cfg.Metrics.BoardsSkipped.Add(int64(n))
 		}
 	}
 	l.cfg.Metrics.BoardsSent.Add(int64(len(l.clients) - l.remotes))
 	if l.remotes > 0 && l.cfg.Publish != nil {
-		l.cfg.Publish(l.id, v.board, l.boardSeq())
+		l.cfg.Publish(l.id, v.board, seq)
 	}
 }
 
 // sendBoard sends one client the current board, board.
-func (l *Lane) sendBoard(c *client, board []byte) {
-	if c.sink != nil {
-		c.sink.Send(board, l.boardSeq(), true)
-		return
-	}
-	c.sendBoard(board)
+func (l *Lane) sendBoard(c *Client, board []byte) {
+	c.conn.Board(board, l.boardSeq())
 }
 
 // buildBoard builds the current board, encodes it, and makes it the
@@ -148,17 +144,13 @@ func playerView(p bowling.Player, connected bool, corrected uint16) protocol.Pla
 	return out
 }
 
-// reply queues a message for one client.
-func (l *Lane) reply(c *client, msg any) {
-	if c.sink != nil {
-		// Its node holds it until it has relayed this board or a later one.
-		c.sink.Send(encodeReply(msg), l.boardSeq(), false)
-		return
-	}
-	c.sendReply(encodeReply(msg))
+// reply queues a message for one client. A client of another node gets
+// it only after this board or a later one (see Relay).
+func (l *Lane) reply(c *Client, msg any) {
+	c.conn.Reply(encodeReply(msg), l.boardSeq())
 }
 
-func (l *Lane) ack(c *client, ref string) {
+func (l *Lane) ack(c *Client, ref string) {
 	if ref != "" {
 		l.reply(c, protocol.Ack{Type: protocol.TypeAck, Ref: ref, Seq: l.boardSeq()})
 	}
@@ -175,7 +167,7 @@ func (l *Lane) boardSeq() uint64 { return l.state.Epoch()<<32 | l.seq }
 // counted in the metrics and logged at debug level only: a client may have
 // dozens refused a second within its rate limit, and a line each at info
 // would let any client flood the log (one writer shared by every lane).
-func (l *Lane) refuse(c *client, ref string, err error) {
+func (l *Lane) refuse(c *Client, ref string, err error) {
 	pe, known := ErrorFor(err)
 	pe.Ref = ref
 	l.cfg.Metrics.Refused.Add(1)

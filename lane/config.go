@@ -16,13 +16,18 @@ type Config struct {
 	IdleTimeout    time.Duration // nobody connected, no game in play; default IdleTimeout
 	AbandonTimeout time.Duration // nobody connected, game in play; default AbandonTimeout
 	AwayAfter      time.Duration // offline before the player up may be skipped; default AwayAfter
-	WriteTimeout   time.Duration // per write to a client; default WriteTimeout
-	PingInterval   time.Duration // heartbeat; default PingInterval
-	PongTimeout    time.Duration // how long a pong may take; default PongTimeout
-	MessageRate    float64       // messages per second per connection; default MessagesPerSecond
-	MessageBurst   int           // default MessageBurst
 	Logger         *slog.Logger  // default: discard
 	Metrics        *Metrics      // may be nil
+
+	// The settings of the lane's connections, which their transport reads
+	// ([Endpoint.Config]); zero means the transport's default (see
+	// lane/ws). They are here, not in the transport, so that a server's
+	// lanes and relays are configured in one place.
+	WriteTimeout time.Duration // per write to a client
+	PingInterval time.Duration // heartbeat
+	PongTimeout  time.Duration // how long a pong may take
+	MessageRate  float64       // messages per second per connection
+	MessageBurst int
 
 	// Journal stores every event before the lane applies it; lanes made
 	// with [Open] and [Restore] need one, those made with [New] keep
@@ -73,21 +78,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.AwayAfter <= 0 {
 		c.AwayAfter = AwayAfter
-	}
-	if c.WriteTimeout <= 0 {
-		c.WriteTimeout = WriteTimeout
-	}
-	if c.PingInterval <= 0 {
-		c.PingInterval = PingInterval
-	}
-	if c.PongTimeout <= 0 {
-		c.PongTimeout = PongTimeout
-	}
-	if c.MessageRate <= 0 {
-		c.MessageRate = MessagesPerSecond
-	}
-	if c.MessageBurst <= 0 {
-		c.MessageBurst = MessageBurst
 	}
 	if c.AppendTimeout <= 0 {
 		c.AppendTimeout = AppendTimeout

@@ -53,12 +53,12 @@ type Lane struct {
 	moved   bool          // the log holds a later claim: stop
 	wakes   uint64        // Config.Wakes when the lane last read its log back for it
 	seq     uint64        // changes shown in this epoch
-	clients map[*client]struct{}
+	clients map[*Client]struct{}
 	remotes int                        // clients in clients connected to other nodes
-	holders map[bowling.Name]*client   // the connection holding each seat
+	holders map[bowling.Name]*Client   // the connection holding each seat
 	offline map[bowling.Name]time.Time // since when each seat has had no connection, once it had one
 	born    time.Time                  // when this lane came up: seats never held since are offline since then
-	waiting map[*client]*time.Timer    // not attached yet: see attach
+	waiting map[*Client]*time.Timer    // not attached yet: see attach
 	idle    *time.Timer
 
 	// Presence alone (a connection coming or going) shows at most one
@@ -98,11 +98,11 @@ const (
 
 type request struct {
 	op  op
-	c   *client
+	c   *Client
 	msg protocol.Request
 
 	// For opRead: a message as a connection read it, for the lane
-	// goroutine to decode (see readLoop), and why the reader refused it
+	// goroutine to decode (see lane/ws), and why the reader refused it
 	// already, if it did.
 	data    []byte
 	refusal error
@@ -194,11 +194,11 @@ func newLane(st *game.State, last uint64, cfg Config) *Lane {
 		state:   st,
 		journal: cfg.Journal,
 		last:    last,
-		clients: make(map[*client]struct{}),
-		holders: make(map[bowling.Name]*client),
+		clients: make(map[*Client]struct{}),
+		holders: make(map[bowling.Name]*Client),
 		offline: make(map[bowling.Name]time.Time),
 		born:    time.Now(),
-		waiting: make(map[*client]*time.Timer),
+		waiting: make(map[*Client]*time.Timer),
 	}
 	l.epoch = st.Epoch()
 	if cfg.Wakes != nil {

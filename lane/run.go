@@ -149,7 +149,7 @@ func (l *Lane) handle(ctx context.Context, r request) {
 // read decodes a message as a connection read it and handles it, or
 // refuses it: undecodable, or refused already by the reader (answered by
 // its id alone).
-func (l *Lane) read(ctx context.Context, c *client, data []byte, refusal error) {
+func (l *Lane) read(ctx context.Context, c *Client, data []byte, refusal error) {
 	msg, err := protocol.Decode(data)
 	if refusal != nil {
 		msg, err = protocol.Request{ID: msg.ID}, refusal
@@ -166,7 +166,7 @@ func (l *Lane) read(ctx context.Context, c *client, data []byte, refusal error) 
 }
 
 // message handles one decoded client message.
-func (l *Lane) message(ctx context.Context, c *client, m protocol.Request) {
+func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request) {
 	if _, ok := l.waiting[c]; ok {
 		l.admit(ctx, c, m)
 		return
@@ -232,12 +232,12 @@ func (l *Lane) closeAll(status websocket.StatusCode, code protocol.Code, why str
 	for c, timer := range l.waiting {
 		timer.Stop()
 		l.reply(c, protocol.Errorf(code, "%s", why))
-		c.drop(status, why)
+		c.conn.Close(status, why)
 		delete(l.waiting, c)
 	}
 	for c := range l.clients {
 		l.reply(c, protocol.Errorf(code, "%s", why)) // a notice, not a refused message
-		c.drop(status, why)
+		c.conn.Close(status, why)
 		l.exit(c)
 	}
 }

@@ -25,7 +25,7 @@ func (l *Lane) spectators() int {
 // message is resume (see [Lane.admit]). Anything else, or nothing in
 // time, turns it away with spectators_full and close 1013. Waiting costs
 // the lane nothing on a change: a waiting connection is sent no board.
-func (l *Lane) attach(c *client) {
+func (l *Lane) attach(c *Client) {
 	if l.spectators() >= l.cfg.MaxSpectators {
 		l.waiting[c] = time.AfterFunc(l.cfg.ResumeGrace, func() {
 			l.submit(context.Background(), request{op: opExpire, c: c})
@@ -39,13 +39,13 @@ func (l *Lane) attach(c *client) {
 }
 
 // enter counts c among the lane's clients, taking it out of the waiting.
-func (l *Lane) enter(c *client) {
+func (l *Lane) enter(c *Client) {
 	if timer, ok := l.waiting[c]; ok {
 		timer.Stop()
 		delete(l.waiting, c)
 	}
 	l.clients[c] = struct{}{}
-	if c.sink != nil {
+	if c.relayed {
 		l.remotes++
 		return // counted by its own node
 	}
@@ -53,9 +53,9 @@ func (l *Lane) enter(c *client) {
 }
 
 // exit takes an attached client out of the lane's clients.
-func (l *Lane) exit(c *client) {
+func (l *Lane) exit(c *Client) {
 	delete(l.clients, c)
-	if c.sink != nil {
+	if c.relayed {
 		l.remotes--
 		return
 	}
@@ -65,7 +65,7 @@ func (l *Lane) exit(c *client) {
 // admit handles the message of a waiting connection: a resume with a
 // token that holds a seat attaches it, as that seat's player; anything
 // else turns it away.
-func (l *Lane) admit(ctx context.Context, c *client, m protocol.Request) {
+func (l *Lane) admit(ctx context.Context, c *Client, m protocol.Request) {
 	if m.Type != protocol.TypeResume {
 		l.turnAway(c, m.ID)
 		return
@@ -87,7 +87,7 @@ func (l *Lane) admit(ctx context.Context, c *client, m protocol.Request) {
 // turnAway tells a connection that the lane has no room for another
 // spectator and closes it with 1013 (try again later), whether it is
 // waiting or attached.
-func (l *Lane) turnAway(c *client, ref string) {
+func (l *Lane) turnAway(c *Client, ref string) {
 	if timer, ok := l.waiting[c]; ok {
 		timer.Stop()
 		delete(l.waiting, c)
@@ -96,10 +96,10 @@ func (l *Lane) turnAway(c *client, ref string) {
 		l.exit(c) // a spectator: it holds no seat
 	}
 	l.refuse(c, ref, protocol.Errorf(protocol.CodeSpectatorsFull, "the lane has its %d watchers already", l.cfg.MaxSpectators))
-	c.drop(websocket.StatusTryAgainLater, "lane full")
+	c.conn.Close(websocket.StatusTryAgainLater, "lane full")
 }
 
-func (l *Lane) detach(c *client) {
+func (l *Lane) detach(c *Client) {
 	if timer, ok := l.waiting[c]; ok {
 		timer.Stop()
 		delete(l.waiting, c)
@@ -150,7 +150,7 @@ func (l *Lane) upOffline() bool {
 	return l.holders[l.state.Match().At(seat).Name] == nil
 }
 
-func (l *Lane) join(ctx context.Context, c *client, m protocol.Request) {
+func (l *Lane) join(ctx context.Context, c *Client, m protocol.Request) {
 	token := uuid.NewString()
 	e, err := l.state.Join(m.Name, game.HashToken(token))
 	if err != nil {
@@ -171,7 +171,7 @@ func (l *Lane) join(ctx context.Context, c *client, m protocol.Request) {
 // pendingJoin is a join whose append had no answer: the seat it asked for
 // may be in the log.
 type pendingJoin struct {
-	c     *client
+	c     *Client
 	ref   string
 	name  bowling.Name
 	token string
@@ -185,7 +185,7 @@ func (l *Lane) tokenSeat(token string) (bowling.Name, bool) {
 	return name, ok && l.state.Seated(name)
 }
 
-func (l *Lane) resume(ctx context.Context, c *client, m protocol.Request) {
+func (l *Lane) resume(ctx context.Context, c *Client, m protocol.Request) {
 	name, ok := l.tokenSeat(m.Token)
 	if !ok {
 		l.refuse(c, m.ID, errBadToken)
@@ -210,7 +210,7 @@ func (l *Lane) resume(ctx context.Context, c *client, m protocol.Request) {
 // seat gives name's seat to c, shows everyone the change and welcomes c
 // with the seat's token. A resume is presence alone: two connections
 // resuming one seat in turn must not send every watcher a board each time.
-func (l *Lane) seat(c *client, name bowling.Name, ref, token string, resumed bool) {
+func (l *Lane) seat(c *Client, name bowling.Name, ref, token string, resumed bool) {
 	c.seat = name
 	l.holders[name] = c
 	delete(l.offline, name)

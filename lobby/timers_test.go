@@ -26,7 +26,7 @@ import (
 // synctest.Wait says when the lobby and its lanes have done what that
 // time made them do. No network inside: the lobby's Go API, its handler
 // called directly, and players attached as a cluster's other nodes attach
-// theirs (lane.Remote).
+// theirs (lane.AttachRemote).
 
 // runBubbled runs lb until the returned function is called, which waits
 // for it and its lanes to stop: a bubble ends only once its goroutines
@@ -50,7 +50,12 @@ type sink struct {
 	msgs []string
 }
 
-func (s *sink) Send(msg []byte, seq uint64, board bool) {
+func (s *sink) Board(board []byte, seq uint64) int {
+	s.Reply(board, seq)
+	return 0
+}
+
+func (s *sink) Reply(msg []byte, seq uint64) {
 	s.mu.Lock()
 	s.msgs = append(s.msgs, string(msg))
 	s.mu.Unlock()
@@ -60,7 +65,7 @@ func (s *sink) Close(websocket.StatusCode, string) {}
 
 // remotePlayer attaches a client to l without a connection and returns
 // the function that sends it a message.
-func remotePlayer(t *testing.T, l *lane.Lane) (r *lane.Remote, send func(string)) {
+func remotePlayer(t *testing.T, l *lane.Lane) (r *lane.Client, send func(string)) {
 	t.Helper()
 	r, ok := l.AttachRemote(t.Context(), new(sink))
 	if !ok {

@@ -403,7 +403,7 @@ func (c *Cluster) ask(node string) {
 // and detaches the clients of dead nodes from this node's lanes.
 func (c *Cluster) sweep(now time.Time) {
 	var dead, tell []*relayEntry
-	var gone []*lane.Remote
+	var gone []*lane.Client
 	c.mu.Lock()
 	for node, at := range c.seen {
 		if node != c.cfg.Node && !c.asking[node] && !c.unanswered[node] && now.Sub(at) >= c.cfg.NodeTimeout && now.Sub(at) < 10*c.cfg.NodeTimeout {

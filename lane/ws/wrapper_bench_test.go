@@ -1,4 +1,4 @@
-package lane
+package ws
 
 import (
 	"bytes"
@@ -35,7 +35,7 @@ func acceptAll(b *testing.B, n int, wrapper bool) ([]*websocket.Conn, func()) {
 				b.Error(err)
 				return
 			}
-			conn.limit = limiter{bucket: newTokenBucket(MessagesPerSecond, MessageBurst, time.Now())}
+			conn.limit.setRate(MessagesPerSecond, MessageBurst, time.Now())
 			connc <- accepted{conn.ws, conn}
 			return
 		}

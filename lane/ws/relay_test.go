@@ -1,4 +1,4 @@
-package lane
+package ws
 
 import (
 	"context"
@@ -14,30 +14,41 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/protocol"
 )
+
+// These tests serve a lane on one server and a relay of it on another,
+// each over real WebSockets, as two nodes of a cluster would.
 
 // link joins a relay to its lane in one process: what a cluster carries
 // between two nodes, handed over directly.
 type link struct {
-	l     *Lane
-	relay *Relay
+	l     *lane.Lane
+	relay *lane.Relay
 
 	loseBoards atomic.Bool // published boards go missing, as they may between nodes
+	gone       atomic.Bool // the lane's node is gone: nothing reaches it, nothing comes back
 
 	mu      sync.Mutex
-	remotes map[uint64]*Remote
+	remotes map[uint64]*lane.Client
 }
 
 var errLaneGone = errors.New("test link: the lane has stopped")
 
-func (k *link) remote(conn uint64) *Remote {
+func (k *link) remote(conn uint64) *lane.Client {
+	if k.gone.Load() {
+		return nil
+	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	return k.remotes[conn]
 }
 
 func (k *link) Attach(ctx context.Context, conn uint64) error {
+	if k.gone.Load() {
+		return errLaneGone
+	}
 	rm, ok := k.l.AttachRemote(ctx, linkSink{k, conn})
 	if !ok {
 		return errLaneGone
@@ -73,7 +84,7 @@ func (k *link) Detach(conn uint64) {
 }
 
 func (k *link) publish(_ string, board []byte, seq uint64) {
-	if !k.loseBoards.Load() {
+	if !k.loseBoards.Load() && !k.gone.Load() {
 		k.relay.Board(board, seq)
 	}
 }
@@ -83,21 +94,35 @@ type linkSink struct {
 	conn uint64
 }
 
-func (s linkSink) Send(msg []byte, seq uint64, board bool) {
-	s.k.relay.Deliver(s.conn, msg, seq, board)
+// linkSink is the lane.Conn of a client the relay serves, on the lane's
+// node: what the lane sends it goes to the relay.
+func (s linkSink) Board(board []byte, seq uint64) int {
+	if !s.k.gone.Load() {
+		s.k.relay.Deliver(s.conn, board, seq, true)
+	}
+	return 0
 }
+
+func (s linkSink) Reply(msg []byte, seq uint64) {
+	if !s.k.gone.Load() {
+		s.k.relay.Deliver(s.conn, msg, seq, false)
+	}
+}
+
 func (s linkSink) Close(status websocket.StatusCode, reason string) {
-	s.k.relay.Drop(s.conn, status, reason)
+	if !s.k.gone.Load() {
+		s.k.relay.Drop(s.conn, status, reason)
+	}
 }
 
 // serveRelayed serves a lane on one server and a relay of it on another,
 // as two nodes of a cluster would.
 func serveRelayed(t *testing.T, id string) (owner, other *testServer, k *link) {
 	t.Helper()
-	k = &link{remotes: make(map[uint64]*Remote)}
-	cfg := Config{Logger: testLogger(t), Publish: k.publish}
-	k.l = New(id, id, cfg)
-	k.relay = NewRelay(id, k, cfg)
+	k = &link{remotes: make(map[uint64]*lane.Client)}
+	cfg := lane.Config{Logger: testLogger(t), Publish: k.publish}
+	k.l = lane.New(id, id, cfg)
+	k.relay = lane.NewRelay(id, k, cfg)
 	owner = serveLane(t, k.l)
 	var wg sync.WaitGroup
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -105,7 +130,7 @@ func serveRelayed(t *testing.T, id string) (owner, other *testServer, k *link) {
 		if err != nil {
 			return
 		}
-		wg.Go(func() { k.relay.Serve(context.Background(), conn) })
+		wg.Go(func() { Serve(context.Background(), conn, k.relay) })
 	}))
 	t.Cleanup(func() {
 		k.relay.Close(protocol.CodeLaneClosed, "the test is over")
@@ -214,12 +239,11 @@ func TestRelayHoldsAnAckUntilItsBoard(t *testing.T) {
 }
 
 func TestRelayWhoseLaneStoppedSendsItsClientsAway(t *testing.T) {
-	owner, other, k := serveRelayed(t, "gone")
+	_, other, k := serveRelayed(t, "gone")
 	p := &watcher{t: t, name: "AAA through the relay", c: other.dial(t)}
 	p.send(`{"type":"join","name":"AAA","id":"join"}`)
 	p.next("welcome", func(m wireMsg) bool { return m.Type == "welcome" })
-	owner.l.stop() // the lane's node is gone: the next message finds nobody
-	<-owner.l.Done()
+	k.gone.Store(true) // the lane's node is gone: the next message finds nobody
 	p.send(`{"type":"start","id":"start"}`)
 	m := p.next("the notice", func(m wireMsg) bool { return m.Type == "error" })
 	if m.Code != string(protocol.CodeServerRestarting) {
