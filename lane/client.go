@@ -83,14 +83,14 @@ type Client struct {
 // [Endpoint]. The lane sends it the board at once.
 func (l *Lane) Attach(ctx context.Context, conn Conn) (Session, bool) {
 	c := &Client{l: l, conn: conn}
-	// A lane that stops closes its clients; this closes one whose attach
-	// was still in the inbox when it stopped. context.AfterFunc on the
-	// lane's own context costs no goroutine.
-	c.unwatch = context.AfterFunc(l.stopped, func() { conn.Close(websocket.StatusGoingAway, "lane closed") })
 	if !l.submit(ctx, request{op: opAttach, c: c}) {
-		c.unwatch()
 		return nil, false
 	}
+	// A lane that stops closes its clients; this closes one whose attach
+	// was still in the inbox when it stopped (at once if it has stopped
+	// already). context.AfterFunc on the lane's own context costs no
+	// goroutine.
+	c.unwatch = context.AfterFunc(l.stopped, func() { conn.Close(websocket.StatusGoingAway, "lane closed") })
 	return c, true
 }
 

@@ -218,3 +218,23 @@ func TestPresenceIsShownAtMostEveryInterval(t *testing.T) {
 		}
 	})
 }
+
+// TestAttachInTheInboxOfAStoppedLaneIsClosed: a connection whose attach
+// was still in the inbox when the lane stopped is never handled by the
+// lane, and is closed all the same, rather than left open to a lane
+// that will never answer.
+func TestAttachInTheInboxOfAStoppedLaneIsClosed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := New("stopping", "stopping", Config{}) // not running: the attach waits in the inbox
+		s, ok := l.Attach(t.Context(), new(memConn))
+		if !ok {
+			t.Fatal("a lane that has not stopped refused an attach")
+		}
+		c := s.(*Client)
+		l.stop() // as Run does when it returns
+		synctest.Wait()
+		if status, closed := c.dropStatus(); !closed || status != websocket.StatusGoingAway {
+			t.Errorf("the attached connection of a stopped lane: closed %v with %v, want StatusGoingAway", closed, status)
+		}
+	})
+}
