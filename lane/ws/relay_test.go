@@ -10,7 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/coder/websocket"
 
@@ -137,7 +136,7 @@ func serveRelayed(t *testing.T, id string) (owner, other *testServer, k *link) {
 		srv.Close()
 		wg.Wait()
 	})
-	return owner, &testServer{l: k.l, srv: srv, addr: srv.Listener.Addr().String()}, k
+	return owner, &testServer{l: k.l, srv: srv, addr: srv.Listener.Addr().String(), served: &wg}, k
 }
 
 // watcher follows what one client is sent: every board's seq must grow,
@@ -253,10 +252,9 @@ func TestRelayWhoseLaneStoppedSendsItsClientsAway(t *testing.T) {
 	if got := websocket.CloseStatus(p.c.err); got != websocket.StatusGoingAway {
 		t.Errorf("closed with %v, want %v", got, websocket.StatusGoingAway)
 	}
-	for deadline := time.Now().Add(wait); k.relay.Len() != 0; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the relay holds %d connections after closing", k.relay.Len())
-		}
+	other.served.Wait() // the server is done with the connection
+	if n := k.relay.Len(); n != 0 {
+		t.Errorf("the relay holds %d connections after closing", n)
 	}
 	select {
 	case <-k.relay.Done():

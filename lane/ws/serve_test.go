@@ -27,6 +27,9 @@ type testServer struct {
 	l    *lane.Lane
 	srv  *httptest.Server
 	addr string // host:port
+
+	// served, for a relay's server, counts the connections it serves.
+	served *sync.WaitGroup
 }
 
 // serveLane runs l and serves it until the test ends, logging to t.
