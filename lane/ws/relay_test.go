@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -224,17 +227,65 @@ func TestRelayedPlayersPlayAGame(t *testing.T) {
 	})
 }
 
+// TestRelayHoldsAnAckUntilItsBoard: an ack whose board was lost between
+// the nodes is held back by the relay, which asks the lane for its board
+// once the ack has waited holdTimeout (lane's, a second), and sends the
+// ack after it. In a synctest bubble, without a network: the relay's
+// connection is an outbox no writer empties.
 func TestRelayHoldsAnAckUntilItsBoard(t *testing.T) {
-	_, other, k := serveRelayed(t, "lost-boards")
-	p := &watcher{t: t, name: "AAA through the relay", c: other.dial(t)}
-	p.send(`{"type":"join","name":"AAA","id":"join"}`)
-	p.next("welcome", func(m wireMsg) bool { return m.Type == "welcome" })
-	k.loseBoards.Store(true) // the start's board never reaches the relay
-	p.send(`{"type":"start","id":"start"}`)
-	ack := p.next("ack of start", func(m wireMsg) bool { return m.Ref == "start" })
-	if ack.Type != "ack" || p.board.Seq < ack.Seq {
-		t.Fatalf("got %s after board %d", ack.raw, p.board.Seq)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		const holdTimeout = time.Second // lane's
+		k := &link{remotes: make(map[uint64]*lane.Client)}
+		cfg := lane.Config{Logger: testLogger(t), Publish: k.publish}
+		k.l = lane.New("lost-boards", "lost boards", cfg)
+		k.relay = lane.NewRelay(k.l.ID(), k, cfg)
+		ctx, cancel := context.WithCancel(t.Context())
+		ran := make(chan error, 1)
+		go func() { ran <- k.l.Run(ctx) }()
+		defer func() { cancel(); <-ran }()
+
+		c := newConn()
+		s, ok := k.relay.Attach(t.Context(), c)
+		if !ok {
+			t.Fatal("the relay refused a connection")
+		}
+		// sent returns what c was sent since the last look, in order: each
+		// message's type and ref, a board's type and seq.
+		sent := func() (msgs []string) {
+			for _, m := range c.take(nil) {
+				var w wireMsg
+				json.Unmarshal(m.data, &w)
+				if w.Type == "board" {
+					msgs = append(msgs, fmt.Sprint("board ", w.Seq))
+				} else {
+					msgs = append(msgs, w.Type+" "+w.Ref)
+				}
+			}
+			return msgs
+		}
+		s.Read(t.Context(), []byte(`{"type":"join","name":"AAA","id":"join"}`))
+		synctest.Wait()
+		if msgs := sent(); len(msgs) == 0 || msgs[len(msgs)-1] != "welcome join" {
+			t.Fatalf("the join was answered %q, want a welcome", msgs)
+		}
+		k.loseBoards.Store(true) // the start's board never reaches the relay
+		s.Read(t.Context(), []byte(`{"type":"start","id":"start"}`))
+		synctest.Wait()
+		time.Sleep(holdTimeout - time.Nanosecond)
+		synctest.Wait()
+		if msgs := sent(); len(msgs) != 0 {
+			t.Fatalf("before the relay asked for the lost board, the client was sent %q; want nothing", msgs)
+		}
+		time.Sleep(time.Nanosecond)
+		synctest.Wait()
+		var newest struct{ Seq uint64 }
+		json.Unmarshal(k.l.BoardJSON(), &newest)
+		want := []string{fmt.Sprint("board ", newest.Seq), "ack start"}
+		if msgs := sent(); !slices.Equal(msgs, want) {
+			t.Errorf("after holdTimeout the client was sent %q, want %q", msgs, want)
+		}
+		k.relay.Close(protocol.CodeLaneClosed, "the test is over")
+	})
 }
 
 func TestRelayWhoseLaneStoppedSendsItsClientsAway(t *testing.T) {
