@@ -38,9 +38,6 @@ type Endpoint interface {
 	// transport hands over what the client sends. It reports false if the
 	// endpoint has stopped.
 	Attach(ctx context.Context, conn Conn) (Session, bool)
-	// Config returns the settings of the endpoint's connections: the
-	// transport reads its timeouts and rate limits there.
-	Config() Config
 	// Logger returns the endpoint's logger, which names its lane.
 	Logger() *slog.Logger
 }
@@ -106,9 +103,6 @@ func (l *Lane) AttachRemote(ctx context.Context, conn Conn) (*Client, bool) {
 	}
 	return c, true
 }
-
-// Config returns the lane's settings, defaults filled in.
-func (l *Lane) Config() Config { return l.cfg }
 
 // Logger returns the lane's logger, which names the lane.
 func (l *Lane) Logger() *slog.Logger { return l.log }

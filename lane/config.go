@@ -19,16 +19,6 @@ type Config struct {
 	Logger         *slog.Logger  // default: discard
 	Metrics        *Metrics      // may be nil
 
-	// The settings of the lane's connections, which their transport reads
-	// ([Endpoint.Config]); zero means the transport's default (see
-	// lane/ws). They are here, not in the transport, so that a server's
-	// lanes and relays are configured in one place.
-	WriteTimeout time.Duration // per write to a client
-	PingInterval time.Duration // heartbeat
-	PongTimeout  time.Duration // how long a pong may take
-	MessageRate  float64       // messages per second per connection
-	MessageBurst int
-
 	// Journal stores every event before the lane applies it; lanes made
 	// with [Open] and [Restore] need one, those made with [New] keep
 	// nothing. AppendTimeout bounds one append (default AppendTimeout).

@@ -103,9 +103,9 @@ type heldMsg struct {
 	seq  uint64
 }
 
-// NewRelay returns a relay of lane id whose traffic goes through up. cfg
-// gives its connections' settings (rate limits, timeouts, pings), as a
-// lane's give its own.
+// NewRelay returns a relay of lane id whose traffic goes through up. Of
+// cfg it reads the logger, the metrics and AppendTimeout, which bounds a
+// request to the lane's node for a board.
 func NewRelay(id string, up Upstream, cfg Config) *Relay {
 	cfg = cfg.withDefaults()
 	r := &Relay{
@@ -142,9 +142,6 @@ func (r *Relay) Conns() []uint64 {
 	}
 	return out
 }
-
-// Config returns the settings of the relay's connections.
-func (r *Relay) Config() Config { return r.cfg }
 
 // Logger returns the relay's logger, which names its lane.
 func (r *Relay) Logger() *slog.Logger { return r.log }

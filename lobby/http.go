@@ -346,7 +346,7 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 	lb.log.Debug("connection opened", "lane", id, "remote", remote)
 	go func() {
 		defer done()
-		err := ws.Serve(ctx, conn, to)
+		err := ws.Serve(ctx, conn, to, lb.cfg.Socket)
 		lb.log.Debug("connection closed", "lane", id, "remote", remote, "status", websocket.CloseStatus(err))
 	}()
 }

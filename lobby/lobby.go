@@ -26,6 +26,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/lane/ws"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -80,7 +81,10 @@ type Config struct {
 	TrustProxy bool
 	// Lane is every lane's settings. Its Journal, which keeps the lanes,
 	// is required.
-	Lane   lane.Config
+	Lane lane.Config
+	// Socket is every WebSocket connection's settings: timeouts, pings,
+	// rate limit.
+	Socket ws.Config
 	Logger *slog.Logger
 	// Health, if set, reports whether the store takes writes: /healthz
 	// fails while it returns an error.

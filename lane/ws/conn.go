@@ -67,7 +67,7 @@ type outgoing struct {
 // return: the connection lives on in [Serve].
 //
 // The pings and pongs the client sends count toward its message rate (see
-// lane.Config.MessageRate), but for the pong that answers the server's
+// Config.MessageRate), but for the pong that answers the server's
 // ping: a ping over the rate is not answered, and a client that keeps
 // sending over it is disconnected. Callbacks set in opts for them are
 // called for those within the rate.

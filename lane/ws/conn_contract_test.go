@@ -329,11 +329,7 @@ func TestContractTheLibrarySetsNoDeadlines(t *testing.T) {
 	// A whole connection's life on a lane: messages, batches, the
 	// server's pings and the client's, and a close. The only deadlines set
 	// are batchConn's, each the write timeout away.
-	l := lane.New("deadlines", "deadlines", lane.Config{
-		Logger:       testLogger(t),
-		WriteTimeout: time.Hour,
-		PingInterval: 5 * time.Millisecond,
-	})
+	l := lane.New("deadlines", "deadlines", lane.Config{Logger: testLogger(t)})
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	ran := make(chan error, 1)
@@ -349,7 +345,7 @@ func TestContractTheLibrarySetsNoDeadlines(t *testing.T) {
 		}
 		d := <-conns
 		d.watch()
-		Serve(context.WithoutCancel(ctx), conn, l)
+		Serve(context.WithoutCancel(ctx), conn, l, Config{WriteTimeout: time.Hour, PingInterval: 5 * time.Millisecond})
 		watched <- d
 	}))
 	srv.Listener = deadlineListener{srv.Listener, conns}

@@ -178,7 +178,7 @@ func TestAcceptKeepsWhatTheClientSentEarly(t *testing.T) {
 		if err != nil {
 			return
 		}
-		go Serve(context.WithoutCancel(ctx), conn, l)
+		go Serve(context.WithoutCancel(ctx), conn, l, Config{})
 	}))
 	defer srv.Close()
 

@@ -26,7 +26,7 @@ func ExampleAccept() {
 			return // Accept has answered the request
 		}
 		// The connection outlives the handler; the lane ends it.
-		go ws.Serve(context.WithoutCancel(r.Context()), conn, l)
+		go ws.Serve(context.WithoutCancel(r.Context()), conn, l, ws.Config{})
 	}))
 	defer srv.Close()
 

@@ -2,13 +2,10 @@ package ws
 
 import (
 	"time"
-
-	"github.com/tenpin/tenpin/lane"
 )
 
 // Limits, each with the reason for its value. Those operators may want to
-// change are defaults of the lane.Config fields a connection's endpoint
-// gives it ([lane.Endpoint.Config]), and flags of tenpin serve.
+// change are defaults of [Config].
 const (
 	// WriteTimeout bounds every write to a client: a write gets between half
 	// of it and all of it (see batchConn.arm). A client that cannot take a
@@ -65,29 +62,31 @@ const (
 	maxPooledBatch = 64 << 10
 )
 
-// settings are a connection's limits: its endpoint's, or the defaults.
-type settings struct {
-	writeTimeout, pingInterval, pongTimeout time.Duration
-	rate                                    float64
-	burst                                   int
+// Config holds a connection's settings. The zero value gives the
+// defaults.
+type Config struct {
+	WriteTimeout time.Duration // per write to a client; default WriteTimeout
+	PingInterval time.Duration // heartbeat; default PingInterval
+	PongTimeout  time.Duration // how long a pong may take; default PongTimeout
+	MessageRate  float64       // messages per second per connection; default MessagesPerSecond
+	MessageBurst int           // default MessageBurst
 }
 
-func settingsOf(cfg lane.Config) settings {
-	s := settings{cfg.WriteTimeout, cfg.PingInterval, cfg.PongTimeout, cfg.MessageRate, cfg.MessageBurst}
-	if s.writeTimeout <= 0 {
-		s.writeTimeout = WriteTimeout
+func (c Config) withDefaults() Config {
+	if c.WriteTimeout <= 0 {
+		c.WriteTimeout = WriteTimeout
 	}
-	if s.pingInterval <= 0 {
-		s.pingInterval = PingInterval
+	if c.PingInterval <= 0 {
+		c.PingInterval = PingInterval
 	}
-	if s.pongTimeout <= 0 {
-		s.pongTimeout = PongTimeout
+	if c.PongTimeout <= 0 {
+		c.PongTimeout = PongTimeout
 	}
-	if s.rate <= 0 {
-		s.rate = MessagesPerSecond
+	if c.MessageRate <= 0 {
+		c.MessageRate = MessagesPerSecond
 	}
-	if s.burst <= 0 {
-		s.burst = MessageBurst
+	if c.MessageBurst <= 0 {
+		c.MessageBurst = MessageBurst
 	}
-	return s
+	return c
 }

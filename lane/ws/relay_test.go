@@ -125,14 +125,14 @@ func serveRelayed(t *testing.T, id string) (owner, other *testServer, k *link) {
 	cfg := lane.Config{Logger: testLogger(t), Publish: k.publish}
 	k.l = lane.New(id, id, cfg)
 	k.relay = lane.NewRelay(id, k, cfg)
-	owner = serveLane(t, k.l)
+	owner = serveLane(t, k.l, Config{})
 	var wg sync.WaitGroup
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		conn, err := Accept(w, r, nil)
 		if err != nil {
 			return
 		}
-		wg.Go(func() { Serve(context.Background(), conn, k.relay) })
+		wg.Go(func() { Serve(context.Background(), conn, k.relay, Config{}) })
 	}))
 	t.Cleanup(func() {
 		k.relay.Close(protocol.CodeLaneClosed, "the test is over")

@@ -14,18 +14,18 @@ import (
 )
 
 // Serve attaches an accepted connection to to, a lane or a relay of one,
-// and runs it until either side ends it or ctx ends. It reads the
+// and runs it with cfg's settings until either side ends it or ctx ends. It reads the
 // client's messages on the caller's goroutine and hands them over; writes
 // happen on writer goroutines that exist only while something is queued
 // (see [Conn.writeOut]), and pings on a timer. Serve closes the
 // connection.
-func Serve(ctx context.Context, conn *Conn, to lane.Endpoint) error {
-	s, log := settingsOf(to.Config()), to.Logger()
+func Serve(ctx context.Context, conn *Conn, to lane.Endpoint, cfg Config) error {
+	cfg, log := cfg.withDefaults(), to.Logger()
 	ws := conn.ws
 	ws.SetReadLimit(protocol.MaxMessageSize)
-	conn.bc.setTimeout(s.writeTimeout)
-	conn.pingInterval, conn.pongTimeout = s.pingInterval, s.pongTimeout
-	conn.limit.setRate(s.rate, s.burst, time.Now())
+	conn.bc.setTimeout(cfg.WriteTimeout)
+	conn.pingInterval, conn.pongTimeout = cfg.PingInterval, cfg.PongTimeout
+	conn.limit.setRate(cfg.MessageRate, cfg.MessageBurst, time.Now())
 	session, ok := to.Attach(ctx, conn)
 	if !ok {
 		ws.Close(websocket.StatusGoingAway, "lane closed")
@@ -36,7 +36,7 @@ func Serve(ctx context.Context, conn *Conn, to lane.Endpoint) error {
 	conn.pinger = time.AfterFunc(conn.pingInterval, conn.ping)
 	conn.mu.Unlock()
 
-	err := readLoop(ctx, conn, session, log, s.rate)
+	err := readLoop(ctx, conn, session, log, cfg.MessageRate)
 	if err == nil {
 		// The reader dropped the client: let the writer write what is
 		// queued and close the connection, saying why.

@@ -32,8 +32,9 @@ type testServer struct {
 	served *sync.WaitGroup
 }
 
-// serveLane runs l and serves it until the test ends, logging to t.
-func serveLane(t *testing.T, l *lane.Lane) *testServer {
+// serveLane runs l and serves it, its connections with cfg, until the
+// test ends.
+func serveLane(t *testing.T, l *lane.Lane, cfg Config) *testServer {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -47,7 +48,7 @@ func serveLane(t *testing.T, l *lane.Lane) *testServer {
 		if err != nil {
 			return
 		}
-		wg.Go(func() { Serve(context.WithoutCancel(ctx), conn, l) })
+		wg.Go(func() { Serve(context.WithoutCancel(ctx), conn, l, cfg) })
 	}))
 	t.Cleanup(func() {
 		cancel() // the lane drops its clients, which ends their Serve
@@ -183,7 +184,7 @@ func rollFor(l *lane.Lane, pins int, ref string) string {
 }
 
 func TestPingFloodIsClosedWhileOthersPlay(t *testing.T) {
-	s := serveLane(t, lane.New("ping-flood", "ping flood", lane.Config{Logger: testLogger(t)}))
+	s := serveLane(t, lane.New("ping-flood", "ping flood", lane.Config{Logger: testLogger(t)}), Config{})
 	player := s.dial(t)
 	player.join(t, "AAA")
 	player.send(t, `{"type":"start","id":"start"}`)
@@ -234,10 +235,7 @@ func TestPingFloodIsClosedWhileOthersPlay(t *testing.T) {
 func TestPingsOfAPlayerAreAnswered(t *testing.T) {
 	// The server pings every few milliseconds, and the player pings too,
 	// ten times a second, while playing: more than a browser ever does.
-	s := serveLane(t, lane.New("pings", "pings", lane.Config{
-		Logger:       testLogger(t),
-		PingInterval: 5 * time.Millisecond,
-	}))
+	s := serveLane(t, lane.New("pings", "pings", lane.Config{Logger: testLogger(t)}), Config{PingInterval: 5 * time.Millisecond})
 	player := s.dial(t)
 	player.join(t, "AAA")
 	player.send(t, `{"type":"start","id":"start"}`)

@@ -23,7 +23,7 @@ import (
 func TestUnansweredPingCloses(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const ping, pong = 30 * time.Second, 15 * time.Second
-		l := lane.New("pings", "pings", lane.Config{PingInterval: ping, PongTimeout: pong, Logger: testLogger(t)})
+		l := lane.New("pings", "pings", lane.Config{Logger: testLogger(t)})
 		ctx, cancel := context.WithCancel(t.Context())
 		ran := make(chan error, 1)
 		go func() { ran <- l.Run(ctx) }()
@@ -37,7 +37,9 @@ func TestUnansweredPingCloses(t *testing.T) {
 				t.Errorf("Accept: %v", err)
 				return
 			}
-			wg.Go(func() { served <- Serve(context.WithoutCancel(ctx), conn, l) })
+			wg.Go(func() {
+				served <- Serve(context.WithoutCancel(ctx), conn, l, Config{PingInterval: ping, PongTimeout: pong})
+			})
 		})}
 		go srv.Serve(ln)
 		tr := &http.Transport{DialContext: ln.Dial}

@@ -66,7 +66,7 @@ func startPair(t *testing.T, id string) *pair {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		conn, err := ws.Accept(w, r, nil)
 		if err == nil {
-			wg.Go(func() { ws.Serve(context.Background(), conn, p.relay) })
+			wg.Go(func() { ws.Serve(context.Background(), conn, p.relay, ws.Config{}) })
 		}
 	}))
 	t.Cleanup(srv.Close)
