@@ -11,10 +11,10 @@ import (
 
 // Conn is a client's connection as a lane sees it, whatever carries it: a
 // WebSocket of this server (package lane/ws), or one of another node of a
-// cluster, which relays to it ([Lane.AttachRemote], [Relay]). A lane calls
-// its methods on its own goroutine, and so must a relay under its lock:
-// they queue what they are given and never block. The connection writes
-// on a goroutine of its own.
+// cluster, which relays to it ([Lane.AttachRemote], [Relay]). A lane
+// calls its methods on its own goroutine, a relay under its lock: they
+// must not block. They queue what they are given, and the connection
+// writes it on a goroutine of its own.
 type Conn interface {
 	// Board queues a board, seq its seq. A connection whose client fell
 	// behind may drop older boards (each is a full snapshot, so the newest
