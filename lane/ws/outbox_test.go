@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -93,13 +92,8 @@ func BenchmarkBoardToSocket(b *testing.B) {
 		connc <- conn
 	}))
 	defer srv.Close()
-	nc, err := net.Dial("tcp", srv.Listener.Addr().String())
-	if err != nil {
-		b.Fatal(err)
-	}
+	nc := dialHandshake(b, srv)
 	defer nc.Close()
-	fmt.Fprintf(nc, "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
-		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
 	go io.Copy(io.Discard, nc)
 	c := <-connc
 	c.bc.setTimeout(WriteTimeout)
