@@ -1,14 +1,8 @@
 package lane
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
-	"net/http/httptest"
-	"runtime"
 	"testing"
 
 	"github.com/tenpin/tenpin/lane/game"
@@ -17,13 +11,14 @@ import (
 )
 
 // benchLane returns a lane with four seated players and spectators more
-// in-memory clients, its game started.
-func benchLane(b *testing.B, spectators int) (*Lane, []*client) {
+// in-memory clients (memConn: outboxes as a WebSocket's, which no writer
+// empties), its game started.
+func benchLane(b *testing.B, spectators int) (*Lane, []*Client) {
 	return benchLaneOn(b, New("bench", "bench", Config{MaxSpectators: spectators + 1}), spectators)
 }
 
-func benchLaneOn(b *testing.B, l *Lane, spectators int) (*Lane, []*client) {
-	var players []*client
+func benchLaneOn(b *testing.B, l *Lane, spectators int) (*Lane, []*Client) {
+	var players []*Client
 	for i := range 4 {
 		c := attach(l)
 		l.send(c, fmt.Sprintf(`{"type":"join","name":"P%c%c"}`, 'A'+i, 'A'+i))
@@ -39,7 +34,7 @@ func benchLaneOn(b *testing.B, l *Lane, spectators int) (*Lane, []*client) {
 // rollOnce has whoever is up roll, rematching and starting again when
 // the game ends: the lane's hot path from a decoded roll to the board in
 // every outbox.
-func rollOnce(l *Lane, players []*client, pins *int) {
+func rollOnce(l *Lane, players []*Client, pins *int) {
 	seat, _, ok := l.state.Match().Up()
 	if !ok {
 		for _, t := range []protocol.Type{protocol.TypeRematch, protocol.TypeStart} {
@@ -97,66 +92,7 @@ func BenchmarkBuildBoard(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		l.publish()
+		l.buildBoard()
 	}
 	b.ReportMetric(float64(len(l.BoardJSON())), "bytes/board")
-}
-
-func BenchmarkQueueBoard(b *testing.B) {
-	c := newClient()
-	board := make([]byte, 1500)
-	b.ReportAllocs()
-	for b.Loop() {
-		c.sendBoard(board)
-		if c.boards == maxQueuedBoards {
-			c.take(nil)
-		}
-	}
-}
-
-// BenchmarkBoardToSocket measures one board's way from a client's outbox
-// to a real TCP socket: queueing it, starting a writer, framing it and the
-// write itself. The far end discards what it reads with one buffer, so
-// the allocations reported are the server side's.
-func BenchmarkBoardToSocket(b *testing.B) {
-	connc := make(chan *Conn, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		conn, err := Accept(w, r, nil)
-		if err != nil {
-			b.Error(err)
-			return
-		}
-		connc <- conn
-	}))
-	defer srv.Close()
-	nc, err := net.Dial("tcp", srv.Listener.Addr().String())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer nc.Close()
-	fmt.Fprintf(nc, "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
-		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
-	go io.Copy(io.Discard, nc)
-	conn := <-connc
-	conn.bc.setTimeout(WriteTimeout)
-	c := newConnClient(conn)
-	board := bytes.Repeat([]byte("x"), 1172) // a mid-game board's size
-
-	b.ReportAllocs()
-	for b.Loop() {
-		c.sendBoard(board)
-		for c.busy() {
-			runtime.Gosched()
-		}
-	}
-	if f := c.failure(); f != nil {
-		b.Fatal(f)
-	}
-}
-
-// busy reports whether a writer is at work on c's outbox.
-func (c *client) busy() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.writing
 }

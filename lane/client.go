@@ -1,137 +1,136 @@
 package lane
 
 import (
-	"sync"
-	"time"
+	"context"
+	"log/slog"
 
 	"github.com/coder/websocket"
 
 	"github.com/tenpin/tenpin/lane/bowling"
 )
 
-// client is one connection attached to a lane, seen from the lane: an
-// outbox the lane fills without ever blocking, and the seat the connection
-// holds.
-//
-// Nothing waits on an empty outbox: the first message queued starts a
-// writer goroutine (see [client.writeOut]), which drains the outbox and
-// exits. A connection at rest so costs one goroutine, its reader, however
-// many connections a server holds.
-type client struct {
-	mu      sync.Mutex
-	queue   []outgoing // waiting to be written, in order
-	spare   []outgoing // the last batch written, emptied: the next queue
-	boards  int        // boards in queue
-	skipped int        // boards dropped because the client fell behind
+// Conn is a client's connection as a lane sees it, whatever carries it: a
+// WebSocket of this server (package lane/ws), or one of another node of a
+// cluster, which relays to it ([Lane.AttachRemote], [Relay]). A lane
+// calls its methods on its own goroutine, a relay under its lock: they
+// must not block. They queue what they are given, and the connection
+// writes it on a goroutine of its own.
+type Conn interface {
+	// Board queues a board, seq its seq. A connection whose client fell
+	// behind may drop older boards (each is a full snapshot, so the newest
+	// is all the client needs): Board returns how many it dropped.
+	Board(board []byte, seq uint64) (skipped int)
+	// Reply queues a message meant for this client alone: a welcome, an
+	// ack, an error. seq is that of the lane's board when it was sent: the
+	// client must not get the message before that board. Replies are
+	// never dropped; a connection whose client lets too many pile up
+	// closes itself.
+	Reply(msg []byte, seq uint64)
+	// Close closes the connection with status and reason once what was
+	// queued before has been written. Only the first call counts.
+	Close(status websocket.StatusCode, reason string)
+}
 
-	writing bool           // a writer goroutine owns the connection's writes
-	ended   bool           // the connection is over: start no more writers
-	dropped bool           // the connection must close, with closeStatus
-	failed  error          // why the connection broke, if it did
-	wg      sync.WaitGroup // writer goroutines
-	pinger  *time.Timer    // the next ping
+// Endpoint is what a transport serves a connection to: a [Lane], or a
+// [Relay] of a lane that another node runs.
+type Endpoint interface {
+	// Attach attaches conn and returns the session through which the
+	// transport hands over what the client sends. It reports false if the
+	// endpoint has stopped.
+	Attach(ctx context.Context, conn Conn) (Session, bool)
+	// Logger returns the endpoint's logger, which names its lane.
+	Logger() *slog.Logger
+}
 
-	closeStatus websocket.StatusCode
-	closeReason string
+// Session is a connection attached to an [Endpoint], as its transport
+// holds it.
+type Session interface {
+	// Read hands over a message the client sent, as its connection read
+	// it: the lane goroutine decodes it. It reports false if the endpoint
+	// has stopped or ctx ended first.
+	Read(ctx context.Context, data []byte) bool
+	// Refuse answers a message the transport refused itself (over the rate
+	// limit, or not text) with why, as a refusal of the message's id.
+	Refuse(ctx context.Context, data []byte, why error) bool
+	// Detach tells the endpoint the connection is over. It never waits on
+	// an endpoint that has stopped.
+	Detach()
+}
 
-	// conn is where writers write; nil for the in-memory clients of tests,
-	// whose outbox is read with take. writeOutFn is c.writeOut, made once:
-	// a go statement with a method call would allocate a closure a batch.
-	conn       *Conn
-	writeOutFn func()
-
-	// sink, for a client connected to another node, carries what the
-	// lane sends it (see AttachRemote); it has no conn.
-	sink Sink
+// Client is a connection attached to a lane ([Lane.Attach],
+// [Lane.AttachRemote]), and the [Session] its transport hands the lane
+// what the client sends through.
+type Client struct {
+	l    *Lane
+	conn Conn
+	// relayed says the client is connected to another node: the lane
+	// publishes each board once for all that node's clients
+	// ([Config.Publish]) instead of queueing it on each connection, and
+	// that node counts the connection.
+	relayed bool
+	// unwatch stops closing a local connection when the lane stops (see
+	// Attach).
+	unwatch func() bool
 
 	// Owned by the lane goroutine.
 	seat bowling.Name // "" for a spectator
 }
 
-type outgoing struct {
-	data  []byte
-	board bool
+// Attach attaches a connection of this server to the lane: see
+// [Endpoint]. The lane sends it the board at once.
+func (l *Lane) Attach(ctx context.Context, conn Conn) (Session, bool) {
+	c := &Client{l: l, conn: conn}
+	if !l.submit(ctx, request{op: opAttach, c: c}) {
+		return nil, false
+	}
+	// A lane that stops closes its clients; this closes one whose attach
+	// was still in the inbox when it stopped (at once if it has stopped
+	// already). context.AfterFunc on the lane's own context costs no
+	// goroutine.
+	c.unwatch = context.AfterFunc(l.stopped, func() { conn.Close(websocket.StatusGoingAway, "lane closed") })
+	return c, true
 }
 
-func newClient() *client { return &client{} }
-
-// newConnClient returns a client whose outbox is written to conn.
-func newConnClient(conn *Conn) *client {
-	c := &client{conn: conn}
-	c.writeOutFn = c.writeOut
-	return c
+// AttachRemote attaches a client connected to another node, whose node
+// relays to it through conn: the lane counts it, seats it and answers it
+// like any other, but sends it boards only when it arrives or asks
+// ([Client.Refresh]); the others reach its node through
+// [Config.Publish]. It reports false if the lane has stopped.
+func (l *Lane) AttachRemote(ctx context.Context, conn Conn) (*Client, bool) {
+	c := &Client{l: l, conn: conn, relayed: true}
+	if !l.submit(ctx, request{op: opAttach, c: c}) {
+		return nil, false
+	}
+	return c, true
 }
 
-// sendBoard queues a board. A client that has fallen maxQueuedBoards behind
-// loses its older boards: each board is a full snapshot, so the newest is
-// all it needs. It reports how many boards were dropped.
-func (c *client) sendBoard(b []byte) (skipped int) {
-	c.mu.Lock()
-	if c.boards >= maxQueuedBoards {
-		kept := c.queue[:0]
-		for _, m := range c.queue {
-			if !m.board {
-				kept = append(kept, m)
-			}
-		}
-		clear(c.queue[len(kept):])
-		skipped = c.boards
-		c.skipped += skipped
-		c.queue, c.boards = kept, 0
-	}
-	c.queue = append(c.queue, outgoing{data: b, board: true})
-	c.boards++
-	c.startWriterLocked()
-	c.mu.Unlock()
-	return skipped
+// Logger returns the lane's logger, which names the lane.
+func (l *Lane) Logger() *slog.Logger { return l.log }
+
+// Read hands the lane a message the client sent, as its connection read
+// it. Its transport (or node) has applied the connection's rate limit.
+// It reports false if the lane has stopped or ctx ended first.
+func (c *Client) Read(ctx context.Context, data []byte) bool {
+	return c.l.submit(ctx, request{op: opRead, c: c, data: data})
 }
 
-// sendReply queues an answer meant for this client alone. It reports false,
-// and drops the client, when the client has let too many answers pile up.
-func (c *client) sendReply(b []byte) bool {
-	c.mu.Lock()
-	over := len(c.queue)-c.boards >= maxQueuedReplies
-	if !over {
-		c.queue = append(c.queue, outgoing{data: b})
-		c.startWriterLocked()
-	}
-	c.mu.Unlock()
-	if over {
-		c.drop(websocket.StatusPolicyViolation, "too many unread replies")
-		return false
-	}
-	return true
+// Refuse has the lane refuse a message its transport refused already:
+// see [Session].
+func (c *Client) Refuse(ctx context.Context, data []byte, why error) bool {
+	return c.l.submit(ctx, request{op: opRead, c: c, data: data, refusal: why})
 }
 
-// drop asks the connection to close with the given status, after writing
-// what is already queued. Only the first call counts.
-func (c *client) drop(status websocket.StatusCode, reason string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.dropped {
-		return
-	}
-	c.dropped, c.closeStatus, c.closeReason = true, status, reason
-	if c.sink != nil {
-		c.sink.Close(status, reason)
-		return
-	}
-	c.startWriterLocked()
+// Refresh sends the client the lane's current board again: for a node
+// that holds back a message for a board that did not come (boards between
+// nodes may be lost).
+func (c *Client) Refresh(ctx context.Context) bool {
+	return c.l.submit(ctx, request{op: opRefresh, c: c})
 }
 
-// startWriterLocked starts a writer goroutine unless one is running or the
-// connection is over. c.mu is held.
-func (c *client) startWriterLocked() {
-	if c.conn == nil || c.writing || c.ended {
-		return
+// Detach tells the lane the client's connection is over.
+func (c *Client) Detach() {
+	if c.unwatch != nil {
+		c.unwatch()
 	}
-	c.writing = true
-	c.wg.Add(1)
-	go c.writeOutFn()
-}
-
-func (c *client) skippedCount() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.skipped
+	c.l.submit(context.Background(), request{op: opDetach, c: c})
 }

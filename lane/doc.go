@@ -1,5 +1,5 @@
 // Package lane runs one bowling lane: a goroutine that owns the lane's game
-// and every connection attached to it, and broadcasts the board after every
+// and every client attached to it, and broadcasts the board after every
 // change.
 //
 // # Who owns what
@@ -10,30 +10,56 @@
 // which connection holds each seat, and the connections waiting to resume
 // a seat on a lane full of spectators (see [Config.ResumeGrace]).
 // Everything else reaches it through one channel, the inbox: connections
-// attach, detach and hand in decoded messages, and a waiting connection's
-// timer says when its grace is over; nothing else touches that state.
+// attach, detach and hand in the messages they read (the lane goroutine
+// decodes them), and a waiting connection's timer says when its grace is
+// over; nothing else touches that state. A connection's outbox and
+// goroutines are its transport's; a [Relay] keeps its connections under
+// its own lock, and has no goroutine.
 //
-// Each WebSocket connection ([Lane.Serve]) has one goroutine for good: a
-// reader, which decodes messages (refusing malformed ones itself) and sends
-// them to the inbox. Writing happens on a writer goroutine started when
-// something is queued for an idle connection, which drains the outbox and
-// exits, and pings run on a timer. A connection at rest so costs a reader's
-// stack and a few small buffers: the server holds many of them. A failed
-// write or a missed pong closes the connection, which ends the reader, and
-// the connection detaches.
+// Clients reach the lane through one small interface, [Conn]: Board
+// queues a board, Reply a message for that client alone, Close closes
+// it; none may block. The lane neither knows nor asks what carries a
+// client. A WebSocket of this server is a lane/ws.Conn, which the lane
+// attaches with [Lane.Attach]; a client of another node of a cluster is
+// attached with [Lane.AttachRemote], its Conn carrying what the lane
+// sends it to that node (lobby/nats). The lane tells the two apart in one
+// respect only: a client of another node is not sent every board on its
+// own, since the lane publishes each board once for all of another
+// node's clients ([Config.Publish]).
+//
+// # A roll's path
+//
+// On the lane's node: the client's WebSocket reader (lane/ws, one
+// goroutine a connection) reads the roll, applies the connection's rate
+// limit and hands the bytes to the lane's inbox through the connection's
+// [Session] (a [Client]). The lane goroutine decodes it, decides it
+// (lane/game), stores the event in the journal and applies it, builds
+// the board and encodes it once, and hands the same bytes to every
+// client's Conn and, if other nodes have clients of the lane, to
+// Config.Publish; then it replies the ack to the roller. Each lane/ws.Conn
+// queues what it is handed in its outbox, and a writer goroutine, started
+// only while something is queued, writes the outbox out in one system
+// call.
+//
+// Across nodes: a client whose lane runs on another node is served by a
+// [Relay] of the lane on its own node, the [Endpoint] its WebSocket is
+// attached to in the lane's stead. The relay forwards the roll to the
+// lane's node ([Upstream], over NATS in lobby/nats), where it reaches the
+// lane as any roll does, from a client attached with AttachRemote. The
+// board comes back once per node ([Relay.Board]) and is handed to each of
+// the relay's connections; the ack comes back to the roller's node alone
+// ([Relay.Deliver]), which holds it until the board it acknowledges has
+// been sent.
 //
 // # Fan-out never blocks the lane
 //
 // After every change the lane builds one board, encodes it once, and
-// appends the same bytes to every client's outbox: a slice under the
-// client's own mutex, held only to append or to take, never across a
-// write. A writer sends everything it took in one system call (its frames
-// gathered in a pooled buffer), under a write deadline. A client that falls
-// behind has its older boards dropped (boards are full snapshots, the
-// newest is all it needs); a client that stops reading altogether is
-// dropped when a write to it times out. Replies meant for one client
-// (welcome, ack, error) are never dropped; a client that lets too many
-// pile up is disconnected.
+// hands the same bytes to every client: a Conn queues them and returns.
+// A client that falls behind has its older boards dropped (boards are
+// full snapshots, the newest is all it needs), one that stops reading is
+// closed by its transport, and replies (welcome, ack, error) are never
+// dropped: a client that lets too many pile up is closed. See lane/ws
+// for how a WebSocket does it.
 //
 // # Events and the journal
 //

@@ -60,7 +60,7 @@ func (l *Lane) skipIn(name bowling.Name) *int {
 
 // decideFairPlay decides the commands of fair play: corrections, skips,
 // removals and readmissions.
-func (l *Lane) decideFairPlay(c *client, m protocol.Request) (game.Event, error) {
+func (l *Lane) decideFairPlay(c *Client, m protocol.Request) (game.Event, error) {
 	now := time.Now()
 	switch m.Type {
 	case protocol.TypeCorrect:

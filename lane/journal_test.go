@@ -46,7 +46,7 @@ func (f *faulty) Append(ctx context.Context, id string, last uint64, e game.Even
 }
 
 // seatedLane opens a lane on j with AAA seated and the game started.
-func seatedLane(t *testing.T, j game.Journal) (*Lane, *client) {
+func seatedLane(t *testing.T, j game.Journal) (*Lane, *Client) {
 	t.Helper()
 	l := openLane(t, "j1", Config{Journal: j})
 	a := attach(l)

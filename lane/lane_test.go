@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"github.com/coder/websocket"
 
@@ -33,14 +33,14 @@ func openLane(t testing.TB, id string, cfg Config) *Lane {
 	return l
 }
 
-func attach(l *Lane) *client {
-	c := newClient()
+func attach(l *Lane) *Client {
+	c := newClient(l)
 	l.handle(context.Background(), request{op: opAttach, c: c})
 	return c
 }
 
 // send hands the lane a message as a connection's reader does.
-func (l *Lane) send(c *client, raw string) {
+func (l *Lane) send(c *Client, raw string) {
 	l.handle(context.Background(), request{op: opRead, c: c, data: []byte(raw)})
 }
 
@@ -61,27 +61,9 @@ func (l *Lane) upGame() *bowling.Game {
 	return &l.state.Match().Players()[seat].Game
 }
 
-// take empties c's outbox into buf and returns it: what a writer would
-// have written.
-func (c *client) take(buf []outgoing) []outgoing {
-	c.mu.Lock()
-	buf = append(buf, c.queue...)
-	clear(c.queue)
-	c.queue, c.boards = c.queue[:0], 0
-	c.mu.Unlock()
-	return buf
-}
-
-// dropStatus reports whether c was dropped, and with what status.
-func (c *client) dropStatus() (websocket.StatusCode, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.closeStatus, c.dropped
-}
-
 // replies returns the non-board messages queued for c, and empties its
 // queue.
-func replies(c *client) []map[string]any {
+func replies(c *Client) []map[string]any {
 	var out []map[string]any
 	for _, m := range c.take(nil) {
 		if m.board {
@@ -178,7 +160,7 @@ func TestLaneCommands(t *testing.T) {
 
 	// Every client got the same bytes for the same board (a's queue was
 	// emptied by its last look at its replies).
-	for _, c := range []*client{b, w} {
+	for _, c := range []*Client{b, w} {
 		var last []byte
 		for _, m := range c.take(nil) {
 			if m.board {
@@ -196,7 +178,7 @@ func TestLaneCommands(t *testing.T) {
 // that the event log rebuilds the state.
 func TestLaneGameFromEvents(t *testing.T) {
 	l := openLane(t, "t2", Config{Journal: memjournal.New()})
-	players := map[string]*client{}
+	players := map[string]*Client{}
 	for _, n := range []string{"AAA", "BBB", "CCC"} {
 		players[n] = attach(l)
 		l.send(players[n], fmt.Sprintf(`{"type":"join","name":%q}`, n))
@@ -219,63 +201,54 @@ func TestLaneGameFromEvents(t *testing.T) {
 }
 
 func TestLanePanicIsContained(t *testing.T) {
-	var logs strings.Builder
-	l := New("t3", "test", Config{Logger: slog.New(slog.NewTextHandler(&syncWriter{w: &logs}, nil))})
-	other := New("t4", "other", Config{})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- l.Run(ctx) }()
-	otherDone := make(chan error, 1)
-	go func() { otherDone <- other.Run(ctx) }()
-	c := newClient()
-	if !l.submit(ctx, request{op: opAttach, c: c}) {
-		t.Fatal("attach refused")
-	}
-	// A roll without pins cannot come from the decoder; handed in directly,
-	// it panics inside the lane goroutine.
-	l.submit(ctx, request{op: opMessage, c: c, msg: protocol.Request{Type: protocol.TypeJoin, Name: "AAA"}})
-	l.submit(ctx, request{op: opMessage, c: c, msg: protocol.Request{Type: protocol.TypeStart}})
-	l.submit(ctx, request{op: opMessage, c: c, msg: protocol.Request{Type: protocol.TypeRoll}})
-	select {
-	case err := <-done:
-		if !errors.Is(err, ErrPanic) {
-			t.Fatalf("Run = %v, want ErrPanic", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("lane did not stop after a panic")
-	}
-	if status, dropped := c.dropStatus(); !dropped {
-		t.Fatal("client of a failed lane was not dropped")
-	} else if status != websocket.StatusInternalError {
-		t.Errorf("client closed with %v, want StatusInternalError", status)
-	}
-	r := replies(c)
-	if len(r) == 0 || r[len(r)-1]["code"] != "internal" {
-		t.Errorf("client of a failed lane was told %v, want an internal error", r)
-	}
-	if l.submit(ctx, request{op: opAttach, c: newClient()}) {
-		t.Error("a stopped lane accepted a connection")
-	}
-	if !strings.Contains(logs.String(), "lane=t3") || !strings.Contains(logs.String(), "lane panicked") {
-		t.Errorf("the panic was not logged with the lane's id:\n%s", logs.String())
-	}
-	// The other lane goes on.
-	oc := newClient()
-	if !other.submit(ctx, request{op: opAttach, c: oc}) {
-		t.Fatal("the other lane refused a connection")
-	}
-	other.submit(ctx, request{op: opMessage, c: oc, msg: protocol.Request{Type: protocol.TypeJoin, Name: "BBB", ID: "j"}})
-	for deadline := time.Now().Add(10 * time.Second); len(replies(oc)) == 0; {
+	synctest.Test(t, func(t *testing.T) {
+		var logs strings.Builder
+		l := New("t3", "test", Config{Logger: slog.New(slog.NewTextHandler(&syncWriter{w: &logs}, nil))})
+		other := New("t4", "other", Config{})
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		done := make(chan error, 1)
+		go func() { done <- l.Run(ctx) }()
+		otherDone := make(chan error, 1)
+		go func() { otherDone <- other.Run(ctx) }()
+		defer func() { cancel(); <-otherDone }()
+		c := attachRunning(t, l)
+		// A roll without pins cannot come from the decoder; handed in
+		// directly, it panics inside the lane goroutine.
+		l.submit(ctx, request{op: opMessage, c: c, msg: protocol.Request{Type: protocol.TypeJoin, Name: "AAA"}})
+		l.submit(ctx, request{op: opMessage, c: c, msg: protocol.Request{Type: protocol.TypeStart}})
+		l.submit(ctx, request{op: opMessage, c: c, msg: protocol.Request{Type: protocol.TypeRoll}})
+		synctest.Wait()
 		select {
-		case err := <-otherDone:
-			t.Fatalf("the other lane stopped: %v", err)
-		case <-time.After(time.Millisecond):
+		case err := <-done:
+			if !errors.Is(err, ErrPanic) {
+				t.Fatalf("Run = %v, want ErrPanic", err)
+			}
+		default:
+			t.Fatal("lane did not stop after a panic")
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the other lane did not answer")
+		if status, dropped := c.dropStatus(); !dropped {
+			t.Fatal("client of a failed lane was not dropped")
+		} else if status != websocket.StatusInternalError {
+			t.Errorf("client closed with %v, want StatusInternalError", status)
 		}
-	}
+		r := replies(c)
+		if len(r) == 0 || r[len(r)-1]["code"] != "internal" {
+			t.Errorf("client of a failed lane was told %v, want an internal error", r)
+		}
+		if _, ok := l.Attach(ctx, new(memConn)); ok {
+			t.Error("a stopped lane accepted a connection")
+		}
+		if !strings.Contains(logs.String(), "lane=t3") || !strings.Contains(logs.String(), "lane panicked") {
+			t.Errorf("the panic was not logged with the lane's id:\n%s", logs.String())
+		}
+		// The other lane goes on.
+		oc := attachRunning(t, other)
+		sendRunning(t, oc, `{"type":"join","name":"BBB","id":"j"}`)
+		if r := replies(oc); len(r) != 1 || r[0]["type"] != "welcome" {
+			t.Fatalf("the other lane answered a join with %v, want a welcome", r)
+		}
+	})
 }
 
 // syncWriter serializes writes to w, for a logger shared with a goroutine.
@@ -290,46 +263,6 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	return s.w.Write(p)
 }
 
-func TestSlowClientKeepsOnlyRecentBoards(t *testing.T) {
-	c := newClient()
-	for i := range 3 * maxQueuedBoards {
-		c.sendBoard([]byte(fmt.Sprint(i)))
-		if i == 5 {
-			c.sendReply([]byte("reply"))
-		}
-	}
-	q := c.take(nil)
-	var boards, replies int
-	for _, m := range q {
-		if m.board {
-			boards++
-		} else {
-			replies++
-		}
-	}
-	if replies != 1 || boards > maxQueuedBoards || string(q[len(q)-1].data) != fmt.Sprint(3*maxQueuedBoards-1) {
-		t.Errorf("queue after a flood: %d boards, %d replies, last %q", boards, replies, q[len(q)-1].data)
-	}
-	if c.skippedCount() == 0 {
-		t.Error("no boards counted as skipped")
-	}
-}
-
-func TestClientWhoIgnoresRepliesIsDropped(t *testing.T) {
-	c := newClient()
-	for range maxQueuedReplies {
-		if !c.sendReply([]byte("x")) {
-			t.Fatal("dropped before the limit")
-		}
-	}
-	if c.sendReply([]byte("x")) {
-		t.Fatal("reply past the limit accepted")
-	}
-	if _, dropped := c.dropStatus(); !dropped {
-		t.Fatal("client not dropped")
-	}
-}
-
 // FuzzLane feeds a lane arbitrary commands from three connections. No
 // command may panic; after each, the board agrees with package bowling and
 // the events rebuild the state; a refused command changes nothing.
@@ -339,7 +272,7 @@ func FuzzLane(f *testing.F) {
 	f.Add([]byte{0, 3, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 5})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		l := openLane(t, "fz", Config{MaxPlayers: 2, Journal: memjournal.New()})
-		clients := []*client{attach(l), attach(l), attach(l)}
+		clients := []*Client{attach(l), attach(l), attach(l)}
 		names := []string{"AAA", "BBB", "ccc"}
 		tokens := map[string]string{} // each seat's token, from its welcome
 		for i, b := range data {
@@ -374,39 +307,4 @@ func FuzzLane(f *testing.F) {
 			checkConsistent(t, l)
 		}
 	})
-}
-
-// TestIdleNotice: a lane that closes for idleness tells the connections
-// still waiting to get in why, with its own notice: lane_idle, not the
-// refusal lane_closed.
-func TestIdleNotice(t *testing.T) {
-	l := New("idle", "idle", Config{MaxSpectators: 1, IdleTimeout: 50 * time.Millisecond, ResumeGrace: time.Minute})
-	watcher := attach(l)
-	waiting := attach(l) // the lane has its one watcher: this one waits to resume a seat
-	l.handle(context.Background(), request{op: opDetach, c: watcher})
-	if err := l.Run(context.Background()); !errors.Is(err, ErrIdle) {
-		t.Fatalf("Run = %v, want ErrIdle", err)
-	}
-	if r := replies(waiting); len(r) != 1 || r[0]["code"] != "lane_idle" {
-		t.Errorf("the waiting connection was told %v, want the lane_idle notice", r)
-	}
-}
-
-// TestSkipIn: while the player up is offline the board counts the
-// seconds until they may be skipped; while they are connected it says
-// nothing of it.
-func TestSkipIn(t *testing.T) {
-	l := New("skip", "skip", Config{AwayAfter: 30 * time.Second})
-	a, b := attach(l), attach(l)
-	l.send(a, `{"type":"join","name":"AAA"}`)
-	l.send(b, `{"type":"join","name":"BBB"}`)
-	l.send(a, `{"type":"start"}`)
-	if up := currentBoard(t, l).Up; up == nil || up.SkipIn != nil {
-		t.Fatalf("with AAA up and connected, up = %+v; want no skip_in", up)
-	}
-	l.handle(context.Background(), request{op: opDetach, c: a})
-	l.changed()
-	if up := currentBoard(t, l).Up; up == nil || up.SkipIn == nil || *up.SkipIn < 29 || *up.SkipIn > 30 {
-		t.Errorf("with AAA up and just gone, up = %+v; want skip_in 30 (s)", up)
-	}
 }

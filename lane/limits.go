@@ -30,46 +30,6 @@ const (
 	// connected waits for its players to come back.
 	AbandonTimeout = time.Hour
 
-	// WriteTimeout bounds every write to a client: a write gets between half
-	// of it and all of it (see batchConn.arm). A client that cannot take a
-	// board in that time has stopped reading and is dropped.
-	WriteTimeout = 10 * time.Second
-
-	// PingInterval is how often an idle connection is pinged, and
-	// PongTimeout how long the pong may take before the connection is
-	// considered dead: phones on flaky networks get a generous allowance.
-	PingInterval = 30 * time.Second
-	PongTimeout  = 15 * time.Second
-
-	// MessagesPerSecond and MessageBurst are each connection's token
-	// bucket: a person sends a message or two a second, a load-test client
-	// a few; a burst absorbs a page's reconnect (resume, then a roll).
-	// Pings and pongs count too (but for the pong that answers the
-	// server's ping): answering a ping costs the server a write, and
-	// browsers seldom send pings of their own. A ping over the rate is not
-	// answered.
-	MessagesPerSecond = 20
-	MessageBurst      = 40
-
-	// FloodLimit is how many frames in a row a connection may send over its
-	// rate before it is disconnected with StatusPolicyViolation: a client
-	// that keeps sending regardless is not a client we can serve. At the
-	// default rate it takes over 2,000 frames a second, and a ping flood is
-	// closed after about 140 pings.
-	FloodLimit = 100
-
-	// maxQueuedBoards is how many boards may wait for a slow client before
-	// the older ones are dropped: boards are full snapshots, so only the
-	// newest matters. The boards' bytes are shared by every client, so a
-	// queue costs a slice header a board; 64 lets a client whose writer was
-	// not scheduled for a moment on a busy machine catch up without a gap.
-	maxQueuedBoards = 64
-
-	// maxQueuedReplies bounds the answers (errors, acks, welcomes) waiting
-	// for a client. A client that sends faster than it reads its answers is
-	// dropped when they reach this.
-	maxQueuedReplies = 64
-
 	// AppendTimeout bounds one append to the journal. An in-process store
 	// answers in well under a millisecond; one that takes seconds is down,
 	// and the player is better told to try again than left waiting while

@@ -15,7 +15,8 @@ import (
 )
 
 // Upstream carries a relay's traffic to the node that runs its lane, where
-// each of the relay's connections is a [Remote] client of the lane. A
+// each of the relay's connections is a client of the lane
+// ([Lane.AttachRemote]). A
 // relay numbers its connections; conn is that number, never used twice by
 // one process. An error means the lane's node did not take the message:
 // one wrapping [ErrBusy] refuses that message alone, one wrapping
@@ -51,8 +52,9 @@ var relayConns atomic.Uint64
 func init() { relayConns.Store(rand.Uint64() >> 16) }
 
 // maxHeld bounds the messages a relay holds for one connection while it
-// waits for a board: past it, the connection is closed, to reconnect.
-const maxHeld = maxQueuedReplies
+// waits for a board: past it, the connection is closed, to reconnect. A
+// client's transport bounds the replies that wait for it alike.
+const maxHeld = 64
 
 // holdTimeout is how long a relay holds a message back for the board it
 // follows before it asks the lane for the board again: boards between
@@ -60,9 +62,10 @@ const maxHeld = maxQueuedReplies
 const holdTimeout = time.Second
 
 // Relay serves the local connections of a lane that runs on another node
-// of a cluster: it forwards what they send to the lane ([Upstream]), and
-// fans out each board the lane publishes once ([Relay.Board]) to all of
-// them through the same outboxes a lane's own connections have. A
+// of a cluster: an [Endpoint], as the lane is on its own node. It forwards
+// what they send to the lane ([Upstream]), and fans out each board the
+// lane publishes once ([Relay.Board]) to all of them, each through its
+// [Conn] as a lane's own connections are sent theirs. A
 // connection's own messages ([Relay.Deliver]) reach it only after a board
 // at least as new as the lane's when it sent them: an ack never arrives
 // before the board it acknowledges.
@@ -79,16 +82,16 @@ type Relay struct {
 
 	mu     sync.Mutex
 	conns  map[uint64]*relayed
-	ids    map[*client]uint64
 	seq    uint64 // the newest board relayed
 	board  []byte // and its bytes
 	closed bool
 }
 
-// relayed is one connection of a relay.
+// relayed is one connection of a relay, and its [Session].
 type relayed struct {
+	r     *Relay
 	id    uint64
-	c     *client
+	conn  Conn
 	seen  uint64      // the seq of the newest board sent to it
 	held  []heldMsg   // messages waiting for a board at least as new as theirs
 	timer *time.Timer // asks for the board again when a message waits too long
@@ -100,9 +103,9 @@ type heldMsg struct {
 	seq  uint64
 }
 
-// NewRelay returns a relay of lane id whose traffic goes through up. cfg
-// gives its connections' settings (rate limits, timeouts, pings), as a
-// lane's give its own.
+// NewRelay returns a relay of lane id whose traffic goes through up. Of
+// cfg it reads the logger, the metrics and AppendTimeout, which bounds a
+// request to the lane's node for a board.
 func NewRelay(id string, up Upstream, cfg Config) *Relay {
 	cfg = cfg.withDefaults()
 	r := &Relay{
@@ -111,7 +114,6 @@ func NewRelay(id string, up Upstream, cfg Config) *Relay {
 		cfg:   cfg,
 		log:   cfg.Logger.With("lane", id, "relay", true),
 		conns: make(map[uint64]*relayed),
-		ids:   make(map[*client]uint64),
 	}
 	r.stopped, r.stop = context.WithCancel(context.Background())
 	return r
@@ -141,62 +143,72 @@ func (r *Relay) Conns() []uint64 {
 	return out
 }
 
-// Serve serves a connection as [Lane.Serve] does, through the relay. A
-// relay that has closed refuses it at once: find the lane again.
-func (r *Relay) Serve(ctx context.Context, conn *Conn) error {
-	return serve(ctx, conn, endpoint{cfg: r.cfg, log: r.log, stopped: r.stopped, submit: r.submit})
+// Logger returns the relay's logger, which names its lane.
+func (r *Relay) Logger() *slog.Logger { return r.log }
+
+// Attach attaches a connection to the relay, and through it to the lane:
+// see [Endpoint]. A relay that has closed refuses it: find the lane again.
+func (r *Relay) Attach(ctx context.Context, conn Conn) (Session, bool) {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil, false
+	}
+	rc := &relayed{r: r, id: relayConns.Add(1), conn: conn}
+	r.conns[rc.id] = rc
+	r.mu.Unlock()
+	r.cfg.Metrics.Connections.Add(1)
+	if err := r.up.Attach(ctx, rc.id); err != nil {
+		r.failed(rc.id, nil, err)
+	}
+	return rc, true
 }
 
-// submit takes a connection's attach, reads and detach (see serve).
-func (r *Relay) submit(ctx context.Context, q request) bool {
-	switch q.op {
-	case opAttach:
-		r.mu.Lock()
-		if r.closed {
-			r.mu.Unlock()
-			return false
-		}
-		rc := &relayed{id: relayConns.Add(1), c: q.c}
-		r.conns[rc.id], r.ids[q.c] = rc, rc.id
-		r.mu.Unlock()
-		r.cfg.Metrics.Connections.Add(1)
-		if err := r.up.Attach(ctx, rc.id); err != nil {
-			r.failed(rc.id, nil, err)
-		}
-		return true
-	case opRead:
-		r.mu.Lock()
-		id, ok := r.ids[q.c]
-		closed := r.closed
-		r.mu.Unlock()
-		if closed || !ok {
-			return false
-		}
-		if q.refusal != nil {
-			msg, _ := protocol.Decode(q.data)
-			pe, _ := ErrorFor(q.refusal) // the reader's refusals are all *protocol.Error
-			pe.Ref = msg.ID
-			r.Deliver(id, encodeReply(pe), 0, false)
-			return true
-		}
-		if err := r.up.Read(ctx, id, q.data); err != nil {
-			r.failed(id, q.data, err)
-		}
-		return true
-	case opDetach:
-		r.mu.Lock()
-		id, ok := r.ids[q.c]
-		if ok {
-			r.forget(id)
-		}
-		r.mu.Unlock()
-		if ok {
-			r.cfg.Metrics.Connections.Add(-1)
-			r.up.Detach(id)
-		}
-		return true
+// attached reports whether rc is still one of the relay's connections,
+// and the relay open.
+func (rc *relayed) attached() bool {
+	rc.r.mu.Lock()
+	defer rc.r.mu.Unlock()
+	return !rc.r.closed && rc.r.conns[rc.id] == rc
+}
+
+// Read forwards a message the client sent to the lane.
+func (rc *relayed) Read(ctx context.Context, data []byte) bool {
+	if !rc.attached() {
+		return false
 	}
-	return false
+	if err := rc.r.up.Read(ctx, rc.id, data); err != nil {
+		rc.r.failed(rc.id, data, err)
+	}
+	return true
+}
+
+// Refuse answers a message the transport refused, here: the lane never
+// hears of it.
+func (rc *relayed) Refuse(ctx context.Context, data []byte, why error) bool {
+	if !rc.attached() {
+		return false
+	}
+	msg, _ := protocol.Decode(data)
+	pe, _ := ErrorFor(why) // a transport's refusals are *protocol.Error
+	pe.Ref = msg.ID
+	rc.r.Deliver(rc.id, encodeReply(pe), 0, false)
+	return true
+}
+
+// Detach takes the connection out of the relay, and tells the lane.
+func (rc *relayed) Detach() {
+	r := rc.r
+	r.mu.Lock()
+	ok := r.conns[rc.id] == rc
+	if ok {
+		r.forget(rc.id)
+	}
+	r.mu.Unlock()
+	if ok {
+		r.cfg.Metrics.Connections.Add(-1)
+		r.up.Detach(rc.id)
+	}
 }
 
 // forget takes connection id out of the relay. r.mu is held.
@@ -206,7 +218,6 @@ func (r *Relay) forget(id uint64) {
 		rc.timer.Stop()
 	}
 	delete(r.conns, id)
-	delete(r.ids, rc.c)
 }
 
 // failed handles a failed request of connection id to the lane: see
@@ -253,14 +264,14 @@ func (r *Relay) Board(board []byte, seq uint64) {
 func (r *Relay) catchUp(rc *relayed) {
 	if rc.seen < r.seq {
 		rc.seen = r.seq
-		if n := rc.c.sendBoard(r.board); n > 0 {
+		if n := rc.conn.Board(r.board, r.seq); n > 0 {
 			r.cfg.Metrics.BoardsSkipped.Add(int64(n))
 		}
 		r.cfg.Metrics.BoardsSent.Add(1)
 	}
 	i := 0
 	for ; i < len(rc.held) && rc.held[i].seq <= rc.seen; i++ {
-		rc.c.sendReply(rc.held[i].data)
+		rc.conn.Reply(rc.held[i].data, rc.held[i].seq)
 	}
 	rc.held = rc.held[:copy(rc.held, rc.held[i:])]
 	if len(rc.held) == 0 && rc.timer != nil {
@@ -270,7 +281,7 @@ func (r *Relay) catchUp(rc *relayed) {
 }
 
 // Deliver delivers a message the lane sent connection conn alone: a board
-// (see [Sink]), which counts as the lane's newest if it is, or a message
+// (see [Lane.AttachRemote]), which counts as the lane's newest if it is, or a message
 // held until the connection has been sent a board of at least seq.
 func (r *Relay) Deliver(conn uint64, msg []byte, seq uint64, board bool) {
 	r.mu.Lock()
@@ -292,7 +303,7 @@ func (r *Relay) Deliver(conn uint64, msg []byte, seq uint64, board bool) {
 	}
 	if len(rc.held) >= maxHeld {
 		r.flush(rc)
-		rc.c.drop(websocket.StatusPolicyViolation, "too many unread replies")
+		rc.conn.Close(websocket.StatusPolicyViolation, "too many unread replies")
 		return
 	}
 	rc.held = append(rc.held, heldMsg{data: msg, seq: seq})
@@ -349,7 +360,7 @@ func (r *Relay) Drop(conn uint64, status websocket.StatusCode, reason string) {
 	defer r.mu.Unlock()
 	if rc := r.conns[conn]; rc != nil {
 		r.flush(rc)
-		rc.c.drop(status, reason)
+		rc.conn.Close(status, reason)
 	}
 }
 
@@ -357,7 +368,7 @@ func (r *Relay) Drop(conn uint64, status websocket.StatusCode, reason string) {
 // having not come. r.mu is held.
 func (r *Relay) flush(rc *relayed) {
 	for _, m := range rc.held {
-		rc.c.sendReply(m.data)
+		rc.conn.Reply(m.data, m.seq)
 	}
 	rc.held = nil
 }
@@ -374,8 +385,8 @@ func (r *Relay) Close(code protocol.Code, why string) {
 	notice := encodeReply(protocol.Errorf(code, "%s", why))
 	for _, rc := range r.conns {
 		r.flush(rc)
-		rc.c.sendReply(notice)
-		rc.c.drop(websocket.StatusGoingAway, why)
+		rc.conn.Reply(notice, r.seq)
+		rc.conn.Close(websocket.StatusGoingAway, why)
 		if rc.timer != nil {
 			rc.timer.Stop()
 		}

@@ -46,7 +46,7 @@ func TestAPI(t *testing.T) {
 
 	var lanes protocol.Lanes
 	getJSON(t, s.srv.URL+"/api/lanes", &lanes)
-	want := protocol.Lane{ID: id, Name: "Friday night", Phase: "waiting", Players: []string{}, Spectators: 0, Frame: 0}
+	want := protocol.LaneSummary{ID: id, Name: "Friday night", Phase: "waiting", Players: []string{}, Spectators: 0, Frame: 0}
 	if len(lanes.Lanes) != 1 || lanes.Lanes[0].ID != want.ID || lanes.Lanes[0].Name != want.Name || lanes.Lanes[0].Phase != want.Phase {
 		t.Errorf("GET /api/lanes = %+v, want [%+v]", lanes, want)
 	}

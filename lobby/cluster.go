@@ -35,7 +35,7 @@ type Cluster interface {
 	// Relay does.
 	Lane(ctx context.Context, id string) (*LaneView, error)
 	// Lanes returns the listed lanes of the other nodes.
-	Lanes(ctx context.Context) ([]protocol.Lane, error)
+	Lanes(ctx context.Context) ([]protocol.LaneSummary, error)
 	// Peers returns the nodes alive now, this one first, with the
 	// addresses at which clients open them.
 	Peers() []protocol.Node
@@ -74,12 +74,12 @@ var (
 // LaneView is what the node that runs a lane shows of it to others: its
 // HTTP API's answers.
 type LaneView struct {
-	Summary protocol.Lane   `json:"summary"`
-	Private bool            `json:"private"`
-	Board   json.RawMessage `json:"board"`
-	Text    string          `json:"text"`
-	Games   protocol.Games  `json:"games"`
-	Stats   protocol.Stats  `json:"stats"`
+	Summary protocol.LaneSummary `json:"summary"`
+	Private bool                 `json:"private"`
+	Board   json.RawMessage      `json:"board"`
+	Text    string               `json:"text"`
+	Games   protocol.Games       `json:"games"`
+	Stats   protocol.Stats       `json:"stats"`
 }
 
 // Describe returns what l shows of itself to other nodes.

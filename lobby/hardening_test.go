@@ -13,6 +13,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/ws"
 	"github.com/tenpin/tenpin/lobby"
 )
 
@@ -84,7 +85,7 @@ func TestOversizedMessageClosesTheConnection(t *testing.T) {
 }
 
 func TestFloodIsRateLimitedThenDropped(t *testing.T) {
-	s := newServer(t, lobby.Config{Lane: lane.Config{MessageRate: 5, MessageBurst: 5}})
+	s := newServer(t, lobby.Config{Socket: ws.Config{MessageRate: 5, MessageBurst: 5}})
 	id, player := playingLane(t, s)
 	flooder := s.dial(t, id)
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
@@ -182,7 +183,7 @@ func rawFrame(payload string) []byte {
 }
 
 func TestVanishedClientIsDisconnected(t *testing.T) {
-	s := newServer(t, lobby.Config{Lane: lane.Config{PingInterval: 50 * time.Millisecond, PongTimeout: 100 * time.Millisecond}})
+	s := newServer(t, lobby.Config{Socket: ws.Config{PingInterval: 50 * time.Millisecond, PongTimeout: 100 * time.Millisecond}})
 	id := s.createLane(t, "vanished")
 	watcher := s.dial(t, id)
 	ghost := stalledClient(t, s, id)

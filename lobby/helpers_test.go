@@ -47,8 +47,8 @@ func startServer(t *testing.T, cfg lobby.Config, prepare func(*lobby.Lobby)) (*t
 	if cfg.Logger == nil {
 		cfg.Logger = servertest.Logger(t, slog.LevelWarn)
 	}
-	if cfg.Lane.MessageRate == 0 { // tests play faster than people; the flood test sets its own
-		cfg.Lane.MessageRate, cfg.Lane.MessageBurst = 1e6, 1e6
+	if cfg.Socket.MessageRate == 0 { // tests play faster than people; the flood test sets its own
+		cfg.Socket.MessageRate, cfg.Socket.MessageBurst = 1e6, 1e6
 	}
 	if cfg.Lane.Journal == nil {
 		cfg.Lane.Journal = memjournal.New()

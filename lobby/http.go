@@ -19,6 +19,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/ws"
 	"github.com/tenpin/tenpin/lobby/sheet"
 	"github.com/tenpin/tenpin/protocol"
 )
@@ -326,11 +327,11 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 		lb.failFind(w, id, err)
 		return
 	}
-	var srv server = l
+	var to lane.Endpoint = l
 	if l == nil {
-		srv = relay
+		to = relay
 	}
-	conn, err := lane.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: lb.cfg.OriginPatterns})
+	conn, err := ws.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: lb.cfg.OriginPatterns})
 	if err != nil {
 		done()
 		count(&lb.counters.refused, "bad_handshake")
@@ -345,14 +346,9 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 	lb.log.Debug("connection opened", "lane", id, "remote", remote)
 	go func() {
 		defer done()
-		err := srv.Serve(ctx, conn)
+		err := ws.Serve(ctx, conn, to, lb.cfg.Socket)
 		lb.log.Debug("connection closed", "lane", id, "remote", remote, "status", websocket.CloseStatus(err))
 	}()
-}
-
-// server serves a lane's connections: the lane, or a relay of it.
-type server interface {
-	Serve(ctx context.Context, conn *lane.Conn) error
 }
 
 // refuseTimeout bounds turning a WebSocket away: writing the error, then

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/ws"
 	"github.com/tenpin/tenpin/lobby"
 )
 
@@ -103,7 +104,7 @@ func stalledClient(t *testing.T, s *testServer, id string) net.Conn {
 // never reads: the game goes on at full speed, and the stalled spectator is
 // dropped once a write to it times out.
 func TestStalledClientDoesNotSlowTheLane(t *testing.T) {
-	s := newServer(t, lobby.Config{Lane: lane.Config{WriteTimeout: 3 * time.Second}}) // long enough for boards to pile up, and be skipped, behind the stalled write, even on a busy machine
+	s := newServer(t, lobby.Config{Socket: ws.Config{WriteTimeout: 3 * time.Second}}) // long enough for boards to pile up, and be skipped, behind the stalled write, even on a busy machine
 	id := s.createLane(t, "stalled")
 	stalledClient(t, s, id)
 	names := []string{"AAA", "BBB", "CCC"}

@@ -59,7 +59,7 @@ type listCache struct {
 
 type listed struct {
 	n   uint64 // creation order
-	sum protocol.Lane
+	sum protocol.LaneSummary
 }
 
 type pageKey struct {
@@ -161,7 +161,7 @@ func (lb *Lobby) listPage(now time.Time, k pageKey) *encodedPage {
 	}
 	i, _ := slices.BinarySearchFunc(c.lanes, k.after+1, func(l listed, n uint64) int { return cmp.Compare(l.n, n) })
 	rest := c.lanes[i:]
-	page := protocol.Lanes{Lanes: make([]protocol.Lane, 0, min(k.limit, len(rest))), Total: len(c.lanes)}
+	page := protocol.Lanes{Lanes: make([]protocol.LaneSummary, 0, min(k.limit, len(rest))), Total: len(c.lanes)}
 	for _, l := range rest[:min(k.limit, len(rest))] {
 		page.Lanes = append(page.Lanes, l.sum)
 	}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/lane/ws"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -80,7 +81,10 @@ type Config struct {
 	TrustProxy bool
 	// Lane is every lane's settings. Its Journal, which keeps the lanes,
 	// is required.
-	Lane   lane.Config
+	Lane lane.Config
+	// Socket is every WebSocket connection's settings: timeouts, pings,
+	// rate limit.
+	Socket ws.Config
 	Logger *slog.Logger
 	// Health, if set, reports whether the store takes writes: /healthz
 	// fails while it returns an error.
@@ -515,8 +519,8 @@ func (lb *Lobby) Get(id string) (*lane.Lane, bool) {
 
 // List returns the open lanes the lobby lists (not the private ones),
 // oldest first.
-func (lb *Lobby) List() []protocol.Lane {
-	var out []protocol.Lane
+func (lb *Lobby) List() []protocol.LaneSummary {
+	var out []protocol.LaneSummary
 	for _, l := range lb.listed() {
 		out = append(out, l.sum)
 	}

@@ -21,7 +21,7 @@ func TestPrivateLane(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var created protocol.Lane
+	var created protocol.LaneSummary
 	json.NewDecoder(res.Body).Decode(&created)
 	res.Body.Close()
 	if res.StatusCode != http.StatusCreated || created.ID == "" {

@@ -3,8 +3,6 @@ package lobby
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,6 +15,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/ws/wstest"
 	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/protocol"
 )
@@ -26,7 +25,7 @@ import (
 // synctest.Wait says when the lobby and its lanes have done what that
 // time made them do. No network inside: the lobby's Go API, its handler
 // called directly, and players attached as a cluster's other nodes attach
-// theirs (lane.Remote).
+// theirs (lane.AttachRemote).
 
 // runBubbled runs lb until the returned function is called, which waits
 // for it and its lanes to stop: a bubble ends only once its goroutines
@@ -50,7 +49,12 @@ type sink struct {
 	msgs []string
 }
 
-func (s *sink) Send(msg []byte, seq uint64, board bool) {
+func (s *sink) Board(board []byte, seq uint64) int {
+	s.Reply(board, seq)
+	return 0
+}
+
+func (s *sink) Reply(msg []byte, seq uint64) {
 	s.mu.Lock()
 	s.msgs = append(s.msgs, string(msg))
 	s.mu.Unlock()
@@ -60,7 +64,7 @@ func (s *sink) Close(websocket.StatusCode, string) {}
 
 // remotePlayer attaches a client to l without a connection and returns
 // the function that sends it a message.
-func remotePlayer(t *testing.T, l *lane.Lane) (r *lane.Remote, send func(string)) {
+func remotePlayer(t *testing.T, l *lane.Lane) (r *lane.Client, send func(string)) {
 	t.Helper()
 	r, ok := l.AttachRemote(t.Context(), new(sink))
 	if !ok {
@@ -337,99 +341,14 @@ func TestCompactionRunsEveryInterval(t *testing.T) {
 	})
 }
 
-// pipeListener is a net.Listener whose connections are net.Pipes, made by
-// its dial: HTTP and WebSockets inside a bubble, with no network.
-type pipeListener struct {
-	conns  chan net.Conn
-	closed chan struct{}
-	once   sync.Once
-}
-
-func newPipeListener() *pipeListener {
-	return &pipeListener{conns: make(chan net.Conn), closed: make(chan struct{})}
-}
-
-func (l *pipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.conns:
-		return c, nil
-	case <-l.closed:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *pipeListener) Close() error {
-	l.once.Do(func() { close(l.closed) })
-	return nil
-}
-
-func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
-
-func (l *pipeListener) dial(ctx context.Context, _, _ string) (net.Conn, error) {
-	client, server := net.Pipe()
-	select {
-	case l.conns <- server:
-		return newBuffered(client), nil
-	case <-l.closed:
-		return nil, net.ErrClosed
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-// buffered is the client's end of a pipe with a receive buffer, as a
-// TCP socket has: what the server writes is taken at once, whether the
-// client reads it or not. (A bare pipe's writes wait for a reader.)
-type buffered struct {
-	net.Conn
-	in   chan []byte // what was received, closed once the pipe ends
-	rest []byte      // of the last chunk Read took
-}
-
-func newBuffered(c net.Conn) *buffered {
-	b := &buffered{Conn: c, in: make(chan []byte, 1024)}
-	go func() {
-		defer close(b.in)
-		for {
-			buf := make([]byte, 4096)
-			n, err := c.Read(buf)
-			if n > 0 {
-				b.in <- buf[:n]
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return b
-}
-
-func (b *buffered) Read(p []byte) (int, error) {
-	if len(b.rest) == 0 {
-		chunk, ok := <-b.in
-		if !ok {
-			return 0, io.EOF
-		}
-		b.rest = chunk
-	}
-	n := copy(p, b.rest)
-	b.rest = b.rest[n:]
-	return n, nil
-}
-
-type pipeAddr struct{}
-
-func (pipeAddr) Network() string { return "pipe" }
-func (pipeAddr) String() string  { return "pipe" }
-
 // servePipes serves lb's handler over pipes and returns the function
 // that opens a WebSocket to lane id, from 203.0.113.5 (the lobby must
 // trust the proxy), and the one that stops serving.
 func servePipes(t *testing.T, lb *Lobby, id string) (dial func() (*websocket.Conn, *http.Response, error), stop func()) {
-	ln := newPipeListener()
+	ln := wstest.NewListener()
 	srv := &http.Server{Handler: lb.Handler()}
 	go srv.Serve(ln)
-	tr := &http.Transport{DialContext: ln.dial}
+	tr := &http.Transport{DialContext: ln.Dial}
 	dial = func() (*websocket.Conn, *http.Response, error) {
 		return websocket.Dial(t.Context(), "ws://tenpin.test/ws/lanes/"+id, &websocket.DialOptions{
 			HTTPClient: &http.Client{Transport: tr},

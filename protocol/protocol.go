@@ -234,8 +234,8 @@ type Ack struct {
 	Seq  uint64 `json:"seq"`
 }
 
-// Lane is a lane as the lobby lists it.
-type Lane struct {
+// LaneSummary is a lane as the lobby lists it.
+type LaneSummary struct {
 	ID         string   `json:"id"`
 	Name       string   `json:"name"`
 	Phase      Phase    `json:"phase"`
@@ -336,7 +336,7 @@ type PlayerStats struct {
 // lanes oldest first, from the one after the lane whose id the request's
 // "after" names.
 type Lanes struct {
-	Lanes []Lane `json:"lanes"`
+	Lanes []LaneSummary `json:"lanes"`
 	// Next is the "after" of the next page; omitted on the last.
 	Next string `json:"next,omitempty"`
 	// Total is how many lanes are open, on every page.

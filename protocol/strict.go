@@ -34,7 +34,7 @@ var strict = json.JoinOptions(
 var ErrUndecodable = errors.New("protocol: undecodable server message")
 
 // Unmarshal decodes one of this package's types — a body of the HTTP API
-// ([Lane], [Lanes], [Board], [Games], [Error]) or a server message — from
+// ([LaneSummary], [Lanes], [Board], [Games], [Error]) or a server message — from
 // data into v, as strictly as [Decode] reads client messages: exact names,
 // each once, no unknown member, no -0, nothing after the value. Its errors
 // wrap [ErrUndecodable] and say why.

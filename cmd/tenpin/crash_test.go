@@ -116,7 +116,7 @@ func (c *child) ws(id string) string {
 func TestCrashKeepsEveryAcknowledgedRoll(t *testing.T) {
 	dir := t.TempDir()
 	srv := startChild(t, "-data", dir)
-	var created protocol.Lane
+	var created protocol.LaneSummary
 	res, err := http.Post(srv.url+"/api/lanes", "application/json", strings.NewReader(`{"name":"crash"}`))
 	if err != nil {
 		t.Fatal(err)

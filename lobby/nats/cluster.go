@@ -403,7 +403,7 @@ func (c *Cluster) ask(node string) {
 // and detaches the clients of dead nodes from this node's lanes.
 func (c *Cluster) sweep(now time.Time) {
 	var dead, tell []*relayEntry
-	var gone []*lane.Remote
+	var gone []*lane.Client
 	c.mu.Lock()
 	for node, at := range c.seen {
 		if node != c.cfg.Node && !c.asking[node] && !c.unanswered[node] && now.Sub(at) >= c.cfg.NodeTimeout && now.Sub(at) < 10*c.cfg.NodeTimeout {
@@ -640,7 +640,7 @@ func (c *Cluster) Lane(ctx context.Context, id string) (*lobby.LaneView, error) 
 
 // Lanes returns the listed lanes of the other nodes that answer before ctx
 // ends (or all of them have).
-func (c *Cluster) Lanes(ctx context.Context) ([]protocol.Lane, error) {
+func (c *Cluster) Lanes(ctx context.Context) ([]protocol.LaneSummary, error) {
 	now := time.Now()
 	c.mu.Lock()
 	want := 0
@@ -662,7 +662,7 @@ func (c *Cluster) Lanes(ctx context.Context) ([]protocol.Lane, error) {
 	if err := c.nc.PublishRequest(subjLanes+c.cfg.Node, inbox, nil); err != nil {
 		return nil, fmt.Errorf("nats: listing lanes: %w", err)
 	}
-	var out []protocol.Lane
+	var out []protocol.LaneSummary
 	for done := 0; done < want; {
 		m, err := sub.NextMsgWithContext(ctx)
 		if err != nil {
@@ -671,7 +671,7 @@ func (c *Cluster) Lanes(ctx context.Context) ([]protocol.Lane, error) {
 		if len(m.Data) == 0 {
 			continue
 		}
-		var lanes []protocol.Lane
+		var lanes []protocol.LaneSummary
 		if err := json.Unmarshal(m.Data[1:], &lanes); err != nil {
 			return out, fmt.Errorf("nats: listing lanes: %w", err)
 		}
@@ -698,7 +698,7 @@ func (c *Cluster) listLanes(m *nats.Msg) {
 		return
 	}
 	c.mu.Lock()
-	out := make([]protocol.Lane, 0, len(c.owned))
+	out := make([]protocol.LaneSummary, 0, len(c.owned))
 	for _, o := range c.owned {
 		if l := o.lane(); l != nil && !l.Private() {
 			out = append(out, l.Summary())

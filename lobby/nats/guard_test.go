@@ -15,6 +15,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/ws"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -63,9 +64,9 @@ func startPair(t *testing.T, id string) *pair {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		conn, err := lane.Accept(w, r, nil)
+		conn, err := ws.Accept(w, r, nil)
 		if err == nil {
-			wg.Go(func() { p.relay.Serve(context.Background(), conn) })
+			wg.Go(func() { ws.Serve(context.Background(), conn, p.relay, ws.Config{}) })
 		}
 	}))
 	t.Cleanup(srv.Close)

@@ -36,7 +36,7 @@ type remoteKey struct {
 
 // attachedConn is a client of the lane on another node.
 type attachedConn struct {
-	rm    *lane.Remote
+	rm    *lane.Client
 	sink  *sink
 	since time.Time // attached
 }
@@ -234,7 +234,7 @@ func (o *owned) alive(node string, list []byte) {
 		}
 	}
 	now := time.Now()
-	var gone []*lane.Remote
+	var gone []*lane.Client
 	o.mu.Lock()
 	for k, r := range o.remotes {
 		if k.node == node && !live[k.conn] && now.Sub(r.since) > aliveGrace {
@@ -250,10 +250,10 @@ func (o *owned) alive(node string, list []byte) {
 
 // deadRemotes takes out, and returns, the clients of nodes no longer
 // alive.
-func (o *owned) deadRemotes(alive func(node string) bool) []*lane.Remote {
+func (o *owned) deadRemotes(alive func(node string) bool) []*lane.Client {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	var out []*lane.Remote
+	var out []*lane.Client
 	for k, r := range o.remotes {
 		if !alive(k.node) {
 			delete(o.remotes, k)
@@ -284,12 +284,13 @@ func (s *sink) publish(seq uint64, kind string, data []byte) {
 	s.c.nc.Publish(subj, data)
 }
 
-func (s *sink) Send(msg []byte, seq uint64, board bool) {
-	kind := "msg"
-	if board {
-		kind = "board"
-	}
-	s.publish(seq, kind, msg)
+func (s *sink) Board(board []byte, seq uint64) int {
+	s.publish(seq, "board", board)
+	return 0 // dropped, if ever, by the client's node
+}
+
+func (s *sink) Reply(msg []byte, seq uint64) {
+	s.publish(seq, "msg", msg)
 }
 
 func (s *sink) Close(status websocket.StatusCode, reason string) {

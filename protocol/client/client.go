@@ -95,14 +95,14 @@ func (c *Client) DialFunc(ctx context.Context, id string, handle func(data []byt
 // summary. A refusal (a name the server does not take, too many lanes,
 // too many creations from this address) is an error that wraps the
 // server's *protocol.Error.
-func (c *Client) CreateLane(ctx context.Context, name string) (protocol.Lane, error) {
+func (c *Client) CreateLane(ctx context.Context, name string) (protocol.LaneSummary, error) {
 	return c.Create(ctx, protocol.CreateLane{Name: name})
 }
 
 // Create creates a lane as req says — its name, and whether it is private
 // (never listed; its link is the invitation) — and returns its summary.
-func (c *Client) Create(ctx context.Context, req protocol.CreateLane) (protocol.Lane, error) {
-	var l protocol.Lane
+func (c *Client) Create(ctx context.Context, req protocol.CreateLane) (protocol.LaneSummary, error) {
+	var l protocol.LaneSummary
 	body, err := jsonBody(req)
 	if err != nil {
 		return l, err
@@ -113,8 +113,8 @@ func (c *Client) Create(ctx context.Context, req protocol.CreateLane) (protocol.
 
 // Lanes returns the server's open lanes, oldest first (GET /api/lanes,
 // following every page).
-func (c *Client) Lanes(ctx context.Context) ([]protocol.Lane, error) {
-	var all []protocol.Lane
+func (c *Client) Lanes(ctx context.Context) ([]protocol.LaneSummary, error) {
+	var all []protocol.LaneSummary
 	path := "/api/lanes"
 	for {
 		var page protocol.Lanes

@@ -165,8 +165,8 @@ func StartNodes(ctx context.Context, dir string, n int, cfg server.Config) ([]*N
 // start starts a node: its HTTP server first, for the node to tell the
 // others of a cluster its address.
 func start(ctx context.Context, cfg server.Config) (*Node, error) {
-	if cfg.Lobby.Lane.MessageRate == 0 {
-		cfg.Lobby.Lane.MessageRate, cfg.Lobby.Lane.MessageBurst = 1e6, 1e6
+	if cfg.Lobby.Socket.MessageRate == 0 {
+		cfg.Lobby.Socket.MessageRate, cfg.Lobby.Socket.MessageBurst = 1e6, 1e6
 	}
 	var h atomic.Pointer[http.Handler]
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

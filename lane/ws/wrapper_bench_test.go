@@ -1,4 +1,4 @@
-package lane
+package ws
 
 import (
 	"bytes"
@@ -35,7 +35,7 @@ func acceptAll(b *testing.B, n int, wrapper bool) ([]*websocket.Conn, func()) {
 				b.Error(err)
 				return
 			}
-			conn.limit = limiter{bucket: newTokenBucket(MessagesPerSecond, MessageBurst, time.Now())}
+			conn.limit.setRate(MessagesPerSecond, MessageBurst, time.Now())
 			connc <- accepted{conn.ws, conn}
 			return
 		}
@@ -50,11 +50,7 @@ func acceptAll(b *testing.B, n int, wrapper bool) ([]*websocket.Conn, func()) {
 	var wss []*websocket.Conn
 	readers := make(chan struct{}, n)
 	for range n {
-		nc, err := net.Dial("tcp", srv.Listener.Addr().String())
-		if err != nil {
-			b.Fatal(err)
-		}
-		fmt.Fprintf(nc, "%sHost: x\r\n\r\n", handshake)
+		nc := dialHandshake(b, srv)
 		a := <-connc
 		go func() {
 			a.ws.Read(context.Background())
@@ -75,6 +71,18 @@ func acceptAll(b *testing.B, n int, wrapper bool) ([]*websocket.Conn, func()) {
 		}
 		srv.Close()
 	}
+}
+
+// dialHandshake dials srv and sends a WebSocket handshake, reading
+// nothing: what the server sends waits for the caller.
+func dialHandshake(b *testing.B, srv *httptest.Server) net.Conn {
+	b.Helper()
+	nc, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	fmt.Fprintf(nc, "%sHost: x\r\n\r\n", handshake)
+	return nc
 }
 
 // BenchmarkIdleConnection reports what an idle connection holds: heap and
@@ -131,12 +139,8 @@ func BenchmarkBatchToSocket(b *testing.B) {
 				connc <- ws
 			}))
 			defer srv.Close()
-			nc, err := net.Dial("tcp", srv.Listener.Addr().String())
-			if err != nil {
-				b.Fatal(err)
-			}
+			nc := dialHandshake(b, srv)
 			defer nc.Close()
-			fmt.Fprintf(nc, "%sHost: x\r\n\r\n", handshake)
 			go io.Copy(io.Discard, nc)
 			batch := make([]outgoing, 8)
 			for i := range batch {

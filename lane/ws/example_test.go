@@ -1,4 +1,4 @@
-package lane_test
+package ws_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/ws"
 	"github.com/tenpin/tenpin/protocol"
 	"github.com/tenpin/tenpin/protocol/client"
 )
@@ -20,12 +21,12 @@ func ExampleAccept() {
 	go l.Run(ctx)
 
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		conn, err := lane.Accept(w, r, nil)
+		conn, err := ws.Accept(w, r, nil)
 		if err != nil {
 			return // Accept has answered the request
 		}
 		// The connection outlives the handler; the lane ends it.
-		go l.Serve(context.WithoutCancel(r.Context()), conn)
+		go ws.Serve(context.WithoutCancel(r.Context()), conn, l, ws.Config{})
 	}))
 	defer srv.Close()
 

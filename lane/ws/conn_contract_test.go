@@ -1,4 +1,4 @@
-package lane
+package ws
 
 import (
 	"bufio"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -86,7 +87,7 @@ func acceptRaw(t testing.TB, early []byte) (*Conn, *bufio.Reader) {
 	t.Cleanup(func() { conn.ws.CloseNow() })
 	conn.ws.SetReadLimit(protocol.MaxMessageSize)
 	conn.bc.setTimeout(WriteTimeout)
-	conn.limit = limiter{bucket: newTokenBucket(MessagesPerSecond, MessageBurst, time.Now()), c: newConnClient(conn)}
+	conn.limit.setRate(MessagesPerSecond, MessageBurst, time.Now())
 	return conn, br
 }
 
@@ -328,11 +329,7 @@ func TestContractTheLibrarySetsNoDeadlines(t *testing.T) {
 	// A whole connection's life on a lane: messages, batches, the
 	// server's pings and the client's, and a close. The only deadlines set
 	// are batchConn's, each the write timeout away.
-	l := New("deadlines", "deadlines", Config{
-		Logger:       testLogger(t),
-		WriteTimeout: time.Hour,
-		PingInterval: 5 * time.Millisecond,
-	})
+	l := lane.New("deadlines", "deadlines", lane.Config{Logger: testLogger(t)})
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	ran := make(chan error, 1)
@@ -348,7 +345,7 @@ func TestContractTheLibrarySetsNoDeadlines(t *testing.T) {
 		}
 		d := <-conns
 		d.watch()
-		l.Serve(context.WithoutCancel(ctx), conn)
+		Serve(context.WithoutCancel(ctx), conn, l, Config{WriteTimeout: time.Hour, PingInterval: 5 * time.Millisecond})
 		watched <- d
 	}))
 	srv.Listener = deadlineListener{srv.Listener, conns}

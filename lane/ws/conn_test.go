@@ -1,4 +1,4 @@
-package lane
+package ws
 
 import (
 	"bufio"
@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tenpin/tenpin/lane"
 )
 
 // recordingConn is a net.Conn that records its writes and deadlines.
@@ -167,7 +169,7 @@ func TestBatchConnMovesItsDeadlineOnlyWhenItIsNear(t *testing.T) {
 // answer may: the message must survive the swap of net/http's read buffer
 // for Accept's smaller one.
 func TestAcceptKeepsWhatTheClientSentEarly(t *testing.T) {
-	l := New("early", "early", Config{})
+	l := lane.New("early", "early", lane.Config{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go l.Run(ctx)
@@ -176,7 +178,7 @@ func TestAcceptKeepsWhatTheClientSentEarly(t *testing.T) {
 		if err != nil {
 			return
 		}
-		go l.Serve(context.WithoutCancel(ctx), conn)
+		go Serve(context.WithoutCancel(ctx), conn, l, Config{})
 	}))
 	defer srv.Close()
 

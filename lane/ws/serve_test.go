@@ -1,4 +1,4 @@
-package lane
+package ws
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/tenpin/tenpin/lane"
 )
 
 // These tests serve a lane over real connections, as the lobby does.
@@ -23,13 +24,17 @@ const wait = 10 * time.Second
 
 // testServer serves one lane over HTTP.
 type testServer struct {
-	l    *Lane
+	l    *lane.Lane
 	srv  *httptest.Server
 	addr string // host:port
+
+	// served, for a relay's server, counts the connections it serves.
+	served *sync.WaitGroup
 }
 
-// serveLane runs l and serves it until the test ends, logging to t.
-func serveLane(t *testing.T, l *Lane) *testServer {
+// serveLane runs l and serves it, its connections with cfg, until the
+// test ends.
+func serveLane(t *testing.T, l *lane.Lane, cfg Config) *testServer {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -43,7 +48,7 @@ func serveLane(t *testing.T, l *Lane) *testServer {
 		if err != nil {
 			return
 		}
-		wg.Go(func() { l.Serve(context.WithoutCancel(ctx), conn) })
+		wg.Go(func() { Serve(context.WithoutCancel(ctx), conn, l, cfg) })
 	}))
 	t.Cleanup(func() {
 		cancel() // the lane drops its clients, which ends their Serve
@@ -151,7 +156,7 @@ func (c *testClient) join(t *testing.T, name string) {
 // acknowledged and its board reach c.
 func (c *testClient) play(t *testing.T, s *testServer, pins int, ref string) {
 	t.Helper()
-	c.send(t, s.l.rollFor(pins, ref))
+	c.send(t, rollFor(s.l, pins, ref))
 	var ack *wireMsg
 	var board uint64 // the newest board's seq: the lane sends it before the ack
 	c.expect(t, "ack and board of "+ref, func(m wireMsg) bool {
@@ -168,7 +173,7 @@ func (c *testClient) play(t *testing.T, s *testServer, pins int, ref string) {
 }
 
 // rollFor returns a roll of pins for the ball the lane's board shows up.
-func (l *Lane) rollFor(pins int, ref string) string {
+func rollFor(l *lane.Lane, pins int, ref string) string {
 	var b struct{ Up *struct{ Frame, Ball int } }
 	json.Unmarshal(l.BoardJSON(), &b)
 	frame, ball := 1, 1
@@ -179,7 +184,7 @@ func (l *Lane) rollFor(pins int, ref string) string {
 }
 
 func TestPingFloodIsClosedWhileOthersPlay(t *testing.T) {
-	s := serveLane(t, New("ping-flood", "ping flood", Config{Logger: testLogger(t)}))
+	s := serveLane(t, lane.New("ping-flood", "ping flood", lane.Config{Logger: testLogger(t)}), Config{})
 	player := s.dial(t)
 	player.join(t, "AAA")
 	player.send(t, `{"type":"start","id":"start"}`)
@@ -230,10 +235,7 @@ func TestPingFloodIsClosedWhileOthersPlay(t *testing.T) {
 func TestPingsOfAPlayerAreAnswered(t *testing.T) {
 	// The server pings every few milliseconds, and the player pings too,
 	// ten times a second, while playing: more than a browser ever does.
-	s := serveLane(t, New("pings", "pings", Config{
-		Logger:       testLogger(t),
-		PingInterval: 5 * time.Millisecond,
-	}))
+	s := serveLane(t, lane.New("pings", "pings", lane.Config{Logger: testLogger(t)}), Config{PingInterval: 5 * time.Millisecond})
 	player := s.dial(t)
 	player.join(t, "AAA")
 	player.send(t, `{"type":"start","id":"start"}`)

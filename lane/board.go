@@ -1,0 +1,189 @@
+package lane
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/tenpin/tenpin/lane/bowling"
+	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// Games returns the games of the lane's series, oldest first: the
+// finished ones, and the one in play or waiting for a rematch.
+func (l *Lane) Games() protocol.Games {
+	v := l.view.Load()
+	out := protocol.Games{Games: make([]protocol.Game, 0, len(v.series)+1)}
+	for i, r := range v.series {
+		g := protocol.Game{Game: i + 1, Finished: true, Players: make([]protocol.GamePlayer, len(r.Players)), Corrections: corrections(r.Corrections)}
+		marks := correctedFrames(r.Corrections)
+		for j, p := range r.Players {
+			g.Players[j] = gamePlayer(p.Name, &p.Game, p.Left, marks[p.Name])
+		}
+		out.Games = append(out.Games, g)
+	}
+	if len(v.players) > 0 {
+		g := protocol.Game{Game: len(v.series) + 1, Finished: v.phase == game.Finished, Players: make([]protocol.GamePlayer, len(v.players)), Corrections: corrections(v.corrections)}
+		marks := correctedFrames(v.corrections)
+		for j, p := range v.players {
+			g.Players[j] = gamePlayer(p.Name, &p.Game, p.Left, marks[p.Name])
+		}
+		out.Games = append(out.Games, g)
+	}
+	return out
+}
+
+// gamePlayer is one player's line of a game in the series: their frames
+// as on the board, and how many frames were strikes, spares and open.
+func gamePlayer(name bowling.Name, g *bowling.Game, left bool, corrected uint16) protocol.GamePlayer {
+	view := playerView(bowling.Player{Name: name, Game: *g, Left: left}, false, corrected)
+	var stats bowling.Stats
+	stats.Add(g)
+	out := protocol.GamePlayer{Name: string(name), Frames: view.Frames, Total: view.Total, Left: left, Stats: playerStats(name, stats)}
+	for _, f := range g.Frames() {
+		switch r := f.Rolls; {
+		case len(r) == 0:
+		case r[0] == bowling.NumPins:
+			out.Strikes++
+		case len(r) >= 2 && r[0]+r[1] == bowling.NumPins:
+			out.Spares++
+		case f.Complete():
+			out.Opens++
+		}
+	}
+	return out
+}
+
+// changed marks a change of the lane: the next seq, one board built and
+// encoded once, and the same bytes queued for every client.
+func (l *Lane) changed() {
+	if l.due {
+		l.due = false
+		l.presence.Stop()
+	}
+	l.lastBoard = time.Now()
+	l.seq++
+	v, seq := l.buildBoard(), l.boardSeq()
+	for c := range l.clients {
+		if c.relayed {
+			continue // its node relays the board published below
+		}
+		if n := c.conn.Board(v.board, seq); n > 0 {
+			l.cfg.Metrics.BoardsSkipped.Add(int64(n))
+		}
+	}
+	l.cfg.Metrics.BoardsSent.Add(int64(len(l.clients) - l.remotes))
+	if l.remotes > 0 && l.cfg.Publish != nil {
+		l.cfg.Publish(l.id, v.board, seq)
+	}
+}
+
+// sendBoard sends one client the current board, board.
+func (l *Lane) sendBoard(c *Client, board []byte) {
+	c.conn.Board(board, l.boardSeq())
+}
+
+// buildBoard builds the current board, encodes it, and makes it the
+// lane's view: what readers outside the lane goroutine see. Shipping it
+// is changed's: to the lane's own clients, and to the other nodes of a
+// cluster through Config.Publish.
+func (l *Lane) buildBoard() *view {
+	players := l.state.Match().Players()
+	board := protocol.Board{
+		Type:       protocol.TypeBoard,
+		Lane:       l.id,
+		Name:       l.name,
+		Seq:        l.boardSeq(),
+		Phase:      protocol.Phase(l.state.Phase()),
+		Players:    make([]protocol.Player, len(players)),
+		Spectators: l.spectators(),
+		Host:       string(l.state.Host()),
+	}
+	if seat, frame, ok := l.state.Match().Up(); ok && board.Phase == protocol.PhasePlaying {
+		board.Up = &protocol.Up{Seat: seat, Frame: frame, Ball: players[seat].Game.Ball(), Standing: players[seat].Game.Standing(),
+			Deck: rackPins(&players[seat].Game), SkipIn: l.skipIn(players[seat].Name)}
+	} else {
+		l.skippable.Stop()
+	}
+	summary := protocol.LaneSummary{ID: l.id, Name: l.name, Phase: board.Phase, Players: make([]string, len(players)), Spectators: board.Spectators}
+	if board.Up != nil {
+		summary.Frame = board.Up.Frame
+	} else if board.Phase == protocol.PhaseFinished {
+		summary.Frame = bowling.NumFrames
+	}
+	marks := correctedFrames(l.state.Corrections())
+	for i, p := range players {
+		board.Players[i] = playerView(p, l.holders[p.Name] != nil, marks[p.Name])
+		board.Players[i].Removed = p.Left && l.state.Removed(p.Name)
+		summary.Players[i] = string(p.Name)
+	}
+	board.Series = series(l.state.Totals(), players)
+	data, err := json.Marshal(board)
+	if err != nil {
+		panic(fmt.Sprintf("lane: encoding a board: %v", err)) // only plain values: cannot fail
+	}
+	v := &view{board: data, summary: summary, players: players, series: l.state.Series(), corrections: l.state.Corrections(), phase: l.state.Phase()}
+	l.view.Store(v)
+	return v
+}
+
+// playerView is a player's line of a board; corrected holds a bit for
+// each frame (1 to 10) with a corrected ball.
+func playerView(p bowling.Player, connected bool, corrected uint16) protocol.Player {
+	out := protocol.Player{Name: string(p.Name), Connected: connected, Left: p.Left, Away: p.Away, Late: p.Late, Total: p.Game.Total()}
+	for _, f := range p.Game.Frames() {
+		if len(f.Rolls) == 0 {
+			break
+		}
+		out.Frames = append(out.Frames, frameView(f, corrected&(1<<f.Number) != 0))
+	}
+	if out.Frames == nil {
+		out.Frames = []protocol.Frame{}
+	}
+	return out
+}
+
+// reply queues a message for one client. A client of another node gets
+// it only after this board or a later one (see Relay).
+func (l *Lane) reply(c *Client, msg any) {
+	c.conn.Reply(encodeReply(msg), l.boardSeq())
+}
+
+func (l *Lane) ack(c *Client, ref string) {
+	if ref != "" {
+		l.reply(c, protocol.Ack{Type: protocol.TypeAck, Ref: ref, Seq: l.boardSeq()})
+	}
+}
+
+// boardSeq returns the seq of the lane's current board: the epoch in the
+// high bits, so that a client never sees seq go back when the lane is
+// restored, and the changes of this epoch in the low ones. Both fit a
+// JavaScript number exactly (2^53) for two million epochs of four billion
+// changes each.
+func (l *Lane) boardSeq() uint64 { return l.state.Epoch()<<32 | l.seq }
+
+// refuse answers a refused message with its error code. Refusals are
+// counted in the metrics and logged at debug level only: a client may have
+// dozens refused a second within its rate limit, and a line each at info
+// would let any client flood the log (one writer shared by every lane).
+func (l *Lane) refuse(c *Client, ref string, err error) {
+	pe, known := ErrorFor(err)
+	pe.Ref = ref
+	l.cfg.Metrics.Refused.Add(1)
+	if !known {
+		l.log.Error("message failed", "err", err)
+	} else {
+		l.log.Debug("message refused", "code", pe.Code)
+	}
+	l.reply(c, pe)
+}
+
+// encodeReply encodes a message meant for one client.
+func encodeReply(msg any) []byte {
+	data, err := json.Marshal(msg)
+	if err != nil {
+		panic(fmt.Sprintf("lane: encoding a reply: %v", err)) // only plain values: cannot fail
+	}
+	return data
+}

@@ -1,0 +1,94 @@
+package lane
+
+import (
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/tenpin/tenpin/lane/game"
+)
+
+// Config holds a lane's settings. The zero value gives the defaults.
+type Config struct {
+	MaxPlayers     int           // seats; default MaxPlayers
+	MaxSpectators  int           // watchers; default MaxSpectators
+	ResumeGrace    time.Duration // to resume a seat when watchers are full; default ResumeGrace
+	IdleTimeout    time.Duration // nobody connected, no game in play; default IdleTimeout
+	AbandonTimeout time.Duration // nobody connected, game in play; default AbandonTimeout
+	AwayAfter      time.Duration // offline before the player up may be skipped; default AwayAfter
+	Logger         *slog.Logger  // default: discard
+	Metrics        *Metrics      // may be nil
+
+	// Journal stores every event before the lane applies it; lanes made
+	// with [Open] and [Restore] need one, those made with [New] keep
+	// nothing. AppendTimeout bounds one append (default AppendTimeout).
+	Journal       game.Journal
+	AppendTimeout time.Duration
+	// Durable says the journal outlives the process: on shutdown clients
+	// are told the server is restarting (and will find their lane again),
+	// not that the lane closed.
+	Durable bool
+	// Node names this server in the claims it writes, for the logs.
+	Node string
+
+	// Private opens the lane unlisted ([Open], [New]): the lobby does not
+	// list it, and only its link leads to it.
+	Private bool
+
+	// Publish, if set, is given every board of a lane that has clients
+	// connected to other nodes ([Lane.AttachRemote]), once: their nodes
+	// relay it to them ([Relay.Board]). It is called on the lane
+	// goroutine and must not block.
+	Publish func(lane string, board []byte, seq uint64)
+
+	// Wakes, if set, counts the times this server was found paused (its
+	// process stopped, its machine frozen: see lobby/nats). When
+	// the count changes, the lane reads its log back before its next
+	// decision: another server may have taken it over meanwhile, and a
+	// decision on what the lane was would be wrong even where the fence
+	// keeps it from being stored.
+	Wakes func() uint64
+}
+
+func (c Config) withDefaults() Config {
+	if c.MaxPlayers <= 0 {
+		c.MaxPlayers = MaxPlayers
+	}
+	if c.MaxSpectators <= 0 {
+		c.MaxSpectators = MaxSpectators
+	}
+	if c.ResumeGrace <= 0 {
+		c.ResumeGrace = ResumeGrace
+	}
+	if c.IdleTimeout <= 0 {
+		c.IdleTimeout = IdleTimeout
+	}
+	if c.AbandonTimeout <= 0 {
+		c.AbandonTimeout = AbandonTimeout
+	}
+	if c.AwayAfter <= 0 {
+		c.AwayAfter = AwayAfter
+	}
+	if c.AppendTimeout <= 0 {
+		c.AppendTimeout = AppendTimeout
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Metrics == nil {
+		c.Metrics = new(Metrics)
+	}
+	return c
+}
+
+// Metrics counts what lanes do, for the server's /debug/vars. Its fields are
+// updated atomically and may be read at any time.
+type Metrics struct {
+	Connections   atomic.Int64 // connections attached now
+	BoardsSent    atomic.Int64 // boards queued to clients
+	BoardsSkipped atomic.Int64 // boards dropped for clients that fell behind
+	Refused       atomic.Int64 // client messages refused with an error
+	Changes       atomic.Int64 // accepted changes of any lane
+	Appends       atomic.Int64 // events stored in the journal
+	AppendErrors  atomic.Int64 // appends that failed or timed out
+}

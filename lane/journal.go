@@ -1,0 +1,155 @@
+package lane
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// record stores a decided event in the journal and applies it: the ack
+// rule. If the journal does not take it, nothing changes and the error
+// says the command may be tried again.
+func (l *Lane) record(ctx context.Context, e game.Event) error {
+	if err := l.store(ctx, e); err != nil {
+		l.log.Warn("journal append failed", "event", e.Kind, "err", err)
+		if errors.Is(err, game.ErrConflict) {
+			// Someone else wrote to the lane's log: read it now, to stop
+			// at once if it was another server's claim.
+			l.sync(ctx)
+		}
+		return protocol.Errorf(protocol.CodeUnavailable, "the lane could not store that in time; nothing changed, try again")
+	}
+	l.state.Apply(e)
+	l.cfg.Metrics.Changes.Add(1)
+	return nil
+}
+
+// Verify has the lane read its log back now, as before its next decision:
+// for a server that was paused (its process stopped, its machine frozen)
+// long enough for another to take its lanes over. A lane whose log holds
+// another server's later claim stops, and its clients are sent to
+// reconnect. It returns once the lane has the request, or has stopped.
+func (l *Lane) Verify(ctx context.Context) {
+	l.submit(ctx, request{op: opVerify})
+}
+
+// ErrStopped is returned by [Lane.Snapshot] for a lane that has stopped.
+var ErrStopped = errors.New("lane: stopped")
+
+// Snapshot stores the whole lane as one event, so that the journal may
+// drop the lane's earlier events ([game.Journal.Compact]). It returns once
+// the snapshot is stored, or fails with [ErrStopped] if the lane stopped
+// first.
+func (l *Lane) Snapshot(ctx context.Context) error {
+	result := make(chan error, 1)
+	if !l.submit(ctx, request{op: opSnapshot, result: result}) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return ErrStopped
+	}
+	select {
+	case err := <-result:
+		return err
+	case <-l.stopped.Done():
+		return ErrStopped
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// store appends e, decided on a state in step with the log (see sync),
+// to the lane's log.
+func (l *Lane) store(ctx context.Context, e game.Event) error {
+	if l.journal == nil {
+		return nil
+	}
+	if l.moved {
+		return errMoved // another server holds the lane
+	}
+	if l.stale {
+		return errors.New("lane: the log is ahead of the lane: read it back before deciding") // sync was not called: a bug
+	}
+	pos, err := appendEvent(ctx, l.cfg, l.id, l.last, e)
+	if err != nil {
+		l.stale = true
+		return err
+	}
+	l.last = pos
+	return nil
+}
+
+// sync brings the lane's state in step with its log before anything is
+// decided: after an append whose outcome was unknown, it reads back and
+// applies what the log holds beyond the lane's last known event (the
+// append may have landed, and the log is the truth). A roll whose ack was
+// lost and which the client sends again is then refused as stale, never
+// counted twice.
+func (l *Lane) sync(ctx context.Context) error {
+	if l.moved {
+		return errMoved
+	}
+	if l.cfg.Wakes != nil && l.journal != nil {
+		if w := l.cfg.Wakes(); w != l.wakes {
+			l.wakes, l.stale, l.retryAt = w, true, time.Time{}
+		}
+	}
+	if !l.stale {
+		return nil
+	}
+	// While the store is down, every message would wait for a read that
+	// fails, and the lane goroutine would fall behind its inbox (and its
+	// readers behind their pongs): try the store again only after a pause.
+	if now := time.Now(); now.Before(l.retryAt) {
+		return errStoreDown
+	}
+	if err := l.readBack(ctx); err != nil {
+		if l.moved {
+			return errMoved
+		}
+		l.retryAt = time.Now().Add(storeRetryPause)
+		l.log.Warn("journal read failed", "err", err)
+		return errStoreDown
+	}
+	return nil
+}
+
+var errMoved = protocol.Errorf(protocol.CodeServerRestarting, "the lane moved to another server: reconnect, your seat is kept")
+
+var errStoreDown = protocol.Errorf(protocol.CodeUnavailable, "the lane could not read its log back in time; nothing changed, try again")
+
+// readBack reads the lane's log back from its last known event and
+// applies what another append (or another server) put there: see sync.
+// A join whose answer was lost is seated now if its seat is in the log.
+func (l *Lane) readBack(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.cfg.AppendTimeout)
+	defer cancel()
+	log, err := l.journal.Read(ctx, l.id, l.last)
+	if err != nil {
+		return fmt.Errorf("lane %s: reading back the log: %w", l.id, err)
+	}
+	for _, e := range log.Events {
+		l.state.Apply(e)
+	}
+	l.last, l.stale = log.Last, false
+	if l.state.Epoch() > l.epoch {
+		l.moved = true // another server claimed the lane: its log is not ours to write
+		return errMoved
+	}
+	if len(log.Events) > 0 {
+		l.log.Info("caught up with the journal", "events", len(log.Events))
+		l.changed()
+	}
+	for _, p := range l.pending {
+		_, attached := l.clients[p.c]
+		if name, ok := l.state.Holder(game.HashToken(p.token)); ok && name == p.name && attached && p.c.seat == "" && l.holders[name] == nil {
+			l.seat(p.c, name, p.ref, p.token, false) // its join was stored after all
+		}
+	}
+	l.pending = l.pending[:0]
+	return nil
+}

@@ -1,0 +1,89 @@
+package lane
+
+import (
+	"sync"
+
+	"github.com/coder/websocket"
+)
+
+// memConn is a Conn kept in memory, for tests that drive a lane without a
+// network: an outbox the test reads with take. It queues as a WebSocket's
+// outbox does (package lane/ws), a slice under a mutex that keeps only the
+// newest boards of a client that fell behind, so that the benchmarks
+// weigh what a lane's fan-out costs on a server.
+type memConn struct {
+	mu      sync.Mutex
+	queue   []outgoing
+	boards  int // in queue
+	dropped bool
+	status  websocket.StatusCode
+}
+
+type outgoing struct {
+	data  []byte
+	board bool
+}
+
+// lane/ws's maxQueuedBoards and maxQueuedReplies.
+const memQueuedBoards, memQueuedReplies = 64, 64
+
+func (m *memConn) Board(b []byte, _ uint64) (skipped int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.boards >= memQueuedBoards {
+		kept := m.queue[:0]
+		for _, o := range m.queue {
+			if !o.board {
+				kept = append(kept, o)
+			}
+		}
+		clear(m.queue[len(kept):])
+		skipped = m.boards
+		m.queue, m.boards = kept, 0
+	}
+	m.queue = append(m.queue, outgoing{data: b, board: true})
+	m.boards++
+	return skipped
+}
+
+func (m *memConn) Reply(b []byte, _ uint64) {
+	m.mu.Lock()
+	if len(m.queue)-m.boards >= memQueuedReplies {
+		m.mu.Unlock()
+		m.Close(websocket.StatusPolicyViolation, "too many unread replies")
+		return
+	}
+	m.queue = append(m.queue, outgoing{data: b})
+	m.mu.Unlock()
+}
+
+func (m *memConn) Close(status websocket.StatusCode, _ string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.dropped {
+		m.dropped, m.status = true, status
+	}
+}
+
+// newClient returns a client of l on a memConn, not attached yet.
+func newClient(l *Lane) *Client { return &Client{l: l, conn: new(memConn)} }
+
+// take empties c's outbox into buf and returns it: what a writer would
+// have written.
+func (c *Client) take(buf []outgoing) []outgoing {
+	m := c.conn.(*memConn)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	buf = append(buf, m.queue...)
+	clear(m.queue)
+	m.queue, m.boards = m.queue[:0], 0
+	return buf
+}
+
+// dropStatus reports whether c was closed, and with what status.
+func (c *Client) dropStatus() (websocket.StatusCode, bool) {
+	m := c.conn.(*memConn)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.status, m.dropped
+}

@@ -1,0 +1,243 @@
+package lane
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/tenpin/tenpin/lane/bowling"
+	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// Run runs the lane until ctx ends (returning ctx's error), the lane has
+// been idle for its timeout ([ErrIdle]), or handling a command panicked
+// (an error wrapping [ErrPanic]). Every client is disconnected on the way
+// out.
+func (l *Lane) Run(ctx context.Context) (err error) {
+	l.idle = time.NewTimer(l.cfg.IdleTimeout)
+	defer l.idle.Stop()
+	defer l.stop()
+	defer func() {
+		if p := recover(); p != nil {
+			l.log.Error("lane panicked", "panic", p, "stack", string(debug.Stack()))
+			l.closeAll(websocket.StatusInternalError, protocol.CodeInternal, "the lane failed and was closed")
+			err = fmt.Errorf("%w: %v", ErrPanic, p)
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			if l.cfg.Durable {
+				l.closeAll(websocket.StatusGoingAway, protocol.CodeServerRestarting, "the server is restarting: reconnect in a moment, your seat is kept")
+			} else {
+				l.closeAll(websocket.StatusGoingAway, protocol.CodeLaneClosed, "the server is shutting down")
+			}
+			return ctx.Err()
+		case <-l.presence.C:
+			if l.due {
+				l.changed()
+			}
+		case <-l.skippable.C:
+			l.changed() // the board says the player up may be skipped now
+		case <-l.idle.C:
+			if len(l.clients) == 0 {
+				return l.closeIdle(ctx)
+			}
+		case r := <-l.inbox:
+			l.handle(ctx, r)
+			if l.moved {
+				l.log.Warn("another server took the lane over", "epoch", l.state.Epoch())
+				l.closeAll(websocket.StatusGoingAway, protocol.CodeServerRestarting, "the lane moved to another server: reconnect, your seat is kept")
+				return ErrMoved
+			}
+			if r.op != opSnapshot { // the journal's compaction is not someone using the lane
+				l.armIdle()
+			}
+		}
+	}
+}
+
+// closeIdle records that the lane closed, so that it is not restored, and
+// closes it. If the journal cannot take that, the lane closes all the same
+// and comes back, idle, after a restart.
+func (l *Lane) closeIdle(ctx context.Context) error {
+	err := l.sync(ctx)
+	if l.moved { // the lane lives on with another server: it is not closed
+		l.closeAll(websocket.StatusGoingAway, protocol.CodeServerRestarting, "the lane moved to another server: reconnect, your seat is kept")
+		return ErrMoved
+	}
+	if err == nil {
+		err = l.store(ctx, l.state.Close("idle"))
+	}
+	if err != nil {
+		l.log.Warn("could not record the lane's closing", "err", err)
+	}
+	l.closeAll(websocket.StatusGoingAway, protocol.CodeLaneIdle, "the lane was idle and has closed")
+	return ErrIdle
+}
+
+// armIdle (re)starts the idle clock whenever nobody is connected.
+func (l *Lane) armIdle() {
+	if len(l.clients) > 0 {
+		l.idle.Stop()
+		return
+	}
+	// A game that has had a ball is worth waiting for; one only started
+	// is not: otherwise joining, starting and leaving keeps a lane (and
+	// its place in the lobby) for an hour.
+	timeout := l.cfg.IdleTimeout
+	if l.state.Phase() == game.Playing && l.state.Match().Started() {
+		timeout = l.cfg.AbandonTimeout
+	}
+	l.idle.Reset(timeout)
+}
+
+// submit hands a request to the lane goroutine. It reports false if the
+// lane has stopped or ctx ended first.
+func (l *Lane) submit(ctx context.Context, r request) bool {
+	select {
+	case <-l.stopped.Done(): // checked first: a buffered inbox would take the request
+		return false
+	default:
+	}
+	select {
+	case l.inbox <- r:
+		return true
+	case <-l.stopped.Done():
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (l *Lane) handle(ctx context.Context, r request) {
+	switch r.op {
+	case opAttach:
+		l.attach(r.c)
+	case opDetach:
+		l.detach(r.c)
+	case opMessage:
+		l.message(ctx, r.c, r.msg)
+	case opRead:
+		l.read(ctx, r.c, r.data, r.refusal)
+	case opExpire:
+		if _, ok := l.waiting[r.c]; ok {
+			l.turnAway(r.c, "")
+		}
+	case opRefresh:
+		if _, ok := l.clients[r.c]; ok {
+			l.sendBoard(r.c, l.view.Load().board)
+		}
+	case opVerify:
+		if l.journal != nil {
+			l.stale, l.retryAt = true, time.Time{}
+			l.sync(ctx)
+		}
+	case opSnapshot:
+		err := l.sync(ctx)
+		if err == nil {
+			err = l.store(ctx, l.state.Snapshot())
+		}
+		r.result <- err
+	}
+}
+
+// read decodes a message as a connection read it and handles it, or
+// refuses it: undecodable, or refused already by the reader (answered by
+// its id alone).
+func (l *Lane) read(ctx context.Context, c *Client, data []byte, refusal error) {
+	msg, err := protocol.Decode(data)
+	if refusal != nil {
+		msg, err = protocol.Request{ID: msg.ID}, refusal
+	}
+	if err != nil {
+		if _, ok := l.clients[c]; ok { // not sent just before the connection went away
+			l.refuse(c, msg.ID, err)
+		} else if _, ok := l.waiting[c]; ok {
+			l.turnAway(c, msg.ID)
+		}
+		return
+	}
+	l.message(ctx, c, msg)
+}
+
+// message handles one decoded client message.
+func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request) {
+	if _, ok := l.waiting[c]; ok {
+		l.admit(ctx, c, m)
+		return
+	}
+	if _, ok := l.clients[c]; !ok {
+		return // sent just before the connection went away
+	}
+	if err := l.sync(ctx); err != nil {
+		l.refuse(c, m.ID, err) // a decision on a state that may be behind the log could be wrong
+		return
+	}
+	if m.Type == protocol.TypeJoin || m.Type == protocol.TypeResume {
+		if c.seat != "" {
+			l.refuse(c, m.ID, protocol.Errorf(protocol.CodeAlreadySeated, "this connection already holds %s's seat", c.seat))
+			return
+		}
+		if m.Type == protocol.TypeJoin {
+			l.join(ctx, c, m)
+		} else {
+			l.resume(ctx, c, m)
+		}
+		return
+	}
+	if c.seat == "" {
+		l.refuse(c, m.ID, protocol.Errorf(protocol.CodeNotSeated, "only a seated player may %s; join first", m.Type))
+		return
+	}
+	var e game.Event
+	var err error
+	switch m.Type {
+	case protocol.TypeStart:
+		e, err = l.state.Start(c.seat)
+	case protocol.TypeRoll:
+		var t game.Throw
+		if t, err = requestBall(m); err == nil {
+			t.By, t.For, t.Frame, t.Ball, t.UpOffline = c.seat, bowling.Name(m.Name), *m.Frame, *m.Ball, l.upOffline()
+			e, err = l.state.Roll(t)
+		}
+	case protocol.TypeLeave:
+		e, err = l.state.Leave(c.seat)
+	case protocol.TypeRematch:
+		e, err = l.state.NewGame(c.seat)
+	case protocol.TypeCorrect, protocol.TypeSkip, protocol.TypeRemove, protocol.TypeReadmit:
+		e, err = l.decideFairPlay(c, m)
+	}
+	if err == nil {
+		err = l.record(ctx, e)
+	}
+	if err != nil {
+		l.refuse(c, m.ID, err)
+		return
+	}
+	if e.Kind == game.PlayerLeft {
+		l.removed(e) // the player who left, or whom the host removed
+	}
+	l.changed()
+	l.ack(c, m.ID)
+}
+
+// closeAll tells every client, waiting ones too, why the lane is closing
+// and disconnects it.
+func (l *Lane) closeAll(status websocket.StatusCode, code protocol.Code, why string) {
+	for c, timer := range l.waiting {
+		timer.Stop()
+		l.reply(c, protocol.Errorf(code, "%s", why))
+		c.conn.Close(status, why)
+		delete(l.waiting, c)
+	}
+	for c := range l.clients {
+		l.reply(c, protocol.Errorf(code, "%s", why)) // a notice, not a refused message
+		c.conn.Close(status, why)
+		l.exit(c)
+	}
+}

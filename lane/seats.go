@@ -1,0 +1,224 @@
+package lane
+
+import (
+	"context"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/google/uuid"
+
+	"github.com/tenpin/tenpin/lane/bowling"
+	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// spectators counts the attached connections that hold no seat. Waiting
+// connections are not attached, and seated players are never spectators.
+func (l *Lane) spectators() int {
+	return len(l.clients) - len(l.holders)
+}
+
+// attach attaches a new connection as a spectator, if the lane has room
+// for one more. If it has not, the connection may be a seated player
+// coming back, who must get in however many watch: it waits, unattached
+// (sent nothing, not counted), for cfg.ResumeGrace, and its one allowed
+// message is resume (see [Lane.admit]). Anything else, or nothing in
+// time, turns it away with spectators_full and close 1013. Waiting costs
+// the lane nothing on a change: a waiting connection is sent no board.
+func (l *Lane) attach(c *Client) {
+	if l.spectators() >= l.cfg.MaxSpectators {
+		l.waiting[c] = time.AfterFunc(l.cfg.ResumeGrace, func() {
+			l.submit(context.Background(), request{op: opExpire, c: c})
+		})
+		return
+	}
+	l.enter(c)
+	if !l.presenceChanged() {
+		l.sendBoard(c, l.view.Load().board) // the newcomer gets the board at once, everyone the count soon
+	}
+}
+
+// enter counts c among the lane's clients, taking it out of the waiting.
+func (l *Lane) enter(c *Client) {
+	if timer, ok := l.waiting[c]; ok {
+		timer.Stop()
+		delete(l.waiting, c)
+	}
+	l.clients[c] = struct{}{}
+	if c.relayed {
+		l.remotes++
+		return // counted by its own node
+	}
+	l.cfg.Metrics.Connections.Add(1)
+}
+
+// exit takes an attached client out of the lane's clients.
+func (l *Lane) exit(c *Client) {
+	delete(l.clients, c)
+	if c.relayed {
+		l.remotes--
+		return
+	}
+	l.cfg.Metrics.Connections.Add(-1)
+}
+
+// admit handles the message of a waiting connection: a resume with a
+// token that holds a seat attaches it, as that seat's player; anything
+// else turns it away.
+func (l *Lane) admit(ctx context.Context, c *Client, m protocol.Request) {
+	if m.Type != protocol.TypeResume {
+		l.turnAway(c, m.ID)
+		return
+	}
+	if err := l.sync(ctx); err != nil {
+		l.refuse(c, m.ID, err)
+		l.turnAway(c, "")
+		return
+	}
+	if _, ok := l.tokenSeat(m.Token); !ok {
+		l.refuse(c, m.ID, errBadToken)
+		l.turnAway(c, "")
+		return
+	}
+	l.enter(c)
+	l.resume(ctx, c, m)
+}
+
+// turnAway tells a connection that the lane has no room for another
+// spectator and closes it with 1013 (try again later), whether it is
+// waiting or attached.
+func (l *Lane) turnAway(c *Client, ref string) {
+	if timer, ok := l.waiting[c]; ok {
+		timer.Stop()
+		delete(l.waiting, c)
+	}
+	if _, ok := l.clients[c]; ok {
+		l.exit(c) // a spectator: it holds no seat
+	}
+	l.refuse(c, ref, protocol.Errorf(protocol.CodeSpectatorsFull, "the lane has its %d watchers already", l.cfg.MaxSpectators))
+	c.conn.Close(websocket.StatusTryAgainLater, "lane full")
+}
+
+func (l *Lane) detach(c *Client) {
+	if timer, ok := l.waiting[c]; ok {
+		timer.Stop()
+		delete(l.waiting, c)
+		return
+	}
+	if _, ok := l.clients[c]; !ok {
+		return
+	}
+	l.exit(c)
+	if c.seat != "" && l.holders[c.seat] == c {
+		delete(l.holders, c.seat) // the player is shown disconnected but keeps the seat
+		l.offline[c.seat] = time.Now()
+	}
+	l.presenceChanged()
+}
+
+// presenceEvery is the shortest time between two boards sent for
+// presence alone. Connecting and disconnecting cost a client nothing but
+// would send the board to every watcher, a 200-fold amplification: a
+// churn of connections shows as at most ten boards a second, while a
+// roll's board is never held back (and carries the presence too).
+const presenceEvery = 100 * time.Millisecond
+
+// presenceChanged shows a change of presence: at once if no board went
+// out for presenceEvery, else with the next board, at the latest when the
+// interval is over. It reports whether the board went out at once.
+func (l *Lane) presenceChanged() (shown bool) {
+	if l.due {
+		return false
+	}
+	wait := presenceEvery - time.Since(l.lastBoard)
+	if wait <= 0 {
+		l.changed()
+		return true
+	}
+	l.due = true
+	l.presence.Reset(wait)
+	return false
+}
+
+// upOffline reports whether the player up has no connection holding their
+// seat: then any seated player may enter their ball.
+func (l *Lane) upOffline() bool {
+	seat, _, ok := l.state.Match().Up()
+	if !ok {
+		return false
+	}
+	return l.holders[l.state.Match().At(seat).Name] == nil
+}
+
+func (l *Lane) join(ctx context.Context, c *Client, m protocol.Request) {
+	token := uuid.NewString()
+	e, err := l.state.Join(m.Name, game.HashToken(token))
+	if err != nil {
+		l.refuse(c, m.ID, err)
+		return
+	}
+	if err := l.record(ctx, e); err != nil {
+		// The seat may have been stored all the same, and only this
+		// connection knows its token: if reading the log back shows the
+		// seat, the connection is seated then (see readBack).
+		l.pending = append(l.pending, pendingJoin{c: c, ref: m.ID, name: e.Player, token: token})
+		l.refuse(c, m.ID, err)
+		return
+	}
+	l.seat(c, e.Player, m.ID, token, false)
+}
+
+// pendingJoin is a join whose append had no answer: the seat it asked for
+// may be in the log.
+type pendingJoin struct {
+	c     *Client
+	ref   string
+	name  bowling.Name
+	token string
+}
+
+var errBadToken = protocol.Errorf(protocol.CodeBadToken, "that token holds no seat on this lane")
+
+// tokenSeat returns the seat a resume token holds, if it holds one.
+func (l *Lane) tokenSeat(token string) (bowling.Name, bool) {
+	name, ok := l.state.Holder(game.HashToken(token))
+	return name, ok && l.state.Seated(name)
+}
+
+func (l *Lane) resume(ctx context.Context, c *Client, m protocol.Request) {
+	name, ok := l.tokenSeat(m.Token)
+	if !ok {
+		l.refuse(c, m.ID, errBadToken)
+		return
+	}
+	if old := l.holders[name]; old != nil {
+		old.seat = ""
+		c.seat, l.holders[name] = name, c
+		l.reply(old, protocol.Errorf(protocol.CodeSeatTakenOver, "%s's seat was resumed by another connection", name))
+		// The old connection is a spectator now. A player who came back
+		// while watchers were full did not count as one (see attach): with
+		// no room left for it, the old connection goes, so that resuming a
+		// seat over and over cannot add watchers past the limit.
+		if l.spectators() > l.cfg.MaxSpectators {
+			l.turnAway(old, "")
+		}
+	}
+	l.seat(c, name, m.ID, m.Token, true)
+	l.welcomeBack(ctx, name)
+}
+
+// seat gives name's seat to c, shows everyone the change and welcomes c
+// with the seat's token. A resume is presence alone: two connections
+// resuming one seat in turn must not send every watcher a board each time.
+func (l *Lane) seat(c *Client, name bowling.Name, ref, token string, resumed bool) {
+	c.seat = name
+	l.holders[name] = c
+	delete(l.offline, name)
+	if resumed {
+		l.presenceChanged()
+	} else {
+		l.changed()
+	}
+	seat, _ := l.state.Seat(name)
+	l.reply(c, protocol.Welcome{Type: protocol.TypeWelcome, Ref: ref, Seat: seat, Name: string(name), Token: token})
+}

@@ -1,0 +1,172 @@
+package ws
+
+import (
+	"encoding/binary"
+	"net"
+	"sync"
+	"time"
+)
+
+// batchConn is the network connection as the WebSocket library writes to
+// it. During a batch it gathers the frames written in a pooled buffer and
+// sends them in one system call at the batch's end; outside a batch
+// (pings, pongs, closes) it writes through. A connection so holds no write
+// buffer between batches, and a client that fell behind gets its backlog
+// in one write.
+//
+// Every write it makes is bounded by the write timeout: a client that
+// cannot take what is sent to it in that time has stopped reading.
+//
+// The library closes the connection right after it writes a close frame
+// of its own (the echo of a client's close, or its answer to a message over
+// the read limit), which may have joined a batch: Close sends the batch's
+// whole frames before it closes, and waits for a batch being sent.
+type batchConn struct {
+	net.Conn
+	mu       sync.Mutex
+	batch    *[]byte       // gathering; nil outside a batch
+	timeout  time.Duration // 0: no deadline
+	deadline time.Time     // the write deadline set
+
+	sending sync.Mutex // held while a batch is sent, and by Close
+}
+
+var batchBuffers = sync.Pool{New: func() any {
+	b := make([]byte, 0, 4<<10) // an eight-player board, finished, is under 4 KiB
+	return &b
+}}
+
+func (bc *batchConn) setTimeout(d time.Duration) {
+	bc.mu.Lock()
+	bc.timeout = d
+	bc.mu.Unlock()
+}
+
+func (bc *batchConn) Write(p []byte) (int, error) {
+	bc.mu.Lock()
+	if b := bc.batch; b != nil {
+		*b = append(*b, p...)
+		bc.mu.Unlock()
+		return len(p), nil
+	}
+	bc.mu.Unlock()
+	if err := bc.arm(); err != nil {
+		return 0, err
+	}
+	return bc.Conn.Write(p)
+}
+
+// arm makes sure the write deadline is at least half the write timeout
+// away, so that a write is given between half the timeout and all of it.
+// Moving the deadline only when it is that close spares a timer update a
+// write: on a busy connection most writes find it far enough.
+func (bc *batchConn) arm() error {
+	now := time.Now()
+	bc.mu.Lock()
+	if bc.timeout <= 0 || bc.deadline.Sub(now) >= bc.timeout/2 {
+		bc.mu.Unlock()
+		return nil
+	}
+	bc.deadline = now.Add(bc.timeout)
+	d := bc.deadline
+	bc.mu.Unlock()
+	return bc.Conn.SetWriteDeadline(d)
+}
+
+// begin starts gathering writes.
+func (bc *batchConn) begin() {
+	bc.mu.Lock()
+	bc.batch = batchBuffers.Get().(*[]byte)
+	bc.mu.Unlock()
+}
+
+// end stops gathering and writes what was gathered. The WebSocket library
+// writes each frame whole, under its own lock, and flushes at its end, so
+// the batch holds whole frames: the writer's, and control frames other
+// goroutines wrote meanwhile (a pong, or a close frame the library wrote
+// on its own, after which it refuses the writer's next message). They are
+// sent whatever became of the writer's last message, unless Close sent
+// them already.
+func (bc *batchConn) end() error {
+	bc.sending.Lock()
+	defer bc.sending.Unlock()
+	b := bc.take()
+	if b == nil {
+		return net.ErrClosed
+	}
+	return bc.send(b, len(*b))
+}
+
+// Close sends an open batch's whole frames, then closes the connection.
+// Outside a batch every write went through already; while a batch is sent
+// Close waits for it, within the write timeout. A batch may end in part of
+// a frame only if the connection is closed without a close frame (CloseNow)
+// while the writer is writing one: that part is not sent.
+func (bc *batchConn) Close() error {
+	bc.sending.Lock()
+	defer bc.sending.Unlock()
+	if b := bc.take(); b != nil {
+		bc.send(b, wholeFrames(*b))
+	}
+	return bc.Conn.Close()
+}
+
+// take ends the open batch, if there is one, and returns it.
+func (bc *batchConn) take() *[]byte {
+	bc.mu.Lock()
+	defer bc.mu.Unlock()
+	b := bc.batch
+	bc.batch = nil
+	return b
+}
+
+// send writes the first n bytes of a batch, and puts the batch back in the
+// pool. bc.sending is held.
+func (bc *batchConn) send(b *[]byte, n int) error {
+	var err error
+	if n > 0 {
+		if err = bc.arm(); err == nil {
+			_, err = bc.Conn.Write((*b)[:n])
+		}
+	}
+	if cap(*b) <= maxPooledBatch {
+		*b = (*b)[:0]
+		batchBuffers.Put(b)
+	}
+	return err
+}
+
+// wholeFrames returns the length of the longest prefix of p made of whole
+// WebSocket frames.
+func wholeFrames(p []byte) int {
+	n := 0
+	for {
+		f := p[n:]
+		if len(f) < 2 {
+			return n
+		}
+		head, size := 2, uint64(f[1]&0x7f)
+		switch size {
+		case 126:
+			head = 4
+		case 127:
+			head = 10
+		}
+		if f[1]&0x80 != 0 { // masked: a server's frames are not
+			head += 4
+		}
+		if len(f) < head {
+			return n
+		}
+		switch size {
+		case 126:
+			size = uint64(binary.BigEndian.Uint16(f[2:]))
+		case 127:
+			size = binary.BigEndian.Uint64(f[2:])
+		}
+		if size > uint64(len(f)-head) {
+			return n
+		}
+		n += head + int(size)
+	}
+}

@@ -1,0 +1,302 @@
+package ws
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// errDropped ends a connection the lane (or its own outbox) dropped.
+var errDropped = errors.New("ws: connection dropped")
+
+// Conn is a client's WebSocket connection, upgraded by [Accept] and served
+// by [Serve]: the [lane.Conn] its lane sends to. Its outbox is filled
+// without ever blocking, and written by writer goroutines that exist only
+// while something is queued (see [Conn.writeOut]).
+type Conn struct {
+	ws *websocket.Conn
+	bc *batchConn // under ws
+
+	// Set by Serve from its endpoint's settings.
+	pingInterval, pongTimeout time.Duration
+	limit                     limiter
+
+	// pinged is set while the server's ping waits for its pong: that pong
+	// was asked for, and does not count toward the client's rate.
+	pinged atomic.Bool
+
+	// The outbox.
+	mu      sync.Mutex
+	queue   []outgoing // waiting to be written, in order
+	spare   []outgoing // the last batch written, emptied: the next queue
+	boards  int        // boards in queue
+	skipped int        // boards dropped because the client fell behind
+
+	writing bool           // a writer goroutine owns the connection's writes
+	ended   bool           // the connection is over: start no more writers
+	dropped bool           // the connection must close, with closeStatus
+	failed  error          // why the connection broke, if it did
+	wg      sync.WaitGroup // writer goroutines
+	pinger  *time.Timer    // the next ping
+
+	closeStatus websocket.StatusCode
+	closeReason string
+
+	// writeOutFn is c.writeOut, made once: a go statement with a method
+	// call would allocate a closure a batch.
+	writeOutFn func()
+}
+
+type outgoing struct {
+	data  []byte
+	board bool
+}
+
+// Accept upgrades an HTTP request to a WebSocket connection for a lane,
+// answering the request itself when it cannot. After Accept the handler may
+// return: the connection lives on in [Serve].
+//
+// The pings and pongs the client sends count toward its message rate (see
+// Config.MessageRate), but for the pong that answers the server's
+// ping: a ping over the rate is not answered, and a client that keeps
+// sending over it is disconnected. Callbacks set in opts for them are
+// called for those within the rate.
+func Accept(w http.ResponseWriter, r *http.Request, opts *websocket.AcceptOptions) (*Conn, error) {
+	conn := newConn()
+	var o websocket.AcceptOptions
+	if opts != nil {
+		o = *opts
+	}
+	onPing, onPong := o.OnPingReceived, o.OnPongReceived
+	o.OnPingReceived = func(ctx context.Context, p []byte) bool {
+		return conn.limit.allow(time.Now()) && (onPing == nil || onPing(ctx, p))
+	}
+	o.OnPongReceived = func(ctx context.Context, p []byte) {
+		if (conn.pinged.CompareAndSwap(true, false) || conn.limit.allow(time.Now())) && onPong != nil {
+			onPong(ctx, p)
+		}
+	}
+	h := &hijacker{ResponseWriter: w}
+	ws, err := websocket.Accept(h, r, &o)
+	if err != nil {
+		return nil, err
+	}
+	conn.ws, conn.bc = ws, h.conn
+	return conn, nil
+}
+
+func newConn() *Conn {
+	c := new(Conn)
+	c.writeOutFn = c.writeOut
+	c.limit.conn = c
+	return c
+}
+
+// hijacker hands the WebSocket library the hijacked connection as a
+// batchConn, with small buffers of its own instead of net/http's.
+type hijacker struct {
+	http.ResponseWriter
+	conn *batchConn
+}
+
+func (h *hijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	nc, brw, err := http.NewResponseController(h.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	h.conn = &batchConn{Conn: nc}
+	w := bufio.NewWriterSize(h.conn, writeBufferSize)
+	n := brw.Reader.Buffered() // sent by the client before our answer
+	if n > readBufferSize {
+		return h.conn, bufio.NewReadWriter(brw.Reader, w), nil
+	}
+	// The WebSocket library takes over what the reader holds, not what it
+	// reads from: what the client sent early must be in the new buffer.
+	b, _ := brw.Reader.Peek(n)
+	r := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(bytes.Clone(b)), nc), readBufferSize)
+	if _, err := r.Peek(n); err != nil {
+		nc.Close()
+		return nil, nil, err
+	}
+	return h.conn, bufio.NewReadWriter(r, w), nil
+}
+
+// Board queues a board (see [lane.Conn]). A client that has fallen
+// maxQueuedBoards behind loses its older boards: each board is a full
+// snapshot, so the newest is all it needs. It reports how many boards
+// were dropped.
+func (c *Conn) Board(b []byte, _ uint64) (skipped int) {
+	c.mu.Lock()
+	if c.boards >= maxQueuedBoards {
+		kept := c.queue[:0]
+		for _, m := range c.queue {
+			if !m.board {
+				kept = append(kept, m)
+			}
+		}
+		clear(c.queue[len(kept):])
+		skipped = c.boards
+		c.skipped += skipped
+		c.queue, c.boards = kept, 0
+	}
+	c.queue = append(c.queue, outgoing{data: b, board: true})
+	c.boards++
+	c.startWriterLocked()
+	c.mu.Unlock()
+	return skipped
+}
+
+// Reply queues an answer meant for this client alone (see [lane.Conn]):
+// after every board queued before it, so after the board its seq names.
+// A client that has let too many answers pile up is closed.
+func (c *Conn) Reply(b []byte, _ uint64) {
+	c.mu.Lock()
+	over := len(c.queue)-c.boards >= maxQueuedReplies
+	if !over {
+		c.queue = append(c.queue, outgoing{data: b})
+		c.startWriterLocked()
+	}
+	c.mu.Unlock()
+	if over {
+		c.Close(websocket.StatusPolicyViolation, "too many unread replies")
+	}
+}
+
+// Close closes the connection with the given status once what is already
+// queued is written. Only the first call counts.
+func (c *Conn) Close(status websocket.StatusCode, reason string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dropped {
+		return
+	}
+	c.dropped, c.closeStatus, c.closeReason = true, status, reason
+	c.startWriterLocked()
+}
+
+// startWriterLocked starts a writer goroutine unless one is running or the
+// connection is over. c.mu is held. A Conn not accepted (the outbox alone,
+// in tests) has no writer.
+func (c *Conn) startWriterLocked() {
+	if c.ws == nil || c.writing || c.ended {
+		return
+	}
+	c.writing = true
+	c.wg.Add(1)
+	go c.writeOutFn()
+}
+
+func (c *Conn) skippedCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.skipped
+}
+
+// writeOut writes the client's queue out, batch by batch, and returns when
+// it is empty; a client dropped meanwhile has its connection closed with
+// the status the drop gave. A write that fails closes the connection, which
+// ends the reader and so Serve.
+func (c *Conn) writeOut() {
+	defer c.wg.Done()
+	c.mu.Lock()
+	for len(c.queue) > 0 && !c.ended {
+		batch := c.queue
+		c.queue, c.spare, c.boards = c.spare[:0], nil, 0
+		c.mu.Unlock()
+		err := c.write(batch)
+		clear(batch)
+		c.mu.Lock()
+		c.spare = batch[:0]
+		if err != nil {
+			c.mu.Unlock()
+			c.fail(err) // writing stays set: nothing more is written
+			return
+		}
+	}
+	if c.dropped && !c.ended {
+		status, reason := c.closeStatus, c.closeReason
+		c.mu.Unlock()
+		c.ws.Close(status, reason) // writing stays set: nothing more is written
+		return
+	}
+	c.writing = false
+	c.mu.Unlock()
+}
+
+// write writes a batch of messages in one system call (see batchConn).
+func (c *Conn) write(batch []outgoing) error {
+	c.bc.begin()
+	return c.writeAndEnd(batch)
+}
+
+// writeAndEnd writes messages into the open batch, and ends it. If the
+// library refuses a message, the connection is closing: the batch is sent
+// all the same, with the close frame the library wrote into it.
+func (c *Conn) writeAndEnd(batch []outgoing) error {
+	var err error
+	for _, m := range batch {
+		if err = c.ws.Write(context.Background(), websocket.MessageText, m.data); err != nil {
+			break
+		}
+	}
+	if err2 := c.bc.end(); err == nil {
+		err = err2
+	}
+	return err
+}
+
+// ping pings the client and, once the pong is back, schedules the next
+// ping. A client that does not answer within the pong timeout is
+// disconnected.
+func (c *Conn) ping() {
+	ctx, cancel := context.WithTimeout(context.Background(), c.pongTimeout)
+	c.pinged.Store(true)
+	err := c.ws.Ping(ctx)
+	cancel()
+	if err != nil {
+		c.fail(fmt.Errorf("no pong within %v: %w", c.pongTimeout, err))
+		return
+	}
+	c.mu.Lock()
+	if !c.ended {
+		c.pinger = time.AfterFunc(c.pingInterval, c.ping)
+	}
+	c.mu.Unlock()
+}
+
+// fail records why the connection broke, unless it was over already, and
+// closes it.
+func (c *Conn) fail(err error) {
+	c.mu.Lock()
+	if !c.ended && c.failed == nil {
+		c.failed = err
+	}
+	c.mu.Unlock()
+	c.ws.CloseNow()
+}
+
+func (c *Conn) failure() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.failed
+}
+
+// end marks the connection over: no writer starts after it, and no ping.
+func (c *Conn) end() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ended = true
+	if c.pinger != nil {
+		c.pinger.Stop()
+	}
+}
