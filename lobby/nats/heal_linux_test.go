@@ -101,4 +101,3 @@ func fill(t *testing.T, file string) {
 		}
 	}
 }
-

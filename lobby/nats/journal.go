@@ -139,20 +139,20 @@ type StoreConfig struct {
 // Journal is a [game.Journal] in a JetStream stream. It is safe for
 // concurrent use.
 type Journal struct {
-	cfg    StoreConfig
-	log    *slog.Logger
-	lock   *os.File       // the data directory's lock; nil with a URL
-	srv    *server.Server // the embedded server; nil with a URL
+	cfg  StoreConfig
+	log  *slog.Logger
+	lock *os.File       // the data directory's lock; nil with a URL
+	srv  *server.Server // the embedded server; nil with a URL
 	// storeDir is where the embedded server stores; stopWatch ends its
 	// health watch.
 	storeDir  string
 	stopWatch context.CancelFunc
 	watched   sync.WaitGroup
-	token  string         // the embedded server's client password, when it listens (in a cluster)
-	lease  *lease         // the hold on a stream at a URL; nil for the embedded server
-	nc     *nats.Conn
-	js     jetstream.JetStream
-	stream jetstream.Stream
+	token     string // the embedded server's client password, when it listens (in a cluster)
+	lease     *lease // the hold on a stream at a URL; nil for the embedded server
+	nc        *nats.Conn
+	js        jetstream.JetStream
+	stream    jetstream.Stream
 
 	closeOnce sync.Once
 	closeErr  error
