@@ -34,7 +34,12 @@ func benchLaneOn(b *testing.B, l *Lane, spectators int) (*Lane, []*Client) {
 // rollOnce has whoever is up roll, rematching and starting again when
 // the game ends: the lane's hot path from a decoded roll to the board in
 // every outbox.
-func rollOnce(l *Lane, players []*Client, pins *int) {
+func rollOnce(l *Lane, players []*Client, pins *int) { rollBy(l, players, pins, false) }
+
+// rollBy is rollOnce, the roll given by its count or, if deck, by the
+// pins it leaves standing (the lowest-numbered of those standing before
+// it knocked down).
+func rollBy(l *Lane, players []*Client, pins *int, deck bool) {
 	seat, _, ok := l.state.Match().Up()
 	if !ok {
 		for _, t := range []protocol.Type{protocol.TypeRematch, protocol.TypeStart} {
@@ -45,20 +50,34 @@ func rollOnce(l *Lane, players []*Client, pins *int) {
 	standing := l.state.Match().Players()[seat].Game.Standing()
 	*pins = (*pins + 3) % (standing + 1)
 	frame, ball := l.upGame().CurrentFrame(), l.upGame().Ball()
-	l.handle(context.Background(), request{op: opMessage, c: players[seat], msg: protocol.Request{Type: protocol.TypeRoll, Pins: pins, Frame: &frame, Ball: &ball, ID: "r"}})
+	msg := protocol.Request{Type: protocol.TypeRoll, Pins: pins, Frame: &frame, Ball: &ball, ID: "r"}
+	if rack, ok := l.upGame().Rack(); deck && ok {
+		left := rack.Pins()[*pins:]
+		msg.Pins, msg.Deck = nil, &left
+	}
+	l.handle(context.Background(), request{op: opMessage, c: players[seat], msg: msg})
 }
 
+// BenchmarkRollAndFanOut rolls by count, as the seeds' pad does, and by
+// deck, the pins left standing, as the pin deck does (its boards then
+// show up.deck and each frame's decks).
 func BenchmarkRollAndFanOut(b *testing.B) {
 	for _, n := range []int{0, 6, 100} {
-		b.Run(fmt.Sprintf("spectators=%d", n), func(b *testing.B) {
-			l, players := benchLane(b, n)
-			pins := 0
-			b.ReportAllocs()
-			for b.Loop() {
-				rollOnce(l, players, &pins)
+		for _, deck := range []bool{false, true} {
+			name := fmt.Sprintf("spectators=%d/count", n)
+			if deck {
+				name = fmt.Sprintf("spectators=%d/deck", n)
 			}
-			b.ReportMetric(float64(l.cfg.Metrics.BoardsSent.Load())/float64(b.N), "boards/op")
-		})
+			b.Run(name, func(b *testing.B) {
+				l, players := benchLane(b, n)
+				pins := 0
+				b.ReportAllocs()
+				for b.Loop() {
+					rollBy(l, players, &pins, deck)
+				}
+				b.ReportMetric(float64(l.cfg.Metrics.BoardsSent.Load())/float64(b.N), "boards/op")
+			})
+		}
 	}
 }
 
@@ -84,15 +103,25 @@ func benchRollStored(b *testing.B, j game.Journal) {
 	b.ReportMetric(float64(l.cfg.Metrics.Appends.Load())/float64(b.N), "appends/op")
 }
 
+// BenchmarkBuildBoard builds a board mid-game: of balls entered by
+// count, and (deck) of balls entered by the pins they left.
 func BenchmarkBuildBoard(b *testing.B) {
-	l, players := benchLane(b, 0)
-	pins := 0
-	for range 40 { // mid-game: frames to encode
-		rollOnce(l, players, &pins)
+	for _, deck := range []bool{false, true} {
+		name := "count"
+		if deck {
+			name = "deck"
+		}
+		b.Run(name, func(b *testing.B) {
+			l, players := benchLane(b, 0)
+			pins := 0
+			for range 40 { // mid-game: frames to encode
+				rollBy(l, players, &pins, deck)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				l.buildBoard()
+			}
+			b.ReportMetric(float64(len(l.BoardJSON())), "bytes/board")
+		})
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		l.buildBoard()
-	}
-	b.ReportMetric(float64(len(l.BoardJSON())), "bytes/board")
 }

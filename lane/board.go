@@ -37,7 +37,7 @@ func (l *Lane) Games() protocol.Games {
 // gamePlayer is one player's line of a game in the series: their frames
 // as on the board, and how many frames were strikes, spares and open.
 func gamePlayer(name bowling.Name, g *bowling.Game, left bool, corrected uint16) protocol.GamePlayer {
-	view := playerView(bowling.Player{Name: name, Game: *g, Left: left}, false, corrected)
+	view := playerView(bowling.Player{Name: name, Game: *g, Left: left}, false, corrected, new(deckArena))
 	var stats bowling.Stats
 	stats.Add(g)
 	out := protocol.GamePlayer{Name: string(name), Frames: view.Frames, Total: view.Total, Left: left, Stats: playerStats(name, stats)}
@@ -90,53 +90,45 @@ func (l *Lane) sendBoard(c *Client, board []byte) {
 // cluster through Config.Publish.
 func (l *Lane) buildBoard() *view {
 	players := l.state.Match().Players()
-	board := protocol.Board{
-		Type:       protocol.TypeBoard,
-		Lane:       l.id,
-		Name:       l.name,
-		Seq:        l.boardSeq(),
-		Phase:      protocol.Phase(l.state.Phase()),
-		Players:    make([]protocol.Player, len(players)),
-		Spectators: l.spectators(),
-		Host:       string(l.state.Host()),
+	head := boardHead{
+		Type:  protocol.TypeBoard,
+		Lane:  l.id,
+		Name:  l.name,
+		Seq:   l.boardSeq(),
+		Phase: protocol.Phase(l.state.Phase()),
+		Host:  string(l.state.Host()),
 	}
-	if seat, frame, ok := l.state.Match().Up(); ok && board.Phase == protocol.PhasePlaying {
-		board.Up = &protocol.Up{Seat: seat, Frame: frame, Ball: players[seat].Game.Ball(), Standing: players[seat].Game.Standing(),
+	if seat, frame, ok := l.state.Match().Up(); ok && head.Phase == protocol.PhasePlaying {
+		head.Up = &protocol.Up{Seat: seat, Frame: frame, Ball: players[seat].Game.Ball(), Standing: players[seat].Game.Standing(),
 			Deck: rackPins(&players[seat].Game), SkipIn: l.skipIn(players[seat].Name)}
 	} else {
 		l.skippable.Stop()
 	}
-	summary := protocol.LaneSummary{ID: l.id, Name: l.name, Phase: board.Phase, Players: make([]string, len(players)), Spectators: board.Spectators}
-	if board.Up != nil {
-		summary.Frame = board.Up.Frame
-	} else if board.Phase == protocol.PhaseFinished {
+	summary := protocol.LaneSummary{ID: l.id, Name: l.name, Phase: head.Phase, Players: make([]string, len(players)), Spectators: l.spectators()}
+	if head.Up != nil {
+		summary.Frame = head.Up.Frame
+	} else if head.Phase == protocol.PhaseFinished {
 		summary.Frame = bowling.NumFrames
 	}
-	marks := correctedFrames(l.state.Corrections())
 	for i, p := range players {
-		board.Players[i] = playerView(p, l.holders[p.Name] != nil, marks[p.Name])
-		board.Players[i].Removed = p.Left && l.state.Removed(p.Name)
 		summary.Players[i] = string(p.Name)
 	}
-	board.Series = series(l.state.Totals(), players)
-	data, err := json.Marshal(board)
-	if err != nil {
-		panic(fmt.Sprintf("lane: encoding a board: %v", err)) // only plain values: cannot fail
-	}
+	data := l.encodeBoard(head, players, correctedFrames(l.state.Corrections()), series(l.state.Totals(), players))
+	l.forgetFrames(players)
 	v := &view{board: data, summary: summary, players: players, series: l.state.Series(), corrections: l.state.Corrections(), phase: l.state.Phase()}
 	l.view.Store(v)
 	return v
 }
 
 // playerView is a player's line of a board; corrected holds a bit for
-// each frame (1 to 10) with a corrected ball.
-func playerView(p bowling.Player, connected bool, corrected uint16) protocol.Player {
+// each frame (1 to 10) with a corrected ball; decks come from a.
+func playerView(p bowling.Player, connected bool, corrected uint16, a *deckArena) protocol.Player {
 	out := protocol.Player{Name: string(p.Name), Connected: connected, Left: p.Left, Away: p.Away, Late: p.Late, Total: p.Game.Total()}
 	for _, f := range p.Game.Frames() {
 		if len(f.Rolls) == 0 {
 			break
 		}
-		out.Frames = append(out.Frames, frameView(f, corrected&(1<<f.Number) != 0))
+		out.Frames = append(out.Frames, frameView(f, corrected&(1<<f.Number) != 0, a))
 	}
 	if out.Frames == nil {
 		out.Frames = []protocol.Frame{}

@@ -54,11 +54,12 @@ type Lane struct {
 	wakes   uint64        // Config.Wakes when the lane last read its log back for it
 	seq     uint64        // changes shown in this epoch
 	clients map[*Client]struct{}
-	remotes int                        // clients in clients connected to other nodes
-	holders map[bowling.Name]*Client   // the connection holding each seat
-	offline map[bowling.Name]time.Time // since when each seat has had no connection, once it had one
-	born    time.Time                  // when this lane came up: seats never held since are offline since then
-	waiting map[*Client]*time.Timer    // not attached yet: see attach
+	remotes int                          // clients in clients connected to other nodes
+	holders map[bowling.Name]*Client     // the connection holding each seat
+	frames  map[bowling.Name]*framesJSON // each seated player's frames as the last board encoded them
+	offline map[bowling.Name]time.Time   // since when each seat has had no connection, once it had one
+	born    time.Time                    // when this lane came up: seats never held since are offline since then
+	waiting map[*Client]*time.Timer      // not attached yet: see attach
 	idle    *time.Timer
 
 	// Presence alone (a connection coming or going) shows at most one

@@ -49,14 +49,17 @@ func (d Deck) Has(pin int) bool {
 func (d Deck) Count() int { return bits.OnesCount16(uint16(d & Full)) }
 
 // Pins returns the pins standing, in order.
-func (d Deck) Pins() []int {
-	out := make([]int, 0, d.Count())
+func (d Deck) Pins() []int { return d.AppendPins(make([]int, 0, d.Count())) }
+
+// AppendPins appends the pins standing, in order, to dst and returns the
+// extended slice.
+func (d Deck) AppendPins(dst []int) []int {
 	for p := 1; p <= NumPins; p++ {
 		if d.Has(p) {
-			out = append(out, p)
+			dst = append(dst, p)
 		}
 	}
-	return out
+	return dst
 }
 
 // Valid reports whether the deck holds no bit beyond the ten pins.
@@ -126,7 +129,20 @@ func pinAt(s spot) int {
 // and 8, which stand one behind the other: that leave is a sleeper, not a
 // split. "Immediately ahead" is the pin in front of two neighbours of the
 // next row: the 3 ahead of the 5 and 6.
-func (d Deck) Split() bool {
+func (d Deck) Split() bool { return splits[d&Full] }
+
+// splits holds Split for every deck: a board asks it of every frame's
+// first ball each time it is built, and the definition walks pairs of
+// pins.
+var splits = func() (t [Full + 1]bool) {
+	for d := range Full + 1 {
+		t[d] = d.split()
+	}
+	return t
+}()
+
+// split is Split by its definition.
+func (d Deck) split() bool {
 	if d.Has(1) || d.Count() < 2 {
 		return false
 	}
