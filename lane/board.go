@@ -90,17 +90,13 @@ func (l *Lane) sendBoard(c *Client, board []byte) {
 // cluster through Config.Publish.
 func (l *Lane) buildBoard() *view {
 	players := l.state.Match().Players()
-	head := boardHead{
-		Type:  protocol.TypeBoard,
-		Lane:  l.id,
-		Name:  l.name,
-		Seq:   l.boardSeq(),
-		Phase: protocol.Phase(l.state.Phase()),
-		Host:  string(l.state.Host()),
-	}
+	head := boardHead{Seq: l.boardSeq(), Phase: protocol.Phase(l.state.Phase()), Host: l.state.Host()}
 	if seat, frame, ok := l.state.Match().Up(); ok && head.Phase == protocol.PhasePlaying {
-		head.Up = &protocol.Up{Seat: seat, Frame: frame, Ball: players[seat].Game.Ball(), Standing: players[seat].Game.Standing(),
-			Deck: rackPins(&players[seat].Game), SkipIn: l.skipIn(players[seat].Name)}
+		g := &players[seat].Game
+		head.Up = &protocol.Up{Seat: seat, Frame: frame, Ball: g.Ball(), Standing: g.Standing(), SkipIn: l.skipIn(players[seat].Name)}
+		if d, ok := g.Rack(); ok {
+			head.Up.Deck, head.Deck = []int{}, d // the pins are written from head.Deck
+		}
 	} else {
 		l.skippable.Stop()
 	}

@@ -18,13 +18,11 @@ import (
 
 // boardHead is the fields of a [protocol.Board] before its players.
 type boardHead struct {
-	Type  protocol.Type  `json:"type"`
-	Lane  string         `json:"lane"`
-	Name  string         `json:"name"`
-	Seq   uint64         `json:"seq"`
-	Phase protocol.Phase `json:"phase"`
-	Up    *protocol.Up   `json:"up"`
-	Host  string         `json:"host,omitempty"`
+	Seq   uint64
+	Phase protocol.Phase
+	Up    *protocol.Up
+	Host  bowling.Name
+	Deck  bowling.Deck // the up's deck, if Up.Deck is set
 }
 
 // framesJSON is a player's name and frames as last encoded, and what the
@@ -39,16 +37,43 @@ type framesJSON struct {
 
 // encodeBoard writes the board of head, players and series.
 func (l *Lane) encodeBoard(head boardHead, players []bowling.Player, marks map[bowling.Name]uint16, series []protocol.SeriesPlayer) []byte {
-	h, err := json.Marshal(head)
-	if err != nil {
-		panic(fmt.Sprintf("lane: encoding a board: %v", err)) // only plain values: cannot fail
+	if l.quoted == nil {
+		l.quoted = fmt.Appendf(nil, `{"type":"board","lane":%s,"name":%s,"seq":`, quote(l.id), quote(l.name))
 	}
 	size := 1024
 	if v := l.view.Load(); v != nil {
 		size = len(v.board) + 256 // the last board's, and room to grow
 	}
-	b := make([]byte, 0, size)
-	b = append(b, h[:len(h)-1]...)
+	b := append(make([]byte, 0, size), l.quoted...)
+	b = strconv.AppendUint(b, head.Seq, 10)
+	b = append(b, `,"phase":`...)
+	b = strconv.AppendQuote(b, string(head.Phase)) // waiting, playing, finished
+	b = append(b, `,"up":`...)
+	if up := head.Up; up == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, `{"seat":`...)
+		b = strconv.AppendInt(b, int64(up.Seat), 10)
+		b = append(b, `,"frame":`...)
+		b = strconv.AppendInt(b, int64(up.Frame), 10)
+		b = append(b, `,"ball":`...)
+		b = strconv.AppendInt(b, int64(up.Ball), 10)
+		b = append(b, `,"standing":`...)
+		b = strconv.AppendInt(b, int64(up.Standing), 10)
+		if up.Deck != nil && head.Deck != 0 { // encoding/json omits an empty deck
+			b = append(b, `,"deck":`...)
+			b = append(b, deckText[head.Deck&bowling.Full]...)
+		}
+		if up.SkipIn != nil {
+			b = append(b, `,"skip_in":`...)
+			b = strconv.AppendInt(b, int64(*up.SkipIn), 10)
+		}
+		b = append(b, '}')
+	}
+	if head.Host != "" {
+		b = append(b, `,"host":`...)
+		b = append(b, quote(string(head.Host))...)
+	}
 	b = append(b, `,"players":[`...)
 	for i, p := range players {
 		if i > 0 {
@@ -74,12 +99,21 @@ func (l *Lane) encodeBoard(head boardHead, players []bowling.Player, marks map[b
 	if len(series) > 0 {
 		s, err := json.Marshal(series)
 		if err != nil {
-			panic(fmt.Sprintf("lane: encoding a board: %v", err))
+			panic(fmt.Sprintf("lane: encoding a board: %v", err)) // only plain values: cannot fail
 		}
 		b = append(b, `,"series":`...)
 		b = append(b, s...)
 	}
 	return append(b, '}')
+}
+
+// quote returns s as encoding/json writes a string.
+func quote(s string) []byte {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("lane: encoding a string: %v", err)) // a string always encodes
+	}
+	return b
 }
 
 func appendFlag(b []byte, field string, set bool) []byte {
@@ -98,11 +132,7 @@ func (l *Lane) framesOf(p bowling.Player, corrected uint16) *framesJSON {
 	}
 	frames := appendFrames(nil, &p.Game, corrected)
 	if f == nil {
-		name, err := json.Marshal(string(p.Name))
-		if err != nil {
-			panic(fmt.Sprintf("lane: encoding a name: %v", err))
-		}
-		f = &framesJSON{name: name}
+		f = &framesJSON{name: quote(string(p.Name))}
 		if l.frames == nil {
 			l.frames = make(map[bowling.Name]*framesJSON)
 		}
@@ -159,40 +189,37 @@ func appendFrames(b []byte, g *bowling.Game, corrected uint16) []byte {
 
 // appendDecks appends a frame's "decks", if any of its balls named one.
 func appendDecks(b []byte, f bowling.Frame) []byte {
-	known := false
-	for ball := 1; ball <= len(f.Rolls); ball++ {
-		_, ok := f.Deck(ball)
-		known = known || ok
+	var decks [3]bowling.Deck
+	var known [3]bool
+	any := false
+	for i := range min(len(f.Rolls), len(decks)) {
+		decks[i], known[i] = f.Deck(i + 1)
+		any = any || known[i]
 	}
-	if !known {
+	if !any {
 		return b
 	}
 	b = append(b, `,"decks":[`...)
-	for ball := 1; ball <= len(f.Rolls); ball++ {
-		if ball > 1 {
+	for i := range min(len(f.Rolls), len(decks)) {
+		if i > 0 {
 			b = append(b, ',')
 		}
-		d, ok := f.Deck(ball)
-		if !ok {
+		if !known[i] {
 			b = append(b, "null"...)
 			continue
 		}
-		b = append(b, '[')
-		first := true
-		for pin := 1; pin <= bowling.NumPins; pin++ {
-			if !d.Has(pin) {
-				continue
-			}
-			if !first {
-				b = append(b, ',')
-			}
-			first = false
-			b = strconv.AppendInt(b, int64(pin), 10)
-		}
-		b = append(b, ']')
+		b = append(b, deckText[decks[i]&bowling.Full]...)
 	}
 	return append(b, ']')
 }
+
+// deckText holds every deck as a board writes it: "[7,10]".
+var deckText = func() (t [bowling.Full + 1]string) {
+	for d := range bowling.Full + 1 {
+		t[d] = string(appendInts(nil, d.Pins()))
+	}
+	return t
+}()
 
 func appendInts(b []byte, v []int) []byte {
 	b = append(b, '[')

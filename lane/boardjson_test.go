@@ -13,7 +13,7 @@ import (
 // byte for byte, whatever the board holds: balls by count, by deck and
 // fouls, corrections, a player who left, up.deck, a series.
 func TestBoardJSON(t *testing.T) {
-	l, players := benchLane(nil, 2)
+	l, players := benchLaneOn(nil, New("bench", `Jo's "lane" <&> 레인`, Config{MaxSpectators: 3}), 2)
 	pins := 0
 	check := func(what string) {
 		t.Helper()
@@ -38,8 +38,12 @@ func TestBoardJSON(t *testing.T) {
 	check("a correction")
 	l.send(players[3], `{"type":"leave"}`)
 	check("a player left")
+	seat, _, _ := l.state.Match().Up()
+	l.handle(t.Context(), request{op: opDetach, c: players[seat]})
+	l.changed() // presence alone waits for presenceEvery
+	check("the player up offline")
 	b := l.BoardJSON()
-	for _, want := range []string{`"decks":[`, `null`, `"split":true`, `"fouls":[1]`, `"corrected":true`, `"left":true`, `"series":[`, `"deck":[`} {
+	for _, want := range []string{`"decks":[`, `null`, `"split":true`, `"fouls":[1]`, `"corrected":true`, `"left":true`, `"series":[`, `"deck":[`, `"skip_in":`, `\u003c\u0026\u003e`} {
 		if !bytes.Contains(b, []byte(want)) {
 			t.Errorf("the board has no %s: %s", want, b)
 		}

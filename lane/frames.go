@@ -65,16 +65,6 @@ func (a *deckArena) frame(n int) []*[]int {
 	return a.frames[len(a.frames)-n : len(a.frames) : len(a.frames)]
 }
 
-// rackPins returns the pins standing for a game's next ball, or nil when
-// they are not known (its rack's first ball was entered as a count).
-func rackPins(g *bowling.Game) []int {
-	d, ok := g.Rack()
-	if !ok {
-		return nil
-	}
-	return d.Pins()
-}
-
 // requestBall reads the ball a roll or a correction names: a count, the
 // pins it left standing (the count then follows from them, or must agree
 // with them), or a foul.

@@ -57,6 +57,7 @@ type Lane struct {
 	remotes int                          // clients in clients connected to other nodes
 	holders map[bowling.Name]*Client     // the connection holding each seat
 	frames  map[bowling.Name]*framesJSON // each seated player's frames as the last board encoded them
+	quoted  []byte                       // the board's JSON up to its seq: its type, the lane's id and name
 	offline map[bowling.Name]time.Time   // since when each seat has had no connection, once it had one
 	born    time.Time                    // when this lane came up: seats never held since are offline since then
 	waiting map[*Client]*time.Timer      // not attached yet: see attach
