@@ -297,6 +297,8 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	var hostRefused atomic.Int64 // requests for a name the server does not answer to
 	srv := newHTTPServer(checkHost(hosts, &hostRefused, node.Handler()), logger)
+	budget := newBudgetListener(ln, tcpBudget(nofile, known))
+	srv.ConnState = budget.connState
 	var debugSrv *http.Server
 	if debugLn != nil {
 		debugSrv = newHTTPServer(checkHost(hosts, &hostRefused, debugHandler(lb, &hostRefused)), logger)
@@ -317,7 +319,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return nil
 	})
 	g.Go(func() error {
-		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		if err := srv.Serve(budget); !errors.Is(err, http.ErrServerClosed) {
 			return fmt.Errorf("serve: %w", err)
 		}
 		return nil
@@ -413,6 +415,19 @@ func connLimit(nofile uint64) int {
 		return 1
 	}
 	return int(min(nofile-reserve, math.MaxInt32)) // RLIM_INFINITY is 2^64-1
+}
+
+// tcpBudget returns how many TCP connections the server holds at once,
+// of every kind (see budgetListener): the open-file limit less
+// fileReserve, kept for the process and its store.
+func tcpBudget(nofile uint64, known bool) int {
+	if !known {
+		return math.MaxInt32
+	}
+	if nofile <= fileReserve {
+		return 1
+	}
+	return int(min(nofile-fileReserve, math.MaxInt32))
 }
 
 // decideMaxConns returns the connection limit for a -max-conns of asked

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"container/list"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+)
+
+// budgetListener holds the connections the server accepted within one
+// budget of file descriptors: every TCP connection counts — WebSockets,
+// HTTP requests and keep-alive connections waiting for the next one, and
+// connections that never send a request. At the budget, accepting a
+// connection first closes the connection idle the longest (one between
+// requests, or one that has not sent its first); with none idle, the new
+// connection is closed at once. So a flood of plain connections cannot
+// take the descriptors the store needs (-max-conns counts WebSockets
+// only), and the budget leaves fileReserve of the open-file limit to the
+// process and its store.
+type budgetListener struct {
+	net.Listener
+	max     int
+	refused atomic.Int64 // connections closed as soon as accepted
+
+	mu   sync.Mutex
+	open int
+	idle list.List // of *budgetConn, idle the longest first
+}
+
+func newBudgetListener(ln net.Listener, max int) *budgetListener {
+	return &budgetListener{Listener: ln, max: max}
+}
+
+func (l *budgetListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		l.mu.Lock()
+		var victim *budgetConn
+		if l.open >= l.max {
+			if e := l.idle.Front(); e != nil {
+				victim = e.Value.(*budgetConn)
+				l.idle.Remove(e)
+				victim.elem = nil
+			}
+		}
+		if l.open >= l.max && victim == nil {
+			l.mu.Unlock()
+			c.Close()
+			l.refused.Add(1)
+			continue
+		}
+		l.open++ // the victim's Close takes its count back
+		bc := &budgetConn{Conn: c, l: l}
+		bc.elem = l.idle.PushBack(bc) // idle until it sends a request
+		l.mu.Unlock()
+		if victim != nil {
+			victim.Close()
+		}
+		return bc, nil
+	}
+}
+
+// connState follows the HTTP server's connections: those between
+// requests, or before their first, may be closed for a new one.
+func (l *budgetListener) connState(c net.Conn, s http.ConnState) {
+	bc, ok := c.(*budgetConn)
+	if !ok {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch s {
+	case http.StateIdle:
+		if bc.elem == nil && !bc.closed {
+			bc.elem = l.idle.PushBack(bc)
+		}
+	case http.StateActive, http.StateHijacked, http.StateClosed:
+		if bc.elem != nil {
+			l.idle.Remove(bc.elem)
+			bc.elem = nil
+		}
+	}
+}
+
+// budgetConn is an accepted connection, counted until it closes (a
+// WebSocket's too: the HTTP server hands it over hijacked, this very
+// connection).
+type budgetConn struct {
+	net.Conn
+	l      *budgetListener
+	elem   *list.Element // in l.idle, or nil; guarded by l.mu
+	closed bool          // guarded by l.mu
+}
+
+func (c *budgetConn) Close() error {
+	c.l.mu.Lock()
+	if !c.closed {
+		c.closed = true
+		c.l.open--
+		if c.elem != nil {
+			c.l.idle.Remove(c.elem)
+			c.elem = nil
+		}
+	}
+	c.l.mu.Unlock()
+	return c.Conn.Close()
+}

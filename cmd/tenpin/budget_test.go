@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tenpin/tenpin/protocol/client"
+)
+
+// TestConnectionFlood: under an open-file limit of 256, a flood of
+// keep-alive HTTP connections left idle (which -max-conns, counting
+// WebSockets, does not see), more than the limit allows, does not take
+// the descriptors the store and new clients need: a new
+// lane, a whole frame played over a WebSocket and /healthz all work
+// during the flood, and the flood's idle connections are the ones closed.
+func TestConnectionFlood(t *testing.T) {
+	const nofile = 256
+	srv := startChildEnv(t, []string{fmt.Sprintf("%s=%d", childFilesEnv, nofile)}, "-data", t.TempDir())
+	addr := strings.TrimPrefix(srv.url, "http://")
+
+	var flood []net.Conn
+	t.Cleanup(func() {
+		for _, c := range flood {
+			c.Close()
+		}
+	})
+	for i := range 300 {
+		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			t.Fatalf("flood connection %d: %v", i, err)
+		}
+		flood = append(flood, c)
+		// One request, then idle on a kept-alive connection. A server
+		// that has run out of descriptors, or closed this one for a
+		// newer, may not answer: that is what the flood is for.
+		fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: %s\r\n\r\n", addr)
+		c.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+		if res, err := http.ReadResponse(bufio.NewReader(c), nil); err == nil {
+			res.Body.Close()
+		}
+	}
+
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	api := &client.Client{URL: srv.url}
+	l, err := api.CreateLane(ctx, "flooded")
+	if err != nil {
+		t.Fatalf("creating a lane during the flood: %v", err)
+	}
+	conn, err := api.Dial(ctx, l.ID)
+	if err != nil {
+		t.Fatalf("joining a lane during the flood: %v", err)
+	}
+	defer conn.CloseNow()
+	if _, err := conn.Join(ctx, "Jo"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for ball, pins := range []int{7, 2} {
+		if _, err := conn.Roll(ctx, 1, ball+1, pins); err != nil {
+			t.Fatalf("ball %d during the flood: %v", ball+1, err)
+		}
+	}
+	res, err := http.Get(srv.url + "/healthz")
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("/healthz during the flood: %v %v", res, err)
+	}
+	res.Body.Close()
+
+	closed := 0
+	for _, c := range flood {
+		c.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
+		if _, err := c.Read(make([]byte, 1)); err != nil && !isTimeout(err) {
+			closed++
+		}
+	}
+	if closed == 0 {
+		t.Error("the server closed none of the flood's idle connections")
+	}
+	t.Logf("%d of the flood's %d connections were closed", closed, len(flood))
+}
+
+func isTimeout(err error) bool {
+	ne, ok := err.(net.Error)
+	return ok && ne.Timeout()
+}
