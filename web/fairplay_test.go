@@ -127,7 +127,7 @@ func TestSkipAndCatchUp(t *testing.T) {
 	// The board said BBB was offline once the server knew, with a second
 	// (rounded up) before they may be skipped: after the away time more,
 	// the server counts them away and sends a board saying so.
-	until(t, a, "the board saying BBB may be skipped", `lane.board.up !== null && lane.board.up.skip_in === 0`)
+	until(t, a, "the board saying BBB may be skipped", `tenpin.state.board.up !== null && tenpin.state.board.up.skip_in === 0`)
 	// A double tap skips one player: the second tap, while the first skip
 	// is unanswered, sends nothing.
 	recordSends(t, a)
