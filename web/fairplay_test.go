@@ -74,7 +74,7 @@ func TestCorrectABall(t *testing.T) {
 	// The host may correct BBB's ball, but not to 9 with a 2 after it.
 	recordSends(t, a)
 	correct(t, a, "BBB", 1, 1, 9)
-	until(t, a, "the refusal in the dialog", dialogOpen("correct-dialog")+` && document.querySelector("#correct-error").textContent.startsWith("Frame 1 ball 1 cannot be 9")`)
+	until(t, a, "the refusal in the dialog", dialogOpen("correct-dialog")+` && document.querySelector("#correct-error").textContent === "No game could have that ball: the balls bowled after it would not fit. Nothing changed."`)
 	if got, want := eval[string](t, a, `JSON.stringify(window.sent.filter(m => m.type === "correct").map(({ id, ...m }) => m))`),
 		`[{"type":"correct","frame":1,"ball":1,"pins":9,"name":"BBB"}]`; got != want {
 		t.Errorf("the host's correction sent %s, want %s", got, want)

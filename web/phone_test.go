@@ -85,7 +85,7 @@ func newTable(t *testing.T, s *server, page context.Context, laneName, pageName 
 	t.Helper()
 	tb := &table{t: t, id: createLane(t, s, laneName), page: page, pageName: pageName, players: map[string]*client.Conn{}, next: map[string]int{}}
 	do(t, page, "open the lane", chromedp.Navigate(s.url+"/lanes/"+tb.id))
-	until(t, page, "the lane", `document.querySelector("#conn").textContent === "connected"`)
+	until(t, page, "the lane, connected", `document.querySelector("#conn").classList.contains("ok")`)
 	ctx, cancel := context.WithTimeout(t.Context(), step)
 	defer cancel()
 	dial := func() *client.Conn {

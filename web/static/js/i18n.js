@@ -4,8 +4,9 @@
 // on a first visit, the browser's first of navigator.languages that the
 // page speaks; English otherwise.
 import en from "./i18n/en.js";
+import ko from "./i18n/ko.js";
 
-const tables = { en };
+const tables = { en, ko };
 const storeKey = "tenpin-lang";
 
 // pick is the language of a first visit, or the one chosen before.
@@ -84,16 +85,3 @@ export function applyStatic(root = document) {
   }
 }
 
-// plain drops the Go package a server message may start with ("lobby:
-// invalid lane name: …"): people are not told which part of the server
-// said it.
-export function plain(text) {
-  return String(text || "").replace(/^(lobby|lane|game|bowling|protocol|client): /, "");
-}
-
-// sentence shows a server's message, written lower case to be embedded,
-// as a sentence on its own.
-export function sentence(text) {
-  const s = plain(text);
-  return s ? s[0].toUpperCase() + s.slice(1) : "";
-}

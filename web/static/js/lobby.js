@@ -1,6 +1,6 @@
 // The lobby: the lanes listed, and the form that creates one.
 import { $, el, setFieldError } from "./dom.js";
-import { t, num, plain } from "./i18n.js";
+import { t, num, errorText } from "./i18n.js";
 
 // laneNameMax is the longest lane name the server takes, in characters
 // (lobby.MaxLaneName). The page says so rather than cut a name short.
@@ -34,6 +34,7 @@ export function startLobby() {
     ev.preventDefault();
     const name = input.value.trim();
     const problem = laneNameProblem(name);
+    createError = () => "";
     setFieldError("#create-name", "#create-error", problem);
     if (problem) {
       input.focus();
@@ -50,14 +51,16 @@ export function startLobby() {
         body: JSON.stringify(req),
       });
     } catch {
-      $("#create-error").textContent = t("createUnreachable");
+      showCreateError(() => t("createUnreachable"));
       return;
     }
     let body = {};
     try { body = await res.json(); } catch { /* a proxy's page, not the API's */ }
     if (!res.ok || !body.id) {
-      const why = plain(body.message) || t("serverAnswered", `${res.status} ${res.statusText}`.trim());
-      $("#create-error").textContent = t("createFailed", why);
+      // The page's own words for the server's code; a proxy's answer has
+      // none, and is told by its status.
+      const status = `${res.status} ${res.statusText}`.trim();
+      showCreateError(() => t("createFailed", body.code ? errorText(body.code) : t("serverAnswered", status)));
       return;
     }
     location.assign("/lanes/" + encodeURIComponent(body.id));
@@ -70,6 +73,17 @@ export function startLobby() {
 export function relabelLobby() {
   document.title = t("titleLobby");
   if (lastPage) showLanes(lastPage);
+  const input = $("#create-name");
+  if (input.getAttribute("aria-invalid")) setFieldError("#create-name", "#create-error", laneNameProblem(input.value.trim()));
+  else $("#create-error").textContent = createError();
+}
+
+// createError says the server's last refusal of a new lane.
+let createError = () => "";
+
+function showCreateError(say) {
+  createError = say;
+  $("#create-error").textContent = say();
 }
 
 // refreshLanes shows the first lobbyLimit lanes, and how many there are
@@ -84,10 +98,10 @@ async function refreshLanes() {
     if (!res.ok) throw new Error(res.statusText);
     page = await res.json();
   } catch {
-    setConn(t("connOffline"), false);
+    setConn(() => t("connOffline"), false);
     return;
   }
-  setConn(t("connOnline"), true);
+  setConn(() => t("connOnline"), true);
   lastPage = page;
   showLanes(page);
 }
@@ -109,8 +123,19 @@ function showLanes(page) {
   $("#more-lanes").textContent = t("moreLanes", num(lanes.length), num(total));
 }
 
-export function setConn(text, ok) {
+// connSaid says the connection's state as last set, in the page's
+// language of the moment.
+let connSaid = () => "";
+
+// setConn shows the connection's state: say() says it.
+export function setConn(say, ok) {
+  connSaid = say;
   const c = $("#conn");
-  c.textContent = text;
+  c.textContent = say();
   c.className = "conn " + (ok ? "ok" : "down");
+}
+
+// relabelConn says the connection's state again, in another language.
+export function relabelConn() {
+  $("#conn").textContent = connSaid();
 }

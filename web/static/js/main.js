@@ -3,8 +3,8 @@
 // socket (the connection), board (the board as pure functions), pad (the
 // bowler's pad), dialogs (correction, the host's menu), lobby, i18n.
 import { $, el, setFieldError } from "./dom.js";
-import { t, applyStatic, sentence } from "./i18n.js";
-import { startLobby, setConn } from "./lobby.js";
+import { t, applyStatic, errorText, getLang, setLang } from "./i18n.js";
+import { startLobby, setConn, relabelConn, relabelLobby } from "./lobby.js";
 import { createSocket } from "./socket.js";
 import { boardHead, boardRows, rankingItems, result, rollLog, changes } from "./board.js";
 import { buildPad, renderPad, keyRoll } from "./pad.js";
@@ -51,26 +51,34 @@ let sock = null;
 
 function tokenKey() { return "tenpin-token-" + state.id; }
 
-// nameProblem says what is wrong with a player's name, in words, or "".
+// nameMax is the most letters a player's name has (the server's rule,
+// which also refuses what the page does not check: emoji, invisible
+// characters, doubled spaces; it says so with invalid_name).
+const nameMax = 12;
+
+// nameProblem says what is wrong with a player's name, in words, or "":
+// 1 to 12 letters of any script, counted as a reader counts them, with
+// spaces, hyphens or apostrophes between words.
 function nameProblem(name) {
   if (name === "") return t("nameEmpty");
-  const chars = [...name];
-  const bad = [...new Set(chars.filter((c) => !/^[A-Za-z]$/.test(c)))];
+  const bad = [...new Set([...name].filter((c) => !/^[\p{L}\p{M} '’-]$/u.test(c)))];
   if (bad.length) return t("nameBadChars", name, bad);
-  if (chars.length !== 3) return t("nameLength", name.toUpperCase(), chars.length);
+  const letters = [...new Intl.Segmenter().segment(name)].filter((s) => /\p{L}/u.test(s.segment)).length;
+  if (letters > nameMax) return t("nameLength", name, letters, nameMax);
   return "";
 }
 
 // send sends msg, or says the page is not connected and returns "".
 function send(msg) {
   const id = sock.send(msg);
-  if (!id) showError(t("notConnected"));
+  if (!id) showError(() => t("notConnected"));
   return id;
 }
 
-// refusal is what the page says of a server's refusal.
-function refusal(msg) {
-  return sentence(msg.message);
+// refusal is what the page says of a server's refusal: its own words
+// for the code, never the server's English message; ctx names who.
+function refusal(msg, ctx = {}) {
+  return () => errorText(msg.code, ctx);
 }
 
 function startLane(id) {
@@ -114,11 +122,15 @@ function startLane(id) {
   $("#share-url").value = location.origin + "/lanes/" + encodeURIComponent(id);
   $("#copy").addEventListener("click", copyLink);
   const name = $("#join-name");
-  name.addEventListener("input", () => setFieldError("#join-name", "#join-error", ""));
+  name.addEventListener("input", () => {
+    joinError = () => "";
+    setFieldError("#join-name", "#join-error", "");
+  });
   $("#join-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const value = name.value.trim();
     const problem = nameProblem(value);
+    joinError = () => nameProblem(value);
     setFieldError("#join-name", "#join-error", problem);
     if (problem) {
       name.focus();
@@ -143,7 +155,7 @@ function startLane(id) {
     if (!window.confirm(playing ? t("confirmLeaveGame") : t("confirmLeaveSeat"))) return;
     // The seat is given up once the server says so (its ack): a leave
     // refused, or never sent, keeps the seat and its token.
-    if (!sendOnce("leave")) showError(t("notConnectedLeave"));
+    if (!sendOnce("leave")) showError(() => t("notConnectedLeave"));
   });
   buildPad(roll);
   // The pins standing, drawn as a deck seen from the foul line: the
@@ -228,7 +240,7 @@ function closeLane() {
   state.closed = true;
   sock.stop();
   closeDialogs();
-  setConn(t("connClosed"), false);
+  setConn(() => t("connClosed"), false);
   document.title = t("titleClosed");
   say(t("laneClosedSaid"));
   render();
@@ -323,12 +335,16 @@ function onMessage(msg) {
 
 function onError(msg) {
   answered(msg);
-  if (correctionAnswered(msg, refusal(msg))) return;
+  if (correctionAnswered(msg, refusal(msg)())) return;
   if (state.joinID && msg.ref === state.joinID) {
     // A name refused (taken, the lane full, the game started): say so
     // beside the name.
     state.joinID = "";
-    setFieldError("#join-name", "#join-error", refusal(msg) + ".");
+    const typed = $("#join-name").value.trim();
+    // The server writes three Latin letters in capitals: so does the page.
+    const name = /^[A-Za-z]{3}$/.test(typed) ? typed.toUpperCase() : typed;
+    joinError = refusal(msg, { name });
+    setFieldError("#join-name", "#join-error", joinError());
     return;
   }
   if (answersPending(msg)) {
@@ -355,7 +371,7 @@ function onError(msg) {
     // backoff, and resume then. Until then this page holds no seat.
     state.resumeID = "";
     state.seat = null;
-    setConn(t("connResumeRefused"), false);
+    setConn(() => t("connResumeRefused"), false);
     sock.close(1000, "resume refused");
     return;
   }
@@ -365,7 +381,7 @@ function onError(msg) {
     localStorage.removeItem(tokenKey());
     state.seat = null;
     closeDialogs();
-    showError(t("youWereRemoved"));
+    showError(() => t("youWereRemoved"));
     render();
     return;
   }
@@ -385,14 +401,25 @@ function onError(msg) {
     // Not an error: the server will be back with the lane, and the seat
     // resumes with its token. The socket closes next, and reconnects.
     sock.restarting();
-    setConn(t("connRestarting"), false);
+    setConn(() => t("connRestarting"), false);
     return;
   }
-  showError(refusal(msg));
+  const up = upPlayer();
+  showError(refusal(msg, { name: up ? up.name : "" }));
   render();
 }
 
-function showError(text) { $("#lane-error").textContent = text; }
+// laneError says the lane's error of the moment, if any.
+let laneError = () => "";
+
+// joinError says the server's refusal of the name, if any.
+let joinError = () => "";
+
+// showError shows say(), the lane's error, or "" for none.
+function showError(say) {
+  laneError = typeof say === "function" ? say : () => say;
+  $("#lane-error").textContent = laneError();
+}
 
 // say says text in the live region, and only there.
 function say(text) {
@@ -628,9 +655,45 @@ function renderSeries(b) {
     el("td", { class: "total", text: String(s.total) }))));
 }
 
+// relabel says the lane again in the page's language of the moment.
+function relabel() {
+  relabelConn();
+  $("#notices").replaceChildren(...news.map((line) => el("li", { text: line() })));
+  $("#lane-error").textContent = laneError();
+  if ($("#join-name").getAttribute("aria-invalid")) $("#join-error").textContent = joinError();
+  state.view.logShown = "";
+  if (state.closed) document.title = t("titleClosed");
+  render();
+}
+
+// startSwitch wires the language switch, on every page: the choice is
+// remembered (i18n's setLang), and the page says everything again in the
+// language chosen.
+function startSwitch(again) {
+  const mark = () => {
+    for (const btn of document.querySelectorAll("[data-lang]")) {
+      btn.setAttribute("aria-pressed", String(btn.dataset.lang === getLang()));
+    }
+  };
+  for (const btn of document.querySelectorAll("[data-lang]")) {
+    btn.addEventListener("click", () => {
+      setLang(btn.dataset.lang);
+      applyStatic();
+      mark();
+      again();
+    });
+  }
+  mark();
+}
+
 // ---------------------------------------------------------------- start
 
 applyStatic();
 const m = location.pathname.match(/^\/lanes\/([^/]+)$/);
-if (m) startLane(decodeURIComponent(m[1]));
-else startLobby();
+if (m) {
+  startLane(decodeURIComponent(m[1]));
+  startSwitch(relabel);
+} else {
+  startLobby();
+  startSwitch(() => { relabelConn(); relabelLobby(); });
+}

@@ -3,7 +3,7 @@
 // only what the connection needs; the lane's state is main's, told
 // through hooks:
 //
-//	status(text, ok)   what to show as the connection's state
+//	status(say, ok)    what to show as the connection's state: say() says it
 //	open()             the socket opened (resume now)
 //	message(msg)       a message of the server's
 //	closed(ev)         the socket closed (answers in flight are lost)
@@ -40,7 +40,7 @@ export function createSocket(laneID, hooks) {
   // try again later. Otherwise connect.
   async function visit() {
     conn.timer = 0;
-    hooks.status(conn.restarting ? t("connRestarting") : t("connConnecting"), false);
+    hooks.status(() => conn.restarting ? t("connRestarting") : t("connConnecting"), false);
     let res = null;
     try {
       res = await fetch("/api/lanes/" + encodeURIComponent(laneID), { cache: "no-store" });
@@ -57,9 +57,9 @@ export function createSocket(laneID, hooks) {
     } else if (!res && ++conn.unreachable >= moveAfter && moveNode()) {
       // Only a node that does not answer at all is left: one that answers
       // 503 is up, and busy taking the lane over or waiting for its store.
-      hooks.status(t("connMoving"), false);
+      hooks.status(() => t("connMoving"), false);
     } else {
-      reconnectLater(conn.restarting ? t("whyRestarting") : t("whyUnreachable"));
+      reconnectLater(conn.restarting ? "whyRestarting" : "whyUnreachable");
     }
   }
 
@@ -101,11 +101,12 @@ export function createSocket(laneID, hooks) {
   }
 
   // reconnectLater backs off — 0.5 s, 1 s, 2 s … up to 15 s, with
-  // jitter — then visits the lane again.
+  // jitter — then visits the lane again; why is the key of the reason.
   function reconnectLater(why) {
     const delay = Math.min(15000, 500 * 2 ** conn.retry) * (0.75 + Math.random() / 2);
     conn.retry++;
-    hooks.status(t("reconnectingIn", why, Math.round(delay / 1000)), false);
+    const s = Math.round(delay / 1000);
+    hooks.status(() => t("reconnectingIn", t(why), s), false);
     conn.timer = setTimeout(visit, delay);
   }
 
@@ -117,7 +118,7 @@ export function createSocket(laneID, hooks) {
       // The backoff starts again only once the lane has taken this socket
       // (its first board): a socket it turns away opens first too.
       conn.restarting = false;
-      hooks.status(t("connConnected"), true);
+      hooks.status(() => t("connConnected"), true);
       hooks.open();
     };
     ws.onmessage = (ev) => {
@@ -136,11 +137,11 @@ export function createSocket(laneID, hooks) {
       // from a server that is down.
       if (ev.code === 1001) conn.restarting = true;
       if (ev.code === 1013) {
-        reconnectLater(conn.turnedAway === "rate_limited" ? t("whyRateLimited") : t("whyWatchers"));
+        reconnectLater(conn.turnedAway === "rate_limited" ? "whyRateLimited" : "whyWatchers");
         conn.turnedAway = "";
         return;
       }
-      reconnectLater(conn.restarting ? t("whyRestarting") : t("whyDisconnected"));
+      reconnectLater(conn.restarting ? "whyRestarting" : "whyDisconnected");
     };
   }
 
