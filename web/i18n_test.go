@@ -225,6 +225,11 @@ func TestKoreanPage(t *testing.T) {
 	// 홍길동's turn: a key that cannot be this ball is refused in Korean,
 	// then a ball bowled on the pad.
 	until(t, p, "홍길동 up", padReady("홍길동", 10))
+	// The pad in Korean: the deck's pins and the whole-ball buttons.
+	pad := `document.querySelector('#pin-deck button[data-pin="7"]').getAttribute("aria-label") + " / " + [...document.querySelectorAll("#quick button")].map(b => b.textContent).join(" / ")`
+	if got, want := eval[string](t, p, pad), "7번 핀, 서 있음 / X 스트라이크 / - 거터 / F 파울 / 쓰러진 핀을 누르세요"; got != want {
+		t.Errorf("the pad in Korean reads %q, want %q", got, want)
+	}
 	do(t, p, "press /", chromedp.Evaluate[chromedp.Void](`document.activeElement && document.activeElement.blur()`), chromedp.KeyEvent("/"))
 	until(t, p, "the key refused, in Korean", `document.querySelector("#lane-error").textContent.startsWith("/는 스페어로")`)
 	do(t, p, "bowl 7", chromedp.Click(chromedp.CSS(`#pins button[data-pins="7"]`)))

@@ -19,8 +19,9 @@ export function startDialogs(l) {
 // startCorrections builds the correction dialog's pin choices and wires
 // its buttons.
 function startCorrections() {
+  // The counts, and F: the ball was a foul.
   const choices = $("#correct-pins");
-  for (let n = 0; n <= 10; n++) {
+  for (const n of [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, "F"]) {
     choices.append(el("button", { type: "button", "data-pins": String(n), text: String(n),
       onclick: () => {
         const c = lane.state.correcting;
@@ -34,7 +35,8 @@ function startCorrections() {
     ev.preventDefault();
     const c = lane.state.correcting;
     if (!c || c.id || !c.ball || c.pins === null) return;
-    const msg = { type: "correct", frame: c.frame, ball: c.ball, pins: c.pins };
+    const msg = c.pins === "F" ? { type: "correct", frame: c.frame, ball: c.ball, foul: true }
+      : { type: "correct", frame: c.frame, ball: c.ball, pins: c.pins };
     if (c.player !== lane.state.seat) msg.name = c.player;
     c.id = lane.send(msg);
     if (!c.id) $("#correct-error").textContent = t("notConnected");
@@ -76,18 +78,19 @@ export function renderCorrection() {
   }
   if (fr.rolls.length === 1 && !c.ball) c.ball = 1;
   if (c.ball > fr.rolls.length) c.ball = 0;
-  const was = c.ball ? fr.rolls[c.ball - 1] : null;
+  const fouls = Array.isArray(fr.fouls) ? fr.fouls : [];
+  const was = !c.ball ? null : fouls.includes(c.ball) ? "F" : fr.rolls[c.ball - 1];
   if (c.ball && c.pins === null) c.pins = was;
   const whose = c.player === lane.state.seat ? "" : c.player;
   $("#correct-title").textContent = t("correctTitle", whose, c.frame);
   $("#correct-now").textContent = t("correctNow", fr.marks, !!fr.corrected);
   // The ball choices change only with the frame's balls (and the
   // language): rebuilding them on every board would take the focus away.
-  const shown = fr.rolls.join() + document.documentElement.lang;
+  const shown = fr.rolls.join() + fouls.join() + document.documentElement.lang;
   if (c.shown !== shown) {
     c.shown = shown;
     $("#correct-balls").replaceChildren(...fr.rolls.map((n, i) => el("button", { type: "button",
-      "data-ball": String(i + 1), text: t("ballChoice", i + 1, n),
+      "data-ball": String(i + 1), text: t("ballChoice", i + 1, fouls.includes(i + 1) ? "F" : n),
       onclick: () => {
         c.ball = i + 1;
         c.pins = null;
@@ -100,7 +103,7 @@ export function renderCorrection() {
   }
   for (const btn of $("#correct-pins").children) {
     btn.disabled = !c.ball || !!c.id;
-    btn.setAttribute("aria-pressed", String(!!c.ball && Number(btn.dataset.pins) === c.pins));
+    btn.setAttribute("aria-pressed", String(!!c.ball && btn.dataset.pins === String(c.pins)));
   }
   $("#correct-save").disabled = !c.ball || c.pins === null || c.pins === was || !!c.id;
   $("#correct-save").textContent = c.ball && c.pins !== null && c.pins !== was

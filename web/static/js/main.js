@@ -157,7 +157,12 @@ function startLane(id) {
     // refused, or never sent, keeps the seat and its token.
     if (!sendOnce("leave")) showError(() => t("notConnectedLeave"));
   });
-  buildPad(roll);
+  // The deck's taps redraw the pad; they read the ball up.
+  buildPad(roll, () => {
+    if (!enteringFor()) return null;
+    render();
+    return state.board.up;
+  });
   // The pins standing, drawn as a deck seen from the foul line: the
   // head pin in front.
   for (const row of [[7, 8, 9, 10], [4, 5, 6], [2, 3], [1]]) {
@@ -474,15 +479,16 @@ function mayCorrect(p) {
   return p.name === state.seat || isHost();
 }
 
-// roll sends the pins for the ball up on the latest board. It names that
-// ball (frame and ball), so a roll that arrives after the ball was entered
-// is refused as stale instead of counting for the next one; and only one
-// roll is in flight at a time, so a double tap sends one.
-function roll(n) {
+// roll sends the ball up on the latest board: its pins ({ pins }), the
+// pins it left standing ({ deck }), or a foul ({ foul: true }). It names
+// that ball (frame and ball), so a roll that arrives after the ball was
+// entered is refused as stale instead of counting for the next one; and
+// only one roll is in flight at a time, so a double tap sends one.
+function roll(fields) {
   const b = state.board;
   const who = enteringFor();
-  if (!who || state.pending || n > b.up.standing) return;
-  const msg = { type: "roll", pins: n, frame: b.up.frame, ball: b.up.ball };
+  if (!who || state.pending || fields.pins > b.up.standing) return;
+  const msg = { type: "roll", ...fields, frame: b.up.frame, ball: b.up.ball };
   if (who !== state.seat) msg.name = who;
   const id = send(msg);
   if (!id) return;
@@ -504,7 +510,7 @@ function onKey(ev) {
     showError(k.problem);
     return;
   }
-  roll(k.n);
+  roll(k);
 }
 
 function render() {
@@ -594,8 +600,12 @@ function renderBanner(b, mine) {
   if (up) {
     $("#turn").textContent = mine ? t("yourTurn", up.name) : t("isUp", up.name, up.connected);
     $("#turn-detail").textContent = t("turnDetail", b.up.frame, b.up.ball, b.up.standing);
+    // The pins standing when the server knows them; otherwise as many
+    // as stand, the pins numbered above the count down.
+    const deck = Array.isArray(b.up.deck) ? b.up.deck : null;
     for (const pin of $("#deck").querySelectorAll("i")) {
-      pin.classList.toggle("down", Number(pin.dataset.pin) > b.up.standing);
+      const n = Number(pin.dataset.pin);
+      pin.classList.toggle("down", deck ? !deck.includes(n) : n > b.up.standing);
     }
   } else if (b.phase === "finished") {
     $("#turn").textContent = result(b);
