@@ -36,7 +36,7 @@ export function rankingItems(b) {
     items.push(el("li", { "data-player": p.name, class: "left" },
       el("span", { class: "place", text: "—" }), " ",
       el("span", { class: "who", text: p.name }), " ",
-      el("span", { class: "total", text: t("totalLeft", p.total) })));
+      el("span", { class: "total", text: t("totalLeft", p.total, !!p.removed) })));
   }
   return items;
 }
@@ -78,8 +78,9 @@ export function boardRows(b, view) {
     const isUp = b.phase === "playing" && b.up && b.up.seat === seat;
     const won = top !== null && !p.left && p.total === top;
     const cls = [isUp ? "up" : "", p.left ? "left" : "", p.away ? "away" : "", won ? "winner" : ""].join(" ").trim();
-    // The host's menu for another player (remove) opens from their name.
-    const menu = view.host && p.name !== view.seat && !p.left;
+    // The host's menu for another player (remove; readmit, once
+    // removed) opens from their name.
+    const menu = view.host && p.name !== view.seat && (!p.left || p.removed);
     const name = menu
       ? el("button", { type: "button", class: "name", text: p.name, title: t("optionsFor", p.name),
         onclick: () => view.onName(p.name) })
@@ -94,9 +95,11 @@ export function boardRows(b, view) {
     };
     if (p.name === b.host) nameCell.append(" ", el("span", { class: "badge", text: t("badgeHost"), title: t("badgeHostTitle") }));
     if (won) nameCell.append(" ", el("span", { class: "badge win", text: t("badgeWinner") }));
-    if (p.left) status("status", t("statusLeft"), t("statusLeftShort"), t("statusLeftTitle"));
+    if (p.removed) status("status removed", t("statusRemoved"), t("statusRemovedShort"), t("statusRemovedTitle"));
+    else if (p.left) status("status", t("statusLeft"), t("statusLeftShort"), t("statusLeftTitle"));
     else if (p.away) status("away", t("statusAway"), t("statusAwayShort"), t("statusAwayTitle"));
     else if (!p.connected) status("offline", t("statusOffline"), t("statusOfflineShort"), t("statusOfflineTitle"));
+    if (p.late) nameCell.append(" ", el("span", { class: "late", text: t("late"), title: t("lateTitle") }));
     if (isUp) nameCell.setAttribute("aria-current", "true");
     const marks = el("tr", { class: cls, "data-player": p.name, "data-row": "marks" }, nameCell);
     const scores = el("tr", { class: cls, "data-player": p.name, "data-row": "scores" });
@@ -156,11 +159,15 @@ export function changes(before, after) {
   const news = [];
   after.players.forEach((p) => {
     const old = before.players.find((q) => q.name === p.name);
-    if (!old) return;
+    if (!old) {
+      if (p.late) news.push(() => t("newsLate", p.name));
+      return;
+    }
     if (p.away !== old.away) {
       news.push(p.away ? () => t("newsAway", p.name) : () => t("newsBack", p.name));
     }
-    if (p.left && !old.left) news.push(() => t("newsLeft", p.name));
+    if (p.left && !old.left) news.push(p.removed ? () => t("newsRemoved", p.name) : () => t("newsLeft", p.name));
+    if (old.removed && !p.removed) news.push(() => t("newsReadmitted", p.name));
     p.frames.forEach((f, i) => {
       const was = old.frames[i];
       if (was && was.rolls.length === f.rolls.length && (was.rolls.join() !== f.rolls.join() || (was.fouls || []).join() !== (f.fouls || []).join())) {

@@ -144,6 +144,13 @@ function startPlayerMenu() {
     lane.send({ type: "remove", name });
     closeDialogs();
   });
+  // Letting a removed player back undoes a removal: no question.
+  $("#readmit").addEventListener("click", () => {
+    const name = lane.state.menuFor;
+    if (!name) return;
+    lane.send({ type: "readmit", name });
+    closeDialogs();
+  });
 }
 
 export function openPlayerMenu(name) {
@@ -158,13 +165,17 @@ export function renderPlayerMenu() {
   if (!name) return;
   const b = lane.state.board;
   const p = b && b.players.find((q) => q.name === name);
-  if (!p || p.left || !lane.isHost()) {
+  if (!p || (p.left && !p.removed) || !lane.isHost()) {
     closeDialogs();
     return;
   }
   $("#player-title").textContent = name;
-  $("#player-status").textContent = p.away ? t("menuAway", name) : p.connected ? t("menuConnected", name) : t("menuOffline", name);
+  $("#player-status").textContent = p.removed ? t("menuRemoved", name) : p.away ? t("menuAway", name)
+    : p.connected ? t("menuConnected", name) : t("menuOffline", name);
+  $("#remove").hidden = !!p.removed;
   $("#remove").textContent = t("removeButton", name);
+  $("#readmit").hidden = !p.removed;
+  $("#readmit").textContent = t("readmitButton", name);
 }
 
 export function closeDialogs() {
