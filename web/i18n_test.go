@@ -234,6 +234,8 @@ func TestKoreanPage(t *testing.T) {
 	until(t, p, "the key refused, in Korean", `document.querySelector("#lane-error").textContent.startsWith("/는 스페어로")`)
 	do(t, p, "bowl 7", chromedp.Click(chromedp.CSS(`#pins button[data-pins="7"]`)))
 	until(t, p, "the 7 on the board, said in Korean", marks("홍길동", 1)+` === "7" && document.querySelector("#log li").textContent === "홍길동 — 1프레임, 1구: 7핀"`)
+	// The night's numbers, in Korean.
+	until(t, p, "the numbers in Korean", `!document.querySelector("#stats").hidden && document.querySelector("#stats-title").textContent === "오늘의 기록" && document.querySelector('#stats-table tr[data-stat="statStrikes"] th').textContent === "스트라이크" && document.querySelector('#stats-table tr[data-stat="statStrikes"] td[data-player="Jo"]')?.textContent === "100%"`)
 	if words := eval[string](t, p, asciiWords("Jo")); words != "" {
 		t.Errorf("the lane in Korean, in play, shows English: %s", words)
 	}

@@ -8,6 +8,7 @@ import { startLobby, setConn, relabelConn, relabelLobby } from "./lobby.js";
 import { createSocket } from "./socket.js";
 import { boardHead, boardRows, rankingItems, result, rollLog, changes } from "./board.js";
 import { buildPad, renderPad, keyRoll } from "./pad.js";
+import { statsTable, exportLinks } from "./stats.js";
 import { startDialogs, openCorrection, renderCorrection, correctionAnswered, openPlayerMenu, renderPlayerMenu, closeDialogs } from "./dialogs.js";
 
 // state is the lane as this page knows it. The connection's own state
@@ -44,6 +45,10 @@ const state = {
     scrolledTo: "", // the frame the board was last scrolled to show
     copiedTimer: 0,
     invited: false, // the invitation was asked for
+    stats: null, // the night's numbers as last fetched
+    statsOf: "", // the board they were asked for (see numbersKey)
+    games: null, // the lane's games (GET …/games) as last fetched, for the exports
+    gamesOf: "", // the board they were asked for
   },
 };
 
@@ -299,6 +304,7 @@ function onMessage(msg) {
       for (const n of news) notice(n);
       settle();
       render();
+      refreshNumbers(msg);
       // Said once, in the live region: what changed, and whose turn came.
       if (state.view.turnCame) said.push(t("yourTurnSaid"));
       if (said.length) say(said.join(". "));
@@ -674,6 +680,7 @@ function relabel() {
   state.view.logShown = "";
   if (state.closed) document.title = t("titleClosed");
   render();
+  renderNumbers();
 }
 
 // startSwitch wires the language switch, on every page: the choice is
@@ -694,6 +701,84 @@ function startSwitch(again) {
     });
   }
   mark();
+}
+
+// ---------------------------------------------------------------- the night's numbers
+
+// fetching coalesces the API's questions: one of each in flight, and one
+// more asked after it if the board changed meanwhile.
+const fetching = { stats: false, statsAgain: false, games: false, gamesAgain: false };
+
+// refreshNumbers asks for the night's numbers when the balls on the board
+// changed (a ball, a correction, a new game), and for the lane's games
+// when a game has finished: their exports.
+function refreshNumbers(b) {
+  const balls = JSON.stringify(b.players.map((p) => [p.name, p.frames.map((f) => f.marks)]));
+  const statsOf = `${b.phase} ${balls} ${JSON.stringify(b.series || [])}`;
+  if (b.phase !== "waiting" || b.series) {
+    if (state.view.statsOf !== statsOf) {
+      state.view.statsOf = statsOf;
+      fetchStats();
+    }
+  }
+  const gamesOf = `${b.phase === "finished"} ${JSON.stringify(b.series || [])}`;
+  if ((b.phase === "finished" || b.series) && state.view.gamesOf !== gamesOf) {
+    state.view.gamesOf = gamesOf;
+    fetchGames();
+  }
+}
+
+async function fetchStats() {
+  if (fetching.stats) {
+    fetching.statsAgain = true;
+    return;
+  }
+  fetching.stats = true;
+  try {
+    const res = await fetch("/api/lanes/" + encodeURIComponent(state.id) + "/stats", { cache: "no-store" });
+    if (res.ok) state.view.stats = await res.json();
+  } catch {
+    // keep the numbers shown: the next board asks again
+  }
+  fetching.stats = false;
+  renderNumbers();
+  if (fetching.statsAgain) {
+    fetching.statsAgain = false;
+    fetchStats();
+  }
+}
+
+async function fetchGames() {
+  if (fetching.games) {
+    fetching.gamesAgain = true;
+    return;
+  }
+  fetching.games = true;
+  try {
+    const res = await fetch("/api/lanes/" + encodeURIComponent(state.id) + "/games", { cache: "no-store" });
+    if (res.ok) state.view.games = await res.json();
+  } catch {
+    // keep the links shown
+  }
+  fetching.games = false;
+  renderNumbers();
+  if (fetching.gamesAgain) {
+    fetching.gamesAgain = false;
+    fetchGames();
+  }
+}
+
+// renderNumbers shows the night's numbers, once a ball is bowled, and
+// the exports of the finished games.
+function renderNumbers() {
+  const b = state.board;
+  const { head, body, empty } = statsTable(state.view.stats);
+  $("#stats").hidden = !b || state.closed || empty || (b.phase === "waiting" && !b.series);
+  $("#stats-table thead").replaceChildren(head);
+  $("#stats-table tbody").replaceChildren(...body);
+  const { items, any } = exportLinks(state.id, state.view.games);
+  $("#exports").hidden = !any;
+  $("#export-links").replaceChildren(...items);
 }
 
 // ---------------------------------------------------------------- start
