@@ -239,6 +239,13 @@ func TestKoreanPage(t *testing.T) {
 	if words := eval[string](t, p, asciiWords("Jo")); words != "" {
 		t.Errorf("the lane in Korean, in play, shows English: %s", words)
 	}
+	// The correction dialog, in Korean.
+	do(t, p, "tap frame 1", chromedp.Click(chromedp.CSS(frameButton("홍길동", 1))))
+	until(t, p, "the correction dialog", dialogOpen("correct-dialog")+` && document.querySelector("#correct-title").textContent === "내 1프레임 고치기"`)
+	if words := eval[string](t, p, asciiWords("Jo")); words != "" {
+		t.Errorf("the correction dialog in Korean shows English: %s", words)
+	}
+	do(t, p, "cancel", chromedp.Click(chromedp.CSS("#correct-cancel")))
 	keep(t, p, "korean.png")
 
 	// The switch: English at once, and after a reload.

@@ -52,6 +52,9 @@ func TestPinDeck(t *testing.T) {
 	do(t, page, "roll", chromedp.Click(chromedp.CSS("#deck-roll")))
 	split := `document.querySelector('#board tr[data-player="AAA"][data-row=marks] td.marks[data-frame="1"] .split')`
 	until(t, page, "the split circled, the deck of 7 and 10", `!!`+split+` && `+split+`.textContent === "(8)" && getComputedStyle(`+split+`.querySelector(".paren")).display === "none" && getComputedStyle(`+split+`).borderTopStyle === "solid" && `+padReady("AAA", 2)+` && `+deckStanding+` === "7 10"`)
+	if got := eval[string](t, page, `[...document.querySelectorAll("#deck i:not(.down)")].map(i => i.dataset.pin).join(" ")`); got != "7 10" {
+		t.Errorf("the banner draws pins %q standing, want 7 10", got)
+	}
 	if got := eval[string](t, page, `document.querySelector('#pin-deck button[data-pin="1"]').getAttribute("aria-label")`); got != "pin 1, down before this ball" {
 		t.Errorf("pin 1, down, is named %q", got)
 	}
@@ -66,6 +69,10 @@ func TestPinDeck(t *testing.T) {
 	}
 	tb.await(func(b *protocol.Board) bool { return b.Up.Seat == 1 })
 	tb.rollAs("BBB", 9)
+	// BBB's 9 was entered as a count: the pin standing is not known, and
+	// the host's pad for BBB's second ball is the count pad only, with
+	// no deck of invented pins.
+	until(t, page, "BBB's second ball, by count only", padReady("BBB", 1)+` && document.querySelector("#deck-pad").hidden && document.querySelector("#quick-all b").textContent === "/"`)
 	tb.rollAs("BBB", 0)
 
 	// A foul, by F: 0, marked F; the pins are set again for the next ball.

@@ -155,6 +155,14 @@ func TestInputErrors(t *testing.T) {
 	if sent := eval[int](t, p, `window.sent.length`); sent != 0 {
 		t.Errorf("the page sent %d joins it had refused", sent)
 	}
+	// What only the server can tell (a doubled space): its invalid_name,
+	// in the page's words.
+	clear(t, p, "#join-name")
+	do(t, p, "join as Jo  Ann", chromedp.SendKeys(chromedp.CSS("#join-name"), "Jo  Ann"), chromedp.Click(chromedp.CSS("#join")))
+	until(t, p, "the server's refusal", `document.querySelector("#join-error").textContent === "“Jo  Ann” cannot be a name: a name is 1 to 12 letters, with single spaces, hyphens or apostrophes between words, and no digits or emoji."`)
+	if sent := eval[int](t, p, `window.sent.length`); sent != 1 {
+		t.Errorf("the page sent %d joins, want the one the server refused", sent)
+	}
 	clear(t, p, "#join-name")
 	join(t, p, "bob", "BOB")
 	if got := eval[string](t, p, `document.querySelector("#join-error").textContent`); got != "" {

@@ -56,6 +56,10 @@ func TestNightsNumbers(t *testing.T) {
 		}
 	}
 
+	// In Korean, the scorecard's words too.
+	do(t, page, "switch to Korean", chromedp.Click(chromedp.CSS(`.lang button[data-lang="ko"]`)))
+	until(t, page, "the exports in Korean", `document.querySelector('#export-links a.svg[data-game="1"]').href.endsWith("/games/1.svg?lang=ko") && document.querySelector('#export-links a.svg').textContent === "1게임 점수표" && document.querySelector('#stats-table tr[data-stat="statSpares"] th').textContent === "스페어"`)
+
 	// Printed: a score sheet.
 	do(t, page, "print media", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: "print"})
