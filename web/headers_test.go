@@ -27,6 +27,7 @@ func TestSecurityHeaders(t *testing.T) {
 		// A module script is run only if served as JavaScript.
 		{"/static/js/main.js", 200, "text/javascript"},
 		{"/static/js/i18n/en.js", 200, "text/javascript"},
+		{"/static/app.js", 200, "text/javascript"}, // the script's old name: it loads the modules
 		{"/static/style.css", 200, "text/css"},
 		{"/static/index.html", 301, ""}, // FileServer redirects to the directory
 		{"/static/", 200, ""},           // the directory: index.html
