@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/protocol"
+	"github.com/tenpin/tenpin/protocol/client"
 )
 
 // deckStanding is the expression for the pins the pad's deck offers, in
@@ -49,6 +51,19 @@ func TestPinDeck(t *testing.T) {
 	// 7 and 10 left: a split.
 	do(t, page, "tap all but 7 and 10", tapPins(1, 2, 3, 4, 5, 6, 8, 9)...)
 	until(t, page, "eight pins tapped down", `document.querySelector("#deck-roll").textContent === "Roll: 8 pins down" && document.querySelector('#pin-deck button[data-pin="5"]').getAttribute("aria-label") === "pin 5, knocked down"`)
+	// A board that changes something else (a watcher comes) keeps the
+	// pins tapped.
+	ctx, cancel := context.WithTimeout(t.Context(), step)
+	defer cancel()
+	w, err := client.Dial(ctx, s.url, tb.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.CloseNow()
+	until(t, page, "the watcher seen", `document.querySelector("#phase").textContent === "2 watching."`)
+	if got := eval[string](t, page, `document.querySelector("#deck-roll").textContent`); got != "Roll: 8 pins down" {
+		t.Errorf("after a watcher came the deck's roll reads %q, want the 8 pins tapped", got)
+	}
 	do(t, page, "roll", chromedp.Click(chromedp.CSS("#deck-roll")))
 	split := `document.querySelector('#board tr[data-player="AAA"][data-row=marks] td.marks[data-frame="1"] .split')`
 	until(t, page, "the split circled, the deck of 7 and 10", `!!`+split+` && `+split+`.textContent === "(8)" && getComputedStyle(`+split+`.querySelector(".paren")).display === "none" && getComputedStyle(`+split+`).borderTopStyle === "solid" && `+padReady("AAA", 2)+` && `+deckStanding+` === "7 10"`)

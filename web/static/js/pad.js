@@ -67,7 +67,11 @@ export function renderPad(b, who, seat, ready, pending) {
   for (const btn of $("#pins").children) {
     btn.disabled = !ready || Number(btn.dataset.pins) > up.standing;
   }
-  const ball = `${b.seq} ${up.seat} ${up.frame} ${up.ball}`;
+  // The ball up, told from the next (and from a correction that changes
+  // its pins) but not by boards that change something else: a watcher
+  // coming, a player's connection.
+  const bowled = b.players.reduce((n, p) => n + p.frames.reduce((m, f) => m + f.rolls.length, 0), 0);
+  const ball = `${b.phase} ${bowled} ${up.seat} ${up.frame} ${up.ball} ${up.deck}`;
   if (knocked.ball !== ball) {
     knocked.ball = ball;
     knocked.pins.clear();
