@@ -23,3 +23,8 @@ export function setFieldError(input, out, problem) {
   if (problem) $(input).setAttribute("aria-invalid", "true");
   else $(input).removeAttribute("aria-invalid");
 }
+
+// say says text in the live region, and only there.
+export function say(text) {
+  $("#announce").textContent = text;
+}

@@ -2,13 +2,14 @@
 // the lane's state and renders it; the other modules are its parts:
 // socket (the connection), board (the board as pure functions), pad (the
 // bowler's pad), dialogs (correction, the host's menu), lobby, i18n.
-import { $, el, setFieldError } from "./dom.js";
+import { $, el, setFieldError, say } from "./dom.js";
 import { t, applyStatic, errorText, getLang, setLang } from "./i18n.js";
 import { startLobby, setConn, relabelConn, relabelLobby } from "./lobby.js";
 import { createSocket } from "./socket.js";
 import { boardHead, boardRows, rankingItems, result, rollLog, changes } from "./board.js";
 import { buildPad, renderPad, keyRoll } from "./pad.js";
-import { statsTable, exportLinks } from "./stats.js";
+import { createNumbers } from "./stats.js";
+import { startInvite, invite } from "./invite.js";
 import { startDialogs, openCorrection, renderCorrection, correctionAnswered, openPlayerMenu, renderPlayerMenu, closeDialogs } from "./dialogs.js";
 
 // state is the lane as this page knows it. The connection's own state
@@ -43,16 +44,11 @@ const state = {
     turnCame: false, // and the one before did not: the turn just came
     logShown: "", // the roll log as last shown, to redraw it only when it changes
     scrolledTo: "", // the frame the board was last scrolled to show
-    copiedTimer: 0,
-    invited: false, // the invitation was asked for
-    stats: null, // the night's numbers as last fetched
-    statsOf: "", // the board they were asked for (see numbersKey)
-    games: null, // the lane's games (GET …/games) as last fetched, for the exports
-    gamesOf: "", // the board they were asked for
   },
 };
 
 let sock = null;
+let numbers = null; // the night's numbers and the exports
 
 function tokenKey() { return "tenpin-token-" + state.id; }
 
@@ -118,14 +114,12 @@ function startLane(id) {
       if (ev.code === 1013) showError("");
     },
     gone: closeLane,
-    visited: invite,
+    visited: () => invite(id),
     // A seat another tab or phone took over stays theirs.
     token: () => state.takenOver ? "" : localStorage.getItem(tokenKey()),
   });
-  // This page's own address, until the server says which one a phone can
-  // open (see invite).
-  $("#share-url").value = location.origin + "/lanes/" + encodeURIComponent(id);
-  $("#copy").addEventListener("click", copyLink);
+  startInvite(id);
+  numbers = createNumbers(id, () => state.closed ? null : state.board);
   const name = $("#join-name");
   name.addEventListener("input", () => {
     joinError = () => "";
@@ -198,53 +192,6 @@ function startLane(id) {
   sock.visit();
 }
 
-// copyLink copies the invitation, and says so beside the button (not in
-// the roll log).
-async function copyLink() {
-  const input = $("#share-url");
-  input.select();
-  let copied = false;
-  try {
-    await navigator.clipboard.writeText(input.value);
-    copied = true;
-  } catch {
-    try { copied = document.execCommand("copy"); } catch { copied = false; }
-  }
-  const text = copied ? t("linkCopied") : t("linkSelect");
-  $("#copied").textContent = text;
-  say(text);
-  clearTimeout(state.view.copiedTimer);
-  state.view.copiedTimer = setTimeout(() => { $("#copied").textContent = ""; }, 5000);
-}
-
-// invite asks the server for the lane's invitation: the address a phone
-// on the same network can open (this page's may be localhost) and a QR
-// code of it. Without one (an older server, an error) the page keeps its
-// own address and shows no QR code.
-async function invite() {
-  if (state.view.invited) return;
-  state.view.invited = true;
-  let inv = null;
-  try {
-    const res = await fetch("/api/lanes/" + encodeURIComponent(state.id) + "/invite", { cache: "no-store" });
-    if (res.ok) inv = await res.json();
-  } catch {
-    inv = null;
-  }
-  const isURL = (u) => typeof u === "string" && /^https?:\/\//.test(u);
-  if (!inv || !isURL(inv.url)) return;
-  $("#share-url").value = inv.url;
-  const others = (Array.isArray(inv.urls) ? inv.urls : []).filter((u) => isURL(u) && u !== inv.url);
-  $("#other-urls ul").replaceChildren(...others.map((u) => el("li", {}, el("a", { href: u, text: u }))));
-  $("#other-urls").hidden = others.length === 0;
-  if (typeof inv.qr === "string" && inv.qr.startsWith("/api/")) {
-    const qr = $("#qr");
-    qr.onload = () => { qr.hidden = false; };
-    qr.onerror = () => { qr.hidden = true; };
-    qr.src = inv.qr;
-  }
-}
-
 // closeLane shows that the lane is gone and stops reconnecting.
 function closeLane() {
   state.closed = true;
@@ -304,7 +251,7 @@ function onMessage(msg) {
       for (const n of news) notice(n);
       settle();
       render();
-      refreshNumbers(msg);
+      numbers.refresh(msg);
       // Said once, in the live region: what changed, and whose turn came.
       if (state.view.turnCame) said.push(t("yourTurnSaid"));
       if (said.length) say(said.join(". "));
@@ -432,10 +379,6 @@ function showError(say) {
   $("#lane-error").textContent = laneError();
 }
 
-// say says text in the live region, and only there.
-function say(text) {
-  $("#announce").textContent = text;
-}
 
 // news is the lane's news, newest first: functions that say each line in
 // the page's language of the moment.
@@ -680,7 +623,7 @@ function relabel() {
   state.view.logShown = "";
   if (state.closed) document.title = t("titleClosed");
   render();
-  renderNumbers();
+  numbers.render();
 }
 
 // startSwitch wires the language switch, on every page: the choice is
@@ -701,84 +644,6 @@ function startSwitch(again) {
     });
   }
   mark();
-}
-
-// ---------------------------------------------------------------- the night's numbers
-
-// fetching coalesces the API's questions: one of each in flight, and one
-// more asked after it if the board changed meanwhile.
-const fetching = { stats: false, statsAgain: false, games: false, gamesAgain: false };
-
-// refreshNumbers asks for the night's numbers when the balls on the board
-// changed (a ball, a correction, a new game), and for the lane's games
-// when a game has finished: their exports.
-function refreshNumbers(b) {
-  const balls = JSON.stringify(b.players.map((p) => [p.name, p.frames.map((f) => f.marks)]));
-  const statsOf = `${b.phase} ${balls} ${JSON.stringify(b.series || [])}`;
-  if (b.phase !== "waiting" || b.series) {
-    if (state.view.statsOf !== statsOf) {
-      state.view.statsOf = statsOf;
-      fetchStats();
-    }
-  }
-  const gamesOf = `${b.phase === "finished"} ${JSON.stringify(b.series || [])}`;
-  if ((b.phase === "finished" || b.series) && state.view.gamesOf !== gamesOf) {
-    state.view.gamesOf = gamesOf;
-    fetchGames();
-  }
-}
-
-async function fetchStats() {
-  if (fetching.stats) {
-    fetching.statsAgain = true;
-    return;
-  }
-  fetching.stats = true;
-  try {
-    const res = await fetch("/api/lanes/" + encodeURIComponent(state.id) + "/stats", { cache: "no-store" });
-    if (res.ok) state.view.stats = await res.json();
-  } catch {
-    // keep the numbers shown: the next board asks again
-  }
-  fetching.stats = false;
-  renderNumbers();
-  if (fetching.statsAgain) {
-    fetching.statsAgain = false;
-    fetchStats();
-  }
-}
-
-async function fetchGames() {
-  if (fetching.games) {
-    fetching.gamesAgain = true;
-    return;
-  }
-  fetching.games = true;
-  try {
-    const res = await fetch("/api/lanes/" + encodeURIComponent(state.id) + "/games", { cache: "no-store" });
-    if (res.ok) state.view.games = await res.json();
-  } catch {
-    // keep the links shown
-  }
-  fetching.games = false;
-  renderNumbers();
-  if (fetching.gamesAgain) {
-    fetching.gamesAgain = false;
-    fetchGames();
-  }
-}
-
-// renderNumbers shows the night's numbers, once a ball is bowled, and
-// the exports of the finished games.
-function renderNumbers() {
-  const b = state.board;
-  const { head, body, empty } = statsTable(state.view.stats);
-  $("#stats").hidden = !b || state.closed || empty || (b.phase === "waiting" && !b.series);
-  $("#stats-table thead").replaceChildren(head);
-  $("#stats-table tbody").replaceChildren(...body);
-  const { items, any } = exportLinks(state.id, state.view.games);
-  $("#exports").hidden = !any;
-  $("#export-links").replaceChildren(...items);
 }
 
 // ---------------------------------------------------------------- start

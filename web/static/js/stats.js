@@ -1,6 +1,7 @@
 // The night's numbers (GET /api/lanes/{id}/stats) as a table, and the
-// exports of the lane's games: pure functions of what the API answered.
-import { el } from "./dom.js";
+// exports of the lane's games (GET …/games): asked for as the board
+// changes, and drawn by pure functions of what the API answered.
+import { $, el } from "./dom.js";
 import { t, num, pct, getLang } from "./i18n.js";
 
 // avg says a mean to one decimal, or "—" before there is one.
@@ -50,4 +51,77 @@ export function exportLinks(laneID, games) {
       target: "_blank", rel: "noopener", text: t("exportSVG", g.game) })));
   }
   return { items, any: finished.length > 0 };
+}
+
+// asker asks the API for path, one question in flight at a time: asked
+// again meanwhile, it asks once more after. got(body) takes an answer.
+function asker(path, got) {
+  let busy = false;
+  let again = false;
+  const ask = async () => {
+    if (busy) {
+      again = true;
+      return;
+    }
+    busy = true;
+    try {
+      const res = await fetch(path, { cache: "no-store" });
+      if (res.ok) got(await res.json());
+    } catch {
+      // keep what is shown: the next change asks again
+    }
+    busy = false;
+    if (again) {
+      again = false;
+      ask();
+    }
+  };
+  return ask;
+}
+
+// createNumbers keeps the night's numbers and the exports of the lane
+// laneID up to date; board() is the board shown, or null once the lane
+// has closed.
+export function createNumbers(laneID, board) {
+  const base = "/api/lanes/" + encodeURIComponent(laneID);
+  let stats = null; // the numbers as last answered
+  let games = null; // the games as last answered
+  let statsOf = ""; // the board they were asked for
+  let gamesOf = "";
+  const render = () => {
+    const b = board();
+    const table = statsTable(stats);
+    $("#stats").hidden = !b || table.empty || (b.phase === "waiting" && !b.series);
+    $("#stats-table thead").replaceChildren(table.head);
+    $("#stats-table tbody").replaceChildren(...table.body);
+    const links = exportLinks(laneID, games);
+    $("#exports").hidden = !links.any;
+    $("#export-links").replaceChildren(...links.items);
+  };
+  const askStats = asker(base + "/stats", (body) => { stats = body; render(); });
+  const askGames = asker(base + "/games", (body) => { games = body; render(); });
+  return {
+    render,
+    // refresh asks for the numbers when the balls on board b changed (a
+    // ball, a correction, a new game), and for the games when one has
+    // finished: their exports.
+    refresh(b) {
+      const balls = JSON.stringify(b.players.map((p) => [p.name, p.frames.map((f) => f.marks)]));
+      const series = JSON.stringify(b.series || []);
+      if (b.phase !== "waiting" || b.series) {
+        const of = `${b.phase} ${balls} ${series}`;
+        if (statsOf !== of) {
+          statsOf = of;
+          askStats();
+        }
+      }
+      if (b.phase === "finished" || b.series) {
+        const of = `${b.phase === "finished"} ${series}`;
+        if (gamesOf !== of) {
+          gamesOf = of;
+          askGames();
+        }
+      }
+    },
+  };
 }
