@@ -155,9 +155,10 @@ func TestFirstVisitLanguage(t *testing.T) {
 }
 
 // asciiWords is the expression for the words of two or more Latin letters
-// in the text the page shows (not in the language switch, where English
-// names itself), but for the names given: what a page in Korean must not
-// show.
+// in the text the page shows or reads out — its text, visually hidden
+// text for screen readers included, and the accessible names and titles
+// of what is shown — but for the names given and the language switch,
+// where English names itself: what a page in Korean must not say.
 func asciiWords(names ...string) string {
 	quoted := make([]string, len(names))
 	for i, n := range names {
@@ -166,13 +167,22 @@ func asciiWords(names ...string) string {
 	return `(() => {
 	const allowed = new Set([` + strings.Join(quoted, ",") + `]);
 	const found = [];
+	const check = (text, e, where) => {
+		for (const w of text.match(/[A-Za-z]{2,}/g) || []) {
+			if (!allowed.has(w)) found.push(w + " in <" + e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + where + ">");
+		}
+	};
 	const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
 	for (let n = walk.nextNode(); n; n = walk.nextNode()) {
 		const e = n.parentElement;
-		if (!e || e.closest(".lang") || !e.checkVisibility({ visibilityProperty: true, opacityProperty: true })) continue;
-		if (e.closest(".visually-hidden")) continue;
-		for (const w of n.textContent.match(/[A-Za-z]{2,}/g) || []) {
-			if (!allowed.has(w)) found.push(w + " in <" + e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + ">");
+		if (!e || e.closest(".lang") || !e.checkVisibility({ visibilityProperty: true })) continue;
+		check(n.textContent, e, "");
+	}
+	check(document.title, document.documentElement, " title");
+	for (const e of document.querySelectorAll("[aria-label], [title], [alt], [placeholder]")) {
+		if (e.closest(".lang") || !e.checkVisibility({ visibilityProperty: true })) continue;
+		for (const a of ["aria-label", "title", "alt", "placeholder"]) {
+			if (e.hasAttribute(a)) check(e.getAttribute(a), e, " " + a);
 		}
 	}
 	return found.join(", ");

@@ -37,7 +37,7 @@ export default {
   inviteTitle: "친구 초대",
   shareLabel: "이 레인의 링크",
   copyLink: "링크 복사",
-  qrAlt: "이 레인 링크의 QR 코드",
+  qrAlt: "이 레인 링크의 큐알 코드",
   otherURLs: "이 서버의 다른 주소",
   whatHappened: "지금까지",
   rollsTitle: "투구",
