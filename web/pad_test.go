@@ -78,7 +78,7 @@ func TestPinDeck(t *testing.T) {
 	}
 	do(t, page, "make the 7", tapPins(7)...)
 	do(t, page, "roll", chromedp.Click(chromedp.CSS("#deck-roll")))
-	until(t, page, "AAA's frame", marks("AAA", 1)+` === "(8)|1"`)
+	until(t, page, "AAA's frame, the split said", marks("AAA", 1)+` === "(8)|1" && [...document.querySelectorAll("#log li")].map(li => li.textContent).slice(0, 2).join(" | ") === "AAA — frame 1, ball 2: 1 pin | AAA — frame 1, ball 1: 8 pins, a split"`)
 	if got, want := sentRolls(t, page), `[{"type":"roll","deck":[7,10],"frame":1,"ball":1},{"type":"roll","deck":[10],"frame":1,"ball":2}]`; got != want {
 		t.Errorf("the page sent %s, want %s", got, want)
 	}

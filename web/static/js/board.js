@@ -136,8 +136,14 @@ function isFoul(fr, i) {
   return Array.isArray(fr.fouls) && fr.fouls.includes(i + 1);
 }
 
-// describeBall says what one ball was, from its mark on the board.
-export function describeBall(mark, n, foul) {
+// describeBall says what ball i (from 0) of frame fr was, from its mark
+// on the board: a split is said, as the board circles it.
+function describeBall(fr, i) {
+  const what = ballWords(ballMarks(fr)[i], fr.rolls[i], isFoul(fr, i));
+  return i === 0 && fr.split ? t("withSplit", what) : what;
+}
+
+function ballWords(mark, n, foul) {
   if (foul) return t("foul");
   if (mark === "X") return t("strike");
   if (mark === "/") return t("spare");
@@ -178,7 +184,7 @@ export function changes(before, after) {
     if (count(p) <= count(old) || p.frames.length === 0) return;
     const f = p.frames[p.frames.length - 1];
     const i = f.rolls.length - 1;
-    said.push(t("said", p.name, describeBall(ballMarks(f)[i], f.rolls[i], isFoul(f, i))));
+    said.push(t("said", p.name, describeBall(f, i)));
   });
   return { said, news };
 }
@@ -193,8 +199,7 @@ export function rollLog(b) {
     for (const p of b.players) {
       const fr = p.frames[f];
       if (!fr) continue;
-      const marks = ballMarks(fr);
-      fr.rolls.forEach((n, i) => log.push(t("logLine", p.name, f + 1, i + 1, describeBall(marks[i], n, isFoul(fr, i)))));
+      fr.rolls.forEach((n, i) => log.push(t("logLine", p.name, f + 1, i + 1, describeBall(fr, i))));
     }
   }
   return log.reverse();

@@ -183,6 +183,7 @@ export default {
   gutter: "gutter",
   foul: "foul",
   pins: pinsN,
+  withSplit: (what) => `${what}, a split`,
   said: (name, what) => `${name}: ${what}`,
   logLine: (name, frame, ball, what) => `${name} — frame ${frame}, ball ${ball}: ${what}`,
   newsAway: (name) => `${name} is away: the turn passes them by`,

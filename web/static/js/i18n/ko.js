@@ -180,6 +180,7 @@ export default {
   gutter: "거터",
   foul: "파울",
   pins: pinsN,
+  withSplit: (what) => `${what}, 스플릿`,
   said: (name, what) => `${name}: ${what}`,
   logLine: (name, frame, ball, what) => `${name} — ${frame}프레임, ${ball}구: ${what}`,
   newsAway: (name) => `${name} 자리 비움: 차례를 건너뜁니다`,
