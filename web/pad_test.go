@@ -29,7 +29,8 @@ func tapPins(pins ...int) []chromedp.Action[chromedp.Void] {
 // the real pins standing: leaving 7 and 10, the board circles the split
 // and the deck then offers exactly 7 and 10; a foul by F counts 0 and
 // the next ball faces ten again. Every button of the pad is 44 px at
-// least, a finger's size.
+// least, a finger's size. A ball bowled by its deck is corrected by its
+// deck.
 func TestPinDeck(t *testing.T) {
 	s := serve(t, lobby.Config{})
 	page := browser(t)()
@@ -98,6 +99,21 @@ func TestPinDeck(t *testing.T) {
 	until(t, page, "F then all ten: a spare", marks("AAA", 2)+` === "F|/"`)
 	if got, want := sentRolls(t, page), `{"type":"roll","foul":true,"frame":2,"ball":1},{"type":"roll","deck":[],"frame":2,"ball":2}]`; len(got) < len(want) || got[len(got)-len(want):] != want {
 		t.Errorf("the page sent %s, want it to end with %s", got, want)
+	}
+
+	// The 1 of frame 1 was a spare: corrected on the dialog's deck, which
+	// shows the 7 and 10 that stood before that ball, the 7 down.
+	do(t, page, "tap frame 1", chromedp.Click(chromedp.CSS(frameButton("AAA", 1))))
+	until(t, page, "the correction dialog", dialogOpen("correct-dialog"))
+	do(t, page, "ball 2", chromedp.Click(chromedp.CSS(`#correct-balls button[data-ball="2"]`)))
+	deck := `[...document.querySelectorAll("#correct-deck button")].filter(b => !b.disabled).map(b => b.dataset.pin + (b.classList.contains("knocked") ? "↓" : "")).join(" ")`
+	until(t, page, "the deck before ball 2", deck+` === "7↓ 10"`)
+	do(t, page, "knock down the 10 too", chromedp.Click(chromedp.CSS(`#correct-deck button[data-pin="10"]`)))
+	until(t, page, "offered to save", `!document.querySelector("#correct-save").disabled && document.querySelector("#correct-save").textContent === "Make ball 2 a 2"`)
+	do(t, page, "save", chromedp.Click(chromedp.CSS("#correct-save")))
+	until(t, page, "the spare", marks("AAA", 1)+` === "(8)|/" && !`+dialogOpen("correct-dialog"))
+	if got, want := eval[string](t, page, `JSON.stringify(window.sent.filter(m => m.type === "correct").map(({ id, ...m }) => m))`), `[{"type":"correct","frame":1,"ball":2,"deck":[]}]`; got != want {
+		t.Errorf("the correction sent %s, want %s", got, want)
 	}
 	if t.Failed() {
 		return

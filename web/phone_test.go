@@ -318,7 +318,14 @@ func TestFairPlayOnAPhone(t *testing.T) {
 	// The host corrects BBB's frame 1 in a dialog that fits the screen.
 	do(t, page, "tap BBB's frame 1", chromedp.Click(chromedp.CSS(frameButton("BBB", 1))))
 	until(t, page, "the correction dialog", dialogOpen("correct-dialog"))
-	if why := eval[string](t, page, unseen("#correct-dialog button", `"the dialog's " + e.textContent`)); why != "" {
+	dialogButtons := unseen("#correct-dialog button:not(#correct-deck-wrap[hidden] button)", `"the dialog's " + e.textContent`)
+	if why := eval[string](t, page, dialogButtons); why != "" {
+		t.Error(why)
+	}
+	// Ball 1 stood before a fresh rack: its deck shows, and fits too.
+	do(t, page, "ball 1", chromedp.Click(chromedp.CSS(`#correct-balls button[data-ball="1"]`)))
+	until(t, page, "the dialog's deck", `!document.querySelector("#correct-deck-wrap").hidden`)
+	if why := eval[string](t, page, dialogButtons); why != "" {
 		t.Error(why)
 	}
 	do(t, page, "cancel", chromedp.Click(chromedp.CSS("#correct-cancel")))

@@ -27,16 +27,35 @@ function startCorrections() {
         const c = lane.state.correcting;
         if (!c) return;
         c.pins = n;
+        c.byDeck = false;
         $("#correct-error").textContent = "";
         renderCorrection();
       } }));
+  }
+  // Or, when the pins standing before the ball are known, the pins it
+  // knocked down, tapped on a deck.
+  for (const row of [[7, 8, 9, 10], [4, 5, 6], [2, 3], [1]]) {
+    $("#correct-deck").append(el("span", { class: "row" }, ...row.map((n) => el("button", {
+      type: "button", class: "pin-spot", "data-pin": String(n), text: String(n),
+      onclick: () => {
+        const c = lane.state.correcting;
+        if (!c || !c.knocked) return;
+        if (c.knocked.has(n)) c.knocked.delete(n);
+        else c.knocked.add(n);
+        c.byDeck = true;
+        c.pins = c.knocked.size;
+        $("#correct-error").textContent = "";
+        renderCorrection();
+      },
+    }))));
   }
   $("#correct-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const c = lane.state.correcting;
     if (!c || c.id || !c.ball || c.pins === null) return;
-    const msg = c.pins === "F" ? { type: "correct", frame: c.frame, ball: c.ball, foul: true }
-      : { type: "correct", frame: c.frame, ball: c.ball, pins: c.pins };
+    const msg = c.byDeck ? { type: "correct", frame: c.frame, ball: c.ball, deck: c.before.filter((p) => !c.knocked.has(p)) }
+      : c.pins === "F" ? { type: "correct", frame: c.frame, ball: c.ball, foul: true }
+        : { type: "correct", frame: c.frame, ball: c.ball, pins: c.pins };
     if (c.player !== lane.state.seat) msg.name = c.player;
     c.id = lane.send(msg);
     if (!c.id) $("#correct-error").textContent = t("notConnected");
@@ -52,7 +71,7 @@ function startCorrections() {
 
 export function openCorrection(player, frame) {
   closeDialogs();
-  lane.state.correcting = { player, frame, ball: 0, pins: null, id: "", shown: "" };
+  lane.state.correcting = { player, frame, ball: 0, pins: null, id: "", shown: "", knocked: null, byDeck: false, before: null };
   $("#correct-error").textContent = "";
   renderCorrection();
   if (lane.state.correcting) $("#correct-dialog").showModal();
@@ -81,6 +100,29 @@ export function renderCorrection() {
   const fouls = Array.isArray(fr.fouls) ? fr.fouls : [];
   const was = !c.ball ? null : fouls.includes(c.ball) ? "F" : fr.rolls[c.ball - 1];
   if (c.ball && c.pins === null) c.pins = was;
+  // The deck: the pins standing before the ball, the ones it knocked down
+  // tapped (at first, as the board has them).
+  const before = c.ball ? standingBefore(fr, c.frame, c.ball) : null;
+  const decks = Array.isArray(fr.decks) ? fr.decks : [];
+  const after = c.ball ? decks[c.ball - 1] : null;
+  if (before && !c.knocked) {
+    c.before = before;
+    c.knocked = new Set(Array.isArray(after) ? before.filter((p) => !after.includes(p)) : []);
+  }
+  $("#correct-deck-wrap").hidden = !before;
+  for (const btn of $("#correct-deck").querySelectorAll("button")) {
+    const n = Number(btn.dataset.pin);
+    const standing = !!before && before.includes(n);
+    const down = standing && c.knocked.has(n);
+    btn.disabled = !standing || !!c.id;
+    btn.classList.toggle("down", !standing);
+    btn.classList.toggle("knocked", down);
+    btn.setAttribute("aria-pressed", String(down));
+    btn.setAttribute("aria-label", t("pinLabel", n, !standing ? "down" : down ? "knocked" : "standing"));
+  }
+  const deckNow = Array.isArray(after) ? after.join() : null;
+  const deckNew = c.byDeck ? before.filter((p) => !c.knocked.has(p)).join() : null;
+  const changed = c.byDeck ? deckNew !== deckNow : c.pins !== was;
   const whose = c.player === lane.state.seat ? "" : c.player;
   $("#correct-title").textContent = t("correctTitle", whose, c.frame);
   $("#correct-now").textContent = t("correctNow", fr.marks, !!fr.corrected);
@@ -94,6 +136,8 @@ export function renderCorrection() {
       onclick: () => {
         c.ball = i + 1;
         c.pins = null;
+        c.knocked = null;
+        c.byDeck = false;
         $("#correct-error").textContent = "";
         renderCorrection();
       } })));
@@ -105,9 +149,30 @@ export function renderCorrection() {
     btn.disabled = !c.ball || !!c.id;
     btn.setAttribute("aria-pressed", String(!!c.ball && btn.dataset.pins === String(c.pins)));
   }
-  $("#correct-save").disabled = !c.ball || c.pins === null || c.pins === was || !!c.id;
-  $("#correct-save").textContent = c.ball && c.pins !== null && c.pins !== was
+  $("#correct-save").disabled = !c.ball || c.pins === null || !changed || !!c.id;
+  $("#correct-save").textContent = c.ball && c.pins !== null && changed
     ? t("makeBall", c.ball, c.pins) : t("saveCorrection");
+}
+
+const ten = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+
+// standingBefore is the pins standing before ball (from 1) of frame fr
+// (frame, from 1), when the board tells them: ten on a fresh rack (a
+// frame's first ball, the tenth's after a strike or a spare, or after a
+// foul on a rack's first ball), else the deck the ball before left. It
+// is null when a ball before was entered as a count that left pins.
+function standingBefore(fr, frame, ball) {
+  const decks = Array.isArray(fr.decks) ? fr.decks : [];
+  const fouls = Array.isArray(fr.fouls) ? fr.fouls : [];
+  let standing = ten;
+  for (let j = 1; j < ball; j++) {
+    if (fouls.includes(j)) continue; // a foul knocks nothing down: the pins stand (set again after a first ball)
+    const deck = decks[j - 1];
+    const left = Array.isArray(deck) ? deck : fr.rolls[j - 1] === standing.length ? [] : null;
+    if (left === null) return null;
+    standing = left.length === 0 && frame === 10 ? ten : left;
+  }
+  return standing;
 }
 
 // correctionAnswered handles the server's answer to the correction sent,

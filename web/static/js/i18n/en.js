@@ -75,6 +75,8 @@ export default {
   ofChances: (made, of) => `${made} of ${of}`,
   exportCSV: "Every game, as a spreadsheet (CSV)",
   exportSVG: (n) => `Game ${n}: score sheet`,
+  correctDeckHint: "Or tap the pins it knocked down:",
+  correctDeckLabel: "Pins standing before the ball: tap those it knocked down",
   cancel: "Cancel",
   close: "Close",
 

@@ -72,6 +72,8 @@ export default {
   ofChances: (made, of) => `${of}번 중 ${made}번`,
   exportCSV: "모든 게임, 스프레드시트 파일",
   exportSVG: (n) => `${n}게임 점수표`,
+  correctDeckHint: "또는 쓰러뜨린 핀을 누르세요:",
+  correctDeckLabel: "투구 전에 서 있던 핀: 쓰러뜨린 핀을 누르세요",
   cancel: "취소",
   close: "닫기",
 
