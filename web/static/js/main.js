@@ -544,17 +544,17 @@ function renderBanner(b, mine) {
   banner.hidden = b.phase === "waiting";
   banner.className = "banner " + (up ? (mine ? "mine" : "other") : b.phase);
   $("#turn-detail").hidden = !up;
-  $("#deck").hidden = !up;
+  // The pins standing, drawn only when the server knows which: after a
+  // ball entered as a count, the detail line says how many, and no pins
+  // are made up.
+  $("#deck").hidden = !up || !Array.isArray(b.up.deck);
   $("#ranking").hidden = b.phase !== "finished";
   if (up) {
     $("#turn").textContent = mine ? t("yourTurn", up.name) : t("isUp", up.name, up.connected);
     $("#turn-detail").textContent = t("turnDetail", b.up.frame, b.up.ball, b.up.standing);
-    // The pins standing when the server knows them; otherwise as many
-    // as stand, the pins numbered above the count down.
-    const deck = Array.isArray(b.up.deck) ? b.up.deck : null;
+    const deck = Array.isArray(b.up.deck) ? b.up.deck : [];
     for (const pin of $("#deck").querySelectorAll("i")) {
-      const n = Number(pin.dataset.pin);
-      pin.classList.toggle("down", deck ? !deck.includes(n) : n > b.up.standing);
+      pin.classList.toggle("down", !deck.includes(Number(pin.dataset.pin)));
     }
   } else if (b.phase === "finished") {
     $("#turn").textContent = result(b);
