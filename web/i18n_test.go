@@ -137,9 +137,10 @@ func TestFirstVisitLanguage(t *testing.T) {
 	s := serve(t, lobby.Config{})
 	for _, tt := range []struct {
 		browser, lang, heading, create string
+		other, otherHeading            string // the other language, on the switch
 	}{
-		{"ko-KR", "ko", "레인", "레인 만들기"},
-		{"en-US", "en", "Lanes", "Create lane"},
+		{"ko-KR", "ko", "레인", "레인 만들기", "en", "Lanes"},
+		{"en-US", "en", "Lanes", "Create lane", "ko", "레인"},
 	} {
 		t.Run(tt.browser, func(t *testing.T) {
 			p := browser(t, inLanguage(tt.browser)...)()
@@ -150,6 +151,12 @@ func TestFirstVisitLanguage(t *testing.T) {
 			if got := eval[string](t, p, `navigator.languages[0]`); !strings.HasPrefix(got, tt.lang) {
 				t.Errorf("the browser's first language is %q, want %s", got, tt.browser)
 			}
+			// The lobby's switch, remembered.
+			do(t, p, "switch", chromedp.Click(chromedp.CSS(`.lang button[data-lang=`+js(tt.other)+`]`)))
+			other := `document.documentElement.lang === ` + js(tt.other) + ` && document.querySelector("#lobby h2").textContent === ` + js(tt.otherHeading)
+			until(t, p, "the lobby in "+tt.other, other)
+			do(t, p, "reload", chromedp.Reload())
+			until(t, p, "still in "+tt.other+" after a reload", other)
 		})
 	}
 }
