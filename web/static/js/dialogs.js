@@ -71,6 +71,10 @@ function startCorrections() {
 
 export function openCorrection(player, frame) {
   closeDialogs();
+  // The ball chosen (from 1; 0 before), the pins it should be (a count,
+  // "F" for a foul), the answer awaited (id); when the pins standing
+  // before it are known (before), those tapped down on the deck
+  // (knocked), and whether the deck is what is sent (byDeck).
   lane.state.correcting = { player, frame, ball: 0, pins: null, id: "", shown: "", knocked: null, byDeck: false, before: null };
   $("#correct-error").textContent = "";
   renderCorrection();

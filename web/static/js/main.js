@@ -1,7 +1,9 @@
 // tenpin's page: the lobby at "/" and a lane at "/lanes/{id}". main owns
 // the lane's state and renders it; the other modules are its parts:
 // socket (the connection), board (the board as pure functions), pad (the
-// bowler's pad), dialogs (correction, the host's menu), lobby, i18n.
+// bowler's pad), dialogs (correction, the host's menu), stats (the
+// night's numbers, the exports), invite, lobby, and i18n (every word, in
+// English and Korean). No build step: the browser loads them as they are.
 import { $, el, setFieldError, say } from "./dom.js";
 import { t, applyStatic, errorText, getLang, setLang } from "./i18n.js";
 import { startLobby, setConn, relabelConn, relabelLobby } from "./lobby.js";
@@ -32,8 +34,8 @@ const state = {
   // ball, which only that board tells.
   pending: null,
   // The correction being entered in the dialog: { player, frame, ball,
-  // pins, id }; id is that of the correct message sent and not yet
-  // answered, "" before it is sent.
+  // pins, id, … } (see dialogs); id is that of the correct message sent
+  // and not yet answered, "" before it is sent.
   correcting: null,
   menuFor: "", // the player whose menu (the host's) is open
   // What the page shows that is not on the board, kept to be drawn again.
