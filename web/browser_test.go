@@ -163,8 +163,9 @@ func (s *server) cut() {
 
 // browser starts a headless Chromium for the test and returns a function
 // that opens a new, isolated browser context (its own storage, as another
-// person's browser would have).
-func browser(t *testing.T) func() context.Context {
+// person's browser would have). extra adds to its command line (a
+// language, say).
+func browser(t *testing.T, extra ...chromedp.ExecAllocatorOption) func() context.Context {
 	t.Helper()
 	path := findBrowser(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
@@ -177,6 +178,7 @@ func browser(t *testing.T) func() context.Context {
 		chromedp.Flag("disable-sync", true),
 		chromedp.WindowSize(1100, 800),
 	)
+	opts = append(opts, extra...)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	root, cancelRoot := chromedp.NewContext(allocCtx)
 	t.Cleanup(func() { cancelRoot(); cancelAlloc() })

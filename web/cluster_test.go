@@ -25,7 +25,7 @@ func TestPageMovesToAnotherNode(t *testing.T) {
 	join(t, p, "AAA", "AAA")
 	do(t, p, "start", chromedp.Click(chromedp.CSS("#start")))
 	bowl(t, p, "AAA", 7, 10, false)
-	until(t, p, "the other two nodes known", `lane.nodes.length === 2`)
+	until(t, p, "the other two nodes known", `tenpin.nodes().length === 2`)
 
 	first.Stop()
 	until(t, p, "the page on another node", `location.origin !== `+js(first.URL)+

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/protocol/client"
 )
 
 // frameButton is the selector of the button a page shows on a frame it
@@ -74,7 +75,7 @@ func TestCorrectABall(t *testing.T) {
 	// The host may correct BBB's ball, but not to 9 with a 2 after it.
 	recordSends(t, a)
 	correct(t, a, "BBB", 1, 1, 9)
-	until(t, a, "the refusal in the dialog", dialogOpen("correct-dialog")+` && document.querySelector("#correct-error").textContent.startsWith("Frame 1 ball 1 cannot be 9")`)
+	until(t, a, "the refusal in the dialog", dialogOpen("correct-dialog")+` && document.querySelector("#correct-error").textContent === "No game could have that ball: the balls bowled after it would not fit. Nothing changed."`)
 	if got, want := eval[string](t, a, `JSON.stringify(window.sent.filter(m => m.type === "correct").map(({ id, ...m }) => m))`),
 		`[{"type":"correct","frame":1,"ball":1,"pins":9,"name":"BBB"}]`; got != want {
 		t.Errorf("the host's correction sent %s, want %s", got, want)
@@ -127,7 +128,7 @@ func TestSkipAndCatchUp(t *testing.T) {
 	// The board said BBB was offline once the server knew, with a second
 	// (rounded up) before they may be skipped: after the away time more,
 	// the server counts them away and sends a board saying so.
-	until(t, a, "the board saying BBB may be skipped", `lane.board.up !== null && lane.board.up.skip_in === 0`)
+	until(t, a, "the board saying BBB may be skipped", `tenpin.state.board.up !== null && tenpin.state.board.up.skip_in === 0`)
 	// A double tap skips one player: the second tap, while the first skip
 	// is unanswered, sends nothing.
 	recordSends(t, a)
@@ -170,7 +171,9 @@ func TestSkipAndCatchUp(t *testing.T) {
 
 // The host removes a player from a small menu on their name, after a
 // confirmation: the player's page is told, forgets its seat's token and
-// watches; their frames stay, shown as left, and the turn moves on.
+// watches; their frames stay, shown as removed, and the turn moves on.
+// The host may let them back from the same menu. A friend who arrives
+// mid-game is shown as joined late.
 func TestHostRemovesAPlayer(t *testing.T) {
 	s := serve(t, lobby.Config{})
 	id, pages := newLane(t, s, browser(t), "AAA", "BBB", "CCC")
@@ -219,9 +222,34 @@ func TestHostRemovesAPlayer(t *testing.T) {
 		t.Error("BBB's page kept the token of a seat it was removed from")
 	}
 	for n, p := range map[string]context.Context{"AAA": a, "BBB": b, "CCC": c} {
-		until(t, p, n+" sees BBB left, frames kept", `document.querySelector('#board tr[data-player="BBB"]').classList.contains("left") && document.querySelector('#board tr[data-player="BBB"] .status').textContent === " (left)" && `+marks("BBB", 1)+` === "6"`)
+		until(t, p, n+" sees BBB removed, frames kept", `document.querySelector('#board tr[data-player="BBB"]').classList.contains("left") && document.querySelector('#board tr[data-player="BBB"] .status').textContent === " (removed)" && `+marks("BBB", 1)+` === "6"`)
 	}
+	until(t, c, "the removal in CCC's lane news", `document.querySelector("#notices li")?.textContent === "BBB was removed by the host"`)
 	bowl(t, c, "CCC", 10, 10, false)
+
+	// A friend arrives after the first ball: seated last, joined late.
+	ctx, cancel := context.WithTimeout(t.Context(), step)
+	defer cancel()
+	dan, err := client.Dial(ctx, s.url, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dan.CloseNow()
+	if _, err := dan.Join(ctx, "Dana"); err != nil {
+		t.Fatal(err)
+	}
+	until(t, c, "Dana shown joined late", `document.querySelector('#board tr[data-player="Dana"] .late')?.textContent === "joined late" && document.querySelector("#notices li")?.textContent === "Dana joined late: bowls the frames missed first"`)
+
+	// The host lets BBB back: the menu on a removed player offers only
+	// that.
+	do(t, a, "forget what was sent", chromedp.Evaluate[chromedp.Void](`window.sent = []`))
+	do(t, a, "open BBB's menu", chromedp.Click(chromedp.CSS(`#board tr[data-player="BBB"] button.name`)))
+	until(t, a, "the readmit offered", dialogOpen("player-dialog")+` && document.querySelector("#readmit").offsetParent !== null && document.querySelector("#readmit").textContent === "Let BBB back" && document.querySelector("#remove").offsetParent === null`)
+	do(t, a, "let BBB back", chromedp.Click(chromedp.CSS("#readmit")))
+	until(t, a, "BBB let back, still out of this game", `document.querySelector('#board tr[data-player="BBB"] .status').textContent === " (left)" && [...document.querySelectorAll("#notices li")].some(li => li.textContent === "BBB may join the lane again")`)
+	if got, want := eval[string](t, a, `JSON.stringify(window.sent.map(({ id, ...m }) => m))`), `[{"type":"readmit","name":"BBB"}]`; got != want {
+		t.Errorf("the host sent %s, want %s", got, want)
+	}
 
 	// A reload does not take the seat back: BBB watches.
 	do(t, b, "reload", chromedp.Reload())

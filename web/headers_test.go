@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"mime"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -19,15 +20,19 @@ func TestSecurityHeaders(t *testing.T) {
 	tests := []struct {
 		path   string
 		status int
+		ctype  string // the Content-Type's media type, if it matters
 	}{
-		{"/", 200},
-		{"/lanes/k3x9mdq2vb", 200},
-		{"/static/app.js", 200},
-		{"/static/style.css", 200},
-		{"/static/index.html", 301}, // FileServer redirects to the directory
-		{"/static/", 200},           // the directory: index.html
-		{"/static/nothing.js", 404},
-		{"/nothing", 404},
+		{"/", 200, "text/html"},
+		{"/lanes/k3x9mdq2vb", 200, "text/html"},
+		// A module script is run only if served as JavaScript.
+		{"/static/js/main.js", 200, "text/javascript"},
+		{"/static/js/i18n/en.js", 200, "text/javascript"},
+		{"/static/app.js", 200, "text/javascript"}, // the script's old name: it loads the modules
+		{"/static/style.css", 200, "text/css"},
+		{"/static/index.html", 301, ""}, // FileServer redirects to the directory
+		{"/static/", 200, ""},           // the directory: index.html
+		{"/static/nothing.js", 404, ""},
+		{"/nothing", 404, ""},
 	}
 	var csp string
 	for _, tt := range tests {
@@ -40,6 +45,9 @@ func TestSecurityHeaders(t *testing.T) {
 			res.Body.Close()
 			if res.StatusCode != tt.status {
 				t.Errorf("GET %s: %s, want %d", tt.path, res.Status, tt.status)
+			}
+			if ct, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); tt.ctype != "" && ct != tt.ctype {
+				t.Errorf("GET %s: Content-Type %q, want %s", tt.path, res.Header.Get("Content-Type"), tt.ctype)
 			}
 			got := res.Header.Get("Content-Security-Policy")
 			if csp == "" {

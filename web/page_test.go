@@ -94,8 +94,8 @@ func TestNoNotFound(t *testing.T) {
 }
 
 // The page says what is wrong with a name, in words, before sending it:
-// nothing is cut short or sent; the server's refusals show without the
-// server's internal prefixes.
+// nothing is cut short or sent; the server's refusals show in the page's
+// own words for their codes, never the server's messages.
 func TestInputErrors(t *testing.T) {
 	s := serve(t, lobby.Config{MaxLanes: 1})
 	p := browser(t)()
@@ -119,31 +119,28 @@ func TestInputErrors(t *testing.T) {
 		t.Errorf("the page sent %d lanes the server would refuse", n)
 	}
 
-	// The server refuses (it holds all the lanes it may): its reason,
-	// without "lobby:".
+	// The server refuses (it holds all the lanes it may): the page's words
+	// for too_many_lanes.
 	createLane(t, s, "First")
 	<-s.posts
 	clear(t, p, "#create-name")
 	do(t, p, "create one too many", chromedp.SendKeys(chromedp.CSS("#create-name"), "Second"), chromedp.Click(chromedp.CSS(`#create-form button[type=submit]`)))
-	until(t, p, "the server's refusal", `document.querySelector("#create-error").textContent.startsWith("Could not create the lane: ")`)
-	if got := eval[string](t, p, `document.querySelector("#create-error").textContent`); strings.Contains(got, "lobby:") || !strings.Contains(got, "the server holds 1 lanes, its limit") {
-		t.Errorf("the refusal reads %q", got)
-	}
+	until(t, p, "the server's refusal", `document.querySelector("#create-error").textContent === "Could not create the lane: The server holds all the lanes it may: try again later."`)
 
-	// A player's name: three letters A–Z.
+	// A player's name: 1 to 12 letters of any script. What the page can
+	// tell is said before sending; the rest the server refuses.
 	until(t, p, "the lane listed", `document.querySelectorAll("#lanes tbody a").length === 1`)
 	laneURL := eval[string](t, p, `document.querySelector("#lanes tbody a").href`)
 	do(t, p, "open the lane", chromedp.Navigate(laneURL))
 	until(t, p, "the join form", `document.querySelector("#conn").textContent === "connected" && document.querySelector("#join-form").offsetParent !== null`)
 	recordSends(t, p)
-	const rule = ": a name is three letters A–Z, like BOB."
+	const rule = ": a name is letters, with spaces, hyphens or apostrophes between words."
 	for _, tt := range []struct{ typed, want string }{
-		{"", "Type your name: three letters A–Z, like BOB."},
-		{"AB", "“AB” is 2 letters" + rule},
+		{"", "Type your name: 1 to 12 letters, like Jo or 홍길동."},
 		{"A1B", "“A1B” has “1”" + rule},
-		{"ÄBC", "“ÄBC” has “Ä”" + rule},
-		{"B B", "“B B” has a space" + rule},
-		{"bobby", "“BOBBY” is 5 letters" + rule},
+		{"Bob!", "“Bob!” has “!”" + rule},
+		{"B_B 7", "“B_B 7” has “_” and “7”" + rule},
+		{"Bartholomewxy", "“Bartholomewxy” is 13 letters: a name has at most 12."},
 	} {
 		clear(t, p, "#join-name")
 		if tt.typed != "" {
@@ -157,6 +154,14 @@ func TestInputErrors(t *testing.T) {
 	}
 	if sent := eval[int](t, p, `window.sent.length`); sent != 0 {
 		t.Errorf("the page sent %d joins it had refused", sent)
+	}
+	// What only the server can tell (a doubled space): its invalid_name,
+	// in the page's words.
+	clear(t, p, "#join-name")
+	do(t, p, "join as Jo  Ann", chromedp.SendKeys(chromedp.CSS("#join-name"), "Jo  Ann"), chromedp.Click(chromedp.CSS("#join")))
+	until(t, p, "the server's refusal", `document.querySelector("#join-error").textContent === "“Jo  Ann” cannot be a name: a name is 1 to 12 letters, with single spaces, hyphens or apostrophes between words, and no digits or emoji."`)
+	if sent := eval[int](t, p, `window.sent.length`); sent != 1 {
+		t.Errorf("the page sent %d joins, want the one the server refused", sent)
 	}
 	clear(t, p, "#join-name")
 	join(t, p, "bob", "BOB")

@@ -85,7 +85,7 @@ func newTable(t *testing.T, s *server, page context.Context, laneName, pageName 
 	t.Helper()
 	tb := &table{t: t, id: createLane(t, s, laneName), page: page, pageName: pageName, players: map[string]*client.Conn{}, next: map[string]int{}}
 	do(t, page, "open the lane", chromedp.Navigate(s.url+"/lanes/"+tb.id))
-	until(t, page, "the lane", `document.querySelector("#conn").textContent === "connected"`)
+	until(t, page, "the lane, connected", `document.querySelector("#conn").classList.contains("ok")`)
 	ctx, cancel := context.WithTimeout(t.Context(), step)
 	defer cancel()
 	dial := func() *client.Conn {
@@ -318,7 +318,14 @@ func TestFairPlayOnAPhone(t *testing.T) {
 	// The host corrects BBB's frame 1 in a dialog that fits the screen.
 	do(t, page, "tap BBB's frame 1", chromedp.Click(chromedp.CSS(frameButton("BBB", 1))))
 	until(t, page, "the correction dialog", dialogOpen("correct-dialog"))
-	if why := eval[string](t, page, unseen("#correct-dialog button", `"the dialog's " + e.textContent`)); why != "" {
+	dialogButtons := unseen("#correct-dialog button:not(#correct-deck-wrap[hidden] button)", `"the dialog's " + e.textContent`)
+	if why := eval[string](t, page, dialogButtons); why != "" {
+		t.Error(why)
+	}
+	// Ball 1 stood before a fresh rack: its deck shows, and fits too.
+	do(t, page, "ball 1", chromedp.Click(chromedp.CSS(`#correct-balls button[data-ball="1"]`)))
+	until(t, page, "the dialog's deck", `!document.querySelector("#correct-deck-wrap").hidden`)
+	if why := eval[string](t, page, dialogButtons); why != "" {
 		t.Error(why)
 	}
 	do(t, page, "cancel", chromedp.Click(chromedp.CSS("#correct-cancel")))
@@ -327,7 +334,7 @@ func TestFairPlayOnAPhone(t *testing.T) {
 	// The host's menu on a name.
 	do(t, page, "tap BBB's name", chromedp.Click(chromedp.CSS(`#board tr[data-player="BBB"] button.name`)))
 	until(t, page, "the player's menu", dialogOpen("player-dialog"))
-	if why := eval[string](t, page, unseen("#player-dialog button", `"the menu's " + e.textContent`)); why != "" {
+	if why := eval[string](t, page, unseen("#player-dialog button:not([hidden])", `"the menu's " + e.textContent`)); why != "" {
 		t.Error(why)
 	}
 	do(t, page, "close", chromedp.Click(chromedp.CSS("#player-close")))

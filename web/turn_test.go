@@ -14,7 +14,8 @@ import (
 // then its detail line.
 const banner = `document.querySelector("#turn").textContent + " / " + document.querySelector("#turn-detail").textContent`
 
-// deckUp is the expression for the pins the banner's deck draws standing.
+// deckUp is the expression for the pins the banner's deck draws standing
+// (when the server says which).
 const deckUp = `document.querySelectorAll("#deck i:not(.down)").length`
 
 // rollAs makes the client's player roll the ball up and waits for the
@@ -32,9 +33,10 @@ func (tb *table) rollAs(name string, pins int) {
 }
 
 // The turn banner says who is up, the frame, the ball and the pins
-// standing (and draws them); when the turn comes to the page's player it
-// says so in another colour, in the tab's title, and with a buzz of the
-// phone. A key for a ball it cannot be says why, and sends nothing.
+// standing (and draws them when the server says which); when the turn
+// comes to the page's player it says so in another colour, in the tab's
+// title, and with a buzz of the phone. A key for a ball it cannot be says
+// why, and sends nothing.
 func TestTurnBanner(t *testing.T) {
 	s := serve(t, lobby.Config{})
 	page := browser(t)()
@@ -56,7 +58,9 @@ func TestTurnBanner(t *testing.T) {
 	other := eval[string](t, page, `getComputedStyle(document.querySelector("#banner")).backgroundColor`)
 
 	tb.rollAs("AAA", 3)
-	until(t, page, "AAA's second ball", banner+` === "AAA is up / Frame 1 · Ball 2 · 7 pins standing" && `+deckUp+` === 7`)
+	// AAA's 3 was entered as a count: which 7 pins stand is not known, and
+	// the banner draws none rather than make them up.
+	until(t, page, "AAA's second ball", banner+` === "AAA is up / Frame 1 · Ball 2 · 7 pins standing" && document.querySelector("#deck").hidden`)
 	tb.rollAs("AAA", 4)
 	until(t, page, "BBB's turn", banner+` === "Your turn, BBB / Frame 1 · Ball 1 · 10 pins standing" && `+padReady("BBB", 10))
 	if got := eval[string](t, page, `document.title`); got != "● Your turn — tenpin" {

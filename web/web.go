@@ -13,7 +13,9 @@ import (
 //go:embed static
 var files embed.FS
 
-// static is the page's files at the root: index.html, app.js, style.css.
+// static is the page's files at the root: index.html, style.css, and the
+// script's ES modules under js/ (main.js imports the others), served as
+// text/javascript: a module of another type is refused under nosniff.
 var static, _ = fs.Sub(files, "static")
 
 // csp is the Content-Security-Policy of every response of the page: its

@@ -1,0 +1,661 @@
+// tenpin's page: the lobby at "/" and a lane at "/lanes/{id}". main owns
+// the lane's state and renders it; the other modules are its parts:
+// socket (the connection), board (the board as pure functions), pad (the
+// bowler's pad), dialogs (correction, the host's menu), stats (the
+// night's numbers, the exports), invite, lobby, and i18n (every word, in
+// English and Korean). No build step: the browser loads them as they are.
+import { $, el, setFieldError, say } from "./dom.js";
+import { t, applyStatic, errorText, getLang, setLang } from "./i18n.js";
+import { startLobby, setConn, relabelConn, relabelLobby } from "./lobby.js";
+import { createSocket } from "./socket.js";
+import { boardHead, boardRows, rankingItems, result, rollLog, changes } from "./board.js";
+import { buildPad, renderPad, keyRoll } from "./pad.js";
+import { createNumbers } from "./stats.js";
+import { startInvite, invite } from "./invite.js";
+import { startDialogs, openCorrection, renderCorrection, correctionAnswered, openPlayerMenu, renderPlayerMenu, closeDialogs } from "./dialogs.js";
+
+// state is the lane as this page knows it. The connection's own state
+// (socket, backoff, nodes) is the socket's.
+const state = {
+  id: "",
+  board: null,
+  seat: null, // my name, once welcomed
+  takenOver: false, // another tab or phone resumed our seat: do not take it back on reconnect
+  closed: false, // the lane is gone for good
+  joinID: "", // the join sent and not yet answered
+  resumeID: "", // the resume sent on connecting and not yet answered
+  // Commands sent and not yet answered, by type: start, skip and leave.
+  // A second tap while one is in flight sends nothing: a skip sent twice
+  // would skip the next player too.
+  waiting: {},
+  // The roll sent and not yet settled: { id, seq }. Until the server
+  // answers it (and, once acked, until the board with its effect — seq —
+  // arrives) the pad takes no other roll: the next one must name the next
+  // ball, which only that board tells.
+  pending: null,
+  // The correction being entered in the dialog: { player, frame, ball,
+  // pins, id, … } (see dialogs); id is that of the correct message sent
+  // and not yet answered, "" before it is sent.
+  correcting: null,
+  menuFor: "", // the player whose menu (the host's) is open
+  // What the page shows that is not on the board, kept to be drawn again.
+  view: {
+    skipAt: 0, // when the player up, offline, may be skipped (Date.now() time)
+    skipTimer: 0, // the next render of the skip countdown
+    wasMine: false, // the last board rendered had this page's player up
+    turnCame: false, // and the one before did not: the turn just came
+    logShown: "", // the roll log as last shown, to redraw it only when it changes
+    scrolledTo: "", // the frame the board was last scrolled to show
+  },
+};
+
+let sock = null;
+let numbers = null; // the night's numbers and the exports
+
+function tokenKey() { return "tenpin-token-" + state.id; }
+
+// nameMax is the most letters a player's name has (the server's rule,
+// which also refuses what the page does not check: emoji, invisible
+// characters, doubled spaces; it says so with invalid_name).
+const nameMax = 12;
+
+// nameProblem says what is wrong with a player's name, in words, or "":
+// 1 to 12 letters of any script, counted as a reader counts them, with
+// spaces, hyphens or apostrophes between words.
+function nameProblem(name) {
+  if (name === "") return t("nameEmpty");
+  const bad = [...new Set([...name].filter((c) => !/^[\p{L}\p{M} '’-]$/u.test(c)))];
+  if (bad.length) return t("nameBadChars", name, bad);
+  const letters = [...new Intl.Segmenter().segment(name)].filter((s) => /\p{L}/u.test(s.segment)).length;
+  if (letters > nameMax) return t("nameLength", name, letters, nameMax);
+  return "";
+}
+
+// send sends msg, or says the page is not connected and returns "".
+function send(msg) {
+  const id = sock.send(msg);
+  if (!id) showError(() => t("notConnected"));
+  return id;
+}
+
+// refusal is what the page says of a server's refusal: its own words
+// for the code, never the server's English message; ctx names who.
+function refusal(msg, ctx = {}) {
+  return () => errorText(msg.code, ctx);
+}
+
+function startLane(id) {
+  state.id = id;
+  // A page that moved here from another node of the cluster brings its
+  // seat's token in the fragment (see socket's moveNode): keep it, and
+  // take it out of the address bar and the history.
+  const moved = new URLSearchParams(location.hash.slice(1)).get("token");
+  if (moved) {
+    localStorage.setItem(tokenKey(), moved);
+    history.replaceState(null, "", location.pathname);
+  }
+  $("#lane").hidden = false;
+  sock = createSocket(id, {
+    status: setConn,
+    open() {
+      // Resume first thing: on a lane full of watchers the server holds a
+      // new socket only a few seconds for its resume.
+      const token = localStorage.getItem(tokenKey());
+      if (token && !state.takenOver) state.resumeID = sock.send({ type: "resume", token });
+    },
+    message: onMessage,
+    closed(ev) {
+      // No answer comes on a closed socket. The board the lane sends on
+      // reconnect shows whether the roll counted; a roll sent again for the
+      // same ball is refused as stale, so it cannot count twice.
+      state.pending = null;
+      state.joinID = "";
+      state.resumeID = "";
+      state.waiting = {};
+      render();
+      if (ev.code === 1013) showError("");
+    },
+    gone: closeLane,
+    visited: () => invite(id),
+    // A seat another tab or phone took over stays theirs.
+    token: () => state.takenOver ? "" : localStorage.getItem(tokenKey()),
+  });
+  startInvite(id);
+  numbers = createNumbers(id, () => state.closed ? null : state.board);
+  const name = $("#join-name");
+  name.addEventListener("input", () => {
+    joinError = () => "";
+    setFieldError("#join-name", "#join-error", "");
+  });
+  $("#join-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const value = name.value.trim();
+    const problem = nameProblem(value);
+    joinError = () => nameProblem(value);
+    setFieldError("#join-name", "#join-error", problem);
+    if (problem) {
+      name.focus();
+      return;
+    }
+    if (state.joinID) return; // the join sent is not answered yet
+    state.joinID = send({ type: "join", name: value });
+  });
+  $("#start").addEventListener("click", () => sendOnce("start"));
+  // Rematch, leave and remove cannot be undone, and a lane is a place
+  // where a phone gets bumped: ask first.
+  $("#rematch").addEventListener("click", () => {
+    if (!window.confirm(t("confirmRematch"))) return;
+    sendOnce("rematch");
+  });
+  // A skip can be undone by the one skipped, who comes back and bowls the
+  // missed frames: no question. The server says whether they have been
+  // offline long enough.
+  $("#skip").addEventListener("click", () => sendOnce("skip"));
+  $("#leave").addEventListener("click", () => {
+    const playing = state.board && state.board.phase === "playing";
+    if (!window.confirm(playing ? t("confirmLeaveGame") : t("confirmLeaveSeat"))) return;
+    // The seat is given up once the server says so (its ack): a leave
+    // refused, or never sent, keeps the seat and its token.
+    if (!sendOnce("leave")) showError(() => t("notConnectedLeave"));
+  });
+  // The deck's taps redraw the pad; they read the ball up.
+  buildPad(roll, () => {
+    if (!enteringFor()) return null;
+    render();
+    return state.board.up;
+  });
+  // The pins standing, drawn as a deck seen from the foul line: the
+  // head pin in front.
+  for (const row of [[7, 8, 9, 10], [4, 5, 6], [2, 3], [1]]) {
+    $("#deck").append(el("span", { class: "row" }, ...row.map((n) => el("i", { "data-pin": String(n) }))));
+  }
+  startDialogs({ state, send, mayCorrect, isHost });
+  $("#games-link").href = "/api/lanes/" + encodeURIComponent(id) + "/games";
+  $("#games-link").download = `tenpin-${id}-games.json`;
+  document.addEventListener("keydown", onKey);
+  // A page the browser keeps in its back/forward cache would keep its
+  // socket open, and its player would look connected while gone: nobody
+  // could skip them. Close it on the way out, and connect again if the
+  // page is shown from the cache.
+  window.addEventListener("pagehide", () => {
+    sock.hide();
+    state.pending = null;
+  });
+  // The cluster's nodes change: ask again now and then, so that the list
+  // a page moves by is fresh when its node dies.
+  setInterval(() => { if (!state.closed && sock.live()) sock.nodes(); }, 60000);
+  window.addEventListener("pageshow", (ev) => {
+    if (!ev.persisted || state.closed) return;
+    sock.show();
+  });
+  // For tests and the console: what the page knows, to look at (not to
+  // change).
+  window.tenpin = { state, nodes: () => sock.knownNodes() };
+  sock.visit();
+}
+
+// closeLane shows that the lane is gone and stops reconnecting.
+function closeLane() {
+  state.closed = true;
+  sock.stop();
+  closeDialogs();
+  setConn(() => t("connClosed"), false);
+  document.title = t("titleClosed");
+  say(t("laneClosedSaid"));
+  render();
+}
+
+// sendOnce sends a command of type unless one is in flight, and reports
+// whether it was sent.
+function sendOnce(type) {
+  if (state.waiting[type]) return false;
+  const id = send({ type });
+  if (id) state.waiting[type] = id;
+  render();
+  return !!id;
+}
+
+// answered takes an answer's command off those in flight, and returns
+// its type ("" if it answered none of them).
+function answered(msg) {
+  for (const [type, id] of Object.entries(state.waiting)) {
+    if (msg.ref && msg.ref === id) {
+      delete state.waiting[type];
+      render();
+      return type;
+    }
+  }
+  return "";
+}
+
+// settle ends the pending roll once the board showing it has arrived. The
+// server sends boards and answers on separate queues, so the ack may come
+// first.
+function settle() {
+  const p = state.pending;
+  if (p && p.seq !== null && state.board && state.board.seq >= p.seq) state.pending = null;
+}
+
+function answersPending(msg) {
+  return !!state.pending && msg.ref === state.pending.id;
+}
+
+function onMessage(msg) {
+  switch (msg.type) {
+    case "board": {
+      if (!state.resumeID) sock.taken(); // the lane took this socket (a resume says for itself)
+      const before = state.board;
+      state.board = msg;
+      // When the player up, offline, may be skipped: counted down here
+      // from the board's skip_in, which says 0 when the time comes.
+      state.view.skipAt = msg.up && typeof msg.up.skip_in === "number" ? Date.now() + msg.up.skip_in * 1000 : 0;
+      const { said, news } = before ? changes(before, msg) : { said: [], news: [] };
+      for (const n of news) notice(n);
+      settle();
+      render();
+      numbers.refresh(msg);
+      // Said once, in the live region: what changed, and whose turn came.
+      if (state.view.turnCame) said.push(t("yourTurnSaid"));
+      if (said.length) say(said.join(". "));
+      break;
+    }
+    case "ack":
+      showError(""); // what we sent last counted: an older refusal no longer applies
+      if (answered(msg) === "leave") {
+        localStorage.removeItem(tokenKey());
+        state.seat = null;
+        render();
+      }
+      if (answersPending(msg)) {
+        state.pending.seq = msg.seq;
+        settle();
+        render();
+      }
+      correctionAnswered(msg, "");
+      break;
+    case "welcome":
+      if (msg.ref && msg.ref === state.resumeID) {
+        state.resumeID = "";
+        sock.taken();
+      }
+      state.seat = msg.name;
+      state.takenOver = false;
+      state.joinID = "";
+      localStorage.setItem(tokenKey(), msg.token);
+      showError("");
+      setFieldError("#join-name", "#join-error", "");
+      notice(() => t("welcome", msg.name, msg.seat + 1));
+      render();
+      break;
+    case "error":
+      onError(msg);
+      break;
+  }
+}
+
+function onError(msg) {
+  answered(msg);
+  if (correctionAnswered(msg, refusal(msg)())) return;
+  if (state.joinID && msg.ref === state.joinID) {
+    // A name refused (taken, the lane full, the game started): say so
+    // beside the name.
+    state.joinID = "";
+    const typed = $("#join-name").value.trim();
+    // The server writes three Latin letters in capitals: so does the page.
+    const name = /^[A-Za-z]{3}$/.test(typed) ? typed.toUpperCase() : typed;
+    joinError = refusal(msg, { name });
+    setFieldError("#join-name", "#join-error", joinError());
+    return;
+  }
+  if (answersPending(msg)) {
+    state.pending = null;
+    if (msg.code === "stale_roll") {
+      // Not a failure: that ball was entered already (a second tap, or
+      // someone else entering it too) and the board shows what counted.
+      // Say so quietly, in the live region only.
+      say(t("alreadyEntered"));
+      render();
+      return;
+    }
+  }
+  if (msg.code === "bad_token") {
+    localStorage.removeItem(tokenKey()); // that seat is gone: watch, or join again
+    state.seat = null;
+    state.resumeID = "";
+    render();
+    return;
+  }
+  if (state.resumeID && msg.ref === state.resumeID) {
+    // The seat is still ours, but the lane could not give it back now
+    // (its store did not answer, say): connect again later, with
+    // backoff, and resume then. Until then this page holds no seat.
+    state.resumeID = "";
+    state.seat = null;
+    setConn(() => t("connResumeRefused"), false);
+    sock.close(1000, "resume refused");
+    return;
+  }
+  if (msg.code === "removed") {
+    // For good: the seat's token no longer resumes it, so forget it
+    // (a reload must not try), and watch from here.
+    localStorage.removeItem(tokenKey());
+    state.seat = null;
+    closeDialogs();
+    showError(() => t("youWereRemoved"));
+    render();
+    return;
+  }
+  if (msg.code === "seat_taken_over") {
+    // Resumed on another tab or phone: watch from here, and do not
+    // take the seat back on reconnect (the two would take turns).
+    state.seat = null;
+    state.takenOver = true;
+  }
+  if ((msg.code === "spectators_full" || msg.code === "rate_limited") && !msg.ref) {
+    sock.turnedAway(msg.code); // the socket closes next (1013); the socket says why and retries
+    return;
+  }
+  if (msg.code === "spectators_full") return;
+  if (msg.code === "lane_closed" || msg.code === "lane_idle") return closeLane(); // the lane itself closed: it will not come back
+  if (msg.code === "server_restarting") {
+    // Not an error: the server will be back with the lane, and the seat
+    // resumes with its token. The socket closes next, and reconnects.
+    sock.restarting();
+    setConn(() => t("connRestarting"), false);
+    return;
+  }
+  const up = upPlayer();
+  showError(refusal(msg, { name: up ? up.name : "" }));
+  render();
+}
+
+// laneError says the lane's error of the moment, if any.
+let laneError = () => "";
+
+// joinError says the server's refusal of the name, if any.
+let joinError = () => "";
+
+// showError shows say(), the lane's error, or "" for none.
+function showError(say) {
+  laneError = typeof say === "function" ? say : () => say;
+  $("#lane-error").textContent = laneError();
+}
+
+
+// news is the lane's news, newest first: functions that say each line in
+// the page's language of the moment.
+const news = [];
+
+// notice says a line of news and keeps it in the lane's news (never
+// among the rolls, which the board holds); line is a function that says
+// it.
+function notice(line) {
+  say(line());
+  news.unshift(line);
+  news.length = Math.min(news.length, 50);
+  $("#notices").prepend(el("li", { text: line() }));
+  while ($("#notices").children.length > 50) $("#notices").lastChild.remove();
+}
+
+// upPlayer is the player whose ball is up, or null.
+function upPlayer() {
+  const b = state.board;
+  return b && b.phase === "playing" && b.up ? b.players[b.up.seat] || null : null;
+}
+
+function myTurn() {
+  const up = upPlayer();
+  return !!(up && state.seat && up.name === state.seat);
+}
+
+function isHost() {
+  return !!(state.seat && state.board && state.board.host === state.seat);
+}
+
+// enteringFor is the name of the player whose ball this page may enter
+// now, or "" if none: one's own ball; as host, anyone's; and anyone's
+// while they are offline, so one phone can keep score for all.
+function enteringFor() {
+  const up = upPlayer();
+  if (!up || !state.seat) return "";
+  if (up.name === state.seat || isHost() || !up.connected) return up.name;
+  return "";
+}
+
+// mayCorrect reports whether this page may correct p's balls: its own,
+// and as host anyone's, in the game on the board.
+function mayCorrect(p) {
+  const b = state.board;
+  if (!b || !state.seat || !sock.has() || (b.phase !== "playing" && b.phase !== "finished")) return false;
+  return p.name === state.seat || isHost();
+}
+
+// roll sends the ball up on the latest board: its pins ({ pins }), the
+// pins it left standing ({ deck }), or a foul ({ foul: true }). It names
+// that ball (frame and ball), so a roll that arrives after the ball was
+// entered is refused as stale instead of counting for the next one; and
+// only one roll is in flight at a time, so a double tap sends one.
+function roll(fields) {
+  const b = state.board;
+  const who = enteringFor();
+  if (!who || state.pending || fields.pins > b.up.standing) return;
+  const msg = { type: "roll", ...fields, frame: b.up.frame, ball: b.up.ball };
+  if (who !== state.seat) msg.name = who;
+  const id = send(msg);
+  if (!id) return;
+  state.pending = { id, seq: null };
+  render();
+}
+
+// onKey bowls from the keyboard. A key that cannot be this ball says why.
+function onKey(ev) {
+  if (ev.target instanceof HTMLInputElement || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  if (document.querySelector("dialog[open]")) return; // the keys are the dialog's
+  if (!enteringFor()) return;
+  const k = keyRoll(ev.key, state.board.up.standing);
+  if (!k) return;
+  ev.preventDefault();
+  // A held key repeats: only its first press is a roll.
+  if (ev.repeat) return;
+  if (k.problem) {
+    showError(k.problem);
+    return;
+  }
+  roll(k);
+}
+
+function render() {
+  $("#play").hidden = state.closed;
+  $("#closed").hidden = !state.closed;
+  const b = state.board;
+  if (!b || state.closed) return;
+  const v = state.view;
+  $("#lane-name").textContent = b.name;
+  $("#lane-name").title = b.name;
+  const up = b.up ? b.players[b.up.seat] : null;
+  const seated = !!state.seat && b.players.some((p) => p.name === state.seat && !p.left);
+  if (!seated) state.seat = null;
+  const host = isHost();
+  $("#play").dataset.phase = b.phase;
+
+  // Whose turn: said large, in the title, and by a buzz on the phone of
+  // the one whose turn came.
+  const mine = myTurn();
+  v.turnCame = mine && !v.wasMine;
+  v.wasMine = mine;
+  if (v.turnCame && typeof navigator.vibrate === "function") navigator.vibrate([200, 100, 200]);
+  document.title = mine ? t("titleYourTurn") : t("titleLane", b.name);
+  renderBanner(b, mine);
+
+  // After a rematch the next game waits, like the first, for the host.
+  const next = !!b.series;
+  const phase = {
+    waiting: host ? t(next ? "phaseNextHost" : "phaseWaitingHost")
+      : b.host ? t("phaseWaitingFor", b.host, next) : t("phaseWaiting"),
+    playing: "",
+    finished: t("phaseOver", seated && !host && b.host ? b.host : ""),
+  }[b.phase];
+  // A page that watches is one of the spectators: say so, rather than
+  // count the visitor as a stranger.
+  let watching = t("spectators", b.spectators);
+  if (!seated && sock.has() && b.spectators > 0) watching = t("youWatching", b.spectators - 1);
+  $("#phase").textContent = `${phase} ${watching}`.trim();
+
+  $("#join-form").hidden = seated || b.phase !== "waiting";
+  if ($("#join-form").hidden) setFieldError("#join-name", "#join-error", "");
+  $("#me").hidden = !seated && b.phase === "waiting";
+  $("#me").textContent = seated ? t("youAre", state.seat) : t("youWatch");
+  // Only the host may start and rematch: the others are told who can.
+  $("#start").hidden = !(host && b.phase === "waiting");
+  $("#start").disabled = !!state.waiting.start;
+  $("#rematch").disabled = !!state.waiting.rematch;
+  $("#skip").disabled = !!state.waiting.skip;
+  $("#leave").disabled = !!state.waiting.leave;
+  $("#rematch").hidden = !(host && b.phase === "finished");
+  $("#leave").hidden = !seated;
+  // The player up is offline: any other player may skip them once they
+  // have been away long enough (the server says how long that is).
+  const skippable = seated && b.phase === "playing" && up && up.name !== state.seat && !up.connected;
+  $("#skip").hidden = !skippable;
+  clearTimeout(v.skipTimer);
+  if (skippable) {
+    // Offered all along (the server says why a skip is early), with the
+    // time left until it will count.
+    const left = Math.ceil((v.skipAt - Date.now()) / 1000);
+    $("#skip").textContent = t("skipButton", up.name, left);
+    if (left > 0) v.skipTimer = setTimeout(render, 1000);
+  }
+
+  const who = enteringFor();
+  renderPad(b, who, state.seat, !!who && sock.has() && !state.pending, !!state.pending);
+  renderBoard(b);
+  renderSeries(b);
+  renderLog(b);
+  $("#correct-hint").hidden = !b.players.some((p) => p.frames.length > 0 && mayCorrect(p));
+  $("#correct-hint").textContent = t("correctHint", host);
+  renderCorrection();
+  renderPlayerMenu();
+}
+
+// renderBanner says, large enough to read across the lane, who is up,
+// the frame and ball, and the pins standing; once the game is over, who
+// won and the ranking.
+function renderBanner(b, mine) {
+  const up = upPlayer();
+  const banner = $("#banner");
+  banner.hidden = b.phase === "waiting";
+  banner.className = "banner " + (up ? (mine ? "mine" : "other") : b.phase);
+  $("#turn-detail").hidden = !up;
+  // The pins standing, drawn only when the server knows which: after a
+  // ball entered as a count, the detail line says how many, and no pins
+  // are made up.
+  $("#deck").hidden = !up || !Array.isArray(b.up.deck);
+  $("#ranking").hidden = b.phase !== "finished";
+  if (up) {
+    $("#turn").textContent = mine ? t("yourTurn", up.name) : t("isUp", up.name, up.connected);
+    $("#turn-detail").textContent = t("turnDetail", b.up.frame, b.up.ball, b.up.standing);
+    const deck = Array.isArray(b.up.deck) ? b.up.deck : [];
+    for (const pin of $("#deck").querySelectorAll("i")) {
+      pin.classList.toggle("down", !deck.includes(Number(pin.dataset.pin)));
+    }
+  } else if (b.phase === "finished") {
+    $("#turn").textContent = result(b);
+    $("#ranking").replaceChildren(...rankingItems(b));
+  } else {
+    $("#turn").textContent = "";
+  }
+}
+
+// The board is the seeds-style table everywhere. On a narrow screen the
+// name column and the total stay put (sticky) while the frames between
+// them scroll, if they must, to the frame in play: a name and its total
+// are always seen together.
+function renderBoard(b) {
+  $("#board thead").replaceChildren(boardHead());
+  $("#board tbody").replaceChildren(...boardRows(b, {
+    seat: state.seat, host: isHost(), mayCorrect, onName: openPlayerMenu, onFrame: openCorrection,
+  }));
+  showFrame(b);
+}
+
+// showFrame scrolls the frames, when they do not all fit, to the one in
+// play (the tenth once the game is over); only when that frame changes,
+// so as not to fight a finger scrolling the board.
+function showFrame(b) {
+  const frame = b.phase === "playing" && b.up ? b.up.frame : b.phase === "finished" ? 10 : 1;
+  const wrap = $(".board-wrap");
+  const key = `${b.phase} ${frame} ${wrap.clientWidth}`;
+  if (state.view.scrolledTo === key) return;
+  state.view.scrolledTo = key;
+  if (wrap.scrollWidth <= wrap.clientWidth) return;
+  const th = $(`#board thead th[data-frame="${frame}"]`);
+  const nameWidth = $("#board thead th.name").offsetWidth;
+  const totalWidth = $("#board thead th.total").offsetWidth;
+  const left = th.offsetLeft - nameWidth;
+  const right = th.offsetLeft + th.offsetWidth + totalWidth - wrap.clientWidth;
+  if (wrap.scrollLeft > left) wrap.scrollLeft = left;
+  else if (wrap.scrollLeft < right) wrap.scrollLeft = right;
+}
+
+// renderLog shows the rolls of the board, newest first.
+function renderLog(b) {
+  const log = rollLog(b);
+  const shown = log.join("\n");
+  if (shown === state.view.logShown) return;
+  state.view.logShown = shown;
+  $("#log").replaceChildren(...log.map((text) => el("li", { text })));
+}
+
+// renderSeries shows the lane's series totals, once a game is over.
+function renderSeries(b) {
+  const series = b.series || [];
+  $("#series").hidden = series.length === 0;
+  $("#series-table tbody").replaceChildren(...series.map((s) => el("tr", { "data-player": s.name },
+    el("th", { scope: "row", text: s.name }),
+    el("td", { class: "games", text: String(s.games) }),
+    el("td", { class: "total", text: String(s.total) }))));
+}
+
+// relabel says the lane again in the page's language of the moment.
+function relabel() {
+  relabelConn();
+  $("#notices").replaceChildren(...news.map((line) => el("li", { text: line() })));
+  $("#lane-error").textContent = laneError();
+  if ($("#join-name").getAttribute("aria-invalid")) $("#join-error").textContent = joinError();
+  state.view.logShown = "";
+  if (state.closed) document.title = t("titleClosed");
+  render();
+  numbers.render();
+}
+
+// startSwitch wires the language switch, on every page: the choice is
+// remembered (i18n's setLang), and the page says everything again in the
+// language chosen.
+function startSwitch(again) {
+  const mark = () => {
+    for (const btn of document.querySelectorAll("[data-lang]")) {
+      btn.setAttribute("aria-pressed", String(btn.dataset.lang === getLang()));
+    }
+  };
+  for (const btn of document.querySelectorAll("[data-lang]")) {
+    btn.addEventListener("click", () => {
+      setLang(btn.dataset.lang);
+      applyStatic();
+      mark();
+      again();
+    });
+  }
+  mark();
+}
+
+// ---------------------------------------------------------------- start
+
+applyStatic();
+const m = location.pathname.match(/^\/lanes\/([^/]+)$/);
+if (m) {
+  startLane(decodeURIComponent(m[1]));
+  startSwitch(relabel);
+} else {
+  startLobby();
+  startSwitch(() => { relabelConn(); relabelLobby(); });
+}

@@ -1,0 +1,202 @@
+// The lane's connection: visit (is the lane there?), connect, reconnect
+// with backoff, move to another node of the cluster, and send. It keeps
+// only what the connection needs; the lane's state is main's, told
+// through hooks:
+//
+//	status(say, ok)    what to show as the connection's state: say() says it
+//	open()             the socket opened (resume now)
+//	message(msg)       a message of the server's
+//	closed(ev)         the socket closed (answers in flight are lost)
+//	gone()             the lane does not exist (any more)
+//	token()            the seat's token to take along to another node
+import { t } from "./i18n.js";
+
+// moveAfter is how many visits in a row must find this page's node down
+// (about 4 s of backoff) before the page moves to another node: a node
+// restarting is back sooner.
+const moveAfter = 4;
+
+export function createSocket(laneID, hooks) {
+  const conn = {
+    ws: null,
+    retry: 0,
+    // The other nodes of the server's cluster, as the server last said
+    // (GET /api/nodes): their addresses, best first each. When this
+    // page's own node stops answering, the page moves to the next.
+    nodes: [],
+    unreachable: 0, // visits in a row that found this page's node down
+    timer: 0, // the pending reconnect, if any
+    restarting: false, // the server said it is restarting: it will be back
+    stopped: false, // the lane is gone for good, or the page is leaving: no reconnecting
+    hidden: false, // the page was left (it may be in the back/forward cache): no reconnecting
+    turnedAway: "", // why the server is about to close with 1013: spectators_full or rate_limited
+    nextID: 1,
+  };
+
+  // visit asks the lobby whether the lane still exists before opening its
+  // socket: a socket to a lane that is gone fails just as one to a server
+  // that is down does, and only the lobby's 404 tells the two apart. Gone:
+  // say so. A network error or a 5xx: the server may be restarting, so
+  // try again later. Otherwise connect.
+  async function visit() {
+    conn.timer = 0;
+    hooks.status(() => conn.restarting ? t("connRestarting") : t("connConnecting"), false);
+    let res = null;
+    try {
+      res = await fetch("/api/lanes/" + encodeURIComponent(laneID), { cache: "no-store" });
+    } catch {
+      // res stays null: the network or the server is down
+    }
+    if (res && res.status === 404 && (await errorCode(res)) === "lane_not_found") {
+      hooks.gone();
+    } else if (res && res.ok) {
+      conn.unreachable = 0;
+      connect();
+      hooks.visited();
+      nodes();
+    } else if (!res && ++conn.unreachable >= moveAfter && moveNode()) {
+      // Only a node that does not answer at all is left: one that answers
+      // 503 is up, and busy taking the lane over or waiting for its store.
+      hooks.status(() => t("connMoving"), false);
+    } else {
+      reconnectLater(conn.restarting ? "whyRestarting" : "whyUnreachable");
+    }
+  }
+
+  // nodes asks which other nodes the server's cluster has, for the page
+  // to move to if this one goes down.
+  async function nodes() {
+    try {
+      const res = await fetch("/api/nodes", { cache: "no-store" });
+      if (!res.ok) return;
+      const body = await res.json();
+      // Another scheme would send the seat's token in the clear, or fail.
+      const others = (body.nodes || [])
+        .map((n) => (n.urls || []).find((u) => new URL(u).protocol === location.protocol))
+        .filter((u) => u && new URL(u).origin !== location.origin);
+      // Each page starts at its own place in the list: the pages of a node
+      // that dies spread over the others.
+      const at = others.length ? Math.floor(Math.random() * others.length) : 0;
+      conn.nodes = others.slice(at).concat(others.slice(0, at));
+    } catch {
+      // keep what the server said last
+    }
+  }
+
+  // moveNode opens the lane on the next node the cluster had (alive when
+  // the page last asked), taking the seat's token along in the fragment,
+  // which is never sent to a server: a page's storage is its own
+  // address's. It cannot check the node first: the page may connect to
+  // its own address only (its Content-Security-Policy), but may go
+  // anywhere. It reports false when no other node is known.
+  function moveNode() {
+    const next = conn.nodes[0];
+    if (!next) return false;
+    conn.stopped = true; // this page stops reconnecting: it is leaving
+    clearTimeout(conn.timer);
+    const token = hooks.token();
+    location.replace(new URL("/lanes/" + encodeURIComponent(laneID), next).href +
+      (token ? "#token=" + encodeURIComponent(token) : ""));
+    return true;
+  }
+
+  // reconnectLater backs off — 0.5 s, 1 s, 2 s … up to 15 s, with
+  // jitter — then visits the lane again; why is the key of the reason.
+  function reconnectLater(why) {
+    const delay = Math.min(15000, 500 * 2 ** conn.retry) * (0.75 + Math.random() / 2);
+    conn.retry++;
+    const s = Math.round(delay / 1000);
+    hooks.status(() => t("reconnectingIn", t(why), s), false);
+    conn.timer = setTimeout(visit, delay);
+  }
+
+  function connect() {
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    const ws = new WebSocket(`${scheme}//${location.host}/ws/lanes/${encodeURIComponent(laneID)}`);
+    conn.ws = ws;
+    ws.onopen = () => {
+      // The backoff starts again only once the lane has taken this socket
+      // (its first board): a socket it turns away opens first too.
+      conn.restarting = false;
+      hooks.status(() => t("connConnected"), true);
+      hooks.open();
+    };
+    ws.onmessage = (ev) => {
+      let msg;
+      try { msg = JSON.parse(ev.data); } catch { return; }
+      hooks.message(msg);
+    };
+    ws.onclose = (ev) => {
+      conn.ws = null;
+      if (conn.stopped || conn.hidden) return;
+      hooks.closed(ev);
+      // Everything is retried, with backoff: a dropped network, a server
+      // going away to restart (1001), a lane that failed (1011), a lane
+      // that has all the watchers it takes (1013: try again later; a
+      // seat's resume always gets in). visit tells a lane that is gone
+      // from a server that is down.
+      if (ev.code === 1001) conn.restarting = true;
+      if (ev.code === 1013) {
+        reconnectLater(conn.turnedAway === "rate_limited" ? "whyRateLimited" : "whyWatchers");
+        conn.turnedAway = "";
+        return;
+      }
+      reconnectLater(conn.restarting ? "whyRestarting" : "whyDisconnected");
+    };
+  }
+
+  return {
+    visit,
+    nodes,
+    // connected reports whether a socket is open to send on.
+    connected: () => !!conn.ws && conn.ws.readyState === WebSocket.OPEN,
+    // has reports whether the page has a socket at all (open or not).
+    has: () => !!conn.ws,
+    // send sends a message with a fresh id and returns the id, or "" when
+    // there is no connection to send it on.
+    send(msg) {
+      if (!conn.ws || conn.ws.readyState !== WebSocket.OPEN) return "";
+      msg.id = String(conn.nextID++);
+      conn.ws.send(JSON.stringify(msg));
+      return msg.id;
+    },
+    // taken: the lane took this socket (its first board, or a welcome).
+    taken() { conn.retry = 0; },
+    restarting() { conn.restarting = true; },
+    turnedAway(code) { conn.turnedAway = code; },
+    // close closes the socket (it reconnects, unless stopped).
+    close(code, why) { if (conn.ws) conn.ws.close(code, why); },
+    // stop stops for good: the lane is gone.
+    stop() {
+      conn.stopped = true;
+      clearTimeout(conn.timer);
+      if (conn.ws) conn.ws.close();
+    },
+    // hide closes the socket as the page is left; nothing of it may
+    // arrive once the page is back.
+    hide() {
+      conn.hidden = true;
+      clearTimeout(conn.timer);
+      const ws = conn.ws;
+      if (!ws) return;
+      ws.onclose = ws.onmessage = null;
+      ws.close(1000, "page hidden");
+      conn.ws = null;
+    },
+    // show connects again as the page is shown from the cache.
+    show() {
+      conn.hidden = false;
+      conn.retry = 0;
+      visit();
+    },
+    live: () => !conn.stopped && !conn.hidden && !!conn.ws,
+    // knownNodes is the other nodes the page would move to, in order.
+    knownNodes: () => conn.nodes.slice(),
+  };
+}
+
+// errorCode is the code of an API error's body, or "" if it has none (a
+// 404 from a proxy in front of the server says nothing about the lane).
+export async function errorCode(res) {
+  try { return (await res.json()).code || ""; } catch { return ""; }
+}
