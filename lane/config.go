@@ -34,6 +34,10 @@ type Config struct {
 	// Private opens the lane unlisted ([Open], [New]): the lobby does not
 	// list it, and only its link leads to it.
 	Private bool
+	// HostKey, the SHA-256 of a key, opens the lane ([Open], [New]) with a
+	// host key: whoever joins with the key is the lane's host, however
+	// many joined before (see [game.State.JoinHost]). Zero: none.
+	HostKey game.TokenHash
 
 	// Publish, if set, is given every board of a lane that has clients
 	// connected to other nodes ([Lane.AttachRemote]), once: their nodes

@@ -133,10 +133,12 @@ func Open(ctx context.Context, id, name string, cfg Config) (*Lane, error) {
 
 // opening returns the event that opens a lane with cfg's settings.
 func opening(id, name string, cfg Config) game.Event {
+	e := game.Open(id, name, cfg.MaxPlayers)
 	if cfg.Private {
-		return game.OpenPrivate(id, name, cfg.MaxPlayers)
+		e = game.OpenPrivate(id, name, cfg.MaxPlayers)
 	}
-	return game.Open(id, name, cfg.MaxPlayers)
+	e.HostKey = cfg.HostKey
+	return e
 }
 
 // Restore rebuilds a lane from its stored log and takes it up: a claim,

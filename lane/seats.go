@@ -152,7 +152,13 @@ func (l *Lane) upOffline() bool {
 
 func (l *Lane) join(ctx context.Context, c *Client, m protocol.Request) {
 	token := uuid.NewString()
-	e, err := l.state.Join(m.Name, game.HashToken(token))
+	var e game.Event
+	var err error
+	if m.HostKey != "" {
+		e, err = l.state.JoinHost(m.Name, game.HashToken(token), m.HostKey)
+	} else {
+		e, err = l.state.Join(m.Name, game.HashToken(token))
+	}
 	if err != nil {
 		l.refuse(c, m.ID, err)
 		return

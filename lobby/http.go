@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/ws"
 	"github.com/tenpin/tenpin/lobby/sheet"
 	"github.com/tenpin/tenpin/protocol"
@@ -148,7 +150,8 @@ func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
 		lb.fail(w, protocol.CodeBadRequest, `the body must be one JSON object like {"name":"Friday night"}: `+strings.TrimPrefix(err.Error(), protocol.ErrUndecodable.Error()+": "))
 		return
 	}
-	l, err := lb.create(r.Context(), body.Name, addr, body.Private)
+	key := rand.Text()
+	l, err := lb.create(r.Context(), body.Name, addr, body.Private, game.HashToken(key))
 	if errors.Is(err, errAddrLimit) {
 		// A lane nobody is on closes after the idle timeout: the soonest
 		// one of this address's lanes can make room.
@@ -161,7 +164,7 @@ func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", "/api/lanes/"+l.ID())
-	writeJSON(w, http.StatusCreated, l.Summary())
+	writeJSON(w, http.StatusCreated, protocol.CreatedLane{LaneSummary: l.Summary(), HostKey: key})
 }
 
 // tooMany answers 429 rate_limited, with a Retry-After of wait (at

@@ -53,7 +53,7 @@
 //
 // # Client → server
 //
-//	{"type":"join","name":"Jo"}           take a seat: 1–12 letters of any script (see Names); while seats remain and the game is not over. A player who joins after the first ball is seated last and bowls the frames they missed before the others go on
+//	{"type":"join","name":"Jo"}           take a seat: 1–12 letters of any script (see Names); while seats remain and the game is not over. A player who joins after the first ball is seated last and bowls the frames they missed before the others go on. With "host_key" (the lane creator's, from POST /api/lanes) the player is the lane's host while seated
 //	{"type":"resume","token":"…"}         take back one's seat after a reconnect, with the token from welcome
 //	{"type":"start"}                      start the game (the host only; the lane needs at least one player)
 //	{"type":"roll","pins":7,"frame":3,"ball":1}   the pins knocked down with the ball up: see Rolls below
@@ -198,7 +198,7 @@
 //	not_playing      roll or skip while no game is in play, correct before a ball is bowled
 //	not_your_turn    roll by a player who is not up
 //	stale_roll       roll for a ball other than the one up (frame and ball): repeated, late, or ahead of the game
-//	not_host         start, rematch or remove from a player who is not the host; a roll for a connected player, or a correction of another's ball, by someone else
+//	not_host         start, rematch or remove from a player who is not the host; a roll for a connected player, or a correction of another's ball, by someone else; a join with a "host_key" that is not the lane's
 //	invalid_pins     pins below 0, above 10, or more than are standing
 //	bad_token        resume with a token that holds no seat on this lane
 //	not_seated       any command but join and resume from a spectator; a roll, correction or removal naming a player not on the lane
@@ -258,7 +258,7 @@
 // point here. The API is served on the same address as the page:
 //
 //	GET  /api/lanes?limit=&after=    the lobby's list, a page at a time (Lanes): {"lanes":[{"id","name","phase","players":["PJS"],"spectators":0,"frame":1}],"next":"…","total":1}
-//	POST /api/lanes                  {"name":"Friday night","private":true} (CreateLane; "private" is optional) → 201, Location: /api/lanes/{id}, and the lane's summary (Lane), as the list shows it
+//	POST /api/lanes                  {"name":"Friday night","private":true} (CreateLane; "private" is optional) → 201, Location: /api/lanes/{id}, and the lane's summary as the list shows it with its "host_key" (CreatedLane): a join with it makes its player the host, whoever joined first. It is in this body only: keep it as a token
 //	GET  /api/lanes/{id}             the lane's board: the board message (Board)
 //	GET  /api/lanes/{id}/board.txt   the text scoreboard (text/plain), for curl
 //	GET  /api/lanes/{id}/games       the lane's series (Games): {"games":[{"game":1,"finished":true,"players":[{"name","frames","total","strikes","spares","opens","left","stats"}],"corrections":[{"name","frame","ball","was","pins","by","at"}]}]}

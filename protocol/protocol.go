@@ -46,9 +46,13 @@ type Request struct {
 	ID    string `json:"id,omitempty"`    // any message; echoed back as "ref"
 	Name  string `json:"name,omitempty"`  // join, remove; roll, correct: whose ball it is, when not the sender's
 	Token string `json:"token,omitempty"` // resume
-	Pins  *int   `json:"pins,omitempty"`  // roll, correct: the pins the ball knocked down
-	Frame *int   `json:"frame,omitempty"` // roll, correct: the frame of the ball it is for, 1 to 10
-	Ball  *int   `json:"ball,omitempty"`  // roll, correct: which ball of that frame, 1 to 3
+	// HostKey, on a join, is the lane's host key from the answer to
+	// POST /api/lanes: the joiner becomes the lane's host, whoever
+	// joined before.
+	HostKey string `json:"host_key,omitempty"`
+	Pins    *int   `json:"pins,omitempty"`  // roll, correct: the pins the ball knocked down
+	Frame   *int   `json:"frame,omitempty"` // roll, correct: the frame of the ball it is for, 1 to 10
+	Ball    *int   `json:"ball,omitempty"`  // roll, correct: which ball of that frame, 1 to 3
 	// Deck, on a roll or a correction, names the pins the ball left
 	// standing (1 the head pin; 2–3; 4–6; 7–10), [] for none: the server
 	// counts the pins from it. With "pins" too, the two must agree.
@@ -86,10 +90,12 @@ func Decode(data []byte) (Request, error) {
 	if len(r.ID) > MaxIDLength {
 		return Request{}, Errorf(CodeBadMessage, "id is %d characters, the limit is %d", len(r.ID), MaxIDLength)
 	}
-	id := Request{ID: r.ID}             // what a refusal can still answer to
-	var name, token, ball, optName bool // the fields the type takes
+	id := Request{ID: r.ID}                     // what a refusal can still answer to
+	var name, token, ball, optName, optKey bool // the fields the type takes
 	switch r.Type {
-	case TypeJoin, TypeRemove, TypeReadmit:
+	case TypeJoin:
+		name, optKey = true, true
+	case TypeRemove, TypeReadmit:
 		name = true
 	case TypeResume:
 		token = true
@@ -110,6 +116,7 @@ func Decode(data []byte) (Request, error) {
 	}{
 		{"name", name, optName, r.Name != ""},
 		{"token", token, false, r.Token != ""},
+		{"host_key", false, optKey, r.HostKey != ""},
 		{"pins", false, ball, r.Pins != nil},
 		{"deck", false, ball, r.Deck != nil},
 		{"foul", false, ball, r.Foul},
@@ -371,6 +378,16 @@ type Node struct {
 type CreateLane struct {
 	Name    string `json:"name"`
 	Private bool   `json:"private,omitempty"` // unlisted: the lobby never lists it, its link is the invitation
+}
+
+// CreatedLane answers POST /api/lanes: the lane, and its host key. The
+// creator's page joins with the key ("host_key" on its join) and is the
+// lane's host, whoever joined first: a crawler that joins every new lane
+// of the list cannot take one over. The key is in the body only, never in
+// a URL a server or proxy would log; keep it as a seat's token is kept.
+type CreatedLane struct {
+	LaneSummary
+	HostKey string `json:"host_key"`
 }
 
 // validID returns id if it may be echoed back, else "".

@@ -28,8 +28,10 @@ type record struct {
 	Name     string     `json:"name,omitempty"`
 	Max      int        `json:"max_players,omitempty"`
 	Private  bool       `json:"private,omitempty"`
+	HostKey  string     `json:"host_key_sha256,omitempty"`
 	Player   string     `json:"player,omitempty"`
 	Token    string     `json:"token_sha256,omitempty"`
+	Host     bool       `json:"host,omitempty"`
 	Frame    int        `json:"frame,omitempty"`
 	Ball     int        `json:"ball,omitempty"`
 	Pins     *int       `json:"pins,omitempty"`
@@ -53,6 +55,8 @@ type laneState struct {
 	Series  []resultRec `json:"series"`
 	Game    []record    `json:"game"`
 	Removed []string    `json:"removed,omitempty"` // players the host removed and has not readmitted
+	HostKey string      `json:"host_key_sha256,omitempty"`
+	Host    string      `json:"host,omitempty"` // who joined with the host key
 }
 
 type resultRec struct {
@@ -139,11 +143,11 @@ func toRecord(e Event) (record, error) {
 	r := record{V: Version, Kind: e.Kind}
 	switch e.Kind {
 	case Opened:
-		r.Lane, r.Name, r.Max, r.Private = e.Lane, e.Name, e.MaxPlayers, e.Private
+		r.Lane, r.Name, r.Max, r.Private, r.HostKey = e.Lane, e.Name, e.MaxPlayers, e.Private, hostKeyText(e.HostKey)
 	case Claimed:
 		r.Epoch, r.Node = e.Epoch, e.Node
 	case SeatTaken:
-		r.Player, r.Token = string(e.Player), hex.EncodeToString(e.Token[:])
+		r.Player, r.Token, r.Host = string(e.Player), hex.EncodeToString(e.Token[:]), e.Host
 	case GameStarted, NewGame, NextGame:
 	case Rolled:
 		pins := e.Pins
@@ -164,7 +168,7 @@ func toRecord(e Event) (record, error) {
 		}
 		l := e.Snapshot
 		ls := &laneState{Lane: l.ID, Name: l.Name, Max: l.MaxPlayers, Private: l.Private, Epoch: l.Epoch,
-			Series: make([]resultRec, len(l.Series)), Game: make([]record, len(l.Game))}
+			Series: make([]resultRec, len(l.Series)), Game: make([]record, len(l.Game)), HostKey: hostKeyText(l.HostKey), Host: string(l.Host)}
 		for i, res := range l.Series {
 			rr := resultRec{Players: make([]scoreRec, len(res.Players))}
 			for j, p := range res.Players {
@@ -234,6 +238,9 @@ func fromRecord(r record) (Event, error) {
 			return e, errors.New(`no "lane"`)
 		}
 		e.Lane, e.Name, e.MaxPlayers, e.Private = r.Lane, r.Name, r.Max, r.Private
+		if e.HostKey, err = parseHostKey(r.HostKey); err != nil {
+			return e, err
+		}
 	case Claimed:
 		if r.Epoch == 0 {
 			return e, errors.New(`no "epoch"`)
@@ -248,6 +255,7 @@ func fromRecord(r record) (Event, error) {
 			return e, errors.New(`"token_sha256" is not a SHA-256 in hex`)
 		}
 		copy(e.Token[:], b)
+		e.Host = r.Host
 	case GameStarted, NewGame, NextGame:
 	case Rolled, Corrected:
 		if e.Player, err = bowling.ParseLaneName(r.Player); err != nil {
@@ -291,6 +299,14 @@ func fromRecord(r record) (Event, error) {
 		ls := r.Snapshot
 		l := &LaneSnapshot{ID: ls.Lane, Name: ls.Name, MaxPlayers: ls.Max, Private: ls.Private, Epoch: ls.Epoch,
 			Series: make([]Result, len(ls.Series)), Game: make([]Event, len(ls.Game))}
+		if l.HostKey, err = parseHostKey(ls.HostKey); err != nil {
+			return e, err
+		}
+		if ls.Host != "" {
+			if l.Host, err = bowling.ParseLaneName(ls.Host); err != nil {
+				return e, err
+			}
+		}
 		for i, rr := range ls.Series {
 			res := Result{Players: make([]Score, len(rr.Players))}
 			for j, p := range rr.Players {
@@ -345,6 +361,28 @@ func standing(e Event) *[]int {
 }
 
 // parseBy reads the optional "by" of an event.
+// hostKeyText is a host key's hash as stored: hex, or "" for none.
+func hostKeyText(h TokenHash) string {
+	if h == (TokenHash{}) {
+		return ""
+	}
+	return hex.EncodeToString(h[:])
+}
+
+// parseHostKey reads hostKeyText's text back.
+func parseHostKey(s string) (TokenHash, error) {
+	var h TokenHash
+	if s == "" {
+		return h, nil
+	}
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != len(h) {
+		return h, errors.New(`"host_key_sha256" is not a SHA-256 in hex`)
+	}
+	copy(h[:], b)
+	return h, nil
+}
+
 func parseBy(by string) (bowling.Name, error) {
 	if by == "" {
 		return "", nil

@@ -1,6 +1,7 @@
 package game
 
 import (
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"slices"
@@ -96,6 +97,20 @@ func (s *State) Join(name string, token TokenHash) (Event, error) {
 		return Event{}, fmt.Errorf("%w: all %d seats are taken", ErrLaneFull, s.MaxPlayers())
 	}
 	return Event{Kind: SeatTaken, Player: n, Token: token}, nil
+}
+
+// JoinHost is Join for the holder of the lane's host key, who becomes
+// its host, whoever joined first: the lane's creator, whose page got the
+// key when it created the lane. A key that is not the lane's is refused
+// with ErrNotHost.
+func (s *State) JoinHost(name string, token TokenHash, key string) (Event, error) {
+	h := HashToken(key)
+	if s.hostKey == (TokenHash{}) || subtle.ConstantTimeCompare(h[:], s.hostKey[:]) != 1 {
+		return Event{}, fmt.Errorf("%w: that is not this lane's host key", ErrNotHost)
+	}
+	e, err := s.Join(name, token)
+	e.Host = err == nil
+	return e, err
 }
 
 // Start decides whether by, the host, may start the game.

@@ -41,9 +41,13 @@ type Event struct {
 	Name       string // Opened: the lane's name
 	MaxPlayers int    // Opened: the seats the lane has
 	Private    bool   // Opened: the lobby does not list the lane; its link is the invitation
+	// HostKey, Opened: the SHA-256 of the key that makes its holder the
+	// lane's host (its creator's page has it); zero for none.
+	HostKey TokenHash
 
 	Player bowling.Name // SeatTaken, Rolled, PlayerLeft, Corrected, PlayerAway, PlayerBack
 	Token  TokenHash    // SeatTaken: the SHA-256 of the seat's resume token
+	Host   bool         // SeatTaken: taken with the lane's host key: this player is the host
 
 	Frame   int          // Rolled, Corrected: 1 to 10
 	Ball    int          // Rolled, Corrected: 1 to 3, within the frame
@@ -85,6 +89,8 @@ type LaneSnapshot struct {
 	Series     []Result       // the earlier games of the series, oldest first, at most MaxSeries
 	Game       []Event        // the events of the game in play: seats taken, game started, rolls, players left
 	Removed    []bowling.Name // the players the host removed, who may not join again until readmitted
+	HostKey    TokenHash      // the lane's host key's SHA-256; zero for none
+	Host       bowling.Name   // who joined with the host key, if anyone
 }
 
 // Result is a finished game of a lane's series.

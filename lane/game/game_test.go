@@ -79,7 +79,13 @@ func run(t *testing.T, steps []step) *State {
 // runOn runs steps as run does, on a lane of seats seats.
 func runOn(t *testing.T, seats int, steps []step) *State {
 	t.Helper()
-	log := []Event{Open("lane1", "Friday", seats)}
+	return runFrom(t, Open("lane1", "Friday", seats), steps)
+}
+
+// runFrom is runOn on a lane opened by open.
+func runFrom(t *testing.T, open Event, steps []step) *State {
+	t.Helper()
+	log := []Event{open}
 	s := Replay(log)
 	for i, st := range steps {
 		before := s.Snapshot()
@@ -596,5 +602,47 @@ func TestLeftPlayerComesBackToTheirSeat(t *testing.T) {
 	}
 	if name, ok := s.Holder(tokenC); !ok || name != "BBB" {
 		t.Errorf("the new token holds %q, %v; want BBB's seat", name, ok)
+	}
+}
+
+// TestHostKey: the holder of the lane's host key is its host, however
+// late they join, across a new game and a snapshot; a wrong key, or any
+// key on a lane without one, is refused; the host who leaves hands over
+// to the first seated, and is host again once back.
+func TestHostKey(t *testing.T) {
+	open := Open("lane1", "Friday", 0)
+	open.HostKey = HashToken("the key")
+	s := runFrom(t, open, []step{
+		{what: "a crawler joins first", cmd: func(s *State) (Event, error) { return s.Join("BOT", HashToken("b")) }, phase: Waiting},
+		{what: "a wrong key", cmd: func(s *State) (Event, error) { return s.JoinHost("Ann", HashToken("a"), "not the key") }, err: ErrNotHost, phase: Waiting},
+		{what: "the creator joins with the key", cmd: func(s *State) (Event, error) { return s.JoinHost("Ann", HashToken("a"), "the key") }, phase: Waiting},
+		{what: "the crawler may not start", cmd: func(s *State) (Event, error) { return s.Start("BOT") }, err: ErrNotHost, phase: Waiting},
+		{what: "the creator starts", cmd: func(s *State) (Event, error) { return s.Start("ANN") }, phase: Playing},
+	})
+	if s.Host() != "ANN" {
+		t.Fatalf("host %s, want ANN", s.Host())
+	}
+	e, err := s.Leave("ANN")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Apply(e)
+	if s.Host() != "BOT" {
+		t.Fatalf("with the host gone, host %s, want BOT", s.Host())
+	}
+	if e, err = s.Join("Ann", HashToken("a")); err != nil {
+		t.Fatal(err)
+	}
+	s.Apply(e)
+	if s.Host() != "ANN" {
+		t.Fatalf("with the host back, host %s, want ANN", s.Host())
+	}
+	if got := Replay(roundTrip(t, []Event{s.Snapshot()})); got.Host() != "ANN" {
+		t.Fatalf("the snapshot's host is %s, want ANN", got.Host())
+	}
+
+	plain := Replay([]Event{Open("lane2", "no key", 0)})
+	if _, err := plain.JoinHost("Ann", HashToken("a"), ""); !errors.Is(err, ErrNotHost) {
+		t.Fatalf("a host key on a lane without one: %v, want ErrNotHost", err)
 	}
 }

@@ -60,6 +60,8 @@ type State struct {
 	series    []Result       // finished games, oldest first
 	totals    []Total        // the series' totals, kept as games finish
 	removed   []bowling.Name // players the host removed: they may not join again until readmitted
+	hostKey   TokenHash      // the SHA-256 of the lane's host key; zero for none
+	host      bowling.Name   // who joined with the host key: the host while seated
 }
 
 // Total is one player's line of a series: the games they bowled in (at
@@ -108,7 +110,7 @@ func Replay(events []Event) *State {
 func (s *State) Apply(e Event) {
 	switch e.Kind {
 	case Opened:
-		*s = State{lane: e.Lane, name: e.Name, maxPlayers: e.MaxPlayers, private: e.Private}
+		*s = State{lane: e.Lane, name: e.Name, maxPlayers: e.MaxPlayers, private: e.Private, hostKey: e.HostKey}
 	case Claimed:
 		s.epoch = max(s.epoch, e.Epoch)
 	case SeatTaken:
@@ -118,6 +120,9 @@ func (s *State) Apply(e Event) {
 		}
 		s.seats = append(s.seats, seat{e.Player, e.Token})
 		s.game = append(s.game, e)
+		if e.Host {
+			s.host = e.Player
+		}
 	case GameStarted:
 		if !s.started {
 			s.started = true
@@ -232,7 +237,7 @@ func (s *State) result() Result {
 
 func (s *State) restore(l *LaneSnapshot) {
 	*s = State{lane: l.ID, name: l.Name, maxPlayers: l.MaxPlayers, private: l.Private, epoch: l.Epoch, series: slices.Clone(l.Series),
-		removed: slices.Clone(l.Removed)}
+		removed: slices.Clone(l.Removed), hostKey: l.HostKey, host: l.Host}
 	for _, r := range s.series {
 		s.totals = addTotals(s.totals, r)
 	}
@@ -333,11 +338,15 @@ func (s *State) Holder(token TokenHash) (bowling.Name, bool) {
 }
 
 // Host returns the player who may start the game and a new one: the
-// first player seated, or after they leave the next in seat order; "" on
-// a lane nobody is seated on.
+// player who joined with the lane's host key while seated (see
+// [State.JoinHost]), otherwise the first player seated, or after they
+// leave the next in seat order; "" on a lane nobody is seated on.
 func (s *State) Host() bowling.Name {
 	if len(s.seats) == 0 {
 		return ""
+	}
+	if s.host != "" && s.Seated(s.host) {
+		return s.host
 	}
 	return s.seats[0].name
 }
@@ -370,5 +379,7 @@ func (s *State) Snapshot() Event {
 		Series:     slices.Clone(s.series),
 		Game:       slices.Clone(s.game),
 		Removed:    slices.Clone(s.removed),
+		HostKey:    s.hostKey,
+		Host:       s.host,
 	}}
 }

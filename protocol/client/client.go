@@ -95,14 +95,15 @@ func (c *Client) DialFunc(ctx context.Context, id string, handle func(data []byt
 // summary. A refusal (a name the server does not take, too many lanes,
 // too many creations from this address) is an error that wraps the
 // server's *protocol.Error.
-func (c *Client) CreateLane(ctx context.Context, name string) (protocol.LaneSummary, error) {
+func (c *Client) CreateLane(ctx context.Context, name string) (protocol.CreatedLane, error) {
 	return c.Create(ctx, protocol.CreateLane{Name: name})
 }
 
 // Create creates a lane as req says — its name, and whether it is private
-// (never listed; its link is the invitation) — and returns its summary.
-func (c *Client) Create(ctx context.Context, req protocol.CreateLane) (protocol.LaneSummary, error) {
-	var l protocol.LaneSummary
+// (never listed; its link is the invitation) — and returns its summary and
+// host key (join with [Conn.JoinHost] to be its host).
+func (c *Client) Create(ctx context.Context, req protocol.CreateLane) (protocol.CreatedLane, error) {
+	var l protocol.CreatedLane
 	body, err := jsonBody(req)
 	if err != nil {
 		return l, err

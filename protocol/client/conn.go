@@ -384,11 +384,18 @@ func (c *Conn) Done() <-chan struct{} {
 	return c.done
 }
 
-// Join takes a seat under name: three English letters, any case, before
-// the game starts. Its answer is the welcome, with the seat and the token
-// that takes the seat back after a reconnect (Resume).
+// Join takes a seat under name (1 to 12 letters of any script), before
+// the game starts or while seats remain. Its answer is the welcome, with
+// the seat and the token that takes the seat back after a reconnect
+// (Resume).
 func (c *Conn) Join(ctx context.Context, name string) (*protocol.Welcome, error) {
 	return welcome(c.Do(ctx, protocol.Request{Type: protocol.TypeJoin, Name: name}))
+}
+
+// JoinHost is Join with the lane's host key, from [Client.Create]: the
+// seat taken is the lane's host.
+func (c *Conn) JoinHost(ctx context.Context, name, key string) (*protocol.Welcome, error) {
+	return welcome(c.Do(ctx, protocol.Request{Type: protocol.TypeJoin, Name: name, HostKey: key}))
 }
 
 // Resume takes back the seat token holds, on a new connection.

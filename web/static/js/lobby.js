@@ -63,11 +63,19 @@ export function startLobby() {
       showCreateError(() => t("createFailed", body.code ? errorText(body.code) : t("serverAnswered", status)));
       return;
     }
+    // The key that makes this page's player the lane's host: kept on this
+    // device only, sent with the join (main.js).
+    try { localStorage.setItem(hostKeyKey(body.id), body.host_key || ""); } catch { /* storage off: the first to join hosts */ }
     location.assign("/lanes/" + encodeURIComponent(body.id));
   });
   refreshLanes();
   setInterval(refreshLanes, 2000);
 }
+
+// hostKeyKey is where this device keeps the host key of a lane it
+// created, until its join with it is welcomed (main.js): the lane's host
+// is then this page's player, whoever joined first.
+export function hostKeyKey(id) { return "tenpin-host-" + id; }
 
 // relabelLobby says the lobby again in the page's language.
 export function relabelLobby() {

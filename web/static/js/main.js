@@ -6,7 +6,7 @@
 // English and Korean). No build step: the browser loads them as they are.
 import { $, el, setFieldError, say } from "./dom.js";
 import { t, applyStatic, errorText, getLang, setLang } from "./i18n.js";
-import { startLobby, setConn, relabelConn, relabelLobby } from "./lobby.js";
+import { startLobby, setConn, relabelConn, relabelLobby, hostKeyKey } from "./lobby.js";
 import { createSocket } from "./socket.js";
 import { boardHead, boardRows, rankingItems, result, rollLog, changes } from "./board.js";
 import { buildPad, renderPad, keyRoll } from "./pad.js";
@@ -53,6 +53,10 @@ let sock = null;
 let numbers = null; // the night's numbers and the exports
 
 function tokenKey() { return "tenpin-token-" + state.id; }
+
+function storedHostKey() {
+  try { return localStorage.getItem(hostKeyKey(state.id)) || ""; } catch { return ""; }
+}
 
 // nameMax is the most letters a player's name has (the server's rule,
 // which also refuses what the page does not check: emoji, invisible
@@ -138,7 +142,10 @@ function startLane(id) {
       return;
     }
     if (state.joinID) return; // the join sent is not answered yet
-    state.joinID = send({ type: "join", name: value });
+    const req = { type: "join", name: value };
+    const key = storedHostKey();
+    if (key) req.host_key = key;
+    state.joinID = send(req);
   });
   $("#start").addEventListener("click", () => sendOnce("start"));
   // Rematch, leave and remove cannot be undone, and a lane is a place
@@ -282,6 +289,7 @@ function onMessage(msg) {
       state.takenOver = false;
       state.joinID = "";
       localStorage.setItem(tokenKey(), msg.token);
+      try { localStorage.removeItem(hostKeyKey(state.id)); } catch { /* storage off */ }
       showError("");
       setFieldError("#join-name", "#join-error", "");
       notice(() => t("welcome", msg.name, msg.seat + 1));

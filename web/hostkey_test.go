@@ -1,0 +1,48 @@
+package web_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/coder/websocket"
+)
+
+// TestCreatorIsHost: the page that creates a lane keeps its host key and
+// joins with it, so that its player is the host although a crawler took
+// the first seat; the key leaves the device's storage once used.
+func TestCreatorIsHost(t *testing.T) {
+	url := app(t)
+	p := browser(t)()
+	do(t, p, "create a lane",
+		chromedp.Navigate(url+"/"),
+		chromedp.WaitVisible(chromedp.CSS("#create-name")),
+		chromedp.SendKeys(chromedp.CSS("#create-name"), "Mine"),
+		chromedp.Click(chromedp.CSS(`#create-form button[type=submit]`)),
+	)
+	until(t, p, "the lane page", `location.pathname.startsWith("/lanes/")`)
+	id := strings.TrimPrefix(eval[string](t, p, `location.pathname`), "/lanes/")
+	if key := eval[string](t, p, `localStorage.getItem("tenpin-host-" + `+js(id)+`) || ""`); len(key) < 20 {
+		t.Fatalf("the page kept the host key %q", key)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	bot, _, err := websocket.Dial(ctx, strings.Replace(url, "http", "ws", 1)+"/ws/lanes/"+id, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bot.CloseNow()
+	if err := bot.Write(ctx, websocket.MessageText, []byte(`{"type":"join","name":"Bot"}`)); err != nil {
+		t.Fatal(err)
+	}
+	until(t, p, "the crawler seated first", `window.tenpin && window.tenpin.state.board && window.tenpin.state.board.players.length === 1`)
+
+	join(t, p, "Ann", "ANN")
+	until(t, p, "Ann is the host", `window.tenpin.state.board.host === "ANN" && !document.querySelector("#start").hidden`)
+	if key := eval[string](t, p, `localStorage.getItem("tenpin-host-" + `+js(id)+`) || ""`); key != "" {
+		t.Errorf("the host key stays stored after the join: %q", key)
+	}
+}
