@@ -20,11 +20,12 @@ func (l *Lane) spectators() int {
 
 // attach attaches a new connection as a spectator, if the lane has room
 // for one more. If it has not, the connection may be a seated player
-// coming back, who must get in however many watch: it waits, unattached
-// (sent nothing, not counted), for cfg.ResumeGrace, and its one allowed
-// message is resume (see [Lane.admit]). Anything else, or nothing in
-// time, turns it away with spectators_full and close 1013. Waiting costs
-// the lane nothing on a change: a waiting connection is sent no board.
+// coming back, or a friend come to play, who must get in however many
+// watch: it waits, unattached (sent nothing, not counted), for
+// cfg.ResumeGrace, and its one allowed message is a resume or a join (see
+// [Lane.admit]). Anything else, or nothing in time, turns it away with
+// spectators_full and close 1013. Waiting costs the lane nothing on a
+// change: a waiting connection is sent no board.
 func (l *Lane) attach(c *Client) {
 	if l.spectators() >= l.cfg.MaxSpectators {
 		l.waiting[c] = time.AfterFunc(l.cfg.ResumeGrace, func() {
@@ -63,16 +64,25 @@ func (l *Lane) exit(c *Client) {
 }
 
 // admit handles the message of a waiting connection: a resume with a
-// token that holds a seat attaches it, as that seat's player; anything
-// else turns it away.
+// token that holds a seat attaches it, as that seat's player, and so does
+// a join the lane takes (seats have their own count: a lane full of
+// watchers still seats a player); anything else turns it away.
 func (l *Lane) admit(ctx context.Context, c *Client, m protocol.Request) {
-	if m.Type != protocol.TypeResume {
+	if m.Type != protocol.TypeResume && m.Type != protocol.TypeJoin {
 		l.turnAway(c, m.ID)
 		return
 	}
 	if err := l.sync(ctx); err != nil {
 		l.refuse(c, m.ID, err)
 		l.turnAway(c, "")
+		return
+	}
+	if m.Type == protocol.TypeJoin {
+		l.enter(c)
+		l.join(ctx, c, m)
+		if c.seat == "" && !l.joinPending(c) {
+			l.turnAway(c, "") // refused: no room to watch instead
+		}
 		return
 	}
 	if _, ok := l.tokenSeat(m.Token); !ok {
@@ -172,6 +182,16 @@ func (l *Lane) join(ctx context.Context, c *Client, m protocol.Request) {
 		return
 	}
 	l.seat(c, e.Player, m.ID, token, false)
+}
+
+// joinPending reports whether c's join waits for its append's outcome.
+func (l *Lane) joinPending(c *Client) bool {
+	for _, p := range l.pending {
+		if p.c == c {
+			return true
+		}
+	}
+	return false
 }
 
 // pendingJoin is a join whose append had no answer: the seat it asked for

@@ -48,9 +48,9 @@ func turnedAway(t *testing.T, who string, c *client) {
 func isSpectatorsFull(m msg) bool { return m.Type == "error" && m.Code == "spectators_full" }
 
 // A seated player who comes back to a lane full of watchers (idle
-// connections can fill it: its id is public) gets the seat back: a
-// resume never counts against the spectators. Everyone else is still
-// turned away.
+// connections can fill it: its id is public) gets the seat back, and a
+// friend who joins gets a seat: a resume or a join never counts against
+// the spectators. Everyone else is still turned away.
 func TestResumeOnALaneFullOfWatchers(t *testing.T) {
 	s := newServer(t, lobby.Config{Lane: lane.Config{MaxSpectators: 2, ResumeGrace: time.Second}})
 	id, host, token := fullOfWatchers(t, s)
@@ -71,13 +71,26 @@ func TestResumeOnALaneFullOfWatchers(t *testing.T) {
 	back.boardWith(t, "BBB up", func(m msg) bool { return m.Up != nil && m.Up.Seat == 1 })
 	stillPlays(t, back, 5, 1, "b1")
 
-	// A watcher beyond the limit is turned away: at once if it sends
-	// anything but resume, after the grace if it sends nothing, and after
-	// bad_token if its token holds no seat.
+	// A friend who joins a lane full of watchers takes a seat: seats have
+	// their own count. A join the lane refuses has no room to watch.
 	joiner := s.dial(t, id)
 	joiner.send(t, `{"type":"join","name":"CCC","id":"j"}`)
-	joiner.expectError(t, "j", "spectators_full")
-	turnedAway(t, "a watcher that joins", joiner)
+	if w := joiner.expectAck(t, "j"); w.Type != "welcome" || w.Name != "CCC" {
+		t.Fatalf("a join on a lane full of watchers answered %s, want CCC's welcome", w.raw)
+	}
+	taken := s.dial(t, id)
+	taken.send(t, `{"type":"join","name":"ccc","id":"t"}`)
+	taken.expectError(t, "t", "name_taken")
+	taken.waitFor(t, "spectators_full", isSpectatorsFull)
+	turnedAway(t, "a join refused", taken)
+
+	// A watcher beyond the limit is turned away: at once if it sends
+	// anything but resume or join, after the grace if it sends nothing,
+	// and after bad_token if its token holds no seat.
+	pusher := s.dial(t, id)
+	pusher.send(t, `{"type":"skip","id":"k"}`)
+	pusher.expectError(t, "k", "spectators_full")
+	turnedAway(t, "a watcher that sends a command", pusher)
 
 	silent := s.dial(t, id)
 	if m := silent.waitFor(t, "spectators_full", isSpectatorsFull); m.Ref != "" {
@@ -91,8 +104,8 @@ func TestResumeOnALaneFullOfWatchers(t *testing.T) {
 	forger.waitFor(t, "spectators_full", isSpectatorsFull)
 	turnedAway(t, "a watcher with a bad token", forger)
 
-	if b := s.boardSeq(t, id); b.Spectators != 2 || len(b.Players) != 2 || !b.Players[0].Connected || !b.Players[1].Connected {
-		t.Errorf("after the refusals the board is %s, want both players connected and two watchers", b.raw)
+	if b := s.boardSeq(t, id); b.Spectators != 2 || len(b.Players) != 3 || !b.Players[0].Connected || !b.Players[1].Connected || !b.Players[2].Connected {
+		t.Errorf("after the refusals the board is %s, want three players connected and two watchers", b.raw)
 	}
 }
 
