@@ -104,6 +104,16 @@ func (l *Lane) encodeBoard(head boardHead, players []bowling.Player, marks map[b
 		b = append(b, `,"series":`...)
 		b = append(b, s...)
 	}
+	if removed := l.state.RemovedPlayers(); len(removed) > 0 {
+		b = append(b, `,"removed":[`...)
+		for i, n := range removed {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, quote(string(n))...)
+		}
+		b = append(b, ']')
+	}
 	return append(b, '}')
 }
 

@@ -38,12 +38,14 @@ func TestBoardJSON(t *testing.T) {
 	check("a correction")
 	l.send(players[3], `{"type":"leave"}`)
 	check("a player left")
+	l.send(players[0], `{"type":"remove","name":"PCC"}`)
+	check("a player removed")
 	seat, _, _ := l.state.Match().Up()
 	l.handle(t.Context(), request{op: opDetach, c: players[seat]})
 	l.changed() // presence alone waits for presenceEvery
 	check("the player up offline")
 	b := l.BoardJSON()
-	for _, want := range []string{`"decks":[`, `null`, `"split":true`, `"fouls":[1]`, `"corrected":true`, `"left":true`, `"series":[`, `"deck":[`, `"skip_in":`, `\u003c\u0026\u003e`} {
+	for _, want := range []string{`"decks":[`, `null`, `"split":true`, `"fouls":[1]`, `"corrected":true`, `"left":true`, `"series":[`, `"deck":[`, `"skip_in":`, `"removed":["PCC"]`, `\u003c\u0026\u003e`} {
 		if !bytes.Contains(b, []byte(want)) {
 			t.Errorf("the board has no %s: %s", want, b)
 		}

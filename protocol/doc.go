@@ -171,6 +171,8 @@
 //   - spectators: connections without a seat.
 //   - series: once the lane has finished a game, each player's games and
 //     the sum of their totals, this game included; omitted before.
+//   - removed: the players the host removed and has not let back
+//     (readmit), in any game of the series; omitted when none.
 //
 // ack answers an accepted command that carried an id; seq is that of the
 // first board that includes its effect. A command is acknowledged, and its

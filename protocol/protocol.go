@@ -213,6 +213,9 @@ type Board struct {
 	// Series totals the lane's games so far, this one included, once the
 	// lane has finished a game; omitted before.
 	Series []SeriesPlayer `json:"series,omitempty"`
+	// Removed lists the players the host removed and has not let back
+	// (readmit), who may not join again: omitted when none.
+	Removed []string `json:"removed,omitempty"`
 }
 
 // SeriesPlayer is one player's line of a lane's series: the games they

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/coder/websocket"
+	"github.com/tenpin/tenpin/lobby"
 )
 
 // TestCreatorIsHost: the page that creates a lane keeps its host key and
@@ -45,4 +46,22 @@ func TestCreatorIsHost(t *testing.T) {
 	if key := eval[string](t, p, `localStorage.getItem("tenpin-host-" + `+js(id)+`) || ""`); key != "" {
 		t.Errorf("the host key stays stored after the join: %q", key)
 	}
+}
+
+// TestReadmitFromTheList: a player removed before the first ball leaves
+// the board; the host finds them in the list of removed players and lets
+// them back from there, and the list goes.
+func TestReadmitFromTheList(t *testing.T) {
+	s := serve(t, lobby.Config{})
+	_, pages := newLane(t, s, browser(t), "AAA", "BBB")
+	a, b := pages[0], pages[1]
+	do(t, a, "remove BBB before the first ball",
+		chromedp.Click(chromedp.CSS(`#board tr[data-player="BBB"] button.name`)),
+		chromedp.WaitVisible(chromedp.CSS("#remove")),
+		chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`),
+		chromedp.Click(chromedp.CSS("#remove")))
+	until(t, a, "BBB off the board, in the list with a button", `!document.querySelector('#board tr[data-player="BBB"]') && !document.querySelector("#removed-list").hidden && document.querySelector("#removed-names button")?.textContent === "Let BBB back"`)
+	until(t, b, "BBB's own page lists BBB, with no button", `!document.querySelector("#removed-list").hidden && document.querySelector("#removed-names").textContent === "BBB" && !document.querySelector("#removed-names button")`)
+	do(t, a, "let BBB back", chromedp.Click(chromedp.CSS("#removed-names button")))
+	until(t, a, "the list gone", `document.querySelector("#removed-list").hidden && !(window.tenpin.state.board.removed || []).length`)
 }

@@ -249,6 +249,10 @@ func (s *State) restore(l *LaneSnapshot) {
 	}
 }
 
+// RemovedPlayers returns the players the host removed and has not let
+// back, in the order they were removed.
+func (s *State) RemovedPlayers() []bowling.Name { return s.removed[:len(s.removed):len(s.removed)] }
+
 // Removed reports whether the host removed the player named name (or a
 // [bowling.Name.Same] name) and has not readmitted them: they may not
 // join the lane again under that name.

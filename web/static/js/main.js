@@ -472,12 +472,31 @@ function onKey(ev) {
   roll(k);
 }
 
+// renderRemoved lists the players the host removed who are not on the
+// board (removed before the first ball, or in an earlier game): the host
+// may let each back from here; on the board, from the player's menu.
+function renderRemoved(b) {
+  const names = (b.removed || []).filter((n) => !b.players.some((p) => p.name === n));
+  $("#removed-list").hidden = names.length === 0;
+  const out = $("#removed-names");
+  out.replaceChildren();
+  names.forEach((n, i) => {
+    if (i > 0) out.append(" ");
+    if (!isHost()) {
+      out.append(el("span", { text: n }));
+      return;
+    }
+    out.append(el("button", { type: "button", text: t("readmitButton", n), onclick: () => send({ type: "readmit", name: n }) }));
+  });
+}
+
 function render() {
   $("#play").hidden = state.closed;
   $("#closed").hidden = !state.closed;
   const b = state.board;
   if (!b || state.closed) return;
   const v = state.view;
+  renderRemoved(b);
   $("#lane-name").textContent = b.name;
   $("#lane-name").title = b.name;
   const up = b.up ? b.players[b.up.seat] : null;

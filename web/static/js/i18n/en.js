@@ -205,6 +205,7 @@ export default {
   confirmRemove: (name, playing) => `Remove ${name} from the lane for good?` + (playing ? " Their frames stay on the board, but they cannot bowl again in this game." : ""),
   menuAway: (name) => `${name} is away: the turn passes them by until they are back.`,
   menuRemoved: (name) => `${name} was removed: let them back, and they may join again.`,
+  removedList: "Removed:",
   readmitButton: (name) => `Let ${name} back`,
   menuConnected: (name) => `${name} is connected.`,
   menuOffline: (name) => `${name} is offline.`,

@@ -202,6 +202,7 @@ export default {
   confirmRemove: (name, playing) => `${name}님을 레인에서 내보낼까요?` + (playing ? " 프레임은 점수판에 남지만 이 게임에서 다시 투구할 수 없습니다." : ""),
   menuAway: (name) => `${name}님은 자리를 비웠습니다: 돌아올 때까지 차례를 건너뜁니다.`,
   menuRemoved: (name) => `${name}님은 내보내졌습니다: 다시 받아 주면 다시 참가할 수 있습니다.`,
+  removedList: "내보낸 선수:",
   readmitButton: (name) => `${name}님 다시 받아 주기`,
   menuConnected: (name) => `${name}님은 연결되어 있습니다.`,
   menuOffline: (name) => `${name}님은 오프라인입니다.`,
