@@ -334,6 +334,25 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 	if l == nil {
 		to = relay
 	}
+	key := id + " " + addr
+	lb.mu.Lock()
+	room := lb.laneConns.take(key, lb.cfg.ConnsPerLaneAddr)
+	lb.mu.Unlock()
+	if !room {
+		defer done()
+		lb.rateLimited(LimitLaneConns)
+		pe := protocol.Errorf(protocol.CodeRateLimited, "this address has %d connections on this lane, its limit; try again later", lb.cfg.ConnsPerLaneAddr)
+		count(&lb.counters.refused, string(pe.Code))
+		lb.refuseSocket(w, r, pe)
+		return
+	}
+	served := done
+	done = func() {
+		served()
+		lb.mu.Lock()
+		lb.laneConns.give(key)
+		lb.mu.Unlock()
+	}
 	conn, err := ws.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: lb.cfg.OriginPatterns})
 	if err != nil {
 		done()

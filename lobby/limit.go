@@ -30,6 +30,13 @@ const (
 	// connection is refused long before.
 	ConnsPerAddr = 1000
 
+	// ConnsPerLaneAddr is the WebSocket connections one address holds on
+	// one lane: its eight players and a crowd of friends watching behind
+	// one alley's address, not the lane's every place to watch (a crawler
+	// with idle sockets would otherwise fill a new lane before its friends
+	// come).
+	ConnsPerLaneAddr = 64
+
 	// LanesPerAddr is the lanes created from one address open at once: a
 	// league organizer setting up a night on every lane of a large alley
 	// (60 lanes at the biggest), with room for the groups that open their
@@ -46,10 +53,11 @@ const (
 // The limits per client address, for the counts of their refusals (see
 // [Lobby.RateLimited]).
 const (
-	LimitCreations    = "lane_creations"          // CreateRate and CreateBurst
-	LimitConnsPerAddr = "connections_per_address" // ConnsPerAddr
-	LimitLanesPerAddr = "lanes_per_address"       // LanesPerAddr
-	LimitQRCodes      = "qr_codes"                // QRRate and QRBurst
+	LimitCreations    = "lane_creations"               // CreateRate and CreateBurst
+	LimitConnsPerAddr = "connections_per_address"      // ConnsPerAddr
+	LimitLaneConns    = "lane_connections_per_address" // ConnsPerLaneAddr
+	LimitLanesPerAddr = "lanes_per_address"            // LanesPerAddr
+	LimitQRCodes      = "qr_codes"                     // QRRate and QRBurst
 )
 
 // QR codes drawn per client address: a code costs a few milliseconds of
@@ -224,7 +232,7 @@ func (lb *Lobby) Refused() map[string]int64 { return snapshot(&lb.counters.refus
 // refused since the lobby started, by limit (LimitCreations,
 // LimitConnsPerAddr, LimitLanesPerAddr; each present, if only as 0).
 func (lb *Lobby) RateLimited() map[string]int64 {
-	return snapshot(&lb.counters.limited, LimitCreations, LimitConnsPerAddr, LimitLanesPerAddr, LimitQRCodes)
+	return snapshot(&lb.counters.limited, LimitCreations, LimitConnsPerAddr, LimitLaneConns, LimitLanesPerAddr, LimitQRCodes)
 }
 
 // rateLimited counts a refusal by the given limit per client address.

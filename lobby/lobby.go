@@ -73,6 +73,9 @@ type Config struct {
 	// defaults (ConnsPerAddr, LanesPerAddr), a negative value lifts the
 	// limit. Lanes restored after a restart count for nobody.
 	ConnsPerAddr int
+	// ConnsPerLaneAddr bounds the WebSocket connections one address
+	// holds on one lane (0: ConnsPerLaneAddr; negative: no limit).
+	ConnsPerLaneAddr int
 	LanesPerAddr int
 	// TrustProxy takes a request's client address from the last entry of
 	// its X-Forwarded-For (see clientAddr) instead of the connection's
@@ -123,6 +126,7 @@ type Lobby struct {
 	closing     bool           // guarded by mu: no new connections once set
 	opening     int            // guarded by mu: lanes being created
 	connsByAddr addrCount      // guarded by mu: connections served, by client address
+	laneConns   addrCount      // guarded by mu: connections served, by lane and client address
 	refusing    addrCount      // guarded by mu: connections being refused, by client address
 	lanesByAddr addrCount      // guarded by mu: lanes open or being created, by the address that created them
 	gone        closedLanes    // guarded by mu: where lanes that closed were listed
@@ -174,6 +178,9 @@ func New(cfg Config) *Lobby {
 	if cfg.ConnsPerAddr == 0 {
 		cfg.ConnsPerAddr = ConnsPerAddr
 	}
+	if cfg.ConnsPerLaneAddr == 0 {
+		cfg.ConnsPerLaneAddr = ConnsPerLaneAddr
+	}
 	if cfg.LanesPerAddr == 0 {
 		cfg.LanesPerAddr = LanesPerAddr
 	}
@@ -195,6 +202,7 @@ func New(cfg Config) *Lobby {
 		lanes:       make(map[string]*entry),
 		unrestored:  make(map[string]struct{}),
 		connsByAddr: make(addrCount),
+		laneConns:   make(addrCount),
 		refusing:    make(addrCount),
 		lanesByAddr: make(addrCount),
 		gone:        newClosedLanes(maxClosedLanes),

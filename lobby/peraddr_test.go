@@ -180,3 +180,72 @@ func TestRefusalsInFlight(t *testing.T) {
 	// after refuseTimeout, not the library's own 5 s wait for the echo, is
 	// TestRefusedSocketsAreLetGo's, whose clock is fake.
 }
+
+// TestConnectionsPerLaneAndAddress: one address holds ConnsPerLaneAddr
+// connections on one lane, however many the server would take from it:
+// the next is told rate_limited and closed with 1013. The same address
+// still connects to another lane, another address to the same lane, and
+// once one of its connections there closes it may open another.
+func TestConnectionsPerLaneAndAddress(t *testing.T) {
+	const limit = 3
+	s := newServer(t, lobby.Config{ConnsPerLaneAddr: limit, TrustProxy: true})
+	id, player := playingLane(t, s)
+	other := s.createLane(t, "next door")
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+
+	const crowd = "203.0.113.7"
+	var held []*websocket.Conn
+	for i := range limit {
+		ws, _, err := dialFrom(ctx, s, id, crowd)
+		if err != nil {
+			t.Fatalf("connection %d of %d: %v", i+1, limit, err)
+		}
+		defer ws.CloseNow()
+		readAll(ws)
+		held = append(held, ws)
+	}
+	ws, _, err := dialFrom(ctx, s, id, crowd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, data, err := ws.Read(ctx)
+	var m struct{ Type, Code, Message string }
+	if err != nil || json.Unmarshal(data, &m) != nil || m.Code != "rate_limited" || !strings.Contains(m.Message, "on this lane") {
+		t.Fatalf("a connection past the lane's limit was sent %s (%v), want rate_limited on this lane", data, err)
+	}
+	if _, _, err = ws.Read(ctx); websocket.CloseStatus(err) != websocket.StatusTryAgainLater {
+		t.Fatalf("then closed with %v, want %v", err, websocket.StatusTryAgainLater)
+	}
+	stillPlays(t, player, 3, 1, "r1")
+
+	for _, to := range []struct{ lane, from string }{{other, crowd}, {id, "203.0.113.8"}} {
+		ws, _, err := dialFrom(ctx, s, to.lane, to.from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, data, err := ws.Read(ctx); err != nil || !strings.Contains(string(data), `"type":"board"`) {
+			t.Fatalf("lane %s from %s: sent %s (%v), want the board", to.lane, to.from, data, err)
+		}
+		ws.CloseNow()
+	}
+
+	held[0].Close(websocket.StatusNormalClosure, "")
+	for {
+		ws, _, err := dialFrom(ctx, s, id, crowd)
+		if err != nil {
+			t.Fatalf("after one of its connections closed: %v", err)
+		}
+		if _, data, err := ws.Read(ctx); err == nil && strings.Contains(string(data), `"type":"board"`) {
+			ws.CloseNow()
+			break
+		}
+		ws.CloseNow()
+		if ctx.Err() != nil {
+			t.Fatal("the closed connection is still counted on its lane")
+		}
+	}
+	if got := s.lobby.RateLimited()[lobby.LimitLaneConns]; got < 1 {
+		t.Errorf("RateLimited()[%s] = %d, want at least 1", lobby.LimitLaneConns, got)
+	}
+}

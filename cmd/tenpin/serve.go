@@ -64,6 +64,7 @@ type serveFlags struct {
 	idle, abandon, awayAfter                time.Duration
 	maxLanes, maxConns, maxSpectators       int
 	createBurst, connsPerAddr, lanesPerAddr int
+	connsPerLaneAddr                        int
 	trustProxy                              bool
 	origins, hosts                          string
 	logLevel                                slog.Level
@@ -87,6 +88,7 @@ func parseServe(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.IntVar(&f.maxSpectators, "max-spectators", lane.MaxSpectators, "watchers per lane at most")
 	fs.IntVar(&f.createBurst, "create-burst", lobby.CreateBurst, "lanes one client address may create at once (then one every 6 s); raise it for load runs from one address")
 	fs.IntVar(&f.connsPerAddr, "conns-per-addr", lobby.ConnsPerAddr, "WebSocket connections one client address may hold at once (0: no limit); raise it for load runs from one address")
+	fs.IntVar(&f.connsPerLaneAddr, "conns-per-lane-addr", lobby.ConnsPerLaneAddr, "WebSocket connections one client address may hold on one lane (0: no limit): its players and friends watching, not a crowd of idle sockets; raise it for a crowd behind one address, or a load run")
 	fs.IntVar(&f.lanesPerAddr, "lanes-per-addr", lobby.LanesPerAddr, "lanes created from one client address that may be open at once (0: no limit)")
 	fs.BoolVar(&f.trustProxy, "trust-proxy", false, "count a client by the last address of X-Forwarded-For (the one the reverse proxy in front appended), not the connection's; only for a server reached through that proxy alone")
 	fs.StringVar(&f.origins, "origin", "", "comma-separated `patterns` of other origins allowed to open WebSockets (same-origin is always allowed)")
@@ -119,6 +121,8 @@ func parseServe(args []string, stderr io.Writer) (*serveFlags, error) {
 		return nil, fmt.Errorf("serve: -create-burst %d: a client must be able to create at least one lane", f.createBurst)
 	case f.connsPerAddr < 0:
 		return nil, fmt.Errorf("serve: -conns-per-addr %d: want 0 (no limit) or more", f.connsPerAddr)
+	case f.connsPerLaneAddr < 0:
+		return nil, fmt.Errorf("serve: -conns-per-lane-addr %d: want 0 (no limit) or more", f.connsPerLaneAddr)
 	case f.lanesPerAddr < 0:
 		return nil, fmt.Errorf("serve: -lanes-per-addr %d: want 0 (no limit) or more", f.lanesPerAddr)
 	case f.abandon <= 0:
@@ -213,14 +217,15 @@ func validNode(s string) bool {
 // connections at most.
 func (f *serveFlags) lobbyConfig(maxConns int, logger *slog.Logger) lobby.Config {
 	cfg := lobby.Config{
-		MaxLanes:       f.maxLanes,
-		MaxConnections: maxConns,
-		Lane:           lane.Config{IdleTimeout: f.idle, AbandonTimeout: f.abandon, AwayAfter: f.awayAfter, MaxSpectators: f.maxSpectators},
-		Logger:         logger,
-		CreateBurst:    f.createBurst,
-		ConnsPerAddr:   noLimit(f.connsPerAddr),
-		LanesPerAddr:   noLimit(f.lanesPerAddr),
-		TrustProxy:     f.trustProxy,
+		MaxLanes:         f.maxLanes,
+		MaxConnections:   maxConns,
+		Lane:             lane.Config{IdleTimeout: f.idle, AbandonTimeout: f.abandon, AwayAfter: f.awayAfter, MaxSpectators: f.maxSpectators},
+		Logger:           logger,
+		CreateBurst:      f.createBurst,
+		ConnsPerAddr:     noLimit(f.connsPerAddr),
+		ConnsPerLaneAddr: noLimit(f.connsPerLaneAddr),
+		LanesPerAddr:     noLimit(f.lanesPerAddr),
+		TrustProxy:       f.trustProxy,
 	}
 	if f.origins != "" {
 		cfg.OriginPatterns = strings.Split(f.origins, ",")

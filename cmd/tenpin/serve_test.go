@@ -210,6 +210,7 @@ func TestServeFlags(t *testing.T) {
 		{"-create-burst", "0"},
 		{"-conns-per-addr", "-1"},
 		{"-lanes-per-addr", "-1"},
+		{"-conns-per-lane-addr", "-1"},
 		{"-abandon", "0s"},
 		{"-away-after", "0s"},
 		{"-host", "example.com:8080"},
