@@ -76,7 +76,7 @@ type Config struct {
 	// ConnsPerLaneAddr bounds the WebSocket connections one address
 	// holds on one lane (0: ConnsPerLaneAddr; negative: no limit).
 	ConnsPerLaneAddr int
-	LanesPerAddr int
+	LanesPerAddr     int
 	// TrustProxy takes a request's client address from the last entry of
 	// its X-Forwarded-For (see clientAddr) instead of the connection's
 	// peer: for a server reached only through a reverse proxy, whose
