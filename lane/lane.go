@@ -46,6 +46,7 @@ type Lane struct {
 	state   *game.State
 	journal game.Journal  // nil: nothing is stored
 	last    uint64        // the journal's position of the lane's last event
+	base    uint64        // the journal's position of the first event of the log it was opened or restored from; set before Run
 	stale   bool          // an append's outcome is unknown: read the log before the next
 	pending []pendingJoin // joins refused while their outcome was unknown
 	retryAt time.Time     // a failed read-back: not before then again
@@ -128,7 +129,9 @@ func Open(ctx context.Context, id, name string, cfg Config) (*Lane, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newLane(game.Replay([]game.Event{e}), pos, cfg), nil
+	l := newLane(game.Replay([]game.Event{e}), pos, cfg)
+	l.base = pos
+	return l, nil
 }
 
 // opening returns the event that opens a lane with cfg's settings.
@@ -160,8 +163,15 @@ func Restore(ctx context.Context, log game.Log, cfg Config) (*Lane, error) {
 		return nil, err
 	}
 	st.Apply(claim)
-	return newLane(st, pos, cfg), nil
+	l := newLane(st, pos, cfg)
+	l.base = log.First
+	return l, nil
 }
+
+// Base returns the position of the first event of the lane's log as it
+// was opened or restored: what a compaction must keep of it until the
+// lane stores a snapshot.
+func (l *Lane) Base() uint64 { return l.base }
 
 // ErrNotRestorable is returned by [Restore] for a log that holds no lane
 // to restore.

@@ -3,6 +3,7 @@ package lobby_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -84,5 +85,86 @@ func TestCompactionKeepsNoLaneAlive(t *testing.T) {
 	case <-l.Done():
 	case <-time.After(wait):
 		t.Fatalf("an idle lane with compactions every 20 ms still open after %v", wait)
+	}
+}
+
+// snapshotFails is a real in-memory journal that refuses every snapshot
+// of one lane while fail is set, as a store would a message too large.
+type snapshotFails struct {
+	*memjournal.Journal
+	mu   sync.Mutex
+	lane string
+	fail bool
+}
+
+func (f *snapshotFails) Append(ctx context.Context, id string, last uint64, e game.Event) (uint64, error) {
+	f.mu.Lock()
+	fail := f.fail && id == f.lane && e.Kind == game.Snapshot
+	f.mu.Unlock()
+	if fail {
+		return 0, errors.New("maximum payload exceeded")
+	}
+	return f.Journal.Append(ctx, id, last, e)
+}
+
+// TestOneLaneFailingToSnapshotHoldsNoOtherBack: a lane whose snapshots
+// the store refuses keeps its whole log, and says so, while the other
+// lanes' logs are compacted as usual; a restart finds both lanes whole;
+// once its snapshots are taken, its log is compacted too.
+func TestOneLaneFailingToSnapshotHoldsNoOtherBack(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	mem := memjournal.New()
+	j := &snapshotFails{Journal: mem}
+	lb := lobby.New(lobby.Config{Lane: lane.Config{Journal: j, Durable: true}, CompactEvery: time.Hour})
+	go lb.Run(ctx)
+	good, err := lb.Create(ctx, "good")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad, err := lb.Create(ctx, "bad")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.mu.Lock()
+	j.lane, j.fail = bad.ID(), true
+	j.mu.Unlock()
+
+	first := func(id string) game.Kind {
+		t.Helper()
+		log, err := mem.Read(ctx, id, 0)
+		if err != nil || len(log.Events) == 0 {
+			t.Fatalf("lane %s's log: %v, %v", id, log, err)
+		}
+		return log.Events[0].Kind
+	}
+	for range 3 { // dropping is one round behind
+		if err := lb.Compact(ctx); err == nil || !strings.Contains(err.Error(), bad.ID()) {
+			t.Fatalf("a round with lane %s failing: %v, want an error naming it", bad.ID(), err)
+		}
+	}
+	if k := first(good.ID()); k != game.Snapshot {
+		t.Errorf("the good lane's log starts with %s, want its snapshot: one failing lane held it back", k)
+	}
+	if k := first(bad.ID()); k != game.Opened {
+		t.Errorf("the failing lane's log starts with %s, want its opening: it has no snapshot", k)
+	}
+	for _, l := range []*lane.Lane{good, bad} { // what a restart would read
+		log, err := mem.Read(ctx, l.ID(), 0)
+		if st := game.Replay(log.Events); err != nil || st.ID() != l.ID() || st.Name() != l.Summary().Name {
+			t.Errorf("lane %s's log rebuilds %q %q, %v", l.ID(), st.ID(), st.Name(), err)
+		}
+	}
+
+	j.mu.Lock()
+	j.fail = false
+	j.mu.Unlock()
+	for range 3 {
+		if err := lb.Compact(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if k := first(bad.ID()); k != game.Snapshot {
+		t.Errorf("once it snapshots, the lane's log starts with %s, want its snapshot", k)
 	}
 }

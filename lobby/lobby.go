@@ -137,9 +137,13 @@ type Lobby struct {
 	list       listCache           // GET /api/lanes, encoded
 	counters   counters            // refusals, for the metrics
 
-	compacting    sync.Mutex   // one compaction at a time
-	compactBefore uint64       // guarded by compacting: what the next compaction may drop
-	quiet         atomic.Int64 // appends counted when the last compaction ended
+	compacting    sync.Mutex // one compaction at a time
+	compactBefore uint64     // guarded by compacting: what the next compaction may drop
+	// snapped holds, for each open lane, the journal's last position read
+	// by the compaction that last stored its snapshot (which is after
+	// it); guarded by compacting.
+	snapped map[string]uint64
+	quiet   atomic.Int64 // appends counted when the last compaction ended
 
 	claims singleflight.Group // lanes being taken over, by id (see claim)
 
@@ -279,8 +283,11 @@ func (lb *Lobby) Run(ctx context.Context) error {
 // cannot take a lane's snapshot with it and leave its log dropped. A
 // restart then replays a snapshot a lane and what came after it.
 //
-// If any lane cannot store its snapshot, or a lane in the journal could
-// not be restored (it is tried again first), nothing is dropped.
+// A lane that cannot store its snapshot does not hold the others back:
+// the next round drops nothing it still needs (what came after its last
+// snapshot, or all of it if it never stored one), and the rest as usual;
+// the round reports it. If a lane in the journal could not be restored
+// (it is tried again first), nothing is dropped.
 //
 // In a cluster the journal is every node's: see compactCluster.
 func (lb *Lobby) Compact(ctx context.Context) error {
@@ -301,27 +308,47 @@ func (lb *Lobby) Compact(ctx context.Context) error {
 	// creations in flight have finished.
 	lanes := lb.openLanes()
 	start := time.Now()
+	// next is what the next round may drop: everything before this one's
+	// snapshots, but not what a lane that failed to store one still needs.
+	next := last + 1
+	snapped := make(map[string]uint64, len(lanes))
+	var failed []error
 	for _, l := range lanes {
 		// A lane that stopped has closed (or the server is stopping, and
 		// then ctx has ended): its log may go.
-		if err := l.Snapshot(ctx); err != nil && !errors.Is(err, lane.ErrStopped) {
-			return fmt.Errorf("lobby: compaction: lane %s: %w", l.ID(), err)
+		err := l.Snapshot(ctx)
+		switch {
+		case err == nil:
+			snapped[l.ID()] = last
+		case errors.Is(err, lane.ErrStopped):
+		case ctx.Err() != nil:
+			return ctx.Err()
+		default:
+			failed = append(failed, fmt.Errorf("lane %s: %w", l.ID(), err))
+			if at, ok := lb.snapped[l.ID()]; ok {
+				snapped[l.ID()] = at
+				next = min(next, at+1) // its last snapshot is after at
+			} else {
+				next = min(next, l.Base()) // never snapshotted: all of its log
+			}
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
+	lb.snapped = snapped
 	lb.quiet.Store(lb.cfg.Lane.Metrics.Appends.Load())
 	before := lb.compactBefore
-	lb.compactBefore = last + 1 // every lane open now has a snapshot at or after it
-	if before == 0 {
-		return nil // the first round of this process: the next drops what this one replaced
+	lb.compactBefore = next
+	var notSnapped error
+	if len(failed) > 0 {
+		notSnapped = fmt.Errorf("lobby: compaction: %d lanes kept their logs: %w", len(failed), errors.Join(failed...))
+	}
+	if before <= 1 {
+		return notSnapped // the first round of this process: the next drops what this one replaced
 	}
 	if err := j.Compact(ctx, before); err != nil {
-		return fmt.Errorf("lobby: compaction: %w", err)
+		return errors.Join(fmt.Errorf("lobby: compaction: %w", err), notSnapped)
 	}
 	lb.log.Info("journal compacted", "lanes", len(lanes), "before", before, "took", time.Since(start))
-	return nil
+	return notSnapped
 }
 
 // openLanes returns the lanes open now, once the creations in flight

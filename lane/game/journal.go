@@ -59,5 +59,6 @@ type Log struct {
 	Lane   string
 	Events []Event
 	Last   uint64 // the position of the lane's last stored event; 0 if it has none
+	First  uint64 // the position of the first of Events; 0 if none
 	Err    error  // set by Journal.Lanes for a log that could not be read whole
 }

@@ -107,7 +107,7 @@ func (j *Journal) Lanes(ctx context.Context) ([]game.Log, error) {
 	for i, s := range all {
 		var err error
 		if logs[i], err = decode(s.id, 0, s.events); err != nil {
-			logs[i] = game.Log{Lane: s.id, Last: s.events[len(s.events)-1].pos, Err: err}
+			logs[i] = game.Log{Lane: s.id, First: s.events[0].pos, Last: s.events[len(s.events)-1].pos, Err: err}
 		}
 	}
 	return logs, nil
@@ -174,6 +174,6 @@ func decode(id string, after uint64, events []stored) (game.Log, error) {
 		}
 		log.Events[i] = e
 	}
-	log.Last = events[len(events)-1].pos
+	log.First, log.Last = events[0].pos, events[len(events)-1].pos
 	return log, nil
 }

@@ -67,7 +67,7 @@ func TestCompactReopen(t *testing.T) {
 	wantLast(j, end)
 	j = reopen(j)
 	wantLast(j, end)
-	want := []game.Log{{Lane: "lane-1", Events: []game.Event{{Kind: game.Claimed, Epoch: 1, Node: "a"}}, Last: end}}
+	want := []game.Log{{Lane: "lane-1", Events: []game.Event{{Kind: game.Claimed, Epoch: 1, Node: "a"}}, First: end, Last: end}}
 	if got := lanes(j); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Lanes after Compact(%d) and reopening = %+v, want %+v", end, got, want)
 	}

@@ -48,7 +48,7 @@ func (j *Journal) Read(ctx context.Context, lane string, after uint64) (game.Log
 	}
 	log := game.Log{Lane: lane, Events: events, Last: after}
 	if len(msgs) > 0 {
-		log.Last = msgs[len(msgs)-1].seq
+		log.First, log.Last = msgs[0].seq, msgs[len(msgs)-1].seq
 	}
 	return log, nil
 }
@@ -70,7 +70,7 @@ func (j *Journal) Lanes(ctx context.Context) ([]game.Log, error) {
 			// message puts it in its place.
 			k = len(logs)
 			index[m.subject] = k
-			logs = append(logs, game.Log{Lane: strings.TrimPrefix(m.subject, SubjectPrefix)})
+			logs = append(logs, game.Log{Lane: strings.TrimPrefix(m.subject, SubjectPrefix), First: m.seq})
 		}
 		l := &logs[k]
 		l.Events = append(l.Events, events[i])
