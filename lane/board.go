@@ -81,7 +81,8 @@ func (l *Lane) changed() {
 
 // sendBoard sends one client the current board, board.
 func (l *Lane) sendBoard(c *Client, board []byte) {
-	c.conn.Board(board, l.boardSeq())
+	c.sent = l.boardSeq()
+	c.conn.Board(board, c.sent)
 }
 
 // buildBoard builds the current board, encodes it, and makes it the
@@ -111,7 +112,7 @@ func (l *Lane) buildBoard() *view {
 	}
 	data := l.encodeBoard(head, players, correctedFrames(l.state.Corrections()), series(l.state.Totals(), players))
 	l.forgetFrames(players)
-	v := &view{board: data, summary: summary, players: players, series: l.state.Series(), corrections: l.state.Corrections(), phase: l.state.Phase()}
+	v := &view{board: data, seq: head.Seq, summary: summary, players: players, series: l.state.Series(), corrections: l.state.Corrections(), phase: l.state.Phase()}
 	l.view.Store(v)
 	return v
 }
@@ -132,10 +133,19 @@ func playerView(p bowling.Player, connected bool, corrected uint16, a *deckArena
 	return out
 }
 
-// reply queues a message for one client. A client of another node gets
-// it only after this board or a later one (see Relay).
+// reply queues a message for one client, which must not get it before
+// the lane's current board. A client of the lane's node has been queued
+// that board already. A client of another node is sent each board once
+// for all its node's clients ([Config.Publish]), on its way apart from
+// this message and never sure to arrive (see [Relay]): so it is queued
+// the board first, unless it was queued that board on its own already,
+// and its node hands both on in the order they come.
 func (l *Lane) reply(c *Client, msg any) {
-	c.conn.Reply(encodeReply(msg), l.boardSeq())
+	seq := l.boardSeq()
+	if c.relayed && c.sent < seq {
+		l.sendBoard(c, l.view.Load().board)
+	}
+	c.conn.Reply(encodeReply(msg), seq)
 }
 
 func (l *Lane) ack(c *Client, ref string) {

@@ -74,6 +74,7 @@ type Client struct {
 
 	// Owned by the lane goroutine.
 	seat bowling.Name // "" for a spectator
+	sent uint64       // the seq of the last board queued on conn alone (see reply)
 }
 
 // Attach attaches a connection of this server to the lane: see
@@ -93,9 +94,11 @@ func (l *Lane) Attach(ctx context.Context, conn Conn) (Session, bool) {
 
 // AttachRemote attaches a client connected to another node, whose node
 // relays to it through conn: the lane counts it, seats it and answers it
-// like any other, but sends it boards only when it arrives or asks
-// ([Client.Refresh]); the others reach its node through
-// [Config.Publish]. It reports false if the lane has stopped.
+// like any other, but queues boards on conn only when it arrives and
+// before a reply, each board that conn has not been queued yet; the
+// others reach its node through [Config.Publish]. So what conn carries
+// comes in the order the client must see it: an ack after the board it
+// follows. It reports false if the lane has stopped.
 func (l *Lane) AttachRemote(ctx context.Context, conn Conn) (*Client, bool) {
 	c := &Client{l: l, conn: conn, relayed: true}
 	if !l.submit(ctx, request{op: opAttach, c: c}) {
@@ -118,13 +121,6 @@ func (c *Client) Read(ctx context.Context, data []byte) bool {
 // see [Session].
 func (c *Client) Refuse(ctx context.Context, data []byte, why error) bool {
 	return c.l.submit(ctx, request{op: opRead, c: c, data: data, refusal: why})
-}
-
-// Refresh sends the client the lane's current board again: for a node
-// that holds back a message for a board that did not come (boards between
-// nodes may be lost).
-func (c *Client) Refresh(ctx context.Context) bool {
-	return c.l.submit(ctx, request{op: opRefresh, c: c})
 }
 
 // Detach tells the lane the client's connection is over.

@@ -44,12 +44,17 @@
 // Across nodes: a client whose lane runs on another node is served by a
 // [Relay] of the lane on its own node, the [Endpoint] its WebSocket is
 // attached to in the lane's stead. The relay forwards the roll to the
-// lane's node ([Upstream], over NATS in lobby/nats), where it reaches the
-// lane as any roll does, from a client attached with AttachRemote. The
-// board comes back once per node ([Relay.Board]) and is handed to each of
-// the relay's connections; the ack comes back to the roller's node alone
-// ([Relay.Deliver]), which holds it until the board it acknowledges has
-// been sent.
+// lane's node ([Upstream], over NATS in lobby/nats): published, not
+// asked, so nothing answers it but the lane. There it reaches the lane as
+// any roll does, from a client attached with AttachRemote. The board
+// comes back once per node ([Relay.Board]) and is handed to each of the
+// relay's connections. What the lane sends the roller alone comes back to
+// the roller's node on the connection's own way, in order
+// ([Relay.Deliver]): the lane sends it the board first if it has not sent
+// it on that way already, then the ack. So the ack never arrives before
+// the board it acknowledges, and the relay hands both on as they come,
+// holding nothing back; a board published for all and arriving later is
+// one the relay has relayed already, and is dropped.
 //
 // # Fan-out never blocks the lane
 //

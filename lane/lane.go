@@ -79,6 +79,7 @@ type Lane struct {
 // without asking the lane goroutine.
 type view struct {
 	board       []byte // the encoded board message
+	seq         uint64 // its seq
 	summary     protocol.LaneSummary
 	players     []bowling.Player
 	series      []game.Result // the finished games before this one
@@ -95,7 +96,6 @@ const (
 	opRead     // data, as a connection read it
 	opSnapshot // store a snapshot, answer on result
 	opExpire   // a waiting connection's grace is over (see attach)
-	opRefresh  // send a remote client the board again
 	opVerify   // read the log back before the next decision
 )
 
@@ -245,6 +245,13 @@ func (l *Lane) Summary() protocol.LaneSummary { return l.view.Load().summary }
 
 // BoardJSON returns the lane's latest board message.
 func (l *Lane) BoardJSON() []byte { return l.view.Load().board }
+
+// Board returns the lane's latest board message and its seq, from any
+// goroutine: for a node that relays the lane and may have lost it.
+func (l *Lane) Board() (board []byte, seq uint64) {
+	v := l.view.Load()
+	return v.board, v.seq
+}
 
 // BoardText returns the lane's text scoreboard.
 func (l *Lane) BoardText() string { return bowling.Board(l.view.Load().players...) }

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/coder/websocket"
 
@@ -16,19 +15,21 @@ import (
 
 // Upstream carries a relay's traffic to the node that runs its lane, where
 // each of the relay's connections is a client of the lane
-// ([Lane.AttachRemote]). A
-// relay numbers its connections; conn is that number, never used twice by
-// one process. An error means the lane's node did not take the message:
-// one wrapping [ErrBusy] refuses that message alone, one wrapping
-// [ErrConnGone] closes that connection alone, and any other closes the
-// relay: its clients reconnect and find the lane where it runs now.
+// ([Lane.AttachRemote]). A relay numbers its connections; conn is that
+// number, never used twice by one process. What the lane sends a
+// connection comes back through [Relay.Deliver], each message once, in
+// the order the lane sent it. An error means the lane's node did not take
+// the message: one wrapping [ErrBusy] refuses that message alone, one
+// wrapping [ErrConnGone] closes that connection alone, and any other
+// closes the relay: its clients reconnect and find the lane where it runs
+// now.
 type Upstream interface {
 	// Attach attaches connection conn to the lane.
 	Attach(ctx context.Context, conn uint64) error
-	// Read hands the lane a message connection conn sent.
+	// Read hands the lane a message connection conn sent. It does not
+	// wait for the lane: the lane's answer, or the refusal of its node,
+	// comes through Deliver.
 	Read(ctx context.Context, conn uint64, data []byte) error
-	// Refresh asks the lane to send connection conn its board again.
-	Refresh(ctx context.Context, conn uint64) error
 	// Detach tells the lane connection conn is over.
 	Detach(conn uint64)
 }
@@ -51,24 +52,16 @@ var relayConns atomic.Uint64
 
 func init() { relayConns.Store(rand.Uint64() >> 16) }
 
-// maxHeld bounds the messages a relay holds for one connection while it
-// waits for a board: past it, the connection is closed, to reconnect. A
-// client's transport bounds the replies that wait for it alike.
-const maxHeld = 64
-
-// holdTimeout is how long a relay holds a message back for the board it
-// follows before it asks the lane for the board again: boards between
-// nodes travel at most once, and one may be lost.
-const holdTimeout = time.Second
-
 // Relay serves the local connections of a lane that runs on another node
 // of a cluster: an [Endpoint], as the lane is on its own node. It forwards
 // what they send to the lane ([Upstream]), and fans out each board the
 // lane publishes once ([Relay.Board]) to all of them, each through its
-// [Conn] as a lane's own connections are sent theirs. A
-// connection's own messages ([Relay.Deliver]) reach it only after a board
-// at least as new as the lane's when it sent them: an ack never arrives
-// before the board it acknowledges.
+// [Conn] as a lane's own connections are sent theirs. What the lane sends
+// one connection alone ([Relay.Deliver]) it hands on as it comes: the lane
+// sends a connection of another node the board a reply follows before the
+// reply, unless it sent it that board already (see [Lane.AttachRemote]),
+// so an ack never reaches a client before the board it acknowledges, and
+// the relay holds nothing back.
 //
 // A relay is safe for concurrent use: its connections' readers call the
 // upstream themselves, and it keeps no goroutine of its own.
@@ -89,23 +82,14 @@ type Relay struct {
 
 // relayed is one connection of a relay, and its [Session].
 type relayed struct {
-	r     *Relay
-	id    uint64
-	conn  Conn
-	seen  uint64      // the seq of the newest board sent to it
-	held  []heldMsg   // messages waiting for a board at least as new as theirs
-	timer *time.Timer // asks for the board again when a message waits too long
-	armed bool        // timer runs
-}
-
-type heldMsg struct {
-	data []byte
-	seq  uint64
+	r    *Relay
+	id   uint64
+	conn Conn
+	seen uint64 // the seq of the newest board sent to it
 }
 
 // NewRelay returns a relay of lane id whose traffic goes through up. Of
-// cfg it reads the logger, the metrics and AppendTimeout, which bounds a
-// request to the lane's node for a board.
+// cfg it reads the logger and the metrics.
 func NewRelay(id string, up Upstream, cfg Config) *Relay {
 	cfg = cfg.withDefaults()
 	r := &Relay{
@@ -202,7 +186,7 @@ func (rc *relayed) Detach() {
 	r.mu.Lock()
 	ok := r.conns[rc.id] == rc
 	if ok {
-		r.forget(rc.id)
+		delete(r.conns, rc.id)
 	}
 	r.mu.Unlock()
 	if ok {
@@ -211,17 +195,8 @@ func (rc *relayed) Detach() {
 	}
 }
 
-// forget takes connection id out of the relay. r.mu is held.
-func (r *Relay) forget(id uint64) {
-	rc := r.conns[id]
-	if rc.timer != nil {
-		rc.timer.Stop()
-	}
-	delete(r.conns, id)
-}
-
-// failed handles a failed request of connection id to the lane: see
-// Upstream. data is the message it carried, if any.
+// failed handles a message of connection id the lane's node did not take:
+// see Upstream. data is the message, if any.
 func (r *Relay) failed(id uint64, data []byte, err error) {
 	switch {
 	case errors.Is(err, ErrBusy):
@@ -245,11 +220,24 @@ func (r *Relay) lost(err error) {
 }
 
 // Board relays a board the lane published, with its seq: every connection
-// not sent it yet gets it, and then what was held for it. An older board
-// than one relayed already (boards may cross) is dropped.
+// not sent it yet gets it. An older board than one relayed already
+// (boards may cross) is dropped.
 func (r *Relay) Board(board []byte, seq uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.newest(board, seq)
+}
+
+// Seq returns the seq of the newest board the relay has relayed.
+func (r *Relay) Seq() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.seq
+}
+
+// newest makes board the relay's newest, if it is newer, and sends it to
+// every connection not sent it yet. r.mu is held.
+func (r *Relay) newest(board []byte, seq uint64) {
 	if seq <= r.seq {
 		return
 	}
@@ -259,30 +247,24 @@ func (r *Relay) Board(board []byte, seq uint64) {
 	}
 }
 
-// catchUp sends a connection the newest board if it has not had it, then
-// the messages that waited for it. r.mu is held.
+// catchUp sends a connection the newest board if it has not had it. r.mu
+// is held.
 func (r *Relay) catchUp(rc *relayed) {
-	if rc.seen < r.seq {
-		rc.seen = r.seq
-		if n := rc.conn.Board(r.board, r.seq); n > 0 {
-			r.cfg.Metrics.BoardsSkipped.Add(int64(n))
-		}
-		r.cfg.Metrics.BoardsSent.Add(1)
+	if rc.seen >= r.seq {
+		return
 	}
-	i := 0
-	for ; i < len(rc.held) && rc.held[i].seq <= rc.seen; i++ {
-		rc.conn.Reply(rc.held[i].data, rc.held[i].seq)
+	rc.seen = r.seq
+	if n := rc.conn.Board(r.board, r.seq); n > 0 {
+		r.cfg.Metrics.BoardsSkipped.Add(int64(n))
 	}
-	rc.held = rc.held[:copy(rc.held, rc.held[i:])]
-	if len(rc.held) == 0 && rc.timer != nil {
-		rc.timer.Stop()
-		rc.armed = false
-	}
+	r.cfg.Metrics.BoardsSent.Add(1)
 }
 
-// Deliver delivers a message the lane sent connection conn alone: a board
-// (see [Lane.AttachRemote]), which counts as the lane's newest if it is, or a message
-// held until the connection has been sent a board of at least seq.
+// Deliver delivers what the lane sent connection conn alone, in the order
+// the lane sent it: a board (see [Lane.AttachRemote]), which counts as
+// the lane's newest if it is, or a message, which follows the board of
+// seq, sent before it. The message goes to the connection at once: its
+// board has been, on its own or as the newest of all.
 func (r *Relay) Deliver(conn uint64, msg []byte, seq uint64, board bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -291,86 +273,20 @@ func (r *Relay) Deliver(conn uint64, msg []byte, seq uint64, board bool) {
 		return
 	}
 	if board {
-		if seq > r.seq {
-			r.seq, r.board = seq, msg
-			for _, other := range r.conns {
-				r.catchUp(other)
-			}
-			return
-		}
+		r.newest(msg, seq)
 		r.catchUp(rc)
 		return
 	}
-	if len(rc.held) >= maxHeld {
-		r.flush(rc)
-		rc.conn.Close(websocket.StatusPolicyViolation, "too many unread replies")
-		return
-	}
-	rc.held = append(rc.held, heldMsg{data: msg, seq: seq})
-	r.catchUp(rc)
-	r.arm(rc)
+	rc.conn.Reply(msg, seq)
 }
 
-// arm starts the clock on a connection's held messages, unless it runs
-// already: messages held one after another do not put the refresh off.
-// r.mu is held.
-func (r *Relay) arm(rc *relayed) {
-	if len(rc.held) == 0 || rc.armed {
-		return
-	}
-	rc.armed = true
-	if rc.timer == nil {
-		conn := rc.id
-		rc.timer = time.AfterFunc(holdTimeout, func() { r.refresh(conn) })
-	} else {
-		rc.timer.Reset(holdTimeout)
-	}
-}
-
-// refresh asks the lane for the board a held message waits for.
-func (r *Relay) refresh(conn uint64) {
-	r.mu.Lock()
-	rc := r.conns[conn]
-	waiting := rc != nil && len(rc.held) > 0
-	if rc != nil {
-		rc.armed = false
-	}
-	r.mu.Unlock()
-	if !waiting {
-		return
-	}
-	ctx, cancel := context.WithTimeout(r.stopped, r.cfg.AppendTimeout)
-	defer cancel()
-	if err := r.up.Refresh(ctx, conn); err != nil {
-		r.failed(conn, nil, err)
-		return
-	}
-	// If this board is lost too, ask again.
-	r.mu.Lock()
-	if rc := r.conns[conn]; rc != nil {
-		r.arm(rc)
-	}
-	r.mu.Unlock()
-}
-
-// Drop closes connection conn as the lane asked, after what it was sent
-// and what is held for it.
+// Drop closes connection conn as the lane asked, after what it was sent.
 func (r *Relay) Drop(conn uint64, status websocket.StatusCode, reason string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if rc := r.conns[conn]; rc != nil {
-		r.flush(rc)
 		rc.conn.Close(status, reason)
 	}
-}
-
-// flush sends a connection what is held for it, the board it waits for
-// having not come. r.mu is held.
-func (r *Relay) flush(rc *relayed) {
-	for _, m := range rc.held {
-		rc.conn.Reply(m.data, m.seq)
-	}
-	rc.held = nil
 }
 
 // Close closes the relay: every connection is told why, with code, and
@@ -384,12 +300,8 @@ func (r *Relay) Close(code protocol.Code, why string) {
 	r.closed = true
 	notice := encodeReply(protocol.Errorf(code, "%s", why))
 	for _, rc := range r.conns {
-		r.flush(rc)
 		rc.conn.Reply(notice, r.seq)
 		rc.conn.Close(websocket.StatusGoingAway, why)
-		if rc.timer != nil {
-			rc.timer.Stop()
-		}
 	}
 	r.stop()
 }

@@ -128,10 +128,6 @@ func (l *Lane) handle(ctx context.Context, r request) {
 		if _, ok := l.waiting[r.c]; ok {
 			l.turnAway(r.c, "")
 		}
-	case opRefresh:
-		if _, ok := l.clients[r.c]; ok {
-			l.sendBoard(r.c, l.view.Load().board)
-		}
 	case opVerify:
 		if l.journal != nil {
 			l.stale, l.retryAt = true, time.Time{}

@@ -68,13 +68,6 @@ func (k *link) Read(ctx context.Context, conn uint64, data []byte) error {
 	return nil
 }
 
-func (k *link) Refresh(ctx context.Context, conn uint64) error {
-	if rm := k.remote(conn); rm == nil || !rm.Refresh(ctx) {
-		return errLaneGone
-	}
-	return nil
-}
-
 func (k *link) Detach(conn uint64) {
 	k.mu.Lock()
 	rm := k.remotes[conn]
@@ -227,18 +220,20 @@ func TestRelayedPlayersPlayAGame(t *testing.T) {
 	})
 }
 
-// TestRelayHoldsAnAckUntilItsBoard: an ack whose board was lost between
-// the nodes is held back by the relay, which asks the lane for its board
-// once the ack has waited holdTimeout (lane's, a second), and sends the
-// ack after it. In a synctest bubble, without a network: the relay's
-// connection is an outbox no writer empties.
-func TestRelayHoldsAnAckUntilItsBoard(t *testing.T) {
+// TestRelayedAckFollowsItsBoardAtOnce: with every board the lane
+// publishes for the other nodes lost, a relayed client is still sent each
+// ack right after the board it acknowledges, and at once: the lane sends
+// that board on the connection's own way first, and the relay holds
+// nothing back, waits for nothing and asks for nothing. In a synctest
+// bubble, without a network: the relay's connection is an outbox no writer
+// empties, and no time passes.
+func TestRelayedAckFollowsItsBoardAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		const holdTimeout = time.Second // lane's
 		k := &link{remotes: make(map[uint64]*lane.Client)}
 		cfg := lane.Config{Logger: testLogger(t), Publish: k.publish}
 		k.l = lane.New("lost-boards", "lost boards", cfg)
 		k.relay = lane.NewRelay(k.l.ID(), k, cfg)
+		k.loseBoards.Store(true) // no published board reaches the relay
 		ctx, cancel := context.WithCancel(t.Context())
 		ran := make(chan error, 1)
 		go func() { ran <- k.l.Run(ctx) }()
@@ -263,26 +258,34 @@ func TestRelayHoldsAnAckUntilItsBoard(t *testing.T) {
 			}
 			return msgs
 		}
-		s.Read(t.Context(), []byte(`{"type":"join","name":"AAA","id":"join"}`))
-		synctest.Wait()
-		if msgs := sent(); len(msgs) == 0 || msgs[len(msgs)-1] != "welcome join" {
-			t.Fatalf("the join was answered %q, want a welcome", msgs)
+		newest := func() string {
+			_, seq := k.l.Board()
+			return fmt.Sprint("board ", seq)
 		}
-		k.loseBoards.Store(true) // the start's board never reaches the relay
-		s.Read(t.Context(), []byte(`{"type":"start","id":"start"}`))
+		start := time.Now()
 		synctest.Wait()
-		time.Sleep(holdTimeout - time.Nanosecond)
-		synctest.Wait()
-		if msgs := sent(); len(msgs) != 0 {
-			t.Fatalf("before the relay asked for the lost board, the client was sent %q; want nothing", msgs)
+		sent() // the board that counts the newcomer is published: lost
+		for _, m := range []struct {
+			msg, answer string
+			board       bool // a change: its board comes first
+		}{
+			{`{"type":"join","name":"AAA","id":"join"}`, "welcome join", true},
+			{`{"type":"start","id":"start"}`, "ack start", true},
+			{`{"type":"roll","frame":1,"ball":1,"pins":3,"id":"r1"}`, "ack r1", true},
+			{`{"type":"roll","frame":1,"ball":1,"pins":3,"id":"again"}`, "error again", false}, // stale: no change, its board sent already
+		} {
+			s.Read(t.Context(), []byte(m.msg))
+			synctest.Wait()
+			want := []string{m.answer}
+			if m.board {
+				want = []string{newest(), m.answer}
+			}
+			if msgs := sent(); !slices.Equal(msgs, want) {
+				t.Errorf("%s was answered %q, want %q", m.msg, msgs, want)
+			}
 		}
-		time.Sleep(time.Nanosecond)
-		synctest.Wait()
-		var newest struct{ Seq uint64 }
-		json.Unmarshal(k.l.BoardJSON(), &newest)
-		want := []string{fmt.Sprint("board ", newest.Seq), "ack start"}
-		if msgs := sent(); !slices.Equal(msgs, want) {
-			t.Errorf("after holdTimeout the client was sent %q, want %q", msgs, want)
+		if waited := time.Since(start); waited != 0 {
+			t.Errorf("the answers took %v, want no time at all", waited)
 		}
 		k.relay.Close(protocol.CodeLaneClosed, "the test is over")
 	})

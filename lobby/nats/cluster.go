@@ -27,27 +27,30 @@ import (
 const (
 	subjOwn   = "tenpin.own."   // + lane.op.node.conn
 	subjBoard = "tenpin.board." // + lane.seq
-	subjTo    = "tenpin.to."    // + node.lane.conn.seq.kind
+	subjTo    = "tenpin.to."    // + node.lane.conn
 	subjNode  = "tenpin.node."  // + node
 	subjLanes = "tenpin.lanes." // + the asking node
 	subjSnap  = "tenpin.snap."  // + the asking node: snapshot your lanes (see SnapshotAll)
 	subjPing  = "tenpin.ping."  // + node: are you there? (see sweep)
 )
 
-// Requests to a lane's node (the op token of tenpin.own.<lane>.<op>…).
+// Messages to a lane's node (the op token of tenpin.own.<lane>.<op>…).
 const (
-	opPing    = "ping"    // does a node run the lane? It answers its name
-	opAttach  = "attach"  // a connection comes
-	opRead    = "read"    // the connection sent the body
-	opRefresh = "refresh" // send the connection the board again
-	opDetach  = "detach"  // the connection went away (no answer)
-	opLane    = "lane"    // the lane's HTTP views (lobby.LaneView)
-	opAlive   = "alive"   // the asking node's connections to the lane, comma-separated (no answer)
+	opPing   = "ping"   // does a node run the lane? It answers its name
+	opAttach = "attach" // a connection comes
+	opRead   = "read"   // the connection sent the body (published: the lane answers on the connection's subject)
+	opDetach = "detach" // the connection went away (published: no answer)
+	opLane   = "lane"   // the lane's HTTP views (lobby.LaneView)
+	opAlive  = "alive"  // the relay's newest seq and its connections (see owned.alive): answered with a newer board, or nothing
 )
 
 // hdrRefused is the header of an answer that refuses a request: the
 // refusal's code in refusals, with no body.
 const hdrRefused = "Tenpin-Refused"
+
+// hdrSeq is the header of an answer to alive that carries a board: its
+// seq.
+const hdrSeq = "Tenpin-Seq"
 
 // refusals is the one table of the refusals a lane's node answers with,
 // read both ways: the node that runs a lane answers an error with its
@@ -456,15 +459,7 @@ func (c *Cluster) sweep(now time.Time) {
 		rl.r.Close(protocol.CodeServerRestarting, "the lane's server went away: reconnect, your seat is kept")
 	}
 	for _, rl := range tell {
-		conns := rl.r.Conns()
-		list := make([]byte, 0, 12*len(conns))
-		for i, conn := range conns {
-			if i > 0 {
-				list = append(list, ',')
-			}
-			list = strconv.AppendUint(list, conn, 10)
-		}
-		c.nc.Publish(subjOwn+rl.r.ID()+"."+opAlive+"."+c.cfg.Node+".0", list)
+		go c.tellAlive(rl)
 	}
 	// A lane's inbox may be full: the heartbeats must not wait for it.
 	for _, rm := range gone {
@@ -606,6 +601,15 @@ func (c *Cluster) Nodes() []string {
 // returns its answer, or an error wrapping lobby.ErrNoOwner (no node runs
 // it) or lobby.ErrClaiming (one is taking it).
 func (c *Cluster) request(ctx context.Context, id, op string, conn uint64, data []byte) ([]byte, error) {
+	m, err := c.requestMsg(ctx, id, op, conn, data)
+	if err != nil {
+		return nil, err
+	}
+	return m.Data, nil
+}
+
+// requestMsg is request, returning the whole answer.
+func (c *Cluster) requestMsg(ctx context.Context, id, op string, conn uint64, data []byte) (*nats.Msg, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
 	defer cancel()
 	subj := subjOwn + id + "." + op + "." + c.cfg.Node + "." + strconv.FormatUint(conn, 10)
@@ -619,7 +623,7 @@ func (c *Cluster) request(ctx context.Context, id, op string, conn uint64, data 
 	if err := refusalErr(m); err != nil {
 		return nil, fmt.Errorf("%w: lane %s, %s of connection %d", err, id, op, conn)
 	}
-	return m.Data, nil
+	return m, nil
 }
 
 // Lane returns what the node that runs lane id shows of it.
@@ -723,18 +727,14 @@ func (c *Cluster) listLanes(m *nats.Msg) {
 	}
 }
 
-// delivered hands a message of a lane to the relay of its client.
+// delivered hands a message of a lane to the relay of its client:
+// tenpin.to.<node>.<lane>.<conn>, framed (see frame).
 func (c *Cluster) delivered(m *nats.Msg) {
-	// tenpin.to.<node>.<lane>.<conn>.<seq>.<kind>.<n>
-	f := strings.Split(m.Subject, ".")
-	if len(f) != 8 {
-		return
-	}
-	id, kind := f[3], f[6]
-	conn, err1 := strconv.ParseUint(f[4], 10, 64)
-	seq, err2 := strconv.ParseUint(f[5], 10, 64)
-	n, err3 := strconv.ParseUint(f[7], 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil {
+	rest := strings.TrimPrefix(m.Subject, subjTo+c.cfg.Node+".")
+	id, num, _ := strings.Cut(rest, ".")
+	conn, err := strconv.ParseUint(num, 10, 64)
+	kind, n, seq, data, ok := unframe(m.Data)
+	if err != nil || !ok {
 		return
 	}
 	c.mu.Lock()
@@ -743,10 +743,16 @@ func (c *Cluster) delivered(m *nats.Msg) {
 	if rl == nil {
 		return
 	}
+	if kind == kindClose { // the status is seq's place
+		rl.r.Drop(conn, websocket.StatusCode(seq), string(data))
+		delete(rl.got, conn)
+		return
+	}
 	// Messages to a connection come numbered from 1: one missing (core
 	// NATS delivers at most once) could be the welcome with its seat's
-	// token, or an ack. The connection closes, to reconnect and resume.
-	// This subscription's goroutine alone reads and writes got.
+	// token, an ack, or the board an ack follows. The connection closes,
+	// to reconnect and resume. This subscription's goroutine alone reads
+	// and writes got.
 	if last := rl.got[conn]; n != last+1 {
 		rl.got[conn] = n
 		if last != math.MaxUint64 {
@@ -756,13 +762,5 @@ func (c *Cluster) delivered(m *nats.Msg) {
 		return
 	}
 	rl.got[conn] = n
-	switch kind {
-	case "board":
-		rl.r.Deliver(conn, m.Data, seq, true)
-	case "msg":
-		rl.r.Deliver(conn, m.Data, seq, false)
-	default: // close: the status is seq's place
-		rl.r.Drop(conn, websocket.StatusCode(seq), string(m.Data))
-		delete(rl.got, conn)
-	}
+	rl.r.Deliver(conn, data, seq, kind == kindBoard)
 }

@@ -79,24 +79,45 @@
 // on one NATS cluster); each lane runs on one of them, and the others
 // reach it through the cluster:
 //
-//   - A node that runs a lane answers requests on tenpin.own.<lane>.>: a
-//     client of another node attaching, what it sends, its going away,
-//     and the lane's HTTP views. No responders there means no node runs
-//     the lane: the node that looked takes it over (see lobby.Lobby).
+//   - A node that runs a lane listens on tenpin.own.<lane>.<op>.<node>.<conn>
+//     for what the other nodes send about it. Requests are answered once:
+//     a client of another node attaching (answered when the lane has it),
+//     the lane's HTTP views, and a relay's alive (below). No responders
+//     there means no node runs the lane: the node that looked takes it
+//     over (see lobby.Lobby). What a client sends (read) and its going
+//     away (detach) are published, not requests: nothing answers them but
+//     the lane.
 //   - It publishes each board of a lane that has clients elsewhere once,
 //     on tenpin.board.<lane>.<seq>; every node with clients of that lane
 //     relays it to them (lane.Relay), through their outboxes.
 //   - What a lane sends one client of another node alone goes to that
-//     node, on tenpin.to.<node>.<lane>.<conn>.<seq>.<kind>.
+//     node on the connection's subject, tenpin.to.<node>.<lane>.<conn>,
+//     each message framed with its kind (board, reply, close), its number
+//     and the seq of the board it follows. The lane sends a board there
+//     before a reply unless it sent that board there already, so the ack
+//     of a roll follows its board on one subject from one publisher,
+//     which NATS delivers in order: the relay hands each on as it comes,
+//     and holds nothing back. A refusal of a read the lane did not take
+//     (busy) comes the same way, from the lane's node; a read of a
+//     connection the lane does not know closes it (it reconnects).
 //   - Every node says it is alive on tenpin.node.<node> every
 //     [ClusterConfig.Heartbeat]. A node silent for [ClusterConfig.NodeTimeout] is dead:
 //     the lanes it ran close their relays (the clients reconnect, and the
 //     node they reach takes the lane over), and its clients leave the
 //     lanes they were on.
+//   - Every 5 seconds, a relay with connections asks the lane's node
+//     (alive) with the seq of the newest board it relayed and its
+//     connections: the lane detaches those of its clients on that node
+//     that are not listed (their detach was lost), and answers with its
+//     board if it is newer. No responders closes the relay: a read is
+//     published, and a lane gone from its node would not say so.
 //   - A lobby's list asks every node on tenpin.lanes.<node>.
 //
 // Core NATS delivers at most once. A lost board is repaired by the next
-// (boards are whole), and a relay that holds an ack for a board that did
-// not come asks for it again. Which node may write a lane's log is never
+// (boards are whole); for the clients who would not see another, the
+// last of a game say, by the answer to the relay's next alive; and for
+// the roller, by the board sent before the ack. A lost message to one
+// connection (its number skips) closes the connection, which reconnects
+// and resumes its seat. Which node may write a lane's log is never
 // decided here: the log's fence decides (see lane.Restore).
 package nats

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -148,8 +149,8 @@ func TestLostMessageClosesTheConnection(t *testing.T) {
 	}
 	// The lane has sent the connection its board (message 1); message 2
 	// is lost, and message 3 comes.
-	subj := subjTo + "n2.gaplane001." + strconv.FormatUint(conns[0], 10) + ".0.msg.3"
-	if err := p.n1.nc.Publish(subj, []byte(`{"type":"error","code":"unavailable","message":"third"}`)); err != nil {
+	subj := subjTo + "n2.gaplane001." + strconv.FormatUint(conns[0], 10)
+	if err := p.n1.nc.Publish(subj, frame(nil, kindReply, 3, 0, []byte(`{"type":"error","code":"unavailable","message":"third"}`))); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
@@ -180,5 +181,41 @@ func TestRefusalsBothWays(t *testing.T) {
 	}
 	if err := refusalErr(nats.NewMsg("reply")); err != nil {
 		t.Errorf("an answer with no refusal header reads as %v, want nil", err)
+	}
+}
+
+// TestReadOfAConnectionTheLaneLostClosesIt: the lane's node no longer
+// knows a connection its node still has (its detach crossed for another
+// reason, or the lane let it go): what the client sends next is answered
+// on the connection's subject by closing it, to reconnect and resume.
+func TestReadOfAConnectionTheLaneLostClosesIt(t *testing.T) {
+	p := startPair(t, "lostconn01")
+	conns := p.relay.Conns()
+	if len(conns) != 1 {
+		t.Fatalf("the relay has %d connections", len(conns))
+	}
+	detach := subjOwn + "lostconn01." + opDetach + ".n2." + strconv.FormatUint(conns[0], 10)
+	if err := p.n2.nc.Publish(detach, nil); err != nil {
+		t.Fatal(err)
+	}
+	// The client's join crosses after the detach, from the same
+	// connection to the same subscription: the lane's node has let the
+	// connection go when it comes.
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if err := p.ws.Write(ctx, websocket.MessageText, []byte(`{"type":"join","name":"AAA","id":"join"}`)); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		_, data, err := p.ws.Read(ctx)
+		if err != nil {
+			if websocket.CloseStatus(err) != websocket.StatusGoingAway {
+				t.Fatalf("the connection ended with %v, want going away", err)
+			}
+			return
+		}
+		if strings.Contains(string(data), `"welcome"`) {
+			t.Fatal("a connection the lane let go joined")
+		}
 	}
 }

@@ -2,6 +2,7 @@ package nats
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/protocol"
 )
 
 // owned is a lane this node runs, or is taking over: it answers the
@@ -101,11 +103,15 @@ func (o *owned) lane() *lane.Lane {
 	return o.l
 }
 
-// handle answers one request about the lane: tenpin.own.<lane>.<op>.<node>.<conn>.
-// Requests of one lane are handled one at a time, in order, on the
-// subscription's goroutine: a lane whose inbox is full holds up its own
-// requests alone, and only for half a request's time, so that the asking
-// node hears that it is busy rather than nothing.
+// handle handles one message about the lane:
+// tenpin.own.<lane>.<op>.<node>.<conn>. A request (ping, lane, attach,
+// alive) is answered once; what a connection sends (read) and its going
+// away (detach) are published, not requests, and have no answer here: the
+// lane answers a read on the connection's subject (see sink), and so does
+// this node when the lane did not take it. Messages of one lane are
+// handled one at a time, in order, on the subscription's goroutine: a
+// lane whose inbox is full holds up its own messages alone, and only for
+// half a request's time, after which the client is told the lane is busy.
 func (o *owned) handle(m *nats.Msg) {
 	f := strings.Split(m.Subject, ".")
 	if len(f) != 6 {
@@ -117,24 +123,22 @@ func (o *owned) handle(m *nats.Msg) {
 		return
 	}
 	l := o.lane()
-	noAnswer := op == opDetach || op == opAlive
-	respond := func(answer string) {
-		if !noAnswer {
-			m.Respond([]byte(answer))
-		}
-	}
+	published := op == opRead || op == opDetach
 	refuse := func(err error) {
-		if !noAnswer {
-			r := nats.NewMsg(m.Reply)
-			r.Header.Set(hdrRefused, refusalCode(err))
-			m.RespondMsg(r)
-		}
+		r := nats.NewMsg(m.Reply)
+		r.Header.Set(hdrRefused, refusalCode(err))
+		m.RespondMsg(r)
 	}
 	switch {
+	case l != nil && !stopped(l):
+	case published:
+		// Nothing to answer: a node taking the lane over knows no
+		// connection yet, and a lane that stopped has closed those it had.
+		return
 	case l == nil:
 		refuse(lobby.ErrClaiming)
 		return
-	case stopped(l):
+	default:
 		refuse(lobby.ErrNoOwner) // it is being released
 		return
 	}
@@ -143,7 +147,7 @@ func (o *owned) handle(m *nats.Msg) {
 	k := remoteKey{node, conn}
 	switch op {
 	case opPing:
-		respond(o.c.cfg.Node)
+		m.Respond([]byte(o.c.cfg.Node))
 	case opLane:
 		data, _ := json.Marshal(lobby.Describe(l)) // plain values: cannot fail
 		m.Respond(data)
@@ -153,7 +157,7 @@ func (o *owned) handle(m *nats.Msg) {
 			o.c.seen[node] = time.Now() // not to be swept before its first heartbeat
 		}
 		o.c.mu.Unlock()
-		sk := &sink{c: o.c, node: node, lane: o.id, conn: conn}
+		sk := newSink(o.c, node, o.id, conn)
 		rm, ok := l.AttachRemote(ctx, sk)
 		if !ok {
 			refuse(busyOrGone(l))
@@ -166,26 +170,23 @@ func (o *owned) handle(m *nats.Msg) {
 		if old != nil {
 			old.rm.Detach() // never twice one number from one node: see lane.Relay
 		}
-		respond("")
-	case opRead, opRefresh:
+		m.Respond(nil)
+	case opRead:
 		o.mu.Lock()
 		r := o.remotes[k]
 		o.mu.Unlock()
-		if r == nil {
-			refuse(lane.ErrConnGone)
-			return
+		switch {
+		case r == nil:
+			// Its attach was refused, or it was detached (its node did
+			// not list it): it reconnects, and resumes its seat.
+			o.c.sendTo(node, o.id, conn, frame(nil, kindClose, 0, uint64(websocket.StatusGoingAway), []byte(connGone)))
+		case !r.rm.Read(ctx, m.Data) && !stopped(l):
+			msg, _ := protocol.Decode(m.Data)
+			pe := protocol.Errorf(protocol.CodeUnavailable, "the lane is busy; nothing changed, try again")
+			pe.Ref = msg.ID
+			data, _ := json.Marshal(pe) // plain values: cannot fail
+			r.sink.Reply(data, 0)
 		}
-		ok := false
-		if op == opRead {
-			ok = r.rm.Read(ctx, m.Data)
-		} else {
-			ok = r.rm.Refresh(ctx)
-		}
-		if !ok {
-			refuse(busyOrGone(l))
-			return
-		}
-		respond("")
 	case opDetach:
 		o.mu.Lock()
 		r := o.remotes[k]
@@ -195,9 +196,13 @@ func (o *owned) handle(m *nats.Msg) {
 			r.rm.Detach()
 		}
 	case opAlive:
-		o.alive(node, m.Data)
+		o.alive(l, node, m)
 	}
 }
+
+// connGone is the reason a connection the lane does not know is closed
+// with.
+const connGone = "the lane lost this connection: reconnect, your seat is kept"
 
 // stopped reports whether l has stopped.
 func stopped(l *lane.Lane) bool {
@@ -223,12 +228,16 @@ func busyOrGone(l *lane.Lane) error {
 // made just before it attached.
 const aliveGrace = 2 * time.Second
 
-// alive takes node's list of its connections to the lane (each a decimal
-// number, separated by commas), and detaches the connections of node the
-// lane counts that are not on it: their detach was lost on its way.
-func (o *owned) alive(node string, list []byte) {
+// alive answers node's alive: the seq of the newest board its relay has
+// relayed, a semicolon, and its connections to the lane (each a decimal
+// number, separated by commas). It detaches the connections of node the
+// lane counts that are not on the list (their detach was lost on its
+// way), and answers with the lane's board if the relay's is older (the
+// board was lost on its way), or with nothing.
+func (o *owned) alive(l *lane.Lane, node string, m *nats.Msg) {
+	seen, list, _ := strings.Cut(string(m.Data), ";")
 	live := make(map[uint64]bool)
-	for _, f := range strings.Split(string(list), ",") {
+	for _, f := range strings.Split(list, ",") {
 		if n, err := strconv.ParseUint(f, 10, 64); err == nil {
 			live[n] = true
 		}
@@ -246,6 +255,14 @@ func (o *owned) alive(node string, list []byte) {
 	for _, rm := range gone {
 		rm.Detach()
 	}
+	answer := nats.NewMsg(m.Reply)
+	if theirs, err := strconv.ParseUint(seen, 10, 64); err == nil {
+		if board, seq := l.Board(); seq > theirs {
+			answer.Header.Set(hdrSeq, strconv.FormatUint(seq, 10))
+			answer.Data = board
+		}
+	}
+	m.RespondMsg(answer)
 }
 
 // deadRemotes takes out, and returns, the clients of nodes no longer
@@ -263,36 +280,88 @@ func (o *owned) deadRemotes(alive func(node string) bool) []*lane.Client {
 	return out
 }
 
-// sink sends what a lane sends a client of another node to that node:
-// tenpin.to.<node>.<lane>.<conn>.<seq>.<kind>.<n>, n counting the
-// messages sent to the connection, so that its node can tell one was lost
-// (core NATS delivers at most once) and close the connection rather than
-// leave it without, say, the welcome that held its seat's token. Its
-// methods are called on the lane goroutine alone.
+// sink sends what a lane sends a client of another node to that node, on
+// the connection's subject, tenpin.to.<node>.<lane>.<conn>, each message
+// framed (see frame) and numbered from 1, so that its node can tell one
+// was lost (core NATS delivers at most once) and close the connection
+// rather than leave it without, say, the welcome that held its seat's
+// token, or a board an ack follows. One subject, one publisher (this
+// node's connection): NATS delivers them in the order they were sent.
+// The lane goroutine calls its methods, and so does the lane's
+// subscription to refuse a message the lane did not take: mu keeps the
+// numbers in the order of the messages.
 type sink struct {
 	c    *Cluster
 	node string
-	lane string
-	conn uint64
-	n    uint64
+	subj string
+
+	mu  sync.Mutex
+	n   uint64
+	buf []byte
 }
 
-func (s *sink) publish(seq uint64, kind string, data []byte) {
+func newSink(c *Cluster, node, lane string, conn uint64) *sink {
+	return &sink{c: c, node: node, subj: subjTo + node + "." + lane + "." + strconv.FormatUint(conn, 10)}
+}
+
+func (s *sink) publish(kind byte, seq uint64, data []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.n++
-	subj := subjTo + s.node + "." + s.lane + "." + strconv.FormatUint(s.conn, 10) + "." +
-		strconv.FormatUint(seq, 10) + "." + kind + "." + strconv.FormatUint(s.n, 10)
-	s.c.nc.Publish(subj, data)
+	s.buf = frame(s.buf[:0], kind, s.n, seq, data)
+	s.c.nc.Publish(s.subj, s.buf) // copied before it returns
 }
 
 func (s *sink) Board(board []byte, seq uint64) int {
-	s.publish(seq, "board", board)
+	s.publish(kindBoard, seq, board)
 	return 0 // dropped, if ever, by the client's node
 }
 
 func (s *sink) Reply(msg []byte, seq uint64) {
-	s.publish(seq, "msg", msg)
+	s.publish(kindReply, seq, msg)
 }
 
 func (s *sink) Close(status websocket.StatusCode, reason string) {
-	s.publish(uint64(status), "close", []byte(reason))
+	s.publish(kindClose, uint64(status), []byte(reason))
+}
+
+// Kinds of the messages to one connection of another node (see frame).
+const (
+	kindBoard = 'b' // a board, of seq
+	kindReply = 'm' // a message for the client alone, after the board of seq
+	kindClose = 'c' // close the connection: seq is the status, the bytes the reason
+)
+
+// frame appends to dst a message to one connection of another node: its
+// kind, its number n (0 for one sent outside the connection's sink: a
+// close) and seq, each a uvarint, then data.
+func frame(dst []byte, kind byte, n, seq uint64, data []byte) []byte {
+	dst = append(dst, kind)
+	dst = binary.AppendUvarint(dst, n)
+	dst = binary.AppendUvarint(dst, seq)
+	return append(dst, data...)
+}
+
+// unframe reads a message framed by frame.
+func unframe(b []byte) (kind byte, n, seq uint64, data []byte, ok bool) {
+	if len(b) == 0 {
+		return 0, 0, 0, nil, false
+	}
+	kind, b = b[0], b[1:]
+	n, i := binary.Uvarint(b)
+	if i <= 0 {
+		return 0, 0, 0, nil, false
+	}
+	b = b[i:]
+	seq, i = binary.Uvarint(b)
+	if i <= 0 {
+		return 0, 0, 0, nil, false
+	}
+	return kind, n, seq, b[i:], true
+}
+
+// sendTo sends connection conn of node, a client of lane id, a message
+// framed outside its sink.
+func (c *Cluster) sendTo(node, id string, conn uint64, msg []byte) {
+	c.nc.Publish(subjTo+node+"."+id+"."+strconv.FormatUint(conn, 10), msg)
 }

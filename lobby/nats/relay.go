@@ -2,6 +2,7 @@ package nats
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/protocol"
 )
 
 // relayEntry is a lane another node runs, that this node has clients of.
@@ -119,16 +121,48 @@ func (u upstream) Attach(ctx context.Context, conn uint64) error {
 	return err
 }
 
-func (u upstream) Read(ctx context.Context, conn uint64, data []byte) error {
-	_, err := u.c.request(ctx, u.id, opRead, conn, data)
-	return err
-}
-
-func (u upstream) Refresh(ctx context.Context, conn uint64) error {
-	_, err := u.c.request(ctx, u.id, opRefresh, conn, nil)
-	return err
+// Read publishes what the connection sent to the lane's node: no answer
+// but the lane's, on the connection's subject (see Cluster.delivered).
+func (u upstream) Read(_ context.Context, conn uint64, data []byte) error {
+	if err := u.c.nc.Publish(u.subject(opRead, conn), data); err != nil {
+		return fmt.Errorf("nats: read for lane %s: %w", u.id, err)
+	}
+	return nil
 }
 
 func (u upstream) Detach(conn uint64) {
-	u.c.nc.Publish(subjOwn+u.id+"."+opDetach+"."+u.c.cfg.Node+"."+strconv.FormatUint(conn, 10), nil)
+	u.c.nc.Publish(u.subject(opDetach, conn), nil)
+}
+
+func (u upstream) subject(op string, conn uint64) string {
+	return subjOwn + u.id + "." + op + "." + u.c.cfg.Node + "." + strconv.FormatUint(conn, 10)
+}
+
+// tellAlive tells the lane's node which connections the relay has, and the
+// seq of the newest board it relayed: its answer is a newer board, if one
+// was lost on its way (boards travel at most once, and the last of a game
+// has no next to repair it), which the relay relays. No node that runs
+// the lane closes the relay: a read is published, and would go nowhere.
+func (c *Cluster) tellAlive(rl *relayEntry) {
+	conns := rl.r.Conns()
+	msg := make([]byte, 0, 24+12*len(conns))
+	msg = strconv.AppendUint(msg, rl.r.Seq(), 10)
+	msg = append(msg, ';')
+	for i, conn := range conns {
+		if i > 0 {
+			msg = append(msg, ',')
+		}
+		msg = strconv.AppendUint(msg, conn, 10)
+	}
+	answer, err := c.requestMsg(context.Background(), rl.r.ID(), opAlive, 0, msg)
+	switch {
+	case errors.Is(err, lobby.ErrNoOwner), errors.Is(err, lobby.ErrClaiming):
+		rl.r.Close(protocol.CodeServerRestarting, "the lane's server went away: reconnect, your seat is kept")
+	case err != nil:
+		// Slow, or gone: the heartbeats tell.
+	case answer.Header.Get(hdrSeq) != "":
+		if seq, err := strconv.ParseUint(answer.Header.Get(hdrSeq), 10, 64); err == nil {
+			rl.r.Board(answer.Data, seq)
+		}
+	}
 }
