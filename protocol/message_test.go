@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata with the messages as encoded now")
+	"github.com/tenpin/tenpin/lane/golden"
+)
 
 // serverMessages are one of each message the server sends, with every
 // field that can be set set somewhere: each is pinned by its golden file.
@@ -70,18 +69,11 @@ func TestServerMessagesGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got = append(got, '\n')
+			golden.Check(t, tt.name+".golden", got)
 			path := filepath.Join("testdata", tt.name+".golden")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
 			want, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("encoded:\n%s\nwant (%s):\n%s", got, path, want)
 			}
 			m, err := DecodeMessage(bytes.TrimSpace(want))
 			if err != nil || !reflect.DeepEqual(m, tt.msg) {

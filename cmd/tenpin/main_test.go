@@ -3,17 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata with what the program prints")
+	"github.com/tenpin/tenpin/lane/golden"
+)
 
 // TestMain points the server's default data directory at a temporary one:
 // a test that serves without -data must not touch the user's lanes.
@@ -37,25 +35,6 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
-}
-
-// golden compares got with testdata/name, or rewrites that file under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s:\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
 }
 
 // runCmd runs the program with args and stdin and returns its output and
@@ -95,7 +74,7 @@ func TestScore(t *testing.T) {
 				t.Errorf("stderr = %q, want %q", stderr, tt.stderr)
 			}
 			if tt.golden != "" {
-				golden(t, tt.golden, []byte(stdout))
+				golden.Check(t, tt.golden, []byte(stdout))
 			} else if stdout != "" {
 				t.Errorf("stdout = %q, want nothing", stdout)
 			}
@@ -155,7 +134,7 @@ func TestPlay(t *testing.T) {
 			if code != 0 || stderr != "" {
 				t.Errorf("exit status %d, stderr %q; want 0 and nothing", code, stderr)
 			}
-			golden(t, tt.golden, []byte(stdout))
+			golden.Check(t, tt.golden, []byte(stdout))
 		})
 	}
 }

@@ -1,34 +1,11 @@
 package bowling
 
 import (
-	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tenpin/tenpin/lane/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata with the boards the code prints")
-
-// golden compares got with testdata/name, or rewrites that file under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("board differs from %s:\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
-}
 
 // progression renders the board after every roll, as the console game
 // redraws it, boards separated by a blank line.
@@ -54,8 +31,8 @@ func progression(t *testing.T, name string, rolls []int, from int) []byte {
 // as "   8  "; DOMAIN.md, which wins, and every other seed board put two
 // spaces before it, as here.)
 func TestBoardMatchesSeeds(t *testing.T) {
-	golden(t, "seed-pjs.golden", progression(t, "PJS", []int{10, 8, 2, 8, 1}, 0))
-	golden(t, "seed-gutter.golden", progression(t, "PJS", []int{10, 8, 2, 7, 0}, 4))
+	golden.Check(t, "seed-pjs.golden", progression(t, "PJS", []int{10, 8, 2, 8, 1}, 0))
+	golden.Check(t, "seed-gutter.golden", progression(t, "PJS", []int{10, 8, 2, 7, 0}, 4))
 }
 
 func TestBoardGolden(t *testing.T) {
@@ -76,7 +53,7 @@ func TestBoardGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tt.file, []byte(Board(Player{Name: "PJS", Game: g})))
+			golden.Check(t, tt.file, []byte(Board(Player{Name: "PJS", Game: g})))
 		})
 	}
 }
@@ -91,7 +68,7 @@ func TestBoardSeveralPlayers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	golden(t, "three-players.golden", []byte(m.Board()))
+	golden.Check(t, "three-players.golden", []byte(m.Board()))
 }
 
 func TestAppendCell(t *testing.T) {
@@ -139,7 +116,7 @@ func TestBoardWideNames(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			golden(t, tt.file, []byte(m.Board()))
+			golden.Check(t, tt.file, []byte(m.Board()))
 		})
 	}
 }
@@ -177,7 +154,7 @@ func TestBoardSplits(t *testing.T) {
 	if !m.Over() {
 		t.Fatalf("the match is not over:\n%s", m.Board())
 	}
-	golden(t, "splits.golden", []byte(m.Board()))
+	golden.Check(t, "splits.golden", []byte(m.Board()))
 }
 
 // TestBoardFouls: a foul is marked F; a game with fouls and splits, a
@@ -201,5 +178,5 @@ func TestBoardFouls(t *testing.T) {
 	if !g.Over() {
 		t.Fatalf("the game is not over: %v", g.Balls())
 	}
-	golden(t, "fouls.golden", []byte(Board(Player{Name: "PJS", Game: g})))
+	golden.Check(t, "fouls.golden", []byte(Board(Player{Name: "PJS", Game: g})))
 }

@@ -2,38 +2,16 @@ package game
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
-	"flag"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tenpin/tenpin/lane/bowling"
+	"github.com/tenpin/tenpin/lane/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with testdata/name, or rewrites that file under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from what the code writes:\n got: %s\nwant: %s", path, got, want)
-	}
-}
 
 // everyKind is one event of each kind, with every field its kind has.
 func everyKind() []Event {
@@ -84,7 +62,7 @@ func TestEncodingGolden(t *testing.T) {
 		}
 		out = append(append(out, data...), '\n')
 	}
-	golden(t, "events.golden", out)
+	golden.Check(t, "events.golden", out)
 }
 
 // TestReplayV1Log replays a lane's log as version 1 wrote it: two players,
@@ -126,7 +104,7 @@ func TestReplayV1Log(t *testing.T) {
 	if _, ok := s.Holder(HashToken("token-ann")); ok {
 		t.Error("ANN gave up her seat, but her token still resumes one")
 	}
-	golden(t, "v1-lane.board", []byte(s.Match().Board()))
+	golden.Check(t, "v1-lane.board", []byte(s.Match().Board()))
 
 	// From its last snapshot on, the log rebuilds the same lane: what a
 	// journal that rolled the log up holds.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tenpin/tenpin/lane/bowling"
+	"github.com/tenpin/tenpin/lane/golden"
 )
 
 func deck(t *testing.T, pins ...int) bowling.Deck {
@@ -48,7 +49,7 @@ func TestEncodingPinsGolden(t *testing.T) {
 		}
 		out = append(append(out, data...), '\n')
 	}
-	golden(t, "events-pins.golden", out)
+	golden.Check(t, "events-pins.golden", out)
 }
 
 func TestUnmarshalRefusesDecks(t *testing.T) {

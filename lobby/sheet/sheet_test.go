@@ -6,38 +6,17 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
-	"flag"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tenpin/tenpin/lane/golden"
 	"github.com/tenpin/tenpin/lobby/sheet"
 	"github.com/tenpin/tenpin/protocol"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from what the code writes:\n got: %s\nwant: %s", path, got, want)
-	}
-}
 
 // series reads testdata/games.json: a finished game of a split made, a
 // gutter, a foul, a perfect game, a bowler who left, and a game in play.
@@ -61,7 +40,7 @@ func TestCSV(t *testing.T) {
 	if err := sheet.CSV(&buf, series(t)); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "games.csv", buf.Bytes())
+	golden.Check(t, "games.csv", buf.Bytes())
 
 	data, ok := bytes.CutPrefix(buf.Bytes(), []byte("\uFEFF"))
 	if !ok {
@@ -120,7 +99,7 @@ func TestSVG(t *testing.T) {
 			if err := sheet.SVG(&buf, series(t), tt.n, sheet.Card{Lane: "Friday <night> & co", Date: date, Lang: tt.lang}); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tt.file, buf.Bytes())
+			golden.Check(t, tt.file, buf.Bytes())
 			texts := svgTexts(t, buf.Bytes())
 			for _, want := range []string{"Friday <night> & co", "홍길동", "2026-11-25"} {
 				if !slices.ContainsFunc(texts, func(s string) bool { return strings.Contains(s, want) }) {
