@@ -46,7 +46,7 @@ type Lane struct {
 	state   *game.State
 	journal game.Journal  // nil: nothing is stored
 	last    uint64        // the journal's position of the lane's last event
-	base    uint64        // the journal's position of the first event of the log it was opened or restored from; set before Run
+	keep    atomic.Uint64 // the first position of its log a compaction must keep: see Keep
 	stale   bool          // an append's outcome is unknown: read the log before the next
 	pending []pendingJoin // joins refused while their outcome was unknown
 	retryAt time.Time     // a failed read-back: not before then again
@@ -130,7 +130,7 @@ func Open(ctx context.Context, id, name string, cfg Config) (*Lane, error) {
 		return nil, err
 	}
 	l := newLane(game.Replay([]game.Event{e}), pos, cfg)
-	l.base = pos
+	l.keep.Store(pos)
 	return l, nil
 }
 
@@ -164,14 +164,15 @@ func Restore(ctx context.Context, log game.Log, cfg Config) (*Lane, error) {
 	}
 	st.Apply(claim)
 	l := newLane(st, pos, cfg)
-	l.base = log.First
+	l.keep.Store(log.First)
 	return l, nil
 }
 
-// Base returns the position of the first event of the lane's log as it
-// was opened or restored: what a compaction must keep of it until the
-// lane stores a snapshot.
-func (l *Lane) Base() uint64 { return l.base }
+// Keep returns the first position of the lane's log that a compaction
+// must keep: that of the last snapshot the lane stored, or before it
+// stored one, of the first event of the log it was opened or restored
+// from. Everything before it may be dropped.
+func (l *Lane) Keep() uint64 { return l.keep.Load() }
 
 // ErrNotRestorable is returned by [Restore] for a log that holds no lane
 // to restore.

@@ -138,6 +138,9 @@ func (l *Lane) handle(ctx context.Context, r request) {
 		if err == nil {
 			err = l.store(ctx, l.state.Snapshot())
 		}
+		if err == nil && l.journal != nil {
+			l.keep.Store(l.last) // the snapshot's position
+		}
 		r.result <- err
 	}
 }

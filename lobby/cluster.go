@@ -44,9 +44,10 @@ type Cluster interface {
 	Leader() bool
 	// SnapshotAll has every node alive store a snapshot of each lane it
 	// runs (this one's with [Lobby.SnapshotLanes]) and returns the ids of
-	// those lanes. It fails if a node does not answer, or one of its lanes
-	// did not store its snapshot.
-	SnapshotAll(ctx context.Context) ([]string, error)
+	// those lanes, and the first position a compaction must keep for the
+	// lanes among them that did not store their snapshot (0: none). It
+	// fails if a node does not answer.
+	SnapshotAll(ctx context.Context) (ids []string, keep uint64, err error)
 }
 
 // sharedJournal is a journal the nodes of a cluster share that can say
@@ -321,15 +322,17 @@ func (lb *Lobby) unowned(ctx context.Context, id string) bool {
 const unownedPause = 100 * time.Millisecond
 
 // SnapshotLanes has every lane of this node store a snapshot of itself,
-// and returns their ids: this node's part of a compaction across the
-// cluster (see Cluster.SnapshotAll). Lanes whose opening is being stored
-// are waited for.
-func (lb *Lobby) SnapshotLanes(ctx context.Context) ([]string, error) {
+// and returns the ids of the lanes it runs: this node's part of a
+// compaction across the cluster (see Cluster.SnapshotAll). Lanes whose
+// opening is being stored are waited for. A lane that could not store its
+// snapshot holds no other back: it is logged, and keep is the first
+// position of the journal such lanes still need (0: none).
+func (lb *Lobby) SnapshotLanes(ctx context.Context) (ids []string, keep uint64, err error) {
 	lanes := lb.openLanes()
 	// Lanes snapshot at once, a few at a time: one after another, a
 	// thousand lanes of a busy node took longer than a round may.
 	var mu sync.Mutex
-	ids := make([]string, 0, len(lanes))
+	ids = make([]string, 0, len(lanes))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(snapshotsAtOnce)
 	for _, l := range lanes {
@@ -341,19 +344,25 @@ func (lb *Lobby) SnapshotLanes(ctx context.Context) ([]string, error) {
 				// is not running here, and has stored no snapshot. The
 				// leader looks at its log instead.
 				return nil
-			case err != nil:
-				return fmt.Errorf("lobby: snapshot of lane %s: %w", l.ID(), err)
+			case gctx.Err() != nil:
+				return gctx.Err()
 			}
 			mu.Lock()
+			defer mu.Unlock()
 			ids = append(ids, l.ID())
-			mu.Unlock()
+			if err != nil {
+				lb.log.Warn("lane not snapshotted: the journal keeps its log", "lane", l.ID(), "err", err)
+				if k := l.Keep(); keep == 0 || k < keep {
+					keep = k
+				}
+			}
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return ids, nil
+	return ids, keep, nil
 }
 
 // snapshotsAtOnce is how many lanes of a node store their snapshots at
@@ -376,7 +385,7 @@ func (lb *Lobby) compactCluster(ctx context.Context) error {
 	if err != nil || last == 0 {
 		return err
 	}
-	running, err := lb.cfg.Cluster.SnapshotAll(ctx)
+	running, keep, err := lb.cfg.Cluster.SnapshotAll(ctx)
 	if err != nil {
 		return fmt.Errorf("lobby: compaction: %w", err)
 	}
@@ -418,6 +427,9 @@ func (lb *Lobby) compactCluster(ctx context.Context) error {
 	}
 	before := lb.compactBefore
 	lb.compactBefore = last + 1 // every lane open now has a snapshot after it
+	if keep > 0 {
+		lb.compactBefore = min(lb.compactBefore, keep) // but those that failed to store one
+	}
 	if before == 0 {
 		return nil // the leader's first round: the next drops what this one replaced
 	}

@@ -3,6 +3,7 @@ package lobby_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -166,5 +167,42 @@ func TestOneLaneFailingToSnapshotHoldsNoOtherBack(t *testing.T) {
 	}
 	if k := first(bad.ID()); k != game.Snapshot {
 		t.Errorf("once it snapshots, the lane's log starts with %s, want its snapshot", k)
+	}
+}
+
+// TestSnapshotLanesReportsWhatFailedNeeds: a node's part of a cluster's
+// compaction lists every lane it runs, one that could not store its
+// snapshot too (it runs: the leader must not take it for an orphan), and
+// the first position that lane still needs, for the leader to keep.
+func TestSnapshotLanesReportsWhatFailedNeeds(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	j := &snapshotFails{Journal: memjournal.New()}
+	lb := lobby.New(lobby.Config{Lane: lane.Config{Journal: j, Durable: true}, CompactEvery: time.Hour})
+	go lb.Run(ctx)
+	good, err := lb.Create(ctx, "good")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad, err := lb.Create(ctx, "bad")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, keep, err := lb.SnapshotLanes(ctx)
+	if err != nil || len(ids) != 2 || keep != 0 {
+		t.Fatalf("SnapshotLanes = %v, %d, %v; want both lanes, nothing to keep", ids, keep, err)
+	}
+	j.mu.Lock()
+	j.lane, j.fail = bad.ID(), true
+	j.mu.Unlock()
+	ids, keep, err = lb.SnapshotLanes(ctx)
+	slices.Sort(ids)
+	want := []string{good.ID(), bad.ID()}
+	slices.Sort(want)
+	if err != nil || !slices.Equal(ids, want) {
+		t.Fatalf("SnapshotLanes with one failing = %v, %v; want both lanes and no error", ids, err)
+	}
+	if keep == 0 || keep != bad.Keep() || keep >= good.Keep() {
+		t.Fatalf("keep = %d; want the failing lane's last snapshot %d, before the good one's %d", keep, bad.Keep(), good.Keep())
 	}
 }

@@ -137,13 +137,9 @@ type Lobby struct {
 	list       listCache           // GET /api/lanes, encoded
 	counters   counters            // refusals, for the metrics
 
-	compacting    sync.Mutex // one compaction at a time
-	compactBefore uint64     // guarded by compacting: what the next compaction may drop
-	// snapped holds, for each open lane, the journal's last position read
-	// by the compaction that last stored its snapshot (which is after
-	// it); guarded by compacting.
-	snapped map[string]uint64
-	quiet   atomic.Int64 // appends counted when the last compaction ended
+	compacting    sync.Mutex   // one compaction at a time
+	compactBefore uint64       // guarded by compacting: what the next compaction may drop
+	quiet         atomic.Int64 // appends counted when the last compaction ended
 
 	claims singleflight.Group // lanes being taken over, by id (see claim)
 
@@ -311,29 +307,20 @@ func (lb *Lobby) Compact(ctx context.Context) error {
 	// next is what the next round may drop: everything before this one's
 	// snapshots, but not what a lane that failed to store one still needs.
 	next := last + 1
-	snapped := make(map[string]uint64, len(lanes))
 	var failed []error
 	for _, l := range lanes {
 		// A lane that stopped has closed (or the server is stopping, and
 		// then ctx has ended): its log may go.
 		err := l.Snapshot(ctx)
 		switch {
-		case err == nil:
-			snapped[l.ID()] = last
-		case errors.Is(err, lane.ErrStopped):
+		case err == nil, errors.Is(err, lane.ErrStopped):
 		case ctx.Err() != nil:
 			return ctx.Err()
 		default:
 			failed = append(failed, fmt.Errorf("lane %s: %w", l.ID(), err))
-			if at, ok := lb.snapped[l.ID()]; ok {
-				snapped[l.ID()] = at
-				next = min(next, at+1) // its last snapshot is after at
-			} else {
-				next = min(next, l.Base()) // never snapshotted: all of its log
-			}
+			next = min(next, l.Keep()) // its last snapshot, or all of its log
 		}
 	}
-	lb.snapped = snapped
 	lb.quiet.Store(lb.cfg.Lane.Metrics.Appends.Load())
 	before := lb.compactBefore
 	lb.compactBefore = next

@@ -118,9 +118,10 @@ type Lanes interface {
 	// or cut off from them, and may have lost lanes to them.
 	Verify(ctx context.Context)
 	// SnapshotLanes has each of this node's lanes store a snapshot and
-	// returns their ids: the node's part of a compaction of the shared
-	// journal.
-	SnapshotLanes(ctx context.Context) ([]string, error)
+	// returns their ids, and the first position of the journal those that
+	// failed to store one still need (0: none): the node's part of a
+	// compaction of the shared journal.
+	SnapshotLanes(ctx context.Context) (ids []string, keep uint64, err error)
 }
 
 // adoptAfter is how long a node waits after it starts before it adopts
@@ -486,15 +487,16 @@ const snapshotTimeout = 30 * time.Second
 // snapshotAnswer is a node's answer to SnapshotAll.
 type snapshotAnswer struct {
 	Lanes []string `json:"lanes"`
+	Keep  uint64   `json:"keep,omitempty"` // see lobby.Cluster.SnapshotAll
 	Err   string   `json:"err,omitempty"`
 }
 
 // SnapshotAll has every node alive snapshot the lanes it runs, and
 // returns their ids: see lobby.Cluster.
-func (c *Cluster) SnapshotAll(ctx context.Context) ([]string, error) {
+func (c *Cluster) SnapshotAll(ctx context.Context) (ids []string, keep uint64, err error) {
 	lanes := c.nodeLanes()
 	if lanes == nil {
-		return nil, errors.New("nats: no snapshot for this node's lanes: the cluster does not run")
+		return nil, 0, errors.New("nats: no snapshot for this node's lanes: the cluster does not run")
 	}
 	ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
 	defer cancel()
@@ -502,31 +504,34 @@ func (c *Cluster) SnapshotAll(ctx context.Context) ([]string, error) {
 	inbox := c.nc.NewRespInbox()
 	sub, err := c.nc.SubscribeSync(inbox)
 	if err != nil {
-		return nil, fmt.Errorf("nats: snapshots: %w", err)
+		return nil, 0, fmt.Errorf("nats: snapshots: %w", err)
 	}
 	defer sub.Unsubscribe()
 	if err := c.nc.PublishRequest(subjSnap+c.cfg.Node, inbox, nil); err != nil {
-		return nil, fmt.Errorf("nats: snapshots: %w", err)
+		return nil, 0, fmt.Errorf("nats: snapshots: %w", err)
 	}
-	ids, err := lanes.SnapshotLanes(ctx)
+	ids, keep, err = lanes.SnapshotLanes(ctx)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	for got := 0; got < others; got++ {
 		m, err := sub.NextMsgWithContext(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("nats: snapshots: %d of %d nodes answered: %w", got, others, err)
+			return nil, 0, fmt.Errorf("nats: snapshots: %d of %d nodes answered: %w", got, others, err)
 		}
 		var a snapshotAnswer
 		if err := json.Unmarshal(m.Data, &a); err != nil {
-			return nil, fmt.Errorf("nats: snapshots: %w", err)
+			return nil, 0, fmt.Errorf("nats: snapshots: %w", err)
 		}
 		if a.Err != "" {
-			return nil, fmt.Errorf("nats: snapshots: %s", a.Err)
+			return nil, 0, fmt.Errorf("nats: snapshots: %s", a.Err)
 		}
 		ids = append(ids, a.Lanes...)
+		if a.Keep > 0 && (keep == 0 || a.Keep < keep) {
+			keep = a.Keep
+		}
 	}
-	return ids, nil
+	return ids, keep, nil
 }
 
 // snapshot answers another node's SnapshotAll. It runs on its own
@@ -540,11 +545,11 @@ func (c *Cluster) snapshot(m *nats.Msg) {
 		ctx, cancel := context.WithTimeout(context.Background(), snapshotTimeout)
 		defer cancel()
 		var a snapshotAnswer
-		ids, err := lanes.SnapshotLanes(ctx)
+		ids, keep, err := lanes.SnapshotLanes(ctx)
 		if err != nil {
 			a.Err = fmt.Sprintf("node %s: %v", c.cfg.Node, err)
 		}
-		a.Lanes = ids
+		a.Lanes, a.Keep = ids, keep
 		data, _ := json.Marshal(a) // plain values: cannot fail
 		m.Respond(data)
 	}()
