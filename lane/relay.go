@@ -221,7 +221,7 @@ func (r *Relay) lost(err error) {
 
 // Board relays a board the lane published, with its seq: every connection
 // not sent it yet gets it. An older board than one relayed already
-// (boards may cross) is dropped.
+// (boards may cross) is dropped, and so is any once the relay has closed.
 func (r *Relay) Board(board []byte, seq uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -238,7 +238,7 @@ func (r *Relay) Seq() uint64 {
 // newest makes board the relay's newest, if it is newer, and sends it to
 // every connection not sent it yet. r.mu is held.
 func (r *Relay) newest(board []byte, seq uint64) {
-	if seq <= r.seq {
+	if seq <= r.seq || r.closed {
 		return
 	}
 	r.seq, r.board = seq, board
