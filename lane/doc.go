@@ -53,8 +53,10 @@
 // ([Relay.Deliver]): the lane sends it the board first if it has not sent
 // it on that way already, then the ack. So the ack never arrives before
 // the board it acknowledges, and the relay hands both on as they come,
-// holding nothing back; a board published for all and arriving later is
-// one the relay has relayed already, and is dropped.
+// holding nothing back. Sent the roller's node on its own way, a board may
+// overtake those published for all: the relay hands it to all its
+// connections if it is the next they wait for (and drops the published
+// one when it comes), to the roller's alone if not.
 //
 // # Fan-out never blocks the lane
 //

@@ -221,7 +221,7 @@ func (r *Relay) lost(err error) {
 
 // Board relays a board the lane published, with its seq: every connection
 // not sent it yet gets it. An older board than one relayed already
-// (boards may cross) is dropped.
+// (boards may cross) is dropped, and so is any once the relay has closed.
 func (r *Relay) Board(board []byte, seq uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -238,7 +238,7 @@ func (r *Relay) Seq() uint64 {
 // newest makes board the relay's newest, if it is newer, and sends it to
 // every connection not sent it yet. r.mu is held.
 func (r *Relay) newest(board []byte, seq uint64) {
-	if seq <= r.seq {
+	if seq <= r.seq || r.closed {
 		return
 	}
 	r.seq, r.board = seq, board
@@ -247,8 +247,8 @@ func (r *Relay) newest(board []byte, seq uint64) {
 	}
 }
 
-// catchUp sends a connection the newest board if it has not had it. r.mu
-// is held.
+// catchUp sends a connection the newest board if it has not had it (nor
+// one newer, sent it alone). r.mu is held.
 func (r *Relay) catchUp(rc *relayed) {
 	if rc.seen >= r.seq {
 		return
@@ -261,10 +261,16 @@ func (r *Relay) catchUp(rc *relayed) {
 }
 
 // Deliver delivers what the lane sent connection conn alone, in the order
-// the lane sent it: a board (see [Lane.AttachRemote]), which counts as
-// the lane's newest if it is, or a message, which follows the board of
-// seq, sent before it. The message goes to the connection at once: its
-// board has been, on its own or as the newest of all.
+// the lane sent it: a board (see [Lane.AttachRemote]), or a message, which
+// follows the board of seq, sent before it. The message goes to the
+// connection at once: its board has been, on its own or as the newest of
+// all.
+//
+// A board sent one connection may overtake the boards published for all
+// on their way here. The board next to the relay's newest is every
+// connection's at once (the same board, published, is dropped when it
+// comes); a board further ahead is that connection's alone, so that the
+// others are not made to skip the boards still on their way.
 func (r *Relay) Deliver(conn uint64, msg []byte, seq uint64, board bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -272,12 +278,20 @@ func (r *Relay) Deliver(conn uint64, msg []byte, seq uint64, board bool) {
 	if rc == nil {
 		return
 	}
-	if board {
-		r.newest(msg, seq)
+	switch {
+	case !board:
+		rc.conn.Reply(msg, seq)
+	case seq <= r.seq:
 		r.catchUp(rc)
-		return
+	case r.seq == 0 || seq == r.seq+1:
+		r.newest(msg, seq)
+	case seq > rc.seen:
+		rc.seen = seq
+		if n := rc.conn.Board(msg, seq); n > 0 {
+			r.cfg.Metrics.BoardsSkipped.Add(int64(n))
+		}
+		r.cfg.Metrics.BoardsSent.Add(1)
 	}
-	rc.conn.Reply(msg, seq)
 }
 
 // Drop closes connection conn as the lane asked, after what it was sent.

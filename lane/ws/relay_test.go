@@ -316,3 +316,53 @@ func TestRelayWhoseLaneStoppedSendsItsClientsAway(t *testing.T) {
 		t.Error("the relay is not done")
 	}
 }
+
+// nowhere is the upstream of a relay whose lane the test plays itself.
+type nowhere struct{}
+
+func (nowhere) Attach(context.Context, uint64) error       { return nil }
+func (nowhere) Read(context.Context, uint64, []byte) error { return nil }
+func (nowhere) Detach(uint64)                              {}
+
+// TestRelayBoardAheadIsTheConnectionsAlone: a board sent to one
+// connection alone that overtakes a board published for all still on its
+// way goes to that connection alone, so that the others see every board;
+// the board next to the relay's newest goes to every connection at once,
+// and the same board published later to none.
+func TestRelayBoardAheadIsTheConnectionsAlone(t *testing.T) {
+	r := lane.NewRelay("ahead", nowhere{}, lane.Config{Logger: testLogger(t)})
+	defer r.Close(protocol.CodeLaneClosed, "the test is over")
+	roller, other := newConn(), newConn()
+	r.Attach(t.Context(), roller)
+	rollerID := r.Conns()[0]
+	r.Attach(t.Context(), other)
+	board := func(seq uint64) []byte { return fmt.Appendf(nil, `{"type":"board","seq":%d}`, seq) }
+	seqs := func(c *Conn) (out []uint64) {
+		for _, m := range c.take(nil) {
+			var w wireMsg
+			json.Unmarshal(m.data, &w)
+			out = append(out, w.Seq)
+		}
+		return out
+	}
+	for _, step := range []struct {
+		what          string
+		do            func()
+		roller, other []uint64
+	}{
+		{"board 10 published", func() { r.Board(board(10), 10) }, []uint64{10}, []uint64{10}},
+		{"board 12 to the roller", func() { r.Deliver(rollerID, board(12), 12, true) }, []uint64{12}, nil},
+		{"board 11 published", func() { r.Board(board(11), 11) }, nil, []uint64{11}},
+		{"board 12 published", func() { r.Board(board(12), 12) }, nil, []uint64{12}},
+		{"board 13 to the roller", func() { r.Deliver(rollerID, board(13), 13, true) }, []uint64{13}, []uint64{13}},
+		{"board 13 published", func() { r.Board(board(13), 13) }, nil, nil},
+	} {
+		step.do()
+		if got := seqs(roller); !slices.Equal(got, step.roller) {
+			t.Errorf("after %s the roller was sent boards %v, want %v", step.what, got, step.roller)
+		}
+		if got := seqs(other); !slices.Equal(got, step.other) {
+			t.Errorf("after %s the other connection was sent boards %v, want %v", step.what, got, step.other)
+		}
+	}
+}

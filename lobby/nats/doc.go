@@ -97,7 +97,10 @@
 //     before a reply unless it sent that board there already, so the ack
 //     of a roll follows its board on one subject from one publisher,
 //     which NATS delivers in order: the relay hands each on as it comes,
-//     and holds nothing back. A refusal of a read the lane did not take
+//     and holds nothing back. (Boards published for all come on another
+//     subject and subscription, and may be overtaken: see
+//     lane.Relay.Deliver for what the relay does with a board ahead.)
+//     A refusal of a read the lane did not take
 //     (busy) comes the same way, from the lane's node; a read of a
 //     connection the lane does not know closes it (it reconnects).
 //   - Every node says it is alive on tenpin.node.<node> every
