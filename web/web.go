@@ -25,7 +25,8 @@ var static, _ = fs.Sub(files, "static")
 const csp = "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'"
 
 // Handler serves the page: the lobby at "/", a lane at "/lanes/{id}" (the
-// same page, which reads the id from its URL), and the assets under
+// same page, which reads the id from its URL), a lane's TV view at
+// "/lanes/{id}/tv" and a house screen at "/tv", and the assets under
 // "/static/". Every response, errors included, carries the same security
 // headers (see csp).
 func Handler() http.Handler {
@@ -36,6 +37,14 @@ func Handler() http.Handler {
 	}
 	mux.HandleFunc("GET /{$}", index)
 	mux.HandleFunc("GET /lanes/{id}", index)
+	// The TV view: a lane's board for a screen above it, and a house
+	// screen of up to four lanes (?lanes=a,b,c).
+	tv := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-cache")
+		http.ServeFileFS(w, r, static, "tv.html")
+	}
+	mux.HandleFunc("GET /lanes/{id}/tv", tv)
+	mux.HandleFunc("GET /tv", tv)
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
 	return secure(mux)
 }

@@ -189,6 +189,28 @@ export function changes(before, after) {
   return { said, news };
 }
 
+// calls is what a screen above the lane calls out for the balls bowled
+// from one board to the next: [{ name, call }], call being "strike",
+// "spare" or "split" (the first ball of a rack that left one); a ball
+// that is none of these is not called.
+export function calls(before, after) {
+  const out = [];
+  after.players.forEach((p) => {
+    const old = before.players.find((q) => q.name === p.name);
+    if (!old || p.frames.length === 0) return;
+    const count = (pl) => pl.frames.reduce((n, f) => n + f.rolls.length, 0);
+    if (count(p) <= count(old)) return;
+    const f = p.frames[p.frames.length - 1];
+    const i = f.rolls.length - 1;
+    const mark = ballMarks(f)[i];
+    if (isFoul(f, i)) return;
+    if (mark === "X") out.push({ name: p.name, call: "strike" });
+    else if (mark === "/") out.push({ name: p.name, call: "spare" });
+    else if (i === 0 && f.split) out.push({ name: p.name, call: "split" });
+  });
+  return out;
+}
+
 // rollLog is every ball on the board, newest first, with its frame and
 // ball: a reload shows the same log. Balls go in turn order, frame by
 // frame and seat by seat (a player catching up after being away bowled

@@ -211,6 +211,15 @@ export default {
   menuOffline: (name) => `${name} is offline.`,
   removeButton: (name) => `Remove ${name} from the lane`,
 
+  // The TV view above the lane.
+  callStrike: "Strike!",
+  callSpare: "Spare!",
+  callSplit: "Split!",
+  tvQRAlt: "QR code: scan it to open this lane on a phone",
+  tvScan: "Scan to join",
+  tvHouseTitle: "Lanes — tenpin",
+  tvNoLanes: "No lanes to show: add ?lanes= and their ids, separated by commas, to the address.",
+
   errors: {
     bad_message: "The server could not read that message: reload the page and try again.",
     unknown_type: "The server does not know that command: reload the page for its latest version.",

@@ -208,6 +208,15 @@ export default {
   menuOffline: (name) => `${name}님은 오프라인입니다.`,
   removeButton: (name) => `${name}님을 레인에서 내보내기`,
 
+  // 레인 위 TV 화면.
+  callStrike: "스트라이크!",
+  callSpare: "스페어!",
+  callSplit: "스플릿!",
+  tvQRAlt: "큐알 코드: 휴대폰으로 스캔하면 이 레인이 열립니다",
+  tvScan: "스캔해서 참가하세요",
+  tvHouseTitle: "레인 — 텐핀",
+  tvNoLanes: "보여 줄 레인이 없습니다: 주소에 ?lanes= 와 레인 아이디를 쉼표로 구분해 넣으세요.",
+
   errors: {
     bad_message: "서버가 메시지를 읽지 못했습니다: 페이지를 새로 고치고 다시 해 보세요.",
     unknown_type: "서버가 모르는 명령입니다: 페이지를 새로 고치세요.",
