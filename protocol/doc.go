@@ -272,6 +272,7 @@
 //	GET  /ws/lanes/{id}              the lane's WebSocket: see Transport
 //	GET  /api/nodes                  {"nodes":[{"name":"n1","urls":["http://192.168.1.20:8081"]}]} (Nodes): the nodes of the server's cluster alive now, this one first
 //	GET  /healthz                    ok (text/plain) while the server's store takes writes; else 503 unavailable
+//	                                 (to any origin: Access-Control-Allow-Origin: *, for a page on another node to probe it)
 //
 // Any other method or path under /api/ is answered 404 not_found. A lane
 // is found by its id whether it is listed or private, and, in a cluster,
