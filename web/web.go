@@ -19,10 +19,11 @@ var files embed.FS
 var static, _ = fs.Sub(files, "static")
 
 // csp is the Content-Security-Policy of every response of the page: its
-// own scripts, styles and sockets only, and never in another site's frame
-// (frame-ancestors 'none': a page that cannot be framed cannot be
-// clickjacked into a roll).
-const csp = "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'"
+// own scripts, styles and sockets only — but for /healthz on any address,
+// which the page asks of another node of the cluster before it moves
+// there — and never in another site's frame (frame-ancestors 'none': a
+// page that cannot be framed cannot be clickjacked into a roll).
+const csp = "default-src 'self'; connect-src 'self' http://*:*/healthz https://*:*/healthz; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'"
 
 // Handler serves the page: the lobby at "/", a lane at "/lanes/{id}" (the
 // same page, which reads the id from its URL), a lane's TV view at

@@ -197,7 +197,7 @@ function startLane(id) {
   });
   // For tests and the console: what the page knows, to look at (not to
   // change).
-  window.tenpin = { state, nodes: () => sock.knownNodes() };
+  window.tenpin = { state, nodes: () => sock.knownNodes(), backoff: () => sock.backoff() };
   sock.visit();
 }
 

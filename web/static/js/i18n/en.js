@@ -86,6 +86,7 @@ export default {
   connConnecting: "connecting…",
   connConnected: "connected",
   connRestarting: "the server is restarting — reconnecting…",
+  connProbing: "this server does not answer — asking the others…",
   connMoving: "this server does not answer — moving to another",
   connClosed: "lane closed",
   connResumeRefused: "could not take the seat back — retrying…",

@@ -83,6 +83,7 @@ export default {
   connConnecting: "연결 중…",
   connConnected: "연결됨",
   connRestarting: "서버가 다시 시작하는 중 — 다시 연결 중…",
+  connProbing: "이 서버가 응답하지 않습니다 — 다른 서버에 물어보는 중…",
   connMoving: "이 서버가 응답하지 않습니다 — 다른 서버로 옮깁니다",
   connClosed: "레인 닫힘",
   connResumeRefused: "자리를 되찾지 못했습니다 — 다시 시도 중…",
