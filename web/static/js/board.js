@@ -113,13 +113,16 @@ export function boardRows(b, view) {
       }
       if (fr && fr.split) cell.classList.add("has-split");
       if (fr && correctable && fr.rolls.length > 0) {
-        // A frame one may correct is a button: tap it to pick the ball.
+        // A frame one may correct is a button: tap it to pick the ball. Its
+        // name says the marks it shows too, for those who speak to their
+        // device what they see.
         const btn = el("button", { type: "button", class: "frame", onclick: () => view.onFrame(p.name, f + 1) }, marksNode(fr.marks));
-        btn.setAttribute("aria-label", t("correctFrameLabel", p.name === view.seat ? "" : p.name, f + 1, fr.marks, !!fr.corrected));
+        btn.setAttribute("aria-label", t("correctFrameLabel", p.name === view.seat ? "" : p.name, f + 1, fr.marks, frameBalls(fr), !!fr.corrected));
         btn.setAttribute("aria-haspopup", "dialog");
         cell.append(btn);
       } else if (fr) {
         cell.append(marksNode(fr.marks));
+        cell.setAttribute("aria-label", frameLabel(fr, f + 1));
       }
       marks.append(cell);
       scores.append(el("td", { class: "score", "data-frame": String(f + 1),
@@ -129,6 +132,22 @@ export function boardRows(b, view) {
     rows.push(marks, scores);
   });
   return rows;
+}
+
+// frameLabel is what a frame is read out as: "frame 3: 7 then spare,
+// 38", its score once it is known; a split and a foul are said.
+export function frameLabel(fr, frame) {
+  return t("frameLabel", frame, frameBalls(fr));
+}
+
+// frameBalls is a frame's balls and score in words: "7 then spare, 38".
+function frameBalls(fr) {
+  const balls = fr.rolls.map((n, i) => {
+    const mark = ballMarks(fr)[i];
+    const what = isFoul(fr, i) ? t("foul") : mark === "X" ? t("strike") : mark === "/" ? t("spare") : n === 0 ? t("gutter") : String(n);
+    return i === 0 && fr.split ? t("withSplit", what) : what;
+  });
+  return t("frameBalls", balls, fr.score);
 }
 
 // isFoul reports whether ball i (from 0) of a frame was a foul.
