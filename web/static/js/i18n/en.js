@@ -214,6 +214,11 @@ export default {
   menuOffline: (name) => `${name} is offline.`,
   removeButton: (name) => `Remove ${name} from the lane`,
 
+  // The lobby opened as localhost.
+  localWarning: "You opened this page as localhost: its links and QR codes open on this computer only, not on friends' phones.",
+  localUse: "Friends' phones can open this server at",
+  localNone: "This server knows no other address of its own: open it at this computer's address on the network.",
+
   // The TV view above the lane.
   callStrike: "Strike!",
   callSpare: "Spare!",

@@ -212,6 +212,11 @@ export default {
   menuOffline: (name) => `${name}님은 오프라인입니다.`,
   removeButton: (name) => `${name}님을 레인에서 내보내기`,
 
+  // 로컬호스트로 연 로비.
+  localWarning: "이 페이지를 로컬호스트 주소로 열었습니다: 링크와 큐알 코드가 이 컴퓨터에서만 열리고 친구의 휴대폰에서는 열리지 않습니다.",
+  localUse: "친구의 휴대폰에서는 이 주소로 여세요:",
+  localNone: "이 서버는 자기의 다른 주소를 모릅니다: 이 컴퓨터의 네트워크 주소로 여세요.",
+
   // 레인 위 TV 화면.
   callStrike: "스트라이크!",
   callSpare: "스페어!",
