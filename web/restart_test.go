@@ -110,7 +110,8 @@ func fastTimers(speed int) chromedp.Action[chromedp.Void] {
 // own address and keeps trying, saying so and when it tries next (in
 // English and in Korean), never navigating to the address it could not
 // reach; the server comes back on the same address, and with no touch
-// the player is seated again and bowls on.
+// the player is seated again and bowls on. The TV view above the lane
+// rides it out too, and shows the ball.
 func TestServerDownAndBack(t *testing.T) {
 	nowhere, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -119,14 +120,18 @@ func TestServerDownAndBack(t *testing.T) {
 	elsewhere := "http://" + nowhere.Addr().String() // nothing listens there
 	nowhere.Close()
 	d := deploy(t, lobby.Config{URLs: []string{elsewhere}})
-	p := browser(t)()
+	open := browser(t)
+	p, tv := open(), open()
 	do(t, p, "speed up the page's timers", fastTimers(20))
+	do(t, tv, "speed up the TV's timers", fastTimers(20))
 	id := createLane(t, &server{url: d.url}, "Down and back")
 	do(t, p, "open the lane", chromedp.Navigate(d.url+"/lanes/"+id))
 	join(t, p, "AAA", "AAA")
 	do(t, p, "start", chromedp.Click(chromedp.CSS("#start")))
 	bowl(t, p, "AAA", 3, 10, false)
 	until(t, p, "the other address known", `tenpin.nodes().join() === `+js(elsewhere))
+	do(t, tv, "open the TV view", chromedp.Navigate(d.url+"/lanes/"+id+"/tv"))
+	until(t, tv, "the ball on the TV", tvCell("AAA", 1)+` === "3"`)
 
 	d.stop()
 	reconnecting := `/^the server is restarting — reconnecting in \d+ s$/.test(document.querySelector("#conn").textContent)`
@@ -140,12 +145,18 @@ func TestServerDownAndBack(t *testing.T) {
 	if got := eval[string](t, p, `location.origin`); got != d.url {
 		t.Fatalf("the page went to %s while its server was down", got)
 	}
+	until(t, tv, "the TV reconnecting", `/ — reconnecting in \d+ s$/.test(document.querySelector(".tv-conn").textContent)`)
 	if got := eval[string](t, p, `document.querySelector("#lane-error").textContent`); got != "" {
 		t.Errorf("the server down shown as the error %q", got)
+	}
+	// The backoff is capped: the next try is 15 s away at most.
+	if s := eval[int](t, p, `Number(document.querySelector("#conn").textContent.match(/(\d+) s$/)[1])`); s > 15 {
+		t.Errorf("the next try is %d s away, past the cap of 15 s", s)
 	}
 
 	d.start()
 	until(t, p, "seated again", `document.querySelector("#conn").textContent === "connected" && document.querySelector("#me").textContent === "You are AAA."`)
 	bowl(t, p, "AAA", 4, 7, false)
 	until(t, p, "the frame on the board", `document.querySelector('#board tr[data-player="AAA"] td.total').textContent === "7" && location.origin === `+js(d.url))
+	until(t, tv, "the frame on the TV", tvCell("AAA", 1)+` === "3|4" && document.querySelector(".tv-conn").textContent === "" && location.href === `+js(d.url+"/lanes/"+id+"/tv"))
 }

@@ -132,12 +132,13 @@ export function createSocket(laneID, hooks) {
     }
   }
 
-  // reconnectLater backs off — 0.5 s, 1 s, 2 s … up to backoffCap, with
-  // jitter — then visits the lane again, for as long as it takes; why is
-  // the key of the reason. Until then the status counts down the seconds
-  // to the next try.
+  // reconnectLater backs off — 0.5 s, 1 s, 2 s … up to backoffCap, less
+  // up to a quarter at random, so that the pages of a server that comes
+  // back do not all come at once — then visits the lane again, for as
+  // long as it takes; why is the key of the reason. Until then the status
+  // counts down the seconds to the next try.
   function reconnectLater(why) {
-    const delay = Math.min(backoffCap, 500 * 2 ** conn.retry) * (0.75 + Math.random() / 2);
+    const delay = Math.min(backoffCap, 500 * 2 ** conn.retry) * (0.75 + Math.random() / 4);
     conn.retry++;
     conn.waited += delay;
     const at = Date.now() + delay;
