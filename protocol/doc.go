@@ -316,7 +316,8 @@
 // /api/nodes lists the nodes a client may turn to: each node's name
 // (-node) and the addresses at which clients open it, best first. A lone
 // server lists itself, with the name "". The page keeps the list, and
-// opens its lane on another node when its own stops answering.
+// opens its lane on another node when its own stops answering — only one
+// whose /healthz has answered the page, never an address it cannot reach.
 //
 // /healthz asks the store whether it takes writes, for at most 2 seconds:
 // it answers 200 ok if it does, and 503 unavailable (an [Error], as
