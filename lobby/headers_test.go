@@ -53,3 +53,31 @@ func TestAPIHeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestOnlyHealthzAnswersOtherOrigins: a page served by another node of
+// the cluster may read /healthz (it probes a node before moving to it),
+// and nothing else of the API.
+func TestOnlyHealthzAnswersOtherOrigins(t *testing.T) {
+	s := newServer(t, lobby.Config{})
+	id := s.createLane(t, "cors")
+	for _, tt := range []struct {
+		path string
+		want string
+	}{
+		{"/healthz", "*"},
+		{"/api/lanes", ""},
+		{"/api/lanes/" + id, ""},
+		{"/api/nodes", ""},
+	} {
+		req, _ := http.NewRequest("GET", s.srv.URL+tt.path, nil)
+		req.Header.Set("Origin", "http://192.168.1.21:8080")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if got := res.Header.Get("Access-Control-Allow-Origin"); got != tt.want {
+			t.Errorf("GET %s from another origin: Access-Control-Allow-Origin %q, want %q", tt.path, got, tt.want)
+		}
+	}
+}

@@ -107,7 +107,11 @@ func writeJSONBytes(w http.ResponseWriter, status int, data []byte) {
 }
 
 // health answers ok while the server runs and its store takes writes.
+// It answers pages of any origin (and only it does): a page served by
+// another node of the cluster probes this one before it moves here, and
+// "ok" tells it nothing it could not learn by moving.
 func (lb *Lobby) health(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Access-Control-Allow-Origin", "*")
 	if lb.cfg.Health != nil {
 		ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
 		defer cancel()

@@ -272,6 +272,7 @@
 //	GET  /ws/lanes/{id}              the lane's WebSocket: see Transport
 //	GET  /api/nodes                  {"nodes":[{"name":"n1","urls":["http://192.168.1.20:8081"]}]} (Nodes): the nodes of the server's cluster alive now, this one first
 //	GET  /healthz                    ok (text/plain) while the server's store takes writes; else 503 unavailable
+//	                                 (to any origin: Access-Control-Allow-Origin: *, for a page on another node to probe it)
 //
 // Any other method or path under /api/ is answered 404 not_found. A lane
 // is found by its id whether it is listed or private, and, in a cluster,
@@ -315,7 +316,8 @@
 // /api/nodes lists the nodes a client may turn to: each node's name
 // (-node) and the addresses at which clients open it, best first. A lone
 // server lists itself, with the name "". The page keeps the list, and
-// opens its lane on another node when its own stops answering.
+// opens its lane on another node when its own stops answering — only one
+// whose /healthz has answered the page, never an address it cannot reach.
 //
 // /healthz asks the store whether it takes writes, for at most 2 seconds:
 // it answers 200 ok if it does, and 503 unavailable (an [Error], as

@@ -244,7 +244,7 @@ func TestKoreanPage(t *testing.T) {
 	until(t, p, "홍길동 up", padReady("홍길동", 10))
 	// The pad in Korean: the deck's pins and the whole-ball buttons.
 	pad := `document.querySelector('#pin-deck button[data-pin="7"]').getAttribute("aria-label") + " / " + [...document.querySelectorAll("#quick button")].map(b => b.textContent).join(" / ")`
-	if got, want := eval[string](t, p, pad), "7번 핀, 서 있음 / X 스트라이크 / - 거터 / F 파울 / 쓰러진 핀을 누르세요"; got != want {
+	if got, want := eval[string](t, p, pad), "핀 7, 서 있음 / X 스트라이크 / - 거터 / F 파울 / 쓰러진 핀을 누르세요"; got != want {
 		t.Errorf("the pad in Korean reads %q, want %q", got, want)
 	}
 	do(t, p, "press /", chromedp.Evaluate[chromedp.Void](`document.activeElement && document.activeElement.blur()`), chromedp.KeyEvent("/"))

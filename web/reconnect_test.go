@@ -16,7 +16,7 @@ import (
 )
 
 // quiet is how long a page that has given up must stay quiet: longer than
-// the page's first two backoffs (at most 0.625 s and 1.25 s), so a page
+// the page's first two backoffs (at most 0.5 s and 1 s), so a page
 // that still reconnected would be caught.
 const quiet = 2 * time.Second
 

@@ -19,13 +19,15 @@ var files embed.FS
 var static, _ = fs.Sub(files, "static")
 
 // csp is the Content-Security-Policy of every response of the page: its
-// own scripts, styles and sockets only, and never in another site's frame
-// (frame-ancestors 'none': a page that cannot be framed cannot be
-// clickjacked into a roll).
-const csp = "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'"
+// own scripts, styles and sockets only — but for /healthz on any address,
+// which the page asks of another node of the cluster before it moves
+// there — and never in another site's frame (frame-ancestors 'none': a
+// page that cannot be framed cannot be clickjacked into a roll).
+const csp = "default-src 'self'; connect-src 'self' http://*:*/healthz https://*:*/healthz; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'"
 
 // Handler serves the page: the lobby at "/", a lane at "/lanes/{id}" (the
-// same page, which reads the id from its URL), and the assets under
+// same page, which reads the id from its URL), a lane's TV view at
+// "/lanes/{id}/tv" and a house screen at "/tv", and the assets under
 // "/static/". Every response, errors included, carries the same security
 // headers (see csp).
 func Handler() http.Handler {
@@ -36,6 +38,14 @@ func Handler() http.Handler {
 	}
 	mux.HandleFunc("GET /{$}", index)
 	mux.HandleFunc("GET /lanes/{id}", index)
+	// The TV view: a lane's board for a screen above it, and a house
+	// screen of up to four lanes (?lanes=a,b,c).
+	tv := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-cache")
+		http.ServeFileFS(w, r, static, "tv.html")
+	}
+	mux.HandleFunc("GET /lanes/{id}/tv", tv)
+	mux.HandleFunc("GET /tv", tv)
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
 	return secure(mux)
 }

@@ -113,13 +113,16 @@ export function boardRows(b, view) {
       }
       if (fr && fr.split) cell.classList.add("has-split");
       if (fr && correctable && fr.rolls.length > 0) {
-        // A frame one may correct is a button: tap it to pick the ball.
+        // A frame one may correct is a button: tap it to pick the ball. Its
+        // name says the marks it shows too, for those who speak to their
+        // device what they see.
         const btn = el("button", { type: "button", class: "frame", onclick: () => view.onFrame(p.name, f + 1) }, marksNode(fr.marks));
-        btn.setAttribute("aria-label", t("correctFrameLabel", p.name === view.seat ? "" : p.name, f + 1, fr.marks, !!fr.corrected));
+        btn.setAttribute("aria-label", t("correctFrameLabel", p.name === view.seat ? "" : p.name, f + 1, fr.marks, frameBalls(fr), !!fr.corrected));
         btn.setAttribute("aria-haspopup", "dialog");
         cell.append(btn);
       } else if (fr) {
         cell.append(marksNode(fr.marks));
+        cell.setAttribute("aria-label", frameLabel(fr, f + 1));
       }
       marks.append(cell);
       scores.append(el("td", { class: "score", "data-frame": String(f + 1),
@@ -129,6 +132,22 @@ export function boardRows(b, view) {
     rows.push(marks, scores);
   });
   return rows;
+}
+
+// frameLabel is what a frame is read out as: "frame 3: 7 then spare,
+// 38", its score once it is known; a split and a foul are said.
+export function frameLabel(fr, frame) {
+  return t("frameLabel", frame, frameBalls(fr));
+}
+
+// frameBalls is a frame's balls and score in words: "7 then spare, 38".
+function frameBalls(fr) {
+  const balls = fr.rolls.map((n, i) => {
+    const mark = ballMarks(fr)[i];
+    const what = isFoul(fr, i) ? t("foul") : mark === "X" ? t("strike") : mark === "/" ? t("spare") : n === 0 ? t("gutter") : String(n);
+    return i === 0 && fr.split ? t("withSplit", what) : what;
+  });
+  return t("frameBalls", balls, fr.score);
 }
 
 // isFoul reports whether ball i (from 0) of a frame was a foul.
@@ -187,6 +206,28 @@ export function changes(before, after) {
     said.push(t("said", p.name, describeBall(f, i)));
   });
   return { said, news };
+}
+
+// calls is what a screen above the lane calls out for the balls bowled
+// from one board to the next: [{ name, call }], call being "strike",
+// "spare" or "split" (the first ball of a rack that left one); a ball
+// that is none of these is not called.
+export function calls(before, after) {
+  const out = [];
+  after.players.forEach((p) => {
+    const old = before.players.find((q) => q.name === p.name);
+    if (!old || p.frames.length === 0) return;
+    const count = (pl) => pl.frames.reduce((n, f) => n + f.rolls.length, 0);
+    if (count(p) <= count(old)) return;
+    const f = p.frames[p.frames.length - 1];
+    const i = f.rolls.length - 1;
+    const mark = ballMarks(f)[i];
+    if (isFoul(f, i)) return;
+    if (mark === "X") out.push({ name: p.name, call: "strike" });
+    else if (mark === "/") out.push({ name: p.name, call: "spare" });
+    else if (i === 0 && f.split) out.push({ name: p.name, call: "split" });
+  });
+  return out;
 }
 
 // rollLog is every ball on the board, newest first, with its frame and

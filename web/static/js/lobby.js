@@ -70,6 +70,45 @@ export function startLobby() {
   });
   refreshLanes();
   setInterval(refreshLanes, 2000);
+  warnLocal();
+}
+
+// isLoopback reports whether a host name is this computer's alone:
+// localhost, 127.x.x.x, ::1.
+export function isLoopback(host) {
+  const h = host.toLowerCase();
+  return h === "localhost" || h.endsWith(".localhost") || /^127\./.test(h) || h === "[::1]";
+}
+
+// warnLocal warns, on a page opened as localhost, that its links and QR
+// codes open on this computer only, and shows the server's own address
+// that friends' phones can open (the first of this node's in
+// /api/nodes that is not this computer's alone), if the server knows one.
+async function warnLocal() {
+  if (!isLoopback(location.hostname)) return;
+  $("#local-warning").hidden = false;
+  let urls = [];
+  try {
+    const res = await fetch("/api/nodes", { cache: "no-store" });
+    if (res.ok) urls = ((await res.json()).nodes || [])[0]?.urls || [];
+  } catch {
+    urls = [];
+  }
+  $("#local-warning").dataset.asked = "true"; // the server was asked (for tests)
+  const better = urls.find((u) => {
+    try {
+      const url = new URL(u);
+      return (url.protocol === "http:" || url.protocol === "https:") && !isLoopback(url.hostname);
+    } catch {
+      return false;
+    }
+  });
+  if (!better) return;
+  const link = $("#local-url");
+  link.href = new URL("/", better).href;
+  link.textContent = new URL("/", better).href;
+  $("#local-use").hidden = false;
+  $("#local-none").hidden = true;
 }
 
 // hostKeyKey is where this device keeps the host key of a lane it

@@ -197,7 +197,7 @@ function startLane(id) {
   });
   // For tests and the console: what the page knows, to look at (not to
   // change).
-  window.tenpin = { state, nodes: () => sock.knownNodes() };
+  window.tenpin = { state, nodes: () => sock.knownNodes(), backoff: () => sock.backoff() };
   sock.visit();
 }
 
@@ -266,9 +266,11 @@ function onMessage(msg) {
       if (said.length) say(said.join(". "));
       break;
     }
-    case "ack":
+    case "ack": {
       showError(""); // what we sent last counted: an older refusal no longer applies
-      if (answered(msg) === "leave") {
+      const type = answered(msg);
+      if (type === "start") focusBoard();
+      if (type === "leave") {
         localStorage.removeItem(tokenKey());
         state.seat = null;
         render();
@@ -280,7 +282,9 @@ function onMessage(msg) {
       }
       correctionAnswered(msg, "");
       break;
-    case "welcome":
+    }
+    case "welcome": {
+      const joined = !!state.joinID && msg.ref === state.joinID;
       if (msg.ref && msg.ref === state.resumeID) {
         state.resumeID = "";
         sock.taken();
@@ -294,7 +298,9 @@ function onMessage(msg) {
       setFieldError("#join-name", "#join-error", "");
       notice(() => t("welcome", msg.name, msg.seat + 1));
       render();
+      if (joined) focusBoard();
       break;
+    }
     case "error":
       onError(msg);
       break;
@@ -555,6 +561,7 @@ function render() {
 
   const who = enteringFor();
   renderPad(b, who, state.seat, !!who && sock.has() && !state.pending, !!state.pending);
+  if (v.turnCame) focusPad();
   renderBoard(b);
   renderSeries(b);
   renderLog(b);
@@ -562,6 +569,22 @@ function render() {
   $("#correct-hint").textContent = t("correctHint", host);
   renderCorrection();
   renderPlayerMenu();
+}
+
+// focusPad takes the keyboard's focus to the pad as the player's turn
+// comes (the pins, which say what to tap), unless a dialog has it.
+function focusPad() {
+  if (document.querySelector("dialog[open]") || $("#pad").hidden) return;
+  ($("#deck-pad").hidden ? $("#pins") : $("#pin-deck")).focus();
+}
+
+// focusBoard takes the keyboard's focus to the board once the page's
+// player joined or started the game: not back to the top of the page.
+// If it is their turn, to the pad.
+function focusBoard() {
+  if (document.querySelector("dialog[open]")) return;
+  if (myTurn() && !$("#pad").hidden) return focusPad();
+  $(".board-wrap").focus();
 }
 
 // renderBanner says, large enough to read across the lane, who is up,

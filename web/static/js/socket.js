@@ -1,5 +1,7 @@
 // The lane's connection: visit (is the lane there?), connect, reconnect
-// with backoff, move to another node of the cluster, and send. It keeps
+// with capped backoff on the page's own address for as long as it takes,
+// move to another node of the cluster only once that node has answered
+// the page, and send. It keeps
 // only what the connection needs; the lane's state is main's, told
 // through hooks:
 //
@@ -12,9 +14,17 @@
 import { t } from "./i18n.js";
 
 // moveAfter is how many visits in a row must find this page's node down
-// (about 4 s of backoff) before the page moves to another node: a node
+// (about 4 s of backoff) before the page looks for another node: a node
 // restarting is back sooner.
 const moveAfter = 4;
+
+// backoffCap is the longest the page waits between two visits, in ms: a
+// server down for minutes is found again within this of coming back.
+const backoffCap = 15000;
+
+// probeTimeout bounds the page's question to another node, in ms: an
+// address the browser cannot reach may not even refuse.
+const probeTimeout = 3000;
 
 export function createSocket(laneID, hooks) {
   const conn = {
@@ -26,6 +36,8 @@ export function createSocket(laneID, hooks) {
     nodes: [],
     unreachable: 0, // visits in a row that found this page's node down
     timer: 0, // the pending reconnect, if any
+    tick: 0, // the countdown to it, said every second
+    waited: 0, // the backoff waited (planned) since the page last had the lane, in ms
     restarting: false, // the server said it is restarting: it will be back
     stopped: false, // the lane is gone for good, or the page is leaving: no reconnecting
     hidden: false, // the page was left (it may be in the back/forward cache): no reconnecting
@@ -40,6 +52,7 @@ export function createSocket(laneID, hooks) {
   // try again later. Otherwise connect.
   async function visit() {
     conn.timer = 0;
+    clearInterval(conn.tick);
     hooks.status(() => conn.restarting ? t("connRestarting") : t("connConnecting"), false);
     let res = null;
     try {
@@ -51,13 +64,16 @@ export function createSocket(laneID, hooks) {
       hooks.gone();
     } else if (res && res.ok) {
       conn.unreachable = 0;
+      conn.waited = 0;
       connect();
       hooks.visited();
       nodes();
-    } else if (!res && ++conn.unreachable >= moveAfter && moveNode()) {
+    } else if (!res && ++conn.unreachable >= moveAfter && conn.nodes.length && await moveNode()) {
       // Only a node that does not answer at all is left: one that answers
       // 503 is up, and busy taking the lane over or waiting for its store.
       hooks.status(() => t("connMoving"), false);
+    } else if (conn.stopped || conn.hidden) {
+      // left while asking: nothing to retry
     } else {
       reconnectLater(conn.restarting ? "whyRestarting" : "whyUnreachable");
     }
@@ -83,30 +99,54 @@ export function createSocket(laneID, hooks) {
     }
   }
 
-  // moveNode opens the lane on the next node the cluster had (alive when
-  // the page last asked), taking the seat's token along in the fragment,
-  // which is never sent to a server: a page's storage is its own
-  // address's. It cannot check the node first: the page may connect to
-  // its own address only (its Content-Security-Policy), but may go
-  // anywhere. It reports false when no other node is known.
-  function moveNode() {
-    const next = conn.nodes[0];
-    if (!next) return false;
-    conn.stopped = true; // this page stops reconnecting: it is leaving
-    clearTimeout(conn.timer);
-    const token = hooks.token();
-    location.replace(new URL("/lanes/" + encodeURIComponent(laneID), next).href +
-      (token ? "#token=" + encodeURIComponent(token) : ""));
-    return true;
+  // moveNode opens the page on the first node of those the cluster had
+  // (alive when the page last asked) that answers the page now: an
+  // address the browser cannot reach (localhost for another device, a
+  // network address the browser is not on) is never navigated to, and
+  // the page keeps trying its own. It takes the seat's token along in the
+  // fragment, which is never sent to a server: a page's storage is its
+  // own address's. It reports whether the page is leaving.
+  async function moveNode() {
+    hooks.status(() => t("connProbing"), false);
+    for (const next of conn.nodes) {
+      if (!(await answers(next)) || conn.stopped || conn.hidden) continue;
+      conn.stopped = true; // this page stops reconnecting: it is leaving
+      clearTimeout(conn.timer);
+      const token = hooks.token();
+      location.replace(new URL(location.pathname + location.search, next).href +
+        (token ? "#token=" + encodeURIComponent(token) : ""));
+      return true;
+    }
+    return false;
   }
 
-  // reconnectLater backs off — 0.5 s, 1 s, 2 s … up to 15 s, with
-  // jitter — then visits the lane again; why is the key of the reason.
+  // answers reports whether the node at origin answers this page: its
+  // /healthz, which answers any origin (and the page's
+  // Content-Security-Policy lets it ask no other path of another node).
+  async function answers(origin) {
+    try {
+      const res = await fetch(new URL("/healthz", origin), { mode: "cors", cache: "no-store", credentials: "omit", signal: AbortSignal.timeout(probeTimeout) });
+      return res.ok;
+    } catch {
+      return false;
+    }
+  }
+
+  // reconnectLater backs off — 0.5 s, 1 s, 2 s … up to backoffCap, less
+  // up to a quarter at random, so that the pages of a server that comes
+  // back do not all come at once — then visits the lane again, for as
+  // long as it takes; why is the key of the reason. Until then the status
+  // counts down the seconds to the next try.
   function reconnectLater(why) {
-    const delay = Math.min(15000, 500 * 2 ** conn.retry) * (0.75 + Math.random() / 2);
+    const delay = Math.min(backoffCap, 500 * 2 ** conn.retry) * (0.75 + Math.random() / 4);
     conn.retry++;
-    const s = Math.round(delay / 1000);
-    hooks.status(() => t("reconnectingIn", t(why), s), false);
+    conn.waited += delay;
+    const at = Date.now() + delay;
+    const say = () => t("reconnectingIn", t(why), Math.max(1, Math.ceil((at - Date.now()) / 1000)));
+    hooks.status(say, false);
+    clearInterval(conn.tick);
+    conn.tick = setInterval(() => hooks.status(say, false), 1000);
+    clearTimeout(conn.timer);
     conn.timer = setTimeout(visit, delay);
   }
 
@@ -170,6 +210,7 @@ export function createSocket(laneID, hooks) {
     stop() {
       conn.stopped = true;
       clearTimeout(conn.timer);
+      clearInterval(conn.tick);
       if (conn.ws) conn.ws.close();
     },
     // hide closes the socket as the page is left; nothing of it may
@@ -177,6 +218,7 @@ export function createSocket(laneID, hooks) {
     hide() {
       conn.hidden = true;
       clearTimeout(conn.timer);
+      clearInterval(conn.tick);
       const ws = conn.ws;
       if (!ws) return;
       ws.onclose = ws.onmessage = null;
@@ -192,6 +234,9 @@ export function createSocket(laneID, hooks) {
     live: () => !conn.stopped && !conn.hidden && !!conn.ws,
     // knownNodes is the other nodes the page would move to, in order.
     knownNodes: () => conn.nodes.slice(),
+    // backoff is how the reconnecting goes: the tries in a row and the
+    // time waited (planned) since the page last had the lane, in ms.
+    backoff: () => ({ tries: conn.retry, waited: conn.waited, unreachable: conn.unreachable }),
   };
 }
 

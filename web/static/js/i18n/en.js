@@ -86,6 +86,7 @@ export default {
   connConnecting: "connecting…",
   connConnected: "connected",
   connRestarting: "the server is restarting — reconnecting…",
+  connProbing: "this server does not answer — asking the others…",
   connMoving: "this server does not answer — moving to another",
   connClosed: "lane closed",
   connResumeRefused: "could not take the seat back — retrying…",
@@ -179,13 +180,15 @@ export default {
   statusOfflineTitle: "Offline",
   corrected: "corrected",
   splitTitle: "split",
-  correctFrameLabel: (whose, frame, marks, corrected) => `Correct ${whose ? `${whose}'s` : "your"} frame ${frame}: ${marks}${corrected ? " (corrected)" : ""}`,
+  correctFrameLabel: (whose, frame, marks, what, corrected) => `Correct ${whose ? `${whose}'s` : "your"} frame ${frame}, ${marks}: ${what}${corrected ? " (corrected)" : ""}`,
   strike: "strike",
   spare: "spare",
   gutter: "gutter",
   foul: "foul",
   pins: pinsN,
   withSplit: (what) => `${what}, a split`,
+  frameBalls: (balls, score) => balls.join(" then ") + (score === null || score === undefined ? "" : `, ${score}`),
+  frameLabel: (frame, what) => `frame ${frame}: ${what}`,
   said: (name, what) => `${name}: ${what}`,
   logLine: (name, frame, ball, what) => `${name} — frame ${frame}, ball ${ball}: ${what}`,
   newsAway: (name) => `${name} is away: the turn passes them by`,
@@ -210,6 +213,20 @@ export default {
   menuConnected: (name) => `${name} is connected.`,
   menuOffline: (name) => `${name} is offline.`,
   removeButton: (name) => `Remove ${name} from the lane`,
+
+  // The lobby opened as localhost.
+  localWarning: "You opened this page as localhost: its links and QR codes open on this computer only, not on friends' phones.",
+  localUse: "Friends' phones can open this server at",
+  localNone: "This server knows no other address of its own: open it at this computer's address on the network.",
+
+  // The TV view above the lane.
+  callStrike: "Strike!",
+  callSpare: "Spare!",
+  callSplit: "Split!",
+  tvQRAlt: "QR code: scan it to open this lane on a phone",
+  tvScan: "Scan to join",
+  tvHouseTitle: "Lanes — tenpin",
+  tvNoLanes: "No lanes to show: add ?lanes= and their ids, separated by commas, to the address.",
 
   errors: {
     bad_message: "The server could not read that message: reload the page and try again.",

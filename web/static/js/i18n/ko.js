@@ -53,7 +53,8 @@ export default {
   pinsShouldBeLabel: "맞는 핀 수",
   pinDeckLabel: "서 있는 핀: 쓰러진 핀을 누르세요",
   quickLabel: "한 번에 입력",
-  pinLabel: (n, state) => `${n}번 핀, ${{ standing: "서 있음", knocked: "쓰러짐", down: "이미 쓰러짐" }[state]}`,
+  // 버튼에 보이는 숫자가 이름에 한 낱말로 들어가야 합니다 (axe: label-content-name-mismatch).
+  pinLabel: (n, state) => `핀 ${n}, ${{ standing: "서 있음", knocked: "쓰러짐", down: "이미 쓰러짐" }[state]}`,
   deckRoll: (n) => n === 0 ? "쓰러진 핀을 누르세요" : `입력: ${pinsN(n)} 쓰러짐`,
   statsTitle: "오늘의 기록",
   exportsTitle: "점수표",
@@ -83,6 +84,7 @@ export default {
   connConnecting: "연결 중…",
   connConnected: "연결됨",
   connRestarting: "서버가 다시 시작하는 중 — 다시 연결 중…",
+  connProbing: "이 서버가 응답하지 않습니다 — 다른 서버에 물어보는 중…",
   connMoving: "이 서버가 응답하지 않습니다 — 다른 서버로 옮깁니다",
   connClosed: "레인 닫힘",
   connResumeRefused: "자리를 되찾지 못했습니다 — 다시 시도 중…",
@@ -176,13 +178,15 @@ export default {
   statusOfflineTitle: "오프라인",
   corrected: "고침",
   splitTitle: "스플릿",
-  correctFrameLabel: (whose, frame, marks, corrected) => `${whose ? `${whose}의` : "내"} ${frame}프레임 고치기: ${marks}${corrected ? " (고침)" : ""}`,
+  correctFrameLabel: (whose, frame, marks, what, corrected) => `${whose ? `${whose}의` : "내"} ${frame}프레임 고치기, ${marks}: ${what}${corrected ? " (고침)" : ""}`,
   strike: "스트라이크",
   spare: "스페어",
   gutter: "거터",
   foul: "파울",
   pins: pinsN,
   withSplit: (what) => `${what}, 스플릿`,
+  frameBalls: (balls, score) => balls.join(" 후 ") + (score === null || score === undefined ? "" : `, ${score}점`),
+  frameLabel: (frame, what) => `${frame}프레임: ${what}`,
   said: (name, what) => `${name}: ${what}`,
   logLine: (name, frame, ball, what) => `${name} — ${frame}프레임, ${ball}구: ${what}`,
   newsAway: (name) => `${name} 자리 비움: 차례를 건너뜁니다`,
@@ -207,6 +211,20 @@ export default {
   menuConnected: (name) => `${name}님은 연결되어 있습니다.`,
   menuOffline: (name) => `${name}님은 오프라인입니다.`,
   removeButton: (name) => `${name}님을 레인에서 내보내기`,
+
+  // 로컬호스트로 연 로비.
+  localWarning: "이 페이지를 로컬호스트 주소로 열었습니다: 링크와 큐알 코드가 이 컴퓨터에서만 열리고 친구의 휴대폰에서는 열리지 않습니다.",
+  localUse: "친구의 휴대폰에서는 이 주소로 여세요:",
+  localNone: "이 서버는 자기의 다른 주소를 모릅니다: 이 컴퓨터의 네트워크 주소로 여세요.",
+
+  // 레인 위 TV 화면.
+  callStrike: "스트라이크!",
+  callSpare: "스페어!",
+  callSplit: "스플릿!",
+  tvQRAlt: "큐알 코드: 휴대폰으로 스캔하면 이 레인이 열립니다",
+  tvScan: "스캔해서 참가하세요",
+  tvHouseTitle: "레인 — 텐핀",
+  tvNoLanes: "보여 줄 레인이 없습니다: 주소에 ?lanes= 와 레인 아이디를 쉼표로 구분해 넣으세요.",
 
   errors: {
     bad_message: "서버가 메시지를 읽지 못했습니다: 페이지를 새로 고치고 다시 해 보세요.",

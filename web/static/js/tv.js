@@ -1,0 +1,151 @@
+// The TV view: a lane's live board on a screen above it ("/lanes/{id}/tv"),
+// or up to four lanes on a house screen ("/tv?lanes=a,b,c,d"). It only
+// watches: it never joins, has nothing to press, and reconnects on its
+// own for as long as it is shown. It draws the board with board.js's pure
+// functions and connects with socket.js, as the lane's page does.
+// "?lang=ko" or "?lang=en" picks its language; otherwise the browser's.
+import { el } from "./dom.js";
+import { t, applyStatic, setLang } from "./i18n.js";
+import { createSocket } from "./socket.js";
+import { boardHead, boardRows, result, calls } from "./board.js";
+
+// maxLanes is the most lanes a house screen shows: four quarters of a
+// screen still read from the approach.
+const maxLanes = 4;
+
+// callFor is how long a call-out stays up, in ms (its animation's length).
+const callFor = 2400;
+
+const reduceMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+
+// watcher is how the board looks to the TV: nobody's seat, nothing to
+// correct or open.
+const watcher = { seat: null, host: false, mayCorrect: () => false, onName() {}, onFrame() {} };
+
+// lanePanel builds one lane's panel and connects it; it returns the
+// panel's element.
+function lanePanel(id, single) {
+  const name = el(single ? "h1" : "h2", { class: "tv-name", id: "tv-name-" + id });
+  const phase = el("p", { class: "tv-phase" });
+  const table = el("table", { class: "tv-board", "aria-label": t("scoreboard") },
+    el("thead", {}, boardHead()), el("tbody"));
+  const up = el("p", { class: "tv-up" });
+  const ball = el("p", { class: "tv-ball" });
+  const deck = el("div", { class: "tv-deck", "aria-hidden": "true", hidden: true });
+  for (const row of [[7, 8, 9, 10], [4, 5, 6], [2, 3], [1]]) {
+    deck.append(el("span", { class: "row" }, ...row.map((n) => el("i", { "data-pin": String(n) }))));
+  }
+  const call = el("p", { class: "tv-call", hidden: true });
+  const conn = el("p", { class: "tv-conn", role: "status" });
+  const qr = el("img", { class: "tv-qr", alt: t("tvQRAlt"), hidden: true, width: 256, height: 256 });
+  const scan = el("p", { class: "tv-conn tv-scan", text: t("tvScan"), hidden: true });
+  qr.onload = () => { qr.hidden = false; scan.hidden = false; };
+  qr.onerror = () => { qr.hidden = true; scan.hidden = true; };
+  qr.src = "/api/lanes/" + encodeURIComponent(id) + "/qr.png";
+  const panel = el("section", { class: "tv-lane", "data-lane": id, "aria-labelledby": name.id },
+    el("div", { class: "tv-inner" },
+      el("div", { class: "tv-board-side" }, name, phase, table),
+      el("div", { class: "tv-side" }, up, ball, deck, call, conn, qr, scan)));
+
+  let board = null;
+  let callTimer = 0;
+
+  function render(b) {
+    name.textContent = b.name;
+    if (single) document.title = t("titleLane", b.name);
+    const upP = b.phase === "playing" && b.up ? b.players[b.up.seat] : null;
+    phase.textContent = b.phase === "finished" ? result(b) : b.phase === "waiting" ? t("phaseWaiting") : "";
+    table.tBodies[0].replaceChildren(...boardRows(b, watcher));
+    if (upP) {
+      const cell = table.querySelector(`tbody tr.up[data-row=marks] td.marks[data-frame="${b.up.frame}"]`);
+      if (cell) cell.classList.add("ball-up");
+    }
+    up.textContent = upP ? t("isUp", upP.name, upP.connected) : "";
+    ball.textContent = upP ? t("turnDetail", b.up.frame, b.up.ball, b.up.standing) : "";
+    // The pins standing, drawn only when the server says which: after a
+    // ball entered as a count none are made up.
+    const pins = upP && Array.isArray(b.up.deck) ? b.up.deck : null;
+    deck.hidden = !pins;
+    for (const pin of deck.querySelectorAll("i")) {
+      pin.classList.toggle("down", !pins || !pins.includes(Number(pin.dataset.pin)));
+    }
+  }
+
+  // callOut shows a strike, spare or split for a moment; never for a
+  // screen whose viewers asked for less motion.
+  function callOut(c) {
+    panel.dataset.called = c.call;
+    if (reduceMotion.matches) return;
+    call.replaceChildren(el("span", { class: "who", text: c.name }), el("br"),
+      t({ strike: "callStrike", spare: "callSpare", split: "callSplit" }[c.call]));
+    call.hidden = false;
+    // A new call starts its animation again.
+    call.style.animation = "none";
+    void call.offsetWidth;
+    call.style.animation = "";
+    clearTimeout(callTimer);
+    callTimer = setTimeout(() => { call.hidden = true; }, callFor);
+  }
+
+  const sock = createSocket(id, {
+    status(say, ok) { conn.textContent = ok ? "" : say(); },
+    open() {}, // a spectator: nothing to resume
+    message(msg) {
+      if (msg.type === "board") {
+        sock.taken();
+        const before = board;
+        board = msg;
+        render(msg);
+        const cs = before ? calls(before, msg) : [];
+        if (cs.length) callOut(cs[cs.length - 1]);
+        return;
+      }
+      if (msg.type !== "error") return;
+      if ((msg.code === "spectators_full" || msg.code === "rate_limited") && !msg.ref) sock.turnedAway(msg.code);
+      else if (msg.code === "server_restarting") sock.restarting();
+      else if (msg.code === "lane_closed" || msg.code === "lane_idle") closed();
+    },
+    closed() {},
+    gone: closed,
+    visited() {},
+    token: () => "", // no seat to take along
+  });
+
+  function closed() {
+    sock.stop();
+    panel.classList.add("closed");
+    conn.textContent = t("connClosed");
+    up.textContent = "";
+    ball.textContent = "";
+    deck.hidden = true;
+  }
+
+  sock.visit();
+  return panel;
+}
+
+// lanesOf is the lanes the address names: "/lanes/{id}/tv", or up to
+// maxLanes in "/tv?lanes=a,b,c".
+function lanesOf() {
+  const m = location.pathname.match(/^\/lanes\/([^/]+)\/tv$/);
+  if (m) return [decodeURIComponent(m[1])];
+  const ids = (new URLSearchParams(location.search).get("lanes") || "").split(",").map((s) => s.trim()).filter(Boolean);
+  return [...new Set(ids)].slice(0, maxLanes);
+}
+
+const params = new URLSearchParams(location.search);
+if (params.get("lang")) setLang(params.get("lang"));
+applyStatic();
+const ids = lanesOf();
+const single = /\/tv$/.test(location.pathname) && location.pathname !== "/tv";
+const grid = document.getElementById("tv");
+grid.dataset.lanes = String(Math.max(1, ids.length));
+if (!single) {
+  document.title = t("tvHouseTitle");
+  grid.before(el("h1", { class: "visually-hidden", text: t("tvHouseTitle") }));
+}
+if (ids.length === 0) {
+  grid.append(el("p", { class: "tv-none", text: t("tvNoLanes") }));
+} else {
+  grid.append(...ids.map((id) => lanePanel(id, single)));
+}
