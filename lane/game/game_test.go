@@ -560,7 +560,7 @@ func TestRemovedPlayerStaysOutUntilReadmitted(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Apply(e)
-	if e, err = s.Join("BBB", tokenC); err != nil {
+	if _, err = s.Join("BBB", tokenC); err != nil {
 		t.Fatalf("BBB joins once readmitted = %v", err)
 	}
 }
