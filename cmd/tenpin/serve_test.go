@@ -340,7 +340,7 @@ func TestDecideMaxConns(t *testing.T) {
 func TestLowFileLimit(t *testing.T) {
 	const nofile = 256
 	want := connLimit(nofile)
-	srv := startChildEnv(t, []string{fmt.Sprintf("%s=%d", childFilesEnv, nofile)}, "-memory", "-max-conns", "100000")
+	srv := startChildEnv(t, []string{fmt.Sprintf("%s=%d", childFilesEnv, nofile)}, "-memory", "-max-conns", "100000", "-conns-per-lane-addr", "0")
 	if line := fmt.Sprintf("tenpin connections: at most %d, not -max-conns 100000: the open-file limit is %d", want, nofile); !strings.Contains(srv.printed, line) {
 		t.Errorf("the server printed\n%s\nwant a line with %q", srv.printed, line)
 	}
@@ -413,12 +413,12 @@ func TestServeConfig(t *testing.T) {
 		{[]string{"-abandon", "20m", "-idle", "2m", "-away-after", "45s"}, func(c lobby.Config) bool {
 			return c.Lane.AbandonTimeout == 20*time.Minute && c.Lane.IdleTimeout == 2*time.Minute && c.Lane.AwayAfter == 45*time.Second
 		}, "AbandonTimeout 20m, IdleTimeout 2m, AwayAfter 45s"},
-		{[]string{"-conns-per-addr", "0", "-lanes-per-addr", "0"}, func(c lobby.Config) bool {
-			return c.ConnsPerAddr < 0 && c.LanesPerAddr < 0
+		{[]string{"-conns-per-addr", "0", "-lanes-per-addr", "0", "-conns-per-lane-addr", "0"}, func(c lobby.Config) bool {
+			return c.ConnsPerAddr < 0 && c.LanesPerAddr < 0 && c.ConnsPerLaneAddr < 0
 		}, "no limits per address (negative)"},
-		{[]string{"-conns-per-addr", "5000", "-lanes-per-addr", "7", "-trust-proxy"}, func(c lobby.Config) bool {
-			return c.ConnsPerAddr == 5000 && c.LanesPerAddr == 7 && c.TrustProxy
-		}, "5000 connections and 7 lanes per address, behind a proxy"},
+		{[]string{"-conns-per-addr", "5000", "-lanes-per-addr", "7", "-conns-per-lane-addr", "9", "-trust-proxy"}, func(c lobby.Config) bool {
+			return c.ConnsPerAddr == 5000 && c.LanesPerAddr == 7 && c.ConnsPerLaneAddr == 9 && c.TrustProxy
+		}, "5000 connections, 7 lanes and 9 connections a lane per address, behind a proxy"},
 		{[]string{"-origin", "a.example,b.example"}, func(c lobby.Config) bool {
 			return slices.Equal(c.OriginPatterns, []string{"a.example", "b.example"})
 		}, "two origins"},
