@@ -47,16 +47,16 @@ type record struct {
 }
 
 type laneState struct {
-	Lane    string      `json:"lane"`
-	Name    string      `json:"name"`
-	Max     int         `json:"max_players"`
-	Private bool        `json:"private,omitempty"`
-	Epoch   uint64      `json:"epoch"`
-	Series  []resultRec `json:"series"`
-	Game    []record    `json:"game"`
-	Removed []string    `json:"removed,omitempty"` // players the host removed and has not readmitted
-	HostKey string      `json:"host_key_sha256,omitempty"`
-	Host    string      `json:"host,omitempty"` // who joined with the host key
+	Lane     string      `json:"lane"`
+	Name     string      `json:"name"`
+	Max      int         `json:"max_players"`
+	Private  bool        `json:"private,omitempty"`
+	Epoch    uint64      `json:"epoch"`
+	Series   []resultRec `json:"series"`
+	Game     []record    `json:"game"`
+	Removed  []string    `json:"removed,omitempty"` // players the host removed and has not readmitted
+	HostKey  string      `json:"host_key_sha256,omitempty"`
+	HostSeat string      `json:"host_seat_sha256,omitempty"` // the token hash of the seat taken with the host key
 }
 
 type resultRec struct {
@@ -168,7 +168,7 @@ func toRecord(e Event) (record, error) {
 		}
 		l := e.Snapshot
 		ls := &laneState{Lane: l.ID, Name: l.Name, Max: l.MaxPlayers, Private: l.Private, Epoch: l.Epoch,
-			Series: make([]resultRec, len(l.Series)), Game: make([]record, len(l.Game)), HostKey: hostKeyText(l.HostKey), Host: string(l.Host)}
+			Series: make([]resultRec, len(l.Series)), Game: make([]record, len(l.Game)), HostKey: hostKeyText(l.HostKey), HostSeat: hostKeyText(l.HostSeat)}
 		for i, res := range l.Series {
 			rr := resultRec{Players: make([]scoreRec, len(res.Players))}
 			for j, p := range res.Players {
@@ -302,10 +302,8 @@ func fromRecord(r record) (Event, error) {
 		if l.HostKey, err = parseHostKey(ls.HostKey); err != nil {
 			return e, err
 		}
-		if ls.Host != "" {
-			if l.Host, err = bowling.ParseLaneName(ls.Host); err != nil {
-				return e, err
-			}
+		if l.HostSeat, err = parseHostKey(ls.HostSeat); err != nil {
+			return e, err
 		}
 		for i, rr := range ls.Series {
 			res := Result{Players: make([]Score, len(rr.Players))}
@@ -361,7 +359,8 @@ func standing(e Event) *[]int {
 }
 
 // parseBy reads the optional "by" of an event.
-// hostKeyText is a host key's hash as stored: hex, or "" for none.
+// hostKeyText is a hash of a host key or of the host's seat token as
+// stored: hex, or "" for none.
 func hostKeyText(h TokenHash) string {
 	if h == (TokenHash{}) {
 		return ""
@@ -377,7 +376,7 @@ func parseHostKey(s string) (TokenHash, error) {
 	}
 	b, err := hex.DecodeString(s)
 	if err != nil || len(b) != len(h) {
-		return h, errors.New(`"host_key_sha256" is not a SHA-256 in hex`)
+		return h, errors.New(`a host hash ("host_key_sha256", "host_seat_sha256") is not a SHA-256 in hex`)
 	}
 	copy(h[:], b)
 	return h, nil

@@ -90,7 +90,7 @@ type LaneSnapshot struct {
 	Game       []Event        // the events of the game in play: seats taken, game started, rolls, players left
 	Removed    []bowling.Name // the players the host removed, who may not join again until readmitted
 	HostKey    TokenHash      // the lane's host key's SHA-256; zero for none
-	Host       bowling.Name   // who joined with the host key, if anyone
+	HostSeat   TokenHash      // the token hash of the seat taken with the host key; zero for none
 }
 
 // Result is a finished game of a lane's series.

@@ -622,6 +622,9 @@ func TestHostKey(t *testing.T) {
 	if s.Host() != "ANN" {
 		t.Fatalf("host %s, want ANN", s.Host())
 	}
+	if got := Replay(roundTrip(t, []Event{s.Snapshot()})); got.Host() != "ANN" {
+		t.Fatalf("the snapshot's host is %s, want ANN", got.Host())
+	}
 	e, err := s.Leave("ANN")
 	if err != nil {
 		t.Fatal(err)
@@ -630,12 +633,26 @@ func TestHostKey(t *testing.T) {
 	if s.Host() != "BOT" {
 		t.Fatalf("with the host gone, host %s, want BOT", s.Host())
 	}
-	if e, err = s.Join("Ann", HashToken("a")); err != nil {
+	// Another who takes the seat under her name, without the key, is not
+	// the host: the seat taken with the key is.
+	if e, err = s.Join("ann", HashToken("an impostor")); err != nil {
+		t.Fatal(err)
+	}
+	s.Apply(e)
+	if s.Host() != "BOT" {
+		t.Fatalf("after a join under the host's name without the key, host %s, want BOT", s.Host())
+	}
+	e, err = s.Leave("ANN")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Apply(e)
+	if e, err = s.JoinHost("Ann", HashToken("a again"), "the key"); err != nil {
 		t.Fatal(err)
 	}
 	s.Apply(e)
 	if s.Host() != "ANN" {
-		t.Fatalf("with the host back, host %s, want ANN", s.Host())
+		t.Fatalf("with the host back with the key, host %s, want ANN", s.Host())
 	}
 	if got := Replay(roundTrip(t, []Event{s.Snapshot()})); got.Host() != "ANN" {
 		t.Fatalf("the snapshot's host is %s, want ANN", got.Host())

@@ -61,7 +61,7 @@ type State struct {
 	totals    []Total        // the series' totals, kept as games finish
 	removed   []bowling.Name // players the host removed: they may not join again until readmitted
 	hostKey   TokenHash      // the SHA-256 of the lane's host key; zero for none
-	host      bowling.Name   // who joined with the host key: the host while seated
+	hostSeat  TokenHash      // the token hash of the seat taken with the host key: its holder hosts while seated
 }
 
 // Total is one player's line of a series: the games they bowled in (at
@@ -121,7 +121,7 @@ func (s *State) Apply(e Event) {
 		s.seats = append(s.seats, seat{e.Player, e.Token})
 		s.game = append(s.game, e)
 		if e.Host {
-			s.host = e.Player
+			s.hostSeat = e.Token
 		}
 	case GameStarted:
 		if !s.started {
@@ -237,7 +237,7 @@ func (s *State) result() Result {
 
 func (s *State) restore(l *LaneSnapshot) {
 	*s = State{lane: l.ID, name: l.Name, maxPlayers: l.MaxPlayers, private: l.Private, epoch: l.Epoch, series: slices.Clone(l.Series),
-		removed: slices.Clone(l.Removed), hostKey: l.HostKey, host: l.Host}
+		removed: slices.Clone(l.Removed), hostKey: l.HostKey, hostSeat: l.HostSeat}
 	for _, r := range s.series {
 		s.totals = addTotals(s.totals, r)
 	}
@@ -342,15 +342,20 @@ func (s *State) Holder(token TokenHash) (bowling.Name, bool) {
 }
 
 // Host returns the player who may start the game and a new one: the
-// player who joined with the lane's host key while seated (see
-// [State.JoinHost]), otherwise the first player seated, or after they
+// player who took their seat with the lane's host key while they hold
+// that seat (see [State.JoinHost]: the seat, not the name — another who
+// joins under that name after they left is not the host), otherwise the first player seated, or after they
 // leave the next in seat order; "" on a lane nobody is seated on.
 func (s *State) Host() bowling.Name {
 	if len(s.seats) == 0 {
 		return ""
 	}
-	if s.host != "" && s.Seated(s.host) {
-		return s.host
+	if s.hostSeat != (TokenHash{}) {
+		for _, st := range s.seats {
+			if st.token == s.hostSeat {
+				return st.name
+			}
+		}
 	}
 	return s.seats[0].name
 }
@@ -384,6 +389,6 @@ func (s *State) Snapshot() Event {
 		Game:       slices.Clone(s.game),
 		Removed:    slices.Clone(s.removed),
 		HostKey:    s.hostKey,
-		Host:       s.host,
+		HostSeat:   s.hostSeat,
 	}}
 }
