@@ -80,17 +80,28 @@ func (l *Lane) decideFairPlay(c *Client, m protocol.Request) (game.Event, error)
 }
 
 // removed takes the connection of a player who left, or whom the host
-// removed, off their seat: it watches from now on. A removed player is
-// told why.
-func (l *Lane) removed(e game.Event) {
+// removed, off their seat: it watches from now on, and is returned (nil
+// if the seat had none). A removed player is told why.
+func (l *Lane) removed(e game.Event) *Client {
 	holder := l.holders[e.Player]
 	if holder == nil {
-		return
+		return nil
 	}
 	delete(l.holders, e.Player)
 	holder.seat = ""
 	if e.By != "" {
 		l.reply(holder, protocol.Errorf(protocol.CodeRemoved, "the host, %s, removed %s from the lane: you are watching now", e.By, e.Player))
+	}
+	return holder
+}
+
+// overflow turns away c, attached without a seat, if the lane has more
+// watchers than it takes: a seat is had past the limit (a join on a lane
+// full of watchers), so giving it up must not leave one more watcher.
+func (l *Lane) overflow(c *Client) {
+	if _, ok := l.clients[c]; ok && c.seat == "" && l.spectators() > l.cfg.MaxSpectators {
+		l.turnAway(c, "")
+		l.presenceChanged() // the board counted it
 	}
 }
 

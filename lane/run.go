@@ -218,11 +218,15 @@ func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request) {
 		l.refuse(c, m.ID, err)
 		return
 	}
+	var left *Client
 	if e.Kind == game.PlayerLeft {
-		l.removed(e) // the player who left, or whom the host removed
+		left = l.removed(e) // the player who left, or whom the host removed
 	}
 	l.changed()
 	l.ack(c, m.ID)
+	if left != nil {
+		l.overflow(left)
+	}
 }
 
 // closeAll tells every client, waiting ones too, why the lane is closing

@@ -47,6 +47,31 @@ func turnedAway(t *testing.T, who string, c *client) {
 
 func isSpectatorsFull(m msg) bool { return m.Type == "error" && m.Code == "spectators_full" }
 
+// TestJoinAndLeaveOnALaneFullOfWatchers: a seat had past a lane full of
+// watchers, given up, leaves no watcher past the limit: the connection
+// that left is turned away, however many times it is tried.
+func TestJoinAndLeaveOnALaneFullOfWatchers(t *testing.T) {
+	s := newServer(t, lobby.Config{Lane: lane.Config{MaxSpectators: 2, ResumeGrace: time.Second}})
+	id, host, _ := fullOfWatchers(t, s)
+	for i := range 3 {
+		c := s.dial(t, id)
+		c.send(t, `{"type":"join","name":"XAA","id":"j"}`)
+		c.expectAck(t, "j")
+		c.send(t, `{"type":"leave","id":"l"}`)
+		c.expectAck(t, "l")
+		c.waitFor(t, "spectators_full", isSpectatorsFull)
+		if got := c.closedWith(t); got != websocket.StatusTryAgainLater {
+			t.Fatalf("round %d: the connection that left closed with %v, want %v", i+1, got, websocket.StatusTryAgainLater)
+		}
+	}
+	// Presence shows a little later than it changes: wait for the board
+	// after the last turning away.
+	since := s.boardSeq(t, id).Seq
+	host.boardWith(t, "the lane's two watchers", func(m msg) bool { return m.Seq >= since && m.Spectators == 2 })
+	host.send(t, `{"type":"start","id":"s"}`)
+	host.expectAck(t, "s")
+}
+
 // A seated player who comes back to a lane full of watchers (idle
 // connections can fill it: its id is public) gets the seat back, and a
 // friend who joins gets a seat: a resume or a join never counts against
