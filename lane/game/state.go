@@ -35,7 +35,7 @@ const (
 	// every ball with its deck or a foul, stays below it (a test builds
 	// one); a journal must take messages this large (NATS takes 1 MiB by
 	// default: the embedded server is configured for this).
-	MaxEventSize = 6 << 20
+	MaxEventSize = 7 << 20
 
 	// DefaultMaxPlayers is the seats of a lane opened without saying.
 	DefaultMaxPlayers = 8

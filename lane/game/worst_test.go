@@ -10,13 +10,16 @@ import (
 )
 
 // worstName returns the i-th of eight names as long in bytes as a name
-// may be: twelve letters, each with marks.
+// may be: twelve letters of four bytes, each with four marks of four.
 func worstName(t testing.TB, i int) bowling.Name {
 	t.Helper()
-	letter := string(rune('a'+i)) + "\u1ab0\u1ab1\u1ab2\u1ab3"
+	letter := string(rune(0x10400+i)) + strings.Repeat("\U0001E000", 4)
 	n, err := bowling.ParseLaneName(strings.Repeat(letter, 12))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(n) != 12*5*4 {
+		t.Fatalf("the longest name is %d bytes, want %d", len(n), 12*5*4)
 	}
 	return n
 }
@@ -78,7 +81,7 @@ func playWorstGame(t testing.TB, s *State, names []bowling.Name, corrections int
 // up and taken again, and skips and returns, as it takes; MaxRemoved
 // players removed.
 func worstLane(t testing.TB) *State {
-	s := Replay([]Event{Open("worst", strings.Repeat("레", 40), 0)})
+	s := Replay([]Event{Open("worst", strings.Repeat("<", 40), 0)}) // written \u003c
 	var names []bowling.Name
 	for i := range DefaultMaxPlayers {
 		n := worstName(t, i)
