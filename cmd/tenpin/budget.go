@@ -2,6 +2,7 @@ package main
 
 import (
 	"container/list"
+	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -94,6 +95,24 @@ type budgetConn struct {
 	l      *budgetListener
 	elem   *list.Element // in l.idle, or nil; guarded by l.mu
 	closed bool          // guarded by l.mu
+}
+
+// CloseWrite and ReadFrom are the TCP connection's: net/http half-closes
+// a connection before closing it after an error reply (so the client reads
+// it rather than a reset), and sends files with sendfile, only through
+// them.
+func (c *budgetConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
+func (c *budgetConn) ReadFrom(r io.Reader) (int64, error) {
+	if rf, ok := c.Conn.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(struct{ io.Writer }{c.Conn}, r)
 }
 
 func (c *budgetConn) Close() error {

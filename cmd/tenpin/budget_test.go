@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -91,4 +92,83 @@ func TestConnectionFlood(t *testing.T) {
 func isTimeout(err error) bool {
 	ne, ok := err.(net.Error)
 	return ok && ne.Timeout()
+}
+
+// TestBudgetListener: every connection counts until it closes, however
+// it closes (a keep-alive one the client drops, a hijacked one); at the
+// budget the connection idle the longest makes room; and the connections
+// keep the TCP connection's half-close and ReadFrom, which net/http uses.
+func TestBudgetListener(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bl := newBudgetListener(ln, 2)
+	hijacked := make(chan net.Conn, 1)
+	srv := &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/hijack" {
+				c, _, _ := http.NewResponseController(w).Hijack()
+				hijacked <- c
+				return
+			}
+			io.WriteString(w, "ok")
+		}),
+		ConnState: bl.connState,
+	}
+	go srv.Serve(bl)
+	t.Cleanup(func() { srv.Close() })
+	open := func() int {
+		bl.mu.Lock()
+		defer bl.mu.Unlock()
+		return bl.open
+	}
+	waitOpen := func(want int) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for open() != want {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d connections counted, want %d", open(), want)
+			}
+			time.Sleep(time.Millisecond) // the server's goroutines close on their own time; bounded by the deadline
+		}
+	}
+	get := func(path string) net.Conn {
+		t.Helper()
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", path)
+		if path != "/hijack" {
+			res, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+		}
+		return c
+	}
+
+	idle := get("/") // kept alive, idle
+	h := get("/hijack")
+	server := <-hijacked
+	if _, ok := server.(interface{ CloseWrite() error }); !ok {
+		t.Error("a connection hides CloseWrite")
+	}
+	if _, ok := server.(io.ReaderFrom); !ok {
+		t.Error("a connection hides ReadFrom")
+	}
+	waitOpen(2)
+	// At the budget: the idle one makes room for the next.
+	next := get("/")
+	idle.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := idle.Read(make([]byte, 1)); err == nil || isTimeout(err) {
+		t.Error("the idle connection was not closed for a new one")
+	}
+	waitOpen(2)
+	server.Close()
+	h.Close()
+	next.Close()
+	waitOpen(0)
 }
