@@ -352,7 +352,9 @@ func (lb *Lobby) SnapshotLanes(ctx context.Context) (ids []string, keep uint64, 
 			ids = append(ids, l.ID())
 			if err != nil {
 				lb.log.Warn("lane not snapshotted: the journal keeps its log", "lane", l.ID(), "err", err)
-				if k := l.Keep(); keep == 0 || k < keep {
+				// 0 would read "nothing to keep": a lane that cannot say
+				// keeps everything.
+				if k := max(l.Keep(), 1); keep == 0 || k < keep {
 					keep = k
 				}
 			}

@@ -318,7 +318,7 @@ func (lb *Lobby) Compact(ctx context.Context) error {
 			return ctx.Err()
 		default:
 			failed = append(failed, fmt.Errorf("lane %s: %w", l.ID(), err))
-			next = min(next, l.Keep()) // its last snapshot, or all of its log
+			next = min(next, max(l.Keep(), 1)) // its last snapshot, or all of its log
 		}
 	}
 	lb.quiet.Store(lb.cfg.Lane.Metrics.Appends.Load())

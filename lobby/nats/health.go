@@ -28,27 +28,69 @@ func (j *Journal) probe(ctx context.Context) error {
 	msg := nats.NewMsg(HealthPrefix + j.cfg.Node)
 	msg.Data = []byte(time.Now().UTC().Format(time.RFC3339))
 	msg.Header.Set(jetstream.MsgRollup, jetstream.MsgRollupSubject)
-	if _, err := j.js.PublishMsg(ctx, msg); err != nil {
-		return fmt.Errorf("nats: the store does not take writes: %s%w", j.state(), err)
+	_, err := j.js.PublishMsg(ctx, msg)
+	if err != nil {
+		err = fmt.Errorf("nats: the store does not take writes: %s%w", j.state(), err)
 	}
-	return nil
+	j.probed.Store(&probeResult{at: time.Now(), err: err})
+	return err
 }
 
 // watch probes the embedded server's store every healthEvery until ctx
-// ends, and heals it when a probe fails.
+// ends, and heals it when probes fail: at once if JetStream has shut
+// itself down (a full disk), after healAfter failures in a row otherwise
+// (a probe may time out under load alone), and not again for a while
+// after a try, doubling to healBackoffMax while it keeps failing.
 func (j *Journal) watch(ctx context.Context) {
 	t := time.NewTicker(healthEvery)
 	defer t.Stop()
+	failures, backoff := 0, healthEvery
+	var next time.Time // no heal before
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		if err := j.probe(ctx); err != nil && ctx.Err() == nil {
+		err := j.probe(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if err == nil {
+			failures, backoff = 0, healthEvery
+			continue
+		}
+		failures++
+		down := j.srv != nil && !j.srv.JetStreamEnabled()
+		if (down || failures >= healAfter) && time.Now().After(next) {
 			j.heal(err)
+			next = time.Now().Add(backoff)
+			backoff = min(2*backoff, healBackoffMax)
 		}
 	}
+}
+
+// When the watch heals the store: see watch.
+const (
+	healAfter      = 3
+	healBackoffMax = time.Minute
+)
+
+// probeResult is a probe's outcome, and when it was had.
+type probeResult struct {
+	at  time.Time
+	err error
+}
+
+// lastProbe returns the outcome of a probe had within healthEvery, if
+// there is one: /healthz asks no more writes of the store than the watch
+// makes, however often it is asked. A failed append forgets it.
+func (j *Journal) lastProbe() (error, bool) {
+	r := j.probed.Load()
+	if r == nil || time.Since(r.at) >= healthEvery {
+		return nil, false
+	}
+	return r.err, true
 }
 
 // heal restarts the embedded server's JetStream, which reopens the

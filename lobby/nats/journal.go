@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -148,8 +149,9 @@ type Journal struct {
 	storeDir  string
 	stopWatch context.CancelFunc
 	watched   sync.WaitGroup
-	token     string // the embedded server's client password, when it listens (in a cluster)
-	lease     *lease // the hold on a stream at a URL; nil for the embedded server
+	probed    atomic.Pointer[probeResult] // the last probe of the store: see lastProbe
+	token     string                      // the embedded server's client password, when it listens (in a cluster)
+	lease     *lease                      // the hold on a stream at a URL; nil for the embedded server
 	nc        *nats.Conn
 	js        jetstream.JetStream
 	stream    jetstream.Stream
@@ -374,6 +376,9 @@ func (j *Journal) Check(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
 	defer cancel()
+	if err, ok := j.lastProbe(); ok {
+		return err
+	}
 	if _, err := j.stream.Info(ctx); err != nil {
 		return fmt.Errorf("nats: stream %s does not answer: %w", StreamName, err)
 	}
@@ -383,6 +388,14 @@ func (j *Journal) Check(ctx context.Context) error {
 // Append stores e as the next event of the lane, as [game.Journal] says.
 // It waits at most the configured Timeout for the store to answer.
 func (j *Journal) Append(ctx context.Context, lane string, last uint64, e game.Event) (uint64, error) {
+	pos, err := j.append(ctx, lane, last, e)
+	if err != nil && !errors.Is(err, game.ErrConflict) {
+		j.probed.Store(nil) // the store may have failed: the next Check asks it
+	}
+	return pos, err
+}
+
+func (j *Journal) append(ctx context.Context, lane string, last uint64, e game.Event) (uint64, error) {
 	subject, err := subjectOf(lane)
 	if err != nil {
 		return 0, err
