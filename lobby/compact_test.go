@@ -108,28 +108,38 @@ func (f *snapshotFails) Append(ctx context.Context, id string, last uint64, e ga
 	return f.Journal.Append(ctx, id, last, e)
 }
 
+func (f *snapshotFails) failing(lane string, fail bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.lane, f.fail = lane, fail
+}
+
+// twoLanes returns a running lobby on a snapshotFails journal, refusing
+// nothing yet, with two lanes open.
+func twoLanes(t *testing.T) (lb *lobby.Lobby, j *snapshotFails, good, bad *lane.Lane) {
+	t.Helper()
+	j = &snapshotFails{Journal: memjournal.New()}
+	lb = lobby.New(lobby.Config{Lane: lane.Config{Journal: j, Durable: true}, CompactEvery: time.Hour})
+	go lb.Run(t.Context())
+	var err error
+	if good, err = lb.Create(t.Context(), "good"); err != nil {
+		t.Fatal(err)
+	}
+	if bad, err = lb.Create(t.Context(), "bad"); err != nil {
+		t.Fatal(err)
+	}
+	return lb, j, good, bad
+}
+
 // TestOneLaneFailingToSnapshotHoldsNoOtherBack: a lane whose snapshots
 // the store refuses keeps its whole log, and says so, while the other
 // lanes' logs are compacted as usual; a restart finds both lanes whole;
 // once its snapshots are taken, its log is compacted too.
 func TestOneLaneFailingToSnapshotHoldsNoOtherBack(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	mem := memjournal.New()
-	j := &snapshotFails{Journal: mem}
-	lb := lobby.New(lobby.Config{Lane: lane.Config{Journal: j, Durable: true}, CompactEvery: time.Hour})
-	go lb.Run(ctx)
-	good, err := lb.Create(ctx, "good")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bad, err := lb.Create(ctx, "bad")
-	if err != nil {
-		t.Fatal(err)
-	}
-	j.mu.Lock()
-	j.lane, j.fail = bad.ID(), true
-	j.mu.Unlock()
+	ctx := t.Context()
+	lb, j, good, bad := twoLanes(t)
+	mem := j.Journal
+	j.failing(bad.ID(), true)
 
 	first := func(id string) game.Kind {
 		t.Helper()
@@ -157,9 +167,7 @@ func TestOneLaneFailingToSnapshotHoldsNoOtherBack(t *testing.T) {
 		}
 	}
 
-	j.mu.Lock()
-	j.fail = false
-	j.mu.Unlock()
+	j.failing(bad.ID(), false)
 	for range 3 {
 		if err := lb.Compact(ctx); err != nil {
 			t.Fatal(err)
@@ -175,26 +183,13 @@ func TestOneLaneFailingToSnapshotHoldsNoOtherBack(t *testing.T) {
 // snapshot too (it runs: the leader must not take it for an orphan), and
 // the first position that lane still needs, for the leader to keep.
 func TestSnapshotLanesReportsWhatFailedNeeds(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	j := &snapshotFails{Journal: memjournal.New()}
-	lb := lobby.New(lobby.Config{Lane: lane.Config{Journal: j, Durable: true}, CompactEvery: time.Hour})
-	go lb.Run(ctx)
-	good, err := lb.Create(ctx, "good")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bad, err := lb.Create(ctx, "bad")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx := t.Context()
+	lb, j, good, bad := twoLanes(t)
 	ids, keep, err := lb.SnapshotLanes(ctx)
 	if err != nil || len(ids) != 2 || keep != 0 {
 		t.Fatalf("SnapshotLanes = %v, %d, %v; want both lanes, nothing to keep", ids, keep, err)
 	}
-	j.mu.Lock()
-	j.lane, j.fail = bad.ID(), true
-	j.mu.Unlock()
+	j.failing(bad.ID(), true)
 	ids, keep, err = lb.SnapshotLanes(ctx)
 	slices.Sort(ids)
 	want := []string{good.ID(), bad.ID()}

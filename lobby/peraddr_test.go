@@ -31,6 +31,44 @@ func readAll(ws *websocket.Conn) {
 	}()
 }
 
+// holdConns opens n WebSockets to a lane from the address from, each
+// read until it closes, closed when the test ends.
+func holdConns(t *testing.T, ctx context.Context, s *testServer, id, from string, n int) []*websocket.Conn {
+	t.Helper()
+	var held []*websocket.Conn
+	for i := range n {
+		ws, _, err := dialFrom(ctx, s, id, from)
+		if err != nil {
+			t.Fatalf("connection %d of %d: %v", i+1, n, err)
+		}
+		t.Cleanup(func() { ws.CloseNow() })
+		readAll(ws)
+		held = append(held, ws)
+	}
+	return held
+}
+
+// dialOnceCounted dials the lane from the address from until a
+// connection is let in (sent the board): a connection closed is counted
+// out once the server has seen it close.
+func dialOnceCounted(t *testing.T, ctx context.Context, s *testServer, id, from string) {
+	t.Helper()
+	for {
+		ws, _, err := dialFrom(ctx, s, id, from)
+		if err != nil {
+			t.Fatalf("after one of its connections closed: %v", err)
+		}
+		_, data, err := ws.Read(ctx)
+		ws.CloseNow()
+		if err == nil && strings.Contains(string(data), `"type":"board"`) {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatal("a closed connection is still counted")
+		}
+	}
+}
+
 // TestConnectionsPerAddress: one address that opens WebSockets as fast as
 // it can holds ConnsPerAddr of them; the next is accepted, told
 // rate_limited and closed with 1013 (try again later), which is all a page
@@ -45,16 +83,7 @@ func TestConnectionsPerAddress(t *testing.T) {
 	defer cancel()
 
 	const flooder = "203.0.113.5"
-	var held []*websocket.Conn
-	for i := range limit {
-		ws, _, err := dialFrom(ctx, s, id, flooder)
-		if err != nil {
-			t.Fatalf("connection %d of %d: %v", i+1, limit, err)
-		}
-		defer ws.CloseNow()
-		readAll(ws)
-		held = append(held, ws)
-	}
+	held := holdConns(t, ctx, s, id, flooder, limit)
 	for range 3 {
 		ws, _, err := dialFrom(ctx, s, id, flooder)
 		if err != nil {
@@ -82,20 +111,7 @@ func TestConnectionsPerAddress(t *testing.T) {
 	// One closed, the flooder may open one more. Its closing is counted
 	// once the server has seen it: dial until then.
 	held[0].Close(websocket.StatusNormalClosure, "")
-	for {
-		ws, _, err := dialFrom(ctx, s, id, flooder)
-		if err != nil {
-			t.Fatalf("after one of its connections closed: %v", err)
-		}
-		if _, data, err := ws.Read(ctx); err == nil && strings.Contains(string(data), `"type":"board"`) {
-			ws.CloseNow()
-			break
-		}
-		ws.CloseNow()
-		if ctx.Err() != nil {
-			t.Fatal("the flooder's closed connection is still counted")
-		}
-	}
+	dialOnceCounted(t, ctx, s, id, flooder)
 	stillPlays(t, player, 4, 2, "r2")
 	if got := s.lobby.RateLimited()[lobby.LimitConnsPerAddr]; got < 3 {
 		t.Errorf("RateLimited()[%s] = %d, want at least 3", lobby.LimitConnsPerAddr, got)
@@ -195,16 +211,7 @@ func TestConnectionsPerLaneAndAddress(t *testing.T) {
 	defer cancel()
 
 	const crowd = "203.0.113.7"
-	var held []*websocket.Conn
-	for i := range limit {
-		ws, _, err := dialFrom(ctx, s, id, crowd)
-		if err != nil {
-			t.Fatalf("connection %d of %d: %v", i+1, limit, err)
-		}
-		defer ws.CloseNow()
-		readAll(ws)
-		held = append(held, ws)
-	}
+	held := holdConns(t, ctx, s, id, crowd, limit)
 	ws, _, err := dialFrom(ctx, s, id, crowd)
 	if err != nil {
 		t.Fatal(err)
@@ -231,20 +238,7 @@ func TestConnectionsPerLaneAndAddress(t *testing.T) {
 	}
 
 	held[0].Close(websocket.StatusNormalClosure, "")
-	for {
-		ws, _, err := dialFrom(ctx, s, id, crowd)
-		if err != nil {
-			t.Fatalf("after one of its connections closed: %v", err)
-		}
-		if _, data, err := ws.Read(ctx); err == nil && strings.Contains(string(data), `"type":"board"`) {
-			ws.CloseNow()
-			break
-		}
-		ws.CloseNow()
-		if ctx.Err() != nil {
-			t.Fatal("the closed connection is still counted on its lane")
-		}
-	}
+	dialOnceCounted(t, ctx, s, id, crowd)
 	if got := s.lobby.RateLimited()[lobby.LimitLaneConns]; got < 1 {
 		t.Errorf("RateLimited()[%s] = %d, want at least 1", lobby.LimitLaneConns, got)
 	}

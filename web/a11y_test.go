@@ -68,14 +68,7 @@ func TestAccessibility(t *testing.T) {
 			// page joins and waits for Jo to start.
 			ctx, cancel := context.WithTimeout(t.Context(), step)
 			defer cancel()
-			jo, err := client.Dial(ctx, s.url, id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer jo.CloseNow()
-			if _, err := jo.Join(ctx, "Jo"); err != nil {
-				t.Fatal(err)
-			}
+			jo := seatPlayer(t, ctx, s, id, "Jo")
 			watch, err := client.Dial(ctx, s.url, id)
 			if err != nil {
 				t.Fatal(err)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lobby"
-	"github.com/tenpin/tenpin/protocol/client"
 )
 
 // frameButton is the selector of the button a page shows on a frame it
@@ -230,14 +229,7 @@ func TestHostRemovesAPlayer(t *testing.T) {
 	// A friend arrives after the first ball: seated last, joined late.
 	ctx, cancel := context.WithTimeout(t.Context(), step)
 	defer cancel()
-	dan, err := client.Dial(ctx, s.url, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dan.CloseNow()
-	if _, err := dan.Join(ctx, "Dana"); err != nil {
-		t.Fatal(err)
-	}
+	seatPlayer(t, ctx, s, id, "Dana")
 	until(t, c, "Dana shown joined late", `document.querySelector('#board tr[data-player="Dana"] .late')?.textContent === "joined late" && document.querySelector("#notices li")?.textContent === "Dana joined late: bowls the frames missed first"`)
 
 	// The host lets BBB back: the menu on a removed player offers only

@@ -15,7 +15,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tenpin/tenpin/lobby"
-	"github.com/tenpin/tenpin/protocol/client"
 )
 
 // protocolCodes lists the error codes protocol/errors.go declares: every
@@ -214,14 +213,7 @@ func TestKoreanPage(t *testing.T) {
 	// Jo takes a seat first, through the protocol's client.
 	ctx, cancel := context.WithTimeout(t.Context(), step)
 	defer cancel()
-	jo, err := client.Dial(ctx, s.url, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer jo.CloseNow()
-	if _, err := jo.Join(ctx, "Jo"); err != nil {
-		t.Fatal(err)
-	}
+	jo := seatPlayer(t, ctx, s, id, "Jo")
 	do(t, p, "open the lane", chromedp.Navigate(s.url+"/lanes/"+id))
 	until(t, p, "the lane", `document.querySelector("#conn").classList.contains("ok") && document.querySelectorAll("#board tr[data-row=marks]").length === 1`)
 	// The server refuses a name taken: in the page's Korean words.

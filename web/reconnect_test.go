@@ -13,6 +13,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/protocol/client"
 )
 
 // quiet is how long a page that has given up must stay quiet: longer than
@@ -129,6 +130,21 @@ func TestRestartKeepsTheSeat(t *testing.T) {
 }
 
 // createLane creates a lane through the API and returns its id.
+// seatPlayer seats name on lane id through the protocol's client, a
+// player without a page, closed when the test ends.
+func seatPlayer(t *testing.T, ctx context.Context, s *server, id, name string) *client.Conn {
+	t.Helper()
+	c, err := client.Dial(ctx, s.url, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.CloseNow() })
+	if _, err := c.Join(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func createLane(t *testing.T, s *server, name string) string {
 	t.Helper()
 	res, err := http.Post(s.url+"/api/lanes", "application/json", strings.NewReader(`{"name":`+js(name)+`}`))

@@ -136,15 +136,7 @@ func TestHouseTV(t *testing.T) {
 		id := createLane(t, s, name)
 		ids = append(ids, id)
 		for _, p := range names[2*i : 2*i+2] {
-			c, err := client.Dial(ctx, s.url, id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { c.CloseNow() })
-			if _, err := c.Join(ctx, p); err != nil {
-				t.Fatal(err)
-			}
-			players[p] = c
+			players[p] = seatPlayer(t, ctx, s, id, p)
 		}
 		if _, err := players[names[2*i]].Start(ctx); err != nil {
 			t.Fatal(err)
