@@ -248,6 +248,32 @@ func TestLoopback(t *testing.T) {
 	}
 }
 
+// TestLogKinds: lines about different connections are one kind; each
+// kind has its own burst, so a flood of one leaves the others logged.
+func TestLogKinds(t *testing.T) {
+	for format, want := range map[string]string{
+		"127.0.0.1:50704 - rid:17 - TLS route handshake error: %v": "TLS route handshake error: %v",
+		"[::1]:6222 - cid:4 - Authorization Error":                 "Authorization Error",
+		"JetStream out of resources, will be DISABLED":             "JetStream out of resources, will be DISABLED",
+		"Error trying to connect to route (attempt %v): %v":        "Error trying to connect to route (attempt %v): %v",
+	} {
+		if got := lineKind(format); got != want {
+			t.Errorf("lineKind(%q) = %q, want %q", format, got, want)
+		}
+	}
+	var ls logLimits
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	for range 5 * logBurst {
+		ls.allow(lineKind("10.0.0.9:1 - rid:1 - TLS route handshake error: %v"), now)
+	}
+	if ok, _ := ls.allow("JetStream out of resources, will be DISABLED", now); !ok {
+		t.Error("a flood of one kind of line silenced another")
+	}
+	if ok, _ := ls.allow(lineKind("10.0.0.9:2 - rid:2 - TLS route handshake error: %v"), now); ok {
+		t.Error("the flooded kind was logged past its burst")
+	}
+}
+
 // TestLogLimit: a burst is logged, the rest of the window is counted and
 // told when the next window starts.
 func TestLogLimit(t *testing.T) {

@@ -77,7 +77,7 @@ func (j *Journal) startServer(ctx context.Context) error {
 		return fmt.Errorf("nats: configure the embedded NATS server: %w", err)
 	}
 	j.srv, j.storeDir = s, opts.StoreDir
-	log := serverLog{l: j.log.With("nats", "server"), fatal: new(atomic.Pointer[string]), limit: new(logLimit)}
+	log := serverLog{l: j.log.With("nats", "server"), fatal: new(atomic.Pointer[string]), limits: new(logLimits)}
 	s.SetLoggerV2(log, false, false, false)
 	s.Start() // returns once started, or early when it cannot start
 
@@ -179,12 +179,13 @@ func (j *Journal) clusterOptions(opts *server.Options) error {
 
 // serverLog passes the embedded server's log to slog. Its notices (a
 // banner of twenty lines at start among them) are debug for tenpin. Its
-// warnings and errors are rate-limited: a stranger knocking at the
-// cluster port again and again is told once a while, not once a knock.
+// warnings and errors are rate-limited, each kind of line on its own: a
+// stranger knocking at the cluster port again and again is told once a
+// while, not once a knock, and does not crowd out the store's errors.
 type serverLog struct {
-	l     *slog.Logger
-	fatal *atomic.Pointer[string] // why the server stopped, for Open's error
-	limit *logLimit
+	l      *slog.Logger
+	fatal  *atomic.Pointer[string] // why the server stopped, for Open's error
+	limits *logLimits
 }
 
 func (s serverLog) logf(level slog.Level, format string, v []any) {
@@ -192,9 +193,10 @@ func (s serverLog) logf(level slog.Level, format string, v []any) {
 		return
 	}
 	if level >= slog.LevelWarn {
-		ok, dropped := s.limit.allow(time.Now())
+		kind := lineKind(format)
+		ok, dropped := s.limits.allow(kind, time.Now())
 		if dropped > 0 {
-			s.l.Warn(fmt.Sprintf("%d more warnings and errors of the NATS server were not logged in the last %v", dropped, logWindow))
+			s.l.Warn(fmt.Sprintf("%d more lines of the NATS server like this one were not logged in the last %v", dropped, logWindow), "like", kind)
 		}
 		if !ok {
 			return
@@ -235,6 +237,48 @@ const (
 	logWindow = 10 * time.Second
 	logBurst  = 10
 )
+
+// logLimits holds a logLimit for each kind of line, at most maxLineKinds;
+// past them every other kind shares one.
+type logLimits struct {
+	mu    sync.Mutex
+	kinds map[string]*logLimit
+}
+
+const maxLineKinds = 256
+
+func (ls *logLimits) allow(kind string, now time.Time) (ok bool, dropped int) {
+	ls.mu.Lock()
+	if ls.kinds == nil {
+		ls.kinds = make(map[string]*logLimit)
+	}
+	l := ls.kinds[kind]
+	if l == nil {
+		if len(ls.kinds) >= maxLineKinds {
+			kind = ""
+		}
+		if l = ls.kinds[kind]; l == nil {
+			l = new(logLimit)
+			ls.kinds[kind] = l
+		}
+	}
+	ls.mu.Unlock()
+	return l.allow(now)
+}
+
+// lineKind is a server log line's format without the connection it is
+// about: the server writes "127.0.0.1:50704 - rid:17 - " into the format
+// of a connection's lines, and every knock comes on a connection of its
+// own.
+func lineKind(format string) string {
+	if i := strings.Index(format, " - "); i > 0 && !strings.Contains(format[:i], " ") {
+		rest := format[i+3:]
+		if j := strings.Index(rest, " - "); j > 0 && strings.Contains(rest[:j], ":") && !strings.Contains(rest[:j], " ") {
+			return rest[j+3:]
+		}
+	}
+	return format
+}
 
 // logLimit counts the lines of a window.
 type logLimit struct {
