@@ -72,9 +72,23 @@ func launchChild(t *testing.T, env []string, args ...string) *child {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	done := make(chan struct{})
 	go func() {
-		c.exited <- cmd.Wait()
+		err := cmd.Wait()
+		close(done) // stderr is all written once Wait returns
+		c.exited <- err
 	}()
+	// Cleanups run last first: this one once the process is killed.
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		select {
+		case <-done:
+			t.Logf("the server %v said:\n%s", args, c.stderr)
+		case <-time.After(5 * time.Second):
+		}
+	})
 	t.Cleanup(func() { cmd.Process.Kill() })
 	return c
 }
