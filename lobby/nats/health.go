@@ -98,17 +98,19 @@ func (j *Journal) lastProbe() (error, bool) {
 // later write fails with the first error, even once its cause is gone —
 // and a full disk shuts JetStream down: neither comes back on its own.
 // Restarting JetStream, not the server, keeps the connection and, in a
-// cluster, the routes; the streams are read back from their files. (In a
-// cluster, only a JetStream shut down is restarted.)
+// cluster, the routes; the streams are read back from their files. (A
+// node of a cluster is not healed: see below.)
 func (j *Journal) heal(cause error) {
 	s := j.srv
 	if s == nil {
 		return
 	}
-	if j.cfg.Cluster != "" && s.JetStreamEnabled() {
+	if j.cfg.Cluster != "" {
 		// In a cluster a probe also fails while the stream has no quorum
-		// (the other nodes down): restarting this node's JetStream would
-		// not help. A full disk shuts JetStream down, which tells.
+		// (the other nodes down, or this one just woken from a pause), and
+		// restarting a node's JetStream takes its replicas out of their
+		// raft groups while they catch up: left to NATS, which restarts
+		// nothing. /healthz still says the store does not take writes.
 		return
 	}
 	j.log.Warn("the store does not take writes: restarting JetStream", "err", cause)
