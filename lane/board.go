@@ -37,10 +37,9 @@ func (l *Lane) Games() protocol.Games {
 // gamePlayer is one player's line of a game in the series: their frames
 // as on the board, and how many frames were strikes, spares and open.
 func gamePlayer(name bowling.Name, g *bowling.Game, left bool, corrected uint16) protocol.GamePlayer {
-	view := playerView(bowling.Player{Name: name, Game: *g, Left: left}, false, corrected, new(deckArena))
 	var stats bowling.Stats
 	stats.Add(g)
-	out := protocol.GamePlayer{Name: string(name), Frames: view.Frames, Total: view.Total, Left: left, Stats: playerStats(name, stats)}
+	out := protocol.GamePlayer{Name: string(name), Frames: frameViews(g, corrected), Total: g.Total(), Left: left, Stats: playerStats(name, stats)}
 	for _, f := range g.Frames() {
 		switch r := f.Rolls; {
 		case len(r) == 0:
@@ -117,18 +116,15 @@ func (l *Lane) buildBoard() *view {
 	return v
 }
 
-// playerView is a player's line of a board; corrected holds a bit for
-// each frame (1 to 10) with a corrected ball; decks come from a.
-func playerView(p bowling.Player, connected bool, corrected uint16, a *deckArena) protocol.Player {
-	out := protocol.Player{Name: string(p.Name), Connected: connected, Left: p.Left, Away: p.Away, Late: p.Late, Total: p.Game.Total()}
-	for _, f := range p.Game.Frames() {
+// frameViews is a game's bowled frames as the series shows them;
+// corrected holds a bit for each frame (1 to 10) with a corrected ball.
+func frameViews(g *bowling.Game, corrected uint16) []protocol.Frame {
+	out := []protocol.Frame{}
+	for _, f := range g.Frames() {
 		if len(f.Rolls) == 0 {
 			break
 		}
-		out.Frames = append(out.Frames, frameView(f, corrected&(1<<f.Number) != 0, a))
-	}
-	if out.Frames == nil {
-		out.Frames = []protocol.Frame{}
+		out = append(out, frameView(f, corrected&(1<<f.Number) != 0))
 	}
 	return out
 }

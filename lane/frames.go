@@ -10,9 +10,9 @@ import (
 
 // frameView is a bowled frame as a board shows it: marks, rolls, the
 // score once it cannot change, and, where the balls named them, the decks
-// they left (taken from a) and whether the first left a split; and the
-// fouls.
-func frameView(f bowling.Frame, corrected bool, a *deckArena) protocol.Frame {
+// they left and whether the first left a split; and the fouls. The board
+// writes the same frames itself (appendFrames); this is the series'.
+func frameView(f bowling.Frame, corrected bool) protocol.Frame {
 	pf := protocol.Frame{Marks: f.Marks(), Rolls: f.Rolls, Corrected: corrected, Split: f.Split()}
 	if s, ok := f.Score(); ok {
 		pf.Score = &s
@@ -26,43 +26,12 @@ func frameView(f bowling.Frame, corrected bool, a *deckArena) protocol.Frame {
 			continue
 		}
 		if pf.Decks == nil {
-			pf.Decks = a.frame(len(f.Rolls))
+			pf.Decks = make([]*[]int, len(f.Rolls))
 		}
-		pf.Decks[ball-1] = a.deck(d)
+		pins := d.Pins()
+		pf.Decks[ball-1] = &pins
 	}
 	return pf
-}
-
-// deckArena hands out the decks of one board's frames from a few large
-// allocations rather than two small ones a ball: a board of four players
-// who name their pins holds some eighty decks.
-type deckArena struct {
-	pins   []int
-	decks  [][]int
-	frames []*[]int
-}
-
-// deck returns d's pins, as a board shows them.
-func (a *deckArena) deck(d bowling.Deck) *[]int {
-	if cap(a.pins)-len(a.pins) < bowling.NumPins {
-		a.pins = make([]int, 0, 8*bowling.NumPins) // the old one stays, held by the decks it gave
-	}
-	start := len(a.pins)
-	a.pins = d.AppendPins(a.pins)
-	if len(a.decks) == cap(a.decks) {
-		a.decks = make([][]int, 0, 16)
-	}
-	a.decks = append(a.decks, a.pins[start:len(a.pins):len(a.pins)])
-	return &a.decks[len(a.decks)-1]
-}
-
-// frame returns the decks of a frame of n balls, all null.
-func (a *deckArena) frame(n int) []*[]int {
-	if cap(a.frames)-len(a.frames) < n {
-		a.frames = make([]*[]int, 0, 24)
-	}
-	a.frames = a.frames[:len(a.frames)+n]
-	return a.frames[len(a.frames)-n : len(a.frames) : len(a.frames)]
 }
 
 // requestBall reads the ball a roll or a correction names: a count, the

@@ -61,7 +61,7 @@ func (j *Journal) watch(ctx context.Context) {
 			continue
 		}
 		failures++
-		down := j.srv != nil && !j.srv.JetStreamEnabled()
+		down := !j.srv.JetStreamEnabled()
 		if (down || failures >= healAfter) && time.Now().After(next) {
 			j.heal(err)
 			next = time.Now().Add(backoff)
@@ -98,21 +98,12 @@ func (j *Journal) lastProbe() (error, bool) {
 // later write fails with the first error, even once its cause is gone —
 // and a full disk shuts JetStream down: neither comes back on its own.
 // Restarting JetStream, not the server, keeps the connection and, in a
-// cluster, the routes; the streams are read back from their files. (A
-// node of a cluster is not healed: see below.)
+// cluster, the routes; the streams are read back from their files. Only
+// an embedded server alone is watched and healed (see Journal.probes): in
+// a cluster, restarting a node's JetStream would take its replicas out of
+// their raft groups while they catch up.
 func (j *Journal) heal(cause error) {
 	s := j.srv
-	if s == nil {
-		return
-	}
-	if j.cfg.Cluster != "" {
-		// In a cluster a probe also fails while the stream has no quorum
-		// (the other nodes down, or this one just woken from a pause), and
-		// restarting a node's JetStream takes its replicas out of their
-		// raft groups while they catch up: left to NATS, which restarts
-		// nothing. /healthz still says the store does not take writes.
-		return
-	}
 	j.log.Warn("the store does not take writes: restarting JetStream", "err", cause)
 	if s.JetStreamEnabled() {
 		if err := s.ShutdownJetStream(); err != nil {
