@@ -43,7 +43,7 @@ func rollBy(l *Lane, players []*Client, pins *int, deck bool) {
 	seat, _, ok := l.state.Match().Up()
 	if !ok {
 		for _, t := range []protocol.Type{protocol.TypeRematch, protocol.TypeStart} {
-			l.handle(context.Background(), request{op: opMessage, c: players[0], msg: protocol.Request{Type: t}})
+			l.handle(context.Background(), request{op: opMessage, c: players[0], msg: &protocol.Request{Type: t}})
 		}
 		return
 	}
@@ -55,7 +55,7 @@ func rollBy(l *Lane, players []*Client, pins *int, deck bool) {
 		left := rack.Pins()[*pins:]
 		msg.Pins, msg.Deck = nil, &left
 	}
-	l.handle(context.Background(), request{op: opMessage, c: players[seat], msg: msg})
+	l.handle(context.Background(), request{op: opMessage, c: players[seat], msg: &msg})
 }
 
 // BenchmarkRollAndFanOut rolls by count, as the seeds' pad does, and by

@@ -100,9 +100,11 @@ const (
 )
 
 type request struct {
-	op  op
-	c   *Client
-	msg protocol.Request
+	op op
+	c  *Client
+	// For opMessage, which only tests and benchmarks send: a pointer,
+	// as every slot of every lane's inbox pays for what a request holds.
+	msg *protocol.Request
 
 	// For opRead: a message as a connection read it, for the lane
 	// goroutine to decode (see lane/ws), and why the reader refused it

@@ -215,9 +215,9 @@ func TestLanePanicIsContained(t *testing.T) {
 		c := attachRunning(t, l)
 		// A roll without pins cannot come from the decoder; handed in
 		// directly, it panics inside the lane goroutine.
-		l.submit(ctx, request{op: opMessage, c: c, msg: protocol.Request{Type: protocol.TypeJoin, Name: "AAA"}})
-		l.submit(ctx, request{op: opMessage, c: c, msg: protocol.Request{Type: protocol.TypeStart}})
-		l.submit(ctx, request{op: opMessage, c: c, msg: protocol.Request{Type: protocol.TypeRoll}})
+		l.submit(ctx, request{op: opMessage, c: c, msg: &protocol.Request{Type: protocol.TypeJoin, Name: "AAA"}})
+		l.submit(ctx, request{op: opMessage, c: c, msg: &protocol.Request{Type: protocol.TypeStart}})
+		l.submit(ctx, request{op: opMessage, c: c, msg: &protocol.Request{Type: protocol.TypeRoll}})
 		synctest.Wait()
 		select {
 		case err := <-done:

@@ -45,7 +45,7 @@ const (
 
 	// inboxSize is the buffer of a lane's command channel: it absorbs
 	// bursts so that readers rarely wait on a busy lane. Every lane pays
-	// for it (about 90 bytes a slot), so it is sized for a lane's dozen
-	// connections, not for thousands.
+	// for it (72 bytes a slot: keep a request small), so it is sized for
+	// a lane's dozen connections, not for thousands.
 	inboxSize = 64
 )

@@ -121,7 +121,7 @@ func (l *Lane) handle(ctx context.Context, r request) {
 	case opDetach:
 		l.detach(r.c)
 	case opMessage:
-		l.message(ctx, r.c, r.msg)
+		l.message(ctx, r.c, *r.msg)
 	case opRead:
 		l.read(ctx, r.c, r.data, r.refusal)
 	case opExpire:

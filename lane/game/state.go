@@ -55,7 +55,7 @@ type State struct {
 	match     bowling.Match
 	started   bool
 	seats     []seat         // tokens of the players seated now, in seat order
-	game      []Event        // the events of the game in play, for a snapshot
+	game      []played       // the events of the game in play, for a snapshot
 	corrected []Event        // the game's Corrected events, for the board
 	series    []Result       // finished games, oldest first
 	totals    []Total        // the series' totals, kept as games finish
@@ -119,18 +119,18 @@ func (s *State) Apply(e Event) {
 			return
 		}
 		s.seats = append(s.seats, seat{e.Player, e.Token})
-		s.game = append(s.game, e)
+		s.game = append(s.game, keep(e))
 		if e.Host {
 			s.hostSeat = e.Token
 		}
 	case GameStarted:
 		if !s.started {
 			s.started = true
-			s.game = append(s.game, e)
+			s.game = append(s.game, keep(e))
 		}
 	case Rolled:
 		if s.started && s.match.RollBallAs(e.Player, e.bowled()) == nil {
-			s.game = append(s.game, e)
+			s.game = append(s.game, keep(e))
 		}
 	case PlayerLeft:
 		s.leave(e)
@@ -145,13 +145,13 @@ func (s *State) Apply(e Event) {
 	case Corrected:
 		if s.started {
 			if correctMatch(&s.match, e.Player, e.Frame, e.Ball, e.bowled()) == nil {
-				s.game = append(s.game, e)
+				s.game = append(s.game, keep(e))
 				s.corrected = append(s.corrected, e)
 			}
 		}
 	case PlayerAway, PlayerBack:
 		if s.started && s.match.SetAway(e.Player, e.Kind == PlayerAway) == nil {
-			s.game = append(s.game, e)
+			s.game = append(s.game, keep(e))
 		}
 	case NewGame:
 		s.nextGame(true)
@@ -175,15 +175,15 @@ func (s *State) leave(e Event) {
 	}
 	s.seats = slices.DeleteFunc(s.seats, func(st seat) bool { return st.name.Same(e.Player) })
 	if bowled {
-		s.game = append(s.game, e) // the frames stay, the turn skips them
+		s.game = append(s.game, keep(e)) // the frames stay, the turn skips them
 		return
 	}
 	// Before the first ball the seat is given up: the game's log forgets
 	// it, so that joining and leaving does not grow a snapshot, and so the
 	// player being skipped or back, which a snapshot could not replay
 	// without their seat.
-	s.game = slices.DeleteFunc(s.game, func(g Event) bool {
-		switch g.Kind {
+	s.game = slices.DeleteFunc(s.game, func(p played) bool {
+		switch g := p.event(); g.Kind {
 		case SeatTaken, PlayerAway, PlayerBack:
 			return g.Player.Same(e.Player)
 		}
@@ -210,16 +210,16 @@ func (s *State) nextGame(start bool) {
 		}
 	}
 	var next bowling.Match
-	game := []Event{}
+	game := []played{}
 	for _, st := range s.seats {
 		if err := next.AddName(st.name); err == nil {
-			game = append(game, Event{Kind: SeatTaken, Player: st.name, Token: st.token})
+			game = append(game, keep(Event{Kind: SeatTaken, Player: st.name, Token: st.token}))
 		}
 	}
 	s.match = next
 	s.started = start && next.Len() > 0
 	if s.started {
-		game = append(game, Event{Kind: GameStarted})
+		game = append(game, keep(Event{Kind: GameStarted}))
 	}
 	s.game = game
 	s.corrected = nil
@@ -386,7 +386,7 @@ func (s *State) Snapshot() Event {
 		Private:    s.private,
 		Epoch:      s.epoch,
 		Series:     slices.Clone(s.series),
-		Game:       slices.Clone(s.game),
+		Game:       events(s.game),
 		Removed:    slices.Clone(s.removed),
 		HostKey:    s.hostKey,
 		HostSeat:   s.hostSeat,
