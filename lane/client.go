@@ -98,7 +98,12 @@ func (l *Lane) Attach(ctx context.Context, conn Conn) (Session, bool) {
 // before a reply, each board that conn has not been queued yet; the
 // others reach its node through [Config.Publish]. So what conn carries
 // comes in the order the client must see it: an ack after the board it
-// follows. It reports false if the lane has stopped.
+// follows. What the client sends reaches the lane as its relay forwards
+// it ([Relay], [Upstream]): a join or a resume with the hashes of its
+// token and host key in their place (a join's token is drawn by the
+// relay). The lane welcomes conn with the hash where the token goes, for
+// the relay to put the token back: no seat's token nor host key crosses
+// between the nodes. It reports false if the lane has stopped.
 func (l *Lane) AttachRemote(ctx context.Context, conn Conn) (*Client, bool) {
 	c := &Client{l: l, conn: conn, relayed: true}
 	if !l.submit(ctx, request{op: opAttach, c: c}) {

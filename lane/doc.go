@@ -84,7 +84,9 @@
 // so that seq never goes back for a client across a restart. Connections,
 // the connected flags and the count of spectators are transport, kept
 // beside the state and never stored. Seats are resumed with tokens whose
-// SHA-256 alone is stored.
+// SHA-256 alone is stored, and alone crosses between nodes: a relay sends
+// the lane a join's or a resume's hashes, never the token or the host
+// key.
 //
 // # Lifetime
 //

@@ -146,8 +146,8 @@ func (l *Lane) readBack(ctx context.Context) error {
 	}
 	for _, p := range l.pending {
 		_, attached := l.clients[p.c]
-		if name, ok := l.state.Holder(game.HashToken(p.token)); ok && name == p.name && attached && p.c.seat == "" && l.holders[name] == nil {
-			l.seat(p.c, name, p.ref, p.token, false) // its join was stored after all
+		if name, ok := l.state.Holder(p.token); ok && name == p.name && attached && p.c.seat == "" && l.holders[name] == nil {
+			l.seat(p.c, name, p.ref, p.welcome, false) // its join was stored after all
 		} else {
 			l.overflow(p.c) // a join let past a lane full of watchers, not seated after all
 		}

@@ -1,6 +1,7 @@
 package lane
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -26,9 +27,10 @@ import (
 type Upstream interface {
 	// Attach attaches connection conn to the lane.
 	Attach(ctx context.Context, conn uint64) error
-	// Read hands the lane a message connection conn sent. It does not
-	// wait for the lane: the lane's answer, or the refusal of its node,
-	// comes through Deliver.
+	// Read hands the lane a message connection conn sent, as the relay
+	// forwards it: a join's or a resume's secrets hashed (see
+	// [Lane.AttachRemote]). It does not wait for the lane: the lane's
+	// answer, or the refusal of its node, comes through Deliver.
 	Read(ctx context.Context, conn uint64, data []byte) error
 	// Detach tells the lane connection conn is over.
 	Detach(conn uint64)
@@ -61,7 +63,9 @@ func init() { relayConns.Store(rand.Uint64() >> 16) }
 // sends a connection of another node the board a reply follows before the
 // reply, unless it sent it that board already (see [Lane.AttachRemote]),
 // so an ack never reaches a client before the board it acknowledges, and
-// the relay holds nothing back.
+// the relay holds nothing back. No seat's token nor host key leaves the
+// relay's node: it forwards their hashes, and keeps the tokens for the
+// welcomes that answer them (see [Relay.Deliver]).
 //
 // A relay is safe for concurrent use: its connections' readers call the
 // upstream themselves, and it keeps no goroutine of its own.
@@ -86,6 +90,7 @@ type relayed struct {
 	id   uint64
 	conn Conn
 	seen uint64 // the seq of the newest board sent to it
+	held []held // the tokens of its joins and resumes not yet welcomed (see hashSecrets)
 }
 
 // NewRelay returns a relay of lane id whose traffic goes through up. Of
@@ -156,12 +161,23 @@ func (rc *relayed) attached() bool {
 	return !rc.r.closed && rc.r.conns[rc.id] == rc
 }
 
-// Read forwards a message the client sent to the lane.
+// Read forwards a message the client sent to the lane, its secrets
+// hashed (see hashSecrets). One that does not decode is refused here, as
+// the lane would refuse it: it may hold a secret where none belongs, and
+// is not forwarded.
 func (rc *relayed) Read(ctx context.Context, data []byte) bool {
 	if !rc.attached() {
 		return false
 	}
-	if err := rc.r.up.Read(ctx, rc.id, data); err != nil {
+	out, msg, err := rc.hashSecrets(data)
+	if err != nil {
+		rc.r.cfg.Metrics.Refused.Add(1)
+		pe, _ := ErrorFor(err) // protocol.Decode's errors are *protocol.Error
+		pe.Ref = msg.ID
+		rc.r.Deliver(rc.id, encodeReply(pe), 0, false)
+		return true
+	}
+	if err := rc.r.up.Read(ctx, rc.id, out); err != nil {
 		rc.r.failed(rc.id, data, err)
 	}
 	return true
@@ -264,7 +280,11 @@ func (r *Relay) catchUp(rc *relayed) {
 // the lane sent it: a board (see [Lane.AttachRemote]), or a message, which
 // follows the board of seq, sent before it. The message goes to the
 // connection at once: its board has been, on its own or as the newest of
-// all.
+// all. A welcome carries the hash of the seat's token, which the relay
+// sent the lane: the connection gets it with the token in its place. One
+// with a hash the relay does not know (the connection sent more joins
+// and resumes at once than the relay keeps) closes the connection: its
+// client is never sent a hash for a token.
 //
 // A board sent one connection may overtake the boards published for all
 // on their way here. The board next to the relay's newest is every
@@ -279,6 +299,14 @@ func (r *Relay) Deliver(conn uint64, msg []byte, seq uint64, board bool) {
 		return
 	}
 	switch {
+	case !board && bytes.HasPrefix(msg, welcomePrefix):
+		w, ok := rc.welcome(msg)
+		if !ok {
+			r.log.Warn("a welcome for a token the relay does not hold", "conn", conn)
+			rc.conn.Close(websocket.StatusInternalError, "the seat's token was lost: join or resume again")
+			return
+		}
+		rc.conn.Reply(w, seq)
 	case !board:
 		rc.conn.Reply(msg, seq)
 	case seq <= r.seq:

@@ -121,7 +121,7 @@ func (l *Lane) handle(ctx context.Context, r request) {
 	case opDetach:
 		l.detach(r.c)
 	case opMessage:
-		l.message(ctx, r.c, *r.msg)
+		l.message(ctx, r.c, *r.msg, nil)
 	case opRead:
 		l.read(ctx, r.c, r.data, r.refusal)
 	case opExpire:
@@ -145,11 +145,18 @@ func (l *Lane) handle(ctx context.Context, r request) {
 	}
 }
 
-// read decodes a message as a connection read it and handles it, or
-// refuses it: undecodable, or refused already by the reader (answered by
-// its id alone).
+// read decodes a message as a connection read it, or its relay forwarded
+// it (see decodeRelayed), and handles it, or refuses it: undecodable, or
+// refused already by the reader (answered by its id alone).
 func (l *Lane) read(ctx context.Context, c *Client, data []byte, refusal error) {
-	msg, err := protocol.Decode(data)
+	var msg protocol.Request
+	var k *secrets
+	var err error
+	if c.relayed {
+		msg, k, err = decodeRelayed(data)
+	} else {
+		msg, err = protocol.Decode(data)
+	}
 	if refusal != nil {
 		msg, err = protocol.Request{ID: msg.ID}, refusal
 	}
@@ -161,13 +168,17 @@ func (l *Lane) read(ctx context.Context, c *Client, data []byte, refusal error) 
 		}
 		return
 	}
-	l.message(ctx, c, msg)
+	l.message(ctx, c, msg, k)
 }
 
-// message handles one decoded client message.
-func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request) {
+// message handles one decoded client message; k holds a relayed join's or
+// resume's secrets (nil: a local connection's, taken from m).
+func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request, k *secrets) {
+	if k == nil && (m.Type == protocol.TypeJoin || m.Type == protocol.TypeResume) {
+		k = localSecrets(m)
+	}
 	if _, ok := l.waiting[c]; ok {
-		l.admit(ctx, c, m)
+		l.admit(ctx, c, m, k)
 		return
 	}
 	if _, ok := l.clients[c]; !ok {
@@ -183,9 +194,9 @@ func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request) {
 			return
 		}
 		if m.Type == protocol.TypeJoin {
-			l.join(ctx, c, m)
+			l.join(ctx, c, m, k)
 		} else {
-			l.resume(ctx, c, m)
+			l.resume(ctx, c, m, k)
 		}
 		return
 	}

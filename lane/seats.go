@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/google/uuid"
 
 	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lane/game"
@@ -67,7 +66,7 @@ func (l *Lane) exit(c *Client) {
 // token that holds a seat attaches it, as that seat's player, and so does
 // a join the lane takes (seats have their own count: a lane full of
 // watchers still seats a player); anything else turns it away.
-func (l *Lane) admit(ctx context.Context, c *Client, m protocol.Request) {
+func (l *Lane) admit(ctx context.Context, c *Client, m protocol.Request, k *secrets) {
 	if m.Type != protocol.TypeResume && m.Type != protocol.TypeJoin {
 		l.turnAway(c, m.ID)
 		return
@@ -79,19 +78,19 @@ func (l *Lane) admit(ctx context.Context, c *Client, m protocol.Request) {
 	}
 	if m.Type == protocol.TypeJoin {
 		l.enter(c)
-		l.join(ctx, c, m)
+		l.join(ctx, c, m, k)
 		if c.seat == "" && !l.joinPending(c) {
 			l.turnAway(c, "") // refused: no room to watch instead
 		}
 		return
 	}
-	if _, ok := l.tokenSeat(m.Token); !ok {
+	if _, ok := l.tokenSeat(k.token); !ok {
 		l.refuse(c, m.ID, errBadToken)
 		l.turnAway(c, "")
 		return
 	}
 	l.enter(c)
-	l.resume(ctx, c, m)
+	l.resume(ctx, c, m, k)
 }
 
 // turnAway tells a connection that the lane has no room for another
@@ -160,14 +159,13 @@ func (l *Lane) upOffline() bool {
 	return l.holders[l.state.Match().At(seat).Name] == nil
 }
 
-func (l *Lane) join(ctx context.Context, c *Client, m protocol.Request) {
-	token := uuid.NewString()
+func (l *Lane) join(ctx context.Context, c *Client, m protocol.Request, k *secrets) {
 	var e game.Event
 	var err error
-	if m.HostKey != "" {
-		e, err = l.state.JoinHost(m.Name, game.HashToken(token), m.HostKey)
+	if k.hostKey != (game.TokenHash{}) {
+		e, err = l.state.JoinHost(m.Name, k.token, k.hostKey)
 	} else {
-		e, err = l.state.Join(m.Name, game.HashToken(token))
+		e, err = l.state.Join(m.Name, k.token)
 	}
 	if err != nil {
 		l.refuse(c, m.ID, err)
@@ -177,11 +175,11 @@ func (l *Lane) join(ctx context.Context, c *Client, m protocol.Request) {
 		// The seat may have been stored all the same, and only this
 		// connection knows its token: if reading the log back shows the
 		// seat, the connection is seated then (see readBack).
-		l.pending = append(l.pending, pendingJoin{c: c, ref: m.ID, name: e.Player, token: token})
+		l.pending = append(l.pending, pendingJoin{c: c, ref: m.ID, name: e.Player, token: k.token, welcome: k.welcome})
 		l.refuse(c, m.ID, err)
 		return
 	}
-	l.seat(c, e.Player, m.ID, token, false)
+	l.seat(c, e.Player, m.ID, k.welcome, false)
 }
 
 // joinPending reports whether c's join waits for its append's outcome.
@@ -197,22 +195,24 @@ func (l *Lane) joinPending(c *Client) bool {
 // pendingJoin is a join whose append had no answer: the seat it asked for
 // may be in the log.
 type pendingJoin struct {
-	c     *Client
-	ref   string
-	name  bowling.Name
-	token string
+	c       *Client
+	ref     string
+	name    bowling.Name
+	token   game.TokenHash // the hash of the seat's token
+	welcome string         // what the welcome carries as its token: see secrets
 }
 
 var errBadToken = protocol.Errorf(protocol.CodeBadToken, "that token holds no seat on this lane")
 
-// tokenSeat returns the seat a resume token holds, if it holds one.
-func (l *Lane) tokenSeat(token string) (bowling.Name, bool) {
-	name, ok := l.state.Holder(game.HashToken(token))
+// tokenSeat returns the seat the resume token of hash token holds, if it
+// holds one.
+func (l *Lane) tokenSeat(token game.TokenHash) (bowling.Name, bool) {
+	name, ok := l.state.Holder(token)
 	return name, ok && l.state.Seated(name)
 }
 
-func (l *Lane) resume(ctx context.Context, c *Client, m protocol.Request) {
-	name, ok := l.tokenSeat(m.Token)
+func (l *Lane) resume(ctx context.Context, c *Client, m protocol.Request, k *secrets) {
+	name, ok := l.tokenSeat(k.token)
 	if !ok {
 		l.refuse(c, m.ID, errBadToken)
 		return
@@ -229,13 +229,14 @@ func (l *Lane) resume(ctx context.Context, c *Client, m protocol.Request) {
 			l.turnAway(old, "")
 		}
 	}
-	l.seat(c, name, m.ID, m.Token, true)
+	l.seat(c, name, m.ID, k.welcome, true)
 	l.welcomeBack(ctx, name)
 }
 
 // seat gives name's seat to c, shows everyone the change and welcomes c
-// with the seat's token. A resume is presence alone: two connections
-// resuming one seat in turn must not send every watcher a board each time.
+// with the seat's token (a client of another node with its hash: see
+// secrets). A resume is presence alone: two connections resuming one seat
+// in turn must not send every watcher a board each time.
 func (l *Lane) seat(c *Client, name bowling.Name, ref, token string, resumed bool) {
 	c.seat = name
 	l.holders[name] = c

@@ -3,6 +3,7 @@ package lobby
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -25,7 +26,8 @@ import (
 // synctest.Wait says when the lobby and its lanes have done what that
 // time made them do. No network inside: the lobby's Go API, its handler
 // called directly, and players attached as a cluster's other nodes attach
-// theirs (lane.AttachRemote).
+// theirs (a lane.Relay, its lane.Upstream handing what it forwards
+// straight to lane.AttachRemote's client).
 
 // runBubbled runs lb until the returned function is called, which waits
 // for it and its lanes to stop: a bubble ends only once its goroutines
@@ -43,7 +45,7 @@ func runBubbled(lb *Lobby) (stop func()) {
 	}
 }
 
-// sink keeps what a lane sends a remote player; nothing reads it.
+// sink keeps what a relay sends a remote player; nothing reads it.
 type sink struct {
 	mu   sync.Mutex
 	msgs []string
@@ -62,20 +64,72 @@ func (s *sink) Reply(msg []byte, seq uint64) {
 
 func (s *sink) Close(websocket.StatusCode, string) {}
 
-// remotePlayer attaches a client to l without a connection and returns
-// the function that sends it a message.
-func remotePlayer(t *testing.T, l *lane.Lane) (r *lane.Client, send func(string)) {
+// remotePlayer attaches a client to l, without a connection, through a
+// relay of its own as another node would, and returns it and the function
+// that sends it a message.
+func remotePlayer(t *testing.T, l *lane.Lane) (r lane.Session, send func(string)) {
 	t.Helper()
-	r, ok := l.AttachRemote(t.Context(), new(sink))
-	if !ok {
+	up := &direct{t: t, l: l}
+	up.relay = lane.NewRelay(l.ID(), up, lane.Config{})
+	r, ok := up.relay.Attach(t.Context(), new(sink))
+	if !ok || up.rm == nil {
 		t.Fatalf("lane %s stopped before a client attached", l.ID())
 	}
 	return r, func(msg string) {
 		t.Helper()
 		if !r.Read(t.Context(), []byte(msg)) {
-			t.Fatalf("lane %s stopped before it read %s", l.ID(), msg)
+			t.Fatalf("the relay of lane %s closed before it read %s", l.ID(), msg)
 		}
 	}
+}
+
+// direct is the upstream of a relay with one connection: what a cluster
+// carries between two nodes, handed over at once, in the test's
+// goroutine.
+type direct struct {
+	t     *testing.T
+	l     *lane.Lane
+	relay *lane.Relay
+	rm    *lane.Client // the connection, attached to the lane
+}
+
+var errStopped = errors.New("the lane has stopped")
+
+func (d *direct) Attach(ctx context.Context, conn uint64) error {
+	rm, ok := d.l.AttachRemote(ctx, relayed{d.relay, conn})
+	if !ok {
+		return errStopped
+	}
+	d.rm = rm
+	return nil
+}
+
+func (d *direct) Read(ctx context.Context, _ uint64, data []byte) error {
+	if !d.rm.Read(ctx, data) {
+		d.t.Errorf("lane %s stopped before it read %s", d.l.ID(), data)
+		return errStopped
+	}
+	return nil
+}
+
+func (d *direct) Detach(uint64) { d.rm.Detach() }
+
+// relayed is the lane.Conn of a relay's connection, on the lane's side:
+// what the lane sends it goes to the relay.
+type relayed struct {
+	r    *lane.Relay
+	conn uint64
+}
+
+func (c relayed) Board(board []byte, seq uint64) int {
+	c.r.Deliver(c.conn, board, seq, true)
+	return 0
+}
+
+func (c relayed) Reply(msg []byte, seq uint64) { c.r.Deliver(c.conn, msg, seq, false) }
+
+func (c relayed) Close(status websocket.StatusCode, reason string) {
+	c.r.Drop(c.conn, status, reason)
 }
 
 // get serves a GET of path by lb's handler.

@@ -101,11 +101,12 @@ func (s *State) Join(name string, token TokenHash) (Event, error) {
 
 // JoinHost is Join for the holder of the lane's host key, who becomes
 // its host, whoever joined first: the lane's creator, whose page got the
-// key when it created the lane. A key that is not the lane's is refused
-// with ErrNotHost.
-func (s *State) JoinHost(name string, token TokenHash, key string) (Event, error) {
-	h := HashToken(key)
-	if s.hostKey == (TokenHash{}) || subtle.ConstantTimeCompare(h[:], s.hostKey[:]) != 1 {
+// key when it created the lane. key is the SHA-256 of the key the joiner
+// gave ([HashToken]): the key itself need not reach the lane's node (a
+// relay hashes it). A key that is not the lane's is refused with
+// ErrNotHost.
+func (s *State) JoinHost(name string, token, key TokenHash) (Event, error) {
+	if s.hostKey == (TokenHash{}) || subtle.ConstantTimeCompare(key[:], s.hostKey[:]) != 1 {
 		return Event{}, fmt.Errorf("%w: that is not this lane's host key", ErrNotHost)
 	}
 	e, err := s.Join(name, token)

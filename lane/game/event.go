@@ -76,7 +76,8 @@ func (e Event) bowled() bowling.Ball {
 // only this: reading the log does not let anyone take a seat.
 type TokenHash [sha256.Size]byte
 
-// HashToken returns the hash of a resume token.
+// HashToken returns the SHA-256 of a resume token, or of a host key: all
+// a lane keeps of either, and all that a relay sends the lane's node.
 func HashToken(token string) TokenHash { return sha256.Sum256([]byte(token)) }
 
 // LaneSnapshot is a whole lane, as a [Snapshot] event holds it.

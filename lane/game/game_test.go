@@ -614,8 +614,8 @@ func TestHostKey(t *testing.T) {
 	open.HostKey = HashToken("the key")
 	s := runFrom(t, open, []step{
 		{what: "a crawler joins first", cmd: func(s *State) (Event, error) { return s.Join("BOT", HashToken("b")) }, phase: Waiting},
-		{what: "a wrong key", cmd: func(s *State) (Event, error) { return s.JoinHost("Ann", HashToken("a"), "not the key") }, err: ErrNotHost, phase: Waiting},
-		{what: "the creator joins with the key", cmd: func(s *State) (Event, error) { return s.JoinHost("Ann", HashToken("a"), "the key") }, phase: Waiting},
+		{what: "a wrong key", cmd: func(s *State) (Event, error) { return s.JoinHost("Ann", HashToken("a"), HashToken("not the key")) }, err: ErrNotHost, phase: Waiting},
+		{what: "the creator joins with the key", cmd: func(s *State) (Event, error) { return s.JoinHost("Ann", HashToken("a"), HashToken("the key")) }, phase: Waiting},
 		{what: "the crawler may not start", cmd: func(s *State) (Event, error) { return s.Start("BOT") }, err: ErrNotHost, phase: Waiting},
 		{what: "the creator starts", cmd: func(s *State) (Event, error) { return s.Start("ANN") }, phase: Playing},
 	})
@@ -647,7 +647,7 @@ func TestHostKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Apply(e)
-	if e, err = s.JoinHost("Ann", HashToken("a again"), "the key"); err != nil {
+	if e, err = s.JoinHost("Ann", HashToken("a again"), HashToken("the key")); err != nil {
 		t.Fatal(err)
 	}
 	s.Apply(e)
@@ -659,7 +659,7 @@ func TestHostKey(t *testing.T) {
 	}
 
 	plain := Replay([]Event{Open("lane2", "no key", 0)})
-	if _, err := plain.JoinHost("Ann", HashToken("a"), ""); !errors.Is(err, ErrNotHost) {
+	if _, err := plain.JoinHost("Ann", HashToken("a"), HashToken("")); !errors.Is(err, ErrNotHost) {
 		t.Fatalf("a host key on a lane without one: %v, want ErrNotHost", err)
 	}
 }

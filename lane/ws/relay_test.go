@@ -1,6 +1,7 @@
 package ws
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,8 +17,10 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/google/uuid"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -34,6 +38,14 @@ type link struct {
 
 	mu      sync.Mutex
 	remotes map[uint64]*lane.Client
+	crossed [][]byte // every message read and reply, as it crossed
+}
+
+// cross records a message crossing the link.
+func (k *link) cross(msg []byte) {
+	k.mu.Lock()
+	k.crossed = append(k.crossed, slices.Clone(msg))
+	k.mu.Unlock()
 }
 
 var errLaneGone = errors.New("test link: the lane has stopped")
@@ -62,6 +74,7 @@ func (k *link) Attach(ctx context.Context, conn uint64) error {
 }
 
 func (k *link) Read(ctx context.Context, conn uint64, data []byte) error {
+	k.cross(data)
 	if rm := k.remote(conn); rm == nil || !rm.Read(ctx, data) {
 		return errLaneGone
 	}
@@ -99,6 +112,7 @@ func (s linkSink) Board(board []byte, seq uint64) int {
 }
 
 func (s linkSink) Reply(msg []byte, seq uint64) {
+	s.k.cross(msg)
 	if !s.k.gone.Load() {
 		s.k.relay.Deliver(s.conn, msg, seq, false)
 	}
@@ -365,4 +379,98 @@ func TestRelayBoardAheadIsTheConnectionsAlone(t *testing.T) {
 			t.Errorf("after %s the other connection was sent boards %v, want %v", step.what, got, step.other)
 		}
 	}
+}
+
+// TestRelayedSecretsStayOnTheirNode: through a relay, the host joins with
+// the lane's host key among joins the lane refuses, and resumes the seat
+// on another connection; a join that does not decode, key and all, is
+// refused on the relay's side. Each connection is answered as one of the
+// lane's node would be, every welcome with the token itself, while neither
+// the key nor the token is in anything that crosses between the nodes:
+// the relay sends their hashes, and swaps the hash in a welcome for the
+// token. A welcome with a hash the relay holds no token for closes the
+// connection, rather than hand the client a hash for a token.
+func TestRelayedSecretsStayOnTheirNode(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const key = "the lane's host key"
+		k := &link{remotes: make(map[uint64]*lane.Client)}
+		cfg := lane.Config{Logger: testLogger(t), Publish: k.publish, HostKey: game.HashToken(key)}
+		k.l = lane.New("secrets", "secrets", cfg)
+		k.relay = lane.NewRelay(k.l.ID(), k, cfg)
+		ctx, cancel := context.WithCancel(t.Context())
+		ran := make(chan error, 1)
+		go func() { ran <- k.l.Run(ctx) }()
+		defer func() { cancel(); <-ran }()
+		defer k.relay.Close(protocol.CodeLaneClosed, "the test is over")
+
+		// answers returns what c was sent since the last look, boards
+		// aside: each message's type, ref and code, and a welcome's name
+		// and token.
+		answers := func(c *Conn) (out []string) {
+			for _, m := range c.take(nil) {
+				var w protocol.Welcome
+				var e protocol.Error
+				switch {
+				case json.Unmarshal(m.data, &w) == nil && w.Type == protocol.TypeWelcome:
+					out = append(out, fmt.Sprintf("welcome %s %s %s", w.Ref, w.Name, w.Token))
+				case json.Unmarshal(m.data, &e) == nil && e.Type == protocol.TypeError:
+					out = append(out, fmt.Sprintf("error %s %s", e.Ref, e.Code))
+				}
+			}
+			return out
+		}
+		first, second := newConn(), newConn()
+		s1, _ := k.relay.Attach(t.Context(), first)
+		for _, msg := range []string{
+			`{"type":"join","name":"AAA","host_key":"` + key + `","id":"undecodable","seat":1}`,
+			`{"type":"join","name":"A1","id":"invalid"}`,
+			`{"type":"join","name":"AAA","host_key":"` + key + `","id":"host"}`,
+			`{"type":"join","name":"BBB","id":"again"}`,
+		} {
+			s1.Read(t.Context(), []byte(msg))
+		}
+		synctest.Wait()
+		got := answers(first)
+		var token string
+		if len(got) == 4 {
+			token = strings.TrimPrefix(got[2], "welcome host AAA ")
+		}
+		if _, err := uuid.Parse(token); err != nil || !slices.Equal(got, []string{"error undecodable bad_message", "error invalid invalid_name", "welcome host AAA " + token, "error again already_seated"}) {
+			t.Fatalf("four joins through the relay were answered %q; want bad_message, invalid_name, a welcome with a token, already_seated", got)
+		}
+		var board protocol.Board
+		json.Unmarshal(k.l.BoardJSON(), &board)
+		if board.Host != "AAA" {
+			t.Errorf("the lane's host is %q, want AAA, who joined with the key", board.Host)
+		}
+
+		s2, _ := k.relay.Attach(t.Context(), second)
+		s2.Read(t.Context(), []byte(`{"type":"resume","token":"`+token+`","id":"back"}`))
+		synctest.Wait()
+		if got := answers(second); !slices.Equal(got, []string{"welcome back AAA " + token}) {
+			t.Errorf("the resume through the relay was answered %q, want a welcome with its token", got)
+		}
+		if got := answers(first); !slices.Equal(got, []string{"error  seat_taken_over"}) {
+			t.Errorf("the connection whose seat was resumed was sent %q, want seat_taken_over", got)
+		}
+
+		k.mu.Lock()
+		for _, msg := range k.crossed {
+			for _, secret := range []string{key, token} {
+				if bytes.Contains(msg, []byte(secret)) {
+					t.Errorf("%q crossed between the nodes: %s", secret, msg)
+				}
+			}
+		}
+		k.mu.Unlock()
+
+		conns := k.relay.Conns()
+		k.relay.Deliver(slices.Max(conns), []byte(`{"type":"welcome","ref":"x","seat":0,"name":"AAA","token":"`+strings.Repeat("0", 64)+`"}`), 0, false)
+		second.mu.Lock()
+		status, dropped := second.closeStatus, second.dropped
+		second.mu.Unlock()
+		if got := answers(second); len(got) != 0 || !dropped || status != websocket.StatusInternalError {
+			t.Errorf("a welcome with a hash the relay holds no token for: the connection was sent %q, closed %t with %v; want nothing sent, closed with %v", got, dropped, status, websocket.StatusInternalError)
+		}
+	})
 }

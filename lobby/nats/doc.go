@@ -86,7 +86,11 @@
 //     there means no node runs the lane: the node that looked takes it
 //     over (see lobby.Lobby). What a client sends (read) and its going
 //     away (detach) are published, not requests: nothing answers them but
-//     the lane.
+//     the lane. A join or a resume crosses with the SHA-256 of its token
+//     and host key in their place, and its welcome back with the hash
+//     where the token goes: the relay keeps the token, and puts it back
+//     (see lane.Relay). No seat's token nor host key crosses between
+//     nodes.
 //   - It publishes each board of a lane that has clients elsewhere once,
 //     on tenpin.board.<lane>.<seq>; every node with clients of that lane
 //     relays it to them (lane.Relay), through their outboxes.

@@ -1,0 +1,208 @@
+package lane
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/google/uuid"
+
+	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// A seat's token, and a lane's host key, never leave the node of the
+// connection that holds them: the lane keeps their SHA-256 alone
+// ([game.HashToken]), and the hash is all a relay sends the lane's node.
+// Whoever sees the traffic between nodes sees no secret that takes a seat
+// or makes a host. So a [Relay] forwards a join or a resume as a relayed
+// request (relayedRequest): for a join, it draws the seat's token itself
+// and sends its hash, and the host key's; for a resume, the token's hash.
+// The lane welcomes the connection with the hash in the token's place,
+// and the relay, which kept the token, puts it back before its client
+// sees the welcome. What the client sends and is sent does not change.
+
+// secrets are what the lane uses of a join's or a resume's secrets: their
+// hashes, and the token its welcome carries. A local connection's come
+// from its message ([localSecrets]); a relayed connection's from its
+// relay, which hashed them ([decodeRelayed]).
+type secrets struct {
+	token   game.TokenHash // join: of the new seat's token; resume: of the token
+	hostKey game.TokenHash // join: of the host key; zero without one
+	// welcome is the token the welcome carries: to a connection of this
+	// node the token, to one of another node its hash in hex, which that
+	// node's relay swaps for the token (see [Relay.Deliver]).
+	welcome string
+}
+
+// localSecrets returns the secrets of m, a join or a resume of a
+// connection of this node: a join's token is drawn here.
+func localSecrets(m protocol.Request) *secrets {
+	k := &secrets{welcome: m.Token}
+	if m.Type == protocol.TypeJoin {
+		k.welcome = uuid.NewString()
+	}
+	k.token = game.HashToken(k.welcome)
+	if m.HostKey != "" {
+		k.hostKey = game.HashToken(m.HostKey)
+	}
+	return k
+}
+
+// relayedRequest is a join or a resume as a relay forwards it: the
+// client's message with its secrets replaced by their SHA-256, in hex.
+// Its type comes first, so that the lane tells it from the messages a
+// relay forwards as its client sent them (which are never a join nor a
+// resume) by its first bytes.
+type relayedRequest struct {
+	Type protocol.Type `json:"type"`
+	ID   string        `json:"id,omitempty"`
+	Name string        `json:"name,omitempty"` // join
+	// Token is the hash of the resume's token, or of the token the relay
+	// drew for the join's seat.
+	Token   string `json:"token_sha256"`
+	HostKey string `json:"host_key_sha256,omitempty"` // join: the hash of its host key
+}
+
+// The first bytes of a relayedRequest.
+var (
+	relayedJoin   = []byte(`{"type":"join",`)
+	relayedResume = []byte(`{"type":"resume",`)
+)
+
+// hashText returns the SHA-256 of a secret in hex, as a relayedRequest
+// and a relayed connection's welcome carry it.
+func hashText(secret string) string {
+	h := game.HashToken(secret)
+	return hex.EncodeToString(h[:])
+}
+
+// parseHash reads hashText's text back.
+func parseHash(field, s string) (game.TokenHash, error) {
+	var h game.TokenHash
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != len(h) {
+		return h, fmt.Errorf("%q is not a SHA-256 in hex", field)
+	}
+	copy(h[:], b)
+	return h, nil
+}
+
+// errPlainSecret refuses a join or a resume that a relay forwarded as its
+// client sent it, token or host key in plaintext: a relay of a build
+// before hashing them (a cluster runs one version).
+var errPlainSecret = protocol.Errorf(protocol.CodeBadMessage, "this server's relay sent the lane a join or a resume unhashed: the cluster's servers run different versions")
+
+// decodeRelayed decodes a message a relay forwarded to the lane: a
+// relayedRequest, with its secrets, or else a message as the client sent
+// it, which [protocol.Decode] decodes (the relay decoded it already, and
+// refused it if it did not decode).
+func decodeRelayed(data []byte) (protocol.Request, *secrets, error) {
+	if !bytes.HasPrefix(data, relayedJoin) && !bytes.HasPrefix(data, relayedResume) {
+		m, err := protocol.Decode(data)
+		if err == nil && (m.Type == protocol.TypeJoin || m.Type == protocol.TypeResume) {
+			return protocol.Request{ID: m.ID}, nil, errPlainSecret
+		}
+		return m, nil, err
+	}
+	var r relayedRequest
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return protocol.Request{}, nil, protocol.Errorf(protocol.CodeBadMessage, "not a relayed join or resume: %v", err)
+	}
+	m := protocol.Request{Type: r.Type, ID: r.ID, Name: r.Name}
+	k := &secrets{welcome: r.Token}
+	var err error
+	if k.token, err = parseHash("token_sha256", r.Token); err != nil {
+		return protocol.Request{ID: r.ID}, nil, protocol.Errorf(protocol.CodeBadMessage, "a relayed %s: %v", r.Type, err)
+	}
+	if r.HostKey != "" {
+		if k.hostKey, err = parseHash("host_key_sha256", r.HostKey); err != nil {
+			return protocol.Request{ID: r.ID}, nil, protocol.Errorf(protocol.CodeBadMessage, "a relayed %s: %v", r.Type, err)
+		}
+	}
+	return m, k, nil
+}
+
+// maxHeld bounds the tokens a relayed connection keeps for the welcomes
+// to come: a client waits for the answer to its join or resume, so more
+// unanswered at once than this is no client's doing, and the oldest
+// (surely answered by a refusal) goes.
+const maxHeld = 8
+
+// held is a token a relayed connection sent as its hash, kept for the
+// welcome that may answer it.
+type held struct {
+	hash  string // hashText's
+	token string
+}
+
+// hashSecrets returns what the relay forwards to the lane of data, a
+// message its client sent: a join or a resume as a relayedRequest, the
+// token kept for its welcome; any other message as it is. A message that
+// does not decode is refused with protocol.Decode's error, and its
+// request, whose id the refusal answers: it is not forwarded, as it may
+// hold a secret where none belongs.
+func (rc *relayed) hashSecrets(data []byte) ([]byte, protocol.Request, error) {
+	m, err := protocol.Decode(data)
+	if err != nil {
+		return nil, m, err
+	}
+	r := relayedRequest{Type: m.Type, ID: m.ID, Name: m.Name}
+	token := m.Token
+	switch m.Type {
+	case protocol.TypeJoin:
+		token = uuid.NewString()
+		if m.HostKey != "" {
+			r.HostKey = hashText(m.HostKey)
+		}
+	case protocol.TypeResume:
+	default:
+		return data, m, nil
+	}
+	r.Token = hashText(token)
+	rc.hold(held{hash: r.Token, token: token})
+	out, err := json.Marshal(r)
+	if err != nil {
+		panic(fmt.Sprintf("lane: encoding a relayed %s: %v", r.Type, err)) // only plain values: cannot fail
+	}
+	return out, m, nil
+}
+
+// hold keeps a token for the welcome that may answer it, before its
+// message leaves: the welcome cannot come first.
+func (rc *relayed) hold(h held) {
+	rc.r.mu.Lock()
+	defer rc.r.mu.Unlock()
+	if len(rc.held) == maxHeld {
+		rc.held = slices.Delete(rc.held, 0, 1)
+	}
+	rc.held = append(rc.held, h)
+}
+
+// welcomePrefix are the first bytes of a welcome, as a lane encodes it.
+var welcomePrefix = []byte(`{"type":"welcome",`)
+
+// welcome returns msg, a welcome the lane sent the connection with its
+// token's hash, with the token the relay kept in its place; false if the
+// relay kept no token of that hash. The tokens of the joins and resumes
+// the connection sent before are dropped: the lane answers a
+// connection's messages in order, so they have been answered. r.mu is
+// held.
+func (rc *relayed) welcome(msg []byte) ([]byte, bool) {
+	var w protocol.Welcome
+	if err := protocol.Unmarshal(msg, &w); err != nil {
+		return nil, false
+	}
+	for i, h := range rc.held {
+		if h.hash == w.Token {
+			w.Token = h.token
+			rc.held = slices.Delete(rc.held, 0, i+1)
+			return encodeReply(w), true
+		}
+	}
+	return nil, false
+}
