@@ -65,7 +65,7 @@ type Lane struct {
 	idle    *time.Timer
 
 	// Presence alone (a connection coming or going) shows at most one
-	// board every presenceEvery: see presenceChanged.
+	// board every presence interval: see presenceChanged.
 	lastBoard time.Time
 	presence  *time.Timer
 	due       bool // a presence change waits for the timer

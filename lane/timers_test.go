@@ -238,3 +238,50 @@ func TestAttachInTheInboxOfAStoppedLaneIsClosed(t *testing.T) {
 		}
 	})
 }
+
+// TestPresenceWaitsLongerOnACrowdedLane: on a lane with many watchers, a
+// presence board goes to every one of them, so presence alone shows less
+// often: every presenceEvery for each presenceClients clients, up to
+// presenceMost.
+func TestPresenceWaitsLongerOnACrowdedLane(t *testing.T) {
+	for _, tt := range []struct {
+		clients int
+		want    time.Duration
+	}{
+		{1, presenceEvery},
+		{199, presenceEvery},
+		{300, 3 * presenceEvery},
+		{100_000, presenceMost},
+	} {
+		if got := presenceInterval(tt.clients); got != tt.want {
+			t.Errorf("%d clients: presence every %v, want %v", tt.clients, got, tt.want)
+		}
+	}
+	synctest.Test(t, func(t *testing.T) {
+		l := New("crowded", "crowded", Config{MaxSpectators: 1000})
+		defer runLane(l)()
+		w := attachRunning(t, l)
+		for range 299 {
+			attachRunning(t, l)
+		}
+		time.Sleep(presenceMost) // every arrival shown
+		synctest.Wait()
+		boards(t, w)
+		attachRunning(t, l) // the 301st: shown at once, no board went out for long
+		synctest.Wait()
+		if got := boards(t, w); len(got) != 1 || got[0].Spectators != 301 {
+			t.Fatalf("an arrival long after the last board sent the first watcher %+v, want one board showing 301 watchers", got)
+		}
+		attachRunning(t, l)
+		time.Sleep(3*presenceEvery - time.Nanosecond)
+		synctest.Wait()
+		if got := boards(t, w); len(got) != 0 {
+			t.Fatalf("an arrival before 300 watchers' interval was over sent the first watcher %d boards", len(got))
+		}
+		time.Sleep(time.Nanosecond)
+		synctest.Wait()
+		if got := boards(t, w); len(got) != 1 || got[0].Spectators != 302 {
+			t.Fatalf("once the interval was over the first watcher was sent %+v, want one board showing 302 watchers", got)
+		}
+	})
+}
