@@ -3,6 +3,7 @@ package lane
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/tenpin/tenpin/lane/bowling"
@@ -64,12 +65,19 @@ func (l *Lane) changed() {
 	l.lastBoard = time.Now()
 	l.seq++
 	v, seq := l.buildBoard(), l.boardSeq()
+	n := 0
 	for c := range l.clients {
 		if c.relayed {
 			continue // its node relays the board published below
 		}
-		if n := c.conn.Board(v.board, seq); n > 0 {
-			l.cfg.Metrics.BoardsSkipped.Add(int64(n))
+		if skipped := c.conn.Board(v.board, seq); skipped > 0 {
+			l.cfg.Metrics.BoardsSkipped.Add(int64(skipped))
+		}
+		if n++; n%fanOutYield == 0 {
+			// Each board queued may start a writer goroutine: a crowded
+			// lane lets those it started run, and the other lanes' work
+			// that came meanwhile, before it starts more.
+			runtime.Gosched()
 		}
 	}
 	l.cfg.Metrics.BoardsSent.Add(int64(len(l.clients) - l.remotes))

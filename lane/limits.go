@@ -48,4 +48,9 @@ const (
 	// for it (72 bytes a slot: keep a request small), so it is sized for
 	// a lane's dozen connections, not for thousands.
 	inboxSize = 64
+
+	// fanOutYield is how many clients a lane queues a board for before it
+	// yields the processor (see changed): a burst of runnable writers as
+	// large as a crowded lane's watchers would hold every other lane back.
+	fanOutYield = 128
 )
