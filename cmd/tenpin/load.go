@@ -234,7 +234,13 @@ func (rep loadReport) print(w io.Writer) {
 		rep.Config.Lanes, rep.Config.Players, rep.Config.Spectators, rep.Config.URL, rep.Seconds)
 	fmt.Fprintf(&b, "connections  %d (%d failed), connect p50 %.1fms p99 %.1fms max %.1fms\n",
 		rep.Connections, rep.ConnectFailures, rep.Connect.P50, rep.Connect.P99, rep.Connect.Max)
-	fmt.Fprintf(&b, "rolls        %d (%.0f/s), games %d\n", rep.Rolls, rep.RollsPerSec, rep.Games)
+	fmt.Fprintf(&b, "rolls        %d (%.0f/s), games %d", rep.Rolls, rep.RollsPerSec, rep.Games)
+	if rep.RollsPerSec > 0 {
+		// The pace a lane's players kept: -think is the pause before each
+		// ball, what the server takes to answer adds to it.
+		fmt.Fprintf(&b, ", a ball every %.2fs a lane (-think %v)", float64(rep.Config.Lanes)/rep.RollsPerSec, rep.Config.Think)
+	}
+	b.WriteByte('\n')
 	fmt.Fprintf(&b, "boards       %d (%.0f/s, %.1f MB/s), seqs skipped for slow readers %d\n", rep.Boards, rep.BoardsPerSec, rep.BytesPerSec/1e6, rep.SkippedSeqs)
 	fmt.Fprintf(&b, "ack          p50 %.2fms p90 %.2fms p99 %.2fms max %.2fms (%d)\n", rep.Ack.P50, rep.Ack.P90, rep.Ack.P99, rep.Ack.Max, rep.Ack.Count)
 	fmt.Fprintf(&b, "fan-out      p50 %.2fms p90 %.2fms p99 %.2fms max %.2fms (%d)\n", rep.Fanout.P50, rep.Fanout.P90, rep.Fanout.P99, rep.Fanout.Max, rep.Fanout.Count)

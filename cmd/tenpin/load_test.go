@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/tenpin/tenpin/cmd/tenpin/internal/loadgen"
+	"github.com/tenpin/tenpin/lane/golden"
 )
 
 // TestLoadRun plays a short load run against a real server: it checks
@@ -52,4 +57,20 @@ func TestLoadFlags(t *testing.T) {
 			t.Errorf("tenpin %v: status %d, %q; want 1 and the reason", args, code, stderr)
 		}
 	}
+}
+
+// TestLoadReportText: the report tenpin load prints, the pace its lanes
+// kept included.
+func TestLoadReportText(t *testing.T) {
+	rep := loadReport{
+		Config:  loadConfig{URL: "ws://127.0.0.1:18080", Lanes: 1900, Players: 4, Spectators: 6, Think: 8 * time.Second},
+		Seconds: 120, Connections: 19000, Connect: loadgen.Summary{P50: 0.4, P99: 3.2, Max: 9.1},
+		Rolls: 27360, RollsPerSec: 228, Games: 310, Boards: 273600, BoardsPerSec: 2280, BytesPerSec: 2.9e6,
+		Ack:          loadgen.Summary{P50: 0.8, P90: 1.9, P99: 6.3, Max: 20.5, Count: 27360},
+		Fanout:       loadgen.Summary{P50: 0.9, P90: 2.1, P99: 7.0, Max: 22.4, Count: 27360},
+		ServerDuring: map[string]float64{"connections": 19000, "goroutines": 19400, "heap_bytes": 200 << 20, "rss_bytes": 400 << 20},
+	}
+	var b bytes.Buffer
+	rep.print(&b)
+	golden.Check(t, "load-report.golden", b.Bytes())
 }
