@@ -155,6 +155,7 @@ type Journal struct {
 	nc        *nats.Conn
 	js        jetstream.JetStream
 	stream    jetstream.Stream
+	consumers chan struct{} // a slot for each consumer a read may hold: see consume
 
 	closeOnce sync.Once
 	closeErr  error
@@ -208,7 +209,7 @@ func Open(ctx context.Context, cfg StoreConfig) (*Journal, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	j := &Journal{cfg: cfg, log: cfg.Logger}
+	j := &Journal{cfg: cfg, log: cfg.Logger, consumers: make(chan struct{}, maxConsumers)}
 	if err := j.open(ctx); err != nil {
 		j.Close()
 		return nil, err

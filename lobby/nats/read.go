@@ -130,16 +130,101 @@ func decode(msgs []stored) ([]game.Event, error) {
 // servers have it), and its count of pending messages is then short. A
 // read that returned without them would let a lane decide on a log that
 // misses an acknowledged event. So read stops once it has had that last
-// message, and never waits for a message that will not come. Except when
-// a compaction purges messages before they are delivered: so once no
-// message has come for [quietProbe], read asks the stream whether a
-// message after the last it had is still there to come, and stops if none
-// is. A read that gets no message for the configured Timeout fails.
+// message, and never waits for a message that will not come.
 //
-// A compaction during the read would also leave a gap between the
-// messages read before it and after it: read drops the first ones, as if
-// it had begun after the compaction.
+// A lane reading its log back mostly wants the few events since it last
+// looked: those it asks the leader for one by one (getEach). Only a
+// longer read takes a consumer (consume), of which a stream has a limited
+// number (1,000 by default): when a node dies, the survivors read back
+// the logs of every lane it ran at once, which with a consumer each
+// failed past a thousand lanes, and would have queued that many consumer
+// creations on the cluster's meta leader.
+//
+// A compaction during the read would leave a gap between the messages
+// read before it and after it: read drops the first ones, as if it had
+// begun after the compaction.
 func (j *Journal) read(ctx context.Context, filter string, after uint64) ([]stored, error) {
+	last, err := j.lastOn(ctx, filter)
+	if err != nil {
+		return nil, err
+	}
+	if last <= after {
+		return nil, nil
+	}
+	var msgs []stored
+	if !strings.HasSuffix(filter, "*") {
+		var done bool
+		if msgs, done, err = j.getEach(ctx, filter, after, last); err != nil {
+			return nil, err
+		}
+		if n := len(msgs); !done {
+			rest, err := j.consume(ctx, filter, msgs[n-1].seq, last)
+			if err != nil {
+				return nil, err
+			}
+			msgs = append(msgs, rest...)
+		}
+	} else if msgs, err = j.consume(ctx, filter, after, last); err != nil {
+		return nil, err
+	}
+	return j.dropPurged(ctx, msgs)
+}
+
+// maxGets is how many messages read asks for one by one before it takes
+// a consumer for the rest.
+const maxGets = 16
+
+// getEach returns the messages on filter after sequence after, up to
+// last, asking the stream's leader for each in turn: done is false if it
+// stopped at maxGets messages, and at least one remains (getEach returns
+// at least one then). A message purged on the way ends the read there:
+// the compaction that purged it purged what came before it too.
+func (j *Journal) getEach(ctx context.Context, filter string, after, last uint64) (msgs []stored, done bool, err error) {
+	for from := after + 1; len(msgs) < maxGets; {
+		m, err := j.next(ctx, filter, from)
+		switch {
+		case errors.Is(err, jetstream.ErrMsgNotFound):
+			return msgs, true, nil
+		case err != nil:
+			return nil, false, fmt.Errorf("the message on %s at %d or after: %w", filter, from, err)
+		}
+		msgs = append(msgs, stored{m.Subject, m.Sequence, m.Data})
+		if m.Sequence >= last {
+			return msgs, true, nil
+		}
+		from = m.Sequence + 1
+	}
+	return msgs, false, nil
+}
+
+// next returns the first message on filter at sequence from or after it,
+// as the stream's leader has it.
+func (j *Journal) next(ctx context.Context, filter string, from uint64) (*jetstream.RawStreamMsg, error) {
+	ctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
+	defer cancel()
+	return j.stream.GetMsg(ctx, from, jetstream.WithGetMsgSubject(filter))
+}
+
+// maxConsumers is how many consumers a journal reads with at once. A read
+// that finds them all taken waits for one: a burst of reads (a node
+// taking over the lanes of another) takes turns rather than run into
+// the stream's limit of consumers, and each node of a cluster stays well
+// within it.
+const maxConsumers = 64
+
+// consume returns, in order, the messages on filter stored after sequence
+// after, up to last, through a consumer. Except when a compaction purges
+// messages before they are delivered: so once no message has come for
+// [quietProbe], consume asks the stream whether a message after the last
+// it had is still there to come, and stops if none is. A read that gets
+// no message for the configured Timeout fails.
+func (j *Journal) consume(ctx context.Context, filter string, after, last uint64) ([]stored, error) {
+	select {
+	case j.consumers <- struct{}{}:
+		defer func() { <-j.consumers }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	cfg := jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{filter},
 		// If the consumer has to be made again (a lost heartbeat), try
@@ -152,13 +237,6 @@ func (j *Journal) read(ctx context.Context, filter string, after uint64) ([]stor
 	if after > 0 {
 		cfg.DeliverPolicy = jetstream.DeliverByStartSequencePolicy
 		cfg.OptStartSeq = after + 1
-	}
-	last, err := j.lastOn(ctx, filter)
-	if err != nil {
-		return nil, err
-	}
-	if last <= after {
-		return nil, nil
 	}
 	cctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
 	cons, err := j.stream.OrderedConsumer(cctx, cfg)
@@ -218,7 +296,7 @@ func (j *Journal) read(ctx context.Context, filter string, after uint64) ([]stor
 			if err != nil {
 				return nil, err
 			}
-			return j.dropPurged(ctx, msgs) // finish set done: the handler is through with msgs
+			return msgs, nil // finish set done: the handler is through with msgs
 		case <-ctx.Done():
 			mu.Lock()
 			done = true // msgs is no longer appended to
@@ -240,7 +318,7 @@ func (j *Journal) read(ctx context.Context, filter string, after uint64) ([]stor
 				mu.Lock()
 				done = true
 				mu.Unlock()
-				return j.dropPurged(ctx, msgs)
+				return msgs, nil
 			}
 			if now.Sub(since) >= j.cfg.Timeout {
 				mu.Lock()
@@ -303,9 +381,7 @@ const quietProbe = 100 * time.Millisecond
 // more reports whether the stream holds a message on the subjects of
 // filter at sequence from or after it.
 func (j *Journal) more(ctx context.Context, filter string, from uint64) (bool, error) {
-	ctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
-	defer cancel()
-	_, err := j.stream.GetMsg(ctx, from, jetstream.WithGetMsgSubject(filter))
+	_, err := j.next(ctx, filter, from)
 	switch {
 	case err == nil:
 		return true, nil
