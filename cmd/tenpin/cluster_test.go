@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -169,6 +170,9 @@ func TestClusterGameSurvivesAKilledNode(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	laneID, players := startGame(t, ctx, "kill -9", nodes[2], nodes[0], nodes[1])
+	// Someone watches the lobby on the first node all along, as a page
+	// does: the lane must not leave it while it moves to another node.
+	absent := watchListed(ctx, nodes[0], laneID)
 	pins := []int{5, 4}
 	var killed time.Time
 	for frame := 1; frame <= 10; frame++ {
@@ -189,6 +193,9 @@ func TestClusterGameSurvivesAKilledNode(t *testing.T) {
 			}
 		}
 	}
+	if d := absent(); d > 2*time.Second {
+		t.Errorf("the lane was missing from %s's lobby for %v after its node was killed, want at most 2s", nodes[0].url, d)
+	}
 	for _, n := range nodes[:2] {
 		board, err := (&client.Client{URL: n.url}).Board(ctx, laneID)
 		if err != nil {
@@ -202,6 +209,43 @@ func TestClusterGameSurvivesAKilledNode(t *testing.T) {
 				t.Errorf("%s on %s: %d frames, %d; want 10 frames of 5 and 4, 90", p.Name, n.url, len(p.Frames), p.Total)
 			}
 		}
+	}
+}
+
+// watchListed lists the lanes on node every 100 ms until the returned
+// function is called, which returns the longest time lane id was missing
+// from the list.
+func watchListed(ctx context.Context, at *child, id string) func() time.Duration {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan time.Duration, 1)
+	go func() {
+		api := &client.Client{URL: at.url}
+		var longest time.Duration
+		var since time.Time // when the lane went missing; zero while listed
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			lanes, err := api.Lanes(ctx)
+			switch now := time.Now(); {
+			case ctx.Err() != nil:
+				done <- longest
+				return
+			case err == nil && slices.ContainsFunc(lanes, func(l protocol.LaneSummary) bool { return l.ID == id }):
+				since = time.Time{}
+			case since.IsZero():
+				since = now
+			default:
+				longest = max(longest, now.Sub(since))
+			}
+			select {
+			case <-ctx.Done():
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() time.Duration {
+		cancel()
+		return <-done
 	}
 }
 

@@ -48,6 +48,9 @@ const (
 // refusal's code in refusals, with no body.
 const hdrRefused = "Tenpin-Refused"
 
+// hdrNode is the header of a node's answer to a list of lanes: its name.
+const hdrNode = "Tenpin-Node"
+
 // hdrSeq is the header of an answer to alive that carries a board: its
 // seq.
 const hdrSeq = "Tenpin-Seq"
@@ -167,6 +170,7 @@ type Cluster struct {
 	asking     map[string]bool        // silent nodes being pinged (see ask)
 	unanswered map[string]bool        // silent nodes that did not answer
 	subs       []*nats.Subscription   // the node's own subjects
+	listed     map[string]listed      // each node's lanes, as it last answered a list
 	relaid     singleflight.Group     // relays being made, by lane
 
 	// lastBeat is when the heartbeat loop last ran (UnixNano), and wakes
@@ -214,6 +218,7 @@ func NewCluster(cfg ClusterConfig) (*Cluster, error) {
 		owned:      make(map[string]*owned),
 		relays:     make(map[string]*relayEntry),
 		seen:       make(map[string]time.Time),
+		listed:     make(map[string]listed),
 		dead:       make(map[string]bool),
 		asking:     make(map[string]bool),
 		unanswered: make(map[string]bool),
@@ -648,7 +653,11 @@ func (c *Cluster) Lane(ctx context.Context, id string) (*lobby.LaneView, error) 
 }
 
 // Lanes returns the listed lanes of the other nodes that answer before ctx
-// ends (or all of them have).
+// ends (or all of them have), and, after them, those of the nodes that did
+// not answer as they last did, for [listKeep]: a node that died takes its
+// lanes out of the lobby only once another node runs them (they come
+// back after a new stream leader is elected, seconds later), and a node
+// too busy to answer in time leaves them where they were.
 func (c *Cluster) Lanes(ctx context.Context) ([]protocol.LaneSummary, error) {
 	now := time.Now()
 	c.mu.Lock()
@@ -659,9 +668,47 @@ func (c *Cluster) Lanes(ctx context.Context) ([]protocol.LaneSummary, error) {
 		}
 	}
 	c.mu.Unlock()
-	if want == 0 {
-		return nil, nil
+	var (
+		out      []protocol.LaneSummary
+		answered = make(map[string][]protocol.LaneSummary) // by node, once whole
+		err      error
+	)
+	if want > 0 {
+		out, err = c.askLanes(ctx, want, answered)
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for node, lanes := range answered {
+		c.listed[node] = listed{lanes: lanes, at: now}
+	}
+	for node, l := range c.listed {
+		switch _, ok := answered[node]; {
+		case ok:
+		case now.Sub(l.at) > listKeep:
+			delete(c.listed, node)
+		default:
+			out = append(out, l.lanes...) // after the answers: the lobby keeps a lane's first listing
+		}
+	}
+	return out, err
+}
+
+// listKeep is how long a node's lanes stay listed after it last answered
+// a list: longer than another node takes to run them (a node declared
+// dead, a new stream leader elected), so a lane does not leave the lobby
+// on its way between nodes.
+const listKeep = 30 * time.Second
+
+// listed is a node's answer to a list of lanes, and when it came.
+type listed struct {
+	lanes []protocol.LaneSummary
+	at    time.Time
+}
+
+// askLanes asks the other nodes for their listed lanes and returns them
+// as they come, until want nodes have answered or ctx ends; the lanes of
+// each node that answered whole go into answered too.
+func (c *Cluster) askLanes(ctx context.Context, want int, answered map[string][]protocol.LaneSummary) ([]protocol.LaneSummary, error) {
 	inbox := c.nc.NewRespInbox()
 	sub, err := c.nc.SubscribeSync(inbox)
 	if err != nil {
@@ -672,6 +719,7 @@ func (c *Cluster) Lanes(ctx context.Context) ([]protocol.LaneSummary, error) {
 		return nil, fmt.Errorf("nats: listing lanes: %w", err)
 	}
 	var out []protocol.LaneSummary
+	parts := make(map[string][]protocol.LaneSummary) // by node, as its parts come
 	for done := 0; done < want; {
 		m, err := sub.NextMsgWithContext(ctx)
 		if err != nil {
@@ -685,8 +733,13 @@ func (c *Cluster) Lanes(ctx context.Context) ([]protocol.LaneSummary, error) {
 			return out, fmt.Errorf("nats: listing lanes: %w", err)
 		}
 		out = append(out, lanes...)
+		node := m.Header.Get(hdrNode)
+		parts[node] = append(parts[node], lanes...)
 		if m.Data[0] == lastPart {
 			done++
+			if node != "" {
+				answered[node] = parts[node]
+			}
 		}
 	}
 	return out, nil
@@ -722,7 +775,8 @@ func (c *Cluster) listLanes(m *nats.Msg) {
 			mark = lastPart
 		}
 		data, _ := json.Marshal(part) // plain values: cannot fail
-		if err := m.Respond(append([]byte{mark}, data...)); err != nil {
+		answer := &nats.Msg{Subject: m.Reply, Header: nats.Header{hdrNode: {c.cfg.Node}}, Data: append([]byte{mark}, data...)}
+		if err := m.RespondMsg(answer); err != nil {
 			c.log.Warn("a list of lanes not answered", "err", err)
 			return
 		}

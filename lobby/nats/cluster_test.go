@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -365,6 +366,31 @@ func (p *player) reconnect(deadline time.Time) {
 			p.t.Fatalf("%s could not reconnect to lane %s on %s within %v: %v", p.name, p.lane, p.at.Name, wait, err)
 		}
 		time.Sleep(100 * time.Millisecond) // between tries of the dial while the cluster fails over; bounded by deadline
+	}
+}
+
+// TestListKeepsASilentNodesLanes: a node that stops answering lists of
+// lanes (it died, or is too busy to answer in time) does not take its
+// lanes out of the other nodes' lobbies: they list them as it last did,
+// while another node takes them over.
+func TestListKeepsASilentNodesLanes(t *testing.T) {
+	id := createLane(t, nodes[2], "silent node")
+	list := func(within time.Duration) ([]protocol.LaneSummary, bool, error) {
+		ctx, cancel := context.WithTimeout(t.Context(), within)
+		defer cancel()
+		lanes, err := nodes[0].Cluster.Lanes(ctx)
+		return lanes, slices.ContainsFunc(lanes, func(l protocol.LaneSummary) bool { return l.ID == id }), err
+	}
+	if lanes, ok, err := list(wait); err != nil || !ok {
+		t.Fatalf("%s lists %+v, %v; want lane %s of %s among them", nodes[0].Name, lanes, err, id, nodes[2].Name)
+	}
+	defer nodes[2].Cluster.MuteLists(t)()
+	lanes, ok, err := list(200 * time.Millisecond) // a lobby waits 500 ms
+	if err == nil {
+		t.Errorf("%s answered a list while muted", nodes[2].Name)
+	}
+	if !ok {
+		t.Errorf("with %s silent, %s lists %+v, without its lane %s", nodes[2].Name, nodes[0].Name, lanes, id)
 	}
 }
 

@@ -1,5 +1,7 @@
 package nats
 
+import "testing"
+
 // ReportCPU is reportCPU, for the benchmarks of package nats_test.
 var ReportCPU = reportCPU
 
@@ -25,4 +27,31 @@ func (c *Cluster) LoseBoards(id string) bool {
 	}
 	rl.boards.Unsubscribe()
 	return true
+}
+
+// MuteLists has this node answer no other node's list of lanes until
+// the returned function is called: as a node that died, or is too busy
+// to answer in time.
+func (c *Cluster) MuteLists(t testing.TB) (unmute func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, sub := range c.subs {
+		if sub.Subject != subjLanes+"*" {
+			continue
+		}
+		if err := sub.Unsubscribe(); err != nil {
+			t.Fatal(err)
+		}
+		return func() {
+			s, err := c.nc.Subscribe(subjLanes+"*", c.listLanes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.mu.Lock()
+			c.subs[i] = s
+			c.mu.Unlock()
+		}
+	}
+	t.Fatal("no subscription to lists of lanes")
+	return nil
 }
