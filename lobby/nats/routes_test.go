@@ -1,11 +1,14 @@
 package nats
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -172,4 +175,44 @@ func TestClusterConfigRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNoRouteIsNoError: the first node of a cluster, which routes to no
+// other, has its server try a route to nowhere (see clusterOptions); its
+// failure is no error for the operator to worry about.
+func TestNoRouteIsNoError(t *testing.T) {
+	var logs lockedBuffer
+	openCluster(t, 2, func(i int, cfg *StoreConfig) {
+		if i == 0 {
+			cfg.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		}
+	})
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(logs.String(), "missing port"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server never tried its route to nowhere; it logged:\n%s", logs.String())
+		}
+	}
+	for line := range strings.Lines(logs.String()) {
+		if strings.Contains(line, "missing port") && !strings.Contains(line, "level=DEBUG") {
+			t.Errorf("the route to nowhere was logged above debug: %s", line)
+		}
+	}
+}
+
+// lockedBuffer is a buffer a logger writes to from any goroutine.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

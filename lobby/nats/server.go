@@ -77,7 +77,7 @@ func (j *Journal) startServer(ctx context.Context) error {
 		return fmt.Errorf("nats: configure the embedded NATS server: %w", err)
 	}
 	j.srv, j.storeDir = s, opts.StoreDir
-	log := serverLog{l: j.log.With("nats", "server"), fatal: new(atomic.Pointer[string]), limits: new(logLimits)}
+	log := serverLog{l: j.log.With("nats", "server"), fatal: new(atomic.Pointer[string]), limits: new(logLimits), nowhere: j.cfg.Cluster != "" && len(j.cfg.Routes) == 0}
 	s.SetLoggerV2(log, false, false, false)
 	s.Start() // returns once started, or early when it cannot start
 
@@ -186,6 +186,9 @@ type serverLog struct {
 	l      *slog.Logger
 	fatal  *atomic.Pointer[string] // why the server stopped, for Open's error
 	limits *logLimits
+	// nowhere: the server's one route is the route to nowhere of a node
+	// with no routes (see clusterOptions), whose failure is no error.
+	nowhere bool
 }
 
 func (s serverLog) logf(level slog.Level, format string, v []any) {
@@ -206,9 +209,19 @@ func (s serverLog) logf(level slog.Level, format string, v []any) {
 }
 
 func (s serverLog) Noticef(format string, v ...any) { s.logf(slog.LevelDebug, format, v) }
-func (s serverLog) Errorf(format string, v ...any)  { s.logf(slog.LevelError, format, v) }
-func (s serverLog) Debugf(format string, v ...any)  { s.logf(slog.LevelDebug, format, v) }
-func (s serverLog) Tracef(format string, v ...any)  { s.logf(slog.LevelDebug, format, v) }
+func (s serverLog) Errorf(format string, v ...any) {
+	if s.nowhere && format == routeErrorFormat && len(v) == 2 && strings.Contains(fmt.Sprint(v[1]), "missing port") {
+		s.logf(slog.LevelDebug, format, v)
+		return
+	}
+	s.logf(slog.LevelError, format, v)
+}
+
+// routeErrorFormat is how the NATS server logs a failed route.
+const routeErrorFormat = "Error trying to connect to route (attempt %v): %v"
+
+func (s serverLog) Debugf(format string, v ...any) { s.logf(slog.LevelDebug, format, v) }
+func (s serverLog) Tracef(format string, v ...any) { s.logf(slog.LevelDebug, format, v) }
 
 func (s serverLog) Warnf(format string, v ...any) {
 	if format == secretTLSWarning {
