@@ -53,17 +53,14 @@ func (b Ball) String() string {
 }
 
 // before is the ball the same player bowled before b in the same game,
-// as far as b alone tells: the previous ball of the frame, or for ball 1
-// the second ball of the frame before (a strike's frame has only one:
-// then there is no telling, and ok is false).
+// if b alone tells: the ball before it in its frame. (Before a frame's
+// first ball is the last of the frame before, one ball or two.)
 func (b Ball) before() (Ball, bool) {
-	switch {
-	case b.Ball > 1:
-		b.Ball--
-		return b, true
-	default:
+	if b.Ball == 1 {
 		return b, false
 	}
+	b.Ball--
+	return b, true
 }
 
 // Roll is one roll a client sent, and what became of it.

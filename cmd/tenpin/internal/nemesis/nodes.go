@@ -76,6 +76,7 @@ func (r *Run) newNodes() ([]*node, error) {
 		// open and their players seated however long the run lasts.
 		"-idle", "24h", "-away-after", "24h",
 		"-create-burst", "10000", "-lanes-per-addr", "0", "-conns-per-addr", "0", "-conns-per-lane-addr", "0",
+		"-replicas", "3", // every event on the three servers: one of them down or paused loses none
 	}
 	var nodes []*node
 	for i := range n {
@@ -92,7 +93,7 @@ func (r *Run) newNodes() ([]*node, error) {
 			}
 			args = append(args, "-data", filepath.Join(r.cfg.Dir, name),
 				"-cluster", fmt.Sprintf("127.0.0.1:%d", ports[n+i]), "-routes", strings.Join(routes, ","),
-				"-cluster-secret-file", secret, "-replicas", "3")
+				"-cluster-secret-file", secret)
 		}
 		log, err := os.OpenFile(filepath.Join(r.cfg.Dir, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
