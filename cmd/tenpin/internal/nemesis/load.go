@@ -84,7 +84,10 @@ type clientState struct {
 
 	conn     *client.Conn
 	connNode string
-	conns    int    // connections so far
+	opened   int       // WebSockets opened so far, seated or not: SeqBack.Conn counts them
+	conns    int       // connections made (a player's seated)
+	since    time.Time // when conn was made
+	backoff  time.Duration
 	after    uint64 // a player acts on no board older than its last command's ack
 
 	mu       sync.Mutex
@@ -128,7 +131,7 @@ func (c *clientState) dial(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
 	api := &client.Client{URL: n.url, HTTPClient: c.run.http}
-	no := c.conns + 1
+	no := c.opened + 1
 	c.mu.Lock()
 	c.current = no
 	c.latest = nil
@@ -141,6 +144,7 @@ func (c *clientState) dial(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	c.opened = no
 	if c.name != "" {
 		var w *protocol.Welcome
 		if c.token == "" {
@@ -154,8 +158,8 @@ func (c *clientState) dial(ctx context.Context) error {
 		}
 		c.token = w.Token
 	}
-	c.conn, c.connNode, c.after = conn, n.name, 0
-	c.conns = no
+	c.conn, c.connNode, c.after, c.since = conn, n.name, 0, time.Now()
+	c.conns++
 	c.run.rec.count(func(k *Counts) {
 		k.Connections++
 		if c.conns > 1 {
@@ -166,13 +170,25 @@ func (c *clientState) dial(ctx context.Context) error {
 }
 
 // drop closes the connection and moves to the next node: the client
-// connects there next.
-func (c *clientState) drop() {
+// connects there next. After a connection that lasted under a second (a
+// lane sending its clients away while it cannot read its log) it waits a
+// little first, longer each time, as a page would: not to reconnect in a
+// tight loop.
+func (c *clientState) drop(ctx context.Context) {
 	if c.conn != nil {
 		c.conn.CloseNow()
 		c.conn = nil
 	}
 	c.node = (c.node + 1) % len(c.run.nodes)
+	if time.Since(c.since) > time.Second {
+		c.backoff = 0
+		return
+	}
+	c.backoff = min(max(2*c.backoff, 50*time.Millisecond), time.Second)
+	select {
+	case <-time.After(c.backoff):
+	case <-ctx.Done():
+	}
 }
 
 // handle takes a message that answers no command, on the connection's
@@ -261,10 +277,10 @@ func (c *clientState) follow(ctx context.Context, act func(ctx context.Context, 
 			return
 		case errors.Is(err, errQuiet):
 			c.run.rec.count(func(k *Counts) { k.Stalls++ })
-			c.drop()
+			c.drop(ctx)
 			continue
 		case err != nil:
-			c.drop()
+			c.drop(ctx)
 			continue
 		}
 		if act != nil && act(ctx, b) {
@@ -347,7 +363,7 @@ func (p *player) command(ctx context.Context, what string, do func(ctx context.C
 	}
 	var pe *protocol.Error
 	if !errors.As(err, &pe) || pe.Code == protocol.CodeUnavailable {
-		p.drop() // no answer: its node may be paused
+		p.drop(ctx) // no answer: its node may be paused
 	}
 	if ctx.Err() == nil {
 		p.run.logf("%s: %s: %v", p.who, what, err)
@@ -379,11 +395,10 @@ func (p *player) roll(ctx context.Context, game int, up *protocol.Up) {
 	case errors.As(err, &pe) && pe.Code != protocol.CodeUnavailable && pe.Code != protocol.CodeInternal:
 		r.Outcome, r.Err = Refused, err.Error()
 	default:
-		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-			return // the run ended: never sent, or never known
-		}
+		// Also when the run ended with the roll on its way: it may be
+		// stored all the same.
 		r.Outcome, r.Err = Unknown, err.Error()
-		p.drop() // no answer, or no store: its node may be paused
+		p.drop(ctx) // no answer, or no store: its node may be paused
 	}
 	p.run.rec.roll(r)
 }
