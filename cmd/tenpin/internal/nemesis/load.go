@@ -75,7 +75,7 @@ func (rec *recorder) count(f func(c *Counts)) {
 // player (name set) or a spectator.
 type clientState struct {
 	run   *Run
-	who   string // for messages: "lane 3 AAA"
+	who   string // for messages: "lane 3.0 AAA", slot 3's first lane
 	lane  string
 	name  string // a player's; "" for a spectator
 	token string

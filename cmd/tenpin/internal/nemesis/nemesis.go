@@ -13,7 +13,8 @@
 // random down time; or a pause, which ends with SIGCONT after a random
 // time. The next fault waits until every node's /healthz says its store
 // takes writes, then a random gap. The first fault is a kill and the
-// second a pause, so that a short run has both.
+// second a pause (unless Config leaves a kind out), so that a short run
+// has both.
 //
 // # The load
 //
@@ -233,8 +234,7 @@ func (r *Run) faults(ctx context.Context) ([]Fault, error) {
 			return out, nil
 		}
 		kill := rng.IntN(2) == 0
-		switch {
-		case i < 2:
+		if i < 2 {
 			kill = i == 0 // the first a kill, the second a pause
 		}
 		if r.cfg.NoKill {
