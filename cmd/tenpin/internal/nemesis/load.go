@@ -138,8 +138,9 @@ func (c *clientState) dial(ctx context.Context) error {
 	c.mu.Unlock()
 	first := true // the reading goroutine's own
 	conn, err := api.DialFunc(ctx, c.lane, func(data []byte) {
-		c.handle(n.name, no, first, data)
-		first = false
+		if c.handle(n.name, no, first, data) {
+			first = false
+		}
 	})
 	if err != nil {
 		return err
@@ -193,22 +194,24 @@ func (c *clientState) drop(ctx context.Context) {
 
 // handle takes a message that answers no command, on the connection's
 // reading goroutine: a board, checked and kept as the latest, or a notice.
-func (c *clientState) handle(node string, no int, first bool, data []byte) {
+// first says whether no board came on the connection before; handle
+// reports whether this message is a board.
+func (c *clientState) handle(node string, no int, first bool, data []byte) (board bool) {
 	m, err := protocol.DecodeMessage(data)
 	if err != nil {
 		c.run.logf("%s: %v", c.who, err)
-		return
+		return false
 	}
 	b, ok := m.(*protocol.Board)
 	if !ok {
 		c.run.rec.count(func(k *Counts) { k.Notices++ })
-		return
+		return false
 	}
 	c.run.rec.count(func(k *Counts) { k.Boards++ })
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if no != c.current {
-		return // a connection the client has left
+		return true // a connection the client has left
 	}
 	if back := b.Seq < c.lastSeq || (!first && b.Seq == c.lastSeq); back {
 		sb := SeqBack{Client: c.who, Lane: c.lane, Conn: no, Node: node, Reconnect: first,
@@ -224,10 +227,11 @@ func (c *clientState) handle(node string, no int, first bool, data []byte) {
 	case c.fresh <- struct{}{}:
 	default:
 	}
+	return true
 }
 
-// board waits for a board newer than after (by seq; any board once the
-// client has connected again), for at most wait.
+// board waits for a board the client has not looked at yet, the newest,
+// for at most wait.
 func (c *clientState) board(ctx context.Context, wait time.Duration) (*protocol.Board, error) {
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
