@@ -58,6 +58,14 @@ func gamePlayer(name bowling.Name, g *bowling.Game, left bool, corrected uint16)
 // changed marks a change of the lane: the next seq, one board built and
 // encoded once, and the same bytes queued for every client.
 func (l *Lane) changed() {
+	if l.checkWakes(); l.woken.Load() {
+		// Its server was found paused, and the lane has not read its log
+		// back since: another server may run the lane now and have shown
+		// later boards, whose seq this one would take back. The board
+		// waits for the read-back (see readBack).
+		l.due = true
+		return
+	}
 	if l.due {
 		l.due = false
 		l.presence.Stop()

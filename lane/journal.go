@@ -93,11 +93,7 @@ func (l *Lane) sync(ctx context.Context) error {
 	if l.moved {
 		return errMoved
 	}
-	if l.cfg.Wakes != nil && l.journal != nil {
-		if w := l.cfg.Wakes(); w != l.wakes {
-			l.wakes, l.stale, l.retryAt = w, true, time.Time{}
-		}
-	}
+	l.checkWakes()
 	if !l.stale {
 		return nil
 	}
@@ -118,6 +114,30 @@ func (l *Lane) sync(ctx context.Context) error {
 	return nil
 }
 
+// checkWakes marks the lane stale, and woken, if its server was found
+// paused since the lane last looked: another server may have taken the
+// lane over meanwhile.
+func (l *Lane) checkWakes() {
+	if l.cfg.Wakes != nil && l.journal != nil {
+		if w := l.cfg.Wakes(); w != l.wakes.Load() {
+			l.wakes.Store(w)
+			l.woken.Store(true)
+			l.stale, l.retryAt = true, time.Time{}
+		}
+	}
+}
+
+// unsure reports whether the lane's server was found paused and the lane
+// has not read its log back since (or is yet to notice): its board may be
+// older than another server's, which may have taken the lane over. Safe
+// on any goroutine.
+func (l *Lane) unsure() bool {
+	if l.woken.Load() {
+		return true
+	}
+	return l.cfg.Wakes != nil && l.journal != nil && l.cfg.Wakes() != l.wakes.Load()
+}
+
 var errMoved = protocol.Errorf(protocol.CodeServerRestarting, "the lane moved to another server: reconnect, your seat is kept")
 
 var errStoreDown = protocol.Errorf(protocol.CodeUnavailable, "the lane could not read its log back in time; nothing changed, try again")
@@ -136,13 +156,16 @@ func (l *Lane) readBack(ctx context.Context) error {
 		l.state.Apply(e)
 	}
 	l.last, l.stale = log.Last, false
+	l.woken.Store(false)
 	if l.state.Epoch() > l.epoch {
 		l.moved = true // another server claimed the lane: its log is not ours to write
 		return errMoved
 	}
 	if len(log.Events) > 0 {
 		l.log.Info("caught up with the journal", "events", len(log.Events))
-		l.changed()
+	}
+	if len(log.Events) > 0 || l.due {
+		l.changed() // and a board held back while the lane was woken (see changed)
 	}
 	for _, p := range l.pending {
 		_, attached := l.clients[p.c]

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lobby/memjournal"
@@ -280,5 +283,95 @@ func TestTakenOverLaneWritesNothing(t *testing.T) {
 	after, _ := j.Read(ctx, first.ID(), 0)
 	if len(after.Events) != len(claimed.Events) {
 		t.Errorf("the lane taken over wrote %d events after the other's claim: %+v", len(after.Events)-len(claimed.Events), after.Events[len(claimed.Events):])
+	}
+}
+
+// TestWokenLaneShowsNoStaleBoard: a lane whose server was found paused
+// (Config.Wakes counted one more) shows a newcomer no board before it has
+// read its log back: another server may have taken the lane over during
+// the pause, and shown the newcomer later boards, whose seq the stale one
+// would take back (the nemesis test saw it). If the log holds the other's
+// claim, the newcomer is sent to reconnect and the lane stops; if the log
+// cannot be read, the newcomer is sent to reconnect and the lane waits.
+func TestWokenLaneShowsNoStaleBoard(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		readFails bool
+		code      string
+		moved     bool
+	}{
+		{name: "taken over", code: "server_restarting", moved: true},
+		{name: "the log unreadable", readFails: true, code: "unavailable"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			j := &faulty{Journal: memjournal.New()}
+			var wakes uint64
+			l := openLane(t, "j1", Config{Journal: j, Wakes: func() uint64 { return wakes }})
+			a := attach(l)
+			l.send(a, `{"type":"join","name":"AAA"}`)
+			l.send(a, `{"type":"start"}`)
+			l.send(a, l.roll(3, ""))
+			replies(a)
+
+			if tt.moved {
+				log, err := j.Read(ctx, l.ID(), 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := Restore(ctx, log, Config{Journal: j, Node: "n2"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			wakes++ // the server wakes from a pause (in which n2 took the lane)
+			j.readFails = tt.readFails
+
+			b := attach(l)
+			var got []string
+			for _, m := range b.take(nil) {
+				if m.board {
+					t.Errorf("the woken lane sent a newcomer its board: %s", m.data)
+					continue
+				}
+				got = append(got, string(m.data))
+			}
+			if len(got) != 1 || !strings.Contains(got[0], `"code":"`+tt.code+`"`) {
+				t.Errorf("the newcomer was sent %q, want one %s notice", got, tt.code)
+			}
+			if status, closed := b.dropStatus(); !closed || status != websocket.StatusGoingAway {
+				t.Errorf("the newcomer's connection: closed %v with %v, want StatusGoingAway", closed, status)
+			}
+			if l.moved != tt.moved {
+				t.Errorf("the lane moved: %v, want %v", l.moved, tt.moved)
+			}
+
+			// Nor does the lane show its clients a change (here the
+			// presence timer's) before it has read its log back. Once it
+			// can (and nobody took the lane), a newcomer is shown the
+			// board at once, as before, and the clients the board held
+			// back.
+			if !tt.moved {
+				if board, seq := l.Board(); board != nil || seq != 0 {
+					t.Errorf("the woken lane's Board (a relay's alive) = seq %d, want nothing before it reads its log back", seq)
+				}
+				a.take(nil)
+				l.changed()
+				if ms := a.take(nil); len(ms) != 0 {
+					t.Errorf("the woken lane showed its client a change before reading its log back: %d messages", len(ms))
+				}
+				j.readFails = false
+				l.retryAt = time.Time{} // the pause after a failed read is over
+				c := attach(l)
+				if ms := c.take(nil); len(ms) != 1 || !ms[0].board {
+					t.Errorf("a newcomer once the log reads again was sent %d messages, want its board", len(ms))
+				}
+				if ms := a.take(nil); len(ms) != 1 || !ms[0].board {
+					t.Errorf("the lane's client once the log reads again was sent %d messages, want the board held back", len(ms))
+				}
+				if board, _ := l.Board(); board == nil {
+					t.Error("the lane's Board once the log reads again is nothing")
+				}
+			}
+		})
 	}
 }

@@ -52,8 +52,12 @@ type Lane struct {
 	retryAt time.Time     // a failed read-back: not before then again
 	epoch   uint64        // the epoch this lane holds: a later claim in the log is another server's
 	moved   bool          // the log holds a later claim: stop
-	wakes   uint64        // Config.Wakes when the lane last read its log back for it
-	seq     uint64        // changes shown in this epoch
+	// wakes is Config.Wakes when the lane last looked; woken, that its
+	// server was found paused and the lane has not read its log back
+	// since. Atomic: Board reads them on other goroutines.
+	wakes   atomic.Uint64
+	woken   atomic.Bool
+	seq     uint64 // changes shown in this epoch
 	clients map[*Client]struct{}
 	remotes int                          // clients in clients connected to other nodes
 	holders map[bowling.Name]*Client     // the connection holding each seat
@@ -219,7 +223,7 @@ func newLane(st *game.State, last uint64, cfg Config) *Lane {
 	}
 	l.epoch = st.Epoch()
 	if cfg.Wakes != nil {
-		l.wakes = cfg.Wakes()
+		l.wakes.Store(cfg.Wakes())
 	}
 	l.presence = time.NewTimer(time.Hour)
 	l.presence.Stop()
@@ -250,8 +254,14 @@ func (l *Lane) Summary() protocol.LaneSummary { return l.view.Load().summary }
 func (l *Lane) BoardJSON() []byte { return l.view.Load().board }
 
 // Board returns the lane's latest board message and its seq, from any
-// goroutine: for a node that relays the lane and may have lost it.
+// goroutine: for a node that relays the lane and may have lost it. It
+// returns nil and 0 while the lane's server was found paused and the lane
+// has not read its log back since: another server may run the lane now,
+// and a relay of it must not be shown an older board (see changed).
 func (l *Lane) Board() (board []byte, seq uint64) {
+	if l.unsure() {
+		return nil, 0
+	}
 	v := l.view.Load()
 	return v.board, v.seq
 }

@@ -91,6 +91,12 @@ type relayed struct {
 	conn Conn
 	seen uint64 // the seq of the newest board sent to it
 	held []held // the tokens of its joins and resumes not yet welcomed (see hashSecrets)
+	// fresh: the lane has not sent the connection its first board yet
+	// (see Lane.attach). Until it has, the connection is sent none of the
+	// boards published for all: the relay's newest may be older than one
+	// the client saw before it reconnected here (from the lane's own node,
+	// or a relay ahead of this one), and its seq would go back.
+	fresh bool
 }
 
 // NewRelay returns a relay of lane id whose traffic goes through up. Of
@@ -143,7 +149,7 @@ func (r *Relay) Attach(ctx context.Context, conn Conn) (Session, bool) {
 		r.mu.Unlock()
 		return nil, false
 	}
-	rc := &relayed{r: r, id: relayConns.Add(1), conn: conn}
+	rc := &relayed{r: r, id: relayConns.Add(1), conn: conn, fresh: true}
 	r.conns[rc.id] = rc
 	r.mu.Unlock()
 	r.cfg.Metrics.Connections.Add(1)
@@ -266,7 +272,7 @@ func (r *Relay) newest(board []byte, seq uint64) {
 // catchUp sends a connection the newest board if it has not had it (nor
 // one newer, sent it alone). r.mu is held.
 func (r *Relay) catchUp(rc *relayed) {
-	if rc.seen >= r.seq {
+	if rc.fresh || rc.seen >= r.seq {
 		return
 	}
 	rc.seen = r.seq
@@ -297,6 +303,9 @@ func (r *Relay) Deliver(conn uint64, msg []byte, seq uint64, board bool) {
 	rc := r.conns[conn]
 	if rc == nil {
 		return
+	}
+	if board {
+		rc.fresh = false // its first board: now it follows the newest
 	}
 	switch {
 	case !board && bytes.HasPrefix(msg, welcomePrefix):

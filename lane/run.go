@@ -117,7 +117,7 @@ func (l *Lane) submit(ctx context.Context, r request) bool {
 func (l *Lane) handle(ctx context.Context, r request) {
 	switch r.op {
 	case opAttach:
-		l.attach(r.c)
+		l.attach(ctx, r.c)
 	case opDetach:
 		l.detach(r.c)
 	case opMessage:
@@ -131,6 +131,7 @@ func (l *Lane) handle(ctx context.Context, r request) {
 	case opVerify:
 		if l.journal != nil {
 			l.stale, l.retryAt = true, time.Time{}
+			l.woken.Store(true)
 			l.sync(ctx)
 		}
 	case opSnapshot:

@@ -25,7 +25,25 @@ func (l *Lane) spectators() int {
 // [Lane.admit]). Anything else, or nothing in time, turns it away with
 // spectators_full and close 1013. Waiting costs the lane nothing on a
 // change: a waiting connection is sent no board.
-func (l *Lane) attach(c *Client) {
+//
+// A lane whose server was found paused reads its log back first, and
+// sends the connection away to reconnect if it cannot: another server may
+// have taken the lane over meanwhile, and this lane's board may be older
+// than one the newcomer saw there — its seq would go back (the nemesis
+// test saw it: a node woken from a pause served its stale boards for
+// seconds, while its store could not be read, to every client that came;
+// see changed for the boards of its clients).
+func (l *Lane) attach(ctx context.Context, c *Client) {
+	if l.checkWakes(); l.woken.Load() {
+		if err := l.sync(ctx); err != nil {
+			// A notice (why the connection closes) without the board
+			// that reply sends a client of another node first.
+			pe, _ := ErrorFor(err)
+			c.conn.Reply(encodeReply(pe), 0)
+			c.conn.Close(websocket.StatusGoingAway, pe.Message)
+			return
+		}
+	}
 	if l.spectators() >= l.cfg.MaxSpectators {
 		l.waiting[c] = time.AfterFunc(l.cfg.ResumeGrace, func() {
 			l.submit(context.Background(), request{op: opExpire, c: c})
@@ -33,8 +51,11 @@ func (l *Lane) attach(c *Client) {
 		return
 	}
 	l.enter(c)
-	if !l.presenceChanged() {
-		l.sendBoard(c, l.view.Load().board) // the newcomer gets the board at once, everyone the count soon
+	// The newcomer gets the board at once, everyone the count soon. One
+	// of another node gets it on its own even when the count is shown at
+	// once: its relay shows it no board before (see Relay).
+	if !l.presenceChanged() || c.relayed {
+		l.sendBoard(c, l.view.Load().board)
 	}
 }
 

@@ -55,13 +55,20 @@ func startChildEnv(t *testing.T, env []string, args ...string) *child {
 	return c
 }
 
+// childCommand is the command that runs "tenpin serve" with args: the
+// test binary, told so by childEnv.
+func childCommand(args []string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+strings.Join(append([]string{"serve"}, args...), "\x1f"))
+	return cmd
+}
+
 // launchChild starts the server as a child process with args and returns
 // at once: several children that wait for each other (the nodes of a
 // cluster) start together, then each is awaited.
 func launchChild(t *testing.T, env []string, args ...string) *child {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+strings.Join(append([]string{"serve", "-addr", "127.0.0.1:0", "-log-level", "warn"}, args...), "\x1f"))
+	cmd := childCommand(append([]string{"-addr", "127.0.0.1:0", "-log-level", "warn"}, args...))
 	cmd.Env = append(cmd.Env, env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -7,6 +7,7 @@
 //	tenpin score [-name ABC] ROLLS...       print the board of one player's rolls
 //	tenpin play [-lang en|ko]               play at the console, one or more players
 //	tenpin load [flags]                     drive simulated players against a server
+//	tenpin nemesis [flags]                  kill and pause the nodes of a cluster under load, and check every roll
 //
 // Run "tenpin COMMAND -h" for a command's flags.
 package main
@@ -54,10 +55,11 @@ func exitCode(err error, stderr io.Writer) int {
 
 // commands maps each subcommand to the function that runs it.
 var commands = map[string]func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error{
-	"serve": runServe,
-	"score": runScore,
-	"play":  runPlay,
-	"load":  runLoad,
+	"serve":   runServe,
+	"score":   runScore,
+	"play":    runPlay,
+	"load":    runLoad,
+	"nemesis": runNemesis,
 }
 
 const usage = `usage:
@@ -65,6 +67,7 @@ const usage = `usage:
   tenpin score [-name ABC] ROLLS...   print the board of one player's rolls
   tenpin play [-lang en|ko]           play at the console, one or more players
   tenpin load [-url ws://localhost:8080] [-lanes N] …   drive simulated players against a server
+  tenpin nemesis [-duration 1m] …     kill and pause the nodes of a cluster under load, and check every roll
 `
 
 // run is the whole program, apart from the process: its arguments (without

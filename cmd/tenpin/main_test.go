@@ -27,6 +27,7 @@ func TestMain(m *testing.M) {
 		}
 		main2(strings.Split(args, "\x1f"))
 	}
+	serveCommand = childCommand // tenpin nemesis starts its nodes as the tests' children
 	dir, err := os.MkdirTemp("", "tenpin-test-state")
 	if err != nil {
 		panic(err)
@@ -92,7 +93,9 @@ func TestUsage(t *testing.T) {
 		{[]string{"score", "-bogus"}, 2, "flag provided but not defined: -bogus"},
 		{[]string{"score", "-h"}, 0, "usage: tenpin score"},
 		{[]string{"play", "-lang", "fr"}, 1, `play: -lang "fr": the languages are en and ko`},
-		{[]string{"help"}, 0, "usage:"},
+		{[]string{"help"}, 0, "tenpin nemesis"},
+		{[]string{"nemesis", "-h"}, 0, "usage: tenpin nemesis"},
+		{[]string{"nemesis", "-games", "0"}, 1, "1 to 90 games a lane"},
 	}
 	for _, tt := range tests {
 		_, stderr, code := runCmd(t, "", tt.args...)

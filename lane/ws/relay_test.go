@@ -347,9 +347,8 @@ func TestRelayBoardAheadIsTheConnectionsAlone(t *testing.T) {
 	r := lane.NewRelay("ahead", nowhere{}, lane.Config{Logger: testLogger(t)})
 	defer r.Close(protocol.CodeLaneClosed, "the test is over")
 	roller, other := newConn(), newConn()
-	r.Attach(t.Context(), roller)
-	rollerID := r.Conns()[0]
-	r.Attach(t.Context(), other)
+	rollerID := attachRelayed(t, r, roller)
+	otherID := attachRelayed(t, r, other)
 	board := func(seq uint64) []byte { return fmt.Appendf(nil, `{"type":"board","seq":%d}`, seq) }
 	seqs := func(c *Conn) (out []uint64) {
 		for _, m := range c.take(nil) {
@@ -364,6 +363,10 @@ func TestRelayBoardAheadIsTheConnectionsAlone(t *testing.T) {
 		do            func()
 		roller, other []uint64
 	}{
+		// The lane sends each connection its first board on attaching;
+		// the relay sends none before (see TestRelayNewcomerSeesNoOlderBoard).
+		{"board 9 to the roller, attaching", func() { r.Deliver(rollerID, board(9), 9, true) }, []uint64{9}, nil},
+		{"board 9 to the other, attaching", func() { r.Deliver(otherID, board(9), 9, true) }, nil, []uint64{9}},
 		{"board 10 published", func() { r.Board(board(10), 10) }, []uint64{10}, []uint64{10}},
 		{"board 12 to the roller", func() { r.Deliver(rollerID, board(12), 12, true) }, []uint64{12}, nil},
 		{"board 11 published", func() { r.Board(board(11), 11) }, nil, []uint64{11}},
@@ -473,4 +476,49 @@ func TestRelayedSecretsStayOnTheirNode(t *testing.T) {
 			t.Errorf("a welcome with a hash the relay holds no token for: the connection was sent %q, closed %t with %v; want nothing sent, closed with %v", got, dropped, status, websocket.StatusInternalError)
 		}
 	})
+}
+
+// TestRelayNewcomerSeesNoOlderBoard: a connection attached to a relay is
+// sent none of the boards published for all before the board the lane
+// sends it on attaching: the relay's may lag behind the lane, and the
+// client may have seen a later board on the lane's own node before it
+// reconnected here. Its seq would go back.
+func TestRelayNewcomerSeesNoOlderBoard(t *testing.T) {
+	r := lane.NewRelay("newcomer", nowhere{}, lane.Config{Logger: testLogger(t)})
+	defer r.Close(protocol.CodeLaneClosed, "the test is over")
+	board := func(seq uint64) []byte { return fmt.Appendf(nil, `{"type":"board","seq":%d}`, seq) }
+	old := newConn()
+	r.Deliver(attachRelayed(t, r, old), board(360), 360, true)
+	old.take(nil)
+
+	c := newConn()
+	id := attachRelayed(t, r, c)
+	r.Board(board(361), 361) // published before the newcomer attached, still on its way
+	r.Deliver(id, board(363), 363, true)
+	r.Board(board(362), 362)
+	r.Board(board(363), 363)
+	r.Board(board(364), 364)
+	var got []uint64
+	for _, m := range c.take(nil) {
+		var w wireMsg
+		json.Unmarshal(m.data, &w)
+		got = append(got, w.Seq)
+	}
+	if want := []uint64{363, 364}; !slices.Equal(got, want) {
+		t.Errorf("the newcomer was sent boards %v, want %v", got, want)
+	}
+}
+
+// attachRelayed attaches c to r and returns its number.
+func attachRelayed(t *testing.T, r *lane.Relay, c *Conn) uint64 {
+	t.Helper()
+	before := r.Conns()
+	r.Attach(t.Context(), c)
+	for _, id := range r.Conns() {
+		if !slices.Contains(before, id) {
+			return id
+		}
+	}
+	t.Fatal("the relay has no new connection")
+	return 0
 }
