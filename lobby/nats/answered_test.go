@@ -1,6 +1,7 @@
 package nats_test
 
 import (
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -47,6 +48,36 @@ func sniff(t *testing.T, subjects ...string) *sniffer {
 	}
 	if err := nc.Flush(); err != nil {
 		t.Fatal(err)
+	}
+	// The other nodes' servers learn of the subscriptions over their
+	// routes, a moment later: a message published there before would not
+	// be sniffed. A probe subscribed last, heard from each node, says
+	// they have learnt of all (a route passes them on in order).
+	probe := "tenpin.test.sniff." + rand.Text()
+	heard := make(chan string, 16)
+	sub, err := nc.Subscribe(probe, func(m *natsgo.Msg) { heard <- string(m.Data) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nodes[:2] {
+		deadline := time.After(wait)
+	probing:
+		for {
+			n.Journal.Conn().Publish(probe, []byte(n.Name))
+			select {
+			case from := <-heard:
+				if from == n.Name {
+					break probing
+				}
+			case <-time.After(10 * time.Millisecond):
+			case <-deadline:
+				t.Fatalf("%s's server never learnt of the sniffer's subscriptions", n.Name)
+			}
+		}
 	}
 	return s
 }
