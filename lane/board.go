@@ -57,13 +57,20 @@ func gamePlayer(name bowling.Name, g *bowling.Game, left bool, corrected uint16)
 
 // changed marks a change of the lane: the next seq, one board built and
 // encoded once, and the same bytes queued for every client.
-func (l *Lane) changed() {
+func (l *Lane) changed() { l.changedAcking(nil, "") }
+
+// changedAcking is changed that acknowledges c's message ref (if ref is
+// not empty) as soon as c is queued the board, before the others are: on
+// a lane of thousands of watchers the bowler's ack does not wait for all
+// their boards to be queued.
+func (l *Lane) changedAcking(c *Client, ref string) {
 	if l.checkWakes(); l.woken.Load() {
 		// Its server was found paused, and the lane has not read its log
 		// back since: another server may run the lane now and have shown
 		// later boards, whose seq this one would take back. The board
 		// waits for the read-back (see readBack).
 		l.due = true
+		l.ack(c, ref)
 		return
 	}
 	if l.due {
@@ -73,12 +80,22 @@ func (l *Lane) changed() {
 	l.lastBoard = time.Now()
 	l.seq++
 	v, seq := l.buildBoard(), l.boardSeq()
-	n := 0
-	for c := range l.clients {
-		if c.relayed {
-			continue // its node relays the board published below
+	var first *Client // queued the board already
+	if ref != "" {
+		if _, in := l.clients[c]; in && !c.relayed {
+			first = c
+			if skipped := c.conn.Board(v.board, seq); skipped > 0 {
+				l.cfg.Metrics.BoardsSkipped.Add(int64(skipped))
+			}
 		}
-		if skipped := c.conn.Board(v.board, seq); skipped > 0 {
+		l.ack(c, ref) // of another node: queued its board on its own first (see reply)
+	}
+	n := 0
+	for cl := range l.clients {
+		if cl.relayed || cl == first {
+			continue // a relayed one's node relays the board published below
+		}
+		if skipped := cl.conn.Board(v.board, seq); skipped > 0 {
 			l.cfg.Metrics.BoardsSkipped.Add(int64(skipped))
 		}
 		if n++; n%fanOutYield == 0 {

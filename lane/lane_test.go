@@ -308,3 +308,45 @@ func FuzzLane(f *testing.F) {
 		}
 	})
 }
+
+// orderedConn is a memConn that also writes into a log shared by several
+// connections what each was queued, in the order the lane queued it.
+type orderedConn struct {
+	memConn
+	name string
+	log  *[]string
+}
+
+func (o *orderedConn) Board(b []byte, seq uint64) int {
+	*o.log = append(*o.log, o.name+" board")
+	return o.memConn.Board(b, seq)
+}
+
+func (o *orderedConn) Reply(b []byte, seq uint64) {
+	*o.log = append(*o.log, o.name+" reply")
+	o.memConn.Reply(b, seq)
+}
+
+// TestBowlerIsAckedBeforeWatchersAreQueued: the bowler's ack follows
+// their own board at once, ahead of every watcher's: on a crowded lane
+// it does not wait for thousands of boards to be queued.
+func TestBowlerIsAckedBeforeWatchersAreQueued(t *testing.T) {
+	l := New("crowd", "crowd", Config{MaxSpectators: 100})
+	var log []string
+	attachAs := func(name string) *Client {
+		c := &Client{l: l, conn: &orderedConn{name: name, log: &log}}
+		l.handle(t.Context(), request{op: opAttach, c: c})
+		return c
+	}
+	aaa := attachAs("AAA")
+	l.send(aaa, `{"type":"join","name":"AAA","id":"j"}`)
+	l.send(aaa, `{"type":"start","id":"s"}`)
+	for i := range 100 {
+		attachAs(fmt.Sprint("watcher ", i))
+	}
+	log = log[:0]
+	l.send(aaa, l.roll(7, `,"id":"r"`))
+	if len(log) != 102 || log[0] != "AAA board" || log[1] != "AAA reply" {
+		t.Errorf("a roll queued, in order: %q (%d), want AAA's board, its ack, then 100 watchers' boards", log[:min(len(log), 4)], len(log))
+	}
+}

@@ -234,8 +234,7 @@ func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request, k *se
 	if e.Kind == game.PlayerLeft {
 		left = l.removed(e) // the player who left, or whom the host removed
 	}
-	l.changed()
-	l.ack(c, m.ID)
+	l.changedAcking(c, m.ID)
 	if left != nil {
 		l.overflow(left)
 	}
