@@ -670,11 +670,11 @@ func (c *Cluster) Lanes(ctx context.Context) ([]protocol.LaneSummary, error) {
 	c.mu.Unlock()
 	var (
 		out      []protocol.LaneSummary
-		answered = make(map[string][]protocol.LaneSummary) // by node, once whole
+		answered map[string][]protocol.LaneSummary
 		err      error
 	)
 	if want > 0 {
-		out, err = c.askLanes(ctx, want, answered)
+		out, answered, err = c.askLanes(ctx, want)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -706,31 +706,31 @@ type listed struct {
 }
 
 // askLanes asks the other nodes for their listed lanes and returns them
-// as they come, until want nodes have answered or ctx ends; the lanes of
-// each node that answered whole go into answered too.
-func (c *Cluster) askLanes(ctx context.Context, want int, answered map[string][]protocol.LaneSummary) ([]protocol.LaneSummary, error) {
+// as they come, until want nodes have answered or ctx ends, and by node
+// the lanes of each node that answered whole.
+func (c *Cluster) askLanes(ctx context.Context, want int) (out []protocol.LaneSummary, answered map[string][]protocol.LaneSummary, err error) {
 	inbox := c.nc.NewRespInbox()
 	sub, err := c.nc.SubscribeSync(inbox)
 	if err != nil {
-		return nil, fmt.Errorf("nats: listing lanes: %w", err)
+		return nil, nil, fmt.Errorf("nats: listing lanes: %w", err)
 	}
 	defer sub.Unsubscribe()
 	if err := c.nc.PublishRequest(subjLanes+c.cfg.Node, inbox, nil); err != nil {
-		return nil, fmt.Errorf("nats: listing lanes: %w", err)
+		return nil, nil, fmt.Errorf("nats: listing lanes: %w", err)
 	}
-	var out []protocol.LaneSummary
+	answered = make(map[string][]protocol.LaneSummary)
 	parts := make(map[string][]protocol.LaneSummary) // by node, as its parts come
 	for done := 0; done < want; {
 		m, err := sub.NextMsgWithContext(ctx)
 		if err != nil {
-			return out, fmt.Errorf("nats: listing lanes: %d of %d nodes answered: %w", done, want, err)
+			return out, answered, fmt.Errorf("nats: listing lanes: %d of %d nodes answered: %w", done, want, err)
 		}
 		if len(m.Data) == 0 {
 			continue
 		}
 		var lanes []protocol.LaneSummary
 		if err := json.Unmarshal(m.Data[1:], &lanes); err != nil {
-			return out, fmt.Errorf("nats: listing lanes: %w", err)
+			return out, answered, fmt.Errorf("nats: listing lanes: %w", err)
 		}
 		out = append(out, lanes...)
 		node := m.Header.Get(hdrNode)
@@ -742,7 +742,7 @@ func (c *Cluster) askLanes(ctx context.Context, want int, answered map[string][]
 			}
 		}
 	}
-	return out, nil
+	return out, answered, nil
 }
 
 // A node answers a list in parts of at most listPart lanes, each under
