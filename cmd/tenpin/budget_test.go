@@ -160,6 +160,20 @@ func TestBudgetListener(t *testing.T) {
 		t.Error("a connection hides ReadFrom")
 	}
 	waitOpen(2)
+	// The kept-alive connection is idle once net/http says so, which may
+	// be after its client has read the answer.
+	idleConns := func() int {
+		bl.mu.Lock()
+		defer bl.mu.Unlock()
+		return bl.idle.Len()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for idleConns() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the kept-alive connection was never idle")
+		}
+		time.Sleep(time.Millisecond) // bounded by the deadline
+	}
 	// At the budget: the idle one makes room for the next.
 	next := get("/")
 	idle.SetReadDeadline(time.Now().Add(5 * time.Second))
