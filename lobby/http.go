@@ -366,15 +366,14 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 	}
 	// The connection outlives this handler: returning frees the handler's
 	// stack and net/http's buffers for the request, which a connection held
-	// for hours would otherwise keep. Lanes end their connections when they
+	// for hours would otherwise keep, and no goroutine waits for its end. Lanes end their connections when they
 	// stop, so the request's cancellation is not needed.
 	ctx, remote := context.WithoutCancel(r.Context()), r.RemoteAddr
 	lb.log.Debug("connection opened", "lane", id, "remote", remote)
-	go func() {
-		defer done()
-		err := ws.Serve(ctx, conn, to, lb.cfg.Socket)
+	ws.Start(ctx, conn, to, lb.cfg.Socket, func(err error) {
+		done()
 		lb.log.Debug("connection closed", "lane", id, "remote", remote, "status", websocket.CloseStatus(err))
-	}()
+	})
 }
 
 // refuseTimeout bounds turning a WebSocket away: writing the error, then

@@ -150,13 +150,19 @@ func (s *server) serveLobby(api http.Handler, w http.ResponseWriter, r *http.Req
 	api.ServeHTTP(w, r)
 }
 
-// cut closes the connections under every WebSocket, as a failing network
-// does: neither end gets a close frame.
+// cut shuts down the connections under every WebSocket, both ways, as a
+// failing network ends them: neither end gets a close frame, both see the
+// connection end. (Closing the server's descriptor instead, which no
+// network does, would leave a connection at rest with nothing to tell the
+// server until its next ping: the kernel drops a closed descriptor from
+// the poller without a word.)
 func (s *server) cut() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, c := range s.sockets {
-		c.Close()
+		tc := c.(*net.TCPConn)
+		tc.CloseRead()
+		tc.CloseWrite()
 	}
 	s.sockets = nil
 }

@@ -2,11 +2,13 @@ package main
 
 import (
 	"container/list"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"syscall"
 )
 
 // budgetListener holds the connections the server accepted within one
@@ -113,6 +115,17 @@ func (c *budgetConn) ReadFrom(r io.Reader) (int64, error) {
 		return rf.ReadFrom(r)
 	}
 	return io.Copy(struct{ io.Writer }{c.Conn}, r)
+}
+
+// SyscallConn hands over the socket's descriptor, so that the WebSocket
+// transport can poll a connection at rest instead of parking a reader
+// goroutine on it (see lane/ws).
+func (c *budgetConn) SyscallConn() (syscall.RawConn, error) {
+	sc, ok := c.Conn.(syscall.Conn)
+	if !ok {
+		return nil, errors.New("not a socket")
+	}
+	return sc.SyscallConn()
 }
 
 func (c *budgetConn) Close() error {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -97,7 +98,8 @@ func isTimeout(err error) bool {
 // TestBudgetListener: every connection counts until it closes, however
 // it closes (a keep-alive one the client drops, a hijacked one); at the
 // budget the connection idle the longest makes room; and the connections
-// keep the TCP connection's half-close and ReadFrom, which net/http uses.
+// keep the TCP connection's half-close and ReadFrom, which net/http uses,
+// and its descriptor, which the WebSocket transport polls.
 func TestBudgetListener(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -158,6 +160,13 @@ func TestBudgetListener(t *testing.T) {
 	}
 	if _, ok := server.(io.ReaderFrom); !ok {
 		t.Error("a connection hides ReadFrom")
+	}
+	if sc, ok := server.(syscall.Conn); !ok {
+		t.Error("a connection hides its socket: the WebSocket transport cannot poll it at rest")
+	} else if rc, err := sc.SyscallConn(); err != nil {
+		t.Errorf("SyscallConn: %v", err)
+	} else if err := rc.Control(func(uintptr) {}); err != nil {
+		t.Errorf("the socket's descriptor: %v", err)
 	}
 	waitOpen(2)
 	// The kept-alive connection is idle once net/http says so, which may

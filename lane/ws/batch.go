@@ -2,8 +2,10 @@ package ws
 
 import (
 	"encoding/binary"
+	"errors"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -29,6 +31,10 @@ type batchConn struct {
 	deadline time.Time     // the write deadline set
 
 	sending sync.Mutex // held while a batch is sent, and by Close
+
+	reader  reader          // the reading side (read.go)
+	raw     syscall.RawConn // the socket's descriptor; nil if the connection is not a socket
+	onClose func()          // called once the connection is closed, if set
 }
 
 var batchBuffers = sync.Pool{New: func() any {
@@ -108,7 +114,11 @@ func (bc *batchConn) Close() error {
 	if b := bc.take(); b != nil {
 		bc.send(b, wholeFrames(*b))
 	}
-	return bc.Conn.Close()
+	err := bc.Conn.Close()
+	if bc.onClose != nil {
+		bc.onClose()
+	}
+	return err
 }
 
 // take ends the open batch, if there is one, and returns it.
@@ -169,4 +179,13 @@ func wholeFrames(p []byte) int {
 		}
 		n += head + int(size)
 	}
+}
+
+// rawConn returns the connection's descriptor, if it has one.
+func (bc *batchConn) rawConn() (syscall.RawConn, error) {
+	sc, ok := bc.Conn.(syscall.Conn)
+	if !ok {
+		return nil, errors.New("not a socket")
+	}
+	return sc.SyscallConn()
 }

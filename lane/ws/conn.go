@@ -2,15 +2,14 @@ package ws
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/coder/websocket"
@@ -55,11 +54,26 @@ type Conn struct {
 	// writeOutFn is c.writeOut, made once: a go statement with a method
 	// call would allocate a closure a batch.
 	writeOutFn func()
+
+	// The reading side, under mu (see read.go).
+	serving  *serving // set once Serve has attached the connection
+	reading  bool     // a reader goroutine runs
+	finished bool     // the connection is over: start no more readers
+	readOnFn func()   // c.readOn, made once as writeOutFn is
+
+	// Set when the poller knows the connection, before serving.
+	pollKey uint64
+	raw     syscall.RawConn
+
+	pongDue  *time.Timer // ends a connection whose ping went unanswered
+	pingedAt time.Time   // when the ping in flight was queued
+	onPong   func(context.Context, []byte)
 }
 
 type outgoing struct {
 	data  []byte
 	board bool
+	raw   bool // a whole frame of ours, not a message for the library
 }
 
 // Accept upgrades an HTTP request to a WebSocket connection for a lane,
@@ -77,27 +91,24 @@ func Accept(w http.ResponseWriter, r *http.Request, opts *websocket.AcceptOption
 	if opts != nil {
 		o = *opts
 	}
-	onPing, onPong := o.OnPingReceived, o.OnPongReceived
+	onPing := o.OnPingReceived
 	o.OnPingReceived = func(ctx context.Context, p []byte) bool {
 		return conn.limit.allow(time.Now()) && (onPing == nil || onPing(ctx, p))
 	}
-	o.OnPongReceived = func(ctx context.Context, p []byte) {
-		if (conn.pinged.CompareAndSwap(true, false) || conn.limit.allow(time.Now())) && onPong != nil {
-			onPong(ctx, p)
-		}
-	}
-	h := &hijacker{ResponseWriter: w}
+	conn.onPong, o.OnPongReceived = o.OnPongReceived, nil // the library sees no pong (see read.go)
+	h := &hijacker{ResponseWriter: w, c: conn}
 	ws, err := websocket.Accept(h, r, &o)
 	if err != nil {
 		return nil, err
 	}
-	conn.ws, conn.bc = ws, h.conn
+	conn.ws = ws
 	return conn, nil
 }
 
 func newConn() *Conn {
 	c := new(Conn)
 	c.writeOutFn = c.writeOut
+	c.readOnFn = c.readOn
 	c.limit.conn = c
 	return c
 }
@@ -106,7 +117,7 @@ func newConn() *Conn {
 // batchConn, with small buffers of its own instead of net/http's.
 type hijacker struct {
 	http.ResponseWriter
-	conn *batchConn
+	c *Conn
 }
 
 func (h *hijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
@@ -114,21 +125,19 @@ func (h *hijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	h.conn = &batchConn{Conn: nc}
-	w := bufio.NewWriterSize(h.conn, writeBufferSize)
-	n := brw.Reader.Buffered() // sent by the client before our answer
-	if n > readBufferSize {
-		return h.conn, bufio.NewReadWriter(brw.Reader, w), nil
+	bc := &batchConn{Conn: nc, onClose: h.c.wake}
+	bc.reader.pongFunc = h.c.pong
+	// What the client sent before our answer is read first, as all it
+	// sends is: through batchConn, which follows its frames.
+	if n := brw.Reader.Buffered(); n > 0 {
+		b, _ := brw.Reader.Peek(n)
+		bc.preload(b)
 	}
-	// The WebSocket library takes over what the reader holds, not what it
-	// reads from: what the client sent early must be in the new buffer.
-	b, _ := brw.Reader.Peek(n)
-	r := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(bytes.Clone(b)), nc), readBufferSize)
-	if _, err := r.Peek(n); err != nil {
-		nc.Close()
-		return nil, nil, err
-	}
-	return h.conn, bufio.NewReadWriter(r, w), nil
+	bc.raw, _ = bc.rawConn()
+	h.c.bc = bc
+	r := bufio.NewReaderSize(bc, readBufferSize)
+	w := bufio.NewWriterSize(bc, writeBufferSize)
+	return bc, bufio.NewReadWriter(r, w), nil
 }
 
 // Board queues a board (see [lane.Conn]). A client that has fallen
@@ -193,7 +202,17 @@ func (c *Conn) startWriterLocked() {
 	}
 	c.writing = true
 	c.wg.Add(1)
-	go c.writeOutFn()
+	c.run(c.writeOutFn)
+}
+
+// run runs a job of the connection's: on the pool's workers if the
+// connection is a socket.
+func (c *Conn) run(job func()) {
+	if c.bc.raw != nil {
+		pool.Go(job)
+	} else {
+		go job()
+	}
 }
 
 func (c *Conn) skippedCount() int {
@@ -245,7 +264,12 @@ func (c *Conn) write(batch []outgoing) error {
 func (c *Conn) writeAndEnd(batch []outgoing) error {
 	var err error
 	for _, m := range batch {
-		if err = c.ws.Write(context.Background(), websocket.MessageText, m.data); err != nil {
+		if m.raw {
+			_, err = c.bc.Write(m.data)
+		} else {
+			err = c.ws.Write(context.Background(), websocket.MessageText, m.data)
+		}
+		if err != nil {
 			break
 		}
 	}
@@ -255,23 +279,63 @@ func (c *Conn) writeAndEnd(batch []outgoing) error {
 	return err
 }
 
-// ping pings the client and, once the pong is back, schedules the next
-// ping. A client that does not answer within the pong timeout is
-// disconnected.
+// ping queues a ping for the client, written by the writer between
+// messages, and gives it PongTimeout to answer. The pong (see pong)
+// schedules the next ping.
+//
+// The library's Ping is not used: it waits for the pong inside a read
+// (which the reader no longer makes at rest, see read.go) and ends its
+// write under the context it is given, so no pong may cut its wait
+// short. A ping frame is two bytes, sent whole, between the writer's
+// messages, where the library's frames are whole too (see batchConn).
 func (c *Conn) ping() {
-	ctx, cancel := context.WithTimeout(context.Background(), c.pongTimeout)
-	c.pinged.Store(true)
-	err := c.ws.Ping(ctx)
-	cancel()
-	if err != nil {
-		c.fail(fmt.Errorf("no pong within %v: %w", c.pongTimeout, err))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended {
 		return
 	}
-	c.mu.Lock()
-	if !c.ended {
-		c.pinger = time.AfterFunc(c.pingInterval, c.ping)
+	c.pinged.Store(true)
+	c.pingedAt = time.Now()
+	c.queue = append(c.queue, outgoing{data: pingFrame, raw: true})
+	c.startWriterLocked()
+	if c.pongDue == nil {
+		c.pongDue = time.AfterFunc(c.pongTimeout, c.pongLate)
+	} else {
+		c.pongDue.Reset(c.pongTimeout)
 	}
+}
+
+// pingFrame is an unmasked ping with no payload, as a server sends it.
+var pingFrame = []byte{0x89, 0x00}
+
+// pongLate closes a connection whose client has not answered the ping in
+// flight within the pong timeout.
+func (c *Conn) pongLate() {
+	c.mu.Lock()
+	late := c.pinged.Load() && !time.Now().Before(c.pingedAt.Add(c.pongTimeout))
 	c.mu.Unlock()
+	if late {
+		c.fail(fmt.Errorf("no pong within %v", c.pongTimeout))
+	}
+}
+
+// pong is called for each pong the client sends (see read.go): the
+// answer to the server's ping in flight, or one the client volunteers,
+// which counts toward its message rate.
+func (c *Conn) pong(payload []byte) {
+	if c.pinged.CompareAndSwap(true, false) {
+		c.mu.Lock()
+		c.pongDue.Stop()
+		if !c.ended {
+			c.pinger.Reset(c.pingInterval)
+		}
+		c.mu.Unlock()
+	} else if !c.limit.allow(time.Now()) {
+		return
+	}
+	if c.onPong != nil {
+		c.onPong(context.Background(), payload)
+	}
 }
 
 // fail records why the connection broke, unless it was over already, and
@@ -298,5 +362,8 @@ func (c *Conn) end() {
 	c.ended = true
 	if c.pinger != nil {
 		c.pinger.Stop()
+	}
+	if c.pongDue != nil {
+		c.pongDue.Stop()
 	}
 }

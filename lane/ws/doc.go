@@ -5,15 +5,26 @@
 //
 // # A connection's goroutines
 //
-// Each connection has one goroutine for good: its reader, which reads the
-// client's messages, applies the connection's rate limit and hands them
-// to the endpoint undecoded (the lane goroutine decodes them, so that a
-// reader keeps a small stack for as long as its connection lasts).
-// Writing happens on a writer goroutine started when something is queued
-// for an idle connection, which drains the outbox and exits, and pings
-// run on a timer. A connection at rest so costs a reader's stack and a
-// few small buffers: the server holds many of them. A failed write or a
-// missed pong closes the connection, which ends the reader, and the
+// A connection at rest holds no goroutine. Its reader reads the client's
+// messages while they come, applies the connection's rate limit and hands
+// them to the endpoint undecoded (the lane goroutine decodes them), then
+// exits; on Linux one poller goroutine waits on epoll for every connection
+// at rest and starts a reader when its client sends something, or hangs
+// up. Writing happens on a writer started when something is queued for
+// an idle connection, which drains the outbox and exits. Readers and
+// writers of sockets run on a few kept workers, whose stacks have grown
+// already. Pings are queued on a timer.
+//
+// The client's pongs are taken out of the stream below the WebSocket
+// library (see read.go): the library would handle a pong inside a read
+// and wait there for the next message, keeping a spectator's reader, who
+// answers pings and sends nothing else, parked for good. The server so
+// writes its pings itself, as two bytes between the writer's messages.
+// Elsewhere than Linux, and for connections that are not sockets, the
+// reader waits in a read for as long as the connection lasts.
+//
+// A failed write or a missed pong closes the connection, which ends the
+// reader (one is started to end a connection closed at rest), and the
 // connection detaches.
 //
 // # Fan-out never blocks the lane
@@ -29,7 +40,9 @@
 // Replies meant for one client (welcome, ack, error) are never dropped; a
 // client that lets too many pile up is disconnected.
 //
-// The connection goes under coder/websocket's public API in two places,
-// the hijacked connection's buffers and the batching of its writes, and
-// the contract tests fence both against the version go.mod pins.
+// The connection goes under coder/websocket's public API in three places,
+// the hijacked connection's buffers, the batching of its writes and the
+// pongs it reads and pings it writes itself; the contract tests and the
+// ping tests (pings every few milliseconds while boards flow) fence them
+// against the version go.mod pins.
 package ws

@@ -14,12 +14,27 @@ import (
 )
 
 // Serve attaches an accepted connection to to, a lane or a relay of one,
-// and runs it with cfg's settings until either side ends it or ctx ends. It reads the
-// client's messages on the caller's goroutine and hands them over; writes
-// happen on writer goroutines that exist only while something is queued
-// (see [Conn.writeOut]), and pings on a timer. Serve closes the
-// connection.
+// and runs it with cfg's settings until either side ends it or ctx ends,
+// then returns why it ended. Serve closes the connection. It is [Start]
+// waiting for its end: a server of many connections calls Start.
 func Serve(ctx context.Context, conn *Conn, to lane.Endpoint, cfg Config) error {
+	ended := make(chan error, 1)
+	Start(ctx, conn, to, cfg, func(err error) { ended <- err })
+	return <-ended
+}
+
+// Start attaches an accepted connection to to, as [Serve] does, but returns
+// at once: done is called, once, with what Serve would return when the
+// connection is over.
+//
+// A reader goroutine reads the client's messages and hands them over;
+// writes happen on writer goroutines that exist only while something is
+// queued (see [Conn.writeOut]), and pings on a timer. On Linux the reader,
+// too, exits when the client has sent nothing more, and the poller starts
+// one when it does: a connection at rest holds no goroutine. Elsewhere,
+// and for a connection that is not a socket (a pipe, TLS), the reader
+// waits in a read for as long as the connection lasts.
+func Start(ctx context.Context, conn *Conn, to lane.Endpoint, cfg Config, done func(error)) {
 	cfg, log := cfg.withDefaults(), to.Logger()
 	ws := conn.ws
 	ws.SetReadLimit(protocol.MaxMessageSize)
@@ -29,70 +44,144 @@ func Serve(ctx context.Context, conn *Conn, to lane.Endpoint, cfg Config) error 
 	session, ok := to.Attach(ctx, conn)
 	if !ok {
 		ws.Close(websocket.StatusGoingAway, "lane closed")
-		return errDropped
+		done(errDropped)
+		return
 	}
 	log.Debug("connection opened")
+	if conn.bc.raw != nil { // a socket: pipes (in synctest bubbles) never start the poller
+		if p := thePoller(); p != nil {
+			if err := p.add(conn, conn.bc.raw); err != nil {
+				log.Debug("connection not polled", "err", err)
+			}
+		}
+	}
+	s := &serving{ctx: ctx, session: session, log: log, rate: cfg.MessageRate, done: done}
+	s.stop = context.AfterFunc(ctx, func() { conn.fail(context.Cause(ctx)) })
 	conn.mu.Lock()
+	conn.serving = s
 	conn.pinger = time.AfterFunc(conn.pingInterval, conn.ping)
 	conn.mu.Unlock()
-
-	err := readLoop(ctx, conn, session, log, cfg.MessageRate)
-	if err == nil {
-		// The reader dropped the client: let the writer write what is
-		// queued and close the connection, saying why.
-		conn.wg.Wait()
-		err = errDropped
-	}
-	conn.end()
-	ws.CloseNow()
-	conn.wg.Wait()
-	if f := conn.failure(); f != nil && errors.Is(err, net.ErrClosed) {
-		err = f // the writer closed the connection, and knows why
-	}
-	session.Detach()
-	log.Debug("connection closed", "status", websocket.CloseStatus(err), "skipped", conn.skippedCount())
-	return err
+	conn.wake() // for what came with the handshake, and to arm the poller
 }
 
-// readLoop reads client messages and hands them to the session, refusing
-// those over the rate limit and binary ones on the way. It returns nil when
-// it dropped the client.
-//
-// The lane goroutine decodes what it is handed: JSON decoding runs deep,
-// and a reader that never does keeps a small stack, for as long as its
-// connection lasts.
-func readLoop(ctx context.Context, conn *Conn, s lane.Session, log *slog.Logger, rate float64) error {
+// serving is what a connection's readers need of Start's arguments.
+type serving struct {
+	ctx     context.Context
+	session lane.Session
+	log     *slog.Logger
+	rate    float64
+	done    func(error)
+	stop    func() bool // of the context.AfterFunc ending the connection with ctx
+}
+
+// wake starts the connection's reader, unless one runs or the connection
+// is not being served (not yet, or no more). The poller calls it when the
+// client sent something, and batchConn once the connection is closed, so
+// that a connection closed at rest still ends.
+func (c *Conn) wake() {
+	c.mu.Lock()
+	if c.serving == nil || c.reading || c.finished {
+		c.mu.Unlock()
+		return
+	}
+	c.reading = true
+	c.mu.Unlock()
+	c.run(c.readOnFn)
+}
+
+// readOn reads the client's messages while it sends them; polled, it
+// rests when nothing more has come (re-arming the poller), otherwise it
+// reads until the connection ends. The reader that sees the end ends the
+// connection's service.
+func (c *Conn) readOn() {
+	c.mu.Lock()
+	s := c.serving
+	c.mu.Unlock()
+	if c.pollKey != 0 && !c.bc.prefetch(c.raw) {
+		c.rest()
+		return
+	}
 	for {
-		typ, data, err := conn.ws.Read(ctx)
-		if conn.limit.flooded() {
-			// With pings or pongs, while Read waited for a message: it
-			// dropped the client (see Accept).
-			log.Info("connection dropped for flooding")
-			return nil
+		if over, err := readMessage(c, s); over {
+			c.finish(s, err)
+			return
 		}
-		if err != nil {
-			return err
-		}
-		var refusal error
-		switch {
-		case !conn.limit.allow(time.Now()):
-			if conn.limit.flooded() {
-				log.Info("connection dropped for flooding")
-				return nil
-			}
-			refusal = protocol.Errorf(protocol.CodeRateLimited, "more than %g messages a second; slow down", rate)
-		case typ != websocket.MessageText:
-			data = nil
-			refusal = protocol.Errorf(protocol.CodeBadMessage, "binary frames are not tenpin messages; send JSON text")
-		}
-		var ok bool
-		if refusal != nil {
-			ok = s.Refuse(ctx, data, refusal)
-		} else {
-			ok = s.Read(ctx, data)
-		}
-		if !ok {
-			return errDropped
+		if c.pollKey != 0 && c.bc.idle() {
+			c.rest()
+			return
 		}
 	}
+}
+
+// rest ends a polled reader: the poller reports the connection when the
+// client sends more. If the connection was closed meanwhile the poller
+// cannot, and a reader is started to end it.
+func (c *Conn) rest() {
+	c.mu.Lock()
+	c.reading = false
+	c.mu.Unlock()
+	if err := thePoller().arm(c.raw, c.pollKey); err != nil {
+		c.wake()
+	}
+}
+
+// finish ends the connection's service: err is what ended it, nil if it
+// was dropped.
+func (c *Conn) finish(s *serving, err error) {
+	c.mu.Lock()
+	c.finished = true
+	c.mu.Unlock()
+	if c.pollKey != 0 {
+		thePoller().remove(c.pollKey)
+	}
+	s.stop()
+	if err == nil {
+		c.wg.Wait()
+		err = errDropped
+	}
+	c.end()
+	c.ws.CloseNow()
+	c.wg.Wait()
+	if f := c.failure(); f != nil && errors.Is(err, net.ErrClosed) {
+		err = f // the writer closed the connection, and knows why
+	}
+	s.session.Detach()
+	s.log.Debug("connection closed", "status", websocket.CloseStatus(err), "skipped", c.skippedCount())
+	s.done(err)
+}
+
+// readMessage reads one message and hands it over. over reports the end of
+// the connection: err says why, nil if it was dropped.
+func readMessage(conn *Conn, s *serving) (over bool, err error) {
+	ctx, log := s.ctx, s.log
+	typ, data, err := conn.ws.Read(ctx)
+	if conn.limit.flooded() {
+		log.Info("connection dropped for flooding")
+		return true, nil
+	}
+	if err != nil {
+		return true, err
+	}
+	var refusal error
+	switch {
+	case !conn.limit.allow(time.Now()):
+		if conn.limit.flooded() {
+			log.Info("connection dropped for flooding")
+			return true, nil
+		}
+		refusal = protocol.Errorf(protocol.CodeRateLimited, "more than %g messages a second; slow down", s.rate)
+	case typ != websocket.MessageText:
+		data = nil
+		refusal = protocol.Errorf(protocol.CodeBadMessage, "binary frames are not tenpin messages; send JSON text")
+	}
+	var ok bool
+	if refusal != nil {
+		ok = s.session.Refuse(ctx, data, refusal)
+	} else {
+		ok = s.session.Read(ctx, data)
+	}
+	if !ok {
+		return true, errDropped
+	}
+	return false, nil
 }

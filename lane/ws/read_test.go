@@ -1,0 +1,153 @@
+package ws
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"slices"
+	"testing"
+
+	"github.com/coder/websocket"
+
+	"github.com/tenpin/tenpin/lane"
+)
+
+// chunkConn is a network connection that delivers a stream in chunks of a
+// given size, then io.EOF.
+type chunkConn struct {
+	net.Conn
+	rest  []byte
+	chunk int
+}
+
+func (c *chunkConn) Read(p []byte) (int, error) {
+	if len(c.rest) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), c.chunk)], c.rest)
+	c.rest = c.rest[n:]
+	return n, nil
+}
+
+// TestReaderTakesOutPongs: whatever the chunks the network delivers and
+// the reads the library makes, the library is handed every frame but the
+// pongs, byte for byte, never two frames in one read; each pong is
+// reported once, unmasked.
+func TestReaderTakesOutPongs(t *testing.T) {
+	long := bytes.Repeat([]byte("x"), 300) // a 16-bit length
+	frames := []struct {
+		frame []byte
+		pong  bool
+	}{
+		{maskedFrame(opPong, []byte("p1")), true},
+		{clientFrame(`{"type":"roll"}`), false},
+		{maskedFrame(opPong, nil), true},
+		{maskedFrame(opPing, []byte("x")), false},
+		{maskedFrame(opText, long), false},
+		{maskedFrame(opPong, []byte("p3")), true},
+		{maskedFrame(opPong, []byte("p4")), true},
+		{maskedFrame(opPong, bytes.Repeat([]byte("y"), 126)), false}, // too long for a control frame: the library refuses it
+		{[]byte{0x0a, 0x80, 1, 2, 3, 4}, false},                      // a pong not final: the same
+		{closeFrame(1000, "bye"), false},
+	}
+	var stream, want []byte
+	var bounds []int // where a frame the library gets ends, in want
+	for _, f := range frames {
+		stream = append(stream, f.frame...)
+		if !f.pong {
+			want = append(want, f.frame...)
+			bounds = append(bounds, len(want))
+		}
+	}
+	for _, chunk := range []int{1, 2, 3, 5, 7, 13, 64, readChunk, len(stream)} {
+		for _, read := range []int{1, 6, 100, readChunk} {
+			t.Run(fmt.Sprintf("chunks of %d, reads of %d", chunk, read), func(t *testing.T) {
+				var pongs []string
+				bc := &batchConn{Conn: &chunkConn{rest: stream, chunk: chunk}}
+				bc.reader.pongFunc = func(p []byte) { pongs = append(pongs, string(p)) }
+				var got []byte
+				p := make([]byte, read)
+				for {
+					n, err := bc.Read(p)
+					end := len(got) + n
+					for _, b := range bounds {
+						if len(got) < b && b < end {
+							t.Fatalf("a read of bytes %d to %d crosses the end of a frame, at %d", len(got), end, b)
+						}
+					}
+					got = append(got, p[:n]...)
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("handed on %d bytes, want %d:\n%q\nwant\n%q", len(got), len(want), got, want)
+				}
+				if wantPongs := []string{"p1", "", "p3", "p4"}; !slices.Equal(pongs, wantPongs) {
+					t.Errorf("pongs %q, want %q", pongs, wantPongs)
+				}
+				if bc.reader.buf != nil {
+					t.Error("the reader keeps a buffer once everything is handed on")
+				}
+			})
+		}
+	}
+}
+
+// TestPongFloodIsClosed: pongs the server did not ask for count toward
+// the client's message rate, taken out of the stream as they are; a
+// client that floods them is closed as one that floods pings is, and the
+// lane plays on.
+func TestPongFloodIsClosed(t *testing.T) {
+	s := serveLane(t, lane.New("pong-flood", "pong flood", lane.Config{Logger: testLogger(t)}), Config{})
+	player := s.dial(t)
+	player.join(t, "AAA")
+	player.send(t, `{"type":"start","id":"start"}`)
+	player.expect(t, "ack of start", func(m wireMsg) bool { return m.Type == "ack" && m.Ref == "start" })
+
+	nc, br := dialRaw(t, s.addr, nil)
+	defer nc.Close()
+	if _, err := nc.Write(bytes.Repeat(maskedFrame(opPong, []byte("flood")), MessageBurst+FloodLimit+10)); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		op, p, err := readFrame(br)
+		if err != nil {
+			t.Fatalf("the flooder's connection ended without a close frame: %v", err)
+		}
+		if op == opClose {
+			if got, want := (frame{op, string(p)}).String(), fmt.Sprintf("close %d %q", websocket.StatusPolicyViolation, "flooding"); got != want {
+				t.Errorf("the flooder got %s, want %s", got, want)
+			}
+			break
+		}
+	}
+	player.play(t, s, 1, "after")
+}
+
+// TestPreloadIsFollowed: what the client sent with its handshake is read
+// as what follows it is, however much of it came, pongs taken out.
+func TestPreloadIsFollowed(t *testing.T) {
+	pong := maskedFrame(opPong, []byte("early-pong")) // 16 bytes: a chunk holds pongs only
+	pongs := bytes.Repeat(pong, 2*readChunk/len(pong))
+	msg := clientFrame(`{"type":"join"}`)
+	later := clientFrame(`{"type":"roll"}`)
+	bc := &batchConn{Conn: &chunkConn{rest: later, chunk: readChunk}}
+	n := 0
+	bc.reader.pongFunc = func([]byte) { n++ }
+	bc.preload(append(bytes.Clone(pongs), msg...))
+	got, err := io.ReadAll(bc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := append(bytes.Clone(msg), later...); !bytes.Equal(got, want) {
+		t.Errorf("read %q, want %q", got, want)
+	}
+	if want := 2 * readChunk / len(pong); n != want {
+		t.Errorf("%d pongs reported, want %d", n, want)
+	}
+}
