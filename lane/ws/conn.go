@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -30,10 +29,6 @@ type Conn struct {
 	pingInterval, pongTimeout time.Duration
 	limit                     limiter
 
-	// pinged is set while the server's ping waits for its pong: that pong
-	// was asked for, and does not count toward the client's rate.
-	pinged atomic.Bool
-
 	// The outbox.
 	mu      sync.Mutex
 	queue   []outgoing // waiting to be written, in order
@@ -46,7 +41,7 @@ type Conn struct {
 	dropped bool           // the connection must close, with closeStatus
 	failed  error          // why the connection broke, if it did
 	wg      sync.WaitGroup // writer goroutines
-	pinger  *time.Timer    // the next ping
+	pinger  *time.Timer    // the next ping, or the end of the wait for its pong
 
 	closeStatus websocket.StatusCode
 	closeReason string
@@ -65,9 +60,10 @@ type Conn struct {
 	pollKey uint64
 	raw     syscall.RawConn
 
-	pongDue  *time.Timer // ends a connection whose ping went unanswered
-	pingedAt time.Time   // when the ping in flight was queued
-	onPong   func(context.Context, []byte)
+	// pinged is set while the server's ping waits for its pong: that pong
+	// was asked for, and does not count toward the client's rate. Under mu.
+	pinged bool
+	onPong func(context.Context, []byte)
 }
 
 type outgoing struct {
@@ -279,9 +275,10 @@ func (c *Conn) writeAndEnd(batch []outgoing) error {
 	return err
 }
 
-// ping queues a ping for the client, written by the writer between
-// messages, and gives it PongTimeout to answer. The pong (see pong)
-// schedules the next ping.
+// ping is the connection's one timer. With no ping in flight it queues
+// one for the client, written by the writer between messages, and gives
+// it PongTimeout to answer; with one in flight, unanswered, it closes the
+// connection. The pong (see pong) sets it for the next ping.
 //
 // The library's Ping is not used: it waits for the pong inside a read
 // (which the reader no longer makes at rest, see read.go) and ends its
@@ -290,47 +287,39 @@ func (c *Conn) writeAndEnd(batch []outgoing) error {
 // messages, where the library's frames are whole too (see batchConn).
 func (c *Conn) ping() {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.ended {
+		c.mu.Unlock()
 		return
 	}
-	c.pinged.Store(true)
-	c.pingedAt = time.Now()
+	if c.pinged {
+		c.mu.Unlock()
+		c.fail(fmt.Errorf("no pong within %v", c.pongTimeout))
+		return
+	}
+	c.pinged = true
 	c.queue = append(c.queue, outgoing{data: pingFrame, raw: true})
 	c.startWriterLocked()
-	if c.pongDue == nil {
-		c.pongDue = time.AfterFunc(c.pongTimeout, c.pongLate)
-	} else {
-		c.pongDue.Reset(c.pongTimeout)
-	}
+	c.pinger.Reset(c.pongTimeout)
+	c.mu.Unlock()
 }
 
 // pingFrame is an unmasked ping with no payload, as a server sends it.
 var pingFrame = []byte{0x89, 0x00}
 
-// pongLate closes a connection whose client has not answered the ping in
-// flight within the pong timeout.
-func (c *Conn) pongLate() {
-	c.mu.Lock()
-	late := c.pinged.Load() && !time.Now().Before(c.pingedAt.Add(c.pongTimeout))
-	c.mu.Unlock()
-	if late {
-		c.fail(fmt.Errorf("no pong within %v", c.pongTimeout))
-	}
-}
-
 // pong is called for each pong the client sends (see read.go): the
 // answer to the server's ping in flight, or one the client volunteers,
 // which counts toward its message rate.
 func (c *Conn) pong(payload []byte) {
-	if c.pinged.CompareAndSwap(true, false) {
-		c.mu.Lock()
-		c.pongDue.Stop()
+	c.mu.Lock()
+	answer := c.pinged
+	if answer {
+		c.pinged = false
 		if !c.ended {
 			c.pinger.Reset(c.pingInterval)
 		}
-		c.mu.Unlock()
-	} else if !c.limit.allow(time.Now()) {
+	}
+	c.mu.Unlock()
+	if !answer && !c.limit.allow(time.Now()) {
 		return
 	}
 	if c.onPong != nil {
@@ -362,8 +351,5 @@ func (c *Conn) end() {
 	c.ended = true
 	if c.pinger != nil {
 		c.pinger.Stop()
-	}
-	if c.pongDue != nil {
-		c.pongDue.Stop()
 	}
 }

@@ -146,7 +146,7 @@ func TestContractEarlyDataIsKept(t *testing.T) {
 		sizes []int // of the frames sent right behind the handshake
 	}{
 		{"one small message", []int{40}},
-		{"the reader's buffer exactly", []int{128, 128, 128, 128}}, // readBufferSize
+		{"the reader's buffer exactly", []int{128, 128, 128, 128}}, // readChunk
 		{"more than the reader's buffer", []int{100, 100, 100, 100, 100, 100, 100, 100}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

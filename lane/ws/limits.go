@@ -49,12 +49,14 @@ const (
 )
 
 // Connection buffers. Clients send small messages (a roll is under 60
-// bytes; the largest allowed is protocol.MaxMessageSize), and what the
-// server writes is gathered in a pooled buffer only while a batch is
-// written (see batchConn). net/http's 4 KiB reader and writer would sit
-// idle most of a connection's life, once for each of many connections.
+// bytes; the largest allowed is protocol.MaxMessageSize): what they send
+// is read into a pooled buffer held only while bytes wait (see read.go),
+// and what the server writes is gathered in a pooled buffer only while a
+// batch is written (see batchConn). net/http's 4 KiB reader and writer
+// would sit idle most of a connection's life, once for each of many
+// connections.
 const (
-	readBufferSize  = 512
+	readBufferSize  = 16  // the library's reader, bufio's least: it reads frame headers from batchConn's buffer, payloads past it
 	writeBufferSize = 256 // frames pass through it on their way to batchConn
 
 	// maxPooledBatch is the largest batch buffer kept for reuse: a batch of

@@ -2,11 +2,16 @@ package ws
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -149,5 +154,44 @@ func TestPreloadIsFollowed(t *testing.T) {
 	}
 	if want := 2 * readChunk / len(pong); n != want {
 		t.Errorf("%d pongs reported, want %d", n, want)
+	}
+}
+
+// TestConnectionEndsWithItsContext: a connection at rest, with no reader
+// to see its context end, is ended when it does, with the context's
+// cause.
+func TestConnectionEndsWithItsContext(t *testing.T) {
+	l := lane.New("ctx", "ctx", lane.Config{Logger: testLogger(t)})
+	runCtx, stopLane := context.WithCancel(context.Background())
+	defer stopLane()
+	go l.Run(runCtx)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	ended := make(chan error, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, err := Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		Start(ctx, conn, l, Config{}, func(err error) { ended <- err })
+	}))
+	defer srv.Close()
+	s := &testServer{l: l, srv: srv, addr: srv.Listener.Addr().String()}
+	c := s.dial(t)
+	c.expect(t, "a board", func(m wireMsg) bool { return m.Type == "board" })
+
+	stop := errors.New("the server is stopping")
+	cancel(stop)
+	select {
+	case err := <-ended:
+		if !errors.Is(err, stop) {
+			t.Errorf("the connection ended with %v, want %v", err, stop)
+		}
+	case <-time.After(wait):
+		t.Fatal("the connection did not end with its context")
+	}
+	select {
+	case <-c.done:
+	case <-time.After(wait):
+		t.Fatal("the client's connection is still open")
 	}
 }

@@ -56,7 +56,9 @@ func Start(ctx context.Context, conn *Conn, to lane.Endpoint, cfg Config, done f
 		}
 	}
 	s := &serving{ctx: ctx, session: session, log: log, rate: cfg.MessageRate, done: done}
-	s.stop = context.AfterFunc(ctx, func() { conn.fail(context.Cause(ctx)) })
+	if ctx.Done() != nil { // the lobby's never ends: it spares a connection the callback's state
+		s.stop = context.AfterFunc(ctx, func() { conn.fail(context.Cause(ctx)) })
+	}
 	conn.mu.Lock()
 	conn.serving = s
 	conn.pinger = time.AfterFunc(conn.pingInterval, conn.ping)
@@ -71,7 +73,7 @@ type serving struct {
 	log     *slog.Logger
 	rate    float64
 	done    func(error)
-	stop    func() bool // of the context.AfterFunc ending the connection with ctx
+	stop    func() bool // of the context.AfterFunc ending the connection with ctx; nil if ctx never ends
 }
 
 // wake starts the connection's reader, unless one runs or the connection
@@ -134,7 +136,9 @@ func (c *Conn) finish(s *serving, err error) {
 	if c.pollKey != 0 {
 		thePoller().remove(c.pollKey)
 	}
-	s.stop()
+	if s.stop != nil {
+		s.stop()
+	}
 	if err == nil {
 		c.wg.Wait()
 		err = errDropped
