@@ -147,7 +147,9 @@ func (c *Conn) finish(s *serving, err error) {
 	c.ws.CloseNow()
 	c.wg.Wait()
 	if f := c.failure(); f != nil && errors.Is(err, net.ErrClosed) {
-		err = f // the writer closed the connection, and knows why
+		err = f // the writer, or the end of ctx, closed the connection, and knows why
+	} else if s.ctx.Err() != nil {
+		err = context.Cause(s.ctx) // the reader saw ctx end first
 	}
 	s.session.Detach()
 	s.log.Debug("connection closed", "status", websocket.CloseStatus(err), "skipped", c.skippedCount())
