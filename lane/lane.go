@@ -247,6 +247,12 @@ func (l *Lane) Private() bool { return l.private }
 // Done is closed when the lane has stopped.
 func (l *Lane) Done() <-chan struct{} { return l.stopped.Done() }
 
+// AfterStop arranges to call f in its own goroutine once the lane has
+// stopped, as [context.AfterFunc] does, with no goroutine waiting
+// meanwhile: a node keeps one such for each lane it runs. Calling stop
+// cancels the call if it has not started.
+func (l *Lane) AfterStop(f func()) (stop func() bool) { return context.AfterFunc(l.stopped, f) }
+
 // Summary returns the lane as the lobby lists it.
 func (l *Lane) Summary() protocol.LaneSummary { return l.view.Load().summary }
 

@@ -120,6 +120,12 @@ func (r *Relay) ID() string { return r.id }
 // Done is closed once the relay has closed ([Relay.Close]).
 func (r *Relay) Done() <-chan struct{} { return r.stopped.Done() }
 
+// AfterClose arranges to call f in its own goroutine once the relay has
+// closed, as [context.AfterFunc] does, with no goroutine waiting
+// meanwhile: a node keeps one such for each lane it relays. Calling stop
+// cancels the call if it has not started.
+func (r *Relay) AfterClose(f func()) (stop func() bool) { return context.AfterFunc(r.stopped, f) }
+
 // Len returns how many connections the relay serves.
 func (r *Relay) Len() int {
 	r.mu.Lock()

@@ -74,8 +74,7 @@ func (o *owned) Bind(l *lane.Lane) {
 	o.mu.Lock()
 	o.l = l
 	o.mu.Unlock()
-	go func() {
-		<-l.Done()
+	l.AfterStop(func() {
 		o.mu.Lock()
 		remotes := o.remotes
 		o.remotes = make(map[remoteKey]*attachedConn)
@@ -83,7 +82,7 @@ func (o *owned) Bind(l *lane.Lane) {
 		for _, r := range remotes {
 			r.sink.Close(websocket.StatusGoingAway, "the lane stopped here: reconnect, your seat is kept")
 		}
-	}()
+	})
 }
 
 // Release withdraws the claim: other nodes find no responders for the

@@ -98,15 +98,14 @@ func (c *Cluster) newRelay(ctx context.Context, id string) (*lane.Relay, error) 
 		c.seen[rl.owner] = time.Now() // not to be swept before its first heartbeat
 	}
 	c.mu.Unlock()
-	go func() {
-		<-rl.r.Done()
+	rl.r.AfterClose(func() {
 		sub.Unsubscribe()
 		c.mu.Lock()
 		if c.relays[id] == rl {
 			delete(c.relays, id)
 		}
 		c.mu.Unlock()
-	}()
+	})
 	return rl.r, nil
 }
 
