@@ -52,10 +52,7 @@ func TestConnectionsAtRestHoldNoReader(t *testing.T) {
 	}()
 	s := &testServer{l: l, srv: srv, addr: srv.Listener.Addr().String()}
 
-	player := s.dial(t)
-	player.join(t, "AAA")
-	player.send(t, `{"type":"start","id":"start"}`)
-	player.expect(t, "ack of start", func(m wireMsg) bool { return m.Type == "ack" && m.Ref == "start" })
+	player := s.startPlaying(t)
 	var watchers []*testClient
 	for range spectators {
 		watchers = append(watchers, s.dial(t))

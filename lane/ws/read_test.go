@@ -109,10 +109,7 @@ func TestReaderTakesOutPongs(t *testing.T) {
 // lane plays on.
 func TestPongFloodIsClosed(t *testing.T) {
 	s := serveLane(t, lane.New("pong-flood", "pong flood", lane.Config{Logger: testLogger(t)}), Config{})
-	player := s.dial(t)
-	player.join(t, "AAA")
-	player.send(t, `{"type":"start","id":"start"}`)
-	player.expect(t, "ack of start", func(m wireMsg) bool { return m.Type == "ack" && m.Ref == "start" })
+	player := s.startPlaying(t)
 
 	nc, br := dialRaw(t, s.addr, nil)
 	defer nc.Close()

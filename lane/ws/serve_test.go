@@ -145,6 +145,16 @@ func (c *testClient) expect(t *testing.T, what string, match func(wireMsg) bool)
 	}
 }
 
+// startPlaying seats a player, AAA, who starts the lane's game.
+func (s *testServer) startPlaying(t *testing.T) *testClient {
+	t.Helper()
+	player := s.dial(t)
+	player.join(t, "AAA")
+	player.send(t, `{"type":"start","id":"start"}`)
+	player.expect(t, "ack of start", func(m wireMsg) bool { return m.Type == "ack" && m.Ref == "start" })
+	return player
+}
+
 // join seats c as name.
 func (c *testClient) join(t *testing.T, name string) {
 	t.Helper()
@@ -185,10 +195,7 @@ func rollFor(l *lane.Lane, pins int, ref string) string {
 
 func TestPingFloodIsClosedWhileOthersPlay(t *testing.T) {
 	s := serveLane(t, lane.New("ping-flood", "ping flood", lane.Config{Logger: testLogger(t)}), Config{})
-	player := s.dial(t)
-	player.join(t, "AAA")
-	player.send(t, `{"type":"start","id":"start"}`)
-	player.expect(t, "ack of start", func(m wireMsg) bool { return m.Type == "ack" && m.Ref == "start" })
+	player := s.startPlaying(t)
 
 	// The flooder sends pings as fast as it can, in writes of a thousand,
 	// and counts the pongs it gets.
@@ -236,10 +243,7 @@ func TestPingsOfAPlayerAreAnswered(t *testing.T) {
 	// The server pings every few milliseconds, and the player pings too,
 	// ten times a second, while playing: more than a browser ever does.
 	s := serveLane(t, lane.New("pings", "pings", lane.Config{Logger: testLogger(t)}), Config{PingInterval: 5 * time.Millisecond})
-	player := s.dial(t)
-	player.join(t, "AAA")
-	player.send(t, `{"type":"start","id":"start"}`)
-	player.expect(t, "ack of start", func(m wireMsg) bool { return m.Type == "ack" && m.Ref == "start" })
+	player := s.startPlaying(t)
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for i := range 10 {
