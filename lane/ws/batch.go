@@ -181,7 +181,10 @@ func wholeFrames(p []byte) int {
 	}
 }
 
-// rawConn returns the connection's descriptor, if it has one.
+// rawConn returns the connection's descriptor, if it has one. The poller
+// reads it directly (see prefetch): a wrapper that offers its socket must
+// read nothing itself ahead of its caller, as net.TCPConn and cmd/tenpin's
+// budgetConn do not.
 func (bc *batchConn) rawConn() (syscall.RawConn, error) {
 	sc, ok := bc.Conn.(syscall.Conn)
 	if !ok {

@@ -57,8 +57,9 @@ type Conn struct {
 	readOnFn func()   // c.readOn, made once as writeOutFn is
 
 	// Set when the poller knows the connection, before serving.
-	pollKey uint64
-	raw     syscall.RawConn
+	pollKey  uint64
+	raw      syscall.RawConn
+	unpolled bool // the poller could not re-arm it: its reader waits in a read; under mu
 
 	// pinged is set while the server's ping waits for its pong: that pong
 	// was asked for, and does not count toward the client's rate. Under mu.

@@ -20,8 +20,11 @@
 // and wait there for the next message, keeping a spectator's reader, who
 // answers pings and sends nothing else, parked for good. The server so
 // writes its pings itself, as two bytes between the writer's messages.
-// Elsewhere than Linux, and for connections that are not sockets, the
-// reader waits in a read for as long as the connection lasts.
+// A client that pings the server itself (browsers do not) keeps its
+// reader waiting after each ping, as the library answers it inside a
+// read and reads on. Elsewhere than Linux, and for connections that are
+// not sockets, the reader waits in a read for as long as the connection
+// lasts.
 //
 // A failed write or a missed pong closes the connection, which ends the
 // reader (one is started to end a connection closed at rest), and the

@@ -3,6 +3,8 @@ package ws
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
+	"math"
 	"sync"
 	"syscall"
 )
@@ -65,8 +67,10 @@ func (bc *batchConn) Read(p []byte) (int, error) {
 		}
 		r.fill(func(b []byte) (int, error) { return bc.Conn.Read(b) })
 	}
-	n := r.handOn(p)
-	return n, nil
+	if n := r.handOn(p); n > 0 {
+		return n, nil
+	}
+	return 0, io.ErrNoProgress // handOn lost track of the frames: a bug, which must not spin the library
 }
 
 // prefetch reads what the network holds without waiting, and reports
@@ -147,6 +151,9 @@ func (r *reader) handOn(p []byte) int {
 	if r.front == 0 { // a frame starts here, and its header is whole: it was scanned
 		h, _ := parseHeader(b)
 		r.front = uint64(h.size) + h.length
+		if r.front < h.length { // a length past 2^63, which RFC 6455 forbids: the library refuses it, once it has read it all
+			r.front = math.MaxUint64
+		}
 	}
 	n := copy(p, b[:min(uint64(r.scanned), r.front)])
 	r.front -= uint64(n)
@@ -181,7 +188,7 @@ func (r *reader) scan() {
 		if !ok {
 			break // wait for the rest of the header
 		}
-		if h.opcode == opcodePong && h.fin && h.length <= maxControlPayload {
+		if h.opcode == opcodePong && h.fin && h.rsv == 0 && h.masked && h.length <= maxControlPayload {
 			end := i + h.size + int(h.length)
 			if end > len(b) {
 				break // wait for the rest of it
@@ -192,8 +199,9 @@ func (r *reader) scan() {
 			b = append(b[:i], b[end:]...)
 			continue
 		}
-		// Any other frame goes through, malformed ones too: the library
-		// refuses those with the right close code.
+		// Any other frame goes through, malformed ones too (a pong with
+		// reserved bits or unmasked among them): the library refuses those
+		// with the right close code.
 		i += h.size
 		r.pass = h.length
 	}
@@ -218,6 +226,8 @@ const maxControlPayload = 125
 
 type frameHeader struct {
 	fin    bool
+	rsv    byte // the reserved bits: 0 without an extension
+	masked bool
 	opcode byte
 	size   int    // of the header itself
 	length uint64 // of the payload
@@ -229,7 +239,7 @@ func parseHeader(p []byte) (frameHeader, bool) {
 	if len(p) < 2 {
 		return frameHeader{}, false
 	}
-	h := frameHeader{fin: p[0]&0x80 != 0, opcode: p[0] & 0x0f, size: 2}
+	h := frameHeader{fin: p[0]&0x80 != 0, rsv: p[0] & 0x70, masked: p[1]&0x80 != 0, opcode: p[0] & 0x0f, size: 2}
 	length := uint64(p[1] & 0x7f)
 	switch length {
 	case 126:
@@ -237,7 +247,7 @@ func parseHeader(p []byte) (frameHeader, bool) {
 	case 127:
 		h.size += 8
 	}
-	if p[1]&0x80 != 0 {
+	if h.masked {
 		h.size += 4
 	}
 	if len(p) < h.size {

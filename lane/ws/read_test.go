@@ -3,6 +3,7 @@ package ws
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,6 +56,8 @@ func TestReaderTakesOutPongs(t *testing.T) {
 		{maskedFrame(opPong, []byte("p4")), true},
 		{maskedFrame(opPong, bytes.Repeat([]byte("y"), 126)), false}, // too long for a control frame: the library refuses it
 		{[]byte{0x0a, 0x80, 1, 2, 3, 4}, false},                      // a pong not final: the same
+		{[]byte{0xca, 0x80, 1, 2, 3, 4}, false},                      // a pong with a reserved bit: the same
+		{[]byte{0x8a, 0x00}, false},                                  // an unmasked pong: the same
 		{closeFrame(1000, "bye"), false},
 	}
 	var stream, want []byte
@@ -190,5 +194,42 @@ func TestConnectionEndsWithItsContext(t *testing.T) {
 	case <-c.done:
 	case <-time.After(wait):
 		t.Fatal("the client's connection is still open")
+	}
+}
+
+// TestHugeFrameLengthEndsTheConnection: a frame header whose 64-bit length
+// is past what RFC 6455 allows (the top bit set) reaches the library,
+// which refuses it, and the connection ends; the reading side once lost
+// track of the frames on it, and the library's read of the header spun
+// forever.
+func TestHugeFrameLengthEndsTheConnection(t *testing.T) {
+	l := lane.New("huge", "huge", lane.Config{Logger: testLogger(t)})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go l.Run(ctx)
+	ended := make(chan error, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, err := Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		Start(context.WithoutCancel(ctx), conn, l, Config{}, func(err error) { ended <- err })
+	}))
+	defer srv.Close()
+	nc, _ := dialRaw(t, srv.Listener.Addr().String(), nil)
+	defer nc.Close()
+	huge := []byte{0x81, 0xff}
+	huge = binary.BigEndian.AppendUint64(huge, ^uint64(0)-11) // the header's size and this overflow 64 bits
+	huge = append(huge, 1, 2, 3, 4)
+	if _, err := nc.Write(huge); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-ended:
+		if err == nil || !strings.Contains(err.Error(), "negative payload length") {
+			t.Errorf("ended with %v, want the library's refusal of the length (the header read whole)", err)
+		}
+	case <-time.After(wait):
+		t.Fatal("the connection did not end")
 	}
 }

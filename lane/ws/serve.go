@@ -97,9 +97,9 @@ func (c *Conn) wake() {
 // connection's service.
 func (c *Conn) readOn() {
 	c.mu.Lock()
-	s := c.serving
+	s, polled := c.serving, c.pollKey != 0 && !c.unpolled
 	c.mu.Unlock()
-	if c.pollKey != 0 && !c.bc.prefetch(c.raw) {
+	if polled && !c.bc.prefetch(c.raw) {
 		c.rest()
 		return
 	}
@@ -108,7 +108,7 @@ func (c *Conn) readOn() {
 			c.finish(s, err)
 			return
 		}
-		if c.pollKey != 0 && c.bc.idle() {
+		if polled && c.bc.idle() {
 			c.rest()
 			return
 		}
@@ -116,13 +116,17 @@ func (c *Conn) readOn() {
 }
 
 // rest ends a polled reader: the poller reports the connection when the
-// client sends more. If the connection was closed meanwhile the poller
-// cannot, and a reader is started to end it.
+// client sends more. If the poller cannot (the connection was closed
+// meanwhile, or epoll refused), a reader is started that waits in a read
+// as where there is no poller: one ends a closed connection at once.
 func (c *Conn) rest() {
 	c.mu.Lock()
 	c.reading = false
 	c.mu.Unlock()
 	if err := thePoller().arm(c.raw, c.pollKey); err != nil {
+		c.mu.Lock()
+		c.unpolled = true
+		c.mu.Unlock()
 		c.wake()
 	}
 }
