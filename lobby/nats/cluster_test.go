@@ -80,11 +80,19 @@ func dial(t *testing.T, at *node, id, name string) *player {
 	return p
 }
 
+// connect dials the player's lane on its node, again while the node
+// answers 503 (the lane cannot be reached now), as pages do: a lane just
+// created on one node is reached from another once that node has heard of
+// it, which takes a moment.
 func (p *player) connect() {
 	p.t.Helper()
 	ctx, cancel := context.WithTimeout(p.t.Context(), wait)
 	defer cancel()
 	conn, err := p.at.API.Dial(ctx, p.lane)
+	for pe := (*protocol.Error)(nil); errors.As(err, &pe) && pe.Code == protocol.CodeUnavailable && ctx.Err() == nil; {
+		time.Sleep(50 * time.Millisecond) // bounded by ctx
+		conn, err = p.at.API.Dial(ctx, p.lane)
+	}
 	if err != nil {
 		p.t.Fatalf("%s dials lane %s on %s: %v", p.name, p.lane, p.at.Name, err)
 	}
