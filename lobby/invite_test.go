@@ -77,8 +77,7 @@ func decodeQR(t *testing.T, url string) string {
 // drawn module by module with its quiet zone: it is read as such
 // (PURE_BARCODE). gozxing's detector, which looks for a code in a
 // photograph, misjudges the size of some codes drawn so (that of
-// .../lanes/qwjhk88ifa: "dimension = 19"), which a phone's camera, seeing
-// the code on a screen, reads.
+// .../lanes/qwjhk88ifa: "dimension = 19"), whose modules read right.
 func readQR(png []byte) (string, error) {
 	img, _, err := image.Decode(bytes.NewReader(png))
 	if err != nil {
