@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/coder/websocket"
@@ -56,9 +55,9 @@ type Conn struct {
 	finished bool     // the connection is over: start no more readers
 	readOnFn func()   // c.readOn, made once as writeOutFn is
 
-	// Set when the poller knows the connection, before serving.
+	// Set when the poller knows the connection (its socket, bc.raw),
+	// before serving.
 	pollKey  uint64
-	raw      syscall.RawConn
 	unpolled bool // the poller could not re-arm it: its reader waits in a read; under mu
 
 	// pinged is set while the server's ping waits for its pong: that pong

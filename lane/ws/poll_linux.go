@@ -53,19 +53,19 @@ var thePoller = sync.OnceValue(func() *poller {
 // pollEvents: readable, or the peer hung up, once.
 const pollEvents = syscall.EPOLLIN | syscall.EPOLLRDHUP | syscall.EPOLLONESHOT
 
-// add registers a connection, armed, under a key it sets in c.pollKey
-// (with rc in c.raw) before the first event can name it.
-func (p *poller) add(c *Conn, rc syscall.RawConn) error {
+// add registers a connection's socket, armed, under a key it sets in
+// c.pollKey before the first event can name it.
+func (p *poller) add(c *Conn) error {
 	p.mu.Lock()
 	p.next++
 	key := p.next
 	p.conns[key] = c
-	c.pollKey, c.raw = key, rc
+	c.pollKey = key
 	p.mu.Unlock()
-	if err := p.ctl(rc, syscall.EPOLL_CTL_ADD, key); err != nil {
+	if err := p.ctl(c.bc.raw, syscall.EPOLL_CTL_ADD, key); err != nil {
 		p.mu.Lock()
 		delete(p.conns, key)
-		c.pollKey, c.raw = 0, nil
+		c.pollKey = 0
 		p.mu.Unlock()
 		return err
 	}
@@ -74,8 +74,8 @@ func (p *poller) add(c *Conn, rc syscall.RawConn) error {
 
 // arm re-arms a registered connection: the poller reports it when it has
 // anything to read, at once if it has already.
-func (p *poller) arm(rc syscall.RawConn, key uint64) error {
-	return p.ctl(rc, syscall.EPOLL_CTL_MOD, key)
+func (p *poller) arm(c *Conn) error {
+	return p.ctl(c.bc.raw, syscall.EPOLL_CTL_MOD, c.pollKey)
 }
 
 func (p *poller) ctl(rc syscall.RawConn, op int, key uint64) error {

@@ -16,8 +16,8 @@ var thePoller = func() *poller { return nil }
 
 var errNoPoller = errors.New("ws: no poller on this system")
 
-func (*poller) add(*Conn, syscall.RawConn) error  { return errNoPoller }
-func (*poller) arm(syscall.RawConn, uint64) error { return errNoPoller }
-func (*poller) remove(uint64)                     {}
+func (*poller) add(*Conn) error { return errNoPoller }
+func (*poller) arm(*Conn) error { return errNoPoller }
+func (*poller) remove(uint64)   {}
 
 func readNow(syscall.RawConn, []byte) (int, error) { return 0, errNoPoller }

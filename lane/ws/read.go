@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"sync"
-	"syscall"
 )
 
 // The reading side of batchConn: what the WebSocket library reads passes
@@ -76,13 +75,13 @@ func (bc *batchConn) Read(p []byte) (int, error) {
 // prefetch reads what the network holds without waiting, and reports
 // whether it holds a message to read (or an error, or the beginning of a
 // frame): false means it held nothing or only pongs, and no reader is
-// needed. rc is the connection's raw descriptor.
-func (bc *batchConn) prefetch(rc syscall.RawConn) bool {
+// needed. The connection is a socket (bc.raw).
+func (bc *batchConn) prefetch() bool {
 	r := &bc.reader
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.err == nil {
-		r.fill(func(b []byte) (int, error) { return readNow(rc, b) })
+		r.fill(func(b []byte) (int, error) { return readNow(bc.raw, b) })
 	}
 	return r.waiting()
 }

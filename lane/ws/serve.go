@@ -50,7 +50,7 @@ func Start(ctx context.Context, conn *Conn, to lane.Endpoint, cfg Config, done f
 	log.Debug("connection opened")
 	if conn.bc.raw != nil { // a socket: pipes (in synctest bubbles) never start the poller
 		if p := thePoller(); p != nil {
-			if err := p.add(conn, conn.bc.raw); err != nil {
+			if err := p.add(conn); err != nil {
 				log.Debug("connection not polled", "err", err)
 			}
 		}
@@ -99,7 +99,7 @@ func (c *Conn) readOn() {
 	c.mu.Lock()
 	s, polled := c.serving, c.pollKey != 0 && !c.unpolled
 	c.mu.Unlock()
-	if polled && !c.bc.prefetch(c.raw) {
+	if polled && !c.bc.prefetch() {
 		c.rest()
 		return
 	}
@@ -123,7 +123,7 @@ func (c *Conn) rest() {
 	c.mu.Lock()
 	c.reading = false
 	c.mu.Unlock()
-	if err := thePoller().arm(c.raw, c.pollKey); err != nil {
+	if err := thePoller().arm(c); err != nil {
 		c.mu.Lock()
 		c.unpolled = true
 		c.mu.Unlock()
