@@ -206,17 +206,24 @@ func TestPresenceIsShownAtMostEveryInterval(t *testing.T) {
 		if got := boards(t, w); len(got) != 0 {
 			t.Fatalf("5 arrivals right after a board sent the first watcher %d boards, want none yet", len(got))
 		}
-		time.Sleep(presenceEvery - time.Nanosecond)
-		synctest.Wait()
-		if got := boards(t, w); len(got) != 0 {
-			t.Fatalf("before the interval was over the first watcher was sent %d boards", len(got))
-		}
-		time.Sleep(time.Nanosecond)
-		synctest.Wait()
-		if got := boards(t, w); len(got) != 1 || got[0].Spectators != 6 {
-			t.Fatalf("once the interval was over the first watcher was sent %+v, want one board showing 6 watchers", got)
-		}
+		presenceShownAfter(t, w, presenceEvery, 6)
 	})
+}
+
+// presenceShownAfter checks, in a synctest bubble, that watcher w is sent
+// no board until d has passed, and then one showing watchers watchers.
+func presenceShownAfter(t *testing.T, w *Client, d time.Duration, watchers int) {
+	t.Helper()
+	time.Sleep(d - time.Nanosecond)
+	synctest.Wait()
+	if got := boards(t, w); len(got) != 0 {
+		t.Fatalf("before %v were over the first watcher was sent %d boards", d, len(got))
+	}
+	time.Sleep(time.Nanosecond)
+	synctest.Wait()
+	if got := boards(t, w); len(got) != 1 || got[0].Spectators != watchers {
+		t.Fatalf("once %v were over the first watcher was sent %+v, want one board showing %d watchers", d, got, watchers)
+	}
 }
 
 // TestAttachInTheInboxOfAStoppedLaneIsClosed: a connection whose attach
@@ -273,15 +280,6 @@ func TestPresenceWaitsLongerOnACrowdedLane(t *testing.T) {
 			t.Fatalf("an arrival long after the last board sent the first watcher %+v, want one board showing 301 watchers", got)
 		}
 		attachRunning(t, l)
-		time.Sleep(3*presenceEvery - time.Nanosecond)
-		synctest.Wait()
-		if got := boards(t, w); len(got) != 0 {
-			t.Fatalf("an arrival before 300 watchers' interval was over sent the first watcher %d boards", len(got))
-		}
-		time.Sleep(time.Nanosecond)
-		synctest.Wait()
-		if got := boards(t, w); len(got) != 1 || got[0].Spectators != 302 {
-			t.Fatalf("once the interval was over the first watcher was sent %+v, want one board showing 302 watchers", got)
-		}
+		presenceShownAfter(t, w, 3*presenceEvery, 302) // 300 watchers' interval
 	})
 }
