@@ -67,9 +67,9 @@ type Conn struct {
 }
 
 type outgoing struct {
-	data  []byte
+	data  []byte // a text message's payload
 	board bool
-	raw   bool // a whole frame of ours, not a message for the library
+	ping  bool // a ping frame, with no data
 }
 
 // Accept upgrades an HTTP request to a WebSocket connection for a lane,
@@ -255,15 +255,16 @@ func (c *Conn) write(batch []outgoing) error {
 }
 
 // writeAndEnd writes messages into the open batch, and ends it. If the
-// library refuses a message, the connection is closing: the batch is sent
-// all the same, with the close frame the library wrote into it.
+// library has sent a close frame, the connection is closing: the batch is
+// sent all the same, with the frames before it, and the close frame if
+// the library wrote it into this batch.
 func (c *Conn) writeAndEnd(batch []outgoing) error {
 	var err error
 	for _, m := range batch {
-		if m.raw {
-			_, err = c.bc.Write(m.data)
+		if m.ping {
+			err = c.bc.writeFrame(opPing, nil)
 		} else {
-			err = c.ws.Write(context.Background(), websocket.MessageText, m.data)
+			err = c.bc.writeFrame(opText, m.data)
 		}
 		if err != nil {
 			break
@@ -283,8 +284,8 @@ func (c *Conn) writeAndEnd(batch []outgoing) error {
 // The library's Ping is not used: it waits for the pong inside a read
 // (which the reader no longer makes at rest, see read.go) and ends its
 // write under the context it is given, so no pong may cut its wait
-// short. A ping frame is two bytes, sent whole, between the writer's
-// messages, where the library's frames are whole too (see batchConn).
+// short. A ping frame is two bytes, written whole between the writer's
+// messages, as they are (see batchConn.writeFrame).
 func (c *Conn) ping() {
 	c.mu.Lock()
 	if c.ended {
@@ -297,14 +298,11 @@ func (c *Conn) ping() {
 		return
 	}
 	c.pinged = true
-	c.queue = append(c.queue, outgoing{data: pingFrame, raw: true})
+	c.queue = append(c.queue, outgoing{ping: true})
 	c.startWriterLocked()
 	c.pinger.Reset(c.pongTimeout)
 	c.mu.Unlock()
 }
-
-// pingFrame is an unmasked ping with no payload, as a server sends it.
-var pingFrame = []byte{0x89, 0x00}
 
 // pong is called for each pong the client sends (see read.go): the
 // answer to the server's ping in flight, or one the client volunteers,

@@ -25,9 +25,10 @@ import (
 // takes over the hijacked reader's buffer and what it holds, that it writes
 // each frame whole under its lock and flushes at the end of each, that the
 // frames it writes on its own (a pong, the echo of a close, the close
-// after a read error) go through the same connection, and that it closes
-// that connection right after a close frame, and that it sets no deadline
-// on it (batchConn keeps the one it set). Each test runs over a real TCP
+// after a read error) go through the same connection, that it closes that
+// connection right after a close frame, and that it sets no deadline on
+// it (batchConn keeps the one it set). The writer's messages are frames of
+// ours (batchConn.writeFrame), beside the library's. Each test runs over a real TCP
 // connection, with a raw client where it needs to see the bytes. Where
 // something must happen while a batch is open, the test takes the writer's
 // steps itself (those of Conn.write: begin, the messages, writeAndEnd),
@@ -181,7 +182,7 @@ func TestContractPingDuringABatchIsAnswered(t *testing.T) {
 	defer cancel()
 
 	conn.bc.begin()
-	if err := conn.ws.Write(ctx, websocket.MessageText, []byte("one")); err != nil {
+	if err := conn.bc.writeFrame(opText, []byte("one")); err != nil {
 		t.Fatal(err)
 	}
 	if _, m, err := conn.ws.Read(ctx); err != nil || string(m) != "after the ping" {
@@ -208,7 +209,7 @@ func TestContractCloseDuringABatch(t *testing.T) {
 
 	conn.bc.begin()
 	for _, m := range []string{"one", "two"} {
-		if err := conn.ws.Write(ctx, websocket.MessageText, []byte(m)); err != nil {
+		if err := conn.bc.writeFrame(opText, []byte(m)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -244,7 +245,7 @@ func TestContractReadLimitCloseDuringABatch(t *testing.T) {
 
 			conn.bc.begin()
 			for _, m := range []string{"one", "two"} {
-				if err := conn.ws.Write(ctx, websocket.MessageText, []byte(m)); err != nil {
+				if err := conn.bc.writeFrame(opText, []byte(m)); err != nil {
 					t.Fatal(err)
 				}
 			}

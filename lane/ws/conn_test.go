@@ -105,6 +105,29 @@ func TestBatchConnCloseSendsTheBatchsWholeFrames(t *testing.T) {
 	}
 }
 
+func TestAppendFrame(t *testing.T) {
+	// Each length's header form at its bounds, read back as a client
+	// reads frames.
+	for _, n := range []int{0, 1, 125, 126, 127, 0xffff, 0x10000, 70_000} {
+		payload := bytes.Repeat([]byte("b"), n)
+		b := appendFrame([]byte("kept"), opText, payload)
+		if !bytes.HasPrefix(b, []byte("kept")) {
+			t.Fatalf("%d bytes: appendFrame lost what b held", n)
+		}
+		f := b[len("kept"):]
+		if got := wholeFrames(f); got != len(f) {
+			t.Errorf("%d bytes: a frame of %d bytes, of which %d whole", n, len(f), got)
+		}
+		op, got, err := readFrame(bufio.NewReader(bytes.NewReader(f)))
+		if err != nil || op != opText || !bytes.Equal(got, payload) {
+			t.Errorf("%d bytes: read back op %#x, %d bytes, %v; want a text frame of %d", n, op, len(got), err, n)
+		}
+		if f[0]&finBit == 0 || f[1]&0x80 != 0 {
+			t.Errorf("%d bytes: header % x is not final and unmasked", n, f[:2])
+		}
+	}
+}
+
 func TestWholeFrames(t *testing.T) {
 	frame := func(head []byte, n int) []byte { return append(head, bytes.Repeat([]byte("x"), n)...) }
 	short := frame([]byte{0x81, 5}, 5)
@@ -219,14 +242,6 @@ func TestAcceptKeepsWhatTheClientSentEarly(t *testing.T) {
 		}
 	}
 }
-
-// WebSocket opcodes, for the tests that speak the protocol byte by byte.
-const (
-	opText  = 0x1
-	opClose = 0x8
-	opPing  = 0x9
-	opPong  = 0xa
-)
 
 // clientFrame returns msg as a masked text frame, as clients must send it.
 func clientFrame(msg string) []byte { return maskedFrame(opText, []byte(msg)) }

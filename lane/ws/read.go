@@ -34,11 +34,6 @@ var readBuffers = sync.Pool{New: func() any {
 	return &b
 }}
 
-// frame opcodes the reader tells apart.
-const (
-	opcodePong = 0xa
-)
-
 // reader is the state batchConn keeps for reading. mu is held by the one
 // goroutine reading at a time (the library's reader, or the poller's
 // prefetch) for as long as it reads.
@@ -97,7 +92,7 @@ func (r *reader) waiting() bool {
 		return false
 	}
 	b := *r.buf
-	return len(b) > 0 && b[0]&0x0f != opcodePong
+	return len(b) > 0 && b[0]&0x0f != opPong
 }
 
 // idle reports whether nothing that arrived is waiting for a reader (see
@@ -187,7 +182,7 @@ func (r *reader) scan() {
 		if !ok {
 			break // wait for the rest of the header
 		}
-		if h.opcode == opcodePong && h.fin && h.rsv == 0 && h.masked && h.length <= maxControlPayload {
+		if h.opcode == opPong && h.fin && h.rsv == 0 && h.masked && h.length <= maxControlPayload {
 			end := i + h.size + int(h.length)
 			if end > len(b) {
 				break // wait for the rest of it
