@@ -1,6 +1,7 @@
 package ws
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"net"
@@ -35,6 +36,10 @@ type batchConn struct {
 	// closeSent is set, under mu, once the library has written a close
 	// frame: after it no frame of ours may follow (see writeFrame).
 	closeSent bool
+	// tail is how many bytes at the start of the open batch end a frame
+	// that tryWrite began on the socket (the rest of the batch is whole
+	// frames). Under mu.
+	tail int
 
 	reader  reader          // the reading side (read.go)
 	raw     syscall.RawConn // the socket's descriptor; nil if the connection is not a socket
@@ -55,22 +60,37 @@ func (bc *batchConn) setTimeout(d time.Duration) {
 // Write is the library's: it writes each frame whole, flushing its small
 // buffer at the frame's end (see writeBufferSize), and the only frames it
 // writes are control frames (tenpin's messages are written by
-// writeFrame), so every Write begins a frame.
+// writeFrame), so every Write begins a frame. Outside a batch it writes
+// through, under sending: a frame tryWrite left half written is finished
+// first, as the batch it left.
 func (bc *batchConn) Write(p []byte) (int, error) {
+	if bc.gather(p) {
+		return len(p), nil
+	}
+	bc.sending.Lock()
+	defer bc.sending.Unlock()
+	if bc.gather(p) { // tryWrite left a batch meanwhile
+		return len(p), nil
+	}
+	if err := bc.arm(); err != nil {
+		return 0, err
+	}
+	return bc.Conn.Write(p)
+}
+
+// gather adds the library's frames p to the open batch, if there is one,
+// and reports whether there was.
+func (bc *batchConn) gather(p []byte) bool {
 	bc.mu.Lock()
+	defer bc.mu.Unlock()
 	if len(p) > 0 && p[0] == finBit|opClose {
 		bc.closeSent = true
 	}
 	if b := bc.batch; b != nil {
 		*b = append(*b, p...)
-		bc.mu.Unlock()
-		return len(p), nil
+		return true
 	}
-	bc.mu.Unlock()
-	if err := bc.arm(); err != nil {
-		return 0, err
-	}
-	return bc.Conn.Write(p)
+	return false
 }
 
 // arm makes sure the write deadline is at least half the write timeout
@@ -124,6 +144,56 @@ func (bc *batchConn) writeFrame(op byte, payload []byte) error {
 	return nil
 }
 
+// tryWrite writes a frame of ours straight to the socket, from the
+// caller's goroutine, if nothing else is being written to it: no batch
+// open or being sent, no write of the library's or Close under way. It
+// does not wait: what the socket does not take at once is left in an
+// open batch, ahead of anything written after it, for a writer to send
+// (unsent). It reports false if it could not start, for the caller to
+// queue the frame instead; err if the socket failed, or the library has
+// sent its close frame (errCloseSent). The caller must be the
+// connection's only writer of ours, with no batch of its own open.
+//
+// Most boards so reach their client without a writer goroutine: the
+// lane that encoded the board writes it, which spares waking a worker
+// for each board (a tenth of the server's CPU at a ball per 200 ms).
+func (bc *batchConn) tryWrite(op byte, payload []byte) (ok, unsent bool, err error) {
+	if !writesNow || bc.raw == nil || !bc.sending.TryLock() {
+		return false, false, nil
+	}
+	defer bc.sending.Unlock()
+	bc.mu.Lock()
+	closeSent, open := bc.closeSent, bc.batch != nil
+	bc.mu.Unlock()
+	switch {
+	case closeSent:
+		return true, false, errCloseSent
+	case open:
+		return false, false, nil
+	}
+	b := batchBuffers.Get().(*[]byte)
+	*b = appendFrame((*b)[:0], op, payload)
+	var n int
+	var werr error
+	if err := bc.raw.Write(func(fd uintptr) bool {
+		n, werr = writeOnce(fd, *b)
+		return true // whatever happened: this write never waits
+	}); err != nil || werr != nil || n == len(*b) {
+		recycleBatch(b)
+		return true, false, cmp.Or(err, werr)
+	}
+	// The socket took less than all of it, without waiting: the rest
+	// waits for the writer.
+	*b = (*b)[:copy(*b, (*b)[n:])]
+	bc.mu.Lock()
+	bc.batch = b
+	if n > 0 {
+		bc.tail = len(*b)
+	}
+	bc.mu.Unlock()
+	return true, true, nil
+}
+
 // appendFrame appends an unmasked, final frame to b.
 func appendFrame(b []byte, op byte, payload []byte) []byte {
 	b = append(b, finBit|op)
@@ -140,10 +210,13 @@ func appendFrame(b []byte, op byte, payload []byte) []byte {
 	return append(b, payload...)
 }
 
-// begin starts gathering writes.
+// begin starts gathering writes, after the batch tryWrite left, if it
+// left one.
 func (bc *batchConn) begin() {
 	bc.mu.Lock()
-	bc.batch = batchBuffers.Get().(*[]byte)
+	if bc.batch == nil {
+		bc.batch = batchBuffers.Get().(*[]byte)
+	}
 	bc.mu.Unlock()
 }
 
@@ -157,23 +230,24 @@ func (bc *batchConn) begin() {
 func (bc *batchConn) end() error {
 	bc.sending.Lock()
 	defer bc.sending.Unlock()
-	b := bc.take()
+	b, _ := bc.take()
 	if b == nil {
 		return net.ErrClosed
 	}
 	return bc.send(b, len(*b))
 }
 
-// Close sends an open batch's whole frames, then closes the connection.
-// Outside a batch every write went through already; while a batch is sent
-// Close waits for it, within the write timeout. A batch may end in part of
-// a frame only if the connection is closed without a close frame (CloseNow)
-// while the writer is writing one: that part is not sent.
+// Close sends an open batch's whole frames (and first the end of a frame
+// tryWrite began), then closes the connection. Outside a batch every
+// write went through already; while a batch is sent Close waits for it,
+// within the write timeout. A batch may end in part of a frame only if
+// the connection is closed without a close frame (CloseNow) while the
+// writer is writing one: that part is not sent.
 func (bc *batchConn) Close() error {
 	bc.sending.Lock()
 	defer bc.sending.Unlock()
-	if b := bc.take(); b != nil {
-		bc.send(b, wholeFrames(*b))
+	if b, tail := bc.take(); b != nil {
+		bc.send(b, tail+wholeFrames((*b)[tail:]))
 	}
 	err := bc.Conn.Close()
 	if bc.onClose != nil {
@@ -182,13 +256,14 @@ func (bc *batchConn) Close() error {
 	return err
 }
 
-// take ends the open batch, if there is one, and returns it.
-func (bc *batchConn) take() *[]byte {
+// take ends the open batch, if there is one, and returns it with its
+// tail (see batchConn.tail).
+func (bc *batchConn) take() (b *[]byte, tail int) {
 	bc.mu.Lock()
 	defer bc.mu.Unlock()
-	b := bc.batch
-	bc.batch = nil
-	return b
+	b, tail = bc.batch, bc.tail
+	bc.batch, bc.tail = nil, 0
+	return b, tail
 }
 
 // send writes the first n bytes of a batch, and puts the batch back in the
@@ -200,11 +275,17 @@ func (bc *batchConn) send(b *[]byte, n int) error {
 			_, err = bc.Conn.Write((*b)[:n])
 		}
 	}
+	recycleBatch(b)
+	return err
+}
+
+// recycleBatch puts a batch's buffer back in the pool, unless it grew
+// too big.
+func recycleBatch(b *[]byte) {
 	if cap(*b) <= maxPooledBatch {
 		*b = (*b)[:0]
 		batchBuffers.Put(b)
 	}
-	return err
 }
 
 // wholeFrames returns the length of the longest prefix of p made of whole

@@ -35,7 +35,8 @@ type Conn struct {
 	boards  int        // boards in queue
 	skipped int        // boards dropped because the client fell behind
 
-	writing bool           // a writer goroutine owns the connection's writes
+	writing bool           // a writer goroutine, or Board's tryWrite, owns the connection's writes
+	unsent  bool           // tryWrite left an open batch for the writer to send
 	ended   bool           // the connection is over: start no more writers
 	dropped bool           // the connection must close, with closeStatus
 	failed  error          // why the connection broke, if it did
@@ -136,12 +137,20 @@ func (h *hijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	return bc, bufio.NewReadWriter(r, w), nil
 }
 
-// Board queues a board (see [lane.Conn]). A client that has fallen
+// Board queues a board (see [lane.Conn]), or writes it at once if the
+// connection has nothing else to write and its socket takes the board
+// without waiting (see batchConn.tryWrite). A client that has fallen
 // maxQueuedBoards behind loses its older boards: each board is a full
 // snapshot, so the newest is all it needs. It reports how many boards
 // were dropped.
 func (c *Conn) Board(b []byte, _ uint64) (skipped int) {
 	c.mu.Lock()
+	if len(c.queue) == 0 && !c.writing && !c.ended && !c.dropped && c.ws != nil && c.bc.raw != nil {
+		c.writing = true
+		c.mu.Unlock()
+		c.writeNow(b)
+		return 0
+	}
 	if c.boards >= maxQueuedBoards {
 		kept := c.queue[:0]
 		for _, m := range c.queue {
@@ -159,6 +168,29 @@ func (c *Conn) Board(b []byte, _ uint64) (skipped int) {
 	c.startWriterLocked()
 	c.mu.Unlock()
 	return skipped
+}
+
+// writeNow writes a board with tryWrite, the connection's writer for as
+// long as it takes (c.writing is set): a writer starts afterwards only if
+// something is left to write, was queued meanwhile, or the connection was
+// dropped meanwhile.
+func (c *Conn) writeNow(b []byte) {
+	ok, unsent, err := c.bc.tryWrite(opText, b)
+	if err != nil {
+		c.fail(err) // writing stays set: nothing more is written
+		return
+	}
+	c.mu.Lock()
+	if !ok {
+		c.queue = append(c.queue, outgoing{data: b, board: true})
+		c.boards++
+	}
+	c.unsent = unsent
+	c.writing = false
+	if len(c.queue) > 0 || c.unsent || c.dropped {
+		c.startWriterLocked()
+	}
+	c.mu.Unlock()
 }
 
 // Reply queues an answer meant for this client alone (see [lane.Conn]):
@@ -224,9 +256,9 @@ func (c *Conn) skippedCount() int {
 func (c *Conn) writeOut() {
 	defer c.wg.Done()
 	c.mu.Lock()
-	for len(c.queue) > 0 && !c.ended {
+	for (len(c.queue) > 0 || c.unsent) && !c.ended {
 		batch := c.queue
-		c.queue, c.spare, c.boards = c.spare[:0], nil, 0
+		c.queue, c.spare, c.boards, c.unsent = c.spare[:0], nil, 0, false
 		c.mu.Unlock()
 		err := c.write(batch)
 		clear(batch)
@@ -248,7 +280,8 @@ func (c *Conn) writeOut() {
 	c.mu.Unlock()
 }
 
-// write writes a batch of messages in one system call (see batchConn).
+// write writes a batch of messages in one system call (see batchConn),
+// after what tryWrite left unsent.
 func (c *Conn) write(batch []outgoing) error {
 	c.bc.begin()
 	return c.writeAndEnd(batch)

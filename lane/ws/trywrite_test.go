@@ -1,0 +1,128 @@
+//go:build unix
+
+package ws
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"net"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// slowPair returns a TCP connection's server end as a batchConn with a
+// small send buffer, whose client reads nothing until the test reads
+// from the returned reader: a big frame fills both ends' buffers, and
+// tryWrite leaves the rest of it.
+func slowPair(t *testing.T) (*batchConn, *bufio.Reader) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	client.SetDeadline(time.Now().Add(10 * time.Second))
+	server, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { server.Close() })
+	if err := server.(*net.TCPConn).SetWriteBuffer(8 << 10); err != nil {
+		t.Fatal(err)
+	}
+	bc := &batchConn{Conn: server}
+	if bc.raw, err = bc.rawConn(); err != nil {
+		t.Fatal(err)
+	}
+	bc.setTimeout(WriteTimeout)
+	return bc, bufio.NewReader(client)
+}
+
+// bigFrame is a text payload no socket here takes at once.
+var bigFrame = bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // 1 MiB
+
+// tryWriteInPart writes bigFrame with tryWrite, which must leave a part.
+func tryWriteInPart(t *testing.T, bc *batchConn) {
+	t.Helper()
+	ok, unsent, err := bc.tryWrite(opText, bigFrame)
+	if !ok || !unsent || err != nil {
+		t.Fatalf("tryWrite of 1 MiB = %t, unsent %t, %v; want it begun and left unsent", ok, unsent, err)
+	}
+	bc.mu.Lock()
+	tail := bc.tail
+	bc.mu.Unlock()
+	if tail <= 0 || tail >= len(bigFrame) {
+		t.Fatalf("tryWrite left a tail of %d bytes; want part of the frame", tail)
+	}
+}
+
+func TestTryWriteLeavesTheRestAheadOfTheLibrarysFrames(t *testing.T) {
+	bc, br := slowPair(t)
+	tryWriteInPart(t, bc)
+
+	// A pong the library writes now must follow the frame begun, not cut
+	// into it; and no writer of ours may begin while the rest waits.
+	if _, err := bc.Write([]byte{finBit | opPong, 2, 'h', 'i'}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _, _ := bc.tryWrite(opText, []byte("next")); ok {
+		t.Error("tryWrite began a frame while the rest of one waited")
+	}
+	sent := make(chan error, 1)
+	go func() { // the writer (see Conn.writeOut)
+		bc.begin()
+		sent <- errors.Join(bc.writeFrame(opText, []byte("after")), bc.end())
+	}()
+
+	want := []frame{{opText, string(bigFrame)}, {opPong, "hi"}, {opText, "after"}}
+	for i, w := range want {
+		op, p, err := readFrame(br)
+		if err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		if got := (frame{op, string(p)}); got != w {
+			t.Fatalf("frame %d = %.40s…, want %.40s…", i, got, w)
+		}
+	}
+	if err := <-sent; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCloseFinishesTheFrameTryWriteBegan(t *testing.T) {
+	bc, br := slowPair(t)
+	tryWriteInPart(t, bc)
+
+	// The library's close frame, then its Close: the frame begun goes
+	// out whole, then the close frame, and no frame of ours after it.
+	closing := append([]byte{finBit | opClose, 5}, binary.BigEndian.AppendUint16(nil, 1001)...)
+	closing = append(closing, "bye"...)
+	if _, err := bc.Write(closing); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := bc.tryWrite(opText, []byte("late")); !errors.Is(err, errCloseSent) {
+		t.Errorf("tryWrite after the close frame: %v, want %v", err, errCloseSent)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- bc.Close() }()
+
+	got := readFrames(br, 10)
+	want := []string{frame{opText, string(bigFrame)}.String(), `close 1001 "bye"`}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("the client read %d frames (%.60q…), want the frame begun and the close", len(got), got)
+	}
+	if err := <-closed; err != nil {
+		t.Error(err)
+	}
+	if _, _, err := bc.tryWrite(opText, []byte("closed")); err == nil || errors.Is(err, syscall.EAGAIN) {
+		t.Errorf("tryWrite on the closed connection: %v, want an error", err)
+	}
+}
