@@ -84,7 +84,7 @@ func (l *Lane) changedAcking(c *Client, ref string) {
 	if ref != "" {
 		if _, in := l.clients[c]; in && !c.relayed {
 			first = c
-			if skipped := c.conn.Board(v.board, seq); skipped > 0 {
+			if skipped := boardTo(c.conn, v.board, seq, true); skipped > 0 {
 				l.cfg.Metrics.BoardsSkipped.Add(int64(skipped))
 			}
 		}
@@ -95,7 +95,7 @@ func (l *Lane) changedAcking(c *Client, ref string) {
 		if cl.relayed || cl == first {
 			continue // a relayed one's node relays the board published below
 		}
-		if skipped := cl.conn.Board(v.board, seq); skipped > 0 {
+		if skipped := boardTo(cl.conn, v.board, seq, n < directBoards); skipped > 0 {
 			l.cfg.Metrics.BoardsSkipped.Add(int64(skipped))
 		}
 		if n++; n%fanOutYield == 0 {
@@ -109,6 +109,15 @@ func (l *Lane) changedAcking(c *Client, ref string) {
 	if l.remotes > 0 && l.cfg.Publish != nil {
 		l.cfg.Publish(l.id, v.board, seq)
 	}
+}
+
+// boardTo gives conn a board: to write at once if now and it can (see
+// [BoardWriter]), else to queue.
+func boardTo(conn Conn, board []byte, seq uint64, now bool) (skipped int) {
+	if w, ok := conn.(BoardWriter); ok && now {
+		return w.WriteBoard(board, seq)
+	}
+	return conn.Board(board, seq)
 }
 
 // sendBoard sends one client the current board, board.

@@ -31,6 +31,16 @@ type Conn interface {
 	Close(status websocket.StatusCode, reason string)
 }
 
+// BoardWriter is a [Conn] that may also write a board itself, on the
+// caller's goroutine, when it has nothing else to write and can do so
+// without waiting; otherwise it queues the board as Board does. A lane
+// writes each board so to its first clients (see directBoards): for a
+// lane of a dozen, that spares waking a writer goroutine for each board.
+type BoardWriter interface {
+	Conn
+	WriteBoard(board []byte, seq uint64) (skipped int)
+}
+
 // Endpoint is what a transport serves a connection to: a [Lane], or a
 // [Relay] of a lane that another node runs.
 type Endpoint interface {

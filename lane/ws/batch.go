@@ -171,6 +171,12 @@ func (bc *batchConn) tryWrite(op byte, payload []byte) (ok, unsent bool, err err
 	case open:
 		return false, false, nil
 	}
+	// The runtime refuses a write, even one that does not wait, once
+	// the write deadline has passed: the deadline an earlier writer set
+	// must be moved on, as a writer's own write would.
+	if err := bc.arm(); err != nil {
+		return true, false, err
+	}
 	b := batchBuffers.Get().(*[]byte)
 	*b = appendFrame((*b)[:0], op, payload)
 	var n int

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/tenpin/tenpin/lane"
 )
 
 // errDropped ends a connection the lane (or its own outbox) dropped.
@@ -137,13 +139,13 @@ func (h *hijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	return bc, bufio.NewReadWriter(r, w), nil
 }
 
-// Board queues a board (see [lane.Conn]), or writes it at once if the
-// connection has nothing else to write and its socket takes the board
-// without waiting (see batchConn.tryWrite). A client that has fallen
-// maxQueuedBoards behind loses its older boards: each board is a full
-// snapshot, so the newest is all it needs. It reports how many boards
-// were dropped.
-func (c *Conn) Board(b []byte, _ uint64) (skipped int) {
+var _ lane.BoardWriter = (*Conn)(nil)
+
+// WriteBoard writes a board at once if the connection has nothing else
+// to write and its socket takes the board without waiting (see
+// batchConn.tryWrite); otherwise it queues it as Board does (see
+// [lane.BoardWriter]).
+func (c *Conn) WriteBoard(b []byte, seq uint64) (skipped int) {
 	c.mu.Lock()
 	if len(c.queue) == 0 && !c.writing && !c.ended && !c.dropped && c.ws != nil && c.bc.raw != nil {
 		c.writing = true
@@ -151,6 +153,16 @@ func (c *Conn) Board(b []byte, _ uint64) (skipped int) {
 		c.writeNow(b)
 		return 0
 	}
+	c.mu.Unlock()
+	return c.Board(b, seq)
+}
+
+// Board queues a board (see [lane.Conn]). A client that has fallen
+// maxQueuedBoards behind loses its older boards: each board is a full
+// snapshot, so the newest is all it needs. It reports how many boards
+// were dropped.
+func (c *Conn) Board(b []byte, _ uint64) (skipped int) {
+	c.mu.Lock()
 	if c.boards >= maxQueuedBoards {
 		kept := c.queue[:0]
 		for _, m := range c.queue {

@@ -126,3 +126,20 @@ func TestCloseFinishesTheFrameTryWriteBegan(t *testing.T) {
 		t.Errorf("tryWrite on the closed connection: %v, want an error", err)
 	}
 }
+
+func TestTryWriteAfterTheWriteDeadline(t *testing.T) {
+	// A writer set the write deadline, and nothing was written for longer
+	// than the write timeout: tryWrite must write all the same.
+	bc, br := slowPair(t)
+	bc.setTimeout(20 * time.Millisecond)
+	if _, err := bc.Write([]byte{finBit | opPing, 0}); err != nil { // sets the deadline
+		t.Fatal(err)
+	}
+	time.Sleep(40 * time.Millisecond)
+	if ok, unsent, err := bc.tryWrite(opText, []byte("late")); !ok || unsent || err != nil {
+		t.Fatalf("tryWrite past the deadline = %t, unsent %t, %v; want it written", ok, unsent, err)
+	}
+	if got := readFrames(br, 2); len(got) != 2 || got[1] != `text "late"` {
+		t.Errorf("the client read %s, want the ping and the text", got)
+	}
+}
