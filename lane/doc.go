@@ -36,10 +36,12 @@
 // (lane/game), stores the event in the journal and applies it, builds
 // the board and encodes it once, and hands the same bytes to every
 // client's Conn and, if other nodes have clients of the lane, to
-// Config.Publish; then it replies the ack to the roller. Each lane/ws.Conn
-// queues what it is handed in its outbox, and a writer goroutine, started
-// only while something is queued, writes the outbox out in one system
-// call.
+// Config.Publish; then it replies the ack to the roller. A lane/ws.Conn
+// with nothing queued writes the board at once, on the lane goroutine,
+// if its socket takes it without waiting (for a lane's first 128
+// clients, see [BoardWriter]); otherwise it queues what it is handed in
+// its outbox, and a writer goroutine, started only while something is
+// queued, writes the outbox out in one system call.
 //
 // Across nodes: a client whose lane runs on another node is served by a
 // [Relay] of the lane on its own node, the [Endpoint] its WebSocket is

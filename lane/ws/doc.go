@@ -36,16 +36,21 @@
 // connection ([Conn.Board]), which appends them to its outbox: a slice
 // under the connection's own mutex, held only to append or to take, never
 // across a write. A writer sends everything it took in one system call
-// (its frames gathered in a pooled buffer, see batchConn), under a write
-// deadline. A client that falls behind has its older boards dropped
+// (its frames, which it frames itself, gathered in a pooled buffer, see
+// batchConn), under a write deadline. To a connection with nothing
+// queued and no writer running, a lane writes the board itself
+// ([Conn.WriteBoard]): one write that does not wait, on the lane's
+// goroutine; what the socket does not take then waits for a writer,
+// ahead of anything written after it. A client that falls behind has its older boards dropped
 // (boards are full snapshots, the newest is all it needs); a client that
 // stops reading altogether is dropped when a write to it times out.
 // Replies meant for one client (welcome, ack, error) are never dropped; a
 // client that lets too many pile up is disconnected.
 //
-// The connection goes under coder/websocket's public API in three places,
-// the hijacked connection's buffers, the batching of its writes and the
-// pongs it reads and pings it writes itself; the contract tests and the
+// The connection goes under coder/websocket's public API in four places,
+// the hijacked connection's buffers, the batching of its writes, the
+// frames of its messages and the pongs it reads and pings it writes
+// itself; the contract tests and the
 // ping tests (pings every few milliseconds while boards flow) fence them
 // against the version go.mod pins.
 package ws
