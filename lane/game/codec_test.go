@@ -2,6 +2,7 @@ package game
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"os"
 	"reflect"
@@ -187,4 +188,49 @@ func splitThenFoul() bowling.Game {
 		panic(err)
 	}
 	return g
+}
+
+func TestRolledEncodedAsEncodingJSONDoes(t *testing.T) {
+	// appendRolled must write what json.Marshal writes for the record:
+	// the stored form has one spelling.
+	names := []bowling.Name{"", "ANN", "김민지", "Zoë", "a<b", "R&D", "x\u2028y", "\"q\"", "back\\slash"}
+	decks := []bowling.Deck{0, bowling.Full, 1 << 0, 1<<6 | 1<<9, 0b1010101010}
+	var n int
+	for _, player := range names {
+		for _, by := range names {
+			for i, deck := range decks {
+				for _, foul := range []bool{false, true} {
+					e := Event{Kind: Rolled, Player: player, By: by, Frame: i * 2, Ball: i % 4, Pins: 10 - i*2,
+						Deck: deck, HasDeck: i%2 == 0, Foul: foul}
+					want, err := marshalRecord(e)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, err := Marshal(e)
+					if err != nil || !bytes.Equal(got, want) {
+						t.Fatalf("Marshal(%+v) = %s, %v; encoding/json writes %s", e, got, err, want)
+					}
+					if _, fast := appendRolled(nil, e); fast {
+						n++
+					}
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no event took appendRolled's way")
+	}
+	if _, fast := appendRolled(nil, Event{Kind: Corrected, Player: "ANN"}); fast {
+		t.Error("appendRolled wrote a Corrected event")
+	}
+}
+
+func BenchmarkMarshalRolled(b *testing.B) {
+	e := Event{Kind: Rolled, Player: "ANN", Frame: 4, Ball: 1, Pins: 7, Deck: 1<<6 | 1<<9 | 1<<2, HasDeck: true}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Marshal(e); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
