@@ -11,9 +11,11 @@ import (
 )
 
 // batchConn is the network connection as the WebSocket library writes to
-// it. During a batch it gathers the frames written in a pooled buffer and
-// sends them in one system call at the batch's end; outside a batch
-// (pings, pongs, closes) it writes through. A connection so holds no write
+// it. During a batch it gathers the frames written in a pooled buffer (the
+// writer's own, see writeFrame, and the library's) and sends them in one
+// system call at the batch's end; outside a batch the library's frames
+// (pongs, closes) are written through, and a lane may write a board
+// itself (tryWrite). A connection so holds no write
 // buffer between batches, and a client that fell behind gets its backlog
 // in one write.
 //
@@ -226,13 +228,12 @@ func (bc *batchConn) begin() {
 	bc.mu.Unlock()
 }
 
-// end stops gathering and writes what was gathered. The WebSocket library
-// writes each frame whole, under its own lock, and flushes at its end, so
-// the batch holds whole frames: the writer's, and control frames other
-// goroutines wrote meanwhile (a pong, or a close frame the library wrote
-// on its own, after which it refuses the writer's next message). They are
-// sent whatever became of the writer's last message, unless Close sent
-// them already.
+// end stops gathering and writes what was gathered: the end of a frame
+// tryWrite began, if it left one, then whole frames: the writer's, and
+// control frames the library wrote meanwhile (a pong, or a close frame
+// of its own, after which writeFrame refuses the writer's next one). They
+// are sent whatever became of the writer's last message, unless Close
+// sent them already.
 func (bc *batchConn) end() error {
 	bc.sending.Lock()
 	defer bc.sending.Unlock()
@@ -246,9 +247,9 @@ func (bc *batchConn) end() error {
 // Close sends an open batch's whole frames (and first the end of a frame
 // tryWrite began), then closes the connection. Outside a batch every
 // write went through already; while a batch is sent Close waits for it,
-// within the write timeout. A batch may end in part of a frame only if
-// the connection is closed without a close frame (CloseNow) while the
-// writer is writing one: that part is not sent.
+// within the write timeout. Frames join a batch whole, so a batch that
+// does not end in one (the library's, if it ever wrote a frame in parts)
+// has that part left out.
 func (bc *batchConn) Close() error {
 	bc.sending.Lock()
 	defer bc.sending.Unlock()
@@ -330,8 +331,9 @@ func wholeFrames(p []byte) int {
 }
 
 // rawConn returns the connection's descriptor, if it has one. The poller
-// reads it directly (see prefetch): a wrapper that offers its socket must
-// read nothing itself ahead of its caller, as net.TCPConn and cmd/tenpin's
+// reads it directly (see prefetch) and tryWrite writes to it: a wrapper
+// that offers its socket must neither read ahead of its caller nor hold
+// back what it is given to write, as net.TCPConn and cmd/tenpin's
 // budgetConn do not.
 func (bc *batchConn) rawConn() (syscall.RawConn, error) {
 	sc, ok := bc.Conn.(syscall.Conn)

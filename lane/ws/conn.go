@@ -37,7 +37,7 @@ type Conn struct {
 	boards  int        // boards in queue
 	skipped int        // boards dropped because the client fell behind
 
-	writing bool           // a writer goroutine, or Board's tryWrite, owns the connection's writes
+	writing bool           // a writer goroutine, or WriteBoard's tryWrite, owns the connection's writes
 	unsent  bool           // tryWrite left an open batch for the writer to send
 	ended   bool           // the connection is over: start no more writers
 	dropped bool           // the connection must close, with closeStatus
@@ -143,12 +143,14 @@ var _ lane.BoardWriter = (*Conn)(nil)
 
 // WriteBoard writes a board at once if the connection has nothing else
 // to write and its socket takes the board without waiting (see
-// batchConn.tryWrite); otherwise it queues it as Board does (see
-// [lane.BoardWriter]).
+// batchConn.tryWrite); what the socket does not take is left to a writer,
+// ahead of anything queued after it. Otherwise it queues the board as
+// Board does (see [lane.BoardWriter]).
 func (c *Conn) WriteBoard(b []byte, seq uint64) (skipped int) {
 	c.mu.Lock()
-	if len(c.queue) == 0 && !c.writing && !c.ended && !c.dropped && c.ws != nil && c.bc.raw != nil {
+	if writesNow && len(c.queue) == 0 && !c.writing && !c.ended && !c.dropped && c.ws != nil && c.bc.raw != nil {
 		c.writing = true
+		c.wg.Add(1) // the connection's end waits for this write as for a writer's
 		c.mu.Unlock()
 		c.writeNow(b)
 		return 0
@@ -185,11 +187,17 @@ func (c *Conn) Board(b []byte, _ uint64) (skipped int) {
 // writeNow writes a board with tryWrite, the connection's writer for as
 // long as it takes (c.writing is set): a writer starts afterwards only if
 // something is left to write, was queued meanwhile, or the connection was
-// dropped meanwhile.
+// dropped meanwhile. A failed write is handed to a worker to close the
+// connection: closing waits on the library's locks, which the lane's
+// goroutine must not.
 func (c *Conn) writeNow(b []byte) {
+	defer c.wg.Done()
 	ok, unsent, err := c.bc.tryWrite(opText, b)
 	if err != nil {
-		c.fail(err) // writing stays set: nothing more is written
+		if !errors.Is(err, errCloseSent) { // writing stays set: nothing more is written
+			c.wg.Add(1)
+			c.run(func() { defer c.wg.Done(); c.fail(err) })
+		}
 		return
 	}
 	c.mu.Lock()
@@ -278,7 +286,13 @@ func (c *Conn) writeOut() {
 		c.spare = batch[:0]
 		if err != nil {
 			c.mu.Unlock()
-			c.fail(err) // writing stays set: nothing more is written
+			// writing stays set: nothing more is written. After the
+			// library's close frame the library closes the connection
+			// itself, once that frame is written: closing it here could
+			// come first and lose the frame.
+			if !errors.Is(err, errCloseSent) {
+				c.fail(err)
+			}
 			return
 		}
 	}
