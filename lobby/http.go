@@ -366,9 +366,12 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 	}
 	// The connection outlives this handler: returning frees the handler's
 	// stack and net/http's buffers for the request, which a connection held
-	// for hours would otherwise keep, and no goroutine waits for its end. Lanes end their connections when they
-	// stop, so the request's cancellation is not needed.
-	ctx, remote := context.WithoutCancel(r.Context()), r.RemoteAddr
+	// for hours would otherwise keep, and no goroutine waits for its end.
+	// Lanes end their connections when they stop, so the request's
+	// cancellation is not needed, nor its context at all: kept, it would
+	// keep net/http's contexts for the connection and the addresses on
+	// them (half a KiB a connection), for values nothing reads.
+	ctx, remote := context.Background(), r.RemoteAddr
 	lb.log.Debug("connection opened", "lane", id, "remote", remote)
 	ws.Start(ctx, conn, to, lb.cfg.Socket, func(err error) {
 		done()

@@ -1,0 +1,53 @@
+package lobby_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/tenpin/tenpin/lobby"
+)
+
+// trackedCtx is a request's context whose collection a test can see.
+type trackedCtx struct{ context.Context }
+
+func TestAConnectionKeepsNothingOfItsRequest(t *testing.T) {
+	// A connection outlives the request that opened it, by hours: it must
+	// not keep the request's context, nor what net/http hangs on it.
+	s := newServer(t, lobby.Config{})
+	id := s.createLane(t, "Friday night")
+	freed := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := &trackedCtx{r.Context()}
+		runtime.AddCleanup(ctx, func(ch chan struct{}) { close(ch) }, freed)
+		s.lobby.Handler().ServeHTTP(w, r.WithContext(ctx))
+	}))
+	defer srv.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/ws/lanes/"+id, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	if _, _, err := ws.Read(ctx); err != nil { // the board: the handler has returned
+		t.Fatal(err)
+	}
+	for {
+		runtime.GC()
+		select {
+		case <-freed:
+			return
+		case <-time.After(10 * time.Millisecond):
+		case <-ctx.Done():
+			t.Fatal("the open connection keeps its request's context")
+		}
+	}
+}
