@@ -69,6 +69,13 @@ func dialRaw(t testing.TB, addr string, early []byte) (net.Conn, *bufio.Reader) 
 // the client's reader.
 func acceptRaw(t testing.TB, early []byte) (*Conn, *bufio.Reader) {
 	t.Helper()
+	conn, _, br := acceptRawConn(t, early)
+	return conn, br
+}
+
+// acceptRawConn is acceptRaw that also returns the client's connection.
+func acceptRawConn(t testing.TB, early []byte) (*Conn, net.Conn, *bufio.Reader) {
+	t.Helper()
 	connc := make(chan *Conn, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		conn, err := Accept(w, r, nil)
@@ -80,7 +87,7 @@ func acceptRaw(t testing.TB, early []byte) (*Conn, *bufio.Reader) {
 		connc <- conn
 	}))
 	t.Cleanup(srv.Close)
-	_, br := dialRaw(t, srv.Listener.Addr().String(), early)
+	nc, br := dialRaw(t, srv.Listener.Addr().String(), early)
 	conn := <-connc
 	if conn == nil {
 		t.FailNow()
@@ -89,7 +96,7 @@ func acceptRaw(t testing.TB, early []byte) (*Conn, *bufio.Reader) {
 	conn.ws.SetReadLimit(protocol.MaxMessageSize)
 	conn.bc.setTimeout(WriteTimeout)
 	conn.limit.setRate(MessagesPerSecond, MessageBurst, time.Now())
-	return conn, br
+	return conn, nc, br
 }
 
 // frame is a frame as the raw client read it.

@@ -8,8 +8,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 )
@@ -149,28 +147,13 @@ func TestTryWriteAfterTheWriteDeadline(t *testing.T) {
 // connection, as slowPair's.
 func acceptSlow(t *testing.T) (*Conn, *bufio.Reader) {
 	t.Helper()
-	connc := make(chan *Conn, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		conn, err := Accept(w, r, nil)
-		if err != nil {
-			t.Errorf("Accept: %v", err)
-		}
-		connc <- conn
-	}))
-	t.Cleanup(srv.Close)
-	nc, br := dialRaw(t, srv.Listener.Addr().String(), nil)
-	conn := <-connc
-	if conn == nil {
-		t.FailNow()
-	}
-	t.Cleanup(func() { conn.ws.CloseNow() })
+	conn, nc, br := acceptRawConn(t, nil)
 	if err := nc.(*net.TCPConn).SetReadBuffer(16 << 10); err != nil {
 		t.Fatal(err)
 	}
 	if err := conn.bc.Conn.(*net.TCPConn).SetWriteBuffer(8 << 10); err != nil {
 		t.Fatal(err)
 	}
-	conn.bc.setTimeout(WriteTimeout)
 	return conn, br
 }
 
