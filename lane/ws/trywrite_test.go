@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"net"
+	"strings"
 	"testing"
 	"time"
 )
@@ -192,4 +193,40 @@ func TestWriterLeavesTheClosingToTheLibrary(t *testing.T) {
 	if got := readFrames(br, 1); len(got) != 1 || got[0] != `close 1001 "bye"` {
 		t.Errorf("the client read %s, want the close frame", got)
 	}
+}
+
+func TestWriteBoardWaitsItsTurn(t *testing.T) {
+	// A board the lane writes itself must not overtake what is queued,
+	// nor cut in while a writer owns the connection's writes.
+	t.Run("behind a queued reply", func(t *testing.T) {
+		conn, br := acceptRaw(t, nil)
+		conn.mu.Lock()
+		conn.queue = append(conn.queue, outgoing{data: []byte("reply")}) // its writer not started yet
+		conn.mu.Unlock()
+		conn.WriteBoard([]byte("board"), 1)
+		conn.mu.Lock()
+		conn.startWriterLocked()
+		conn.mu.Unlock()
+		if got, want := readFrames(br, 2), textFrames("reply", "board"); strings.Join(got, ", ") != strings.Join(want, ", ") {
+			t.Errorf("the client read %s, want %s", got, want)
+		}
+	})
+	t.Run("while a writer writes", func(t *testing.T) {
+		conn, br := acceptRaw(t, nil)
+		conn.mu.Lock()
+		conn.writing = true // a writer between two batches
+		conn.mu.Unlock()
+		conn.WriteBoard([]byte("board"), 1)
+		conn.mu.Lock()
+		queued := len(conn.queue)
+		conn.writing = false
+		conn.startWriterLocked()
+		conn.mu.Unlock()
+		if queued != 1 {
+			t.Errorf("%d messages queued, want the board", queued)
+		}
+		if got := readFrames(br, 1); len(got) != 1 || got[0] != `text "board"` {
+			t.Errorf("the client read %s, want the board", got)
+		}
+	})
 }
