@@ -15,9 +15,8 @@ import (
 // writer's own, see writeFrame, and the library's) and sends them in one
 // system call at the batch's end; outside a batch the library's frames
 // (pongs, closes) are written through, and a lane may write a board
-// itself (tryWrite). A connection so holds no write
-// buffer between batches, and a client that fell behind gets its backlog
-// in one write.
+// itself (tryWrite). A connection so holds no write buffer between
+// batches, and a client that fell behind gets its backlog in one write.
 //
 // Every write it makes is bounded by the write timeout: a client that
 // cannot take what is sent to it in that time has stopped reading.

@@ -146,7 +146,7 @@ var _ lane.BoardWriter = (*Conn)(nil)
 // batchConn.tryWrite); what the socket does not take is left to a writer,
 // ahead of anything queued after it. Otherwise it queues the board as
 // Board does (see [lane.BoardWriter]).
-func (c *Conn) WriteBoard(b []byte, seq uint64) (skipped int) {
+func (c *Conn) WriteBoard(b []byte, _ uint64) (skipped int) {
 	c.mu.Lock()
 	if writesNow && len(c.queue) == 0 && !c.writing && !c.ended && !c.dropped && c.ws != nil && c.bc.raw != nil {
 		c.writing = true
@@ -155,8 +155,10 @@ func (c *Conn) WriteBoard(b []byte, seq uint64) (skipped int) {
 		c.writeNow(b)
 		return 0
 	}
+	skipped = c.queueBoardLocked(b)
+	c.startWriterLocked()
 	c.mu.Unlock()
-	return c.Board(b, seq)
+	return skipped
 }
 
 // Board queues a board (see [lane.Conn]). A client that has fallen
@@ -165,6 +167,16 @@ func (c *Conn) WriteBoard(b []byte, seq uint64) (skipped int) {
 // were dropped.
 func (c *Conn) Board(b []byte, _ uint64) (skipped int) {
 	c.mu.Lock()
+	skipped = c.queueBoardLocked(b)
+	c.startWriterLocked()
+	c.mu.Unlock()
+	return skipped
+}
+
+// queueBoardLocked appends a board to the queue, first dropping the older
+// boards of a client maxQueuedBoards behind, and reports how many it
+// dropped. c.mu is held.
+func (c *Conn) queueBoardLocked(b []byte) (skipped int) {
 	if c.boards >= maxQueuedBoards {
 		kept := c.queue[:0]
 		for _, m := range c.queue {
@@ -179,8 +191,6 @@ func (c *Conn) Board(b []byte, _ uint64) (skipped int) {
 	}
 	c.queue = append(c.queue, outgoing{data: b, board: true})
 	c.boards++
-	c.startWriterLocked()
-	c.mu.Unlock()
 	return skipped
 }
 
@@ -193,17 +203,14 @@ func (c *Conn) Board(b []byte, _ uint64) (skipped int) {
 func (c *Conn) writeNow(b []byte) {
 	defer c.wg.Done()
 	ok, unsent, err := c.bc.tryWrite(opText, b)
-	if err != nil {
-		if !errors.Is(err, errCloseSent) { // writing stays set: nothing more is written
-			c.wg.Add(1)
-			c.run(func() { defer c.wg.Done(); c.fail(err) })
-		}
+	if err != nil { // writing stays set: nothing more is written
+		c.wg.Add(1)
+		c.run(func() { defer c.wg.Done(); c.fail(err) })
 		return
 	}
 	c.mu.Lock()
 	if !ok {
-		c.queue = append(c.queue, outgoing{data: b, board: true})
-		c.boards++
+		c.queueBoardLocked(b) // drops none: the queue held no board
 	}
 	c.unsent = unsent
 	c.writing = false
@@ -286,13 +293,7 @@ func (c *Conn) writeOut() {
 		c.spare = batch[:0]
 		if err != nil {
 			c.mu.Unlock()
-			// writing stays set: nothing more is written. After the
-			// library's close frame the library closes the connection
-			// itself, once that frame is written: closing it here could
-			// come first and lose the frame.
-			if !errors.Is(err, errCloseSent) {
-				c.fail(err)
-			}
+			c.fail(err) // writing stays set: nothing more is written
 			return
 		}
 	}
@@ -385,8 +386,13 @@ func (c *Conn) pong(payload []byte) {
 }
 
 // fail records why the connection broke, unless it was over already, and
-// closes it.
+// closes it. A write refused after the library's close frame (errCloseSent)
+// leaves the closing to the library, which closes the connection once
+// that frame is written: closing it here could come first and lose it.
 func (c *Conn) fail(err error) {
+	if errors.Is(err, errCloseSent) {
+		return
+	}
 	c.mu.Lock()
 	if !c.ended && c.failed == nil {
 		c.failed = err
