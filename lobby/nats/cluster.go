@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -173,6 +174,14 @@ type Cluster struct {
 	listed     map[string]listed      // each node's lanes, as it last answered a list
 	relaid     singleflight.Group     // relays being made, by lane
 
+	// relaying holds, by lane id, the relays whose boards the node
+	// receives (see relayBoards): each from before it subscribes to
+	// them until after it unsubscribes. boards is their subscriptions'
+	// channel, and stop ends its goroutines.
+	relaying sync.Map
+	boards   chan *nats.Msg
+	stop     chan struct{}
+
 	// lastBeat is when the heartbeat loop last ran (UnixNano), and wakes
 	// counts the pauses it found: see Wakes.
 	lastBeat, wakes atomic.Int64
@@ -223,6 +232,8 @@ func NewCluster(cfg ClusterConfig) (*Cluster, error) {
 		asking:     make(map[string]bool),
 		unanswered: make(map[string]bool),
 		urls:       make(map[string][]string),
+		boards:     make(chan *nats.Msg, relayBacklog),
+		stop:       make(chan struct{}),
 	}
 	for subj, h := range map[string]nats.MsgHandler{
 		subjTo + cfg.Node + ".>": c.delivered,
@@ -240,6 +251,9 @@ func NewCluster(cfg ClusterConfig) (*Cluster, error) {
 	if err := c.nc.Flush(); err != nil {
 		c.unsubscribe()
 		return nil, fmt.Errorf("nats: %w", err)
+	}
+	for range runtime.GOMAXPROCS(0) {
+		go c.relayBoards(c.boards, c.stop)
 	}
 	return c, nil
 }
@@ -349,6 +363,11 @@ func (c *Cluster) verify() {
 // close closes every relay and leaves the cluster's subjects.
 func (c *Cluster) close() {
 	c.mu.Lock()
+	if !c.closed {
+		// The boards' channel itself stays open: a subscription not yet
+		// left may still deliver to it.
+		close(c.stop)
+	}
 	c.closed = true
 	relays := make([]*relayEntry, 0, len(c.relays))
 	for _, rl := range c.relays {

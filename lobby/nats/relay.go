@@ -72,25 +72,28 @@ func (c *Cluster) newRelay(ctx context.Context, id string) (*lane.Relay, error) 
 	rl.r = lane.NewRelay(id, upstream{c: c, id: id}, c.cfg.Lane)
 	// Subscribed before the lane's node hears of this one: no board it
 	// publishes for the relay's first connection is missed.
-	sub, err := c.nc.Subscribe(subjBoard+id+".*", func(m *nats.Msg) {
-		seq, err := strconv.ParseUint(m.Subject[strings.LastIndexByte(m.Subject, '.')+1:], 10, 64)
-		if err == nil {
-			rl.r.Board(m.Data, seq)
+	c.relaying.Store(id, rl)
+	unsubscribe := func(sub *nats.Subscription) {
+		if sub != nil {
+			sub.Unsubscribe()
 		}
-	})
+		c.relaying.CompareAndDelete(id, rl)
+	}
+	sub, err := c.nc.ChanSubscribe(subjBoard+id+".*", c.boards)
 	if err != nil {
+		unsubscribe(nil)
 		return nil, fmt.Errorf("nats: relaying lane %s: %w", id, err)
 	}
 	owner, err := c.request(ctx, id, opPing, 0, nil)
 	if err != nil {
-		sub.Unsubscribe()
+		unsubscribe(sub)
 		return nil, err
 	}
 	rl.owner, rl.boards = string(owner), sub
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		sub.Unsubscribe()
+		unsubscribe(sub)
 		return nil, fmt.Errorf("nats: the node is leaving the cluster")
 	}
 	c.relays[id] = rl
@@ -99,7 +102,7 @@ func (c *Cluster) newRelay(ctx context.Context, id string) (*lane.Relay, error) 
 	}
 	c.mu.Unlock()
 	rl.r.AfterClose(func() {
-		sub.Unsubscribe()
+		unsubscribe(sub)
 		c.mu.Lock()
 		if c.relays[id] == rl {
 			delete(c.relays, id)
@@ -107,6 +110,48 @@ func (c *Cluster) newRelay(ctx context.Context, id string) (*lane.Relay, error) 
 		c.mu.Unlock()
 	})
 	return rl.r, nil
+}
+
+// relayBacklog is how many boards of relayed lanes may wait for the
+// node's relayers (see relayBoards); the connection drops those that come
+// on a full backlog (a slow consumer, logged): boards are whole, the next
+// repairs a lost one, and a relay's alive asks for the newest.
+const relayBacklog = 8192
+
+// relayBoards hands the boards of the lanes this node relays to their
+// relays, until stop closes. Every relayed lane's subscription delivers
+// to the one channel boards, and a few of these goroutines serve them
+// all: with a goroutine of the client's for each subscription, a node
+// relaying a thousand lanes kept a thousand parked goroutines and their
+// stacks (8 MiB, 1.6 KiB a connection at 5,000). Two goroutines may take
+// two boards of one lane: a relay keeps the newer (Relay.Board), and
+// never relays a board older than one it relayed.
+func (c *Cluster) relayBoards(boards <-chan *nats.Msg, stop <-chan struct{}) {
+	for {
+		select {
+		case <-stop:
+			return
+		case m := <-boards:
+			c.relayBoard(m)
+		}
+	}
+}
+
+// relayBoard hands m, a board on tenpin.board.<lane>.<seq>, to the lane's
+// relay.
+func (c *Cluster) relayBoard(m *nats.Msg) {
+	rest := strings.TrimPrefix(m.Subject, subjBoard)
+	dot := strings.LastIndexByte(rest, '.')
+	if dot < 0 {
+		return
+	}
+	seq, err := strconv.ParseUint(rest[dot+1:], 10, 64)
+	if err != nil {
+		return
+	}
+	if v, ok := c.relaying.Load(rest[:dot]); ok {
+		v.(*relayEntry).r.Board(m.Data, seq)
+	}
 }
 
 // upstream carries a relay's traffic to the lane's node.
