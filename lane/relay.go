@@ -270,22 +270,27 @@ func (r *Relay) newest(board []byte, seq uint64) {
 		return
 	}
 	r.seq, r.board = seq, board
+	n := 0
 	for _, rc := range r.conns {
-		r.catchUp(rc)
+		if r.catchUp(rc, n < directBoards) {
+			n++
+		}
 	}
 }
 
 // catchUp sends a connection the newest board if it has not had it (nor
-// one newer, sent it alone). r.mu is held.
-func (r *Relay) catchUp(rc *relayed) {
+// one newer, sent it alone), written at once if now and it can be (see
+// [BoardWriter]), and reports whether it sent it. r.mu is held.
+func (r *Relay) catchUp(rc *relayed, now bool) bool {
 	if rc.fresh || rc.seen >= r.seq {
-		return
+		return false
 	}
 	rc.seen = r.seq
-	if n := rc.conn.Board(r.board, r.seq); n > 0 {
+	if n := boardTo(rc.conn, r.board, r.seq, now); n > 0 {
 		r.cfg.Metrics.BoardsSkipped.Add(int64(n))
 	}
 	r.cfg.Metrics.BoardsSent.Add(1)
+	return true
 }
 
 // Deliver delivers what the lane sent connection conn alone, in the order
@@ -325,7 +330,7 @@ func (r *Relay) Deliver(conn uint64, msg []byte, seq uint64, board bool) {
 	case !board:
 		rc.conn.Reply(msg, seq)
 	case seq <= r.seq:
-		r.catchUp(rc)
+		r.catchUp(rc, false)
 	case r.seq == 0 || seq == r.seq+1:
 		r.newest(msg, seq)
 	case seq > rc.seen:
