@@ -79,26 +79,10 @@ func BenchmarkQueueBoard(b *testing.B) {
 
 // BenchmarkBoardToSocket measures one board's way from a client's outbox
 // to a real TCP socket: queueing it, starting a writer, framing it and the
-// write itself. The far end discards what it reads with one buffer, so
-// the allocations reported are the server side's.
+// write itself.
 func BenchmarkBoardToSocket(b *testing.B) {
-	connc := make(chan *Conn, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		conn, err := Accept(w, r, nil)
-		if err != nil {
-			b.Error(err)
-			return
-		}
-		connc <- conn
-	}))
-	defer srv.Close()
-	nc := dialHandshake(b, srv)
-	defer nc.Close()
-	go io.Copy(io.Discard, nc)
-	c := <-connc
-	c.bc.setTimeout(WriteTimeout)
+	c := benchConn(b)
 	board := bytes.Repeat([]byte("x"), 1172) // a mid-game board's size
-
 	b.ReportAllocs()
 	for b.Loop() {
 		c.Board(board, 0)
@@ -109,6 +93,45 @@ func BenchmarkBoardToSocket(b *testing.B) {
 	if f := c.failure(); f != nil {
 		b.Fatal(f)
 	}
+}
+
+// BenchmarkWriteBoard measures a board its lane writes to the socket
+// itself (Conn.WriteBoard): framing it and the write, with no writer.
+func BenchmarkWriteBoard(b *testing.B) {
+	c := benchConn(b)
+	board := bytes.Repeat([]byte("x"), 1172)
+	b.ReportAllocs()
+	for b.Loop() {
+		c.WriteBoard(board, 0)
+		for c.busy() {
+			runtime.Gosched()
+		}
+	}
+	if f := c.failure(); f != nil {
+		b.Fatal(f)
+	}
+}
+
+// benchConn returns the server's side of a WebSocket connection over real
+// TCP, whose far end discards what it reads with one buffer, so the
+// allocations reported are the server side's.
+func benchConn(b *testing.B) *Conn {
+	connc := make(chan *Conn, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, err := Accept(w, r, nil)
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		connc <- conn
+	}))
+	b.Cleanup(srv.Close)
+	nc := dialHandshake(b, srv)
+	b.Cleanup(func() { nc.Close() })
+	go io.Copy(io.Discard, nc)
+	c := <-connc
+	c.bc.setTimeout(WriteTimeout)
+	return c
 }
 
 // busy reports whether a writer is at work on c's outbox.

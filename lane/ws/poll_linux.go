@@ -130,10 +130,12 @@ func (p *poller) run() {
 // readNow reads what the connection holds, without waiting: (0, nil) when
 // it holds nothing.
 func readNow(rc syscall.RawConn, b []byte) (n int, err error) {
-	cerr := rc.Read(func(fd uintptr) bool {
-		n, err = syscall.Read(int(fd), b)
-		return true // never wait: the poller does
-	})
+	r := rawReads.Get().(*rawRead)
+	r.p = b
+	cerr := rc.Read(r.read)
+	n, err = r.n, r.err
+	*r = rawRead{read: r.read}
+	rawReads.Put(r)
 	switch {
 	case cerr != nil:
 		return 0, cerr
@@ -145,4 +147,25 @@ func readNow(rc syscall.RawConn, b []byte) (n int, err error) {
 		return 0, io.EOF
 	}
 	return n, nil
+}
+
+// rawRead is one read of readNow's, made by its read method, pooled with
+// the method value bound: a closure capturing the results would cost
+// allocations every read (see rawWrite).
+type rawRead struct {
+	p    []byte
+	n    int
+	err  error
+	read func(fd uintptr) bool // r.do
+}
+
+var rawReads = sync.Pool{New: func() any {
+	r := new(rawRead)
+	r.read = r.do
+	return r
+}}
+
+func (r *rawRead) do(fd uintptr) bool {
+	r.n, r.err = syscall.Read(int(fd), r.p)
+	return true // never wait: the poller does
 }
