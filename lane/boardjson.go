@@ -140,7 +140,11 @@ func (l *Lane) framesOf(p bowling.Player, corrected uint16) *framesJSON {
 	if f != nil && f.game == p.Game && f.corrected == corrected {
 		return f
 	}
-	frames := appendFrames(nil, &p.Game, corrected)
+	var reuse []byte
+	if f != nil {
+		reuse = f.frames[:0] // copied into each board: no board holds it
+	}
+	frames := appendFrames(reuse, &p.Game, corrected)
 	if f == nil {
 		f = &framesJSON{name: quote(string(p.Name))}
 		if l.frames == nil {
