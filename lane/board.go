@@ -84,18 +84,21 @@ func (l *Lane) changedAcking(c *Client, ref string) {
 	if ref != "" {
 		if _, in := l.clients[c]; in && !c.relayed {
 			first = c
-			if skipped := boardTo(c.conn, v.board, seq, true); skipped > 0 {
+			// The board and its ack, in one write if it can be.
+			ack := encodeReply(protocol.Ack{Type: protocol.TypeAck, Ref: ref, Seq: seq})
+			if skipped := boardTo(c.conn, v.board, seq, true, ack); skipped > 0 {
 				l.cfg.Metrics.BoardsSkipped.Add(int64(skipped))
 			}
+		} else {
+			l.ack(c, ref) // of another node: queued its board on its own first (see reply)
 		}
-		l.ack(c, ref) // of another node: queued its board on its own first (see reply)
 	}
 	n := 0
 	for cl := range l.clients {
 		if cl.relayed || cl == first {
 			continue // a relayed one's node relays the board published below
 		}
-		if skipped := boardTo(cl.conn, v.board, seq, n < directBoards); skipped > 0 {
+		if skipped := boardTo(cl.conn, v.board, seq, n < directBoards, nil); skipped > 0 {
 			l.cfg.Metrics.BoardsSkipped.Add(int64(skipped))
 		}
 		if n++; n%fanOutYield == 0 {
@@ -111,13 +114,17 @@ func (l *Lane) changedAcking(c *Client, ref string) {
 	}
 }
 
-// boardTo gives conn a board: to write at once if now and it can (see
-// [BoardWriter]), else to queue.
-func boardTo(conn Conn, board []byte, seq uint64, now bool) (skipped int) {
+// boardTo gives conn a board, and reply after it if reply is not nil: to
+// write at once if now and it can (see [BoardWriter]), else to queue.
+func boardTo(conn Conn, board []byte, seq uint64, now bool, reply []byte) (skipped int) {
 	if w, ok := conn.(BoardWriter); ok && now {
-		return w.WriteBoard(board, seq)
+		return w.WriteBoard(board, seq, reply)
 	}
-	return conn.Board(board, seq)
+	skipped = conn.Board(board, seq)
+	if reply != nil {
+		conn.Reply(reply, seq)
+	}
+	return skipped
 }
 
 // sendBoard sends one client the current board, board.

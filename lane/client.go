@@ -36,9 +36,11 @@ type Conn interface {
 // without waiting; otherwise it queues the board as Board does. A lane
 // writes each board so to its first clients (see directBoards): for a
 // lane of a dozen, that spares waking a writer goroutine for each board.
+// A reply, if not nil, follows the board as Reply would queue it, in the
+// same write: the bowler's ack goes with the board of its ball.
 type BoardWriter interface {
 	Conn
-	WriteBoard(board []byte, seq uint64) (skipped int)
+	WriteBoard(board []byte, seq uint64, reply []byte) (skipped int)
 }
 
 // Endpoint is what a transport serves a connection to: a [Lane], or a

@@ -286,7 +286,7 @@ func (r *Relay) catchUp(rc *relayed, now bool) bool {
 		return false
 	}
 	rc.seen = r.seq
-	if n := boardTo(rc.conn, r.board, r.seq, now); n > 0 {
+	if n := boardTo(rc.conn, r.board, r.seq, now, nil); n > 0 {
 		r.cfg.Metrics.BoardsSkipped.Add(int64(n))
 	}
 	r.cfg.Metrics.BoardsSent.Add(1)

@@ -37,8 +37,9 @@ type batchConn struct {
 	// closeSent is set, under mu, once the library has written a close
 	// frame: after it no frame of ours may follow (see writeFrame).
 	closeSent bool
-	// tail is how many bytes at the start of the open batch end a frame
-	// that tryWrite began on the socket (the rest of the batch is whole
+	// tail is how many bytes at the start of the open batch tryWrite
+	// left of the frames it began on the socket: the end of one, and the
+	// next whole, if it wrote two (the rest of the batch is whole
 	// frames). Under mu.
 	tail int
 
@@ -150,15 +151,16 @@ func (bc *batchConn) writeFrame(op byte, payload []byte) error {
 // open or being sent, no write of the library's or Close under way. It
 // does not wait: what the socket does not take at once is left in an
 // open batch, ahead of anything written after it, for a writer to send
-// (unsent). It reports false if it could not start, for the caller to
-// queue the frame instead; err if the socket failed, or the library has
+// (unsent). A frame of next follows payload's in the same write, if next
+// is not nil. It reports false if it could not start, for the caller to
+// queue the frames instead; err if the socket failed, or the library has
 // sent its close frame (errCloseSent). The caller must be the
 // connection's only writer of ours, with no batch of its own open.
 //
 // Most boards so reach their client without a writer goroutine: the
 // lane that encoded the board writes it, which spares waking a worker
 // for each board (a tenth of the server's CPU at a ball per 200 ms).
-func (bc *batchConn) tryWrite(op byte, payload []byte) (ok, unsent bool, err error) {
+func (bc *batchConn) tryWrite(op byte, payload, next []byte) (ok, unsent bool, err error) {
 	if !writesNow || bc.raw == nil || !bc.sending.TryLock() {
 		return false, false, nil
 	}
@@ -180,6 +182,9 @@ func (bc *batchConn) tryWrite(op byte, payload []byte) (ok, unsent bool, err err
 	}
 	b := batchBuffers.Get().(*[]byte)
 	*b = appendFrame((*b)[:0], op, payload)
+	if next != nil {
+		*b = appendFrame(*b, op, next)
+	}
 	w := rawWrites.Get().(*rawWrite)
 	w.p = *b
 	err = bc.raw.Write(w.write)

@@ -141,23 +141,28 @@ func (h *hijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 
 var _ lane.BoardWriter = (*Conn)(nil)
 
-// WriteBoard writes a board at once if the connection has nothing else
-// to write and its socket takes the board without waiting (see
-// batchConn.tryWrite); what the socket does not take is left to a writer,
-// ahead of anything queued after it. Otherwise it queues the board as
-// Board does (see [lane.BoardWriter]).
-func (c *Conn) WriteBoard(b []byte, _ uint64) (skipped int) {
+// WriteBoard writes a board, and reply after it if reply is not nil, at
+// once if the connection has nothing else to write and its socket takes
+// them without waiting (see batchConn.tryWrite): both in one write. What
+// the socket does not take is left to a writer, ahead of anything queued
+// after it. Otherwise it queues the board as Board does, and the reply as
+// Reply does (see [lane.BoardWriter]).
+func (c *Conn) WriteBoard(b []byte, _ uint64, reply []byte) (skipped int) {
 	c.mu.Lock()
 	if writesNow && len(c.queue) == 0 && !c.writing && !c.ended && !c.dropped && c.ws != nil && c.bc.raw != nil {
 		c.writing = true
 		c.wg.Add(1) // the connection's end waits for this write as for a writer's
 		c.mu.Unlock()
-		c.writeNow(b)
+		c.writeNow(b, reply)
 		return 0
 	}
 	skipped = c.queueBoardLocked(b)
+	over := reply != nil && !c.queueReplyLocked(reply)
 	c.startWriterLocked()
 	c.mu.Unlock()
+	if over {
+		c.Close(websocket.StatusPolicyViolation, "too many unread replies")
+	}
 	return skipped
 }
 
@@ -200,9 +205,9 @@ func (c *Conn) queueBoardLocked(b []byte) (skipped int) {
 // dropped meanwhile. A failed write is handed to a worker to close the
 // connection: closing waits on the library's locks, which the lane's
 // goroutine must not.
-func (c *Conn) writeNow(b []byte) {
+func (c *Conn) writeNow(b, reply []byte) {
 	defer c.wg.Done()
-	ok, unsent, err := c.bc.tryWrite(opText, b)
+	ok, unsent, err := c.bc.tryWrite(opText, b, reply)
 	if err != nil { // writing stays set: nothing more is written
 		c.wg.Add(1)
 		c.run(func() { defer c.wg.Done(); c.fail(err) })
@@ -211,6 +216,9 @@ func (c *Conn) writeNow(b []byte) {
 	c.mu.Lock()
 	if !ok {
 		c.queueBoardLocked(b) // drops none: the queue held no board
+		if reply != nil {
+			c.queueReplyLocked(reply) // the queue held no reply either
+		}
 	}
 	c.unsent = unsent
 	c.writing = false
@@ -225,15 +233,24 @@ func (c *Conn) writeNow(b []byte) {
 // A client that has let too many answers pile up is closed.
 func (c *Conn) Reply(b []byte, _ uint64) {
 	c.mu.Lock()
-	over := len(c.queue)-c.boards >= maxQueuedReplies
+	over := !c.queueReplyLocked(b)
 	if !over {
-		c.queue = append(c.queue, outgoing{data: b})
 		c.startWriterLocked()
 	}
 	c.mu.Unlock()
 	if over {
 		c.Close(websocket.StatusPolicyViolation, "too many unread replies")
 	}
+}
+
+// queueReplyLocked queues a reply, and reports false if the client has let
+// too many pile up (it is to be closed). c.mu is held.
+func (c *Conn) queueReplyLocked(b []byte) bool {
+	if len(c.queue)-c.boards >= maxQueuedReplies {
+		return false
+	}
+	c.queue = append(c.queue, outgoing{data: b})
+	return true
 }
 
 // Close closes the connection with the given status once what is already

@@ -102,7 +102,7 @@ func BenchmarkWriteBoard(b *testing.B) {
 	board := bytes.Repeat([]byte("x"), 1172)
 	b.ReportAllocs()
 	for b.Loop() {
-		c.WriteBoard(board, 0)
+		c.WriteBoard(board, 0, nil)
 		for c.busy() {
 			runtime.Gosched()
 		}

@@ -55,7 +55,7 @@ var bigFrame = bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // 1 MiB
 // tryWriteInPart writes bigFrame with tryWrite, which must leave a part.
 func tryWriteInPart(t *testing.T, bc *batchConn) {
 	t.Helper()
-	ok, unsent, err := bc.tryWrite(opText, bigFrame)
+	ok, unsent, err := bc.tryWrite(opText, bigFrame, nil)
 	if !ok || !unsent || err != nil {
 		t.Fatalf("tryWrite of 1 MiB = %t, unsent %t, %v; want it begun and left unsent", ok, unsent, err)
 	}
@@ -76,7 +76,7 @@ func TestTryWriteLeavesTheRestAheadOfTheLibrarysFrames(t *testing.T) {
 	if _, err := bc.Write([]byte{finBit | opPong, 2, 'h', 'i'}); err != nil {
 		t.Fatal(err)
 	}
-	if ok, _, _ := bc.tryWrite(opText, []byte("next")); ok {
+	if ok, _, _ := bc.tryWrite(opText, []byte("next"), nil); ok {
 		t.Error("tryWrite began a frame while the rest of one waited")
 	}
 	sent := make(chan error, 1)
@@ -111,7 +111,7 @@ func TestCloseFinishesTheFrameTryWriteBegan(t *testing.T) {
 	if _, err := bc.Write(closing); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := bc.tryWrite(opText, []byte("late")); !errors.Is(err, errCloseSent) {
+	if _, _, err := bc.tryWrite(opText, []byte("late"), nil); !errors.Is(err, errCloseSent) {
 		t.Errorf("tryWrite after the close frame: %v, want %v", err, errCloseSent)
 	}
 	closed := make(chan error, 1)
@@ -127,6 +127,40 @@ func TestCloseFinishesTheFrameTryWriteBegan(t *testing.T) {
 	}
 }
 
+func TestTryWriteLeavesTheRestOfTwoFrames(t *testing.T) {
+	// A board and its reply in one write, which the socket takes only in
+	// part, in the first frame or the second: the rest goes out whole, in
+	// order, before the library's close frame.
+	for _, tc := range []struct{ name, first, next string }{
+		{"in the board", string(bigFrame), "ack"},
+		{"in the reply", "board", string(bigFrame)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bc, br := slowPair(t)
+			ok, unsent, err := bc.tryWrite(opText, []byte(tc.first), []byte(tc.next))
+			if !ok || !unsent || err != nil {
+				t.Fatalf("tryWrite of over 1 MiB = %t, unsent %t, %v; want it begun and left unsent", ok, unsent, err)
+			}
+			closing := append([]byte{finBit | opClose, 5}, binary.BigEndian.AppendUint16(nil, 1001)...)
+			closing = append(closing, "bye"...)
+			if _, err := bc.Write(closing); err != nil {
+				t.Fatal(err)
+			}
+			closed := make(chan error, 1)
+			go func() { closed <- bc.Close() }()
+
+			got := readFrames(br, 10)
+			want := []string{frame{opText, tc.first}.String(), frame{opText, tc.next}.String(), `close 1001 "bye"`}
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("the client read %d frames (%.60q…), want the two frames whole and the close", len(got), got)
+			}
+			if err := <-closed; err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
 func TestTryWriteAfterTheWriteDeadline(t *testing.T) {
 	// A writer set the write deadline, and nothing was written for longer
 	// than the write timeout: tryWrite must write all the same.
@@ -136,7 +170,7 @@ func TestTryWriteAfterTheWriteDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(40 * time.Millisecond)
-	if ok, unsent, err := bc.tryWrite(opText, []byte("late")); !ok || unsent || err != nil {
+	if ok, unsent, err := bc.tryWrite(opText, []byte("late"), nil); !ok || unsent || err != nil {
 		t.Fatalf("tryWrite past the deadline = %t, unsent %t, %v; want it written", ok, unsent, err)
 	}
 	if got := readFrames(br, 2); len(got) != 2 || got[1] != `text "late"` {
@@ -162,7 +196,7 @@ func TestWriteBoardLeavesTheRestToAWriter(t *testing.T) {
 	// The socket takes part of the board: a writer must send the rest,
 	// with no other message to start one.
 	conn, br := acceptSlow(t)
-	conn.WriteBoard(bigFrame, 1)
+	conn.WriteBoard(bigFrame, 1, nil)
 	conn.mu.Lock()
 	writing, unsent := conn.writing, conn.unsent
 	conn.mu.Unlock()
@@ -196,18 +230,19 @@ func TestWriterLeavesTheClosingToTheLibrary(t *testing.T) {
 }
 
 func TestWriteBoardWaitsItsTurn(t *testing.T) {
-	// A board the lane writes itself must not overtake what is queued,
-	// nor cut in while a writer owns the connection's writes.
+	// A board the lane writes itself, and its reply, must not overtake
+	// what is queued, nor cut in while a writer owns the connection's
+	// writes.
 	t.Run("behind a queued reply", func(t *testing.T) {
 		conn, br := acceptRaw(t, nil)
 		conn.mu.Lock()
 		conn.queue = append(conn.queue, outgoing{data: []byte("reply")}) // its writer not started yet
 		conn.mu.Unlock()
-		conn.WriteBoard([]byte("board"), 1)
+		conn.WriteBoard([]byte("board"), 1, []byte("ack"))
 		conn.mu.Lock()
 		conn.startWriterLocked()
 		conn.mu.Unlock()
-		if got, want := readFrames(br, 2), textFrames("reply", "board"); strings.Join(got, ", ") != strings.Join(want, ", ") {
+		if got, want := readFrames(br, 3), textFrames("reply", "board", "ack"); strings.Join(got, ", ") != strings.Join(want, ", ") {
 			t.Errorf("the client read %s, want %s", got, want)
 		}
 	})
@@ -216,17 +251,17 @@ func TestWriteBoardWaitsItsTurn(t *testing.T) {
 		conn.mu.Lock()
 		conn.writing = true // a writer between two batches
 		conn.mu.Unlock()
-		conn.WriteBoard([]byte("board"), 1)
+		conn.WriteBoard([]byte("board"), 1, []byte("ack"))
 		conn.mu.Lock()
 		queued := len(conn.queue)
 		conn.writing = false
 		conn.startWriterLocked()
 		conn.mu.Unlock()
-		if queued != 1 {
-			t.Errorf("%d messages queued, want the board", queued)
+		if queued != 2 {
+			t.Errorf("%d messages queued, want the board and its reply", queued)
 		}
-		if got := readFrames(br, 1); len(got) != 1 || got[0] != `text "board"` {
-			t.Errorf("the client read %s, want the board", got)
+		if got, want := readFrames(br, 2), textFrames("board", "ack"); strings.Join(got, ", ") != strings.Join(want, ", ") {
+			t.Errorf("the client read %s, want %s", got, want)
 		}
 	})
 }
