@@ -39,9 +39,10 @@
 // (its frames, which it frames itself, gathered in a pooled buffer, see
 // batchConn), under a write deadline. To a connection with nothing
 // queued and no writer running, a lane writes the board itself
-// ([Conn.WriteBoard]): one write that does not wait, on the lane's
-// goroutine; what the socket does not take then waits for a writer,
-// ahead of anything written after it. A client that falls behind has its older boards dropped
+// ([Conn.WriteBoard]), and to the bowler the ack of the ball after it: one
+// write that does not wait, on the lane's goroutine; what the socket does
+// not take then waits for a writer, ahead of anything written after it.
+// A client that falls behind has its older boards dropped
 // (boards are full snapshots, the newest is all it needs); a client that
 // stops reading altogether is dropped when a write to it times out.
 // Replies meant for one client (welcome, ack, error) are never dropped; a
