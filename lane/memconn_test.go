@@ -39,11 +39,16 @@ func (m *memConn) Board(b []byte, _ uint64) (skipped int) {
 		}
 		clear(m.queue[len(kept):])
 		skipped = m.boards
-		m.queue, m.boards = kept, 0
+		// The new board ahead of the replies kept, as lane/ws does.
+		kept = append(kept, outgoing{})
+		copy(kept[1:], kept)
+		kept[0] = outgoing{data: b, board: true}
+		m.queue, m.boards = kept, 1
+		return skipped
 	}
 	m.queue = append(m.queue, outgoing{data: b, board: true})
 	m.boards++
-	return skipped
+	return 0
 }
 
 func (m *memConn) Reply(b []byte, _ uint64) {

@@ -182,25 +182,32 @@ func (c *Conn) Board(b []byte, _ uint64) (skipped int) {
 // boards of a client maxQueuedBoards behind, and reports how many it
 // dropped. c.mu is held.
 func (c *Conn) queueBoardLocked(b []byte) (skipped int) {
-	if c.boards >= maxQueuedBoards {
-		kept := c.queue[:0]
-		for _, m := range c.queue {
-			if !m.board {
-				kept = append(kept, m)
-			}
-		}
-		clear(c.queue[len(kept):])
-		skipped = c.boards
-		c.skipped += skipped
-		c.queue, c.boards = kept, 0
+	if c.boards < maxQueuedBoards {
+		c.queue = append(c.queue, outgoing{data: b, board: true})
+		c.boards++
+		return 0
 	}
-	c.queue = append(c.queue, outgoing{data: b, board: true})
-	c.boards++
+	kept := c.queue[:0]
+	for _, m := range c.queue {
+		if !m.board {
+			kept = append(kept, m)
+		}
+	}
+	clear(c.queue[len(kept):])
+	skipped = c.boards
+	c.skipped += skipped
+	// The new board goes ahead of the replies kept: each followed a board
+	// just dropped, and must still follow one at least as new.
+	kept = append(kept, outgoing{})
+	copy(kept[1:], kept)
+	kept[0] = outgoing{data: b, board: true}
+	c.queue, c.boards = kept, 1
 	return skipped
 }
 
-// writeNow writes a board with tryWrite, the connection's writer for as
-// long as it takes (c.writing is set): a writer starts afterwards only if
+// writeNow writes a board, and a reply after it if reply is not nil, with
+// tryWrite, the connection's writer for as long as it takes (c.writing is
+// set): a writer starts afterwards only if
 // something is left to write, was queued meanwhile, or the connection was
 // dropped meanwhile. A failed write is handed to a worker to close the
 // connection: closing waits on the library's locks, which the lane's
@@ -214,11 +221,12 @@ func (c *Conn) writeNow(b, reply []byte) {
 		return
 	}
 	c.mu.Lock()
+	over := false
 	if !ok {
-		c.queueBoardLocked(b) // drops none: the queue held no board
-		if reply != nil {
-			c.queueReplyLocked(reply) // the queue held no reply either
-		}
+		// Whatever was queued meanwhile goes first, as if this board
+		// and its reply had been queued after it.
+		c.queueBoardLocked(b)
+		over = reply != nil && !c.queueReplyLocked(reply)
 	}
 	c.unsent = unsent
 	c.writing = false
@@ -226,6 +234,9 @@ func (c *Conn) writeNow(b, reply []byte) {
 		c.startWriterLocked()
 	}
 	c.mu.Unlock()
+	if over {
+		c.Close(websocket.StatusPolicyViolation, "too many unread replies")
+	}
 }
 
 // Reply queues an answer meant for this client alone (see [lane.Conn]):

@@ -46,6 +46,16 @@ func TestSlowClientKeepsOnlyRecentBoards(t *testing.T) {
 	if c.skippedCount() == 0 {
 		t.Error("no boards counted as skipped")
 	}
+	// The reply followed board 5: it still follows a board at least as
+	// new, the boards before it dropped.
+	newest := -1
+	for _, m := range q {
+		if m.board {
+			fmt.Sscan(string(m.data), &newest)
+		} else if newest < 5 {
+			t.Errorf("the reply to board 5 comes after board %d at most", newest)
+		}
+	}
 }
 
 func TestClientWhoIgnoresRepliesIsDropped(t *testing.T) {
