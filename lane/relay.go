@@ -253,7 +253,7 @@ func (r *Relay) lost(err error) {
 func (r *Relay) Board(board []byte, seq uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.newest(board, seq)
+	r.newest(board, seq, true)
 }
 
 // Seq returns the seq of the newest board the relay has relayed.
@@ -264,15 +264,17 @@ func (r *Relay) Seq() uint64 {
 }
 
 // newest makes board the relay's newest, if it is newer, and sends it to
-// every connection not sent it yet. r.mu is held.
-func (r *Relay) newest(board []byte, seq uint64) {
+// every connection not sent it yet: written at once to the first of them
+// if direct (see [BoardWriter]). Not from Deliver, whose caller may carry
+// the replies of many connections besides. r.mu is held.
+func (r *Relay) newest(board []byte, seq uint64, direct bool) {
 	if seq <= r.seq || r.closed {
 		return
 	}
 	r.seq, r.board = seq, board
 	n := 0
 	for _, rc := range r.conns {
-		if r.catchUp(rc, n < directBoards) {
+		if r.catchUp(rc, direct && n < directBoards) {
 			n++
 		}
 	}
@@ -332,7 +334,7 @@ func (r *Relay) Deliver(conn uint64, msg []byte, seq uint64, board bool) {
 	case seq <= r.seq:
 		r.catchUp(rc, false)
 	case r.seq == 0 || seq == r.seq+1:
-		r.newest(msg, seq)
+		r.newest(msg, seq, false)
 	case seq > rc.seen:
 		rc.seen = seq
 		if n := rc.conn.Board(msg, seq); n > 0 {

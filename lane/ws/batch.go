@@ -63,7 +63,7 @@ func (bc *batchConn) setTimeout(d time.Duration) {
 // buffer at the frame's end (see writeBufferSize), and the only frames it
 // writes are control frames (tenpin's messages are written by
 // writeFrame), so every Write begins a frame. Outside a batch it writes
-// through, under sending: a frame tryWrite left half written is finished
+// through, under sending: frames tryWrite left half written are finished
 // first, as the batch it left.
 func (bc *batchConn) Write(p []byte) (int, error) {
 	if bc.gather(p) {
@@ -255,12 +255,12 @@ func (bc *batchConn) begin() {
 	bc.mu.Unlock()
 }
 
-// end stops gathering and writes what was gathered: the end of a frame
-// tryWrite began, if it left one, then whole frames: the writer's, and
-// control frames the library wrote meanwhile (a pong, or a close frame
-// of its own, after which writeFrame refuses the writer's next one). They
-// are sent whatever became of the writer's last message, unless Close
-// sent them already.
+// end stops gathering and writes what was gathered: what tryWrite left of
+// the frames it began, if it left any (see tail), then whole frames: the
+// writer's, and control frames the library wrote meanwhile (a pong, or a
+// close frame of its own, after which writeFrame refuses the writer's
+// next one). They are sent whatever became of the writer's last message,
+// unless Close sent them already.
 func (bc *batchConn) end() error {
 	bc.sending.Lock()
 	defer bc.sending.Unlock()
@@ -271,8 +271,8 @@ func (bc *batchConn) end() error {
 	return bc.send(b, len(*b))
 }
 
-// Close sends an open batch's whole frames (and first the end of a frame
-// tryWrite began), then closes the connection. Outside a batch every
+// Close sends an open batch's whole frames (and first what tryWrite left
+// of the frames it began), then closes the connection. Outside a batch every
 // write went through already; while a batch is sent Close waits for it,
 // within the write timeout. Frames join a batch whole, so a batch that
 // does not end in one (the library's, if it ever wrote a frame in parts)

@@ -252,9 +252,6 @@ func NewCluster(cfg ClusterConfig) (*Cluster, error) {
 		c.unsubscribe()
 		return nil, fmt.Errorf("nats: %w", err)
 	}
-	for range runtime.GOMAXPROCS(0) {
-		go c.relayBoards(c.boards, c.stop)
-	}
 	return c, nil
 }
 
@@ -301,6 +298,9 @@ func (c *Cluster) Run(ctx context.Context, lanes Lanes) error {
 	c.mu.Lock()
 	c.subs = append(c.subs, sub)
 	c.mu.Unlock()
+	for range runtime.GOMAXPROCS(0) {
+		go c.relayBoards(c.boards, c.stop) // until close
+	}
 	tick := time.NewTicker(c.cfg.Heartbeat)
 	defer tick.Stop()
 	last := time.Now()

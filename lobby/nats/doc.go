@@ -92,7 +92,8 @@
 //     nodes.
 //   - It publishes each board of a lane that has clients elsewhere once,
 //     on tenpin.board.<lane>.<seq>; every node with clients of that lane
-//     relays it to them (lane.Relay), through their outboxes.
+//     relays it to them (lane.Relay), as a lane sends its own clients
+//     theirs: written at once to the first, queued for the others.
 //   - What a lane sends one client of another node alone goes to that
 //     node on the connection's subject, tenpin.to.<node>.<lane>.<conn>,
 //     each message framed with its kind (board, reply, close), its number

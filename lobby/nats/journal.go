@@ -146,6 +146,7 @@ type Journal struct {
 	stopWatch context.CancelFunc
 	watched   sync.WaitGroup
 	probed    atomic.Pointer[probeResult] // the last probe of the store: see lastProbe
+	slow      slowLog                     // messages dropped for slow consumers
 	token     string                      // the embedded server's client password, when it listens (in a cluster)
 	lease     *lease                      // the hold on a stream at a URL; nil for the embedded server
 	nc        *nats.Conn
@@ -224,7 +225,11 @@ func (j *Journal) open(ctx context.Context) error {
 		nats.ReconnectHandler(func(nc *nats.Conn) {
 			j.log.Info("nats: reconnected to NATS", "url", nc.ConnectedUrlRedacted())
 		}),
-		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+		nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
+			if errors.Is(err, nats.ErrSlowConsumer) {
+				j.slow.dropped(j.log, sub)
+				return
+			}
 			j.log.Warn("nats: NATS error", "err", err)
 		}),
 	}
@@ -424,7 +429,7 @@ func (j *Journal) append(ctx context.Context, lane string, last uint64, e game.E
 	id, lastText := msgID(lane, last, data), strconv.FormatUint(last, 10)
 	pause := time.Millisecond
 	for {
-		seq, _, err := j.publish(ctx, subject, data, id, lastText)
+		seq, err := j.publish(ctx, subject, data, id, lastText)
 		switch {
 		case err == nil:
 			return seq, nil
@@ -581,4 +586,33 @@ func (j *Journal) LastEvent(ctx context.Context, lane string) (game.Event, error
 		return game.Event{}, fmt.Errorf("nats: lane %s's last event, at %d: %w", lane, m.Sequence, err)
 	}
 	return e, nil
+}
+
+// slowLogEvery is how often at most the journal logs that messages were
+// dropped for slow consumers.
+const slowLogEvery = 10 * time.Second
+
+// slowLog logs the messages the connection drops for slow consumers, at
+// most once every slowLogEvery. The client reports a subscription's first
+// drop after each delivery: the boards of every lane a node relays share
+// one backlog (see relayBoards), and a full one would have the relays'
+// subscriptions take turns to report, a line each.
+type slowLog struct {
+	mu     sync.Mutex
+	last   time.Time // when it last logged
+	events int       // reports since
+}
+
+func (l *slowLog) dropped(log *slog.Logger, sub *nats.Subscription) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.events++
+	if now := time.Now(); now.Sub(l.last) >= slowLogEvery {
+		subject := ""
+		if sub != nil {
+			subject = sub.Subject
+		}
+		log.Warn("nats: messages dropped for a slow consumer", "subject", subject, "reports", l.events)
+		l.last, l.events = now, 0
+	}
 }

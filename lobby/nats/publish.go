@@ -47,11 +47,9 @@ var pubReqs = sync.Pool{New: func() any {
 
 // publish stores data on subject, with id in its header hdrAppend, unless
 // the subject's last message is not at last (a decimal sequence). It
-// returns the message's sequence and whether the stream took it for a
-// duplicate (of a message id, which appends no longer carry), whose
-// sequence it returns; or the error, which wraps a *jetstream.APIError if
-// the stream refused the message.
-func (j *Journal) publish(ctx context.Context, subject string, data []byte, id, last string) (seq uint64, duplicate bool, err error) {
+// returns the message's sequence, or the error, which wraps a
+// *jetstream.APIError if the stream refused the message.
+func (j *Journal) publish(ctx context.Context, subject string, data []byte, id, last string) (seq uint64, err error) {
 	r := pubReqs.Get().(*pubReq)
 	r.msg.Subject, r.msg.Data, r.id[0], r.last[0] = subject, data, id, last
 	resp, err := j.nc.RequestMsgWithContext(ctx, &r.msg)
@@ -71,11 +69,14 @@ func (j *Journal) publish(ctx context.Context, subject string, data []byte, id, 
 	pubReqs.Put(r)
 	switch {
 	case errors.Is(err, nats.ErrNoResponders):
-		return 0, false, jetstream.ErrNoStreamResponse
+		return 0, jetstream.ErrNoStreamResponse
 	case err != nil:
-		return 0, false, err
+		return 0, err
 	}
-	return parseAck(resp.Data)
+	// A duplicate's answer names the message stored first; but appends
+	// carry no message id, and the stream finds none a duplicate.
+	seq, _, err = parseAck(resp.Data)
+	return seq, err
 }
 
 // ackPrefix is how the server begins its answer to a message it stored or

@@ -119,7 +119,7 @@ func (c *Cluster) newRelay(ctx context.Context, id string) (*lane.Relay, error) 
 const relayBacklog = 8192
 
 // relayBoards hands the boards of the lanes this node relays to their
-// relays, until stop closes. Every relayed lane's subscription delivers
+// relays, until stop closes (Run starts them, and its end stops them). Every relayed lane's subscription delivers
 // to the one channel boards, and a few of these goroutines serve them
 // all: with a goroutine of the client's for each subscription, a node
 // relaying a thousand lanes kept a thousand parked goroutines and their
