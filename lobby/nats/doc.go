@@ -24,14 +24,16 @@
 //
 // An append is a publish that JetStream refuses unless the lane's subject
 // ends at the sequence the caller expects: that is the fence between two
-// servers that both believe they own a lane. Each append carries an id in
-// a header of its own, a hash of the lane, the expected position and the
-// event, so that when its answer is lost and the store says "wrong last
-// sequence", reading the lane's last message tells whether that message is
-// ours: then the append is in, otherwise the lane moved on and the append
-// fails with [game.ErrConflict]. It is not JetStream's message id, whose
-// deduplication the fence makes redundant and which the server would keep
-// in memory for its duplicates window.
+// servers that both believe they own a lane. Each append carries a message
+// id, a hash of the lane, the expected position and the event, so that
+// when its answer is lost and the store says "wrong last sequence" (or
+// "duplicate"), reading the lane's last message tells whether that message
+// is ours: then the append is in, otherwise the lane moved on and the
+// append fails with [game.ErrConflict]. The stream remembers an id for its
+// duplicates window (10 s, or five times an append's timeout), across
+// purges: an append of the same event after the same position to a lane
+// whose messages were all purged in the meantime is a new one, stored
+// under an id with a suffix of its own.
 //
 // # Compaction
 //

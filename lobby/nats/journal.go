@@ -2,6 +2,7 @@ package nats
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/tls"
 	"encoding/base64"
@@ -39,15 +40,19 @@ const (
 	DefaultTimeout      = 2 * time.Second
 )
 
-// duplicateWindow is how long the stream would remember message ids, of
-// which appends carry none (see hdrAppend): the server kept each in
-// memory that long, about 100 bytes and its map entry, 3 MB at 2,500
-// appends a second over 10 s, and looked every message's up. The fence
-// alone keeps an event from being stored twice: a message that reaches
-// the stream again after it landed finds the lane moved on, and Append,
-// told "wrong last sequence", reads the lane's last message to tell
-// whether the append is in. The window stays set, as it was when appends
-// carried ids, for a store a version before this one still writes to.
+// duplicateWindow is how long the stream remembers message ids. The
+// server holds each id in memory that long, about 100 bytes and its map
+// entry: at 2,500 appends a second (500 lanes at a ball per 200 ms) 30 s
+// of them took 9–13 MB of the heap, 10 s take a third of that. The fence,
+// not the window, keeps an event from being stored twice: a message that
+// reaches the stream again after it landed finds the lane moved on, and
+// Append, told "wrong last sequence" or "duplicate", reads the lane's last
+// message to tell whether the append is in. Only a message that came again
+// after all of its lane was compacted away would pass the fence, and the
+// window refuses it only while it lasts (2 minutes did not cover a game
+// either). The window need only be several times an append's Timeout (2 s
+// by default), after which the caller gives up on the append and reads
+// the lane's log: five times it, or of a longer Timeout configured.
 const duplicateWindow = 10 * time.Second
 
 // Errors of [Open] and of the journal's methods.
@@ -428,29 +433,30 @@ func (j *Journal) append(ctx context.Context, lane string, last uint64, e game.E
 	}
 	id, lastText := msgID(lane, last, data), strconv.FormatUint(last, 10)
 	pause := time.Millisecond
-	for {
-		seq, err := j.publish(ctx, subject, data, id, lastText)
+	for again := false; ; again = true {
+		seq, duplicate, err := j.publish(ctx, subject, data, id, lastText)
 		switch {
-		case err == nil:
+		case err == nil && !duplicate:
 			return seq, nil
-		case !wrongLast(err):
+		case err != nil && !wrongLast(err):
 			return 0, fmt.Errorf("nats: append to lane %q after %d: %s%w", lane, last, j.state(), err)
 		}
-		// The lane did not end at last: either another writer got there
-		// first, or this very append landed before and its answer was
-		// lost. The lane's last message tells.
+		// The lane did not end at last, or the stream already holds this
+		// id: either another writer got there first, or this very append
+		// landed before and its answer was lost. The lane's last message
+		// tells.
 		m, err := j.stream.GetLastMsgForSubject(ctx, subject)
 		var at uint64 // the lane's last message; 0 if it has none
 		switch {
 		case errors.Is(err, jetstream.ErrMsgNotFound):
 		case err != nil:
 			return 0, fmt.Errorf("nats: append to lane %q after %d was refused, and reading its last event failed: %s%w", lane, last, j.state(), err)
-		case m.Header.Get(hdrAppend) == id:
+		case sameAppend(m.Header.Get(jetstream.MsgIDHeader), id):
 			return m.Sequence, nil
 		default:
 			at = m.Sequence
 		}
-		if at == last {
+		if !duplicate && at == last {
 			// Refused for a wrong last sequence, yet the lane ends where
 			// the caller says: a replicated stream's leader refuses a
 			// fenced append while the subject's previous message is still
@@ -462,6 +468,16 @@ func (j *Journal) append(ctx context.Context, lane string, last uint64, e game.E
 			case <-time.After(pause):
 			}
 			pause = min(2*pause, 50*time.Millisecond)
+			continue
+		}
+		if duplicate && at == last && !again {
+			// A duplicate, yet the lane ends where the caller says: the
+			// message the stream remembers by this id, an earlier append
+			// of the same event after the same position, has been
+			// compacted away with the rest of the lane (last is 0 then).
+			// This append is a new one: store it under an id of its own,
+			// which sameAppend takes for this one's when it is retried.
+			id += "/" + rand.Text()
 			continue
 		}
 		return 0, fmt.Errorf("nats: append to lane %q after %d: its last event is at %d: %w", lane, last, at, game.ErrConflict)
@@ -530,9 +546,10 @@ func wrongLast(err error) bool {
 // msgID names an append: the same event appended to the same lane after
 // the same position, and nothing else, has the same id (but for one
 // chance in 2⁹⁶). A hash of the three rather than the three themselves:
-// each message stores its id, and the server looks its own headers up by
-// scanning them, so the id is short. The lane is in the subject, last in
-// the header of the expected last sequence.
+// the stream remembers every id of its duplicates window, stores each with
+// its message, and the server looks its headers up by scanning them, so
+// the id is short. The lane is in the subject, last in the header of the
+// expected last sequence.
 func msgID(lane string, last uint64, data []byte) string {
 	var buf [256]byte // on the stack, unless the event is big (a snapshot)
 	b := binary.BigEndian.AppendUint64(buf[:0], last)
@@ -541,6 +558,13 @@ func msgID(lane string, last uint64, data []byte) string {
 	b = append(b, data...)
 	sum := sha256.Sum256(b)
 	return base64.RawURLEncoding.EncodeToString(sum[:12])
+}
+
+// sameAppend reports whether a stored message's id, got, is that of the
+// append whose id is id: the same, or the same followed by the suffix
+// that Append adds when it stores an event again after a compaction.
+func sameAppend(got, id string) bool {
+	return got == id || strings.HasPrefix(got, id+"/")
 }
 
 // subjectOf returns a lane's subject, or an error if its id cannot be one

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/game/journaltest"
 	"github.com/tenpin/tenpin/lobby/nats/natstest"
@@ -188,28 +186,6 @@ func TestRetriedAppend(t *testing.T) {
 	// read the lane to learn what happened.
 	if got, err := j.Append(ctx, "retry", p1, roll); !errors.Is(err, game.ErrConflict) {
 		t.Errorf("the first append again after another = %d, %v; want an error wrapping game.ErrConflict", got, err)
-	}
-}
-
-// TestAppendsCarryNoMessageID: an append names itself in a header of its
-// own, not in JetStream's message id, which the server would remember for
-// its duplicates window (3 MB at 2,500 appends a second) and look up for
-// every message, for nothing the fence does not do.
-func TestAppendsCarryNoMessageID(t *testing.T) {
-	j := open(t, t.TempDir())
-	ctx := t.Context()
-	if _, err := j.Append(ctx, "ids", 0, game.Open("ids", "Ids", 2)); err != nil {
-		t.Fatal(err)
-	}
-	m, err := j.stream.GetLastMsgForSubject(ctx, SubjectPrefix+"ids")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if id := m.Header.Get(jetstream.MsgIDHeader); id != "" {
-		t.Errorf("the append's %s = %q, want none", jetstream.MsgIDHeader, id)
-	}
-	if m.Header.Get(hdrAppend) == "" {
-		t.Errorf("the append has no %s: a lost answer could not be told from another writer's append", hdrAppend)
 	}
 }
 

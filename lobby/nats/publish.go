@@ -20,36 +20,30 @@ import (
 // the headers the jetstream package sets, the request and its reply, the
 // retries when no stream answers, and the errors.
 
-// hdrAppend is the header of every append: its id (see msgID), by which
-// Append tells its own message when the answer was lost. Not JetStream's
-// Nats-Msg-Id: with that the server keeps every id of its duplicates
-// window in memory, and looks each message's up, for nothing the fence
-// does not do already (see duplicateWindow).
-const hdrAppend = "Tenpin-Append"
-
 // pubReq is the message of an append, pooled: it has the same two headers
 // every time, and the client renders them into its buffer before
 // RequestMsgWithContext returns, keeping nothing of the message.
 type pubReq struct {
 	msg  nats.Msg
-	id   [1]string // the value of the header hdrAppend
+	id   [1]string // the value of the header MsgIDHeader
 	last [1]string // the value of the header ExpectedLastSubjSeqHeader
 }
 
 var pubReqs = sync.Pool{New: func() any {
 	r := new(pubReq)
 	r.msg.Header = nats.Header{
-		hdrAppend:                           r.id[:],
+		jetstream.MsgIDHeader:               r.id[:],
 		jetstream.ExpectedLastSubjSeqHeader: r.last[:],
 	}
 	return r
 }}
 
-// publish stores data on subject, with id in its header hdrAppend, unless
-// the subject's last message is not at last (a decimal sequence). It
-// returns the message's sequence, or the error, which wraps a
+// publish stores data on subject unless the subject's last message is not
+// at last (a decimal sequence) or the stream holds a message of id. It
+// returns the message's sequence and whether the stream took it for a
+// duplicate, whose sequence it returns; or the error, which wraps a
 // *jetstream.APIError if the stream refused the message.
-func (j *Journal) publish(ctx context.Context, subject string, data []byte, id, last string) (seq uint64, err error) {
+func (j *Journal) publish(ctx context.Context, subject string, data []byte, id, last string) (seq uint64, duplicate bool, err error) {
 	r := pubReqs.Get().(*pubReq)
 	r.msg.Subject, r.msg.Data, r.id[0], r.last[0] = subject, data, id, last
 	resp, err := j.nc.RequestMsgWithContext(ctx, &r.msg)
@@ -69,14 +63,11 @@ func (j *Journal) publish(ctx context.Context, subject string, data []byte, id, 
 	pubReqs.Put(r)
 	switch {
 	case errors.Is(err, nats.ErrNoResponders):
-		return 0, jetstream.ErrNoStreamResponse
+		return 0, false, jetstream.ErrNoStreamResponse
 	case err != nil:
-		return 0, err
+		return 0, false, err
 	}
-	// A duplicate's answer names the message stored first; but appends
-	// carry no message id, and the stream finds none a duplicate.
-	seq, _, err = parseAck(resp.Data)
-	return seq, err
+	return parseAck(resp.Data)
 }
 
 // ackPrefix is how the server begins its answer to a message it stored or

@@ -51,7 +51,7 @@ func TestAck(t *testing.T) {
 func TestNoStream(t *testing.T) {
 	j := open(t, t.TempDir())
 	start := time.Now()
-	_, err := j.publish(t.Context(), "tenpin.nostream", []byte("{}"), "id", "0")
+	_, _, err := j.publish(t.Context(), "tenpin.nostream", []byte("{}"), "id", "0")
 	if !errors.Is(err, jetstream.ErrNoStreamResponse) {
 		t.Errorf("publish to no stream = %v, want jetstream.ErrNoStreamResponse", err)
 	}
@@ -62,7 +62,7 @@ func TestNoStream(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 	defer cancel()
 	start = time.Now()
-	if _, err := j.publish(ctx, "tenpin.nostream", []byte("{}"), "id", "0"); !errors.Is(err, context.DeadlineExceeded) {
+	if _, _, err := j.publish(ctx, "tenpin.nostream", []byte("{}"), "id", "0"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("publish to no stream within 100 ms = %v, want context.DeadlineExceeded", err)
 	}
 	if took := time.Since(start); took > 400*time.Millisecond {
