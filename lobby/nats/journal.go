@@ -158,6 +158,7 @@ type Journal struct {
 	js        jetstream.JetStream
 	stream    jetstream.Stream
 	consumers chan struct{} // a slot for each consumer a read may hold: see consume
+	repliers  chan *replier // the inboxes free for an append's answer: see request
 
 	closeOnce sync.Once
 	closeErr  error
@@ -211,7 +212,7 @@ func Open(ctx context.Context, cfg StoreConfig) (*Journal, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	j := &Journal{cfg: cfg, log: cfg.Logger, consumers: make(chan struct{}, maxConsumers)}
+	j := &Journal{cfg: cfg, log: cfg.Logger, consumers: make(chan struct{}, maxConsumers), repliers: make(chan *replier, maxRepliers)}
 	if err := j.open(ctx); err != nil {
 		j.Close()
 		return nil, err
