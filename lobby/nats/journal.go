@@ -158,7 +158,6 @@ type Journal struct {
 	js        jetstream.JetStream
 	stream    jetstream.Stream
 	consumers chan struct{} // a slot for each consumer a read may hold: see consume
-	repliers  chan *replier // the inboxes free for an append's answer: see request
 
 	closeOnce sync.Once
 	closeErr  error
@@ -212,7 +211,7 @@ func Open(ctx context.Context, cfg StoreConfig) (*Journal, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	j := &Journal{cfg: cfg, log: cfg.Logger, consumers: make(chan struct{}, maxConsumers), repliers: make(chan *replier, maxRepliers)}
+	j := &Journal{cfg: cfg, log: cfg.Logger, consumers: make(chan struct{}, maxConsumers)}
 	if err := j.open(ctx); err != nil {
 		j.Close()
 		return nil, err

@@ -46,7 +46,7 @@ var pubReqs = sync.Pool{New: func() any {
 func (j *Journal) publish(ctx context.Context, subject string, data []byte, id, last string) (seq uint64, duplicate bool, err error) {
 	r := pubReqs.Get().(*pubReq)
 	r.msg.Subject, r.msg.Data, r.id[0], r.last[0] = subject, data, id, last
-	resp, err := j.request(ctx, &r.msg)
+	resp, err := j.nc.RequestMsgWithContext(ctx, &r.msg)
 	for try := 0; errors.Is(err, nats.ErrNoResponders) && try < jetstream.DefaultPubRetryAttempts; try++ {
 		// No stream answered, as while a cluster elects the stream's
 		// leader: wait a little and try again, as jetstream.PublishMsg
@@ -57,7 +57,7 @@ func (j *Journal) publish(ctx context.Context, subject string, data []byte, id, 
 		case <-t.C:
 		}
 		t.Stop()
-		resp, err = j.request(ctx, &r.msg)
+		resp, err = j.nc.RequestMsgWithContext(ctx, &r.msg)
 	}
 	r.msg.Subject, r.msg.Data, r.id[0], r.last[0] = "", nil, "", ""
 	pubReqs.Put(r)
@@ -127,66 +127,3 @@ func fastAck(b []byte) (seq uint64, duplicate, ok bool) {
 	}
 	return 0, false, false
 }
-
-// maxRepliers is how many inboxes the journal keeps for the answers to
-// its appends (see request): more than the appends a node has in flight
-// at once, about one a lane for a moment at a ball per 200 ms.
-const maxRepliers = 256
-
-// replier is an inbox of the journal's own, subscribed once and used for
-// the answer to one append at a time.
-type replier struct {
-	sub *nats.Subscription
-	ch  chan *nats.Msg // the one answer
-}
-
-// request publishes m with an inbox of the journal's for its reply, and
-// waits for the reply: as nats.Conn.RequestMsgWithContext does, without
-// its goroutine in between. The client hands a request's answer to one
-// goroutine of its own, which looks the request up and hands it on to the
-// caller: two wake-ups of a goroutine for each append (a few µs of CPU
-// each under load) where a channel subscription's answer wakes the
-// caller alone. An inbox whose answer did not come in time is not used
-// again: the answer may still come.
-func (j *Journal) request(ctx context.Context, m *nats.Msg) (*nats.Msg, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	var r *replier
-	select {
-	case r = <-j.repliers:
-	default:
-		ch := make(chan *nats.Msg, 1)
-		sub, err := j.nc.ChanSubscribe(j.nc.NewInbox(), ch)
-		if err != nil {
-			return nil, err
-		}
-		r = &replier{sub: sub, ch: ch}
-	}
-	m.Reply = r.sub.Subject
-	err := j.nc.PublishMsg(m)
-	m.Reply = ""
-	if err != nil {
-		r.sub.Unsubscribe()
-		return nil, err
-	}
-	select {
-	case resp := <-r.ch:
-		select {
-		case j.repliers <- r:
-		default:
-			r.sub.Unsubscribe()
-		}
-		if len(resp.Data) == 0 && resp.Header.Get("Status") == noResponders {
-			return nil, nats.ErrNoResponders
-		}
-		return resp, nil
-	case <-ctx.Done():
-		r.sub.Unsubscribe()
-		return nil, ctx.Err()
-	}
-}
-
-// noResponders is the status the server answers a request with when
-// nothing listens on its subject (nats.go's own constant is unexported).
-const noResponders = "503"

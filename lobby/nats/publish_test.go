@@ -104,34 +104,3 @@ func TestParseAck(t *testing.T) {
 }
 
 var errAPI = errors.New("an APIError")
-
-// TestALateAnswerIsNotTakenForTheNext: an append that gave up on its
-// answer leaves its inbox, where the answer may still come; the next
-// append must not read it for its own.
-func TestALateAnswerIsNotTakenForTheNext(t *testing.T) {
-	j := open(t, t.TempDir())
-	nc := j.Conn()
-	answerAfter := func(subject string, d time.Duration) {
-		sub, err := nc.Subscribe(subject, func(m *nats.Msg) {
-			time.AfterFunc(d, func() { m.Respond([]byte(subject)) })
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { sub.Unsubscribe() })
-	}
-	answerAfter("test.late", 200*time.Millisecond)
-	answerAfter("test.later", 400*time.Millisecond)
-	if err := nc.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
-	defer cancel()
-	if _, err := j.request(ctx, &nats.Msg{Subject: "test.late"}); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("request given up after 50 ms = %v, want context.DeadlineExceeded", err)
-	}
-	m, err := j.request(t.Context(), &nats.Msg{Subject: "test.later"})
-	if err != nil || string(m.Data) != "test.later" {
-		t.Fatalf("the next request got %q, %v; want its own answer, test.later", m.Data, err)
-	}
-}
