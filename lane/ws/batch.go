@@ -185,11 +185,10 @@ func (bc *batchConn) tryWrite(op byte, payload, next []byte) (ok, unsent bool, e
 	if next != nil {
 		*b = appendFrame(*b, op, next)
 	}
-	w := rawWrites.Get().(*rawWrite)
+	w := rawWrites.Get().(*rawIO)
 	w.p = *b
-	err = bc.raw.Write(w.write)
-	n, werr := w.n, w.err
-	*w = rawWrite{write: w.write}
+	err = bc.raw.Write(w.run)
+	n, werr := w.done()
 	rawWrites.Put(w)
 	if err != nil || werr != nil || n == len(*b) {
 		recycleBatch(b)
@@ -207,27 +206,42 @@ func (bc *batchConn) tryWrite(op byte, payload, next []byte) (ok, unsent bool, e
 	return true, true, nil
 }
 
-// rawWrite is one write of tryWrite's, made by its write method, which
-// syscall.RawConn.Write calls with the socket's descriptor: pooled with
-// the method value bound, a board written so allocates nothing (a closure
-// capturing its results cost three allocations a board).
-type rawWrite struct {
-	p     []byte
-	n     int
-	err   error
-	write func(fd uintptr) bool // w.do
+// rawIO is one read or write of p on a socket's descriptor, which
+// syscall.RawConn.Read or Write calls run with. Pooled with run bound to
+// it, it allocates nothing, where a closure capturing its results cost
+// three allocations each time: a board written by its lane (tryWrite),
+// a ball read without waiting (readNow).
+type rawIO struct {
+	op  func(fd uintptr, p []byte) (int, error) // never waits
+	run func(fd uintptr) bool                   // r.do
+	p   []byte
+	n   int
+	err error
 }
 
-var rawWrites = sync.Pool{New: func() any {
-	w := new(rawWrite)
-	w.write = w.do
-	return w
-}}
-
-func (w *rawWrite) do(fd uintptr) bool {
-	w.n, w.err = writeOnce(fd, w.p)
-	return true // whatever happened: this write never waits
+// rawIOs returns a pool of rawIO that do op.
+func rawIOs(op func(fd uintptr, p []byte) (int, error)) *sync.Pool {
+	return &sync.Pool{New: func() any {
+		r := &rawIO{op: op}
+		r.run = r.do
+		return r
+	}}
 }
+
+func (r *rawIO) do(fd uintptr) bool {
+	r.n, r.err = r.op(fd, r.p)
+	return true // whatever happened: the caller, or the poller, waits
+}
+
+// done returns what op did, and clears r for its pool.
+func (r *rawIO) done() (int, error) {
+	n, err := r.n, r.err
+	r.p, r.n, r.err = nil, 0, nil
+	return n, err
+}
+
+// rawWrites are tryWrite's writes.
+var rawWrites = rawIOs(writeOnce)
 
 // appendFrame appends an unmasked, final frame to b.
 func appendFrame(b []byte, op byte, payload []byte) []byte {

@@ -156,14 +156,21 @@ func (c *Conn) WriteBoard(b []byte, _ uint64, reply []byte) (skipped int) {
 		c.writeNow(b, reply)
 		return 0
 	}
-	skipped = c.queueBoardLocked(b)
-	over := reply != nil && !c.queueReplyLocked(reply)
+	skipped, over := c.queueBoardReplyLocked(b, reply)
 	c.startWriterLocked()
 	c.mu.Unlock()
 	if over {
 		c.Close(websocket.StatusPolicyViolation, "too many unread replies")
 	}
 	return skipped
+}
+
+// queueBoardReplyLocked queues a board, and reply after it if reply is
+// not nil. It reports how many older boards it dropped, and over if the
+// client has let too many replies pile up (to be closed). c.mu is held.
+func (c *Conn) queueBoardReplyLocked(b, reply []byte) (skipped int, over bool) {
+	skipped = c.queueBoardLocked(b)
+	return skipped, reply != nil && !c.queueReplyLocked(reply)
 }
 
 // Board queues a board (see [lane.Conn]). A client that has fallen
@@ -207,9 +214,8 @@ func (c *Conn) queueBoardLocked(b []byte) (skipped int) {
 
 // writeNow writes a board, and a reply after it if reply is not nil, with
 // tryWrite, the connection's writer for as long as it takes (c.writing is
-// set): a writer starts afterwards only if
-// something is left to write, was queued meanwhile, or the connection was
-// dropped meanwhile. A failed write is handed to a worker to close the
+// set): a writer starts afterwards only if something is left to write, was
+// queued meanwhile, or the connection was dropped meanwhile. A failed write is handed to a worker to close the
 // connection: closing waits on the library's locks, which the lane's
 // goroutine must not.
 func (c *Conn) writeNow(b, reply []byte) {
@@ -225,8 +231,7 @@ func (c *Conn) writeNow(b, reply []byte) {
 	if !ok {
 		// Whatever was queued meanwhile goes first, as if this board
 		// and its reply had been queued after it.
-		c.queueBoardLocked(b)
-		over = reply != nil && !c.queueReplyLocked(reply)
+		_, over = c.queueBoardReplyLocked(b, reply)
 	}
 	c.unsent = unsent
 	c.writing = false

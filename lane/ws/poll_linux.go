@@ -130,11 +130,10 @@ func (p *poller) run() {
 // readNow reads what the connection holds, without waiting: (0, nil) when
 // it holds nothing.
 func readNow(rc syscall.RawConn, b []byte) (n int, err error) {
-	r := rawReads.Get().(*rawRead)
+	r := rawReads.Get().(*rawIO)
 	r.p = b
-	cerr := rc.Read(r.read)
-	n, err = r.n, r.err
-	*r = rawRead{read: r.read}
+	cerr := rc.Read(r.run)
+	n, err = r.done()
 	rawReads.Put(r)
 	switch {
 	case cerr != nil:
@@ -149,23 +148,5 @@ func readNow(rc syscall.RawConn, b []byte) (n int, err error) {
 	return n, nil
 }
 
-// rawRead is one read of readNow's, made by its read method, pooled with
-// the method value bound: a closure capturing the results would cost
-// allocations every read (see rawWrite).
-type rawRead struct {
-	p    []byte
-	n    int
-	err  error
-	read func(fd uintptr) bool // r.do
-}
-
-var rawReads = sync.Pool{New: func() any {
-	r := new(rawRead)
-	r.read = r.do
-	return r
-}}
-
-func (r *rawRead) do(fd uintptr) bool {
-	r.n, r.err = syscall.Read(int(fd), r.p)
-	return true // never wait: the poller does
-}
+// rawReads are readNow's reads (see rawIO).
+var rawReads = rawIOs(func(fd uintptr, p []byte) (int, error) { return syscall.Read(int(fd), p) })
