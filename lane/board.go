@@ -85,8 +85,7 @@ func (l *Lane) changedAcking(c *Client, ref string) {
 		if _, in := l.clients[c]; in && !c.relayed {
 			first = c
 			// The board and its ack, in one write if it can be.
-			ack := encodeReply(protocol.Ack{Type: protocol.TypeAck, Ref: ref, Seq: seq})
-			if skipped := boardTo(c.conn, v.board, seq, true, ack); skipped > 0 {
+			if skipped := boardTo(c.conn, v.board, seq, true, encodeReply(l.ackOf(ref))); skipped > 0 {
 				l.cfg.Metrics.BoardsSkipped.Add(int64(skipped))
 			}
 		} else {
@@ -195,8 +194,13 @@ func (l *Lane) reply(c *Client, msg any) {
 
 func (l *Lane) ack(c *Client, ref string) {
 	if ref != "" {
-		l.reply(c, protocol.Ack{Type: protocol.TypeAck, Ref: ref, Seq: l.boardSeq()})
+		l.reply(c, l.ackOf(ref))
 	}
+}
+
+// ackOf is the ack of message ref, after the lane's current board.
+func (l *Lane) ackOf(ref string) protocol.Ack {
+	return protocol.Ack{Type: protocol.TypeAck, Ref: ref, Seq: l.boardSeq()}
 }
 
 // boardSeq returns the seq of the lane's current board: the epoch in the

@@ -58,9 +58,10 @@ const (
 
 	// directBoards is how many clients a lane writes a board to itself
 	// (see BoardWriter), before it queues the board for the others'
-	// writers (and the roller, whose board comes first, besides). A lane of a dozen writes to all of them; a crowded lane
-	// would make one goroutine of the writes of thousands, at the back of
-	// the run queue after each yield: with 10,000 watchers beside 200
-	// lanes it fell behind by seconds and its watchers skipped boards.
+	// writers (and the roller, whose board comes first, besides). A lane
+	// of a dozen writes to all of them; a crowded lane would make one
+	// goroutine of the writes of thousands, at the back of the run queue
+	// after each yield: with 10,000 watchers beside 200 lanes it fell
+	// behind by seconds and its watchers skipped boards.
 	directBoards = fanOutYield
 )

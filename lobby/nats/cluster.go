@@ -299,7 +299,7 @@ func (c *Cluster) Run(ctx context.Context, lanes Lanes) error {
 	c.subs = append(c.subs, sub)
 	c.mu.Unlock()
 	for range runtime.GOMAXPROCS(0) {
-		go c.relayBoards(c.boards, c.stop) // until close
+		go c.relayBoards() // until close
 	}
 	tick := time.NewTicker(c.cfg.Heartbeat)
 	defer tick.Stop()

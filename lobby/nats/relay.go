@@ -119,19 +119,19 @@ func (c *Cluster) newRelay(ctx context.Context, id string) (*lane.Relay, error) 
 const relayBacklog = 8192
 
 // relayBoards hands the boards of the lanes this node relays to their
-// relays, until stop closes (Run starts them, and its end stops them). Every relayed lane's subscription delivers
-// to the one channel boards, and a few of these goroutines serve them
-// all: with a goroutine of the client's for each subscription, a node
-// relaying a thousand lanes kept a thousand parked goroutines and their
-// stacks (8 MiB, 1.6 KiB a connection at 5,000). Two goroutines may take
-// two boards of one lane: a relay keeps the newer (Relay.Board), and
-// never relays a board older than one it relayed.
-func (c *Cluster) relayBoards(boards <-chan *nats.Msg, stop <-chan struct{}) {
+// relays, until c.stop closes (Run starts a few, and its end stops them).
+// Every relayed lane's subscription delivers to the one channel c.boards,
+// and these goroutines serve them all: with a goroutine of the client's
+// for each subscription, a node relaying a thousand lanes kept a thousand
+// goroutines parked. Two goroutines may take two boards of one lane: a
+// relay keeps the newer (Relay.Board), and never relays a board older
+// than one it relayed.
+func (c *Cluster) relayBoards() {
 	for {
 		select {
-		case <-stop:
+		case <-c.stop:
 			return
-		case m := <-boards:
+		case m := <-c.boards:
 			c.relayBoard(m)
 		}
 	}
