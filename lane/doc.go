@@ -83,7 +83,11 @@
 //
 // [Open] stores a new lane's opening; [Restore] rebuilds a lane from its
 // log and claims it with a new epoch, the high half of every board's seq,
-// so that seq never goes back for a client across a restart. Connections,
+// so that seq never goes back for a client across a restart. A lane whose
+// server was found paused ([Config.Wakes]) claims it again the same way
+// before it decides anything or shows a board: a read of the log may come
+// from a store that was paused too, and only a fenced append tells the
+// lane that no other server took it over meanwhile. Connections,
 // the connected flags and the count of spectators are transport, kept
 // beside the state and never stored. Seats are resumed with tokens whose
 // SHA-256 alone is stored, and alone crosses between nodes: a relay sends

@@ -103,14 +103,44 @@ func (l *Lane) sync(ctx context.Context) error {
 	if now := time.Now(); now.Before(l.retryAt) {
 		return errStoreDown
 	}
-	if err := l.readBack(ctx); err != nil {
+	err := l.readBack(ctx)
+	if err == nil && l.woken.Load() {
+		err = l.reclaim(ctx)
+	}
+	if err != nil {
 		if l.moved {
 			return errMoved
 		}
-		l.retryAt = time.Now().Add(storeRetryPause)
-		l.log.Warn("journal read failed", "err", err)
+		l.stale, l.retryAt = true, time.Now().Add(storeRetryPause)
+		l.log.Warn("the lane could not read its log back", "err", err)
 		return errStoreDown
 	}
+	return nil
+}
+
+// reclaim takes the lane up again after its server was found paused: a
+// claim of a new epoch, fenced by the last event the lane read back. A
+// read alone cannot tell the lane that it still holds its log: the
+// stream's leader may have been on the paused server too, and answer
+// from what it had before the pause until it learns that the others
+// elected another (a cluster test saw such a lane refuse a ball as
+// stale, ahead of a game that had moved on elsewhere). An append is
+// stored only once most servers have it, so the claim lands only if no
+// other server wrote to the log since. If one did, the lane reads back
+// again on its next message, and stops once the read shows the other's
+// claim; until then it decides nothing and shows no board.
+func (l *Lane) reclaim(ctx context.Context) error {
+	claim := l.state.Claim(l.cfg.Node)
+	if err := l.store(ctx, claim); err != nil {
+		return fmt.Errorf("lane %s: taking the lane up again after a pause: %w", l.id, err)
+	}
+	l.state.Apply(claim)
+	l.epoch, l.seq = claim.Epoch, 0
+	l.woken.Store(false)
+	l.log.Info("took the lane up again after a pause", "epoch", claim.Epoch)
+	// Every client is shown the board of the new epoch: an ack names
+	// the seq of a board its client is sent, and this epoch's first.
+	l.changed()
 	return nil
 }
 
@@ -156,7 +186,6 @@ func (l *Lane) readBack(ctx context.Context) error {
 		l.state.Apply(e)
 	}
 	l.last, l.stale = log.Last, false
-	l.woken.Store(false)
 	if l.state.Epoch() > l.epoch {
 		l.moved = true // another server claimed the lane: its log is not ours to write
 		return errMoved
@@ -165,7 +194,7 @@ func (l *Lane) readBack(ctx context.Context) error {
 		l.log.Info("caught up with the journal", "events", len(log.Events))
 	}
 	if len(log.Events) > 0 || l.due {
-		l.changed() // and a board held back while the lane was woken (see changed)
+		l.changed() // and a board held back after an unknown outcome (see changed); a woken lane's waits for reclaim
 	}
 	for _, p := range l.pending {
 		_, attached := l.clients[p.c]

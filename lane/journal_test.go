@@ -2,6 +2,7 @@ package lane
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -22,6 +23,7 @@ type faulty struct {
 	*memjournal.Journal
 	fail, lose bool
 	readFails  bool
+	readsStale bool // reads find nothing new, as a stream leader paused with the lane's server answers
 	reads      int
 }
 
@@ -29,6 +31,9 @@ func (f *faulty) Read(ctx context.Context, id string, after uint64) (game.Log, e
 	f.reads++
 	if f.readFails {
 		return game.Log{}, errFault
+	}
+	if f.readsStale {
+		return game.Log{Lane: id, Last: after}, nil
 	}
 	return f.Journal.Read(ctx, id, after)
 }
@@ -371,6 +376,91 @@ func TestWokenLaneShowsNoStaleBoard(t *testing.T) {
 				if board, _ := l.Board(); board == nil {
 					t.Error("the lane's Board once the log reads again is nothing")
 				}
+			}
+		})
+	}
+}
+
+// TestWokenLaneTrustsNoStaleRead: a lane whose server was found paused
+// takes its lane up again with a fenced claim before it decides anything,
+// rather than trust a read of its log: the stream's leader may have been
+// paused with it and answer from before the pause (the cluster test saw
+// such a lane refuse a ball as stale_roll, ahead of a game that had moved
+// on through another server). While the read is stale and the claim is
+// refused, the lane refuses with unavailable, stores nothing and shows no
+// board; once the read shows the other server's claim, the lane stops. If
+// nobody took the lane, the claim lands, the ball is taken, and the board
+// and its ack go on in the new epoch.
+func TestWokenLaneTrustsNoStaleRead(t *testing.T) {
+	for _, takenOver := range []bool{true, false} {
+		t.Run(fmt.Sprintf("taken over %v", takenOver), func(t *testing.T) {
+			ctx := context.Background()
+			j := &faulty{Journal: memjournal.New()}
+			var wakes uint64
+			l := openLane(t, "j1", Config{Journal: j, Node: "n3", Wakes: func() uint64 { return wakes }})
+			a := attach(l)
+			l.send(a, `{"type":"join","name":"AAA","id":"j"}`)
+			token := replies(a)[0]["token"].(string)
+			l.send(a, `{"type":"start"}`)
+			l.send(a, l.roll(5, ""))
+			a.take(nil)
+			before := l.boardSeq()
+
+			if takenOver { // n1 takes the lane over in the pause, and AAA's second ball is rolled there
+				log, err := j.Read(ctx, l.ID(), 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				l2, err := Restore(ctx, log, Config{Journal: j, Node: "n1"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				b := attach(l2)
+				l2.send(b, fmt.Sprintf(`{"type":"resume","token":%q}`, token))
+				l2.send(b, l2.roll(4, `,"id":"r"`))
+				if r := replies(b); len(r) != 2 || r[1]["type"] != "ack" {
+					t.Fatalf("n1's lane answered %v, want a welcome and an ack", r)
+				}
+			}
+			stored, _ := j.Read(ctx, l.ID(), 0)
+			wakes++ // the server wakes from the pause
+			j.readsStale = true
+
+			// AAA's roll as the game stands: frame 2 if n1 took the lane.
+			roll := `{"type":"roll","pins":4,"frame":1,"ball":2,"id":"x"}`
+			if takenOver {
+				roll = `{"type":"roll","pins":3,"frame":2,"ball":1,"id":"x"}`
+			}
+			l.send(a, roll)
+			ms := a.take(nil)
+			if !takenOver {
+				// The new epoch's first board, then the ball's and its ack.
+				if len(ms) != 3 || !ms[0].board || !ms[1].board || !strings.Contains(string(ms[2].data), `"type":"ack"`) {
+					t.Fatalf("the woken lane nobody took answered %q, want two boards and the ack", ms)
+				}
+				var b struct{ Seq uint64 }
+				json.Unmarshal(ms[1].data, &b)
+				if b.Seq != (before>>32+1)<<32|2 || !strings.Contains(string(ms[2].data), fmt.Sprintf(`"seq":%d`, b.Seq)) {
+					t.Errorf("the ball's board seq %d and ack %s after seq %d; want the next epoch's second board, in both", b.Seq, ms[2].data, before)
+				}
+				log, _ := j.Journal.Read(ctx, l.ID(), 0)
+				if got := log.Events[len(stored.Events)]; got.Kind != game.Claimed || got.Node != "n3" {
+					t.Errorf("the event after the pause is %+v, want n3's claim", got)
+				}
+				return
+			}
+			if len(ms) != 1 || ms[0].board || !strings.Contains(string(ms[0].data), `"code":"unavailable"`) {
+				t.Errorf("the woken lane, its reads stale, answered %q; want unavailable alone", ms)
+			}
+			if log, _ := j.Journal.Read(ctx, l.ID(), 0); len(log.Events) != len(stored.Events) {
+				t.Errorf("the woken lane stored %+v after n1's events", log.Events[len(stored.Events):])
+			}
+
+			j.readsStale = false // the paused leader learns of the new one
+			l.retryAt = time.Time{}
+			l.send(a, roll)
+			if r := replies(a); len(r) != 1 || r[0]["code"] != "server_restarting" || !l.moved {
+				t.Errorf("once its reads are current, the woken lane answered %v, moved %v; want server_restarting, moved", r, l.moved)
 			}
 		})
 	}

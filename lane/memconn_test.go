@@ -24,6 +24,9 @@ type outgoing struct {
 	board bool
 }
 
+// String is the message's text, as a test reports it.
+func (o outgoing) String() string { return string(o.data) }
+
 // lane/ws's maxQueuedBoards and maxQueuedReplies.
 const memQueuedBoards, memQueuedReplies = 64, 64
 
