@@ -207,8 +207,10 @@ func (l *Lane) ackOf(ref string) protocol.Ack {
 // high bits, so that a client never sees seq go back when the lane is
 // restored, and the changes of this epoch in the low ones. Both fit a
 // JavaScript number exactly (2^53) for two million epochs of four billion
-// changes each.
-func (l *Lane) boardSeq() uint64 { return l.state.Epoch()<<32 | l.seq }
+// changes each. The epoch is the one the lane holds, not its state's:
+// a lane that read another server's claim in its log (and stops) still
+// numbers the board it shows as it did when it showed it.
+func (l *Lane) boardSeq() uint64 { return l.epoch<<32 | l.seq }
 
 // refuse answers a refused message with its error code. Refusals are
 // counted in the metrics and logged at debug level only: a client may have

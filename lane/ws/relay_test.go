@@ -21,6 +21,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -128,9 +129,16 @@ func (s linkSink) Close(status websocket.StatusCode, reason string) {
 // as two nodes of a cluster would.
 func serveRelayed(t *testing.T, id string) (owner, other *testServer, k *link) {
 	t.Helper()
+	return serveRelayedLane(t, id, func(cfg lane.Config) *lane.Lane { return lane.New(id, id, cfg) })
+}
+
+// serveRelayedLane is serveRelayed with the lane newLane makes of the
+// configuration given.
+func serveRelayedLane(t *testing.T, id string, newLane func(lane.Config) *lane.Lane) (owner, other *testServer, k *link) {
+	t.Helper()
 	k = &link{remotes: make(map[uint64]*lane.Client)}
 	cfg := lane.Config{Logger: testLogger(t), Publish: k.publish}
-	k.l = lane.New(id, id, cfg)
+	k.l = newLane(cfg)
 	k.relay = lane.NewRelay(id, k, cfg)
 	owner = serveLane(t, k.l, Config{})
 	var wg sync.WaitGroup
@@ -329,6 +337,47 @@ func TestRelayWhoseLaneStoppedSendsItsClientsAway(t *testing.T) {
 	default:
 		t.Error("the relay is not done")
 	}
+}
+
+// TestRelayedClientsSeeNoBoardAgainWhenTheLaneMoves: a lane that reads
+// in its log that another server took it over stops, and sends its
+// clients of other nodes the notice after the board they are owed. That
+// board is the one they were shown already, under the seq they were shown
+// it: the lane must not number it with the other server's epoch, which a
+// relay takes for a newer board, and shows its connections again (the
+// nemesis test saw "seq 0:15 after 0:15, within connection").
+func TestRelayedClientsSeeNoBoardAgainWhenTheLaneMoves(t *testing.T) {
+	ctx := t.Context()
+	j := memjournal.New()
+	_, other, k := serveRelayedLane(t, "moved", func(cfg lane.Config) *lane.Lane {
+		cfg.Journal, cfg.Node = j, "n1"
+		l, err := lane.Open(ctx, "moved", "moved", cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	})
+	p := &watcher{t: t, name: "AAA through the relay", c: other.dial(t)}
+	p.send(`{"type":"join","name":"AAA","id":"join"}`)
+	p.next("welcome", func(m wireMsg) bool { return m.Type == "welcome" })
+	p.send(`{"type":"start","id":"start"}`)
+	p.next("the start's ack", func(m wireMsg) bool { return m.Type == "ack" })
+	p.send(`{"type":"roll","pins":3,"frame":1,"ball":1,"id":"r"}`)
+	p.next("the roll's ack", func(m wireMsg) bool { return m.Type == "ack" })
+
+	log, err := j.Read(ctx, "moved", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lane.Restore(ctx, log, lane.Config{Journal: j, Node: "n2"}); err != nil {
+		t.Fatal(err)
+	}
+	k.l.Verify(ctx) // as after its node was found paused
+	m := p.next("the notice", func(m wireMsg) bool { return m.Type == "error" })
+	if m.Code != string(protocol.CodeServerRestarting) {
+		t.Errorf("got %s, want %s", m.raw, protocol.CodeServerRestarting)
+	}
+	<-p.c.done
 }
 
 // nowhere is the upstream of a relay whose lane the test plays itself.
