@@ -316,14 +316,40 @@ func (c *Cluster) Run(ctx context.Context, lanes Lanes) error {
 			// The tick's own time is when it was due: after a pause, the
 			// one that waited. Now is when it ran.
 			now := time.Now()
-			if late := now.Sub(last) - c.cfg.Heartbeat; late > c.cfg.NodeTimeout {
-				c.wakes.Add(1) // before lastBeat: see Wakes
-				c.log.Warn("this node was paused: the others may have taken its lanes", "late", late)
-				go c.verify()
-			}
+			c.beat(now, now.Sub(last))
 			last = now
-			c.lastBeat.Store(now.UnixNano())
-			c.sweep(now)
+		}
+	}
+}
+
+// beat does a heartbeat's work at now, since after the one before it:
+// that the node ran so late means it was paused (its process stopped,
+// its machine frozen).
+func (c *Cluster) beat(now time.Time, since time.Duration) {
+	if late := since - c.cfg.Heartbeat; late > c.cfg.NodeTimeout {
+		c.wakes.Add(1) // before lastBeat: see Wakes
+		c.log.Warn("this node was paused: the others may have taken its lanes", "late", late)
+		c.excuse(now)
+		go c.verify()
+	}
+	c.lastBeat.Store(now.UnixNano())
+	c.sweep(now)
+}
+
+// excuse gives the nodes alive before this one was paused a node timeout
+// from now to be heard again: their silence was this node's, which heard
+// nobody while paused, and may find its routes to them broken by the
+// pause (a nemesis run saw a node wake, find its pings unanswered at once
+// for want of routes, take the others for dead, and take over a lane
+// that one of them ran, whose clients it sent away). One that died
+// meanwhile is found out a node timeout later.
+func (c *Cluster) excuse(now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for node := range c.seen {
+		if !c.dead[node] {
+			c.seen[node] = now
+			delete(c.unanswered, node)
 		}
 	}
 }
