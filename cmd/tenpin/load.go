@@ -14,7 +14,6 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/tenpin/tenpin/cmd/tenpin/internal/loadgen"
@@ -125,19 +124,6 @@ func runLoad(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 		return exitError{1}
 	}
 	return nil
-}
-
-// raiseFileLimit lifts the open-file limit to its hard maximum: every
-// connection is a file.
-func raiseFileLimit(stderr io.Writer) {
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil || lim.Cur >= lim.Max {
-		return
-	}
-	lim.Cur = lim.Max
-	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		fmt.Fprintf(stderr, "tenpin: load: raising the open-file limit: %v\n", err)
-	}
 }
 
 // randomPlayers is tenpin load's strategy: a player thinks for -think,

@@ -15,7 +15,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -405,16 +404,6 @@ func newHTTPServer(h http.Handler, logger *slog.Logger) *http.Server {
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-}
-
-// openFileLimit returns the process's open-file limit (its soft limit),
-// and false if it cannot be read.
-func openFileLimit() (uint64, bool) {
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		return 0, false
-	}
-	return uint64(lim.Cur), true
 }
 
 // fileHeadroom returns the files of an open-file limit of nofile kept

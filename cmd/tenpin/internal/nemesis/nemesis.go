@@ -44,7 +44,6 @@ import (
 	"reflect"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/tenpin/tenpin/protocol"
@@ -139,6 +138,8 @@ func Do(ctx context.Context, cfg Config) (Result, error) {
 		return Result{}, errors.New("nemesis: need 1 lane or more, 1 to 8 players, 0 spectators or more, 1 to 90 games a lane")
 	case cfg.Duration <= 0, cfg.Gap <= 0, cfg.Down <= 0, cfg.Pause < time.Second:
 		return Result{}, errors.New("nemesis: need a positive duration, gap and down time, and a pause of 1s or more")
+	case pauseSignal == nil && !cfg.NoPause:
+		return Result{}, errors.New("nemesis: pausing a node takes SIGSTOP and SIGCONT, which this system lacks: leave pauses out (-no-pause)")
 	}
 	r := &Run{cfg: cfg, http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}, start: time.Now()}
 	defer r.http.CloseIdleConnections()
@@ -269,12 +270,12 @@ func (r *Run) faults(ctx context.Context) ([]Fault, error) {
 			f.Kind = "pause"
 			f.For = time.Second + time.Duration(rng.Int64N(int64(r.cfg.Pause-time.Second)+1))
 			r.logf("pause %s (SIGSTOP) for %v", n.name, f.For.Round(time.Millisecond))
-			if err := n.signal(syscall.SIGSTOP); err != nil {
+			if err := n.signal(pauseSignal); err != nil {
 				return out, err
 			}
 			n.setState("paused")
 			time.Sleep(f.For)
-			if err := n.signal(syscall.SIGCONT); err != nil {
+			if err := n.signal(resumeSignal); err != nil {
 				return out, err
 			}
 			n.setState("up")

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -172,7 +171,7 @@ func startAll(ctx context.Context, nodes []*node) error {
 }
 
 // signal sends sig to the node's process.
-func (n *node) signal(sig syscall.Signal) error {
+func (n *node) signal(sig os.Signal) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.cmd == nil {
@@ -183,7 +182,7 @@ func (n *node) signal(sig syscall.Signal) error {
 
 // kill kills the node with SIGKILL and waits for the process to end.
 func (n *node) kill() error {
-	if err := n.signal(syscall.SIGKILL); err != nil {
+	if err := n.signal(os.Kill); err != nil {
 		return err
 	}
 	n.mu.Lock()
@@ -249,7 +248,9 @@ func (n *node) stop() {
 	if cmd == nil {
 		return
 	}
-	cmd.Process.Signal(syscall.SIGCONT)
+	if resumeSignal != nil {
+		cmd.Process.Signal(resumeSignal)
+	}
 	cmd.Process.Kill()
 	<-exited
 	n.log.Close()
