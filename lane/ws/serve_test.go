@@ -131,18 +131,41 @@ func (c *testClient) expect(t *testing.T, what string, match func(wireMsg) bool)
 	for {
 		select {
 		case m := <-c.msgs:
-			if m.Type == "error" && !match(m) {
-				t.Logf("while waiting for %s: %s", what, m.raw)
-			}
-			if match(m) {
+			if c.matches(t, what, m, match) {
 				return m
 			}
 		case <-c.done:
+			// The messages read before the end come first: select picks
+			// among ready cases at random.
+			for {
+				select {
+				case m := <-c.msgs:
+					if c.matches(t, what, m, match) {
+						return m
+					}
+					continue
+				default:
+				}
+				break
+			}
 			t.Fatalf("connection ended (%v) while waiting for %s", c.err, what)
 		case <-timeout:
 			t.Fatalf("no %s within %v", what, wait)
 		}
 	}
+}
+
+// matches reports whether m matches, and logs an error message that does
+// not, which expect skips.
+func (c *testClient) matches(t *testing.T, what string, m wireMsg, match func(wireMsg) bool) bool {
+	t.Helper()
+	if match(m) {
+		return true
+	}
+	if m.Type == "error" {
+		t.Logf("while waiting for %s: %s", what, m.raw)
+	}
+	return false
 }
 
 // startPlaying seats a player, AAA, who starts the lane's game.
