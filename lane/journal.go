@@ -101,6 +101,7 @@ func (l *Lane) sync(ctx context.Context) error {
 	// fails, and the lane goroutine would fall behind its inbox (and its
 	// readers behind their pongs): try the store again only after a pause.
 	if now := time.Now(); now.Before(l.retryAt) {
+		l.retryLater()
 		return errStoreDown
 	}
 	err := l.readBack(ctx)
@@ -113,9 +114,27 @@ func (l *Lane) sync(ctx context.Context) error {
 		}
 		l.stale, l.retryAt = true, time.Now().Add(storeRetryPause)
 		l.log.Warn("the lane could not read its log back", "err", err)
+		l.retryLater()
 		return errStoreDown
 	}
 	return nil
+}
+
+// retryLater has a woken lane whose read-back failed try again once the
+// pause after a failed read is over, on its own: its clients may all
+// have gone elsewhere (it sent them away, or they gave up on its node),
+// and with no message to make it read, a lane that another server took
+// over meanwhile would never find out, and go on answering for the lane
+// to the other nodes (a nemesis run saw two nodes each show the lane's
+// games, one of them three games behind).
+func (l *Lane) retryLater() {
+	if l.retrying || !l.woken.Load() {
+		return
+	}
+	l.retrying = true
+	time.AfterFunc(storeRetryPause, func() {
+		l.submit(context.Background(), request{op: opRetry})
+	})
 }
 
 // reclaim takes the lane up again after its server was found paused: a

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/coder/websocket"
@@ -18,18 +20,19 @@ import (
 
 // faulty is a real in-memory journal whose next append fails: before
 // storing (the store refused it), or after (the answer was lost); and
-// whose reads fail while readFails is set.
+// whose reads fail while readFails is set (atomic: a running lane's
+// goroutine reads it).
 type faulty struct {
 	*memjournal.Journal
 	fail, lose bool
-	readFails  bool
+	readFails  atomic.Bool
 	readsStale bool // reads find nothing new, as a stream leader paused with the lane's server answers
 	reads      int
 }
 
 func (f *faulty) Read(ctx context.Context, id string, after uint64) (game.Log, error) {
 	f.reads++
-	if f.readFails {
+	if f.readFails.Load() {
 		return game.Log{}, errFault
 	}
 	if f.readsStale {
@@ -149,7 +152,8 @@ func TestLostJoinIsSeatedOnReadBack(t *testing.T) {
 func TestStoreDownIsNotAskedAtEveryMessage(t *testing.T) {
 	j := &faulty{Journal: memjournal.New()}
 	l, a := seatedLane(t, j)
-	j.fail, j.readFails = true, true
+	j.fail = true
+	j.readFails.Store(true)
 	l.send(a, l.roll(7, `,"id":"r1"`)) // the append fails: the lane must read back
 	for i := range 5 {
 		l.send(a, l.roll(7, fmt.Sprintf(`,"id":"r%d"`, i+2)))
@@ -162,7 +166,7 @@ func TestStoreDownIsNotAskedAtEveryMessage(t *testing.T) {
 	if j.reads != 1 {
 		t.Errorf("the store was asked to read %d times for 5 commands in a row, want once", j.reads)
 	}
-	j.readFails = false
+	j.readFails.Store(false)
 	l.retryAt = time.Time{} // the pause is over
 	l.send(a, l.roll(7, `,"id":"ok"`))
 	if r := replies(a); len(r) != 1 || r[0]["type"] != "ack" {
@@ -329,7 +333,7 @@ func TestWokenLaneShowsNoStaleBoard(t *testing.T) {
 				}
 			}
 			wakes++ // the server wakes from a pause (in which n2 took the lane)
-			j.readFails = tt.readFails
+			j.readFails.Store(tt.readFails)
 
 			b := attach(l)
 			var got []string
@@ -364,7 +368,7 @@ func TestWokenLaneShowsNoStaleBoard(t *testing.T) {
 				if ms := a.take(nil); len(ms) != 0 {
 					t.Errorf("the woken lane showed its client a change before reading its log back: %d messages", len(ms))
 				}
-				j.readFails = false
+				j.readFails.Store(false)
 				l.retryAt = time.Time{} // the pause after a failed read is over
 				c := attach(l)
 				if ms := c.take(nil); len(ms) != 1 || !ms[0].board {
@@ -464,4 +468,53 @@ func TestWokenLaneTrustsNoStaleRead(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWokenLaneFindsOnItsOwnThatItMoved: a lane woken from a pause whose
+// log cannot be read tries again on its own, message or no message: its
+// clients may all have gone to other nodes, and one of those may have
+// taken the lane over. Once the read shows the other's claim, the lane
+// stops. Without the retry it would wait, holding the lane, for a message
+// that does not come.
+func TestWokenLaneFindsOnItsOwnThatItMoved(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		j := &faulty{Journal: memjournal.New()}
+		var wakes atomic.Uint64
+		l := openLane(t, "j1", Config{Journal: j, Node: "n1", Wakes: wakes.Load})
+		ran := make(chan error, 1)
+		go func() { ran <- l.Run(ctx) }()
+
+		// In the pause n2 takes the lane over; when n1 wakes, the store
+		// cannot be read for a moment.
+		log, err := j.Read(ctx, l.ID(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Restore(ctx, log, Config{Journal: j, Node: "n2"}); err != nil {
+			t.Fatal(err)
+		}
+		j.readFails.Store(true)
+		wakes.Add(1)
+		l.Verify(ctx)
+		synctest.Wait()
+		select {
+		case err := <-ran:
+			t.Fatalf("the lane stopped (%v) before it could read its log", err)
+		default:
+		}
+
+		j.readFails.Store(false)
+		time.Sleep(2 * storeRetryPause)
+		synctest.Wait()
+		select {
+		case err := <-ran:
+			if !errors.Is(err, ErrMoved) {
+				t.Errorf("the lane stopped with %v, want ErrMoved", err)
+			}
+		default:
+			t.Error("the woken lane, with no message to make it read its log, never found that n2 took it over")
+		}
+	})
 }

@@ -43,15 +43,16 @@ type Lane struct {
 	view atomic.Pointer[view] // the latest board, for readers outside the goroutine
 
 	// Owned by the lane goroutine.
-	state   *game.State
-	journal game.Journal  // nil: nothing is stored
-	last    uint64        // the journal's position of the lane's last event
-	keep    atomic.Uint64 // the first position of its log a compaction must keep: see Keep
-	stale   bool          // an append's outcome is unknown: read the log before the next
-	pending []pendingJoin // joins refused while their outcome was unknown
-	retryAt time.Time     // a failed read-back: not before then again
-	epoch   uint64        // the epoch this lane holds: a later claim in the log is another server's
-	moved   bool          // the log holds a later claim: stop
+	state    *game.State
+	journal  game.Journal  // nil: nothing is stored
+	last     uint64        // the journal's position of the lane's last event
+	keep     atomic.Uint64 // the first position of its log a compaction must keep: see Keep
+	stale    bool          // an append's outcome is unknown: read the log before the next
+	pending  []pendingJoin // joins refused while their outcome was unknown
+	retryAt  time.Time     // a failed read-back: not before then again
+	retrying bool          // a woken lane's read-back failed, and it will try again on its own: see retryLater
+	epoch    uint64        // the epoch this lane holds: a later claim in the log is another server's
+	moved    bool          // the log holds a later claim: stop
 	// wakes is Config.Wakes when the lane last looked; woken, that its
 	// server was found paused and the lane has not read its log back
 	// since. Atomic: Board reads them on other goroutines.
@@ -101,6 +102,7 @@ const (
 	opSnapshot // store a snapshot, answer on result
 	opExpire   // a waiting connection's grace is over (see attach)
 	opVerify   // read the log back before the next decision
+	opRetry    // a woken lane tries again to read its log back: see retryLater
 )
 
 type request struct {

@@ -54,7 +54,7 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 				l.closeAll(websocket.StatusGoingAway, protocol.CodeServerRestarting, "the lane moved to another server: reconnect, your seat is kept")
 				return ErrMoved
 			}
-			if r.op != opSnapshot { // the journal's compaction is not someone using the lane
+			if r.op != opSnapshot && r.op != opRetry { // the journal's compaction, or the lane itself, is not someone using the lane
 				l.armIdle()
 			}
 		}
@@ -128,6 +128,9 @@ func (l *Lane) handle(ctx context.Context, r request) {
 		if _, ok := l.waiting[r.c]; ok {
 			l.turnAway(r.c, "")
 		}
+	case opRetry:
+		l.retrying = false
+		l.sync(ctx)
 	case opVerify:
 		if l.journal != nil {
 			l.stale, l.retryAt = true, time.Time{}
