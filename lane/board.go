@@ -65,14 +65,19 @@ func (l *Lane) changed() { l.changedAcking(nil, "") }
 // their boards to be queued.
 func (l *Lane) changedAcking(c *Client, ref string) {
 	if l.checkWakes(); l.woken.Load() {
-		// Its server was found paused, and the lane has not read its log
-		// back since: another server may run the lane now and have shown
+		// Its server was found paused, and the lane has not claimed it
+		// again since: another server may run the lane now and have shown
 		// later boards, whose seq this one would take back. The board
-		// waits for the read-back (see readBack).
+		// waits for the claim (see reclaim).
 		l.due = true
 		l.ack(c, ref)
 		return
 	}
+	l.show(c, ref)
+}
+
+// show is changedAcking once the lane knows it holds the lane.
+func (l *Lane) show(c *Client, ref string) {
 	if l.due {
 		l.due = false
 		l.presence.Stop()
@@ -126,10 +131,12 @@ func boardTo(conn Conn, board []byte, seq uint64, now bool, reply []byte) (skipp
 	return skipped
 }
 
-// sendBoard sends one client the current board, board.
-func (l *Lane) sendBoard(c *Client, board []byte) {
-	c.sent = l.boardSeq()
-	c.conn.Board(board, c.sent)
+// sendBoard sends one client the current board: the lane's view, with
+// the seq it was built with.
+func (l *Lane) sendBoard(c *Client) {
+	v := l.view.Load()
+	c.sent = v.seq
+	c.conn.Board(v.board, v.seq)
 }
 
 // buildBoard builds the current board, encodes it, and makes it the
@@ -185,9 +192,9 @@ func frameViews(g *bowling.Game, corrected uint16) []protocol.Frame {
 // the board first, unless it was queued that board on its own already,
 // and its node hands both on in the order they come.
 func (l *Lane) reply(c *Client, msg any) {
-	seq := l.boardSeq()
+	seq := l.view.Load().seq
 	if c.relayed && c.sent < seq {
-		l.sendBoard(c, l.view.Load().board)
+		l.sendBoard(c)
 	}
 	c.conn.Reply(encodeReply(msg), seq)
 }
@@ -198,9 +205,10 @@ func (l *Lane) ack(c *Client, ref string) {
 	}
 }
 
-// ackOf is the ack of message ref, after the lane's current board.
+// ackOf is the ack of message ref, after the lane's current board: the
+// one last built (see sendBoard).
 func (l *Lane) ackOf(ref string) protocol.Ack {
-	return protocol.Ack{Type: protocol.TypeAck, Ref: ref, Seq: l.boardSeq()}
+	return protocol.Ack{Type: protocol.TypeAck, Ref: ref, Seq: l.view.Load().seq}
 }
 
 // boardSeq returns the seq of the lane's current board: the epoch in the

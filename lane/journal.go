@@ -120,8 +120,8 @@ func (l *Lane) sync(ctx context.Context) error {
 	return nil
 }
 
-// retryLater has a woken lane whose read-back failed try again once the
-// pause after a failed read is over, on its own: its clients may all
+// retryLater has a woken lane whose read-back, or claim, failed try again
+// once the pause after a failed read is over, on its own: its clients may all
 // have gone elsewhere (it sent them away, or they gave up on its node),
 // and with no message to make it read, a lane that another server took
 // over meanwhile would never find out, and go on answering for the lane
@@ -145,22 +145,42 @@ func (l *Lane) retryLater() {
 // elected another (a cluster test saw such a lane refuse a ball as
 // stale, ahead of a game that had moved on elsewhere). An append is
 // stored only once most servers have it, so the claim lands only if no
-// other server wrote to the log since. If one did, the lane reads back
-// again on its next message, and stops once the read shows the other's
-// claim; until then it decides nothing and shows no board.
+// other server wrote to the log since. If one did, or the claim's outcome
+// is unknown, the lane reads back again (at its next message, or on its
+// own: see retryLater), and stops once the read shows another's claim, or
+// takes the lane up if it shows its own (see readBack); until then it
+// decides nothing and shows no board.
 func (l *Lane) reclaim(ctx context.Context) error {
 	claim := l.state.Claim(l.cfg.Node)
+	l.claiming = claim.Epoch
 	if err := l.store(ctx, claim); err != nil {
 		return fmt.Errorf("lane %s: taking the lane up again after a pause: %w", l.id, err)
 	}
 	l.state.Apply(claim)
-	l.epoch, l.seq = claim.Epoch, 0
-	l.woken.Store(false)
-	l.log.Info("took the lane up again after a pause", "epoch", claim.Epoch)
-	// Every client is shown the board of the new epoch: an ack names
-	// the seq of a board its client is sent, and this epoch's first.
-	l.changed()
+	l.took(claim.Epoch)
 	return nil
+}
+
+// took makes epoch, of the lane's own claim (stored, and applied to its
+// state), the one the lane holds, and shows every client the board of it
+// at once, woken or not: an ack names the seq of a board its client is
+// sent, and this epoch's first.
+func (l *Lane) took(epoch uint64) {
+	l.epoch, l.seq, l.claiming = epoch, 0, 0
+	l.woken.Store(false)
+	l.log.Info("took the lane up again after a pause", "epoch", epoch)
+	l.show(nil, "")
+}
+
+// ownClaim reports whether events hold the lane's claim of epoch, as
+// this server makes it: a claim whose answer was lost, read back.
+func (l *Lane) ownClaim(events []game.Event, epoch uint64) bool {
+	for _, e := range events {
+		if e.Kind == game.Claimed && e.Epoch == epoch && e.Node == l.cfg.Node {
+			return true
+		}
+	}
+	return false
 }
 
 // checkWakes marks the lane stale, and woken, if its server was found
@@ -177,7 +197,7 @@ func (l *Lane) checkWakes() {
 }
 
 // unsure reports whether the lane's server was found paused and the lane
-// has not read its log back since (or is yet to notice): its board may be
+// has not claimed it again since (or is yet to notice): its board may be
 // older than another server's, which may have taken the lane over. Safe
 // on any goroutine.
 func (l *Lane) unsure() bool {
@@ -205,6 +225,9 @@ func (l *Lane) readBack(ctx context.Context) error {
 		l.state.Apply(e)
 	}
 	l.last, l.stale = log.Last, false
+	if c := l.claiming; c != 0 && l.state.Epoch() == c && l.ownClaim(log.Events, c) {
+		l.took(c) // the claim reclaim sent landed, though its answer was lost
+	}
 	if l.state.Epoch() > l.epoch {
 		l.moved = true // another server claimed the lane: its log is not ours to write
 		return errMoved

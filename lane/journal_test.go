@@ -1,6 +1,7 @@
 package lane
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -25,6 +26,7 @@ import (
 type faulty struct {
 	*memjournal.Journal
 	fail, lose bool
+	onClaim    func() // called as a claim is appended
 	readFails  atomic.Bool
 	readsStale bool // reads find nothing new, as a stream leader paused with the lane's server answers
 	reads      int
@@ -44,6 +46,9 @@ func (f *faulty) Read(ctx context.Context, id string, after uint64) (game.Log, e
 var errFault = errors.New("store down")
 
 func (f *faulty) Append(ctx context.Context, id string, last uint64, e game.Event) (uint64, error) {
+	if e.Kind == game.Claimed && f.onClaim != nil {
+		f.onClaim()
+	}
 	if f.fail {
 		f.fail = false
 		return 0, errFault
@@ -517,4 +522,88 @@ func TestWokenLaneFindsOnItsOwnThatItMoved(t *testing.T) {
 			t.Error("the woken lane, with no message to make it read its log, never found that n2 took it over")
 		}
 	})
+}
+
+// TestWokenLaneClaimsOnce: the claim of a woken lane (see reclaim) whose
+// answer is lost, though it landed, is the lane's own when the lane reads
+// it back: the lane takes the lane up, and does not stop as if another
+// server had claimed it. And a claim during which the server is found
+// paused again still shows its board at once: every ack a client gets
+// names a board it was sent, under the seq the board itself says.
+func TestWokenLaneClaimsOnce(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		lose      bool // the claim's answer is lost
+		wakeAgain bool // a second pause is found while the claim is on its way
+	}{
+		{name: "answer lost", lose: true},
+		{name: "woken again", wakeAgain: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			j := &faulty{Journal: memjournal.New()}
+			var wakes uint64
+			l := openLane(t, "j1", Config{Journal: j, Node: "n1", Wakes: func() uint64 { return wakes }})
+			a := attach(l)
+			l.send(a, `{"type":"join","name":"AAA"}`)
+			l.send(a, `{"type":"start"}`)
+			var sent []outgoing
+			sent = a.take(sent)
+
+			wakes++
+			if tt.wakeAgain {
+				j.onClaim = func() { wakes++; j.onClaim = nil }
+			}
+			j.lose = tt.lose
+			for try := range 3 {
+				l.retryAt = time.Time{} // the pause after a failed read is over
+				l.send(a, l.roll(4, fmt.Sprintf(`,"id":"r%d"`, try)))
+			}
+			sent = a.take(sent)
+			if l.moved {
+				t.Fatal("the lane took its own claim for another server's, and stopped")
+			}
+			var boards []uint64
+			rolled := false
+			for _, m := range sent {
+				var v struct {
+					Type, Ref string
+					Seq       uint64
+				}
+				json.Unmarshal(m.data, &v)
+				switch {
+				case m.board:
+					if v.Seq != m.seq {
+						t.Errorf("a board says seq %d, and was sent as %d", v.Seq, m.seq)
+					}
+					if len(boards) > 0 && v.Seq <= boards[len(boards)-1] {
+						t.Errorf("board seq %d after %d", v.Seq, boards[len(boards)-1])
+					}
+					boards = append(boards, v.Seq)
+				case v.Type == "ack":
+					rolled = true
+					if !slices.Contains(boards, v.Seq) {
+						t.Errorf("ack %s names seq %d; the boards sent were %v", v.Ref, v.Seq, boards)
+					}
+					fallthrough
+				default:
+					if !slices.Contains(boards, m.seq) {
+						t.Errorf("%s follows the board of seq %d; the boards sent were %v", m.data, m.seq, boards)
+					}
+				}
+			}
+			if !rolled {
+				t.Errorf("no roll was acked: %q", sent)
+			}
+			if !tt.lose {
+				for _, m := range sent {
+					if bytes.Contains(m.data, []byte(`"type":"error"`)) {
+						t.Errorf("a roll was refused: %s", m.data)
+					}
+				}
+			}
+			if b := currentBoard(t, l); b.Seq>>32 == 0 {
+				t.Errorf("the lane's board after the pause is of epoch 0, want a new one: seq %d", b.Seq)
+			}
+		})
+	}
 }

@@ -51,11 +51,12 @@ type Lane struct {
 	pending  []pendingJoin // joins refused while their outcome was unknown
 	retryAt  time.Time     // a failed read-back: not before then again
 	retrying bool          // a woken lane's read-back failed, and it will try again on its own: see retryLater
+	claiming uint64        // the epoch of a claim whose outcome is unknown (see reclaim); 0: none
 	epoch    uint64        // the epoch this lane holds: a later claim in the log is another server's
 	moved    bool          // the log holds a later claim: stop
 	// wakes is Config.Wakes when the lane last looked; woken, that its
-	// server was found paused and the lane has not read its log back
-	// since. Atomic: Board reads them on other goroutines.
+	// server was found paused and the lane has not claimed it again
+	// since (see reclaim). Atomic: Board reads them on other goroutines.
 	wakes   atomic.Uint64
 	woken   atomic.Bool
 	seq     uint64 // changes shown in this epoch
@@ -264,7 +265,7 @@ func (l *Lane) BoardJSON() []byte { return l.view.Load().board }
 // Board returns the lane's latest board message and its seq, from any
 // goroutine: for a node that relays the lane and may have lost it. It
 // returns nil and 0 while the lane's server was found paused and the lane
-// has not read its log back since: another server may run the lane now,
+// has not claimed it again since: another server may run the lane now,
 // and a relay of it must not be shown an older board (see changed).
 func (l *Lane) Board() (board []byte, seq uint64) {
 	if l.unsure() {

@@ -22,6 +22,7 @@ type memConn struct {
 type outgoing struct {
 	data  []byte
 	board bool
+	seq   uint64 // the seq the lane gave with it: a board's, or the one a reply follows
 }
 
 // String is the message's text, as a test reports it.
@@ -30,7 +31,7 @@ func (o outgoing) String() string { return string(o.data) }
 // lane/ws's maxQueuedBoards and maxQueuedReplies.
 const memQueuedBoards, memQueuedReplies = 64, 64
 
-func (m *memConn) Board(b []byte, _ uint64) (skipped int) {
+func (m *memConn) Board(b []byte, seq uint64) (skipped int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.boards >= memQueuedBoards {
@@ -45,23 +46,23 @@ func (m *memConn) Board(b []byte, _ uint64) (skipped int) {
 		// The new board ahead of the replies kept, as lane/ws does.
 		kept = append(kept, outgoing{})
 		copy(kept[1:], kept)
-		kept[0] = outgoing{data: b, board: true}
+		kept[0] = outgoing{data: b, board: true, seq: seq}
 		m.queue, m.boards = kept, 1
 		return skipped
 	}
-	m.queue = append(m.queue, outgoing{data: b, board: true})
+	m.queue = append(m.queue, outgoing{data: b, board: true, seq: seq})
 	m.boards++
 	return 0
 }
 
-func (m *memConn) Reply(b []byte, _ uint64) {
+func (m *memConn) Reply(b []byte, seq uint64) {
 	m.mu.Lock()
 	if len(m.queue)-m.boards >= memQueuedReplies {
 		m.mu.Unlock()
 		m.Close(websocket.StatusPolicyViolation, "too many unread replies")
 		return
 	}
-	m.queue = append(m.queue, outgoing{data: b})
+	m.queue = append(m.queue, outgoing{data: b, seq: seq})
 	m.mu.Unlock()
 }
 

@@ -55,7 +55,7 @@ func (l *Lane) attach(ctx context.Context, c *Client) {
 	// of another node gets it on its own even when the count is shown at
 	// once: its relay shows it no board before (see Relay).
 	if !l.presenceChanged() || c.relayed {
-		l.sendBoard(c, l.view.Load().board)
+		l.sendBoard(c)
 	}
 }
 
