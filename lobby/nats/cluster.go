@@ -182,9 +182,11 @@ type Cluster struct {
 	boards   chan *nats.Msg
 	stop     chan struct{}
 
-	// lastBeat is when the heartbeat loop last ran (UnixNano), and wakes
-	// counts the pauses it found: see Wakes.
+	// lastBeat is when the heartbeat loop last ran (UnixNano), or a
+	// pause was found, and wakes counts the pauses found: see Wakes and
+	// checkPaused, which alone moves both under pauseMu.
 	lastBeat, wakes atomic.Int64
+	pauseMu         sync.Mutex
 	closed          bool
 
 	running atomic.Pointer[running] // once Run runs
@@ -303,8 +305,7 @@ func (c *Cluster) Run(ctx context.Context, lanes Lanes) error {
 	}
 	tick := time.NewTicker(c.cfg.Heartbeat)
 	defer tick.Stop()
-	last := time.Now()
-	c.lastBeat.Store(last.UnixNano())
+	c.lastBeat.Store(time.Now().UnixNano())
 	beat, _ := json.Marshal(protocol.Node{Name: c.cfg.Node, URLs: c.cfg.URLs}) // plain values: cannot fail
 	for {
 		c.nc.Publish(subjNode+c.cfg.Node, beat)
@@ -315,25 +316,38 @@ func (c *Cluster) Run(ctx context.Context, lanes Lanes) error {
 		case <-tick.C:
 			// The tick's own time is when it was due: after a pause, the
 			// one that waited. Now is when it ran.
-			now := time.Now()
-			c.beat(now, now.Sub(last))
-			last = now
+			c.beat(time.Now())
 		}
 	}
 }
 
-// beat does a heartbeat's work at now, since after the one before it:
-// that the node ran so late means it was paused (its process stopped,
-// its machine frozen).
-func (c *Cluster) beat(now time.Time, since time.Duration) {
-	if late := since - c.cfg.Heartbeat; late > c.cfg.NodeTimeout {
-		c.wakes.Add(1) // before lastBeat: see Wakes
-		c.log.Warn("this node was paused: the others may have taken its lanes", "late", late)
-		c.excuse(now)
-		go c.verify()
-	}
+// beat does a heartbeat's work at now.
+func (c *Cluster) beat(now time.Time) {
+	c.checkPaused(now)
 	c.lastBeat.Store(now.UnixNano())
 	c.sweep(now)
+}
+
+// checkPaused finds whether the node was paused (its process stopped, its
+// machine frozen) before now: the heartbeat loop last ran longer ago than
+// a heartbeat and the node timeout. The first to find a pause, the loop
+// or a lane asking Wakes, counts it, once, and has the node's lanes
+// verify (see Verify) and the other nodes excused (see excuse).
+func (c *Cluster) checkPaused(now time.Time) {
+	last := c.lastBeat.Load()
+	if last == 0 || now.Sub(time.Unix(0, last))-c.cfg.Heartbeat <= c.cfg.NodeTimeout {
+		return
+	}
+	c.pauseMu.Lock()
+	defer c.pauseMu.Unlock()
+	if c.lastBeat.Load() != last {
+		return // found and counted already
+	}
+	c.wakes.Add(1) // before lastBeat: see Wakes
+	c.lastBeat.Store(now.UnixNano())
+	c.log.Warn("this node was paused: the others may have taken its lanes", "late", now.Sub(time.Unix(0, last))-c.cfg.Heartbeat)
+	c.excuse(now)
+	go c.verify()
 }
 
 // excuse gives the nodes alive before this one was paused a node timeout
@@ -441,6 +455,7 @@ func (c *Cluster) alive(node string, now time.Time) bool {
 // request's time is alive; one killed has no responders at once (its
 // routes closed with it); one paused does not answer.
 func (c *Cluster) ask(node string) {
+	wakes := c.wakes.Load()
 	_, err := c.nc.Request(subjPing+node, nil, c.cfg.RequestTimeout)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -448,6 +463,9 @@ func (c *Cluster) ask(node string) {
 	if err == nil {
 		c.seen[node] = time.Now()
 		return
+	}
+	if c.wakes.Load() != wakes {
+		return // asked before a pause of this node's: its silence is excused (see excuse)
 	}
 	c.unanswered[node] = true // dead, unless heard again
 	c.log.Info("a silent node does not answer", "silent", node, "err", err)
@@ -609,13 +627,12 @@ func (c *Cluster) snapshot(m *nats.Msg) {
 // stopped for longer than the node timeout, long enough for the others to
 // think it dead and take its lanes over. It is lane.Config.Wakes. A lane
 // that asks while the heartbeat loop has not run for that long (the
-// process has just woken, and the loop is yet to notice) gets a new count
-// too.
+// process has just woken, and the loop is yet to notice) finds the pause
+// itself; either way each pause counts once (see checkPaused), so that a
+// lane claims its lane again once for it, not once for every lane that
+// asked.
 func (c *Cluster) Wakes() uint64 {
-	last := c.lastBeat.Load()
-	if last != 0 && time.Since(time.Unix(0, last)) > c.cfg.NodeTimeout {
-		return uint64(c.wakes.Add(1))
-	}
+	c.checkPaused(time.Now())
 	return uint64(c.wakes.Load())
 }
 

@@ -1,8 +1,11 @@
 package nats
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 )
 
 // TestAWokenNodeTakesNobodyForDead: a node that finds it was paused
@@ -24,28 +27,91 @@ func TestAWokenNodeTakesNobodyForDead(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.close)
-	start := time.Now()
+	// The node's last heartbeat and n3's were 5 s ago: since then the
+	// node was paused.
+	start := time.Now().Add(-5 * time.Second)
 	c.mu.Lock()
-	c.seen["n3"] = start // its last heartbeat before the pause
+	c.seen["n3"] = start
 	c.mu.Unlock()
+	c.lastBeat.Store(start.UnixNano())
 
-	woke := start.Add(5 * time.Second)
-	c.beat(woke, 5*time.Second) // the first heartbeat after the pause
+	// Lanes find the pause before the heartbeat loop does: each pause
+	// counts once, however many ask.
+	for range 3 {
+		if w := c.Wakes(); w != 1 {
+			t.Fatalf("Wakes = %d after one pause, want 1", w)
+		}
+	}
+	woke := time.Now()
+	c.beat(woke) // the loop's first heartbeat after the pause
 	c.settle(t)
-	c.beat(woke.Add(cfg.Heartbeat), cfg.Heartbeat)
+	c.beat(woke.Add(cfg.Heartbeat))
 	if c.isDead("n3") {
 		t.Fatal("the woken node took n3 for dead at once")
 	}
-	if c.Wakes() == 0 {
-		t.Error("the woken node counted no pause")
+	if w := c.Wakes(); w != 1 {
+		t.Errorf("Wakes = %d after one pause and the heartbeats after it, want 1", w)
 	}
 
 	later := woke.Add(cfg.NodeTimeout + cfg.Heartbeat)
-	c.beat(later, cfg.Heartbeat) // n3 is asked now, and does not answer
+	c.beat(later) // n3 is asked now, and does not answer
 	c.settle(t)
-	c.beat(later.Add(cfg.Heartbeat), cfg.Heartbeat)
+	c.beat(later.Add(cfg.Heartbeat))
 	if !c.isDead("n3") {
 		t.Error("n3, silent a node timeout after the other woke, is not taken for dead")
+	}
+}
+
+// TestAPingAcrossAPauseIsNotHeld: a node pinged a silent one, then was
+// paused before the answer could come: the ping's failure says nothing of
+// the other, whose silence the pause excused. The other is pinged again
+// once silent for a node timeout after the waking, and is alive if it
+// answers then. Here n4 answers every ping but the first.
+func TestAPingAcrossAPauseIsNotHeld(t *testing.T) {
+	j, err := Open(t.Context(), StoreConfig{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { j.Close() })
+	cfg := ClusterConfig{Conn: j.Conn(), Node: "n2", Heartbeat: 100 * time.Millisecond, NodeTimeout: time.Second, RequestTimeout: 300 * time.Millisecond}
+	c, err := NewCluster(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.close)
+	var pings atomic.Int32
+	held := make(chan struct{})
+	sub, err := j.Conn().Subscribe(subjPing+"n4", func(m *nats.Msg) {
+		if pings.Add(1) == 1 {
+			close(held) // the first goes unanswered
+			return
+		}
+		m.Respond(nil)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sub.Unsubscribe() })
+
+	now := time.Now()
+	c.mu.Lock()
+	c.seen["n4"] = now.Add(-cfg.NodeTimeout) // silent: asked at the next heartbeat
+	c.mu.Unlock()
+	c.lastBeat.Store(now.UnixNano())
+	c.beat(now.Add(cfg.Heartbeat))
+	<-held
+	// Then the node is paused, and a lane finds it woken.
+	c.lastBeat.Store(now.Add(-5 * time.Second).UnixNano())
+	c.Wakes()
+	c.settle(t) // the first ping fails
+	woke := time.Now()
+	c.beat(woke)
+	later := woke.Add(cfg.NodeTimeout + cfg.Heartbeat)
+	c.beat(later) // n4 is asked again, and answers
+	c.settle(t)
+	c.beat(later.Add(cfg.Heartbeat))
+	if c.isDead("n4") {
+		t.Errorf("n4, which answered the ping after the pause, is taken for dead (pinged %d times)", pings.Load())
 	}
 }
 
