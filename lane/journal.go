@@ -88,7 +88,8 @@ func (l *Lane) store(ctx context.Context, e game.Event) error {
 // applies what the log holds beyond the lane's last known event (the
 // append may have landed, and the log is the truth). A roll whose ack was
 // lost and which the client sends again is then refused as stale, never
-// counted twice.
+// counted twice. After its server was found paused, the lane also claims
+// the lane again before it goes on (see reclaim).
 func (l *Lane) sync(ctx context.Context) error {
 	if l.moved {
 		return errMoved
@@ -121,8 +122,8 @@ func (l *Lane) sync(ctx context.Context) error {
 }
 
 // retryLater has a woken lane whose read-back, or claim, failed try again
-// once the pause after a failed read is over, on its own: its clients may all
-// have gone elsewhere (it sent them away, or they gave up on its node),
+// once the pause after a failed read is over, on its own: its clients may
+// all have gone elsewhere (it sent them away, or they gave up on its node),
 // and with no message to make it read, a lane that another server took
 // over meanwhile would never find out, and go on answering for the lane
 // to the other nodes (a nemesis run saw two nodes each show the lane's
