@@ -84,7 +84,8 @@ func (l *Lane) show(c *Client, ref string) {
 	}
 	l.lastBoard = time.Now()
 	l.seq++
-	v, seq := l.buildBoard(), l.boardSeq()
+	v := l.buildBoard()
+	seq := v.seq
 	var first *Client // queued the board already
 	if ref != "" {
 		if _, in := l.clients[c]; in && !c.relayed {

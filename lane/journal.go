@@ -226,18 +226,17 @@ func (l *Lane) readBack(ctx context.Context) error {
 		l.state.Apply(e)
 	}
 	l.last, l.stale = log.Last, false
-	if c := l.claiming; c != 0 && l.state.Epoch() == c && l.ownClaim(log.Events, c) {
-		l.took(c) // the claim reclaim sent landed, though its answer was lost
-	}
-	if l.state.Epoch() > l.epoch {
-		l.moved = true // another server claimed the lane: its log is not ours to write
-		return errMoved
-	}
 	if len(log.Events) > 0 {
 		l.log.Info("caught up with the journal", "events", len(log.Events))
 	}
-	if len(log.Events) > 0 || l.due {
-		l.changed() // and a board held back after an unknown outcome (see changed); a woken lane's waits for reclaim
+	switch c := l.claiming; {
+	case c != 0 && l.state.Epoch() == c && l.ownClaim(log.Events, c):
+		l.took(c) // the claim reclaim sent landed, though its answer was lost; took shows the board
+	case l.state.Epoch() > l.epoch:
+		l.moved = true // another server claimed the lane: its log is not ours to write
+		return errMoved
+	case len(log.Events) > 0 || l.due:
+		l.changed() // and a board held back (see changed); a woken lane's waits for its claim (see took)
 	}
 	for _, p := range l.pending {
 		_, attached := l.clients[p.c]

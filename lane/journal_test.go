@@ -563,6 +563,7 @@ func TestWokenLaneClaimsOnce(t *testing.T) {
 				t.Fatal("the lane took its own claim for another server's, and stopped")
 			}
 			var boards []uint64
+			var shown string // the last board but for its seq
 			rolled := false
 			for _, m := range sent {
 				var v struct {
@@ -575,6 +576,13 @@ func TestWokenLaneClaimsOnce(t *testing.T) {
 					if v.Seq != m.seq {
 						t.Errorf("a board says seq %d, and was sent as %d", v.Seq, m.seq)
 					}
+					// A new epoch's first board may show what the last did;
+					// any other is a change.
+					b := strings.Replace(string(m.data), fmt.Sprintf(`"seq":%d`, v.Seq), "", 1)
+					if len(boards) > 0 && v.Seq>>32 == boards[len(boards)-1]>>32 && b == shown {
+						t.Errorf("board seq %d shows what the board before it did", v.Seq)
+					}
+					shown = b
 					if len(boards) > 0 && v.Seq <= boards[len(boards)-1] {
 						t.Errorf("board seq %d after %d", v.Seq, boards[len(boards)-1])
 					}
