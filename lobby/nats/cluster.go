@@ -335,7 +335,8 @@ func (c *Cluster) beat(now time.Time) {
 // verify (see Verify) and the other nodes excused (see excuse).
 func (c *Cluster) checkPaused(now time.Time) {
 	last := c.lastBeat.Load()
-	if last == 0 || now.Sub(time.Unix(0, last))-c.cfg.Heartbeat <= c.cfg.NodeTimeout {
+	late := now.Sub(time.Unix(0, last)) - c.cfg.Heartbeat
+	if last == 0 || late <= c.cfg.NodeTimeout {
 		return
 	}
 	c.pauseMu.Lock()
@@ -345,7 +346,7 @@ func (c *Cluster) checkPaused(now time.Time) {
 	}
 	c.wakes.Add(1) // before lastBeat: see Wakes
 	c.lastBeat.Store(now.UnixNano())
-	c.log.Warn("this node was paused: the others may have taken its lanes", "late", now.Sub(time.Unix(0, last))-c.cfg.Heartbeat)
+	c.log.Warn("this node was paused: the others may have taken its lanes", "late", late)
 	c.excuse(now)
 	go c.verify()
 }
