@@ -31,11 +31,14 @@ func appendEvents(t *testing.T, j *Journal, lane string, n int) []uint64 {
 }
 
 // takeConsumers creates n consumers of the journal's stream that nobody
-// reads with, as other readers (or a stranger) might hold them.
+// reads with, as other readers (or a stranger) might hold them. Durable:
+// an ephemeral one nobody reads with is deleted after 5 s, and under the
+// race detector making a thousand took longer (the limit then seemed
+// gone).
 func takeConsumers(t *testing.T, j *Journal, n int) {
 	t.Helper()
 	for i := range n {
-		if _, err := j.stream.CreateConsumer(t.Context(), jetstream.ConsumerConfig{Name: fmt.Sprint("held-", i), FilterSubject: SubjectPrefix + "nobody"}); err != nil {
+		if _, err := j.stream.CreateConsumer(t.Context(), jetstream.ConsumerConfig{Durable: fmt.Sprint("held-", i), FilterSubject: SubjectPrefix + "nobody"}); err != nil {
 			t.Fatalf("consumer %d: %v", i, err)
 		}
 	}
