@@ -1,6 +1,7 @@
 package lane
 
 import (
+	"context"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -44,6 +45,15 @@ type Config struct {
 	// relay it to them ([Relay.Board]). It is called on the lane
 	// goroutine and must not block.
 	Publish func(lane string, board []byte, seq uint64)
+
+	// Keep, if set, keeps the night of a lane that closes for good (idle,
+	// or abandoned with a game in play) once a ball was bowled on it: what
+	// the lane shows (its board, series and numbers) outlives its log.
+	// It is called on the lane goroutine before the lane records that it
+	// closed; if it fails, the lane stays open and tries again after its
+	// idle timeout, so that no night is thrown away for a store that
+	// failed a moment.
+	Keep func(ctx context.Context, l *Lane) error
 
 	// Wakes, if set, counts the times this server was found paused (its
 	// process stopped, its machine frozen: see lobby/nats). When

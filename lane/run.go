@@ -44,8 +44,11 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 		case <-l.skippable.C:
 			l.changed() // the board says the player up may be skipped now
 		case <-l.idle.C:
-			if len(l.clients) == 0 {
-				return l.closeIdle(ctx)
+			if len(l.clients) > 0 {
+				break
+			}
+			if err := l.closeIdle(ctx); err != nil {
+				return err
 			}
 		case r := <-l.inbox:
 			l.handle(ctx, r)
@@ -61,14 +64,26 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 	}
 }
 
-// closeIdle records that the lane closed, so that it is not restored, and
-// closes it. If the journal cannot take that, the lane closes all the same
-// and comes back, idle, after a restart.
+// closeIdle keeps the lane's night (Config.Keep), records that the lane
+// closed, so that it is not restored, and closes it. If the journal cannot
+// take the closing, the lane closes all the same and comes back, idle,
+// after a restart. If the night cannot be kept, the lane stays open: it
+// returns nil, and tries again after its idle timeout.
 func (l *Lane) closeIdle(ctx context.Context) error {
 	err := l.sync(ctx)
 	if l.moved { // the lane lives on with another server: it is not closed
 		l.closeAll(websocket.StatusGoingAway, protocol.CodeServerRestarting, "the lane moved to another server: reconnect, your seat is kept")
 		return ErrMoved
+	}
+	if l.cfg.Keep != nil && l.bowled() {
+		if err == nil {
+			err = l.cfg.Keep(ctx, l)
+		}
+		if err != nil {
+			l.log.Warn("the lane stays open: its night could not be kept", "err", err)
+			l.idle.Reset(l.cfg.IdleTimeout)
+			return nil
+		}
 	}
 	if err == nil {
 		err = l.store(ctx, l.state.Close("idle"))
@@ -257,4 +272,20 @@ func (l *Lane) closeAll(status websocket.StatusCode, code protocol.Code, why str
 		c.conn.Close(status, why)
 		l.exit(c)
 	}
+}
+
+// bowled reports whether a ball was bowled on the lane, in the game in
+// play or in a finished one: a lane only opened, or joined and left, has
+// no night to keep.
+func (l *Lane) bowled() bool {
+	v := l.view.Load()
+	if len(v.series) > 0 {
+		return true
+	}
+	for _, p := range v.players {
+		if p.Game.NumRolls() > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -205,6 +205,15 @@ func (lb *Lobby) lane(w http.ResponseWriter, r *http.Request) (apiLane, bool) {
 		return l, true
 	case err == nil:
 		return remoteLane{remote}, true
+	case errors.Is(err, errNoLane):
+		// Closed, perhaps: its night may be kept.
+		k, kerr := lb.kept(r.Context(), id)
+		if kerr == nil {
+			return k, true
+		}
+		if !errors.Is(kerr, errNotKept) {
+			err = fmt.Errorf("%w: %w", ErrUnavailable, kerr)
+		}
 	}
 	lb.failFind(w, id, err)
 	return nil, false
@@ -280,6 +289,9 @@ func (lb *Lobby) getScorecard(w http.ResponseWriter, r *http.Request) {
 	}
 	var buf bytes.Buffer
 	card := sheet.Card{Lane: l.Name(), Date: time.Now(), Lang: r.URL.Query().Get("lang")}
+	if k, ok := l.(*keptLane); ok {
+		card.Date = k.ClosedAt // the night's, not today's
+	}
 	switch err := sheet.SVG(&buf, l.Games(), n, card); {
 	case errors.Is(err, sheet.ErrNoGame):
 		lb.fail(w, protocol.CodeNotFound, fmt.Sprintf("lane %q has no game %d yet", l.ID(), n))

@@ -100,6 +100,10 @@ type Config struct {
 	// relays and takes over those no node runs. Restore is not called
 	// then, but Adopt. Lane.Publish must publish to it.
 	Cluster Cluster
+	// Archive, if set, keeps the nights of lanes that close (see
+	// [Archive]): their sheets answer the API read-only after them.
+	// Without it a closed lane is gone.
+	Archive Archive
 	// URLs are the addresses at which friends can open the server
 	// (http://192.168.1.20:8080), best first: a lane's invitation links
 	// there. Without them, the address a request came to is used.
@@ -196,7 +200,7 @@ func New(cfg Config) *Lobby {
 	if cfg.CompactEvery <= 0 {
 		cfg.CompactEvery = CompactInterval
 	}
-	return &Lobby{
+	lb := &Lobby{
 		cfg:         cfg,
 		log:         cfg.Logger,
 		lanes:       make(map[string]*entry),
@@ -211,6 +215,10 @@ func New(cfg Config) *Lobby {
 		starts:      make(chan *lane.Lane),
 		stopped:     make(chan struct{}),
 	}
+	if cfg.Archive != nil && cfg.Lane.Keep == nil {
+		lb.cfg.Lane.Keep = lb.keep
+	}
+	return lb
 }
 
 // Metrics returns the counters shared by the lobby's lanes.

@@ -306,6 +306,15 @@
 // bowled: whose (name), which (frame, ball), what it was (was) and became
 // (pins), who changed it (by) and when (at, RFC 3339).
 //
+// A lane that closes (nobody on it for its idle or abandon time) with a
+// ball bowled on it is kept, read-only, for the server's -keep (400 days
+// by default): GET /api/lanes/{id} answers its last board with closed_at
+// (RFC 3339) set, nobody up and nobody connected, and board.txt, games
+// (the unfinished game last, finished false), stats, games.csv and
+// games/{n}.svg (dated the day it closed) answer as they did while it was
+// open. Its WebSocket answers 404 lane_not_found: there is nothing to
+// join. A lane closed with no ball bowled is not kept.
+//
 // An invitation's links are the server's addresses that a phone on the
 // same network can open, even when the browser asking is on localhost
 // (with none known, the address the request came to); url is the first.
@@ -332,7 +341,7 @@
 //	400 bad_request              a body that is not one JSON object of the right fields; a bad limit or after
 //	400 invalid_lane_name        a lane name that is empty, over 40 characters, or has control characters
 //	404 not_found                no API at that method and path
-//	404 lane_not_found           no lane of that id: it may have closed
+//	404 lane_not_found           no lane of that id: it may have closed with no ball bowled, or been kept past -keep
 //	413 too_large                a body over 4 KiB
 //	415 unsupported_media_type   a POST not sent as application/json: a form or a text/plain body, which another site's page could send, creates nothing
 //	421 host_not_allowed         a Host name the server does not answer to (a guard against DNS rebinding), on every request: the page's and the WebSocket's too

@@ -216,6 +216,11 @@ type Board struct {
 	// Removed lists the players the host removed and has not let back
 	// (readmit), who may not join again: omitted when none.
 	Removed []string `json:"removed,omitempty"`
+	// ClosedAt is when a kept lane closed: set only on the board of a
+	// lane that has closed, which GET /api/lanes/{id} answers read-only
+	// for as long as the server keeps closed lanes; a lane's WebSocket
+	// never sends it.
+	ClosedAt *time.Time `json:"closed_at,omitempty"`
 }
 
 // SeriesPlayer is one player's line of a lane's series: the games they

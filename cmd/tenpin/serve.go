@@ -66,6 +66,7 @@ const (
 type serveFlags struct {
 	addr, debugAddr                         string
 	idle, abandon, awayAfter                time.Duration
+	keep                                    time.Duration // how long a closed lane's night is kept; 0: forever
 	maxLanes, maxConns, maxSpectators       int
 	createBurst, connsPerAddr, lanesPerAddr int
 	connsPerLaneAddr                        int
@@ -86,6 +87,8 @@ func parseServe(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.StringVar(&f.debugAddr, "debug-addr", "", "`host:port` of a second listener for operators: /metrics (Prometheus), /debug/vars and /debug/pprof/ (off when empty; they show the command line, the memory and profiles: keep it private, e.g. localhost:6060)")
 	fs.DurationVar(&f.idle, "idle", lane.IdleTimeout, "close a lane after this long with nobody connected and no game in play")
 	fs.DurationVar(&f.abandon, "abandon", lane.AbandonTimeout, "close a lane after this long with nobody connected and a game in play (a ball bowled)")
+	f.keep = DefaultKeep
+	fs.Var((*days)(&f.keep), "keep", "how long the night of a lane that closed (its games, numbers and exports, read-only) is kept: a `duration` such as 400d or 72h, or 0 for ever")
 	fs.DurationVar(&f.awayAfter, "away-after", lane.AwayAfter, "how long the player up must be offline before another player may skip them")
 	fs.IntVar(&f.maxLanes, "max-lanes", lobby.MaxLanes, "lanes the server keeps open at most")
 	fs.IntVar(&f.maxConns, "max-conns", 0, fmt.Sprintf("WebSocket connections the server holds at most (0: as many as the open-file limit allows, up to %d; printed at startup)", lobby.MaxConnections))
@@ -297,7 +300,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		// tells the next one where to route, before the cluster forms.
 		store.Listening = func(url string) { fmt.Fprintf(stdout, "tenpin cluster routes to this node: %s\n", url) }
 	}
-	node, err := server.New(ctx, server.Config{Lobby: cfg, Memory: f.memory, Store: store, Node: f.node, Logger: logger})
+	node, err := server.New(ctx, server.Config{Lobby: cfg, Memory: f.memory, Store: store, Keep: f.keep, Node: f.node, Logger: logger})
 	if errors.Is(err, nats.ErrNoSecret) {
 		return fmt.Errorf("serve: -cluster %s: %w; give every node the same -cluster-secret-file (head -c 32 /dev/urandom | base64 > cluster.secret), or keep -cluster on 127.0.0.1", store.Cluster, err)
 	}

@@ -1,6 +1,6 @@
-// Package memjournal is a [game.Journal] in memory, for tests and for a
-// server started with -memory: what it holds is gone when the process
-// ends.
+// Package memjournal is a [game.Journal] in memory, and an archive of
+// closed lanes (a lobby.Archive) beside it, for tests and for a server
+// started with -memory: what they hold is gone when the process ends.
 //
 // It keeps every event in its stored form ([game.Marshal]), so the code
 // that runs against it also runs the encoding that a real journal stores.

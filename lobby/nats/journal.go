@@ -293,18 +293,30 @@ func (j *Journal) open(ctx context.Context) error {
 // start (elections time out after 4 to 9 s): until ctx ends it tries
 // again.
 func (j *Journal) createStream(ctx context.Context, url string) (jetstream.Stream, error) {
+	var stream jetstream.Stream
+	err := j.untilTaken(ctx, "stream "+StreamName, func(ctx context.Context) (err error) {
+		stream, err = j.tryCreateStream(ctx)
+		return err
+	})
+	if err != nil && j.cfg.Replicas == 1 {
+		err = fmt.Errorf("nats: create or update stream %s on %s: %w", StreamName, url, err)
+	}
+	return stream, err
+}
+
+// untilTaken creates what (a stream, a bucket) with create, and, for a
+// replicated store, tries again until ctx ends: the cluster takes it only
+// once it has formed and elected its leaders.
+func (j *Journal) untilTaken(ctx context.Context, what string, create func(context.Context) error) error {
 	for pause := 250 * time.Millisecond; ; pause = min(2*pause, 2*time.Second) {
-		stream, err := j.tryCreateStream(ctx)
+		err := create(ctx)
 		if err == nil || j.cfg.Replicas == 1 {
-			if err != nil {
-				err = fmt.Errorf("nats: create or update stream %s on %s: %w", StreamName, url, err)
-			}
-			return stream, err
+			return err
 		}
-		j.log.Info("nats: waiting for the cluster to take the stream", "replicas", j.cfg.Replicas, "err", err)
+		j.log.Info("nats: waiting for the cluster to take the "+what, "replicas", j.cfg.Replicas, "err", err)
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("nats: the cluster did not take stream %s with %d replicas in time (are %d nodes up, with routes to each other?): %w", StreamName, j.cfg.Replicas, j.cfg.Replicas, err)
+			return fmt.Errorf("nats: the cluster did not take %s with %d replicas in time (are %d nodes up, with routes to each other?): %w", what, j.cfg.Replicas, j.cfg.Replicas, err)
 		case <-time.After(pause):
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lobby"
@@ -27,8 +28,9 @@ import (
 // Config is a node's settings.
 type Config struct {
 	// Lobby is the lobby's settings, its lanes' among them. New sets its
-	// journal, health check and cluster (Lane.Journal, Lane.Durable,
-	// Health, Cluster, Lane.Publish, Lane.Wakes, Lane.Node) from the
+	// journal, archive, health check and cluster (Lane.Journal,
+	// Lane.Durable, Archive, Health, Cluster, Lane.Publish, Lane.Wakes,
+	// Lane.Node) from the
 	// fields below; set them here and they are overwritten.
 	Lobby lobby.Config
 
@@ -36,6 +38,10 @@ type Config struct {
 	// Otherwise they are stored in JetStream, as Store says.
 	Memory bool
 	Store  nats.StoreConfig
+
+	// Keep is how long the night of a lane that closed is kept, read-only
+	// (0: forever), in the same store as the lanes (lobby.Archive).
+	Keep time.Duration
 
 	// Node, if set, makes the server a node of a cluster of that name
 	// (Store must then be shared: Store.Cluster and Store.Routes for
@@ -77,6 +83,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, errors.New("server: a node of a cluster needs a store the nodes share, not memory")
 	case cfg.Memory:
 		lc.Lane.Journal, lc.Lane.Durable, lc.Health = memjournal.New(), false, nil
+		lc.Archive = memjournal.NewArchive(cfg.Keep)
 	default:
 		store := cfg.Store
 		if store.Logger == nil {
@@ -91,6 +98,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		s.Journal = j
 		lc.Lane.Journal, lc.Lane.Durable, lc.Health = j, true, j.Check
+		if lc.Archive, err = j.Archive(ctx, cfg.Keep); err != nil {
+			j.Close()
+			return nil, fmt.Errorf("server: %w", err)
+		}
 	}
 	if cfg.Node != "" {
 		// The relays' connections count with the lanes' and log with them.

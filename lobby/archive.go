@@ -1,0 +1,133 @@
+package lobby
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// Archive keeps the nights of lanes that closed: a lane's sheet — its
+// last board, its series, its numbers — outlives the lane and its log,
+// read-only, for as long as the archive keeps it (a server's -keep). A
+// kept lane costs no goroutine and no memory of the lobby's: it is read
+// from the archive when asked for. Implementations are in lobby/memjournal
+// (in memory) and lobby/nats (a JetStream key-value bucket beside the
+// lanes' stream, replicated as it is); they must be safe for concurrent
+// use.
+type Archive interface {
+	// Keep stores the sheet of lane id, replacing any it kept before.
+	Keep(ctx context.Context, id string, sheet []byte) error
+	// Kept returns the sheet of lane id, or nil and no error if it keeps
+	// none (never kept, or expired).
+	Kept(ctx context.Context, id string) ([]byte, error)
+}
+
+// errNotKept: the archive keeps no lane of that id.
+var errNotKept = errors.New("lobby: no such lane kept")
+
+// keepTimeout bounds storing a closing lane's sheet: the lane waits for
+// it, with nobody on it, and tries again later if it fails.
+const keepTimeout = 10 * time.Second
+
+// keptLane is the sheet of a lane that closed, as an [Archive] keeps it:
+// what the lane showed when it closed. It is what the HTTP API shows of a
+// closed lane.
+type keptLane struct {
+	View     LaneView  `json:"view"`
+	ClosedAt time.Time `json:"closed_at"`
+}
+
+var _ apiLane = (*keptLane)(nil)
+
+func (k *keptLane) ID() string            { return k.View.ID() }
+func (k *keptLane) Name() string          { return k.View.Name() }
+func (k *keptLane) BoardJSON() []byte     { return k.View.Board }
+func (k *keptLane) BoardText() string     { return k.View.Text }
+func (k *keptLane) Games() protocol.Games { return k.View.Games }
+func (k *keptLane) Stats() protocol.Stats { return k.View.Stats }
+
+// keep stores the night of l, which is closing, in the archive: the
+// lane's Config.Keep. It runs on the lane's goroutine.
+func (lb *Lobby) keep(ctx context.Context, l *lane.Lane) error {
+	k := keptLane{View: *Describe(l), ClosedAt: time.Now().UTC().Truncate(time.Second)}
+	var board protocol.Board
+	if err := json.Unmarshal(k.View.Board, &board); err != nil {
+		return fmt.Errorf("lobby: keeping lane %s: its board: %w", l.ID(), err)
+	}
+	// Nobody is up, on, or watching a closed lane.
+	board.Up, board.Spectators, board.ClosedAt = nil, 0, &k.ClosedAt
+	for i := range board.Players {
+		board.Players[i].Connected, board.Players[i].Away = false, false
+	}
+	k.View.Board, _ = json.Marshal(board) // plain values: cannot fail
+	k.View.Summary.Spectators = 0
+	sheet, err := encodeSheet(&k)
+	if err != nil {
+		return fmt.Errorf("lobby: keeping lane %s: %w", l.ID(), err)
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), keepTimeout)
+	defer cancel()
+	if err := lb.cfg.Archive.Keep(ctx, l.ID(), sheet); err != nil {
+		return fmt.Errorf("lobby: keeping lane %s: %w", l.ID(), err)
+	}
+	lb.log.Info("lane kept", "lane", l.ID(), "games", len(k.View.Games.Games), "bytes", len(sheet))
+	return nil
+}
+
+// kept returns the kept sheet of lane id, or errNotKept.
+func (lb *Lobby) kept(ctx context.Context, id string) (*keptLane, error) {
+	if lb.cfg.Archive == nil {
+		return nil, errNotKept
+	}
+	if _, ok := idOrder(id); !ok {
+		return nil, errNotKept // no lane ever had that id
+	}
+	data, err := lb.cfg.Archive.Kept(ctx, id)
+	switch {
+	case err != nil:
+		return nil, err
+	case data == nil:
+		return nil, errNotKept
+	}
+	return decodeSheet(data)
+}
+
+// A sheet is stored as gzipped JSON: a night of 100 games of 8 bowlers
+// is over a megabyte of JSON, more than a NATS message takes by default,
+// and a tenth of it gzipped.
+func encodeSheet(k *keptLane) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if err := json.NewEncoder(zw).Encode(k); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// maxSheet bounds a kept sheet once unzipped: a stored sheet can never
+// grow past what encodeSheet makes of a lane at its limits, but a
+// corrupted one must not take the server's memory.
+const maxSheet = 16 << 20
+
+func decodeSheet(data []byte) (*keptLane, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("lobby: a kept sheet: %w", err)
+	}
+	var k keptLane
+	if err := json.NewDecoder(io.LimitReader(zr, maxSheet)).Decode(&k); err != nil {
+		return nil, fmt.Errorf("lobby: a kept sheet: %w", err)
+	}
+	return &k, nil
+}

@@ -1,0 +1,105 @@
+package nats
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/tenpin/tenpin/lobby"
+)
+
+// ArchiveBucket is the key-value bucket of the sheets of closed lanes,
+// a key a lane. It is stored: never change it.
+const ArchiveBucket = "TENPIN_KEPT"
+
+// Archive is a [lobby.Archive] in a JetStream key-value bucket on the
+// journal's server (or cluster), as many copies as the lanes' stream: a
+// sheet is kept for the bucket's age limit, then JetStream drops it. It is
+// safe for concurrent use.
+type Archive struct {
+	kv      jetstream.KeyValue
+	timeout time.Duration
+}
+
+var _ lobby.Archive = (*Archive)(nil)
+
+// Archive creates the bucket of closed lanes' sheets, or brings its
+// settings up to date, and returns the archive in it: each sheet is kept
+// for keep after it was stored (0: forever). Changing keep applies to the
+// sheets kept already too.
+func (j *Journal) Archive(ctx context.Context, keep time.Duration) (*Archive, error) {
+	if keep < 0 {
+		return nil, fmt.Errorf("nats: a negative keep time (%v)", keep)
+	}
+	wait := max(j.cfg.Timeout, 10*time.Second)
+	if j.cfg.Replicas > 1 {
+		wait = j.cfg.ClusterWait
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	var kv jetstream.KeyValue
+	err := j.untilTaken(ctx, "bucket "+ArchiveBucket, func(ctx context.Context) (err error) {
+		ctx, cancel := context.WithTimeout(ctx, max(j.cfg.Timeout, 5*time.Second))
+		defer cancel()
+		kv, err = j.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket:      ArchiveBucket,
+			Description: "tenpin: the sheets of closed lanes, a key a lane",
+			History:     1,
+			TTL:         keep,
+			Storage:     jetstream.FileStorage,
+			Replicas:    j.cfg.Replicas,
+		})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("nats: create or update bucket %s: %w", ArchiveBucket, err)
+	}
+	return &Archive{kv: kv, timeout: j.cfg.Timeout}, nil
+}
+
+// Keep stores the sheet of lane id.
+func (a *Archive) Keep(ctx context.Context, id string, sheet []byte) error {
+	if err := checkLaneID(id); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, a.timeout)
+	defer cancel()
+	if _, err := a.kv.Put(ctx, id, sheet); err != nil {
+		return fmt.Errorf("nats: keeping lane %s: %w", id, err)
+	}
+	return nil
+}
+
+// Kept returns the sheet of lane id, or nil if it keeps none.
+func (a *Archive) Kept(ctx context.Context, id string) ([]byte, error) {
+	if checkLaneID(id) != nil {
+		return nil, nil // never a lane's
+	}
+	ctx, cancel := context.WithTimeout(ctx, a.timeout)
+	defer cancel()
+	e, err := a.kv.Get(ctx, id)
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("nats: reading kept lane %s: %w", id, err)
+	}
+	return e.Value(), nil
+}
+
+// checkLaneID refuses an id that is not a valid key of the bucket: the
+// lobby's ids are letters and digits, and anything else never was a lane.
+func checkLaneID(id string) error {
+	if id == "" || len(id) > 64 {
+		return fmt.Errorf("%w: %q", ErrLaneID, id)
+	}
+	for _, r := range id {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-' || r == '_') {
+			return fmt.Errorf("%w: %q has %q", ErrLaneID, id, r)
+		}
+	}
+	return nil
+}
