@@ -22,6 +22,7 @@ const state = {
   seat: null, // my name, once welcomed
   takenOver: false, // another tab or phone resumed our seat: do not take it back on reconnect
   closed: false, // the lane is gone for good
+  kept: false, // closed, and its night is kept: the board is its last, read-only
   joinID: "", // the join sent and not yet answered
   resumeID: "", // the resume sent on connecting and not yet answered
   // Commands sent and not yet answered, by type: start, skip and leave.
@@ -120,12 +121,13 @@ function startLane(id) {
       if (ev.code === 1013) showError("");
     },
     gone: closeLane,
+    kept: keptLane,
     visited: () => invite(id),
     // A seat another tab or phone took over stays theirs.
     token: () => state.takenOver ? "" : localStorage.getItem(tokenKey()),
   });
   startInvite(id);
-  numbers = createNumbers(id, () => state.closed ? null : state.board);
+  numbers = createNumbers(id, () => state.closed && !state.kept ? null : state.board);
   const name = $("#join-name");
   name.addEventListener("input", () => {
     joinError = () => "";
@@ -210,6 +212,35 @@ function closeLane() {
   document.title = t("titleClosed");
   say(t("laneClosedSaid"));
   render();
+}
+
+// keptLane shows a lane that has closed and whose night is kept: its last
+// board, series, numbers and every game's sheet, read-only.
+function keptLane(board) {
+  state.closed = true;
+  state.kept = true;
+  state.board = board;
+  closeDialogs();
+  setConn(() => t("connKept"), false);
+  say(t("keptSaid"));
+  render();
+  numbers.refresh(board);
+}
+
+// renderKept draws a kept lane: what it showed when it closed, with
+// nothing to press.
+function renderKept(b) {
+  $("#lane-name").textContent = b.name;
+  $("#lane-name").title = b.name;
+  document.title = t("titleKept", b.name);
+  const when = new Date(b.closed_at).toLocaleString(getLang() === "ko" ? "ko-KR" : "en", { dateStyle: "long", timeStyle: "short" });
+  $("#kept-when").textContent = t("keptWhen", when);
+  for (const sel of ["#banner", "#phase", "#join-form", ".seat", "#pad", "#correct-hint", "#removed-list", "#invite", ".logs"]) {
+    $(sel).hidden = true;
+  }
+  renderBoard(b);
+  renderSeries(b);
+  numbers.render();
 }
 
 // sendOnce sends a command of type unless one is in flight, and reports
@@ -497,9 +528,11 @@ function renderRemoved(b) {
 }
 
 function render() {
-  $("#play").hidden = state.closed;
-  $("#closed").hidden = !state.closed;
+  $("#play").hidden = state.closed && !state.kept;
+  $("#closed").hidden = !state.closed || state.kept;
+  $("#kept").hidden = !state.kept;
   const b = state.board;
+  if (b && state.kept) return renderKept(b);
   if (!b || state.closed) return;
   const v = state.view;
   renderRemoved(b);
@@ -673,7 +706,7 @@ function relabel() {
   $("#lane-error").textContent = laneError();
   if ($("#join-name").getAttribute("aria-invalid")) $("#join-error").textContent = joinError();
   state.view.logShown = "";
-  if (state.closed) document.title = t("titleClosed");
+  if (state.closed && !state.kept) document.title = t("titleClosed");
   render();
   numbers.render();
 }

@@ -10,6 +10,7 @@
 //	message(msg)       a message of the server's
 //	closed(ev)         the socket closed (answers in flight are lost)
 //	gone()             the lane does not exist (any more)
+//	kept(board)        the lane has closed, and its night is kept: its last board, read-only
 //	token()            the seat's token to take along to another node
 import { t } from "./i18n.js";
 
@@ -60,8 +61,13 @@ export function createSocket(laneID, hooks) {
     } catch {
       // res stays null: the network or the server is down
     }
+    const kept = res && res.ok ? await closedBoard(res) : null;
     if (res && res.status === 404 && (await errorCode(res)) === "lane_not_found") {
       hooks.gone();
+    } else if (kept) {
+      // The lane has closed, and its night is kept: nothing to connect to.
+      conn.stopped = true;
+      hooks.kept(kept);
     } else if (res && res.ok) {
       conn.unreachable = 0;
       conn.waited = 0;
@@ -242,6 +248,17 @@ export function createSocket(laneID, hooks) {
 
 // errorCode is the code of an API error's body, or "" if it has none (a
 // 404 from a proxy in front of the server says nothing about the lane).
-export async function errorCode(res) {
+export // closedBoard is the board a lane's answer carries if the lane has closed
+// and its night is kept (closed_at is set), else null.
+async function closedBoard(res) {
+  try {
+    const b = await res.json();
+    return b && b.closed_at ? b : null;
+  } catch {
+    return null;
+  }
+}
+
+async function errorCode(res) {
   try { return (await res.json()).code || ""; } catch { return ""; }
 }

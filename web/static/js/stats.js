@@ -2,7 +2,7 @@
 // exports of the lane's games (GET …/games): asked for as the board
 // changes, and drawn by pure functions of what the API answered.
 import { $, el } from "./dom.js";
-import { t, num, pct, getLang } from "./i18n.js";
+import { t, num, pct, getLang, list } from "./i18n.js";
 
 // avg says a mean to one decimal, or "—" before there is one.
 const avg = (x) => typeof x === "number" ? num(x, 1) : "—";
@@ -53,6 +53,20 @@ export function exportLinks(laneID, games) {
   return { items, any: finished.length > 0 };
 }
 
+// sheetFigures is every game of the lane's series as its score sheet, an
+// image the server draws in the page's language: a kept lane's night.
+export function sheetFigures(laneID, games) {
+  const base = "/api/lanes/" + encodeURIComponent(laneID);
+  const lang = getLang() === "ko" ? "?lang=ko" : "";
+  const all = games && Array.isArray(games.games) ? games.games : [];
+  return all.map((g) => el("figure", { "data-game": String(g.game) },
+    el("img", {
+      src: `${base}/games/${g.game}.svg${lang}`, loading: "lazy",
+      alt: t("sheetAlt", g.game, list(g.players.map((p) => `${p.name} ${num(p.total)}`))),
+    }),
+    el("figcaption", { text: t("sheetGame", g.game, g.finished) })));
+}
+
 // asker asks the API for path, one question in flight at a time: asked
 // again meanwhile, it asks once more after. got(body) takes an answer.
 function asker(path, got) {
@@ -97,6 +111,9 @@ export function createNumbers(laneID, board) {
     const links = exportLinks(laneID, games);
     $("#exports").hidden = !links.any;
     $("#export-links").replaceChildren(...links.items);
+    const sheet = b && b.closed_at ? sheetFigures(laneID, games) : [];
+    $("#sheet").hidden = sheet.length === 0;
+    $("#sheet-games").replaceChildren(...sheet);
   };
   const askStats = asker(base + "/stats", (body) => { stats = body; render(); });
   const askGames = asker(base + "/games", (body) => { games = body; render(); });
@@ -115,7 +132,7 @@ export function createNumbers(laneID, board) {
           askStats();
         }
       }
-      if (b.phase === "finished" || b.series) {
+      if (b.phase === "finished" || b.series || b.closed_at) {
         const of = `${b.phase === "finished"} ${series}`;
         if (gamesOf !== of) {
           gamesOf = of;
