@@ -1,0 +1,355 @@
+// Package bowler is a bowler remembered across nights: the games they
+// bowled, on whatever lane and under whatever name they typed that night,
+// and their numbers — average, high game and series, strike and spare
+// percentages, first-ball average, clean games, splits and single pins,
+// and the leaves they face most — kept as each game ends, never
+// recomputed from every game.
+//
+// A bowler has no account and no password: a phone holds a key, a long
+// random secret, and the server keeps only the key's SHA-256 ([KeyHash]).
+// A bowler may hold one key per device.
+//
+// The package is pure, as package bowling is: [Record.Add] decides what a
+// game changes, and a [Service] — implemented beside the lanes' journal,
+// in lobby/memjournal (memory) and lobby/nats (JetStream) — keeps records,
+// keys and histories. The rules are those of the rule book,
+// lane/bowling/DOMAIN.md ("Bowlers across nights").
+package bowler
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/tenpin/tenpin/lane/bowling"
+)
+
+// Errors of a [Service].
+var (
+	// ErrUnknown: no bowler holds that key, or has that id or share: it
+	// was never made, was revoked, or the bowler deleted their history.
+	ErrUnknown = errors.New("bowler: unknown bowler")
+	// ErrCode: a one-time code that is unknown, used already or expired.
+	ErrCode = errors.New("bowler: unknown or expired code")
+)
+
+// ID names a bowler in the store: random, never shown to anyone, never a
+// key.
+type ID string
+
+// NewID returns a new bowler's id: 128 random bits.
+func NewID() ID { return ID(rand.Text()) }
+
+// NewKey returns a new device key: 130 random bits (rand.Text), which
+// only the device keeps.
+func NewKey() string { return rand.Text() }
+
+// KeyHash is the SHA-256 of a key, of a one-time code, or of a share: all
+// the server keeps of them.
+type KeyHash [sha256.Size]byte
+
+// HashKey returns the SHA-256 of a key.
+func HashKey(key string) KeyHash { return sha256.Sum256([]byte(key)) }
+
+// String returns the hash in hex, as a store's key.
+func (h KeyHash) String() string { return hex.EncodeToString(h[:]) }
+
+// MarshalText writes the hash in hex.
+func (h KeyHash) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
+
+// UnmarshalText reads a hash in hex.
+func (h *KeyHash) UnmarshalText(text []byte) error {
+	if len(text) != 2*len(h) {
+		return fmt.Errorf("bowler: a key hash is %d hex digits, not %d", 2*len(h), len(text))
+	}
+	_, err := hex.Decode(h[:], text)
+	return err
+}
+
+// IsZero reports whether h is the zero hash: no key.
+func (h KeyHash) IsZero() bool { return h == KeyHash{} }
+
+// Game is one finished game of a bowler's history.
+type Game struct {
+	Lane     string    `json:"lane"`      // the lane's id
+	LaneName string    `json:"lane_name"` // as its creator named it
+	Game     int       `json:"game"`      // its number in the lane's series, from 1
+	At       time.Time `json:"at"`        // when it ended, to the second, UTC
+	Name     string    `json:"name"`      // the name the bowler typed that night
+	Score    int       `json:"score"`
+	Marks    []string  `json:"marks"` // each frame as the board marks it
+	// Stats are the game's own numbers, as bowling.Stats counts them.
+	Stats bowling.Stats `json:"stats"`
+	// Leaves are the racks the game's first balls left standing, where
+	// their decks are known, and whether the next ball cleared them.
+	Leaves []Leave `json:"leaves,omitempty"`
+}
+
+// Leave is a rack a first ball left standing: the pins, and whether the
+// next ball took them all.
+type Leave struct {
+	Deck bowling.Deck `json:"deck"`
+	Made bool         `json:"made,omitempty"`
+}
+
+// FromGame returns g, a finished game of the bowler's, as their history
+// keeps it: the lane's id and name, the game's number in its series, when
+// it ended and the name bowled under.
+func FromGame(lane, laneName string, number int, at time.Time, name bowling.Name, g *bowling.Game) Game {
+	out := Game{Lane: lane, LaneName: laneName, Game: number, At: at.UTC().Truncate(time.Second), Name: string(name), Score: g.Total()}
+	out.Stats.Add(g)
+	for _, f := range g.Frames() {
+		out.Marks = append(out.Marks, f.Marks())
+		out.Leaves = appendLeaves(out.Leaves, f)
+	}
+	return out
+}
+
+// appendLeaves appends the racks the frame's first balls left, where
+// known: a rack is fresh for a frame's first ball, and again in the tenth
+// after a strike or a spare, as bowling.Stats counts racks.
+func appendLeaves(dst []Leave, f bowling.Frame) []Leave {
+	fresh, first := true, 0
+	var leave *Leave
+	for i, pins := range f.Rolls {
+		if fresh {
+			if pins == bowling.NumPins {
+				continue
+			}
+			fresh, first, leave = false, pins, nil
+			if d, ok := f.Deck(i + 1); ok {
+				dst = append(dst, Leave{Deck: d})
+				leave = &dst[len(dst)-1]
+			}
+			continue
+		}
+		fresh = true
+		if leave != nil && first+pins == bowling.NumPins {
+			leave.Made = true
+		}
+	}
+	return dst
+}
+
+// SeriesGames is how many games in a row of one night make a series, as
+// leagues bowl them.
+const SeriesGames = 3
+
+// recentGames is how many games a record remembers it has added, so that
+// a game added again (a lane retrying after a failure) counts once.
+const recentGames = 32
+
+// Record is a bowler's numbers across every night, kept as each game ends.
+type Record struct {
+	ID      ID        `json:"id"`
+	Name    string    `json:"name"` // the name of their last game, or of the night they were made
+	Created time.Time `json:"created"`
+	// Stats are every finished game's numbers: Games, Pins, High, clean
+	// games, strikes, spares, splits, single pins and fouls.
+	Stats      bowling.Stats `json:"stats"`
+	HighSeries int           `json:"high_series"`
+	// Leaves counts each leave faced and made, by its deck.
+	Leaves map[bowling.Deck]*LeaveCount `json:"leaves,omitempty"`
+	// Night is the last night's run of games: its lane, and the last
+	// games' numbers and scores in a row, for the next series.
+	Night Night `json:"night"`
+	// Recent are the games added last (lane and number), newest last.
+	Recent []GameRef `json:"recent,omitempty"`
+	// Keys are the hashes of the bowler's device keys: one per device.
+	Keys []KeyHash `json:"keys"`
+	// Share is the hash of the bowler's read-only link; zero for none.
+	Share KeyHash `json:"share"`
+}
+
+// LeaveCount is a leave's tries and conversions.
+type LeaveCount struct {
+	Tries int `json:"tries"`
+	Made  int `json:"made"`
+}
+
+// Night is a bowler's games in a row on one lane, the latest last.
+type Night struct {
+	Lane   string `json:"lane,omitempty"`
+	Games  []int  `json:"games,omitempty"`  // their numbers in the lane's series
+	Scores []int  `json:"scores,omitempty"` // and their scores
+}
+
+// GameRef names a game of a lane's series.
+type GameRef struct {
+	Lane string `json:"lane"`
+	Game int    `json:"game"`
+}
+
+// New returns the record of a new bowler with one key.
+func New(id ID, name string, key KeyHash, at time.Time) *Record {
+	return &Record{ID: id, Name: name, Created: at.UTC().Truncate(time.Second), Keys: []KeyHash{key}}
+}
+
+// News is what a game changed of a record worth saying on the lane: a new
+// high game or series.
+type News struct {
+	HighGame   int // the new high game, 0 if it is not one
+	HighSeries int // the new high series, 0 if it is not one
+}
+
+// Has reports whether a game to record the bowler's previous best: the
+// first game ever is not news.
+func (n News) Has() bool { return n.HighGame > 0 || n.HighSeries > 0 }
+
+// Add adds a finished game to the record and reports what was new, and
+// false if the record has it already (it changes nothing then).
+func (r *Record) Add(g Game) (News, bool) {
+	ref := GameRef{g.Lane, g.Game}
+	if slices.Contains(r.Recent, ref) {
+		return News{}, false
+	}
+	r.Recent = append(r.Recent, ref)
+	if n := len(r.Recent) - recentGames; n > 0 {
+		r.Recent = slices.Delete(r.Recent, 0, n)
+	}
+	var news News
+	first := r.Stats.Games == 0
+	if g.Score > r.Stats.High && !first {
+		news.HighGame = g.Score
+	}
+	st := &r.Stats
+	st.Games++
+	st.Pins += g.Score
+	st.High = max(st.High, g.Score)
+	st.CleanGames += g.Stats.CleanGames
+	st.Strikes += g.Stats.Strikes
+	st.StrikeChances += g.Stats.StrikeChances
+	st.Spares += g.Stats.Spares
+	st.SpareChances += g.Stats.SpareChances
+	st.Opens += g.Stats.Opens
+	st.FirstBallPins += g.Stats.FirstBallPins
+	st.Splits += g.Stats.Splits
+	st.SplitsMade += g.Stats.SplitsMade
+	st.SinglePins += g.Stats.SinglePins
+	st.SinglePinsMade += g.Stats.SinglePinsMade
+	st.Fouls += g.Stats.Fouls
+	if g.Name != "" {
+		r.Name = g.Name
+	}
+	for _, l := range g.Leaves {
+		if r.Leaves == nil {
+			r.Leaves = make(map[bowling.Deck]*LeaveCount)
+		}
+		c := r.Leaves[l.Deck]
+		if c == nil {
+			c = new(LeaveCount)
+			r.Leaves[l.Deck] = c
+		}
+		c.Tries++
+		if l.Made {
+			c.Made++
+		}
+	}
+	// The series: this game and the ones before it on the same lane, if
+	// they follow one another in its series.
+	n := &r.Night
+	if n.Lane != g.Lane || len(n.Games) == 0 || n.Games[len(n.Games)-1] != g.Game-1 {
+		*n = Night{Lane: g.Lane}
+	}
+	n.Games = append(n.Games, g.Game)
+	n.Scores = append(n.Scores, g.Score)
+	if k := len(n.Games) - SeriesGames; k > 0 {
+		n.Games, n.Scores = slices.Delete(n.Games, 0, k), slices.Delete(n.Scores, 0, k)
+	}
+	if len(n.Scores) == SeriesGames {
+		series := 0
+		for _, s := range n.Scores {
+			series += s
+		}
+		if series > r.HighSeries {
+			if r.HighSeries > 0 {
+				news.HighSeries = series
+			}
+			r.HighSeries = series
+		}
+	}
+	return news, true
+}
+
+// Average returns the bowler's average as USBC computes it: total pins
+// divided by games, fractions dropped; false before their first game.
+func (r *Record) Average() (int, bool) {
+	if r.Stats.Games == 0 {
+		return 0, false
+	}
+	return r.Stats.Pins / r.Stats.Games, true
+}
+
+// TopLeave is a leave among those a bowler faces most.
+type TopLeave struct {
+	Pins  []int
+	Tries int
+	Made  int
+}
+
+// TopLeaves returns the n leaves the bowler faced most, most tries first
+// (then most made, then the fewer pins, then the lower pins).
+func (r *Record) TopLeaves(n int) []TopLeave {
+	out := make([]TopLeave, 0, len(r.Leaves))
+	for d, c := range r.Leaves {
+		out = append(out, TopLeave{Pins: d.Pins(), Tries: c.Tries, Made: c.Made})
+	}
+	slices.SortFunc(out, func(a, b TopLeave) int {
+		switch {
+		case a.Tries != b.Tries:
+			return b.Tries - a.Tries
+		case a.Made != b.Made:
+			return b.Made - a.Made
+		case len(a.Pins) != len(b.Pins):
+			return len(a.Pins) - len(b.Pins)
+		}
+		return slices.Compare(a.Pins, b.Pins)
+	})
+	return out[:min(n, len(out))]
+}
+
+// HasKey reports whether the record holds key h.
+func (r *Record) HasKey(h KeyHash) bool { return slices.Contains(r.Keys, h) }
+
+// Service keeps bowlers: their records, device keys, histories, one-time
+// codes and shares. Implementations are in lobby/memjournal and lobby/nats;
+// bowlertest holds the tests every one must pass. They must be safe for
+// concurrent use: games of one bowler may end on two lanes at once.
+type Service interface {
+	// Create makes a bowler named name, holding one key.
+	Create(ctx context.Context, key KeyHash, name string, at time.Time) (*Record, error)
+	// Find returns the bowler holding key, or ErrUnknown.
+	Find(ctx context.Context, key KeyHash) (*Record, error)
+	// Get returns the bowler of id, or ErrUnknown.
+	Get(ctx context.Context, id ID) (*Record, error)
+	// Add adds a finished game to bowler id's history and record, once:
+	// a game already added (its lane and number) changes nothing. It
+	// returns what was new.
+	Add(ctx context.Context, id ID, g Game) (News, error)
+	// Games returns bowler id's games numbered below before (their place
+	// in the history, from 1; 0 or past the last: from the newest),
+	// newest first, at most limit of them.
+	Games(ctx context.Context, id ID, before, limit int) ([]Game, error)
+	// AddKey gives bowler id another device's key.
+	AddKey(ctx context.Context, id ID, key KeyHash) error
+	// Revoke takes a device's key from its bowler: it finds nobody then.
+	Revoke(ctx context.Context, key KeyHash) error
+	// Delete erases bowler id: record, history, keys, codes and share.
+	Delete(ctx context.Context, id ID) error
+	// AddCode stores a one-time code (its hash) that links a device to
+	// bowler id until expires.
+	AddCode(ctx context.Context, id ID, code KeyHash, expires time.Time) error
+	// Redeem uses a code once, before it expires: it gives its bowler
+	// key and returns them, or fails with ErrCode.
+	Redeem(ctx context.Context, code, key KeyHash, now time.Time) (*Record, error)
+	// Share makes share (its hash) a read-only link to bowler id's
+	// page, replacing any share before; a zero share revokes it.
+	Share(ctx context.Context, id ID, share KeyHash) error
+	// Shared returns the bowler a share links to, or ErrUnknown.
+	Shared(ctx context.Context, share KeyHash) (*Record, error)
+}
