@@ -86,7 +86,7 @@ func TestRecord(t *testing.T) {
 		{g("a", 1, 150, bowler.Leave{ten, true}), bowler.News{}, 150, 0}, // the first game is no news
 		{g("a", 2, 149, bowler.Leave{ten, false}), bowler.News{}, 149, 0},
 		{g("a", 3, 160, bowler.Leave{sevenTen, false}), bowler.News{HighGame: 160}, 153, 459}, // 459/3; the first series is no news
-		{g("a", 4, 170), bowler.News{HighGame: 170, HighSeries: 479}, 157, 479},                // 629/4 = 157.25
+		{g("a", 4, 170), bowler.News{HighGame: 170, HighSeries: 479}, 157, 479},               // 629/4 = 157.25
 		{g("b", 1, 100), bowler.News{}, 145, 479},                                             // another lane: a new night
 		{g("b", 2, 100), bowler.News{}, 138, 479},
 		{g("b", 4, 300), bowler.News{HighGame: 300}, 161, 479}, // game 3 missed: no series of 2, 4 and before
