@@ -40,7 +40,7 @@ func (l *Lane) Games() protocol.Games {
 func gamePlayer(name bowling.Name, g *bowling.Game, left bool, corrected uint16) protocol.GamePlayer {
 	var stats bowling.Stats
 	stats.Add(g)
-	out := protocol.GamePlayer{Name: string(name), Frames: frameViews(g, corrected), Total: g.Total(), Left: left, Stats: playerStats(name, stats)}
+	out := protocol.GamePlayer{Name: string(name), Frames: frameViews(g, corrected), Total: g.Total(), Left: left, Stats: PlayerStats(name, stats)}
 	for _, f := range g.Frames() {
 		switch r := f.Rolls; {
 		case len(r) == 0:

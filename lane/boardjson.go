@@ -92,6 +92,10 @@ func (l *Lane) encodeBoard(head boardHead, players []bowling.Player, marks map[b
 		b = append(b, f.frames...)
 		b = append(b, `,"total":`...)
 		b = strconv.AppendInt(b, int64(p.Game.Total()), 10)
+		if avg, ok := l.average(p.Name); ok {
+			b = append(b, `,"average":`...)
+			b = strconv.AppendInt(b, int64(avg), 10)
+		}
 		b = append(b, '}')
 	}
 	b = append(b, `],"spectators":`...)
@@ -113,6 +117,14 @@ func (l *Lane) encodeBoard(head boardHead, players []bowling.Player, marks map[b
 			b = append(b, quote(string(n))...)
 		}
 		b = append(b, ']')
+	}
+	if len(l.bw.highs) > 0 {
+		h, err := json.Marshal(l.bw.highs)
+		if err != nil {
+			panic(fmt.Sprintf("lane: encoding a board: %v", err)) // only plain values: cannot fail
+		}
+		b = append(b, `,"highs":`...)
+		b = append(b, h...)
 	}
 	return append(b, '}')
 }

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tenpin/tenpin/lane/bowler"
 	"github.com/tenpin/tenpin/lane/game"
 )
 
@@ -45,6 +46,13 @@ type Config struct {
 	// relay it to them ([Relay.Board]). It is called on the lane
 	// goroutine and must not block.
 	Publish func(lane string, board []byte, seq uint64)
+
+	// Bowlers, if set, keeps the bowlers seats may be linked to (a join
+	// with a bowler's key, or asking to be remembered): each finished
+	// game of a linked seat goes into the bowler's history. Without it
+	// every player is a guest, and a join with a key is refused
+	// unknown_bowler.
+	Bowlers bowler.Service
 
 	// Keep, if set, keeps the night of a lane that closes for good (idle,
 	// or abandoned with a game in play) once a ball was bowled on it: what

@@ -23,8 +23,15 @@ func (l *Lane) record(ctx context.Context, e game.Event) error {
 		}
 		return protocol.Errorf(protocol.CodeUnavailable, "the lane could not store that in time; nothing changed, try again")
 	}
+	was := l.state.Phase()
 	l.state.Apply(e)
 	l.cfg.Metrics.Changes.Add(1)
+	switch {
+	case e.Kind == game.NextGame || e.Kind == game.NewGame:
+		l.bw.highs = nil // the news of the game before
+	case was != game.Finished && l.state.Phase() == game.Finished:
+		l.gameOver()
+	}
 	return nil
 }
 
@@ -241,7 +248,7 @@ func (l *Lane) readBack(ctx context.Context) error {
 	for _, p := range l.pending {
 		_, attached := l.clients[p.c]
 		if name, ok := l.state.Holder(p.token); ok && name == p.name && attached && p.c.seat == "" && l.holders[name] == nil {
-			l.seat(p.c, name, p.ref, p.welcome, false) // its join was stored after all
+			l.seat(p.c, name, p.ref, p.welcome, p.bowlerKey, false) // its join was stored after all
 		} else {
 			l.overflow(p.c) // a join let past a lane full of watchers, not seated after all
 		}

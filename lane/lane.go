@@ -79,6 +79,8 @@ type Lane struct {
 	// skippable fires when the player up, offline, may be skipped: the
 	// board then says so (see skipIn).
 	skippable *time.Timer
+
+	bw bowlers // the bowlers linked seats hold: see bowlers.go
 }
 
 // view is what a lane last showed: read by the lobby and the HTTP API
@@ -104,6 +106,7 @@ const (
 	opExpire   // a waiting connection's grace is over (see attach)
 	opVerify   // read the log back before the next decision
 	opRetry    // a woken lane tries again to read its log back: see retryLater
+	opRecorded // a game's end was recorded in its bowlers' histories: see gameOver
 )
 
 type request struct {
@@ -120,6 +123,8 @@ type request struct {
 	refusal error
 
 	result chan<- error // for opSnapshot
+
+	recorded *recorded // for opRecorded
 }
 
 // New returns a lane kept in memory only: cfg.Journal is not used. Call
@@ -174,6 +179,8 @@ func Restore(ctx context.Context, log game.Log, cfg Config) (*Lane, error) {
 	st.Apply(claim)
 	l := newLane(st, pos, cfg)
 	l.keep.Store(log.First)
+	l.loadBowlers(ctx)
+	l.buildBoard() // with the bowlers' averages
 	return l, nil
 }
 

@@ -20,6 +20,7 @@ import (
 func (l *Lane) Run(ctx context.Context) (err error) {
 	l.idle = time.NewTimer(l.cfg.IdleTimeout)
 	defer l.idle.Stop()
+	defer l.bw.wg.Wait() // after stop: a recording then makes one last try
 	defer l.stop()
 	defer func() {
 		if p := recover(); p != nil {
@@ -57,7 +58,7 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 				l.closeAll(websocket.StatusGoingAway, protocol.CodeServerRestarting, "the lane moved to another server: reconnect, your seat is kept")
 				return ErrMoved
 			}
-			if r.op != opSnapshot && r.op != opRetry { // the journal's compaction, or the lane itself, is not someone using the lane
+			if r.op != opSnapshot && r.op != opRetry && r.op != opRecorded { // the journal's compaction, or the lane itself, is not someone using the lane
 				l.armIdle()
 			}
 		}
@@ -146,6 +147,8 @@ func (l *Lane) handle(ctx context.Context, r request) {
 	case opRetry:
 		l.retrying = false
 		l.sync(ctx)
+	case opRecorded:
+		l.recordedGames(r.recorded)
 	case opVerify:
 		if l.journal != nil {
 			l.stale, l.retryAt = true, time.Time{}

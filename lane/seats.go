@@ -202,6 +202,10 @@ func (l *Lane) join(ctx context.Context, c *Client, m protocol.Request, k *secre
 	} else {
 		e, err = l.state.Join(m.Name, k.token)
 	}
+	var bowlerKey string
+	if err == nil {
+		bowlerKey, err = l.linkBowler(ctx, &e, k)
+	}
 	if err != nil {
 		l.refuse(c, m.ID, err)
 		return
@@ -210,11 +214,11 @@ func (l *Lane) join(ctx context.Context, c *Client, m protocol.Request, k *secre
 		// The seat may have been stored all the same, and only this
 		// connection knows its token: if reading the log back shows the
 		// seat, the connection is seated then (see readBack).
-		l.pending = append(l.pending, pendingJoin{c: c, ref: m.ID, name: e.Player, token: k.token, welcome: k.welcome})
+		l.pending = append(l.pending, pendingJoin{c: c, ref: m.ID, name: e.Player, token: k.token, welcome: k.welcome, bowlerKey: bowlerKey})
 		l.refuse(c, m.ID, err)
 		return
 	}
-	l.seat(c, e.Player, m.ID, k.welcome, false)
+	l.seat(c, e.Player, m.ID, k.welcome, bowlerKey, false)
 }
 
 // joinPending reports whether c's join waits for its append's outcome.
@@ -235,6 +239,8 @@ type pendingJoin struct {
 	name    bowling.Name
 	token   game.TokenHash // the hash of the seat's token
 	welcome string         // what the welcome carries as its token: see secrets
+	// bowlerKey is what the welcome carries as a new bowler's key.
+	bowlerKey string
 }
 
 var errBadToken = protocol.Errorf(protocol.CodeBadToken, "that token holds no seat on this lane")
@@ -264,7 +270,7 @@ func (l *Lane) resume(ctx context.Context, c *Client, m protocol.Request, k *sec
 			l.turnAway(old, "")
 		}
 	}
-	l.seat(c, name, m.ID, k.welcome, true)
+	l.seat(c, name, m.ID, k.welcome, "", true)
 	l.welcomeBack(ctx, name)
 }
 
@@ -272,7 +278,7 @@ func (l *Lane) resume(ctx context.Context, c *Client, m protocol.Request, k *sec
 // with the seat's token (a client of another node with its hash: see
 // secrets). A resume is presence alone: two connections resuming one seat
 // in turn must not send every watcher a board each time.
-func (l *Lane) seat(c *Client, name bowling.Name, ref, token string, resumed bool) {
+func (l *Lane) seat(c *Client, name bowling.Name, ref, token, bowlerKey string, resumed bool) {
 	c.seat = name
 	l.holders[name] = c
 	delete(l.offline, name)
@@ -282,5 +288,5 @@ func (l *Lane) seat(c *Client, name bowling.Name, ref, token string, resumed boo
 		l.changed()
 	}
 	seat, _ := l.state.Seat(name)
-	l.reply(c, protocol.Welcome{Type: protocol.TypeWelcome, Ref: ref, Seat: seat, Name: string(name), Token: token})
+	l.reply(c, protocol.Welcome{Type: protocol.TypeWelcome, Ref: ref, Seat: seat, Name: string(name), Token: token, BowlerKey: bowlerKey})
 }

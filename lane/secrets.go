@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/tenpin/tenpin/lane/bowler"
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/protocol"
 )
@@ -35,6 +36,16 @@ type secrets struct {
 	// node the token, to one of another node its hash in hex, which that
 	// node's relay swaps for the token (see [Relay.Deliver]).
 	welcome string
+
+	// bowlerKey, of a join, is the hash of the bowler key it came with;
+	// zero for none.
+	bowlerKey bowler.KeyHash
+	// newBowler, of a join asking to be remembered without a key, is the
+	// hash of the key drawn for the new bowler, and newBowlerWelcome
+	// what the welcome carries of it: the key, or for a connection of
+	// another node its hash in hex, which the relay swaps as the token's.
+	newBowler        bowler.KeyHash
+	newBowlerWelcome string
 }
 
 // localSecrets returns the secrets of m, a join or a resume of a
@@ -47,6 +58,14 @@ func localSecrets(m protocol.Request) *secrets {
 	k.token = game.HashToken(k.welcome)
 	if m.HostKey != "" {
 		k.hostKey = game.HashToken(m.HostKey)
+	}
+	switch {
+	case m.Type != protocol.TypeJoin:
+	case m.BowlerKey != "":
+		k.bowlerKey = bowler.HashKey(m.BowlerKey)
+	case m.Remember:
+		k.newBowlerWelcome = bowler.NewKey()
+		k.newBowler = bowler.HashKey(k.newBowlerWelcome)
 	}
 	return k
 }
@@ -64,6 +83,11 @@ type relayedRequest struct {
 	// drew for the join's seat.
 	Token   string `json:"token_sha256"`
 	HostKey string `json:"host_key_sha256,omitempty"` // join: the hash of its host key
+	// BowlerKey is the hash of a join's bowler key; NewBowler, of a join
+	// asking to be remembered, the hash of the key the relay drew for
+	// the new bowler.
+	BowlerKey string `json:"bowler_key_sha256,omitempty"`
+	NewBowler string `json:"new_bowler_key_sha256,omitempty"`
 }
 
 // The first bytes of a relayedRequest.
@@ -124,6 +148,20 @@ func decodeRelayed(data []byte) (protocol.Request, *secrets, error) {
 			return protocol.Request{ID: r.ID}, nil, protocol.Errorf(protocol.CodeBadMessage, "a relayed %s: %v", r.Type, err)
 		}
 	}
+	for _, h := range []struct {
+		field, text string
+		hash        *bowler.KeyHash
+	}{{"bowler_key_sha256", r.BowlerKey, &k.bowlerKey}, {"new_bowler_key_sha256", r.NewBowler, &k.newBowler}} {
+		if h.text == "" {
+			continue
+		}
+		th, err := parseHash(h.field, h.text)
+		if err != nil {
+			return protocol.Request{ID: r.ID}, nil, protocol.Errorf(protocol.CodeBadMessage, "a relayed %s: %v", r.Type, err)
+		}
+		*h.hash = bowler.KeyHash(th)
+	}
+	k.newBowlerWelcome = r.NewBowler
 	return m, k, nil
 }
 
@@ -138,6 +176,9 @@ const maxHeld = 8
 type held struct {
 	hash  string // hashText's
 	token string
+	// bowlerHash and bowlerKey are the key drawn for a new bowler, if the
+	// join asked to be remembered, and its hash, which its welcome carries.
+	bowlerHash, bowlerKey string
 }
 
 // hashSecrets returns what the relay forwards to the lane of data, a
@@ -153,18 +194,28 @@ func (rc *relayed) hashSecrets(data []byte) ([]byte, protocol.Request, error) {
 	}
 	r := relayedRequest{Type: m.Type, ID: m.ID, Name: m.Name}
 	token := m.Token
+	var h held
 	switch m.Type {
 	case protocol.TypeJoin:
 		token = uuid.NewString()
 		if m.HostKey != "" {
 			r.HostKey = hashText(m.HostKey)
 		}
+		switch {
+		case m.BowlerKey != "":
+			r.BowlerKey = hashText(m.BowlerKey)
+		case m.Remember:
+			h.bowlerKey = bowler.NewKey()
+			h.bowlerHash = hashText(h.bowlerKey)
+			r.NewBowler = h.bowlerHash
+		}
 	case protocol.TypeResume:
 	default:
 		return data, m, nil
 	}
 	r.Token = hashText(token)
-	rc.hold(held{hash: r.Token, token: token})
+	h.hash, h.token = r.Token, token
+	rc.hold(h)
 	out, err := json.Marshal(r)
 	if err != nil {
 		panic(fmt.Sprintf("lane: encoding a relayed %s: %v", r.Type, err)) // only plain values: cannot fail
@@ -200,6 +251,9 @@ func (rc *relayed) welcome(msg []byte) ([]byte, bool) {
 	for i, h := range rc.held {
 		if h.hash == w.Token {
 			w.Token = h.token
+			if h.bowlerHash != "" && w.BowlerKey == h.bowlerHash {
+				w.BowlerKey = h.bowlerKey
+			}
 			rc.held = slices.Delete(rc.held, 0, i+1)
 			return encodeReply(w), true
 		}

@@ -43,13 +43,14 @@ func seriesStats(series []game.Result, playing []bowling.Player) protocol.Stats 
 	}
 	out := protocol.Stats{Players: make([]protocol.PlayerStats, len(names))}
 	for i, s := range stats {
-		out.Players[i] = playerStats(names[i], s)
+		out.Players[i] = PlayerStats(names[i], s)
 	}
 	return out
 }
 
-// playerStats puts a bowler's figures on the wire.
-func playerStats(name bowling.Name, s bowling.Stats) protocol.PlayerStats {
+// PlayerStats puts a bowler's figures on the wire, as the stats API
+// and a game's line of the series show them.
+func PlayerStats(name bowling.Name, s bowling.Stats) protocol.PlayerStats {
 	return protocol.PlayerStats{
 		Name: string(name), Games: s.Games, Pins: s.Pins, Average: rounded(s.Average()), High: s.High,
 		Strikes: s.Strikes, StrikeChances: s.StrikeChances, Spares: s.Spares, SpareChances: s.SpareChances,

@@ -53,7 +53,7 @@
 //
 // # Client → server
 //
-//	{"type":"join","name":"Jo"}           take a seat: 1–12 letters of any script (see Names); while seats remain and the game is not over. A player who joins after the first ball is seated last and bowls the frames they missed before the others go on. With "host_key" (the lane creator's, from POST /api/lanes) the player is the lane's host while seated
+//	{"type":"join","name":"Jo"}           take a seat: 1–12 letters of any script (see Names); while seats remain and the game is not over. A player who joins after the first ball is seated last and bowls the frames they missed before the others go on. With "host_key" (the lane creator's, from POST /api/lanes) the player is the lane's host while seated. With "remember":true the seat is linked to a new bowler, whose key the welcome carries ("bowler_key"); with "bowler_key" to the bowler whose key it is (see Bowlers)
 //	{"type":"resume","token":"…"}         take back one's seat after a reconnect, with the token from welcome
 //	{"type":"start"}                      start the game (the host only; the lane needs at least one player)
 //	{"type":"roll","pins":7,"frame":3,"ball":1}   the pins knocked down with the ball up: see Rolls below
@@ -116,6 +116,10 @@
 //
 //	{"type":"welcome","ref":"1","seat":0,"name":"PJS","token":"9b2c…"}
 //
+// A join with "remember" is welcomed with the new bowler's key too,
+// "bowler_key": keep it on the device (never in a URL), and send it with
+// the joins of the nights to come.
+//
 // board is the whole lane, sent to every connection when it attaches and
 // after every change ([Board]). seq grows by one with every change, so a
 // client can tell it missed nothing; a client too slow to take every board
@@ -157,8 +161,10 @@
 //     removed, left being true too; omitted otherwise), late (true for a
 //     player who joined after the first ball; omitted otherwise), away
 //     (true while skipped for being offline; omitted otherwise), frames
-//     bowled so far from frame 1, and total (the last cumulative score
-//     that can no longer change).
+//     bowled so far from frame 1, total (the last cumulative score
+//     that can no longer change), and average: for a seat linked to a
+//     bowler with a game in their history, their average over every game
+//     (pins ÷ games, fractions dropped); omitted otherwise.
 //   - frames: marks as on the text board ("X", "8|/", "8|1", "7|-", "-|/",
 //     "8" while in play, "X|7|/" in the tenth), rolls (the pins of each
 //     roll), score (the cumulative score, null while it can still change),
@@ -173,6 +179,11 @@
 //     the sum of their totals, this game included; omitted before.
 //   - removed: the players the host removed and has not let back
 //     (readmit), in any game of the series; omitted when none.
+//   - highs: the personal bests the game just finished brought its linked
+//     bowlers, from then until the next game: [{"name":"홍길동","game":187}]
+//     for a new high game, "series" for a new high series (the best 3
+//     games in a row of one night); omitted when none. A bowler's first
+//     game or series beats nothing and is not one.
 //
 // ack answers an accepted command that carried an id; seq is that of the
 // first board that includes its effect. A command is acknowledged, and its
@@ -213,6 +224,7 @@
 //	unavailable      the store did not take the command in time: nothing changed, send it again
 //	invalid_correction  a correction no game could have (a ball not bowled, pins that do not fit, a ball that would move to another frame): nothing changed
 //	not_away         skip while the player up is connected, or offline for less than the away time, or when nobody else has balls left to bowl
+//	unknown_bowler   a join with a bowler key no bowler holds (revoked, or its bowler deleted their history): join as a guest, or with "remember" for a new history
 //	removed          join under the name of a player the host removed, until the host readmits them
 //
 // A notice is an error message with no ref that says why the server is
@@ -253,6 +265,42 @@
 //	→ {"type":"skip","id":"9"}
 //	← {"type":"board",…,"up":{"seat":0,"frame":3,"ball":1,"standing":10},"players":[…,{"name":"BOB","connected":false,"away":true,…}],…}
 //	← {"type":"ack","ref":"9","seq":11}
+//
+// # Bowlers
+//
+// A bowler is remembered without an account: a device holds a key (130
+// random bits), which the server keeps only as its SHA-256, never sends
+// between the nodes of a cluster, and never logs. Every finished game of a
+// seat linked to a bowler goes into their history under the name bowled
+// that night, and their numbers are kept as each game ends. Every request
+// below but /link and /shared carries the key in the header
+// "Authorization: Bowler <key>", never in the URL:
+//
+//	GET    /api/bowlers/me                the bowler's numbers (Bowler): {"name","games","pins","average","high_game","high_series","strike_pct","spare_pct","first_ball_average","clean_games","splits":{"made","tries"},"single_pins":{"made","tries"},"leaves":[{"pins":[10],"tries":19,"made":14}],"shared"}
+//	GET    /api/bowlers/me/games?before=&limit=   the history, newest first, a page at a time (BowlerGames): {"games":[{"lane","lane_name","game","at","name","score","frames","sheet"}],"next":"…"}
+//	GET    /api/bowlers/me/games.csv      the whole history as a spreadsheet's file: date, lane, lane_name, then a lane's games.csv columns
+//	GET    /api/bowlers/me/chart.svg      every game's score (the latest 500) and the running average, as an image (image/svg+xml); ?lang=ko
+//	POST   /api/bowlers/me/codes          → 201 a one-time code (LinkCode): {"code","expires","url","qr"}, for another device, for 10 minutes, once
+//	POST   /api/bowlers/link              {"code":"…"} (no key) → {"bowler_key":"…"} (BowlerKey): the other device's own key; 400 invalid_code if the code is unknown, used or expired
+//	DELETE /api/bowlers/me/key            revoke this device's key ("forget me") → 204
+//	DELETE /api/bowlers/me                erase the bowler: numbers, history, keys, share → 204. The lanes keep the games under the names bowled, nothing more
+//	POST   /api/bowlers/me/share          → 201 a read-only link (Share): {"share","url":".../b/{share}"}, replacing any before
+//	DELETE /api/bowlers/me/share          revoke it → 204
+//	GET    /api/bowlers/shared/{share}    the numbers, as /me (no key); also …/games and …/chart.svg
+//
+// average is total pins ÷ games with fractions dropped, as USBC computes
+// averages; high_series is the best total of 3 games in a row of one
+// lane's series; strike_pct and spare_pct are percentages to one decimal
+// of the chances Stats counts; splits, single_pins and leaves count a
+// rack's first ball that left pins, where its deck is known, and made when
+// the next ball cleared them; leaves are the 10 leaves faced most. A
+// game's sheet is its lane's page (kept read-only once the lane closed).
+// next is the before of the following page; limit is 1–100, 20 if omitted.
+//
+// A key that no bowler holds (never made, revoked, or deleted) is answered
+// 401 unknown_bowler, and a join with it is refused unknown_bowler: join
+// as a guest, or start a new history. One address may try 20 unknown
+// keys, codes or shares, then one a second: past that, 429 rate_limited.
 //
 // # HTTP
 //
@@ -341,6 +389,7 @@
 //	400 bad_request              a body that is not one JSON object of the right fields; a bad limit or after
 //	400 invalid_lane_name        a lane name that is empty, over 40 characters, or has control characters
 //	404 not_found                no API at that method and path
+//	401 unknown_bowler           a bowler key (or share) that no bowler holds: see Bowlers
 //	404 lane_not_found           no lane of that id: it may have closed with no ball bowled, or been kept past -keep
 //	413 too_large                a body over 4 KiB
 //	415 unsupported_media_type   a POST not sent as application/json: a form or a text/plain body, which another site's page could send, creates nothing

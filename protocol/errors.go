@@ -33,6 +33,7 @@ const (
 	CodeUnavailable       Code = "unavailable"        // the store did not take the command in time: nothing changed, try again
 	CodeInvalidCorrection Code = "invalid_correction" // a correction that no game could have: nothing changed
 	CodeNotAway           Code = "not_away"           // skip while the player up is connected, or offline for less than the away time
+	CodeUnknownBowler     Code = "unknown_bowler"     // a bowler key that is unknown, revoked or deleted: join as a guest, or start a new history
 
 	// Notices: not answers to a message, but why the connection is about
 	// to close.
@@ -54,6 +55,7 @@ const (
 	CodeTooManyConnections   Code = "too_many_connections"   // the server holds all the connections it may
 	CodeShuttingDown         Code = "shutting_down"          // the server is stopping
 	CodeHostNotAllowed       Code = "host_not_allowed"       // a Host name the server does not answer to (a guard against DNS rebinding)
+	CodeInvalidCode          Code = "invalid_code"           // a one-time code that is unknown, used already or expired
 )
 
 // Error is the refusal of a client message, sent as
@@ -88,6 +90,8 @@ var statuses = map[Code]int{
 	CodeShuttingDown:         http.StatusServiceUnavailable,
 	CodeUnavailable:          http.StatusServiceUnavailable,
 	CodeInternal:             http.StatusInternalServerError,
+	CodeUnknownBowler:        http.StatusUnauthorized,
+	CodeInvalidCode:          http.StatusBadRequest,
 }
 
 // Status returns the HTTP status an API refusal with this code is sent

@@ -50,9 +50,15 @@ type Request struct {
 	// POST /api/lanes: the joiner becomes the lane's host, whoever
 	// joined before.
 	HostKey string `json:"host_key,omitempty"`
-	Pins    *int   `json:"pins,omitempty"`  // roll, correct: the pins the ball knocked down
-	Frame   *int   `json:"frame,omitempty"` // roll, correct: the frame of the ball it is for, 1 to 10
-	Ball    *int   `json:"ball,omitempty"`  // roll, correct: which ball of that frame, 1 to 3
+	// BowlerKey, on a join, links the seat to the bowler whose key it is
+	// (the welcome of a join with Remember gave it): every finished game
+	// of the seat goes into their history. Remember, on a join without a
+	// key, makes a new bowler and the welcome carries their key.
+	BowlerKey string `json:"bowler_key,omitempty"`
+	Remember  bool   `json:"remember,omitempty"`
+	Pins      *int   `json:"pins,omitempty"`  // roll, correct: the pins the ball knocked down
+	Frame     *int   `json:"frame,omitempty"` // roll, correct: the frame of the ball it is for, 1 to 10
+	Ball      *int   `json:"ball,omitempty"`  // roll, correct: which ball of that frame, 1 to 3
 	// Deck, on a roll or a correction, names the pins the ball left
 	// standing (1 the head pin; 2–3; 4–6; 7–10), [] for none: the server
 	// counts the pins from it. With "pins" too, the two must agree.
@@ -117,6 +123,8 @@ func Decode(data []byte) (Request, error) {
 		{"name", name, optName, r.Name != ""},
 		{"token", token, false, r.Token != ""},
 		{"host_key", false, optKey, r.HostKey != ""},
+		{"bowler_key", false, optKey, r.BowlerKey != ""},
+		{"remember", false, optKey, r.Remember},
 		{"pins", false, ball, r.Pins != nil},
 		{"deck", false, ball, r.Deck != nil},
 		{"foul", false, ball, r.Foul},
@@ -186,6 +194,10 @@ type Player struct {
 	Late      bool    `json:"late,omitempty"`    // joined after the first ball: bowls the frames they missed before the others go on
 	Frames    []Frame `json:"frames"`            // the frames bowled so far, from frame 1
 	Total     int     `json:"total"`             // the last cumulative score that can no longer change
+	// Average is the player's average over every game they bowled, for a
+	// seat linked to a bowler with a game in their history (see
+	// BowlerKey); omitted otherwise.
+	Average *int `json:"average,omitempty"`
 }
 
 // Phase is where a lane's game stands.
@@ -216,6 +228,10 @@ type Board struct {
 	// Removed lists the players the host removed and has not let back
 	// (readmit), who may not join again: omitted when none.
 	Removed []string `json:"removed,omitempty"`
+	// Highs are the personal bests the game just finished brought, from
+	// its end until the next game: a new high game or series of a
+	// linked bowler. Omitted when none.
+	Highs []High `json:"highs,omitempty"`
 	// ClosedAt is when a kept lane closed: set only on the board of a
 	// lane that has closed, which GET /api/lanes/{id} answers read-only
 	// for as long as the server keeps closed lanes; a lane's WebSocket
@@ -231,6 +247,14 @@ type SeriesPlayer struct {
 	Total int    `json:"total"`
 }
 
+// High is a bowler's new personal best: a high game or a high series (3
+// games in a row of one night), or both.
+type High struct {
+	Name   string `json:"name"`
+	Game   int    `json:"game,omitempty"`   // the new high game
+	Series int    `json:"series,omitempty"` // the new high series
+}
+
 // Welcome answers a join or a resume. The token is sent only here, only to
 // the connection that holds the seat.
 type Welcome struct {
@@ -239,6 +263,9 @@ type Welcome struct {
 	Seat  int    `json:"seat"`
 	Name  string `json:"name"`
 	Token string `json:"token"`
+	// BowlerKey is the key of the bowler a join with "remember" made:
+	// keep it on the device, never in a URL; it is sent only here.
+	BowlerKey string `json:"bowler_key,omitempty"`
 }
 
 // Ack confirms an accepted command that carried an id. Seq is that of the

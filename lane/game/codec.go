@@ -34,6 +34,7 @@ type record struct {
 	Player   string     `json:"player,omitempty"`
 	Token    string     `json:"token_sha256,omitempty"`
 	Host     bool       `json:"host,omitempty"`
+	Bowler   string     `json:"bowler,omitempty"`
 	Frame    int        `json:"frame,omitempty"`
 	Ball     int        `json:"ball,omitempty"`
 	Pins     *int       `json:"pins,omitempty"`
@@ -222,7 +223,7 @@ func toRecord(e Event) (record, error) {
 	case Claimed:
 		r.Epoch, r.Node = e.Epoch, e.Node
 	case SeatTaken:
-		r.Player, r.Token, r.Host = string(e.Player), hex.EncodeToString(e.Token[:]), e.Host
+		r.Player, r.Token, r.Host, r.Bowler = string(e.Player), hex.EncodeToString(e.Token[:]), e.Host, e.Bowler
 	case GameStarted, NewGame, NextGame:
 	case Rolled:
 		pins := e.Pins
@@ -330,7 +331,7 @@ func fromRecord(r record) (Event, error) {
 			return e, errors.New(`"token_sha256" is not a SHA-256 in hex`)
 		}
 		copy(e.Token[:], b)
-		e.Host = r.Host
+		e.Host, e.Bowler = r.Host, r.Bowler
 	case GameStarted, NewGame, NextGame:
 	case Rolled, Corrected:
 		if e.Player, err = bowling.ParseLaneName(r.Player); err != nil {

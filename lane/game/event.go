@@ -48,6 +48,9 @@ type Event struct {
 	Player bowling.Name // SeatTaken, Rolled, PlayerLeft, Corrected, PlayerAway, PlayerBack
 	Token  TokenHash    // SeatTaken: the SHA-256 of the seat's resume token
 	Host   bool         // SeatTaken: taken with the lane's host key: this player is the host
+	// Bowler, SeatTaken: the id of the bowler (lane/bowler) the seat is
+	// linked to, whose history its finished games go into; "" for a guest.
+	Bowler string
 
 	Frame   int          // Rolled, Corrected: 1 to 10
 	Ball    int          // Rolled, Corrected: 1 to 3, within the frame

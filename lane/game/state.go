@@ -91,8 +91,9 @@ func addTotals(totals []Total, r Result) []Total {
 }
 
 type seat struct {
-	name  bowling.Name
-	token TokenHash
+	name   bowling.Name
+	token  TokenHash
+	bowler string // the bowler the seat is linked to; "" for a guest
 }
 
 // Replay returns the state that a log of events builds.
@@ -118,7 +119,7 @@ func (s *State) Apply(e Event) {
 		if err != nil || s.match.AddLate(n) != nil { // AddName before the first ball
 			return
 		}
-		s.seats = append(s.seats, seat{e.Player, e.Token})
+		s.seats = append(s.seats, seat{e.Player, e.Token, e.Bowler})
 		s.game = append(s.game, keep(e))
 		if e.Host {
 			s.hostSeat = e.Token
@@ -213,7 +214,7 @@ func (s *State) nextGame(start bool) {
 	game := []played{}
 	for _, st := range s.seats {
 		if err := next.AddName(st.name); err == nil {
-			game = append(game, keep(Event{Kind: SeatTaken, Player: st.name, Token: st.token}))
+			game = append(game, keep(Event{Kind: SeatTaken, Player: st.name, Token: st.token, Bowler: st.bowler}))
 		}
 	}
 	s.match = next
@@ -248,6 +249,21 @@ func (s *State) restore(l *LaneSnapshot) {
 		}
 	}
 }
+
+// Bowler returns the id of the bowler the seat of name is linked to, and
+// false for a guest or a player not seated.
+func (s *State) Bowler(name bowling.Name) (string, bool) {
+	for _, st := range s.seats {
+		if st.name.Same(name) {
+			return st.bowler, st.bowler != ""
+		}
+	}
+	return "", false
+}
+
+// GameNumber returns the number of the game in play in the lane's series,
+// from 1: the finished games kept, and this one.
+func (s *State) GameNumber() int { return len(s.series) + 1 }
 
 // RemovedPlayers returns the players the host removed and has not let
 // back, in the order they were removed.

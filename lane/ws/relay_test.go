@@ -20,6 +20,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/bowler"
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/protocol"
@@ -570,4 +571,60 @@ func attachRelayed(t *testing.T, r *lane.Relay, c *Conn) uint64 {
 	}
 	t.Fatal("the relay has no new connection")
 	return 0
+}
+
+// TestRelayedBowlerKeysStayOnTheirNode: through a relay, a join asking to
+// be remembered is welcomed with a new bowler's key, which the relay drew
+// and the lane's node knows only as its hash; a join with that key on
+// another connection links to the same bowler. Neither key crosses
+// between the nodes.
+func TestRelayedBowlerKeysStayOnTheirNode(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		k := &link{remotes: make(map[uint64]*lane.Client)}
+		bowlers := memjournal.NewBowlers()
+		cfg := lane.Config{Logger: testLogger(t), Publish: k.publish, Bowlers: bowlers}
+		k.l = lane.New("bowlers", "bowlers", cfg)
+		k.relay = lane.NewRelay(k.l.ID(), k, cfg)
+		ctx, cancel := context.WithCancel(t.Context())
+		ran := make(chan error, 1)
+		go func() { ran <- k.l.Run(ctx) }()
+		defer func() { cancel(); <-ran }()
+		defer k.relay.Close(protocol.CodeLaneClosed, "the test is over")
+
+		welcome := func(c *Conn) (w protocol.Welcome) {
+			for _, m := range c.take(nil) {
+				if json.Unmarshal(m.data, &w) == nil && w.Type == protocol.TypeWelcome {
+					return w
+				}
+			}
+			return w
+		}
+		first, second := newConn(), newConn()
+		s1, _ := k.relay.Attach(t.Context(), first)
+		s1.Read(t.Context(), []byte(`{"type":"join","name":"Mina","remember":true,"id":"new"}`))
+		synctest.Wait()
+		key := welcome(first).BowlerKey
+		r, err := bowlers.Find(t.Context(), bowler.HashKey(key))
+		if key == "" || err != nil {
+			t.Fatalf("the remembered join's key %q finds %v, %v; want the new bowler", key, r, err)
+		}
+		s2, _ := k.relay.Attach(t.Context(), second)
+		s2.Read(t.Context(), []byte(`{"type":"join","name":"Jo","bowler_key":"`+key+`","id":"again"}`))
+		synctest.Wait()
+		if got := welcome(second); got.Ref != "again" || got.BowlerKey != "" {
+			t.Errorf("a join with the key through the relay = %+v, want a welcome, no new key", got)
+		}
+		var board protocol.Board
+		json.Unmarshal(k.l.BoardJSON(), &board)
+		if len(board.Players) != 1 {
+			t.Errorf("the lane seated %d players, want Mina only: one bowler, one seat", len(board.Players))
+		}
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		for _, msg := range k.crossed {
+			if bytes.Contains(msg, []byte(key)) {
+				t.Errorf("the bowler's key crossed between the nodes: %s", msg)
+			}
+		}
+	})
 }
