@@ -101,7 +101,9 @@ type msg struct {
 	Message string        `json:"message"`
 	Token   string        `json:"token"`
 	Seat    int           `json:"seat"`
-	raw     string
+	// BowlerKey is a welcome's new bowler's key.
+	BowlerKey string `json:"bowler_key"`
+	raw       string
 }
 
 // typeUndecodable is the type of a msg that stands for a message the
@@ -115,7 +117,7 @@ func view(m protocol.Message) msg {
 	case *protocol.Board:
 		v.Board = *m
 	case *protocol.Welcome:
-		v.Type, v.Ref, v.Seat, v.Name, v.Token = m.Type, m.Ref, m.Seat, m.Name, m.Token
+		v.Type, v.Ref, v.Seat, v.Name, v.Token, v.BowlerKey = m.Type, m.Ref, m.Seat, m.Name, m.Token, m.BowlerKey
 	case *protocol.Ack:
 		v.Type, v.Ref, v.Seq = m.Type, m.Ref, m.Seq
 	case *protocol.Error:

@@ -22,11 +22,7 @@ import (
 func (lb *Lobby) invite(r *http.Request, id string) protocol.Invite {
 	bases := lb.cfg.URLs
 	if len(bases) == 0 {
-		scheme := "http"
-		if r.TLS != nil {
-			scheme = "https"
-		}
-		bases = []string{scheme + "://" + r.Host}
+		bases = []string{lb.baseURL(r)}
 	}
 	inv := protocol.Invite{QR: "/api/lanes/" + url.PathEscape(id) + "/qr.png"}
 	for _, b := range bases {
@@ -34,6 +30,19 @@ func (lb *Lobby) invite(r *http.Request, id string) protocol.Invite {
 	}
 	inv.URL = inv.URLs[0]
 	return inv
+}
+
+// baseURL returns the server's address friends' phones open: the first
+// of Config.URLs, or the address the request came to.
+func (lb *Lobby) baseURL(r *http.Request) string {
+	if len(lb.cfg.URLs) > 0 {
+		return strings.TrimSuffix(lb.cfg.URLs[0], "/")
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
 }
 
 func (lb *Lobby) getInvite(w http.ResponseWriter, r *http.Request) {

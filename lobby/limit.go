@@ -173,6 +173,22 @@ func (a *addrLimiter) allow(addr string, now time.Time) (bool, time.Duration) {
 	return true, 0
 }
 
+// peek reports whether addr has a token, without spending it; otherwise
+// it says how long until it will.
+func (a *addrLimiter) peek(addr string, now time.Time) (bool, time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	b := a.buckets[addr]
+	if b == nil {
+		return true, 0
+	}
+	tokens := min(a.burst, b.tokens+now.Sub(b.last).Seconds()*a.rate)
+	if tokens < 1 {
+		return false, time.Duration((1 - tokens) / a.rate * float64(time.Second))
+	}
+	return true, 0
+}
+
 // addrCount counts what each client address holds open now: connections,
 // or lanes. Guarded by the lobby's mutex. An address is forgotten when it
 // holds nothing, so the map is bounded by what the server holds.
@@ -232,7 +248,7 @@ func (lb *Lobby) Refused() map[string]int64 { return snapshot(&lb.counters.refus
 // refused since the lobby started, by limit (LimitCreations,
 // LimitConnsPerAddr, LimitLanesPerAddr; each present, if only as 0).
 func (lb *Lobby) RateLimited() map[string]int64 {
-	return snapshot(&lb.counters.limited, LimitCreations, LimitConnsPerAddr, LimitLaneConns, LimitLanesPerAddr, LimitQRCodes)
+	return snapshot(&lb.counters.limited, LimitCreations, LimitConnsPerAddr, LimitLaneConns, LimitLanesPerAddr, LimitQRCodes, LimitKeyGuesses)
 }
 
 // rateLimited counts a refusal by the given limit per client address.

@@ -138,6 +138,7 @@ type Lobby struct {
 	unrestored map[string]struct{} // guarded by mu: lanes in the journal that failed to restore
 	creations  *addrLimiter        // lane creations per client address
 	qrDraws    *addrLimiter        // QR codes drawn per client address
+	keyGuesses *addrLimiter        // unknown bowler keys, codes and shares tried per client address
 	list       listCache           // GET /api/lanes, encoded
 	counters   counters            // refusals, for the metrics
 
@@ -212,6 +213,7 @@ func New(cfg Config) *Lobby {
 		gone:        newClosedLanes(maxClosedLanes),
 		creations:   newAddrLimiter(cfg.CreateRate, cfg.CreateBurst),
 		qrDraws:     newAddrLimiter(QRRate, QRBurst),
+		keyGuesses:  newAddrLimiter(KeyGuessRate, KeyGuessBurst),
 		starts:      make(chan *lane.Lane),
 		stopped:     make(chan struct{}),
 	}

@@ -21,16 +21,15 @@ const (
 	// BowlersBucket is the key-value bucket of bowlers: their records
 	// (b.ID), their games (g.ID.N, N from 1 in the order they ended), the
 	// hashes of their keys (k.HASH, holding the bowler's id) and of their
-	// shares (s.HASH).
+	// shares (s.HASH), and the one-time codes that link a device (c.HASH),
+	// each dropped by JetStream once codeTTL old. One bucket, one raft
+	// group in a cluster: each more is another leader to elect when a
+	// node dies.
 	BowlersBucket = "TENPIN_BOWLERS"
-	// CodesBucket holds the one-time codes that link a device (c.HASH),
-	// each dropped by JetStream once codeTTL old.
-	CodesBucket = "TENPIN_BOWLER_CODES"
 )
 
-// codeTTL is how long the codes bucket keeps a code: longer than any
-// code lives (its expiry is in it), so that JetStream drops only dead
-// ones.
+// codeTTL is how long the bucket keeps a code: longer than any code
+// lives (its expiry is in it), so that JetStream drops only dead ones.
 const codeTTL = 30 * time.Minute
 
 // Bowlers is a [bowler.Service] in JetStream key-value buckets on the
@@ -38,11 +37,11 @@ const codeTTL = 30 * time.Minute
 // is safe for concurrent use: a record changes by compare-and-set, and
 // the games of one bowler that end on this node are added one at a time.
 type Bowlers struct {
-	kv, codes jetstream.KeyValue
-	stream    jetstream.Stream // the bowlers bucket's stream, to purge a bowler's games
-	timeout   time.Duration
-	seed      maphash.Seed
-	locks     [64]sync.Mutex // bowlers' adds, by a hash of their id
+	kv      jetstream.KeyValue
+	stream  jetstream.Stream // the bucket's stream, to purge a bowler's games
+	timeout time.Duration
+	seed    maphash.Seed
+	locks   [64]sync.Mutex // bowlers' adds, by a hash of their id
 }
 
 var _ bowler.Service = (*Bowlers)(nil)
@@ -57,25 +56,23 @@ func (j *Journal) Bowlers(ctx context.Context) (*Bowlers, error) {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	b := &Bowlers{timeout: j.cfg.Timeout, seed: maphash.MakeSeed()}
-	for _, c := range []struct {
-		kv  *jetstream.KeyValue
-		cfg jetstream.KeyValueConfig
-	}{
-		{&b.kv, jetstream.KeyValueConfig{Bucket: BowlersBucket, Description: "tenpin: bowlers, their games, keys and shares", History: 1}},
-		{&b.codes, jetstream.KeyValueConfig{Bucket: CodesBucket, Description: "tenpin: one-time codes that link a bowler's device", History: 1, TTL: codeTTL}},
-	} {
-		c.cfg.Storage, c.cfg.Replicas = jetstream.FileStorage, j.cfg.Replicas
-		err := j.untilTaken(ctx, "bucket "+c.cfg.Bucket, func(ctx context.Context) (err error) {
-			ctx, cancel := context.WithTimeout(ctx, max(j.cfg.Timeout, 5*time.Second))
-			defer cancel()
-			*c.kv, err = j.js.CreateOrUpdateKeyValue(ctx, c.cfg)
-			return err
+	err := j.untilTaken(ctx, "bucket "+BowlersBucket, func(ctx context.Context) (err error) {
+		ctx, cancel := context.WithTimeout(ctx, max(j.cfg.Timeout, 5*time.Second))
+		defer cancel()
+		b.kv, err = j.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket:      BowlersBucket,
+			Description: "tenpin: bowlers, their games, keys, shares and one-time codes",
+			History:     1,
+			Storage:     jetstream.FileStorage,
+			Replicas:    j.cfg.Replicas,
+			// Keys may have a time to live of their own (the codes').
+			LimitMarkerTTL: time.Minute,
 		})
-		if err != nil {
-			return nil, fmt.Errorf("nats: create or update bucket %s: %w", c.cfg.Bucket, err)
-		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("nats: create or update bucket %s: %w", BowlersBucket, err)
 	}
-	var err error
 	if b.stream, err = j.js.Stream(ctx, "KV_"+BowlersBucket); err != nil {
 		return nil, fmt.Errorf("nats: the stream of bucket %s: %w", BowlersBucket, err)
 	}
@@ -412,7 +409,7 @@ func (b *Bowlers) AddCode(ctx context.Context, id bowler.ID, c bowler.KeyHash, e
 		return err
 	}
 	data, _ := json.Marshal(code{id, expires}) // plain values: cannot fail
-	if _, err := b.codes.Put(ctx, codeKey(c), data); err != nil {
+	if _, err := b.kv.Create(ctx, codeKey(c), data, jetstream.KeyTTL(codeTTL)); err != nil {
 		return fmt.Errorf("nats: storing a code: %w", err)
 	}
 	return nil
@@ -423,14 +420,14 @@ func (b *Bowlers) AddCode(ctx context.Context, id bowler.ID, c bowler.KeyHash, e
 func (b *Bowlers) Redeem(ctx context.Context, c, key bowler.KeyHash, now time.Time) (*bowler.Record, error) {
 	ctx, cancel := b.ctx(ctx)
 	defer cancel()
-	e, err := b.codes.Get(ctx, codeKey(c))
+	e, err := b.kv.Get(ctx, codeKey(c))
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound):
 		return nil, bowler.ErrCode
 	case err != nil:
 		return nil, fmt.Errorf("nats: reading a code: %w", err)
 	}
-	if err := b.codes.Purge(ctx, codeKey(c), jetstream.LastRevision(e.Revision())); err != nil {
+	if err := b.kv.Purge(ctx, codeKey(c), jetstream.LastRevision(e.Revision())); err != nil {
 		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || isWrongLast(err) {
 			return nil, bowler.ErrCode // redeemed by another request first
 		}

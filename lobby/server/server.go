@@ -28,9 +28,9 @@ import (
 // Config is a node's settings.
 type Config struct {
 	// Lobby is the lobby's settings, its lanes' among them. New sets its
-	// journal, archive, health check and cluster (Lane.Journal,
-	// Lane.Durable, Archive, Health, Cluster, Lane.Publish, Lane.Wakes,
-	// Lane.Node) from the
+	// journal, archive, bowlers, health check and cluster (Lane.Journal,
+	// Lane.Durable, Archive, Lane.Bowlers, Health, Cluster, Lane.Publish,
+	// Lane.Wakes, Lane.Node) from the
 	// fields below; set them here and they are overwritten.
 	Lobby lobby.Config
 
@@ -84,6 +84,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	case cfg.Memory:
 		lc.Lane.Journal, lc.Lane.Durable, lc.Health = memjournal.New(), false, nil
 		lc.Archive = memjournal.NewArchive(cfg.Keep)
+		lc.Lane.Bowlers = memjournal.NewBowlers()
 	default:
 		store := cfg.Store
 		if store.Logger == nil {
@@ -99,6 +100,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.Journal = j
 		lc.Lane.Journal, lc.Lane.Durable, lc.Health = j, true, j.Check
 		if lc.Archive, err = j.Archive(ctx, cfg.Keep); err != nil {
+			j.Close()
+			return nil, fmt.Errorf("server: %w", err)
+		}
+		if lc.Lane.Bowlers, err = j.Bowlers(ctx); err != nil {
 			j.Close()
 			return nil, fmt.Errorf("server: %w", err)
 		}

@@ -14,6 +14,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tenpin/tenpin/protocol"
 )
@@ -45,28 +46,72 @@ func CSV(w io.Writer, games protocol.Games) error {
 	row := make([]string, 0, len(Header))
 	for _, g := range games.Games {
 		for _, p := range g.Players {
-			row = append(row[:0], strconv.Itoa(g.Game), cell(p.Name))
-			for i := range 10 {
-				marks := ""
-				if i < len(p.Frames) {
-					marks = p.Frames[i].Marks
-				}
-				row = append(row, cell(marks))
-			}
-			s := p.Stats
-			clean := s.CleanGames > 0
-			row = append(row, strconv.Itoa(p.Total), strconv.FormatBool(g.Finished), strconv.FormatBool(p.Left),
-				strconv.Itoa(s.Strikes), strconv.Itoa(s.StrikeChances), strconv.Itoa(s.Spares), strconv.Itoa(s.SpareChances),
-				strconv.Itoa(s.Opens), decimal(s.FirstBallAvg),
-				strconv.Itoa(s.Splits), strconv.Itoa(s.SplitsMade), strconv.Itoa(s.SinglePins), strconv.Itoa(s.SinglePinsMade),
-				strconv.Itoa(s.Fouls), strconv.FormatBool(clean))
-			if err := cw.Write(row); err != nil {
+			if err := cw.Write(appendRow(row[:0], g, p)); err != nil {
 				return err
 			}
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// appendRow appends p's row of game g, as [Header] names its columns.
+func appendRow(row []string, g protocol.Game, p protocol.GamePlayer) []string {
+	row = append(row, strconv.Itoa(g.Game), cell(p.Name))
+	for i := range 10 {
+		marks := ""
+		if i < len(p.Frames) {
+			marks = p.Frames[i].Marks
+		}
+		row = append(row, cell(marks))
+	}
+	s := p.Stats
+	clean := s.CleanGames > 0
+	return append(row, strconv.Itoa(p.Total), strconv.FormatBool(g.Finished), strconv.FormatBool(p.Left),
+		strconv.Itoa(s.Strikes), strconv.Itoa(s.StrikeChances), strconv.Itoa(s.Spares), strconv.Itoa(s.SpareChances),
+		strconv.Itoa(s.Opens), decimal(s.FirstBallAvg),
+		strconv.Itoa(s.Splits), strconv.Itoa(s.SplitsMade), strconv.Itoa(s.SinglePins), strconv.Itoa(s.SinglePinsMade),
+		strconv.Itoa(s.Fouls), strconv.FormatBool(clean))
+}
+
+// HistoryHeader is the first row of a bowler's history as a CSV: when
+// each game ended and on which lane, then a lane's columns ([Header]).
+var HistoryHeader = append([]string{"date", "lane", "lane_name"}, Header...)
+
+// HistoryGame is a game of a bowler's history: when it ended, on which
+// lane, and the bowler's line of it.
+type HistoryGame struct {
+	At       time.Time
+	Lane     string
+	LaneName string
+	Game     protocol.Game // of one player, the bowler
+}
+
+// HistoryCSV writes a bowler's history as a CSV file: a byte order mark,
+// [HistoryHeader], and a row a game, in the order next gives them; next
+// returns false after the last.
+func HistoryCSV(w io.Writer, next func() (HistoryGame, bool, error)) error {
+	if _, err := io.WriteString(w, bom); err != nil {
+		return err
+	}
+	cw := csv.NewWriter(w)
+	if err := cw.Write(HistoryHeader); err != nil {
+		return err
+	}
+	row := make([]string, 0, len(HistoryHeader))
+	for {
+		h, ok, err := next()
+		if err != nil || !ok {
+			cw.Flush()
+			return errors.Join(err, cw.Error())
+		}
+		for _, p := range h.Game.Players {
+			row = append(row[:0], h.At.UTC().Format(time.RFC3339), h.Lane, cell(h.LaneName))
+			if err := cw.Write(appendRow(row, h.Game, p)); err != nil {
+				return err
+			}
+		}
+	}
 }
 
 // cell guards a text cell against a spreadsheet taking it for a formula: a

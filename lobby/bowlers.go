@@ -1,0 +1,402 @@
+package lobby
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/bowler"
+	"github.com/tenpin/tenpin/lane/bowling"
+	"github.com/tenpin/tenpin/lobby/sheet"
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// The bowlers' API: a bowler's numbers, history and chart, and their
+// devices, authenticated by the header "Authorization: Bowler <key>"
+// (never a URL, which logs and Referer headers keep). Its reference is
+// package protocol's ("Bowlers").
+
+// Limits of the bowlers' API.
+const (
+	// KeyGuessRate and KeyGuessBurst bound the unknown keys, codes and
+	// shares one address may try: a key has 130 random bits and cannot
+	// be guessed, but each try costs the store a read.
+	KeyGuessRate  = 1.0 // a second
+	KeyGuessBurst = 20
+
+	// LimitKeyGuesses counts the requests KeyGuessRate refused.
+	LimitKeyGuesses = "bowler_key_guesses"
+
+	// codeLife is how long a one-time code links a device.
+	codeLife = 10 * time.Minute
+
+	// maxHistoryPage is the most games a page of a history holds, and
+	// historyPage how many it holds if not asked.
+	maxHistoryPage = 100
+	historyPage    = 20
+
+	// chartGames is the most games the chart draws: the latest.
+	chartGames = 500
+
+	// maxLinkBody bounds the body of POST /api/bowlers/link.
+	maxLinkBody = 1 << 10
+)
+
+// bowlerRoutes adds the bowlers' API to mux.
+func (lb *Lobby) bowlerRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /api/bowlers/me", lb.withBowler(lb.getMe))
+	mux.HandleFunc("DELETE /api/bowlers/me", lb.withBowler(lb.deleteMe))
+	mux.HandleFunc("GET /api/bowlers/me/games", lb.withBowler(lb.getMyGames))
+	mux.HandleFunc("GET /api/bowlers/me/games.csv", lb.withBowler(lb.getMyCSV))
+	mux.HandleFunc("GET /api/bowlers/me/chart.svg", lb.withBowler(lb.getMyChart))
+	mux.HandleFunc("DELETE /api/bowlers/me/key", lb.withBowler(lb.forgetDevice))
+	mux.HandleFunc("POST /api/bowlers/me/codes", lb.withBowler(lb.newCode))
+	mux.HandleFunc("POST /api/bowlers/me/share", lb.withBowler(lb.share))
+	mux.HandleFunc("DELETE /api/bowlers/me/share", lb.withBowler(lb.unshare))
+	mux.HandleFunc("POST /api/bowlers/link", lb.redeem)
+	mux.HandleFunc("GET /api/bowlers/shared/{share}", lb.withShare(lb.getMe))
+	mux.HandleFunc("GET /api/bowlers/shared/{share}/games", lb.withShare(lb.getMyGames))
+	mux.HandleFunc("GET /api/bowlers/shared/{share}/chart.svg", lb.withShare(lb.getMyChart))
+}
+
+// bowlerRequest is an authenticated request of the bowlers' API: whose,
+// and by which key (zero for a share's).
+type bowlerRequest struct {
+	rec *bowler.Record
+	key bowler.KeyHash
+}
+
+// withBowler runs h for the bowler whose key the request carries, or
+// answers 401 unknown_bowler (429 for an address that tried too many
+// unknown keys).
+func (lb *Lobby) withBowler(h func(http.ResponseWriter, *http.Request, bowlerRequest)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bowler ")
+		if !ok || key == "" {
+			lb.fail(w, protocol.CodeUnknownBowler, `send the bowler's key as the header "Authorization: Bowler <key>"`)
+			return
+		}
+		h0 := bowler.HashKey(key)
+		lb.withRecord(w, r, func(ctx context.Context) (*bowler.Record, error) {
+			return lb.cfg.Lane.Bowlers.Find(ctx, h0)
+		}, func(rec *bowler.Record) { h(w, r, bowlerRequest{rec: rec, key: h0}) })
+	}
+}
+
+// withShare runs h for the bowler whose share the path names, read-only.
+func (lb *Lobby) withShare(h func(http.ResponseWriter, *http.Request, bowlerRequest)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		share := bowler.HashKey(r.PathValue("share"))
+		lb.withRecord(w, r, func(ctx context.Context) (*bowler.Record, error) {
+			return lb.cfg.Lane.Bowlers.Shared(ctx, share)
+		}, func(rec *bowler.Record) { h(w, r, bowlerRequest{rec: rec}) })
+	}
+}
+
+// withRecord finds a bowler with find and hands them to then, or answers
+// why not; an address's unknown keys are counted against it.
+func (lb *Lobby) withRecord(w http.ResponseWriter, r *http.Request, find func(context.Context) (*bowler.Record, error), then func(*bowler.Record)) {
+	if lb.cfg.Lane.Bowlers == nil {
+		lb.fail(w, protocol.CodeNotFound, "this server keeps no bowlers")
+		return
+	}
+	addr := lb.clientAddr(r)
+	if ok, wait := lb.keyGuesses.peek(addr, time.Now()); !ok {
+		lb.rateLimited(LimitKeyGuesses)
+		lb.tooMany(w, wait, "this address has tried too many unknown bowler keys")
+		return
+	}
+	rec, err := find(r.Context())
+	switch {
+	case errors.Is(err, bowler.ErrUnknown):
+		lb.keyGuesses.allow(addr, time.Now())
+		lb.fail(w, protocol.CodeUnknownBowler, "no bowler has that key or link: it was revoked, or its bowler deleted their history")
+	case err != nil:
+		lb.log.Warn("bowlers not reached", "err", err)
+		w.Header().Set("Retry-After", "1")
+		lb.fail(w, protocol.CodeUnavailable, "the bowlers' store does not answer; try again in a moment")
+	default:
+		then(rec)
+	}
+}
+
+// percent returns made ÷ tries in percent to one decimal, or nil.
+func percent(made, tries int) *float64 {
+	if tries == 0 {
+		return nil
+	}
+	x := math.Round(float64(made)*1000/float64(tries)) / 10
+	return &x
+}
+
+// bowlerOf is what the API shows of a bowler's record.
+func bowlerOf(rec *bowler.Record, own bool) protocol.Bowler {
+	s := rec.Stats
+	out := protocol.Bowler{
+		Name: rec.Name, Games: s.Games, Pins: s.Pins, HighGame: s.High, HighSeries: rec.HighSeries,
+		StrikePct: percent(s.Strikes, s.StrikeChances), SparePct: percent(s.Spares, s.SpareChances),
+		CleanGames: s.CleanGames,
+		Splits:     protocol.Made{Made: s.SplitsMade, Tries: s.Splits},
+		SinglePins: protocol.Made{Made: s.SinglePinsMade, Tries: s.SinglePins},
+		Leaves:     []protocol.Leave{},
+		Shared:     own && !rec.Share.IsZero(),
+	}
+	if avg, ok := rec.Average(); ok {
+		out.Average = &avg
+	}
+	if fb, ok := s.FirstBallAverage(); ok {
+		x := math.Round(fb*100) / 100
+		out.FirstBallAverage = &x
+	}
+	for _, l := range rec.TopLeaves(10) {
+		out.Leaves = append(out.Leaves, protocol.Leave{Pins: l.Pins, Tries: l.Tries, Made: l.Made})
+	}
+	return out
+}
+
+func (lb *Lobby) getMe(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
+	writeJSON(w, http.StatusOK, bowlerOf(b.rec, !b.key.IsZero()))
+}
+
+// getMyGames answers a page of the history: ?limit= games (1 to 100; 20
+// if omitted) before the game ?before= names (a page's next).
+func (lb *Lobby) getMyGames(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
+	q := r.URL.Query()
+	limit, before := historyPage, 0
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > maxHistoryPage {
+			lb.fail(w, protocol.CodeBadRequest, fmt.Sprintf("limit is a number from 1 to %d, not %q", maxHistoryPage, s))
+			return
+		}
+		limit = n
+	}
+	if s := q.Get("before"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			lb.fail(w, protocol.CodeBadRequest, fmt.Sprintf("before is a page's next, not %q", s))
+			return
+		}
+		before = n
+	}
+	last := b.rec.Stats.Games
+	if before == 0 || before > last+1 {
+		before = last + 1
+	}
+	games, err := lb.cfg.Lane.Bowlers.Games(r.Context(), b.rec.ID, before, limit)
+	if err != nil {
+		lb.failBowlers(w, err)
+		return
+	}
+	out := protocol.BowlerGames{Games: make([]protocol.BowlerGame, len(games))}
+	for i, g := range games {
+		out.Games[i] = protocol.BowlerGame{Lane: g.Lane, LaneName: g.LaneName, Game: g.Game, At: g.At, Name: g.Name, Score: g.Score, Frames: g.Marks, Sheet: "/lanes/" + g.Lane}
+	}
+	if next := before - len(games); next > 1 && len(games) > 0 {
+		out.Next = strconv.Itoa(next)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// failBowlers answers a request whose store request failed.
+func (lb *Lobby) failBowlers(w http.ResponseWriter, err error) {
+	if errors.Is(err, bowler.ErrUnknown) {
+		lb.fail(w, protocol.CodeUnknownBowler, "that bowler was deleted meanwhile")
+		return
+	}
+	lb.log.Warn("bowlers not reached", "err", err)
+	w.Header().Set("Retry-After", "1")
+	lb.fail(w, protocol.CodeUnavailable, "the bowlers' store does not answer; try again in a moment")
+}
+
+// getMyCSV answers the whole history as a spreadsheet's file, newest
+// first, read a page at a time.
+func (lb *Lobby) getMyCSV(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
+	var page []bowler.Game
+	before := b.rec.Stats.Games + 1
+	var buf bytes.Buffer
+	err := sheet.HistoryCSV(&buf, func() (sheet.HistoryGame, bool, error) {
+		if len(page) == 0 {
+			if before <= 1 {
+				return sheet.HistoryGame{}, false, nil
+			}
+			var err error
+			if page, err = lb.cfg.Lane.Bowlers.Games(r.Context(), b.rec.ID, before, maxHistoryPage); err != nil || len(page) == 0 {
+				return sheet.HistoryGame{}, false, err
+			}
+			before -= len(page)
+		}
+		g := page[0]
+		page = page[1:]
+		return historyGame(g), true, nil
+	})
+	if err != nil {
+		lb.failBowlers(w, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/csv; charset=utf-8")
+	h.Set("Content-Disposition", `attachment; filename="tenpin-my-games.csv"`)
+	w.Write(buf.Bytes())
+}
+
+// historyGame is a game of a history as a lane's series shows it.
+func historyGame(g bowler.Game) sheet.HistoryGame {
+	frames := make([]protocol.Frame, len(g.Marks))
+	for i, m := range g.Marks {
+		frames[i] = protocol.Frame{Marks: m}
+	}
+	p := protocol.GamePlayer{Name: g.Name, Frames: frames, Total: g.Score, Strikes: g.Stats.Strikes, Spares: g.Stats.Spares, Opens: g.Stats.Opens,
+		Stats: lane.PlayerStats(bowling.Name(g.Name), g.Stats)}
+	return sheet.HistoryGame{At: g.At, Lane: g.Lane, LaneName: g.LaneName, Game: protocol.Game{Game: g.Game, Finished: true, Players: []protocol.GamePlayer{p}}}
+}
+
+// getMyChart answers the chart of the latest games' scores and the
+// running average, as an SVG in the language of ?lang=.
+func (lb *Lobby) getMyChart(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
+	last := b.rec.Stats.Games
+	var games []bowler.Game
+	for before := last + 1; before > 1 && len(games) < chartGames; {
+		page, err := lb.cfg.Lane.Bowlers.Games(r.Context(), b.rec.ID, before, min(maxHistoryPage, chartGames-len(games)))
+		if err != nil {
+			lb.failBowlers(w, err)
+			return
+		}
+		if len(page) == 0 {
+			break
+		}
+		games = append(games, page...)
+		before -= len(page)
+	}
+	// Oldest first, and the running average from the pins before them.
+	points := make([]sheet.ChartPoint, len(games))
+	pins, n := b.rec.Stats.Pins, b.rec.Stats.Games
+	for _, g := range games {
+		pins -= g.Score
+		n--
+	}
+	for i := range games {
+		g := games[len(games)-1-i]
+		pins += g.Score
+		n++
+		points[i] = sheet.ChartPoint{At: g.At, Score: g.Score, Average: pins / max(n, 1)}
+	}
+	var buf bytes.Buffer
+	if err := sheet.Chart(&buf, points, r.URL.Query().Get("lang")); err != nil {
+		lb.failErr(w, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "image/svg+xml; charset=utf-8")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+	w.Write(buf.Bytes())
+}
+
+// deleteMe erases the bowler: their record, history, keys and share.
+// The lanes' sheets keep the games under the names bowled, nothing more.
+func (lb *Lobby) deleteMe(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
+	if err := lb.cfg.Lane.Bowlers.Delete(r.Context(), b.rec.ID); err != nil {
+		lb.failBowlers(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// forgetDevice revokes the key the request carries: this device's.
+func (lb *Lobby) forgetDevice(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
+	if err := lb.cfg.Lane.Bowlers.Revoke(r.Context(), b.key); err != nil {
+		lb.failBowlers(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// newCode makes a one-time code that links another device.
+func (lb *Lobby) newCode(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
+	code := rand.Text()
+	expires := time.Now().Add(codeLife).UTC().Truncate(time.Second)
+	if err := lb.cfg.Lane.Bowlers.AddCode(r.Context(), b.rec.ID, bowler.HashKey(code), expires); err != nil {
+		lb.failBowlers(w, err)
+		return
+	}
+	link := lb.baseURL(r) + "/me#link=" + code
+	png, err := qrPNG(link) // not kept: a code is a secret for ten minutes
+	if err != nil {
+		lb.log.Error("a link code's QR code not drawn") // its error would quote the code
+		lb.fail(w, protocol.CodeInternal, "the code's QR code could not be drawn")
+		return
+	}
+	writeJSON(w, http.StatusCreated, protocol.LinkCode{Code: code, Expires: expires, URL: link, QR: "data:image/png;base64," + base64.StdEncoding.EncodeToString(png)})
+}
+
+// redeem takes a one-time code and answers a new key of the code's
+// bowler for the device that sent it.
+func (lb *Lobby) redeem(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	if lb.cfg.Lane.Bowlers == nil {
+		lb.fail(w, protocol.CodeNotFound, "this server keeps no bowlers")
+		return
+	}
+	if !isJSON(r.Header.Get("Content-Type")) {
+		lb.fail(w, protocol.CodeUnsupportedMediaType, "send the body as JSON, with Content-Type: application/json")
+		return
+	}
+	addr := lb.clientAddr(r)
+	if ok, wait := lb.keyGuesses.peek(addr, time.Now()); !ok {
+		lb.rateLimited(LimitKeyGuesses)
+		lb.tooMany(w, wait, "this address has tried too many unknown codes")
+		return
+	}
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxLinkBody))
+	var body protocol.Link
+	if err == nil {
+		err = protocol.Unmarshal(data, &body)
+	}
+	if err != nil || body.Code == "" {
+		lb.fail(w, protocol.CodeBadRequest, `the body must be one JSON object like {"code":"…"}, the code another device showed`)
+		return
+	}
+	key := bowler.NewKey()
+	_, err = lb.cfg.Lane.Bowlers.Redeem(r.Context(), bowler.HashKey(body.Code), bowler.HashKey(key), time.Now())
+	switch {
+	case errors.Is(err, bowler.ErrCode), errors.Is(err, bowler.ErrUnknown):
+		lb.keyGuesses.allow(addr, time.Now())
+		lb.fail(w, protocol.CodeInvalidCode, "that code is unknown, used already or expired: ask the other device for a new one")
+	case err != nil:
+		lb.failBowlers(w, err)
+	default:
+		writeJSON(w, http.StatusOK, protocol.BowlerKey{BowlerKey: key})
+	}
+}
+
+// share makes a new read-only link to the bowler's page, revoking any
+// before.
+func (lb *Lobby) share(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
+	share := rand.Text()
+	if err := lb.cfg.Lane.Bowlers.Share(r.Context(), b.rec.ID, bowler.HashKey(share)); err != nil {
+		lb.failBowlers(w, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, protocol.Share{Share: share, URL: lb.baseURL(r) + "/b/" + share})
+}
+
+// unshare revokes the bowler's read-only link.
+func (lb *Lobby) unshare(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
+	if err := lb.cfg.Lane.Bowlers.Share(r.Context(), b.rec.ID, bowler.KeyHash{}); err != nil {
+		lb.failBowlers(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}

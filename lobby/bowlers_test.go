@@ -1,0 +1,326 @@
+package lobby_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/bowler"
+	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/lobby/memjournal"
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// api sends method url with the bowler's key (if any) and a JSON body (if
+// any), and returns the status and the body.
+func api(t *testing.T, method, url, key string, body any) (int, []byte) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		data, _ := json.Marshal(body)
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bowler "+key)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.StatusCode, data
+}
+
+// apiJSON is api for a JSON answer of want status, decoded into v.
+func apiJSON(t *testing.T, method, url, key string, body any, want int, v any) {
+	t.Helper()
+	status, data := api(t, method, url, key, body)
+	if status != want {
+		t.Fatalf("%s %s: %d %s, want %d", method, url, status, data, want)
+	}
+	if v != nil {
+		if err := json.Unmarshal(data, v); err != nil {
+			t.Fatalf("%s %s: %v in %s", method, url, err, data)
+		}
+	}
+}
+
+// playGameOf has c, alone on a started lane, bowl frames of balls (the
+// tenth's bonus balls included), from frame 1; refs are prefixed with
+// tag.
+func playGameOf(t *testing.T, c *client, tag string, frames [][]int) {
+	t.Helper()
+	for f, balls := range frames {
+		for b, pins := range balls {
+			roll(t, c, f+1, b+1, pins, fmt.Sprintf("%s-%d-%d", tag, f+1, b+1))
+		}
+	}
+}
+
+// strikes is a perfect game; nines a game of 9s and misses (90).
+var (
+	strikes = [][]int{{10}, {10}, {10}, {10}, {10}, {10}, {10}, {10}, {10}, {10, 10, 10}}
+	nines   = [][]int{{9, 0}, {9, 0}, {9, 0}, {9, 0}, {9, 0}, {9, 0}, {9, 0}, {9, 0}, {9, 0}, {9, 0}}
+)
+
+// syncBuffer is a log's output that tests read while the server writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestABowlerComesBack: a join asking to be remembered makes a bowler and
+// its welcome carries the key; the games the seat finishes go into the
+// bowler's history and numbers, its average shows on the board; a join
+// with the key on another lane links the seat to the same bowler, whose
+// average the board shows at once; a new high game is called out on the
+// board; the API answers the numbers, the history a page at a time, the
+// CSV; and the key is in no log line, even at debug.
+func TestABowlerComesBack(t *testing.T) {
+	var logs syncBuffer
+	s := newServer(t, lobby.Config{
+		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Lane:   lane.Config{Bowlers: memjournal.NewBowlers()},
+	})
+	id := s.createLane(t, "Friday night")
+	c := s.dial(t, id)
+	c.send(t, map[string]any{"type": "join", "name": "Mina", "remember": true, "id": "j"})
+	w := c.waitFor(t, "the welcome", func(m msg) bool { return m.Ref == "j" })
+	key := w.BowlerKey
+	if w.Type != protocol.TypeWelcome || len(key) < 26 {
+		t.Fatalf("the join's answer = %s, want a welcome with a bowler key of 128 bits or more", w.raw)
+	}
+	c.send(t, map[string]any{"type": "start", "id": "s"})
+	c.expectAck(t, "s")
+	playGameOf(t, c, "g1", nines)
+	b := c.boardWith(t, "Mina's average of 90", func(m msg) bool {
+		return len(m.Players) == 1 && m.Players[0].Average != nil && *m.Players[0].Average == 90
+	})
+	if len(b.Highs) != 0 {
+		t.Errorf("a first game's board calls out %+v, want nothing: there was no best to beat", b.Highs)
+	}
+	c.send(t, map[string]any{"type": "rematch", "id": "m"})
+	c.expectAck(t, "m")
+	c.send(t, map[string]any{"type": "start", "id": "s2"})
+	c.expectAck(t, "s2")
+	playGameOf(t, c, "g2", strikes)
+	b = c.boardWith(t, "Mina's average of 195, and the high game called out", func(m msg) bool {
+		return len(m.Players) == 1 && m.Players[0].Average != nil && *m.Players[0].Average == 195 && len(m.Highs) == 1
+	})
+	if h := b.Highs[0]; h.Name != "Mina" || h.Game != 300 || h.Series != 0 {
+		t.Errorf("highs = %+v, want Kim's new high game 300", b.Highs)
+	}
+
+	// Another night, another lane, the same phone.
+	other := s.createLane(t, "Next week")
+	d := s.dial(t, other)
+	d.send(t, map[string]any{"type": "join", "name": "Mina K", "bowler_key": key, "id": "j"})
+	if w := d.waitFor(t, "the welcome", func(m msg) bool { return m.Ref == "j" }); w.Type != protocol.TypeWelcome || w.BowlerKey != "" {
+		t.Fatalf("a join with the key = %s, want a welcome without a new key", w.raw)
+	}
+	d.boardWith(t, "Mina K's average of 195 at once", func(m msg) bool {
+		return len(m.Players) == 1 && m.Players[0].Average != nil && *m.Players[0].Average == 195
+	})
+
+	var me protocol.Bowler
+	apiJSON(t, "GET", s.srv.URL+"/api/bowlers/me", key, nil, http.StatusOK, &me)
+	if me.Name != "Mina" || me.Games != 2 || me.Pins != 390 || me.Average == nil || *me.Average != 195 || me.HighGame != 300 || me.HighSeries != 0 ||
+		me.StrikePct == nil || *me.StrikePct != 54.5 || me.CleanGames != 1 || me.FirstBallAverage == nil {
+		t.Errorf("GET /api/bowlers/me = %+v; want Kim, 2 games, 390 pins, average 195, high 300, strikes 12 of 22 (54.5%%), 1 clean game", me)
+	}
+	var page protocol.BowlerGames
+	apiJSON(t, "GET", s.srv.URL+"/api/bowlers/me/games?limit=1", key, nil, http.StatusOK, &page)
+	if len(page.Games) != 1 || page.Games[0].Score != 300 || page.Games[0].Game != 2 || page.Games[0].Lane != id ||
+		page.Games[0].LaneName != "Friday night" || page.Games[0].Frames[0] != "X" || page.Games[0].Sheet != "/lanes/"+id || page.Next == "" {
+		t.Fatalf("the first page of one = %+v; want the 300, game 2 of lane %s, and a next page", page, id)
+	}
+	next := page.Next
+	page = protocol.BowlerGames{}
+	apiJSON(t, "GET", s.srv.URL+"/api/bowlers/me/games?limit=1&before="+next, key, nil, http.StatusOK, &page)
+	if len(page.Games) != 1 || page.Games[0].Score != 90 || page.Next != "" {
+		t.Errorf("the second page = %+v; want the 90, and no next page", page)
+	}
+	for _, bad := range []string{"?limit=0", "?limit=101", "?before=x", "?before=0"} {
+		if status, _ := api(t, "GET", s.srv.URL+"/api/bowlers/me/games"+bad, key, nil); status != http.StatusBadRequest {
+			t.Errorf("GET games%s: %d, want 400", bad, status)
+		}
+	}
+	status, data := api(t, "GET", s.srv.URL+"/api/bowlers/me/games.csv", key, nil)
+	rows, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(string(data), "\uFEFF"))).ReadAll()
+	if status != http.StatusOK || err != nil || len(rows) != 3 || rows[0][0] != "date" || rows[1][2] != "Friday night" || rows[1][15] != "300" {
+		t.Errorf("games.csv: %d, %v, %q; want a header and the two games, newest first", status, err, rows)
+	}
+	status, data = api(t, "GET", s.srv.URL+"/api/bowlers/me/chart.svg", key, nil)
+	if status != http.StatusOK || !bytes.Contains(data, []byte("<polyline")) || bytes.Count(data, []byte("<circle")) != 2+1 {
+		t.Errorf("chart.svg: %d, %.200s; want two games' dots, the legend's, and the average's line", status, data)
+	}
+	if strings.Contains(logs.String(), key) {
+		t.Error("the bowler's key is in the server's log")
+	}
+}
+
+// TestUnknownBowlerKeys: a join or a request with a key nobody holds is
+// refused unknown_bowler (401 on the API) and changes nothing; an address
+// that tries too many is answered 429 before the store is asked.
+func TestUnknownBowlerKeys(t *testing.T) {
+	s := newServer(t, lobby.Config{Lane: lane.Config{Bowlers: memjournal.NewBowlers()}})
+	id := s.createLane(t, "Friday night")
+	c := s.dial(t, id)
+	c.send(t, map[string]any{"type": "join", "name": "Mina", "bowler_key": "forged", "id": "j"})
+	c.expectError(t, "j", string(protocol.CodeUnknownBowler))
+	if b := getBoard(t, s, id); len(b.Players) != 0 {
+		t.Errorf("a join refused seated %+v", b.Players)
+	}
+	var e protocol.Error
+	apiJSON(t, "GET", s.srv.URL+"/api/bowlers/me", "", nil, http.StatusUnauthorized, &e)
+	apiJSON(t, "GET", s.srv.URL+"/api/bowlers/me", "forged", nil, http.StatusUnauthorized, &e)
+	if e.Code != protocol.CodeUnknownBowler {
+		t.Errorf("an unknown key: %+v, want unknown_bowler", e)
+	}
+	limited := false
+	for range lobby.KeyGuessBurst + 2 {
+		status, _ := api(t, "GET", s.srv.URL+"/api/bowlers/me", "guess", nil)
+		if status == http.StatusTooManyRequests {
+			limited = true
+			break
+		}
+	}
+	if !limited {
+		t.Errorf("%d unknown keys from one address were all answered: no 429", lobby.KeyGuessBurst+2)
+	}
+}
+
+// TestABowlersDevices: another phone redeems a one-time code for a key of
+// its own, once; "Forget me" revokes that phone's key alone; a share
+// shows the page read-only until revoked; "Delete my history" erases the
+// bowler, and the lane keeps its games under the name bowled.
+func TestABowlersDevices(t *testing.T) {
+	s := newServer(t, lobby.Config{Lane: lane.Config{Bowlers: memjournal.NewBowlers()}})
+	id := s.createLane(t, "Friday night")
+	c := s.dial(t, id)
+	c.send(t, map[string]any{"type": "join", "name": "Mina", "remember": true, "id": "j"})
+	key := c.waitFor(t, "the welcome", func(m msg) bool { return m.Ref == "j" }).BowlerKey
+	c.send(t, map[string]any{"type": "start", "id": "s"})
+	c.expectAck(t, "s")
+	playGameOf(t, c, "g1", nines)
+	c.boardWith(t, "the game recorded", func(m msg) bool { return len(m.Players) == 1 && m.Players[0].Average != nil })
+	base := s.srv.URL + "/api/bowlers"
+
+	var code protocol.LinkCode
+	apiJSON(t, "POST", base+"/me/codes", key, nil, http.StatusCreated, &code)
+	if !strings.Contains(code.URL, "/me#link="+code.Code) || !strings.HasPrefix(code.QR, "data:image/png;base64,") || time.Until(code.Expires) > 10*time.Minute {
+		t.Errorf("a link code = %+v; want its URL with the code in the fragment, a QR code, 10 minutes", code)
+	}
+	var tablet protocol.BowlerKey
+	apiJSON(t, "POST", base+"/link", "", protocol.Link{Code: code.Code}, http.StatusOK, &tablet)
+	if tablet.BowlerKey == "" || tablet.BowlerKey == key {
+		t.Fatalf("the tablet's key = %q, want a key of its own", tablet.BowlerKey)
+	}
+	var e protocol.Error
+	apiJSON(t, "POST", base+"/link", "", protocol.Link{Code: code.Code}, http.StatusBadRequest, &e)
+	if e.Code != protocol.CodeInvalidCode {
+		t.Errorf("a code used twice: %+v, want invalid_code", e)
+	}
+	var me protocol.Bowler
+	apiJSON(t, "GET", base+"/me", tablet.BowlerKey, nil, http.StatusOK, &me)
+	if me.Games != 1 {
+		t.Errorf("the tablet sees %d games, want the phone's 1", me.Games)
+	}
+
+	apiJSON(t, "DELETE", base+"/me/key", tablet.BowlerKey, nil, http.StatusNoContent, nil)
+	apiJSON(t, "GET", base+"/me", tablet.BowlerKey, nil, http.StatusUnauthorized, nil)
+	apiJSON(t, "GET", base+"/me", key, nil, http.StatusOK, nil)
+
+	var share protocol.Share
+	apiJSON(t, "POST", base+"/me/share", key, nil, http.StatusCreated, &share)
+	if strings.Contains(share.URL, key) || !strings.HasSuffix(share.URL, "/b/"+share.Share) {
+		t.Errorf("the share = %+v: want /b/{share}, and no key in it", share)
+	}
+	var shown protocol.Bowler
+	apiJSON(t, "GET", base+"/shared/"+share.Share, "", nil, http.StatusOK, &shown)
+	if shown.Name != "Mina" || shown.Games != 1 || shown.Shared {
+		t.Errorf("the shared page = %+v, want Kim's numbers", shown)
+	}
+	apiJSON(t, "DELETE", base+"/me/share", key, nil, http.StatusNoContent, nil)
+	apiJSON(t, "GET", base+"/shared/"+share.Share, "", nil, http.StatusUnauthorized, nil)
+
+	apiJSON(t, "DELETE", base+"/me", key, nil, http.StatusNoContent, nil)
+	apiJSON(t, "GET", base+"/me", key, nil, http.StatusUnauthorized, nil)
+	var games protocol.Games
+	getJSON(t, s.srv.URL+"/api/lanes/"+id+"/games", &games)
+	if len(games.Games) != 1 || games.Games[0].Players[0].Name != "Mina" || games.Games[0].Players[0].Total != 90 {
+		t.Errorf("the lane's games after the bowler deleted their history: %+v, want Kim's 90", games)
+	}
+	// A join with the deleted key is refused, and may go on as a guest.
+	d := s.dial(t, s.createLane(t, "Later"))
+	d.send(t, map[string]any{"type": "join", "name": "Mina", "bowler_key": key, "id": "j"})
+	d.expectError(t, "j", string(protocol.CodeUnknownBowler))
+}
+
+// TestRecordingABowlersGameSurvivesAFlakyStore: a store that fails the
+// first tries of a game's end still gets it, once.
+func TestRecordingABowlersGameSurvivesAFlakyStore(t *testing.T) {
+	f := &flakyBowlers{Service: memjournal.NewBowlers()}
+	f.fails.Store(2)
+	s := newServer(t, lobby.Config{Lane: lane.Config{Bowlers: f}})
+	c := s.dial(t, s.createLane(t, "Friday night"))
+	c.send(t, map[string]any{"type": "join", "name": "Mina", "remember": true, "id": "j"})
+	key := c.waitFor(t, "the welcome", func(m msg) bool { return m.Ref == "j" }).BowlerKey
+	c.send(t, map[string]any{"type": "start", "id": "s"})
+	c.expectAck(t, "s")
+	playGameOf(t, c, "g1", nines)
+	c.boardWith(t, "the game recorded", func(m msg) bool { return len(m.Players) == 1 && m.Players[0].Average != nil })
+	r, err := f.Find(context.Background(), bowler.HashKey(key))
+	if err != nil || r.Stats.Games != 1 {
+		t.Errorf("after two failed tries: %+v, %v; want the game recorded once", r, err)
+	}
+}
+
+// flakyBowlers is a bowler store whose Add fails while fails is above 0:
+// a store that does not answer for a moment.
+type flakyBowlers struct {
+	bowler.Service
+	fails atomic.Int32
+}
+
+func (f *flakyBowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (bowler.News, error) {
+	if f.fails.Add(-1) >= 0 {
+		return bowler.News{}, errors.New("the store does not answer")
+	}
+	return f.Service.Add(ctx, id, g)
+}
