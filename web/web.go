@@ -27,7 +27,8 @@ const csp = "default-src 'self'; connect-src 'self' http://*:*/healthz https://*
 
 // Handler serves the page: the lobby at "/", a lane at "/lanes/{id}" (the
 // same page, which reads the id from its URL), a lane's TV view at
-// "/lanes/{id}/tv" and a house screen at "/tv", and the assets under
+// "/lanes/{id}/tv" and a house screen at "/tv", a bowler's page at "/me"
+// (and shared, read-only, at "/b/{share}"), and the assets under
 // "/static/". Every response, errors included, carries the same security
 // headers (see csp).
 func Handler() http.Handler {
@@ -44,6 +45,14 @@ func Handler() http.Handler {
 		w.Header().Set("Cache-Control", "no-cache")
 		http.ServeFileFS(w, r, static, "tv.html")
 	}
+	// A bowler's page: this device's bowler (/me), or one shared
+	// read-only (/b/{share}).
+	me := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-cache")
+		http.ServeFileFS(w, r, static, "me.html")
+	}
+	mux.HandleFunc("GET /me", me)
+	mux.HandleFunc("GET /b/{share}", me)
 	mux.HandleFunc("GET /lanes/{id}/tv", tv)
 	mux.HandleFunc("GET /tv", tv)
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))

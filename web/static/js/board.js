@@ -100,6 +100,7 @@ export function boardRows(b, view) {
     else if (p.away) status("away", t("statusAway"), t("statusAwayShort"), t("statusAwayTitle"));
     else if (!p.connected) status("offline", t("statusOffline"), t("statusOfflineShort"), t("statusOfflineTitle"));
     if (p.late) nameCell.append(" ", el("span", { class: "late", text: t("late"), title: t("lateTitle") }));
+    if (typeof p.average === "number") nameCell.append(" ", el("span", { class: "avg", text: t("averageShort", p.average), title: t("averageTitle", p.name, p.average) }));
     if (isUp) nameCell.setAttribute("aria-current", "true");
     const marks = el("tr", { class: cls, "data-player": p.name, "data-row": "marks" }, nameCell);
     const scores = el("tr", { class: cls, "data-player": p.name, "data-row": "scores" });
@@ -205,7 +206,21 @@ export function changes(before, after) {
     const i = f.rolls.length - 1;
     said.push(t("said", p.name, describeBall(f, i)));
   });
+  for (const h of highsOf(after)) {
+    if (!highsOf(before).some((o) => o.name === h.name && o.game === h.game && o.series === h.series)) news.push(() => highText(h));
+  }
   return { said, news };
+}
+
+// highsOf is a board's new personal bests, [] for none.
+export function highsOf(b) {
+  return Array.isArray(b && b.highs) ? b.highs : [];
+}
+
+// highText says a new personal best: "New high game for 홍길동: 187".
+export function highText(h) {
+  if (h.game && h.series) return t("newHighBoth", h.name, h.game, h.series);
+  return h.game ? t("newHighGame", h.name, h.game) : t("newHighSeries", h.name, h.series);
 }
 
 // calls is what a screen above the lane calls out for the balls bowled

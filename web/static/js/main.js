@@ -8,10 +8,11 @@ import { $, el, setFieldError, say } from "./dom.js";
 import { t, applyStatic, errorText, getLang, setLang } from "./i18n.js";
 import { startLobby, setConn, relabelConn, relabelLobby, hostKeyKey } from "./lobby.js";
 import { createSocket } from "./socket.js";
-import { boardHead, boardRows, rankingItems, result, rollLog, changes } from "./board.js";
+import { boardHead, boardRows, rankingItems, result, rollLog, changes, highsOf, highText } from "./board.js";
 import { buildPad, renderPad, keyRoll } from "./pad.js";
 import { createNumbers } from "./stats.js";
 import { startInvite, invite } from "./invite.js";
+import { bowlerKey, keepBowlerKey, forgetBowlerKey } from "./bowler.js";
 import { startDialogs, openCorrection, renderCorrection, correctionAnswered, openPlayerMenu, renderPlayerMenu, closeDialogs } from "./dialogs.js";
 
 // state is the lane as this page knows it. The connection's own state
@@ -147,6 +148,11 @@ function startLane(id) {
     const req = { type: "join", name: value };
     const key = storedHostKey();
     if (key) req.host_key = key;
+    // Remembered: this phone's bowler, or a new one; otherwise a guest.
+    if ($("#join-remember").checked) {
+      if (bowlerKey()) req.bowler_key = bowlerKey();
+      else req.remember = true;
+    }
     state.joinID = send(req);
   });
   $("#start").addEventListener("click", () => sendOnce("start"));
@@ -324,6 +330,7 @@ function onMessage(msg) {
       state.takenOver = false;
       state.joinID = "";
       localStorage.setItem(tokenKey(), msg.token);
+      if (msg.bowler_key) keepBowlerKey(msg.bowler_key);
       try { localStorage.removeItem(hostKeyKey(state.id)); } catch { /* storage off */ }
       showError("");
       setFieldError("#join-name", "#join-error", "");
@@ -345,6 +352,7 @@ function onError(msg) {
     // A name refused (taken, the lane full, the game started): say so
     // beside the name.
     state.joinID = "";
+    if (msg.code === "unknown_bowler") forgetBowlerKey(); // the next join is a guest's, or a new history's
     const typed = $("#join-name").value.trim();
     // The server writes three Latin letters in capitals: so does the page.
     const name = /^[A-Za-z]{3}$/.test(typed) ? typed.toUpperCase() : typed;
@@ -634,6 +642,9 @@ function renderBanner(b, mine) {
   // are made up.
   $("#deck").hidden = !up || !Array.isArray(b.up.deck);
   $("#ranking").hidden = b.phase !== "finished";
+  const highs = highsOf(b);
+  $("#highs").hidden = highs.length === 0;
+  $("#highs").replaceChildren(...highs.map((h) => el("li", { text: highText(h) })));
   if (up) {
     $("#turn").textContent = mine ? t("yourTurn", up.name) : t("isUp", up.name, up.connected);
     $("#turn-detail").textContent = t("turnDetail", b.up.frame, b.up.ball, b.up.standing);

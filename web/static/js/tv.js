@@ -7,7 +7,7 @@
 import { el } from "./dom.js";
 import { t, applyStatic, setLang } from "./i18n.js";
 import { createSocket } from "./socket.js";
-import { boardHead, boardRows, result, calls } from "./board.js";
+import { boardHead, boardRows, result, calls, highsOf, highText } from "./board.js";
 
 // maxLanes is the most lanes a house screen shows: four quarters of a
 // screen still read from the approach.
@@ -54,7 +54,8 @@ function lanePanel(id, single) {
     name.textContent = b.name;
     if (single) document.title = t("titleLane", b.name);
     const upP = b.phase === "playing" && b.up ? b.players[b.up.seat] : null;
-    phase.textContent = b.phase === "finished" ? result(b) : b.phase === "waiting" ? t("phaseWaiting") : "";
+    // A game's end says who won, and the personal bests it brought.
+    phase.textContent = b.phase === "finished" ? [result(b), ...highsOf(b).map(highText)].join(" · ") : b.phase === "waiting" ? t("phaseWaiting") : "";
     table.tBodies[0].replaceChildren(...boardRows(b, watcher));
     if (upP) {
       const cell = table.querySelector(`tbody tr.up[data-row=marks] td.marks[data-frame="${b.up.frame}"]`);
