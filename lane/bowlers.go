@@ -162,11 +162,12 @@ func (l *Lane) gameOver() {
 	l.bw.wg.Go(func() {
 		out := &recorded{lines: make(map[string]bowlerLine)}
 		for _, t := range todo {
+			var r *bowler.Record
 			var news bowler.News
 			var err error
 			for try := 1; try <= recordTries; try++ {
 				ctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
-				news, err = svc.Add(ctx, t.id, t.g)
+				r, news, err = svc.Add(ctx, t.id, t.g)
 				cancel()
 				if err == nil || errors.Is(err, bowler.ErrUnknown) || try == recordTries {
 					break
@@ -187,11 +188,7 @@ func (l *Lane) gameOver() {
 			if news.Has() {
 				out.highs = append(out.highs, protocol.High{Name: t.g.Name, Game: news.HighGame, Series: news.HighSeries})
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
-			if r, err := svc.Get(ctx, t.id); err == nil {
-				out.lines[string(t.id)] = bowlerLine{games: r.Stats.Games, pins: r.Stats.Pins}
-			}
-			cancel()
+			out.lines[string(t.id)] = bowlerLine{games: r.Stats.Games, pins: r.Stats.Pins}
 		}
 		l.submit(context.Background(), request{op: opRecorded, recorded: out})
 	})

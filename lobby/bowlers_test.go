@@ -318,9 +318,9 @@ type flakyBowlers struct {
 	fails atomic.Int32
 }
 
-func (f *flakyBowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (bowler.News, error) {
+func (f *flakyBowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (*bowler.Record, bowler.News, error) {
 	if f.fails.Add(-1) >= 0 {
-		return bowler.News{}, errors.New("the store does not answer")
+		return nil, bowler.News{}, errors.New("the store does not answer")
 	}
 	return f.Service.Add(ctx, id, g)
 }

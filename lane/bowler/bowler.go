@@ -141,8 +141,9 @@ func appendLeaves(dst []Leave, f bowling.Frame) []Leave {
 const SeriesGames = 3
 
 // recentGames is how many games a record remembers it has added, so that
-// a game added again (a lane retrying after a failure) counts once.
-const recentGames = 32
+// a game added again (a lane retrying after a failure, a moment later)
+// counts once. Every game's end rewrites the record: it is kept short.
+const recentGames = 16
 
 // Record is a bowler's numbers across every night, kept as each game ends.
 type Record struct {
@@ -329,8 +330,8 @@ type Service interface {
 	Get(ctx context.Context, id ID) (*Record, error)
 	// Add adds a finished game to bowler id's history and record, once:
 	// a game already added (its lane and number) changes nothing. It
-	// returns what was new.
-	Add(ctx context.Context, id ID, g Game) (News, error)
+	// returns the record as it is now, and what was new.
+	Add(ctx context.Context, id ID, g Game) (*Record, News, error)
 	// Games returns bowler id's games numbered below before (their place
 	// in the history, from 1; 0 or past the last: from the newest),
 	// newest first, at most limit of them.

@@ -60,6 +60,7 @@ type laneState struct {
 	Removed  []string    `json:"removed,omitempty"` // players the host removed and has not readmitted
 	HostKey  string      `json:"host_key_sha256,omitempty"`
 	HostSeat string      `json:"host_seat_sha256,omitempty"` // the token hash of the seat taken with the host key
+	Played   int         `json:"played,omitempty"`           // games finished, those the series no longer keeps included
 }
 
 type resultRec struct {
@@ -244,7 +245,7 @@ func toRecord(e Event) (record, error) {
 		}
 		l := e.Snapshot
 		ls := &laneState{Lane: l.ID, Name: l.Name, Max: l.MaxPlayers, Private: l.Private, Epoch: l.Epoch,
-			Series: make([]resultRec, len(l.Series)), Game: make([]record, len(l.Game)), HostKey: hostKeyText(l.HostKey), HostSeat: hostKeyText(l.HostSeat)}
+			Series: make([]resultRec, len(l.Series)), Game: make([]record, len(l.Game)), HostKey: hostKeyText(l.HostKey), HostSeat: hostKeyText(l.HostSeat), Played: l.Played}
 		for i, res := range l.Series {
 			rr := resultRec{Players: make([]scoreRec, len(res.Players))}
 			for j, p := range res.Players {
@@ -374,7 +375,7 @@ func fromRecord(r record) (Event, error) {
 		}
 		ls := r.Snapshot
 		l := &LaneSnapshot{ID: ls.Lane, Name: ls.Name, MaxPlayers: ls.Max, Private: ls.Private, Epoch: ls.Epoch,
-			Series: make([]Result, len(ls.Series)), Game: make([]Event, len(ls.Game))}
+			Series: make([]Result, len(ls.Series)), Game: make([]Event, len(ls.Game)), Played: ls.Played}
 		if l.HostKey, err = parseHostKey(ls.HostKey); err != nil {
 			return e, err
 		}

@@ -95,6 +95,10 @@ type LaneSnapshot struct {
 	Removed    []bowling.Name // the players the host removed, who may not join again until readmitted
 	HostKey    TokenHash      // the lane's host key's SHA-256; zero for none
 	HostSeat   TokenHash      // the token hash of the seat taken with the host key; zero for none
+	// Played is how many games the lane has finished, those the series
+	// no longer keeps included; 0 in a snapshot of a version before it,
+	// which counted only len(Series).
+	Played int
 }
 
 // Result is a finished game of a lane's series.

@@ -663,3 +663,43 @@ func TestHostKey(t *testing.T) {
 		t.Fatalf("a host key on a lane without one: %v, want ErrNotHost", err)
 	}
 }
+
+// TestGameNumbersGoOnPastTheSeries: a game's number counts every game the
+// lane finished, past the MaxSeries the series keeps, and across a
+// snapshot: a bowler's history names a game by its lane and number.
+func TestGameNumbersGoOnPastTheSeries(t *testing.T) {
+	s := Replay([]Event{Open("l", "n", 0)})
+	apply := func(f func(*State) (Event, error)) {
+		t.Helper()
+		e, err := f(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Apply(e)
+	}
+	apply(join("AAA", tokenA))
+	for n := 1; n <= MaxSeries+5; n++ {
+		if got := s.GameNumber(); got != n {
+			t.Fatalf("game %d is numbered %d", n, got)
+		}
+		apply(start("AAA"))
+		for range 20 {
+			apply(roll("AAA", 0))
+		}
+		apply(newGame("AAA"))
+	}
+	if len(s.Series()) != MaxSeries || s.GameNumber() != MaxSeries+6 {
+		t.Errorf("after %d games: series %d, next game %d; want %d kept and game %d next", MaxSeries+5, len(s.Series()), s.GameNumber(), MaxSeries, MaxSeries+6)
+	}
+	data, err := Marshal(s.Snapshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Unmarshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Replay([]Event{e}).GameNumber(); got != MaxSeries+6 {
+		t.Errorf("restored from a snapshot, the next game is %d, want %d", got, MaxSeries+6)
+	}
+}

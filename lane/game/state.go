@@ -58,6 +58,7 @@ type State struct {
 	game      []played       // the events of the game in play, for a snapshot
 	corrected []Event        // the game's Corrected events, for the board
 	series    []Result       // finished games, oldest first
+	played    int            // games finished, those series no longer keeps included
 	totals    []Total        // the series' totals, kept as games finish
 	removed   []bowling.Name // players the host removed: they may not join again until readmitted
 	hostKey   TokenHash      // the SHA-256 of the lane's host key; zero for none
@@ -202,6 +203,7 @@ func (s *State) leave(e Event) {
 func (s *State) nextGame(start bool) {
 	r := s.result()
 	s.series = append(s.series, r)
+	s.played = max(s.played, len(s.series)-1) + 1
 	s.totals = addTotals(s.totals, r)
 	if n := len(s.series) - MaxSeries; n > 0 {
 		s.series = slices.Clone(s.series[n:]) // a new array: Series' slices of the old one stay as they were
@@ -238,7 +240,7 @@ func (s *State) result() Result {
 
 func (s *State) restore(l *LaneSnapshot) {
 	*s = State{lane: l.ID, name: l.Name, maxPlayers: l.MaxPlayers, private: l.Private, epoch: l.Epoch, series: slices.Clone(l.Series),
-		removed: slices.Clone(l.Removed), hostKey: l.HostKey, hostSeat: l.HostSeat}
+		removed: slices.Clone(l.Removed), hostKey: l.HostKey, hostSeat: l.HostSeat, played: max(l.Played, len(l.Series))}
 	for _, r := range s.series {
 		s.totals = addTotals(s.totals, r)
 	}
@@ -262,8 +264,10 @@ func (s *State) Bowler(name bowling.Name) (string, bool) {
 }
 
 // GameNumber returns the number of the game in play in the lane's series,
-// from 1: the finished games kept, and this one.
-func (s *State) GameNumber() int { return len(s.series) + 1 }
+// from 1: every game the lane finished, those the series no longer keeps
+// (past MaxSeries) included, and this one. A game's number never
+// changes: a bowler's history names a game by its lane and number.
+func (s *State) GameNumber() int { return max(s.played, len(s.series)) + 1 }
 
 // RemovedPlayers returns the players the host removed and has not let
 // back, in the order they were removed.
@@ -406,5 +410,6 @@ func (s *State) Snapshot() Event {
 		Removed:    slices.Clone(s.removed),
 		HostKey:    s.hostKey,
 		HostSeat:   s.hostSeat,
+		Played:     s.played,
 	}}
 }

@@ -81,26 +81,26 @@ func (b *Bowlers) Get(ctx context.Context, id bowler.ID) (*bowler.Record, error)
 }
 
 // Add adds a finished game to bowler id, once.
-func (b *Bowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (bowler.News, error) {
+func (b *Bowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (*bowler.Record, bowler.News, error) {
 	if err := ctx.Err(); err != nil {
-		return bowler.News{}, err
+		return nil, bowler.News{}, err
 	}
 	data, err := json.Marshal(g)
 	if err != nil {
-		return bowler.News{}, err
+		return nil, bowler.News{}, err
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	r, err := b.getLocked(id)
 	if err != nil {
-		return bowler.News{}, err
+		return nil, bowler.News{}, err
 	}
 	news, added := r.Add(g)
 	if !added {
-		return bowler.News{}, nil
+		return r, bowler.News{}, nil
 	}
 	b.games[id] = append(b.games[id], data)
-	return news, b.putLocked(r)
+	return r, news, b.putLocked(r)
 }
 
 // Games returns a page of bowler id's history, newest first.

@@ -42,6 +42,9 @@ type Bowlers struct {
 	timeout time.Duration
 	seed    maphash.Seed
 	locks   [64]sync.Mutex // bowlers' adds, by a hash of their id
+
+	mu      sync.Mutex
+	written map[bowler.ID]written // guarded by mu: see change
 }
 
 var _ bowler.Service = (*Bowlers)(nil)
@@ -181,14 +184,23 @@ func (b *Bowlers) get(ctx context.Context, id bowler.ID) (*bowler.Record, uint64
 // change applies f to bowler id's record and stores it, reading it again
 // and trying again if another change came first. f returns false to
 // store nothing.
+//
+// It starts from the record as this node last wrote it, if it did, rather
+// than read it: the compare-and-set refuses it if another node wrote
+// since, and the record is read then. A game's end so costs a bowler two
+// writes, not a read and two writes.
 func (b *Bowlers) change(ctx context.Context, id bowler.ID, f func(r *bowler.Record) (bool, error)) (*bowler.Record, error) {
-	for {
-		r, rev, err := b.get(ctx, id)
+	for cached := true; ; cached = false {
+		r, rev, err := b.lastWritten(id)
+		if !cached || r == nil {
+			r, rev, err = b.get(ctx, id)
+		}
 		if err != nil {
 			return nil, err
 		}
 		ok, err := f(r)
 		if errors.Is(err, errTaken) {
+			b.forget(id)
 			continue
 		}
 		if err != nil || !ok {
@@ -198,15 +210,59 @@ func (b *Bowlers) change(ctx context.Context, id bowler.ID, f func(r *bowler.Rec
 		if err != nil {
 			return nil, err
 		}
-		_, err = b.kv.Update(ctx, recordKey(id), data, rev)
+		rev, err = b.kv.Update(ctx, recordKey(id), data, rev)
 		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+			b.forget(id)
 			continue
 		}
 		if err != nil {
+			b.forget(id)
 			return nil, fmt.Errorf("nats: storing bowler %s: %w", id, err)
 		}
+		b.wrote(id, data, rev)
 		return r, nil
 	}
+}
+
+// maxWritten bounds the records a store remembers it wrote: the bowlers
+// of the games ending on this node lately.
+const maxWritten = 4096
+
+// written is a record as this node last wrote it, and its revision.
+type written struct {
+	data []byte
+	rev  uint64
+}
+
+// lastWritten returns bowler id's record as this node last wrote it, or
+// nil.
+func (b *Bowlers) lastWritten(id bowler.ID) (*bowler.Record, uint64, error) {
+	b.mu.Lock()
+	w, ok := b.written[id]
+	b.mu.Unlock()
+	if !ok {
+		return nil, 0, nil
+	}
+	r := new(bowler.Record)
+	if err := json.Unmarshal(w.data, r); err != nil {
+		return nil, 0, nil // read it from the store
+	}
+	return r, w.rev, nil
+}
+
+func (b *Bowlers) wrote(id bowler.ID, data []byte, rev uint64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.written == nil || len(b.written) >= maxWritten {
+		b.written = make(map[bowler.ID]written)
+	}
+	b.written[id] = written{data, rev}
+}
+
+func (b *Bowlers) forget(id bowler.ID) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.written, id)
 }
 
 // Add adds a finished game to bowler id, once.
@@ -218,7 +274,7 @@ func (b *Bowlers) change(ctx context.Context, id bowler.ID, f func(r *bowler.Rec
 // never write the same place; across nodes (a bowler's games ending on
 // two nodes in the same moment) the place is created, not overwritten,
 // and the one that finds it taken reads the record again.
-func (b *Bowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (bowler.News, error) {
+func (b *Bowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (*bowler.Record, bowler.News, error) {
 	mu := b.lock(id)
 	mu.Lock()
 	defer mu.Unlock()
@@ -226,10 +282,10 @@ func (b *Bowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (bowler.
 	defer cancel()
 	data, err := json.Marshal(g)
 	if err != nil {
-		return bowler.News{}, err
+		return nil, bowler.News{}, err
 	}
 	var news bowler.News
-	_, err = b.change(ctx, id, func(r *bowler.Record) (bool, error) {
+	r, err := b.change(ctx, id, func(r *bowler.Record) (bool, error) {
 		n, added := r.Add(g)
 		if !added {
 			return false, nil
@@ -237,7 +293,7 @@ func (b *Bowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (bowler.
 		news = n
 		return true, b.putGame(ctx, id, r.Stats.Games, g, data)
 	})
-	return news, err
+	return r, news, err
 }
 
 // putGame stores game g (encoded, data) at place n of bowler id's
@@ -389,6 +445,7 @@ func (b *Bowlers) Delete(ctx context.Context, id bowler.ID) error {
 	if err := b.stream.Purge(ctx, jetstream.WithPurgeSubject("$KV."+BowlersBucket+"."+"g."+string(id)+".>")); err != nil {
 		return fmt.Errorf("nats: deleting bowler %s's games: %w", id, err)
 	}
+	b.forget(id)
 	if err := b.kv.Purge(ctx, recordKey(id)); err != nil {
 		return fmt.Errorf("nats: deleting bowler %s: %w", id, err)
 	}

@@ -53,7 +53,10 @@ func create(t *testing.T, s bowler.Service, key string) *bowler.Record {
 
 func add(t *testing.T, s bowler.Service, id bowler.ID, g bowler.Game) bowler.News {
 	t.Helper()
-	news, err := s.Add(t.Context(), id, g)
+	r, news, err := s.Add(t.Context(), id, g)
+	if err == nil && (r == nil || r.ID != id) {
+		t.Fatalf("Add(%s game %d) returned the record %+v, want bowler %s's", g.Lane, g.Game, r, id)
+	}
 	if err != nil {
 		t.Fatalf("Add(%s game %d): %v", g.Lane, g.Game, err)
 	}
@@ -265,7 +268,7 @@ func testConcurrent(t *testing.T, s bowler.Service) {
 	for l := range lanes {
 		wg.Go(func() {
 			for n := 1; n <= games; n++ {
-				if _, err := s.Add(context.WithoutCancel(t.Context()), r.ID, game(fmt.Sprint("lane", l), n, 100)); err != nil {
+				if _, _, err := s.Add(context.WithoutCancel(t.Context()), r.ID, game(fmt.Sprint("lane", l), n, 100)); err != nil {
 					errs <- err
 				}
 			}
