@@ -6,3 +6,6 @@ package lane
 
 // BenchRollStored is benchRollStored.
 var BenchRollStored = benchRollStored
+
+// BenchGames is benchGames.
+var BenchGames = benchGames

@@ -1,0 +1,172 @@
+package lobby_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/bowler"
+	"github.com/tenpin/tenpin/lane/bowling"
+	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/lobby/nats"
+)
+
+// BenchmarkBowlerAPI fills the embedded JetStream store with bowlers and
+// their games — TENPIN_BENCH_BOWLERS bowlers (default 200) of
+// TENPIN_BENCH_GAMES games each (default 100), every game a random one
+// with its marks, numbers and leaves, added as a lane adds a game's end —
+// then asks GET /api/bowlers/me and a page of 20 games of
+// /api/bowlers/me/games for random bowlers over HTTP, each op one of
+// each. It reports the latencies' p50 and p99 (me-p99-ms, page-p99-ms),
+// the store's bytes on disk a game and a bowler, and how fast the fill
+// went (fill-games/s). The scale is
+//
+//	TENPIN_BENCH_BOWLERS=20000 go test ./lobby -run XXX -bench BowlerAPI -benchtime 2000x
+func BenchmarkBowlerAPI(b *testing.B) {
+	bowlers, games := envInt(b, "TENPIN_BENCH_BOWLERS", 200), envInt(b, "TENPIN_BENCH_GAMES", 100)
+	dir := b.TempDir()
+	j, err := nats.Open(context.Background(), nats.StoreConfig{Dir: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer j.Close()
+	svc, err := j.Bowlers(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	keys := make([]string, bowlers)
+	start := time.Now()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for w := range 8 {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(w), 7))
+			for i := w; i < bowlers; i += 8 {
+				keys[i] = bowler.NewKey()
+				rec, err := svc.Create(context.Background(), bowler.HashKey(keys[i]), "Bowler", time.Now())
+				if err != nil {
+					errs <- err
+					return
+				}
+				for n := range games {
+					g := randomGame(r)
+					lane := fmt.Sprintf("lane%06d", i*games/10+n/10)
+					if _, _, err := svc.Add(context.Background(), rec.ID, bowler.FromGame(lane, "Friday night", n%10+1, time.Now(), "Bowler", &g)); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+	fill := time.Since(start)
+	size := dirSize(b, dir)
+	lb := lobby.New(lobby.Config{Lane: lane.Config{Journal: j, Bowlers: svc}})
+	srv := httptest.NewServer(lb.Handler())
+	defer srv.Close()
+	ask := func(path, key string) time.Duration {
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		req.Header.Set("Authorization", "Bowler "+key)
+		t0 := time.Now()
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			b.Fatalf("GET %s: %s", path, res.Status)
+		}
+		return time.Since(t0)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	var me, page []time.Duration
+	for b.Loop() {
+		key := keys[r.IntN(bowlers)]
+		me = append(me, ask("/api/bowlers/me", key))
+		page = append(page, ask("/api/bowlers/me/games?limit=20&before="+strconv.Itoa(1+r.IntN(games)), key))
+	}
+	b.ReportMetric(quantile(me, 0.50), "me-p50-ms")
+	b.ReportMetric(quantile(me, 0.99), "me-p99-ms")
+	b.ReportMetric(quantile(page, 0.50), "page-p50-ms")
+	b.ReportMetric(quantile(page, 0.99), "page-p99-ms")
+	b.ReportMetric(float64(size)/float64(bowlers*games), "disk-B/game")
+	b.ReportMetric(float64(size)/float64(bowlers), "disk-B/bowler")
+	b.ReportMetric(float64(bowlers*games)/fill.Seconds(), "fill-games/s")
+}
+
+func envInt(b *testing.B, name string, def int) int {
+	if s := os.Getenv(name); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			b.Fatalf("%s=%q: want a positive number", name, s)
+		}
+		return n
+	}
+	return def
+}
+
+// quantile returns the q-quantile of ds, in milliseconds.
+func quantile(ds []time.Duration, q float64) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return float64(s[min(len(s)-1, int(q*float64(len(s))))].Microseconds()) / 1000
+}
+
+// dirSize returns the bytes of the files under dir.
+func dirSize(b *testing.B, dir string) int64 {
+	var n int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err == nil {
+			n += info.Size()
+		}
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return n
+}
+
+// randomGame is a finished game of random balls, each named by the pins
+// it leaves standing (so its leaves are known), as the pin deck enters
+// them.
+func randomGame(r *rand.Rand) bowling.Game {
+	var g bowling.Game
+	for !g.Over() {
+		rack, ok := g.Rack()
+		if !ok {
+			g.Roll(r.IntN(g.Standing() + 1))
+			continue
+		}
+		pins := rack.Pins()
+		r.Shuffle(len(pins), func(i, j int) { pins[i], pins[j] = pins[j], pins[i] })
+		d, _ := bowling.NewDeck(pins[:r.IntN(len(pins)+1)]...)
+		g.RollDeck(d)
+	}
+	return g
+}
