@@ -1,12 +1,17 @@
 package web_test
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/bowler"
+	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/lobby/memjournal"
 )
@@ -19,7 +24,8 @@ import (
 // read-only; "Forget me" leaves the other phone remembered; "Delete my
 // history" forgets the bowler everywhere.
 func TestMyGames(t *testing.T) {
-	s := serve(t, lobby.Config{Lane: lane.Config{Bowlers: memjournal.NewBowlers()}})
+	bowlers := memjournal.NewBowlers()
+	s := serve(t, lobby.Config{Lane: lane.Config{Bowlers: bowlers}})
 	id := createLane(t, s, "Friday night")
 	open := browser(t)
 	mina := open()
@@ -28,15 +34,38 @@ func TestMyGames(t *testing.T) {
 	until(t, mina, "the join form, remember me ticked", `document.querySelector("#join-remember").checked`)
 	join(t, mina, "Mina", "Mina")
 	until(t, mina, "the key kept", `!!localStorage.getItem("tenpin-bowler-key")`)
+	// Mina's season so far: 24 weeks of games, as lanes added them.
+	key := eval[string](t, mina, `localStorage.getItem("tenpin-bowler-key")`)
+	rec, err := bowlers.Find(t.Context(), bowler.HashKey(key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for n := range 24 {
+		var g bowling.Game
+		for !g.Over() {
+			g.Roll(min(g.Standing(), r.IntN(14)))
+		}
+		at := time.Now().AddDate(0, 0, -7*(24-n))
+		if _, _, err := bowlers.Add(t.Context(), rec.ID, bowler.FromGame(fmt.Sprintf("week%02d", n), "Thursday league", 1, at, "Mina", &g)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	do(t, mina, "start", chromedp.Click(chromedp.CSS("#start")))
 	for range 12 {
 		bowl(t, mina, "Mina", 10, 10, false)
 	}
-	until(t, mina, "Mina's average on the board", `document.querySelector('#board tr[data-player="Mina"] .avg')?.textContent === "avg 300"`)
+	rec, _ = bowlers.Find(t.Context(), bowler.HashKey(key))
+	avg, _ := rec.Average()
+	until(t, mina, "Mina's average on the board, and her high game called out", fmt.Sprintf(
+		`document.querySelector('#board tr[data-player="Mina"] .avg')?.textContent === "avg %d" && document.querySelector("#highs li")?.textContent === "New high game for Mina: 300"`, avg))
 
 	do(t, mina, "open My games", chromedp.Navigate(s.url+"/me"))
-	until(t, mina, "the numbers", `document.querySelector('#numbers [data-stat="statAverage"] dd')?.textContent === "300" && document.querySelector('#numbers [data-stat="statStrikes"] dd').textContent === "100.0%"`)
-	until(t, mina, "the game and the chart", `document.querySelectorAll("#games li").length === 1 && !!document.querySelector("#chart svg polyline")`)
+	until(t, mina, "the numbers", fmt.Sprintf(`document.querySelector('#numbers [data-stat="statAverage"] dd')?.textContent === "%d" && document.querySelector('#numbers [data-stat="statGames"] dd').textContent === "25" && document.querySelector('#numbers [data-stat="statHigh"] dd').textContent === "300"`, avg))
+	until(t, mina, "a page of 20 games, the chart of every game", `document.querySelectorAll("#games li").length === 20 && !document.querySelector("#more").hidden && document.querySelectorAll("#chart svg circle").length === 25 + 1`)
+	keep(t, mina, "me.png")
+	do(t, mina, "more games", chromedp.Click(chromedp.CSS("#more")))
+	until(t, mina, "every game", `document.querySelectorAll("#games li").length === 25 && document.querySelector("#more").hidden`)
 	if got := eval[string](t, mina, `document.querySelector("#games li a").getAttribute("href")`); got != "/lanes/"+id {
 		t.Errorf("the game links to %q, want its lane /lanes/%s", got, id)
 	}
@@ -49,7 +78,6 @@ func TestMyGames(t *testing.T) {
 			t.Errorf("/me in English: %s", v)
 		}
 	}
-	keep(t, mina, "me.png")
 	do(t, mina, "switch to Korean", chromedp.Click(chromedp.CSS(`.lang button[data-lang="ko"]`)))
 	until(t, mina, "/me in Korean", `document.querySelector("#me-title").textContent === "Mina의 게임" && document.querySelector("#chart svg").getAttribute("xml:lang") === "ko"`)
 	if src != "" {
@@ -68,7 +96,7 @@ func TestMyGames(t *testing.T) {
 	}
 	tablet := open()
 	do(t, tablet, "scan the code", chromedp.Navigate(link))
-	until(t, tablet, "the same games on the tablet", `document.querySelector('#numbers [data-stat="statGames"] dd')?.textContent === "1" && location.hash === ""`)
+	until(t, tablet, "the same games on the tablet", `document.querySelector('#numbers [data-stat="statGames"] dd')?.textContent === "25" && location.hash === ""`)
 	if eval[string](t, tablet, `localStorage.getItem("tenpin-bowler-key")`) == eval[string](t, mina, `localStorage.getItem("tenpin-bowler-key")`) {
 		t.Error("the tablet holds the phone's key, want one of its own")
 	}
@@ -79,7 +107,7 @@ func TestMyGames(t *testing.T) {
 	shared := eval[string](t, mina, `document.querySelector("#share-url").value`)
 	viewer := open()
 	do(t, viewer, "open the share", chromedp.Navigate(shared))
-	until(t, viewer, "the shared page", `document.querySelector('#numbers [data-stat="statAverage"] dd')?.textContent === "300" && document.querySelector("#devices").hidden`)
+	until(t, viewer, "the shared page", fmt.Sprintf(`document.querySelector('#numbers [data-stat="statAverage"] dd')?.textContent === "%d" && document.querySelector("#devices").hidden`, avg))
 	if eval[string](t, viewer, `localStorage.getItem("tenpin-bowler-key") || ""`) != "" {
 		t.Error("opening a share gave the viewer a key")
 	}
@@ -88,7 +116,7 @@ func TestMyGames(t *testing.T) {
 	do(t, tablet, "forget me", chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`), chromedp.Click(chromedp.CSS("#forget")))
 	until(t, tablet, "forgotten", `!localStorage.getItem("tenpin-bowler-key") && document.querySelector("#me-body").hidden`)
 	do(t, mina, "reload", chromedp.Navigate(s.url+"/me"))
-	until(t, mina, "still remembered", `document.querySelector('#numbers [data-stat="statGames"] dd')?.textContent === "1"`)
+	until(t, mina, "still remembered", `document.querySelector('#numbers [data-stat="statGames"] dd')?.textContent === "25"`)
 
 	// Delete the history: the share goes with it.
 	do(t, mina, "delete my history", chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`), chromedp.Click(chromedp.CSS("#delete")))
