@@ -131,7 +131,7 @@ func TestLaneCommands(t *testing.T) {
 	a, b, w := attach(l), attach(l), attach(l)
 	l.send(a, `{"type":"join","name":"aaa","id":"1"}`)
 	l.send(b, `{"type":"join","name":"BBB","id":"2"}`)
-	if r := replies(a); len(r) != 1 || r[0]["type"] != "welcome" || r[0]["name"] != "AAA" || r[0]["seat"] != 0.0 || r[0]["ref"] != "1" {
+	if r := replies(a); len(r) != 1 || r[0]["type"] != "welcome" || r[0]["name"] != "aaa" || r[0]["seat"] != 0.0 || r[0]["ref"] != "1" {
 		t.Fatalf("a's replies = %v", r)
 	}
 	replies(b)
@@ -145,7 +145,7 @@ func TestLaneCommands(t *testing.T) {
 		t.Fatalf("start answered %v, want ack at seq %d", r, seq+1)
 	}
 	l.send(b, l.roll(3, `,"id":"5"`))
-	if r := replies(b); len(r) != 1 || r[0]["code"] != "not_your_turn" || r[0]["message"] != "it is AAA's turn, not BBB's" {
+	if r := replies(b); len(r) != 1 || r[0]["code"] != "not_your_turn" || r[0]["message"] != "it is aaa's turn, not BBB's" {
 		t.Fatalf("roll out of turn answered %v", r)
 	}
 	l.send(a, l.roll(7, "")) // no id, no ack

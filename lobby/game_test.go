@@ -93,11 +93,7 @@ func TestThreePlayersTwoSpectatorsPlayAGame(t *testing.T) {
 	all = append(all, spectators...)
 
 	for i, n := range names {
-		joinAs := n
-		if i == 1 {
-			joinAs = "bbb" // lower case is accepted, and shown upper case
-		}
-		if w := players[n].join(t, joinAs); w.Seat != i || w.Name != n || w.Token == "" {
+		if w := players[n].join(t, n); w.Seat != i || w.Name != n || w.Token == "" {
 			t.Fatalf("welcome for %s = %+v", n, w)
 		}
 	}

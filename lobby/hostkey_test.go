@@ -38,8 +38,8 @@ func TestLaneBelongsToItsCreator(t *testing.T) {
 	creator.send(t, `{"type":"join","name":"Ann","host_key":"`+created.HostKey+`","id":"key"}`)
 	creator.expectAck(t, "key")
 	b := friend.boardWith(t, "Ann seated", func(m msg) bool { return len(m.Players) == 2 })
-	if b.Host != "ANN" {
-		t.Fatalf("host %q, want ANN: the creator, who joined second", b.Host)
+	if b.Host != "Ann" {
+		t.Fatalf("host %q, want Ann: the creator, who joined second", b.Host)
 	}
 	crawler.send(t, `{"type":"start","id":"s"}`)
 	crawler.expectError(t, "s", string(protocol.CodeNotHost))

@@ -54,7 +54,7 @@ func TestLateJoinAndRemoval(t *testing.T) {
 	bob.send(t, `{"type":"join","name":"Bob","id":"back"}`)
 	bob.expectAck(t, "back")
 	b = ann.boardWith(t, "Bob back", func(m msg) bool { return len(m.Players) == 3 && !m.Players[1].Left })
-	if p := b.Players[1]; p.Name != "BOB" || p.Removed || len(p.Frames) != 1 {
+	if p := b.Players[1]; p.Name != "Bob" || p.Removed || len(p.Frames) != 1 {
 		t.Errorf("Bob back = %+v, want him in his seat with his frame", p)
 	}
 }

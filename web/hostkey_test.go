@@ -41,8 +41,8 @@ func TestCreatorIsHost(t *testing.T) {
 	}
 	until(t, p, "the crawler seated first", `window.tenpin && window.tenpin.state.board && window.tenpin.state.board.players.length === 1`)
 
-	join(t, p, "Ann", "ANN")
-	until(t, p, "Ann is the host", `window.tenpin.state.board.host === "ANN" && !document.querySelector("#start").hidden`)
+	join(t, p, "Ann", "Ann")
+	until(t, p, "Ann is the host", `window.tenpin.state.board.host === "Ann" && !document.querySelector("#start").hidden`)
 	if key := eval[string](t, p, `localStorage.getItem("tenpin-host-" + `+js(id)+`) || ""`); key != "" {
 		t.Errorf("the host key stays stored after the join: %q", key)
 	}

@@ -164,7 +164,7 @@ func TestInputErrors(t *testing.T) {
 		t.Errorf("the page sent %d joins, want the one the server refused", sent)
 	}
 	clear(t, p, "#join-name")
-	join(t, p, "bob", "BOB")
+	join(t, p, "bob", "bob")
 	if got := eval[string](t, p, `document.querySelector("#join-error").textContent`); got != "" {
 		t.Errorf("after joining the page says %q", got)
 	}

@@ -104,7 +104,7 @@ func ExampleParseLaneName() {
 	// 홍길동 (6 columns)
 	// Anne-Marie (10 columns)
 	// O'Neil (6 columns)
-	// PJS (3 columns)
+	// pjs (3 columns)
 	// Zoë (3 columns)
 	// bowling: invalid name: "Mary  Ann" has a space after a space, words are separated by one space, hyphen or apostrophe
 	// bowling: invalid name: "Jo\u202e" has U+202E, a bidirectional formatting character that could disguise the name

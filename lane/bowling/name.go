@@ -66,10 +66,9 @@ func isASCIILetter(r rune) bool { return 'a' <= r && r <= 'z' || 'A' <= r && r <
 // kana, Cyrillic, …), counted as a reader sees them, with single spaces,
 // hyphens or apostrophes between words ("Mary Ann", "Anne-Marie",
 // "O'Neil"). The name is returned in Unicode normal form C, its
-// typographic apostrophes (’) written ' as a keyboard types them. Three
-// English letters are written in capitals, as the seeds do ("pjs" becomes
-// "PJS", so every name [ParseName] accepts is the same name here); any
-// other name keeps its case.
+// typographic apostrophes (’) written ' as a keyboard types them, in the
+// case it was typed: "Kim" stays Kim, "PJS" PJS (names equal but for case
+// are one player on a lane all the same: [Name.Same]).
 //
 // Anything else is refused with an error wrapping [ErrInvalidName] that
 // says why: an empty or too long name, digits, emoji and other symbols,
@@ -92,9 +91,6 @@ func ParseLaneName(s string) (Name, error) {
 	}
 	if n := uniseg.GraphemeClusterCount(s); n > MaxLaneNameLen {
 		return "", fmt.Errorf("%w: %q has %d characters, a name is at most %d", ErrInvalidName, s, n, MaxLaneNameLen)
-	}
-	if len(s) == NameLen && isASCIILetter(rune(s[0])) && isASCIILetter(rune(s[1])) && isASCIILetter(rune(s[2])) {
-		s = strings.ToUpper(s)
 	}
 	return Name(s), nil
 }

@@ -617,15 +617,15 @@ func TestHostKey(t *testing.T) {
 		{what: "a wrong key", cmd: func(s *State) (Event, error) { return s.JoinHost("Ann", HashToken("a"), HashToken("not the key")) }, err: ErrNotHost, phase: Waiting},
 		{what: "the creator joins with the key", cmd: func(s *State) (Event, error) { return s.JoinHost("Ann", HashToken("a"), HashToken("the key")) }, phase: Waiting},
 		{what: "the crawler may not start", cmd: func(s *State) (Event, error) { return s.Start("BOT") }, err: ErrNotHost, phase: Waiting},
-		{what: "the creator starts", cmd: func(s *State) (Event, error) { return s.Start("ANN") }, phase: Playing},
+		{what: "the creator starts", cmd: func(s *State) (Event, error) { return s.Start("Ann") }, phase: Playing},
 	})
-	if s.Host() != "ANN" {
-		t.Fatalf("host %s, want ANN", s.Host())
+	if s.Host() != "Ann" {
+		t.Fatalf("host %s, want Ann", s.Host())
 	}
-	if got := Replay(roundTrip(t, []Event{s.Snapshot()})); got.Host() != "ANN" {
-		t.Fatalf("the snapshot's host is %s, want ANN", got.Host())
+	if got := Replay(roundTrip(t, []Event{s.Snapshot()})); got.Host() != "Ann" {
+		t.Fatalf("the snapshot's host is %s, want Ann", got.Host())
 	}
-	e, err := s.Leave("ANN")
+	e, err := s.Leave("Ann")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -642,7 +642,7 @@ func TestHostKey(t *testing.T) {
 	if s.Host() != "BOT" {
 		t.Fatalf("after a join under the host's name without the key, host %s, want BOT", s.Host())
 	}
-	e, err = s.Leave("ANN")
+	e, err = s.Leave("Ann")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -651,11 +651,11 @@ func TestHostKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Apply(e)
-	if s.Host() != "ANN" {
-		t.Fatalf("with the host back with the key, host %s, want ANN", s.Host())
+	if s.Host() != "Ann" {
+		t.Fatalf("with the host back with the key, host %s, want Ann", s.Host())
 	}
-	if got := Replay(roundTrip(t, []Event{s.Snapshot()})); got.Host() != "ANN" {
-		t.Fatalf("the snapshot's host is %s, want ANN", got.Host())
+	if got := Replay(roundTrip(t, []Event{s.Snapshot()})); got.Host() != "Ann" {
+		t.Fatalf("the snapshot's host is %s, want Ann", got.Host())
 	}
 
 	plain := Replay([]Event{Open("lane2", "no key", 0)})

@@ -24,9 +24,9 @@ func TestLaneNames(t *testing.T) {
 	for _, e := range s.Snapshot().Snapshot.Game {
 		switch {
 		case e.Kind == Rolled && e.Frame == 1 && e.Pins == 10:
-			rolled = e.Player == "PJS"
+			rolled = e.Player == "pjs"
 		case e.Kind == PlayerLeft:
-			left = e.Player == "PJS"
+			left = e.Player == "pjs"
 		}
 	}
 	if !rolled || !left {

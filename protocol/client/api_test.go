@@ -109,7 +109,7 @@ func TestConnAgainstLobby(t *testing.T) {
 	defer player.Close()
 	defer watcher.Close()
 	w, err := player.Join(ctx, "abc")
-	if err != nil || w.Name != "ABC" || w.Token == "" {
+	if err != nil || w.Name != "abc" || w.Token == "" {
 		t.Fatalf("Join = %+v, %v", w, err)
 	}
 	if _, err := player.Join(ctx, "abd"); !isCode(err, protocol.CodeAlreadySeated) {

@@ -37,7 +37,7 @@ func Example() {
 	}
 	defer conn.Close()
 
-	w, err := conn.Join(ctx, "pjs")
+	w, err := conn.Join(ctx, "PJS")
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -353,9 +353,7 @@ function onError(msg) {
     // beside the name.
     state.joinID = "";
     if (msg.code === "unknown_bowler") forgetBowlerKey(); // the next join is a guest's, or a new history's
-    const typed = $("#join-name").value.trim();
-    // The server writes three Latin letters in capitals: so does the page.
-    const name = /^[A-Za-z]{3}$/.test(typed) ? typed.toUpperCase() : typed;
+    const name = $("#join-name").value.trim();
     joinError = refusal(msg, { name });
     setFieldError("#join-name", "#join-error", joinError());
     return;
@@ -575,7 +573,11 @@ function render() {
   if (!seated && sock.has() && b.spectators > 0) watching = t("youWatching", b.spectators - 1);
   $("#phase").textContent = `${phase} ${watching}`.trim();
 
-  $("#join-form").hidden = seated || b.phase !== "waiting";
+  // A friend who comes late joins while seats remain (the server says
+  // lane_full otherwise), and bowls the frames they missed first; once
+  // the game is over, the next one takes joins.
+  $("#join-form").hidden = seated || b.phase === "finished";
+  $("#join-late").hidden = b.phase !== "playing";
   if ($("#join-form").hidden) setFieldError("#join-name", "#join-error", "");
   $("#me").hidden = !seated && b.phase === "waiting";
   $("#me").textContent = seated ? t("youAre", state.seat) : t("youWatch");

@@ -22,6 +22,7 @@ export default {
   yourName: "이름",
   join: "참가",
   rememberMe: "이 휴대폰에서 기억하기",
+  joinLate: "게임이 시작되었습니다: 참가하면 놓친 프레임을 먼저 칩니다.",
   myGames: "내 게임",
   joinHelp: "1~12글자, 예: 홍길동",
   langSwitch: "언어",
