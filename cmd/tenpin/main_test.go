@@ -60,10 +60,13 @@ func TestScore(t *testing.T) {
 		{name: "perfect game", args: []string{"score", "-name", "kim", "10", "10", "10", "10", "10", "10", "10", "10", "10", "10", "10", "10"}, golden: "score-perfect.golden"},
 		{name: "no rolls", args: []string{"score"}, golden: "score-empty.golden"},
 		{name: "too many pins", args: []string{"score", "10", "8", "2", "8", "9"}, stderr: "tenpin: score: roll 5: 9 pins but only 2 standing\n", code: 1},
-		{name: "negative", args: []string{"score", "--", "-1"}, stderr: "tenpin: score: roll 1: -1 pins is not a roll, a roll is 0 to 10 pins\n", code: 1},
+		{name: "marks and a name of any script", args: []string{"score", "-name", "홍길동", "X", "7", "/", "-", "F", "9", "/", "x", "8", "1"}, golden: "score-marks.golden"},
+		{name: "negative", args: []string{"score", "--", "-1"}, stderr: "tenpin: score: roll 1: \"-1\": a ball knocks down 0 to 10 pins\n", code: 1},
 		{name: "after the game", args: append([]string{"score"}, strings.Fields(strings.Repeat("0 ", 21))...), stderr: "tenpin: score: roll 21: the game is over\n", code: 1},
-		{name: "not a number", args: []string{"score", "3", "x"}, stderr: "tenpin: score: roll 2: \"x\" is not a number of pins\n", code: 1},
-		{name: "bad name", args: []string{"score", "-name", "P1", "3"}, stderr: "tenpin: score: -name: bowling: invalid name: \"P1\" has 2 characters, a name is exactly 3 English letters\n", code: 1},
+		{name: "not a ball", args: []string{"score", "3", "three"}, stderr: "tenpin: score: roll 2: \"three\": not a ball: enter the pins knocked down (0 to 10), X, /, - or F\n", code: 1},
+		{name: "a strike on a second ball", args: []string{"score", "3", "x"}, stderr: "tenpin: score: roll 2: \"x\": X is a strike, the first ball at ten pins; this ball is the rack's second: enter the pins it knocked down, or /\n", code: 1},
+		{name: "a spare on a first ball", args: []string{"score", "/"}, stderr: "tenpin: score: roll 1: \"/\": / is a spare, the second ball of a rack; this ball is the first: enter the pins it knocked down, or X\n", code: 1},
+		{name: "bad name", args: []string{"score", "-name", "P1", "3"}, stderr: "tenpin: score: -name: bowling: invalid name: \"P1\" has the digit '1', a name is letters\n", code: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,8 +118,9 @@ func TestPlay(t *testing.T) {
 		{
 			name: "one player, a whole game in Korean",
 			args: []string{"play", "-lang", "ko"},
-			// a perfect game but for the last ball
-			input:  "1\npjs\n10\n10\n10\n10\n10\n10\n10\n10\n10\n10\n10\n9\n",
+			// a perfect game but for the last ball, by marks, a mistake
+			// said in Korean on the way
+			input:  "1\n홍길동1\n홍길동\n/\nX\nx\n10\n10\n10\n10\n10\n10\n10\nX\nX\n9\n",
 			golden: "play-ko.golden",
 		},
 		{
@@ -124,9 +128,10 @@ func TestPlay(t *testing.T) {
 			args: []string{"play"},
 			input: strings.Join([]string{
 				"zero", "0", "9", "2", // bad counts, then two players
-				"pj", "p1s", "pjs", "PJS", "kim", // bad names, a taken name
-				"10", "8", "3", "eleven", "11", "2", // KIM: 8 then 3 is too many
-				"0", "10", // PJS frame 2: a spare after a gutter
+				"p1s", "Pjs", "PJS", "Kim", // a bad name, a taken one (case aside), kept as typed
+				"X", "8", "3", "eleven", "11", "x", "/", // Kim: 8, then refusals, then a spare
+				"-", "10", // Pjs frame 2: a spare after a gutter, by count
+				"F", "/", // Kim frame 2: a foul, then all ten
 			}, "\n") + "\n",
 			golden: "play-en.golden",
 		},

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -25,6 +26,8 @@ type phrases struct {
 	badCount string
 	notANum  string
 	over     string
+	// explain says why a name or a ball was refused.
+	explain func(err error) string
 }
 
 var languages = map[string]phrases{
@@ -32,9 +35,9 @@ var languages = map[string]phrases{
 		howMany: "How many players? ",
 		name: func(seat, players int) string {
 			if players == 1 {
-				return "Player name (3 English letters): "
+				return "Player name (1 to 12 letters): "
 			}
-			return fmt.Sprintf("Player %d name (3 English letters): ", seat)
+			return fmt.Sprintf("Player %d name (1 to 12 letters): ", seat)
 		},
 		turn: func(name bowling.Name, frame, _ int) string {
 			return fmt.Sprintf("%s's turn (frame %d): ", name, frame)
@@ -42,14 +45,15 @@ var languages = map[string]phrases{
 		badCount: "a game has 1 to %d players",
 		notANum:  "%q is not a number",
 		over:     "Game over:",
+		explain:  func(err error) string { return err.Error() },
 	},
 	"ko": {
 		howMany: "플레이어 수는?: ",
 		name: func(seat, players int) string {
 			if players == 1 {
-				return "플레이어 이름은(3 english letters)?: "
+				return "플레이어 이름은(1~12글자)?: "
 			}
-			return fmt.Sprintf("%d번 플레이어 이름은(3 english letters)?: ", seat)
+			return fmt.Sprintf("%d번 플레이어 이름은(1~12글자)?: ", seat)
 		},
 		turn: func(name bowling.Name, frame, players int) string {
 			if players == 1 {
@@ -60,7 +64,35 @@ var languages = map[string]phrases{
 		badCount: "플레이어는 1명에서 %d명까지입니다",
 		notANum:  "%q 은(는) 숫자가 아닙니다",
 		over:     "게임 종료:",
+		explain:  explainKorean,
 	},
+}
+
+// explainKorean says in Korean why a name or a ball was refused: the
+// rules' errors are English, so each kind has its sentence here.
+func explainKorean(err error) string {
+	var be *ballError
+	var re *bowling.RollError
+	switch {
+	case errors.As(err, &be):
+		return fmt.Sprintf("%q: %s", be.answer, map[ballWhy]string{
+			notABall:    "투구가 아닙니다: 쓰러뜨린 핀 수(0~10), X, /, - 또는 F를 입력하세요",
+			strikeLate:  "X는 스트라이크, 10핀에 던지는 첫 투구입니다. 이번은 두 번째 투구입니다: 쓰러뜨린 핀 수나 /를 입력하세요",
+			spareFirst:  "/는 스페어, 두 번째 투구입니다. 이번은 첫 투구입니다: 쓰러뜨린 핀 수나 X를 입력하세요",
+			countTooBig: "한 투구는 0~10핀입니다",
+		}[be.why])
+	case errors.As(err, &re) && errors.Is(err, bowling.ErrTooManyPins):
+		return fmt.Sprintf("%d번째 투구: 남은 핀보다 많은 %d핀입니다", re.Roll, re.Pins)
+	case errors.Is(err, bowling.ErrInvalidPins):
+		return "핀 수가 맞지 않습니다: 0~10핀입니다"
+	case errors.Is(err, bowling.ErrNameTaken):
+		return "이미 있는 이름입니다: 다른 이름을 입력하세요"
+	case errors.Is(err, bowling.ErrInvalidName):
+		return "이름은 1~12글자의 문자이고, 단어 사이에만 공백, 하이픈, 아포스트로피를 쓸 수 있습니다(숫자, 이모지, 보이지 않는 문자는 안 됩니다)"
+	case errors.Is(err, bowling.ErrGameOver):
+		return "게임이 끝났습니다"
+	}
+	return err.Error()
 }
 
 // runPlay is the seeds' console game: it asks for the players, prompts
@@ -183,8 +215,12 @@ func (c *console) play(words phrases) error {
 		if err != nil {
 			return err
 		}
-		if _, err := m.Add(line); err != nil {
-			fmt.Fprintln(c.out, err)
+		name, err := bowling.ParseLaneName(line)
+		if err == nil {
+			err = m.AddName(name)
+		}
+		if err != nil {
+			fmt.Fprintln(c.out, words.explain(err))
 			continue
 		}
 		seat++
@@ -192,13 +228,18 @@ func (c *console) play(words phrases) error {
 	c.board(&m)
 	for !m.Over() {
 		seat, frame, _ := m.Up()
-		name := m.Players()[seat].Name
-		pins, err := c.askNumber(words.turn(name, frame, players), words)
+		p := m.Players()[seat]
+		line, err := c.ask(words.turn(p.Name, frame, players))
 		if err != nil {
 			return err
 		}
-		if err := m.Roll(pins); err != nil {
-			fmt.Fprintln(c.out, err)
+		standing, fresh := rackOf(&p.Game)
+		ball, err := parseBall(line, standing, fresh)
+		if err == nil {
+			err = m.RollBall(ball)
+		}
+		if err != nil {
+			fmt.Fprintln(c.out, words.explain(err))
 			continue
 		}
 		c.board(&m)

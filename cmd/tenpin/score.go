@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/tenpin/tenpin/lane/bowling"
 )
@@ -16,25 +15,26 @@ import (
 func runScore(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("tenpin score", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	nameFlag := fs.String("name", "PJS", "the player's `name`, three English letters")
+	nameFlag := fs.String("name", "PJS", "the player's `name`: 1 to 12 letters of any script, as on a lane")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tenpin score [-name ABC] ROLLS...\n\nPrints the scoreboard of one player's rolls, each the pins knocked down (0 to 10).")
+		fmt.Fprintln(stderr, "usage: tenpin score [-name NAME] ROLLS...\n\nPrints the scoreboard of one player's rolls, each the pins knocked down (0 to 10), X, /, - or F.")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	name, err := bowling.ParseName(*nameFlag)
+	name, err := bowling.ParseLaneName(*nameFlag)
 	if err != nil {
 		return fmt.Errorf("score: -name: %w", err)
 	}
 	var g bowling.Game
 	for i, arg := range fs.Args() {
-		pins, err := strconv.Atoi(arg)
+		standing, fresh := rackOf(&g)
+		ball, err := parseBall(arg, standing, fresh)
 		if err != nil {
-			return fmt.Errorf("score: roll %d: %q is not a number of pins", i+1, arg)
+			return fmt.Errorf("score: roll %d: %w", i+1, err)
 		}
-		if err := g.Roll(pins); err != nil {
+		if err := g.RollBall(ball); err != nil {
 			return fmt.Errorf("score: %w", err)
 		}
 	}
