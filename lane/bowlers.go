@@ -3,6 +3,7 @@ package lane
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -15,32 +16,39 @@ import (
 // A seat may be linked to a bowler (lane/bowler): a join with a bowler's
 // key, or with "remember" (which makes a new bowler, whose key the
 // welcome carries), stores the bowler's id in its SeatTaken event, so the
-// link outlives restarts and moves. Every game a linked seat finishes
-// goes into the bowler's history; the board shows a linked player's
-// average, and the personal bests a game brought.
+// link outlives restarts and moves. A game goes into its linked players'
+// histories once it is final — when the next game is set up, or when the
+// lane closes — for until then a ball of it may still be corrected. The
+// board shows a linked player's average, and, from the moment a game
+// ends, the personal bests it brought, reckoned from what the lane last
+// learnt of each bowler.
 //
-// A game's end is recorded off the lane goroutine: a bowler's store takes
-// a few requests a game, and the lane goes on meanwhile. What comes back
-// (the new averages, the news) reaches the lane as a request (opRecorded).
+// Recording is off the lane goroutine: a bowler's store takes a few
+// requests a game, and the lane goes on meanwhile. What comes back (the
+// new averages) reaches the lane as a request (opRecorded).
 
 // bowlers is what a lane knows of the bowlers its seats are linked to.
 // Owned by the lane goroutine.
 type bowlers struct {
-	known map[string]*bowlerLine // by bowler id: their games and pins, for the board's average
-	highs []protocol.High        // the personal bests the last game brought, until the next game
+	known map[string]*bowlerLine // by bowler id: what the board shows of them
+	highs []protocol.High        // the personal bests the game just finished brought, until the next game
 	wg    sync.WaitGroup         // games being recorded: Run waits for them
 }
 
-// bowlerLine is a bowler's games and pins as the lane last learnt them.
+// bowlerLine is a bowler as the lane last learnt them: games and pins for
+// the average, the best game and series for the news.
 type bowlerLine struct {
-	games, pins int
+	games, pins, high, highSeries int
 }
 
-// recorded is the outcome of recording a game's end: what each linked
-// player's record said afterwards.
+func lineOf(r *bowler.Record) bowlerLine {
+	return bowlerLine{games: r.Stats.Games, pins: r.Stats.Pins, high: r.Stats.High, highSeries: r.HighSeries}
+}
+
+// recorded is the outcome of recording a game: each linked player's
+// record afterwards.
 type recorded struct {
 	lines map[string]bowlerLine // by bowler id
-	highs []protocol.High
 }
 
 // recordTries bounds the tries to record a bowler's game, each within
@@ -77,8 +85,11 @@ func (l *Lane) linkBowler(ctx context.Context, e *game.Event, k *secrets) (strin
 	case errors.Is(err, bowler.ErrUnknown):
 		return "", errUnknownBowler
 	case err != nil:
-		l.log.Warn("bowler not linked", "err", err)
-		return "", protocol.Errorf(protocol.CodeUnavailable, "the lane could not reach its bowlers in time; nothing changed, try again")
+		// The bowlers' store does not answer: bowling matters more than
+		// remembering it, so the player joins as a guest (the welcome
+		// carries no new key).
+		l.log.Warn("bowlers not reached: a guest's seat", "err", err)
+		return "", nil
 	}
 	for _, st := range l.state.Match().Players() {
 		if id, ok := l.state.Bowler(st.Name); ok && id == string(r.ID) && !st.Name.Same(e.Player) {
@@ -95,7 +106,8 @@ func (b *bowlers) learn(r *bowler.Record) {
 	if b.known == nil {
 		b.known = make(map[string]*bowlerLine)
 	}
-	b.known[string(r.ID)] = &bowlerLine{games: r.Stats.Games, pins: r.Stats.Pins}
+	line := lineOf(r)
+	b.known[string(r.ID)] = &line
 }
 
 // average returns the average the board shows for the player name: their
@@ -135,11 +147,55 @@ func (l *Lane) loadBowlers(ctx context.Context) {
 	}
 }
 
-// gameOver records the game that just ended in the history of each
-// linked player who bowled it to the end, off the lane goroutine, with
-// the games whose recording failed before.
-func (l *Lane) gameOver() {
-	if l.cfg.Bowlers == nil {
+// gameEnded reckons the personal bests of the game that just ended: a
+// linked player's score over their best game, their last three games in
+// a row on this lane over their best series (a first game or series beats
+// nothing). The board shows them until the next game.
+func (l *Lane) gameEnded() {
+	l.bw.highs = nil
+	series := l.state.Series()
+	for _, p := range l.state.Match().Players() {
+		id, ok := l.state.Bowler(p.Name)
+		line := l.bw.known[id]
+		if !ok || line == nil || !p.Game.Over() {
+			continue
+		}
+		h := protocol.High{Name: string(p.Name)}
+		if score := p.Game.Total(); line.games > 0 && score > line.high {
+			h.Game = score
+		}
+		if total, ok := lastSeries(series, p); ok && line.highSeries > 0 && total > line.highSeries {
+			h.Series = total
+		}
+		if h.Game > 0 || h.Series > 0 {
+			l.bw.highs = append(l.bw.highs, h)
+		}
+	}
+}
+
+// lastSeries returns p's series ending with the game p just finished:
+// the total of it and the last two games of the lane's series, if p
+// bowled both to the end.
+func lastSeries(series []game.Result, p bowling.Player) (int, bool) {
+	if len(series) < bowler.SeriesGames-1 {
+		return 0, false
+	}
+	total := p.Game.Total()
+	for _, r := range series[len(series)-(bowler.SeriesGames-1):] {
+		i := slices.IndexFunc(r.Players, func(s game.Score) bool { return s.Name.Same(p.Name) })
+		if i < 0 || !r.Players[i].Game.Over() {
+			return 0, false
+		}
+		total += r.Players[i].Total()
+	}
+	return total, true
+}
+
+// recordGame records the game in play, over and final, in the history of
+// each linked player who bowled it to the end (who may have left since),
+// off the lane goroutine.
+func (l *Lane) recordGame() {
+	if l.cfg.Bowlers == nil || l.state.Phase() != game.Finished {
 		return
 	}
 	type entry struct {
@@ -163,11 +219,10 @@ func (l *Lane) gameOver() {
 		out := &recorded{lines: make(map[string]bowlerLine)}
 		for _, t := range todo {
 			var r *bowler.Record
-			var news bowler.News
 			var err error
 			for try := 1; try <= recordTries; try++ {
 				ctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
-				r, news, err = svc.Add(ctx, t.id, t.g)
+				r, _, err = svc.Add(ctx, t.id, t.g)
 				cancel()
 				if err == nil || errors.Is(err, bowler.ErrUnknown) || try == recordTries {
 					break
@@ -175,7 +230,7 @@ func (l *Lane) gameOver() {
 				select {
 				case <-time.After(time.Duration(try) * time.Second):
 				case <-stopped.Done():
-					try = recordTries // the lane stopped: one last try
+					try = recordTries - 1 // the lane stopped: one last try
 				}
 			}
 			switch {
@@ -185,26 +240,20 @@ func (l *Lane) gameOver() {
 				log.Error("a bowler's game was not recorded", "game", t.g.Game, "err", err)
 				continue
 			}
-			if news.Has() {
-				out.highs = append(out.highs, protocol.High{Name: t.g.Name, Game: news.HighGame, Series: news.HighSeries})
-			}
-			out.lines[string(t.id)] = bowlerLine{games: r.Stats.Games, pins: r.Stats.Pins}
+			out.lines[string(t.id)] = lineOf(r)
 		}
 		l.submit(context.Background(), request{op: opRecorded, recorded: out})
 	})
 }
 
-// recordedGames takes what recording a game's end learnt: the averages
-// and the news go on the board.
+// recordedGames takes what recording a game learnt: the averages go on
+// the board.
 func (l *Lane) recordedGames(r *recorded) {
 	if l.bw.known == nil {
 		l.bw.known = make(map[string]*bowlerLine)
 	}
 	for id, line := range r.lines {
 		l.bw.known[id] = &line
-	}
-	if l.state.Phase() == game.Finished {
-		l.bw.highs = append(l.bw.highs, r.highs...)
 	}
 	l.changed()
 }

@@ -24,13 +24,14 @@ func (l *Lane) record(ctx context.Context, e game.Event) error {
 		return protocol.Errorf(protocol.CodeUnavailable, "the lane could not store that in time; nothing changed, try again")
 	}
 	was := l.state.Phase()
+	if e.Kind == game.NextGame || e.Kind == game.NewGame {
+		l.recordGame() // final now: no ball of it can change any more
+		l.bw.highs = nil
+	}
 	l.state.Apply(e)
 	l.cfg.Metrics.Changes.Add(1)
-	switch {
-	case e.Kind == game.NextGame || e.Kind == game.NewGame:
-		l.bw.highs = nil // the news of the game before
-	case was != game.Finished && l.state.Phase() == game.Finished:
-		l.gameOver()
+	if was != game.Finished && l.state.Phase() == game.Finished {
+		l.gameEnded()
 	}
 	return nil
 }

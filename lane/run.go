@@ -76,6 +76,9 @@ func (l *Lane) closeIdle(ctx context.Context) error {
 		l.closeAll(websocket.StatusGoingAway, protocol.CodeServerRestarting, "the lane moved to another server: reconnect, your seat is kept")
 		return ErrMoved
 	}
+	if err == nil {
+		l.recordGame() // a last game that ended, and is final now (Run waits for it)
+	}
 	if l.cfg.Keep != nil && l.bowled() {
 		if err == nil {
 			err = l.cfg.Keep(ctx, l)

@@ -128,23 +128,29 @@ func TestABowlerComesBack(t *testing.T) {
 	c.send(t, map[string]any{"type": "start", "id": "s"})
 	c.expectAck(t, "s")
 	playGameOf(t, c, "g1", nines)
-	b := c.boardWith(t, "Mina's average of 90", func(m msg) bool {
-		return len(m.Players) == 1 && m.Players[0].Average != nil && *m.Players[0].Average == 90
-	})
+	b := c.boardWith(t, "the first game over", func(m msg) bool { return m.Phase == protocol.PhaseFinished })
 	if len(b.Highs) != 0 {
 		t.Errorf("a first game's board calls out %+v, want nothing: there was no best to beat", b.Highs)
 	}
+	// The game is final, and goes into the history, once the next is set
+	// up: until then a ball of it may be corrected.
 	c.send(t, map[string]any{"type": "rematch", "id": "m"})
 	c.expectAck(t, "m")
+	c.boardWith(t, "Mina's average of 90", func(m msg) bool {
+		return len(m.Players) == 1 && m.Players[0].Average != nil && *m.Players[0].Average == 90
+	})
 	c.send(t, map[string]any{"type": "start", "id": "s2"})
 	c.expectAck(t, "s2")
 	playGameOf(t, c, "g2", strikes)
-	b = c.boardWith(t, "Mina's average of 195, and the high game called out", func(m msg) bool {
-		return len(m.Players) == 1 && m.Players[0].Average != nil && *m.Players[0].Average == 195 && len(m.Highs) == 1
-	})
-	if h := b.Highs[0]; h.Name != "Mina" || h.Game != 300 || h.Series != 0 {
-		t.Errorf("highs = %+v, want Kim's new high game 300", b.Highs)
+	b = c.boardWith(t, "the high game called out as the game ends", func(m msg) bool { return m.Phase == protocol.PhaseFinished })
+	if len(b.Highs) != 1 || b.Highs[0].Name != "Mina" || b.Highs[0].Game != 300 || b.Highs[0].Series != 0 {
+		t.Errorf("highs = %+v, want Mina's new high game 300", b.Highs)
 	}
+	c.send(t, map[string]any{"type": "rematch", "id": "m2"})
+	c.expectAck(t, "m2")
+	c.boardWith(t, "Mina's average of 195, the news gone with the next game", func(m msg) bool {
+		return len(m.Players) == 1 && m.Players[0].Average != nil && *m.Players[0].Average == 195 && len(m.Highs) == 0
+	})
 
 	// Another night, another lane, the same phone.
 	other := s.createLane(t, "Next week")
@@ -238,6 +244,8 @@ func TestABowlersDevices(t *testing.T) {
 	c.send(t, map[string]any{"type": "start", "id": "s"})
 	c.expectAck(t, "s")
 	playGameOf(t, c, "g1", nines)
+	c.send(t, map[string]any{"type": "rematch", "id": "m"})
+	c.expectAck(t, "m")
 	c.boardWith(t, "the game recorded", func(m msg) bool { return len(m.Players) == 1 && m.Players[0].Average != nil })
 	base := s.srv.URL + "/api/bowlers"
 
@@ -283,8 +291,8 @@ func TestABowlersDevices(t *testing.T) {
 	apiJSON(t, "GET", base+"/me", key, nil, http.StatusUnauthorized, nil)
 	var games protocol.Games
 	getJSON(t, s.srv.URL+"/api/lanes/"+id+"/games", &games)
-	if len(games.Games) != 1 || games.Games[0].Players[0].Name != "Mina" || games.Games[0].Players[0].Total != 90 {
-		t.Errorf("the lane's games after the bowler deleted their history: %+v, want Kim's 90", games)
+	if len(games.Games) != 2 || games.Games[0].Players[0].Name != "Mina" || games.Games[0].Players[0].Total != 90 {
+		t.Errorf("the lane's games after the bowler deleted their history: %+v, want Mina's 90, and the next game", games)
 	}
 	// A join with the deleted key is refused, and may go on as a guest.
 	d := s.dial(t, s.createLane(t, "Later"))
@@ -304,6 +312,8 @@ func TestRecordingABowlersGameSurvivesAFlakyStore(t *testing.T) {
 	c.send(t, map[string]any{"type": "start", "id": "s"})
 	c.expectAck(t, "s")
 	playGameOf(t, c, "g1", nines)
+	c.send(t, map[string]any{"type": "rematch", "id": "m"})
+	c.expectAck(t, "m")
 	c.boardWith(t, "the game recorded", func(m msg) bool { return len(m.Players) == 1 && m.Players[0].Average != nil })
 	r, err := f.Find(context.Background(), bowler.HashKey(key))
 	if err != nil || r.Stats.Games != 1 {
@@ -323,4 +333,36 @@ func (f *flakyBowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (*b
 		return nil, bowler.News{}, errors.New("the store does not answer")
 	}
 	return f.Service.Add(ctx, id, g)
+}
+
+// TestACorrectedGameGoesIntoTheHistoryCorrected: a game goes into its
+// bowlers' histories once it is final, when the next game is set up, so a
+// ball corrected after the last one counts there too.
+func TestACorrectedGameGoesIntoTheHistoryCorrected(t *testing.T) {
+	bowlers := memjournal.NewBowlers()
+	s := newServer(t, lobby.Config{Lane: lane.Config{Bowlers: bowlers}})
+	c := s.dial(t, s.createLane(t, "Friday night"))
+	c.send(t, map[string]any{"type": "join", "name": "Mina", "remember": true, "id": "j"})
+	key := c.waitFor(t, "the welcome", func(m msg) bool { return m.Ref == "j" }).BowlerKey
+	c.send(t, map[string]any{"type": "start", "id": "s"})
+	c.expectAck(t, "s")
+	playGameOf(t, c, "g1", nines)
+	c.send(t, map[string]any{"type": "correct", "pins": 8, "frame": 1, "ball": 1, "id": "fix"})
+	c.expectAck(t, "fix")
+	c.send(t, map[string]any{"type": "rematch", "id": "m"})
+	c.expectAck(t, "m")
+	c.boardWith(t, "the game recorded", func(m msg) bool { return len(m.Players) == 1 && m.Players[0].Average != nil })
+	games, err := bowlers.Games(context.Background(), mustFind(t, bowlers, key), 0, 10)
+	if err != nil || len(games) != 1 || games[0].Score != 89 || games[0].Marks[0] != "8|-" {
+		t.Errorf("the history = %+v, %v; want the game as corrected: 89, 8|- in frame 1", games, err)
+	}
+}
+
+func mustFind(t *testing.T, s bowler.Service, key string) bowler.ID {
+	t.Helper()
+	r, err := s.Find(context.Background(), bowler.HashKey(key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.ID
 }

@@ -269,9 +269,11 @@
 //
 // A bowler is remembered without an account: a device holds a key (130
 // random bits), which the server keeps only as its SHA-256, never sends
-// between the nodes of a cluster, and never logs. Every finished game of a
-// seat linked to a bowler goes into their history under the name bowled
-// that night, and their numbers are kept as each game ends. Every request
+// between the nodes of a cluster, and never logs. Every game a seat linked
+// to a bowler bowls to the end goes into their history under the name
+// bowled that night, once it is final — when the host sets up the next
+// game, or when the lane closes, for until then a ball of it may be
+// corrected — and their numbers are kept as each game goes in. Every request
 // below but /link and /shared carries the key in the header
 // "Authorization: Bowler <key>", never in the URL:
 //

@@ -252,12 +252,19 @@ func (s *State) restore(l *LaneSnapshot) {
 	}
 }
 
-// Bowler returns the id of the bowler the seat of name is linked to, and
-// false for a guest or a player not seated.
+// Bowler returns the id of the bowler the seat of name is linked to (or
+// was, for a player who left the game in play), and false for a guest or
+// a player not on the lane.
 func (s *State) Bowler(name bowling.Name) (string, bool) {
 	for _, st := range s.seats {
 		if st.name.Same(name) {
 			return st.bowler, st.bowler != ""
+		}
+	}
+	// A player who left this game after bowling: their seat's event.
+	for i := len(s.game) - 1; i >= 0; i-- {
+		if e := s.game[i].event(); e.Kind == SeatTaken && e.Player.Same(name) {
+			return e.Bowler, e.Bowler != ""
 		}
 	}
 	return "", false
