@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/tenpin/tenpin/lane"
@@ -82,13 +83,18 @@ func (lb *Lobby) keep(ctx context.Context, l *lane.Lane) error {
 	return nil
 }
 
-// kept returns the kept sheet of lane id, or errNotKept.
+// kept returns the kept sheet of lane id, or errNotKept. A sheet read is
+// kept decoded for a while: a closed lane's page asks for its board, its
+// games, its numbers and every game's scorecard at once.
 func (lb *Lobby) kept(ctx context.Context, id string) (*keptLane, error) {
 	if lb.cfg.Archive == nil {
 		return nil, errNotKept
 	}
 	if _, ok := idOrder(id); !ok {
 		return nil, errNotKept // no lane ever had that id
+	}
+	if k := lb.sheets.get(id, time.Now()); k != nil {
+		return k, nil
 	}
 	data, err := lb.cfg.Archive.Kept(ctx, id)
 	switch {
@@ -97,7 +103,49 @@ func (lb *Lobby) kept(ctx context.Context, id string) (*keptLane, error) {
 	case data == nil:
 		return nil, errNotKept
 	}
-	return decodeSheet(data)
+	k, err := decodeSheet(data)
+	if err == nil {
+		lb.sheets.put(id, k, time.Now())
+	}
+	return k, err
+}
+
+// Kept sheets decoded: at most sheetCacheSize, each for sheetCacheTTL,
+// the moments a page takes to ask for all it shows (a sheet never
+// changes, but its keep time ends).
+const (
+	sheetCacheSize = 64
+	sheetCacheTTL  = 5 * time.Second
+)
+
+// sheetCache holds the sheets read lately, decoded.
+type sheetCache struct {
+	mu     sync.Mutex
+	sheets map[string]cachedSheet
+}
+
+type cachedSheet struct {
+	k  *keptLane
+	at time.Time
+}
+
+func (c *sheetCache) get(id string, now time.Time) *keptLane {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.sheets[id]
+	if !ok || now.Sub(s.at) > sheetCacheTTL {
+		return nil
+	}
+	return s.k
+}
+
+func (c *sheetCache) put(id string, k *keptLane, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sheets == nil || len(c.sheets) >= sheetCacheSize {
+		c.sheets = make(map[string]cachedSheet) // simply start again: a cache of moments
+	}
+	c.sheets[id] = cachedSheet{k, now}
 }
 
 // A sheet is stored as gzipped JSON: a night of 100 games of 8 bowlers

@@ -106,22 +106,25 @@ func (lb *Lobby) withShare(h func(http.ResponseWriter, *http.Request, bowlerRequ
 }
 
 // withRecord finds a bowler with find and hands them to then, or answers
-// why not; an address's unknown keys are counted against it.
+// why not. Every try costs the address a token, given back if the key
+// was known: requests in parallel cannot each slip past the limit.
 func (lb *Lobby) withRecord(w http.ResponseWriter, r *http.Request, find func(context.Context) (*bowler.Record, error), then func(*bowler.Record)) {
 	if lb.cfg.Lane.Bowlers == nil {
 		lb.fail(w, protocol.CodeNotFound, "this server keeps no bowlers")
 		return
 	}
 	addr := lb.clientAddr(r)
-	if ok, wait := lb.keyGuesses.peek(addr, time.Now()); !ok {
+	if ok, wait := lb.keyGuesses.allow(addr, time.Now()); !ok {
 		lb.rateLimited(LimitKeyGuesses)
 		lb.tooMany(w, wait, "this address has tried too many unknown bowler keys")
 		return
 	}
 	rec, err := find(r.Context())
+	if err == nil || !errors.Is(err, bowler.ErrUnknown) {
+		lb.keyGuesses.refund(addr)
+	}
 	switch {
 	case errors.Is(err, bowler.ErrUnknown):
-		lb.keyGuesses.allow(addr, time.Now())
 		lb.fail(w, protocol.CodeUnknownBowler, "no bowler has that key or link: it was revoked, or its bowler deleted their history")
 	case err != nil:
 		lb.log.Warn("bowlers not reached", "err", err)
@@ -354,7 +357,7 @@ func (lb *Lobby) redeem(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	addr := lb.clientAddr(r)
-	if ok, wait := lb.keyGuesses.peek(addr, time.Now()); !ok {
+	if ok, wait := lb.keyGuesses.allow(addr, time.Now()); !ok {
 		lb.rateLimited(LimitKeyGuesses)
 		lb.tooMany(w, wait, "this address has tried too many unknown codes")
 		return
@@ -370,9 +373,11 @@ func (lb *Lobby) redeem(w http.ResponseWriter, r *http.Request) {
 	}
 	key := bowler.NewKey()
 	_, err = lb.cfg.Lane.Bowlers.Redeem(r.Context(), bowler.HashKey(body.Code), bowler.HashKey(key), time.Now())
+	if err == nil || !errors.Is(err, bowler.ErrCode) && !errors.Is(err, bowler.ErrUnknown) {
+		lb.keyGuesses.refund(addr)
+	}
 	switch {
 	case errors.Is(err, bowler.ErrCode), errors.Is(err, bowler.ErrUnknown):
-		lb.keyGuesses.allow(addr, time.Now())
 		lb.fail(w, protocol.CodeInvalidCode, "that code is unknown, used already or expired: ask the other device for a new one")
 	case err != nil:
 		lb.failBowlers(w, err)

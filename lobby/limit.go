@@ -173,20 +173,14 @@ func (a *addrLimiter) allow(addr string, now time.Time) (bool, time.Duration) {
 	return true, 0
 }
 
-// peek reports whether addr has a token, without spending it; otherwise
-// it says how long until it will.
-func (a *addrLimiter) peek(addr string, now time.Time) (bool, time.Duration) {
+// refund gives back the token allow spent, for what turned out to cost
+// nothing (a key that was known).
+func (a *addrLimiter) refund(addr string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	b := a.buckets[addr]
-	if b == nil {
-		return true, 0
+	if b := a.buckets[addr]; b != nil {
+		b.tokens = min(a.burst, b.tokens+1)
 	}
-	tokens := min(a.burst, b.tokens+now.Sub(b.last).Seconds()*a.rate)
-	if tokens < 1 {
-		return false, time.Duration((1 - tokens) / a.rate * float64(time.Second))
-	}
-	return true, 0
 }
 
 // addrCount counts what each client address holds open now: connections,

@@ -140,6 +140,7 @@ type Lobby struct {
 	qrDraws    *addrLimiter        // QR codes drawn per client address
 	keyGuesses *addrLimiter        // unknown bowler keys, codes and shares tried per client address
 	list       listCache           // GET /api/lanes, encoded
+	sheets     sheetCache          // kept lanes' sheets read lately, decoded
 	counters   counters            // refusals, for the metrics
 
 	compacting    sync.Mutex   // one compaction at a time

@@ -285,46 +285,62 @@ func (b *Bowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (*bowler
 		return nil, bowler.News{}, err
 	}
 	var news bowler.News
+	var placed string // the history's key this add wrote
 	r, err := b.change(ctx, id, func(r *bowler.Record) (bool, error) {
 		n, added := r.Add(g)
 		if !added {
 			return false, nil
 		}
 		news = n
-		return true, b.putGame(ctx, id, r.Stats.Games, g, data)
+		wrote, err := b.putGame(ctx, id, r.Stats.Games, g, data)
+		if wrote {
+			placed = gameKey(id, r.Stats.Games)
+		}
+		return true, err
 	})
+	if err != nil && placed != "" {
+		// No record counts the game written: a bowler deleted meanwhile
+		// must not keep it, and a retry writes it again.
+		b.kv.Purge(context.WithoutCancel(ctx), placed)
+	}
 	return r, news, err
 }
 
 // putGame stores game g (encoded, data) at place n of bowler id's
-// history, unless another game is there that a record counts.
-func (b *Bowlers) putGame(ctx context.Context, id bowler.ID, n int, g bowler.Game, data []byte) error {
+// history, unless another game is there that a record counts, and says
+// whether it wrote there.
+func (b *Bowlers) putGame(ctx context.Context, id bowler.ID, n int, g bowler.Game, data []byte) (bool, error) {
 	k := gameKey(id, n)
 	_, err := b.kv.Create(ctx, k, data)
 	if !errors.Is(err, jetstream.ErrKeyExists) {
-		return err
+		return err == nil, err
 	}
 	// Taken: by this very game (an add whose record was not stored), by
 	// a game no record counts (one whose add failed there), or by another
 	// node's add of this bowler, whose record will count it.
 	e, err := b.kv.Get(ctx, k)
 	if err != nil {
-		return fmt.Errorf("nats: reading bowler %s's game %d: %w", id, n, err)
+		return false, fmt.Errorf("nats: reading bowler %s's game %d: %w", id, n, err)
 	}
 	var there bowler.Game
 	if json.Unmarshal(e.Value(), &there) == nil && there.Lane == g.Lane && there.Game == g.Game {
-		return nil
+		return true, nil
 	}
-	time.Sleep(50 * time.Millisecond) // another node's add stores its record in a moment
 	r, _, err := b.get(ctx, id)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if r.Stats.Games >= n {
-		return errTaken // counted: the caller reads the record again
+		return false, errTaken // counted: the caller reads the record again
+	}
+	// Another node's add writes its record within its timeout; a game
+	// older than that no record will count.
+	if time.Since(e.Created()) < b.timeout {
+		time.Sleep(10 * time.Millisecond)
+		return false, errTaken
 	}
 	_, err = b.kv.Update(ctx, k, data, e.Revision())
-	return err
+	return err == nil, err
 }
 
 // errTaken: a place in a history that another add took; read the record
@@ -424,8 +440,12 @@ func deleteKey(keys []bowler.KeyHash, key bowler.KeyHash) []bowler.KeyHash {
 }
 
 // Delete erases bowler id: its keys and share first, so that nobody finds
-// it meanwhile, then its games, then its record.
+// it meanwhile, then its games, then its record. An add of this node's
+// waits for it (or it for the add).
 func (b *Bowlers) Delete(ctx context.Context, id bowler.ID) error {
+	mu := b.lock(id)
+	mu.Lock()
+	defer mu.Unlock()
 	ctx, cancel := b.ctx(ctx)
 	defer cancel()
 	r, _, err := b.get(ctx, id)
