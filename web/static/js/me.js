@@ -81,16 +81,22 @@ async function moreGames() {
   renderGames();
 }
 
-// chart puts the server's chart in the page: fetched with the key, then
-// parsed and adopted (an <img> cannot send a header).
+// chart shows the server's chart: fetched with the key (an <img> cannot
+// send a header), then shown as an image of its own (a data: URL, which
+// the page's policy allows for images), its title its text alternative.
 async function chart() {
   const res = await ask(base + "/chart.svg?lang=" + getLang());
   if (!res.ok) return;
-  const svg = new DOMParser().parseFromString(await res.text(), "image/svg+xml").documentElement;
+  const text = await res.text();
+  const svg = new DOMParser().parseFromString(text, "image/svg+xml").documentElement;
   if (svg.nodeName !== "svg") return;
-  svg.removeAttribute("width");
-  svg.removeAttribute("height");
-  $("#chart").replaceChildren(document.importNode(svg, true));
+  const title = svg.querySelector("title");
+  const bytes = new TextEncoder().encode(text);
+  let bin = "";
+  for (const b of bytes) bin += String.fromCharCode(b);
+  $("#chart").replaceChildren(el("img", {
+    src: "data:image/svg+xml;base64," + btoa(bin), alt: title ? title.textContent : "", "data-points": String(svg.querySelectorAll("circle").length),
+  }));
 }
 
 // fig is a figure of the numbers: a whole number, a percentage or an
@@ -187,39 +193,47 @@ async function redeem() {
 }
 
 function wire() {
-  $("#more").addEventListener("click", moreGames);
-  $("#csv").addEventListener("click", downloadCSV);
-  $("#add-phone").addEventListener("click", async () => {
+  // A request the network fails says so; the page stays as it was.
+  const safely = (f) => async () => {
+    try {
+      await f();
+    } catch {
+      setStatus(() => t("meUnreachable"));
+    }
+  };
+  $("#more").addEventListener("click", safely(moreGames));
+  $("#csv").addEventListener("click", safely(downloadCSV));
+  $("#add-phone").addEventListener("click", safely(async () => {
     state.code = await send("POST", base + "/codes");
     renderCode();
-  });
-  $("#share").addEventListener("click", async () => {
+  }));
+  $("#share").addEventListener("click", safely(async () => {
     const s = await send("POST", base + "/share");
     if (!s) return;
     state.share = s.url;
     state.me.shared = true;
     render();
-  });
-  $("#unshare").addEventListener("click", async () => {
+  }));
+  $("#unshare").addEventListener("click", safely(async () => {
     if (!(await send("DELETE", base + "/share"))) return;
     state.share = "";
     state.me.shared = false;
     render();
-  });
-  $("#forget").addEventListener("click", async () => {
+  }));
+  $("#forget").addEventListener("click", safely(async () => {
     if (!window.confirm(t("confirmForget"))) return;
     if (!(await send("DELETE", base + "/key"))) return;
     forgetBowlerKey();
     $("#me-body").hidden = true;
     setStatus(() => t("forgotten"));
-  });
-  $("#delete").addEventListener("click", async () => {
+  }));
+  $("#delete").addEventListener("click", safely(async () => {
     if (!window.confirm(t("confirmDelete"))) return;
     if (!(await send("DELETE", base))) return;
     forgetBowlerKey();
     $("#me-body").hidden = true;
     setStatus(() => t("deleted"));
-  });
+  }));
   const mark = () => {
     for (const btn of document.querySelectorAll("[data-lang]")) btn.setAttribute("aria-pressed", String(btn.dataset.lang === getLang()));
   };
@@ -239,7 +253,11 @@ function wire() {
 applyStatic();
 $("#me-title").textContent = t(shared ? "sharedTitle" : "meTitle", "");
 wire();
-await redeem();
-await load();
+try {
+  await redeem();
+  await load();
+} catch {
+  setStatus(() => t("meUnreachable")); // the network failed: reloading tries again
+}
 // For tests and the console: what the page knows.
 window.tenpin = { state, list };

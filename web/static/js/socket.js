@@ -246,9 +246,7 @@ export function createSocket(laneID, hooks) {
   };
 }
 
-// errorCode is the code of an API error's body, or "" if it has none (a
-// 404 from a proxy in front of the server says nothing about the lane).
-export // closedBoard is the board a lane's answer carries if the lane has closed
+// closedBoard is the board a lane's answer carries if the lane has closed
 // and its night is kept (closed_at is set), else null.
 async function closedBoard(res) {
   try {
@@ -259,6 +257,8 @@ async function closedBoard(res) {
   }
 }
 
-async function errorCode(res) {
+// errorCode is the code of an API error's body, or "" if it has none (a
+// 404 from a proxy in front of the server says nothing about the lane).
+export async function errorCode(res) {
   try { return (await res.json()).code || ""; } catch { return ""; }
 }
