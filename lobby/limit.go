@@ -1,6 +1,7 @@
 package lobby
 
 import (
+	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
@@ -70,17 +71,12 @@ const (
 )
 
 // clientAddr returns the client address a request's limits count against.
-// It is the peer of the connection, or, when the server sits behind a
-// reverse proxy (Config.TrustProxy), the last address of the request's
-// X-Forwarded-For (see lastForwarded). IPv6 addresses count by their /64
-// prefix: one home or phone is given a whole /64, so a client could
-// otherwise take a new address for every request.
+// It is the peer of the connection, or, for a request from one of the
+// reverse proxies in front of the server (Config.TrustProxy), the last
+// address of its X-Forwarded-For (see lastForwarded). IPv6 addresses count
+// by their /64 prefix: one home or phone is given a whole /64, so a client
+// could otherwise take a new address for every request.
 func (lb *Lobby) clientAddr(r *http.Request) string {
-	if lb.cfg.TrustProxy {
-		if a, ok := lastForwarded(r.Header.Values("X-Forwarded-For")); ok {
-			return addrKey(a)
-		}
-	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
@@ -89,7 +85,48 @@ func (lb *Lobby) clientAddr(r *http.Request) string {
 	if err != nil {
 		return host // not an IP (a test's made-up address): counted as it is
 	}
+	if lb.trusted(a) {
+		if fwd, ok := lastForwarded(r.Header.Values("X-Forwarded-For")); ok {
+			return addrKey(fwd)
+		}
+	}
 	return addrKey(a)
+}
+
+// trusted reports whether a is the address of a proxy in front of the
+// server (Config.TrustProxy).
+func (lb *Lobby) trusted(a netip.Addr) bool {
+	a = a.Unmap().WithZone("")
+	for _, p := range lb.cfg.TrustProxy {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseProxies reads the addresses of reverse proxies: comma-separated
+// addresses (127.0.0.1, ::1) or networks (10.0.0.0/8), as tenpin serve's
+// -trust-proxy takes them.
+func ParseProxies(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for f := range strings.SplitSeq(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(f); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(f)
+		if err != nil {
+			return nil, fmt.Errorf("lobby: %q is neither an address nor a network (10.0.0.0/8)", f)
+		}
+		a = a.Unmap()
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
 }
 
 // lastForwarded returns the last entry of the X-Forwarded-For headers

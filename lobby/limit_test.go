@@ -74,28 +74,36 @@ func TestLaneFloodIsLimited(t *testing.T) {
 func TestClientAddr(t *testing.T) {
 	tests := []struct {
 		name   string
-		trust  bool
+		trust  string // the proxies trusted
 		remote string
 		xff    []string // X-Forwarded-For headers, in order
 		want   string
 	}{
-		{"the peer", false, "192.0.2.1:5000", nil, "192.0.2.1"},
-		{"the peer, whatever the header says", false, "192.0.2.1:5000", []string{"203.0.113.9"}, "192.0.2.1"},
-		{"behind a proxy", true, "10.0.0.1:443", []string{"203.0.113.9"}, "203.0.113.9"},
-		{"a forged entry before the proxy's", true, "10.0.0.1:443", []string{"198.51.100.1, 203.0.113.9"}, "203.0.113.9"},
-		{"forged entries, no spaces", true, "10.0.0.1:443", []string{"1.1.1.1,2.2.2.2,203.0.113.9"}, "203.0.113.9"},
-		{"two headers: the last one's last entry", true, "10.0.0.1:443", []string{"198.51.100.1", "203.0.113.9"}, "203.0.113.9"},
-		{"an entry with a port", true, "10.0.0.1:443", []string{"203.0.113.9:61000"}, "203.0.113.9"},
-		{"no header: the peer", true, "10.0.0.1:443", nil, "10.0.0.1"},
-		{"a last entry that is no address: the peer", true, "10.0.0.1:443", []string{"203.0.113.9, unknown"}, "10.0.0.1"},
-		{"IPv6 by its /64", false, "[2001:db8:1:2:aaaa::1]:5000", nil, "2001:db8:1:2::/64"},
-		{"another address of the same /64", false, "[2001:db8:1:2:bbbb::7]:5000", nil, "2001:db8:1:2::/64"},
-		{"IPv6 behind a proxy", true, "10.0.0.1:443", []string{"2001:db8:1:3::5"}, "2001:db8:1:3::/64"},
-		{"IPv4-mapped IPv6", false, "[::ffff:192.0.2.1]:5000", nil, "192.0.2.1"},
+		{"the peer", "", "192.0.2.1:5000", nil, "192.0.2.1"},
+		{"the peer, whatever the header says", "", "192.0.2.1:5000", []string{"203.0.113.9"}, "192.0.2.1"},
+		{"behind a proxy", "10.0.0.0/8", "10.0.0.1:443", []string{"203.0.113.9"}, "203.0.113.9"},
+		{"a forged entry before the proxy's", "10.0.0.0/8", "10.0.0.1:443", []string{"198.51.100.1, 203.0.113.9"}, "203.0.113.9"},
+		{"forged entries, no spaces", "10.0.0.0/8", "10.0.0.1:443", []string{"1.1.1.1,2.2.2.2,203.0.113.9"}, "203.0.113.9"},
+		{"two headers: the last one's last entry", "10.0.0.0/8", "10.0.0.1:443", []string{"198.51.100.1", "203.0.113.9"}, "203.0.113.9"},
+		{"an entry with a port", "10.0.0.0/8", "10.0.0.1:443", []string{"203.0.113.9:61000"}, "203.0.113.9"},
+		{"no header: the peer", "10.0.0.0/8", "10.0.0.1:443", nil, "10.0.0.1"},
+		{"a last entry that is no address: the peer", "10.0.0.0/8", "10.0.0.1:443", []string{"203.0.113.9, unknown"}, "10.0.0.1"},
+		{"IPv6 by its /64", "", "[2001:db8:1:2:aaaa::1]:5000", nil, "2001:db8:1:2::/64"},
+		{"another address of the same /64", "", "[2001:db8:1:2:bbbb::7]:5000", nil, "2001:db8:1:2::/64"},
+		{"IPv6 behind a proxy", "10.0.0.0/8", "10.0.0.1:443", []string{"2001:db8:1:3::5"}, "2001:db8:1:3::/64"},
+		{"IPv4-mapped IPv6", "", "[::ffff:192.0.2.1]:5000", nil, "192.0.2.1"},
+		{"a forged header from outside the proxies: the peer", "10.0.0.0/8", "192.0.2.1:5000", []string{"203.0.113.9"}, "192.0.2.1"},
+		{"a proxy named by its address", "127.0.0.1, 10.9.9.9", "10.9.9.9:443", []string{"203.0.113.9"}, "203.0.113.9"},
+		{"another address than the proxy's", "127.0.0.1, 10.9.9.9", "10.9.9.8:443", []string{"203.0.113.9"}, "10.9.9.8"},
+		{"an IPv6 proxy", "2001:db8::/32", "[2001:db8::1]:443", []string{"203.0.113.9"}, "203.0.113.9"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			lb := newInMemory(Config{TrustProxy: tt.trust})
+			proxies, err := ParseProxies(tt.trust)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lb := newInMemory(Config{TrustProxy: proxies})
 			r := httptest.NewRequest("GET", "/api/lanes", nil)
 			r.RemoteAddr = tt.remote
 			for _, v := range tt.xff {

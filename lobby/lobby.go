@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -77,11 +78,13 @@ type Config struct {
 	// holds on one lane (0: ConnsPerLaneAddr; negative: no limit).
 	ConnsPerLaneAddr int
 	LanesPerAddr     int
-	// TrustProxy takes a request's client address from the last entry of
-	// its X-Forwarded-For (see clientAddr) instead of the connection's
-	// peer: for a server reached only through a reverse proxy, whose
-	// address every client would otherwise share.
-	TrustProxy bool
+	// TrustProxy are the addresses of the reverse proxies in front of
+	// the server: a request that comes from one of them is counted by the
+	// last entry of its X-Forwarded-For (see clientAddr), whose address
+	// every client would otherwise share; a request from anywhere else by
+	// its peer, whatever its header says (anyone who reaches the server
+	// directly could write one). None: every request by its peer.
+	TrustProxy []netip.Prefix
 	// Lane is every lane's settings. Its Journal, which keeps the lanes,
 	// is required.
 	Lane lane.Config

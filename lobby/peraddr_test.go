@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -77,7 +78,7 @@ func dialOnceCounted(t *testing.T, ctx context.Context, s *testServer, id, from 
 // connections it may open another.
 func TestConnectionsPerAddress(t *testing.T) {
 	const limit = 3
-	s := newServer(t, lobby.Config{ConnsPerAddr: limit, TrustProxy: true})
+	s := newServer(t, lobby.Config{ConnsPerAddr: limit, TrustProxy: loopbackProxy})
 	id, player := playingLane(t, s)
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
@@ -122,7 +123,7 @@ func TestConnectionsPerAddress(t *testing.T) {
 // POST /api/lanes is answered 429 rate_limited with Retry-After, and
 // another address still creates lanes.
 func TestLanesPerAddressOverHTTP(t *testing.T) {
-	s := newServer(t, lobby.Config{LanesPerAddr: 2, CreateBurst: 100, TrustProxy: true})
+	s := newServer(t, lobby.Config{LanesPerAddr: 2, CreateBurst: 100, TrustProxy: loopbackProxy})
 	create := func(from string) (*http.Response, string) {
 		t.Helper()
 		req, _ := http.NewRequest("POST", s.srv.URL+"/api/lanes", strings.NewReader(`{"name":"league"}`))
@@ -160,7 +161,7 @@ func TestLanesPerAddressOverHTTP(t *testing.T) {
 // answers the close of its refused sockets holds only a few at a time: past them it gets a plain 429, so that
 // refusing it cannot fill the server's connections.
 func TestRefusalsInFlight(t *testing.T) {
-	s := newServer(t, lobby.Config{ConnsPerAddr: 1, TrustProxy: true})
+	s := newServer(t, lobby.Config{ConnsPerAddr: 1, TrustProxy: loopbackProxy})
 	id, player := playingLane(t, s)
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
@@ -204,7 +205,7 @@ func TestRefusalsInFlight(t *testing.T) {
 // once one of its connections there closes it may open another.
 func TestConnectionsPerLaneAndAddress(t *testing.T) {
 	const limit = 3
-	s := newServer(t, lobby.Config{ConnsPerLaneAddr: limit, TrustProxy: true})
+	s := newServer(t, lobby.Config{ConnsPerLaneAddr: limit, TrustProxy: loopbackProxy})
 	id, player := playingLane(t, s)
 	other := s.createLane(t, "next door")
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
@@ -243,3 +244,7 @@ func TestConnectionsPerLaneAndAddress(t *testing.T) {
 		t.Errorf("RateLimited()[%s] = %d, want at least 1", lobby.LimitLaneConns, got)
 	}
 }
+
+// loopbackProxy trusts a proxy on this machine: the tests' clients, which
+// say in X-Forwarded-For whom they stand for.
+var loopbackProxy = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}

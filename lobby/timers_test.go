@@ -396,8 +396,8 @@ func TestCompactionRunsEveryInterval(t *testing.T) {
 }
 
 // servePipes serves lb's handler over pipes and returns the function
-// that opens a WebSocket to lane id, from 203.0.113.5 (the lobby must
-// trust the proxy), and the one that stops serving.
+// that opens a WebSocket to lane id, every one from the one address
+// "pipe", and the one that stops serving.
 func servePipes(t *testing.T, lb *Lobby, id string) (dial func() (*websocket.Conn, *http.Response, error), stop func()) {
 	ln := wstest.NewListener()
 	srv := &http.Server{Handler: lb.Handler()}
@@ -406,7 +406,6 @@ func servePipes(t *testing.T, lb *Lobby, id string) (dial func() (*websocket.Con
 	dial = func() (*websocket.Conn, *http.Response, error) {
 		return websocket.Dial(t.Context(), "ws://tenpin.test/ws/lanes/"+id, &websocket.DialOptions{
 			HTTPClient: &http.Client{Transport: tr},
-			HTTPHeader: http.Header{"X-Forwarded-For": {"203.0.113.5"}},
 		})
 	}
 	return dial, func() {
@@ -420,7 +419,7 @@ func servePipes(t *testing.T, lb *Lobby, id string) (dial func() (*websocket.Con
 // as one of them has closed.
 func TestClosedConnectionFreesItsPlace(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		lb := newInMemory(Config{MaxConnections: 2, TrustProxy: true})
+		lb := newInMemory(Config{MaxConnections: 2})
 		defer runBubbled(lb)()
 		l, err := lb.Create(t.Context(), "full")
 		if err != nil {
@@ -461,7 +460,7 @@ func TestClosedConnectionFreesItsPlace(t *testing.T) {
 // (TestRefusalsInFlight floods a real server with such sockets.)
 func TestRefusedSocketsAreLetGo(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		lb := newInMemory(Config{ConnsPerAddr: 1, TrustProxy: true})
+		lb := newInMemory(Config{ConnsPerAddr: 1})
 		defer runBubbled(lb)()
 		l, err := lb.Create(t.Context(), "refusing")
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -70,7 +71,7 @@ type serveFlags struct {
 	maxLanes, maxConns, maxSpectators       int
 	createBurst, connsPerAddr, lanesPerAddr int
 	connsPerLaneAddr                        int
-	trustProxy                              bool
+	trustProxy                              []netip.Prefix // the reverse proxies in front
 	origins, hosts                          string
 	logLevel                                slog.Level
 	memory                                  bool
@@ -97,7 +98,7 @@ func parseServe(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.IntVar(&f.connsPerAddr, "conns-per-addr", lobby.ConnsPerAddr, "WebSocket connections one client address may hold at once (0: no limit); raise it for load runs from one address")
 	fs.IntVar(&f.connsPerLaneAddr, "conns-per-lane-addr", lobby.ConnsPerLaneAddr, "WebSocket connections one client address may hold on one lane (0: no limit): its players and friends watching, not a crowd of idle sockets; raise it for a crowd behind one address, or a load run")
 	fs.IntVar(&f.lanesPerAddr, "lanes-per-addr", lobby.LanesPerAddr, "lanes created from one client address that may be open at once (0: no limit)")
-	fs.BoolVar(&f.trustProxy, "trust-proxy", false, "count a client by the last address of X-Forwarded-For (the one the reverse proxy in front appended), not the connection's; only for a server reached through that proxy alone")
+	trustProxy := fs.String("trust-proxy", "", "comma-separated `addresses` or networks of the reverse proxies in front (10.0.0.0/8,127.0.0.1): a request from one of them is counted by the last address of its X-Forwarded-For (the one the proxy appended), any other by its connection's, whatever it says")
 	fs.StringVar(&f.origins, "origin", "", "comma-separated `patterns` of other origins allowed to open WebSockets (same-origin is always allowed)")
 	fs.StringVar(&f.hosts, "host", "", "comma-separated `names` the server answers to besides localhost, IP addresses and this machine's hostname (*.example.com: every subdomain; '*': any name); other Host headers get 421, a guard against DNS rebinding")
 	logLevel := fs.String("log-level", "info", "log `level`: debug, info, warn or error")
@@ -119,6 +120,10 @@ func parseServe(args []string, stderr io.Writer) (*serveFlags, error) {
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
+	}
+	var err error
+	if f.trustProxy, err = lobby.ParseProxies(*trustProxy); err != nil {
+		return nil, fmt.Errorf("serve: -trust-proxy: %w", err)
 	}
 	if err := f.logLevel.UnmarshalText([]byte(*logLevel)); err != nil {
 		return nil, fmt.Errorf("serve: -log-level %q: the levels are debug, info, warn and error", *logLevel)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -408,7 +409,7 @@ func TestServeConfig(t *testing.T) {
 	}{
 		{nil, func(c lobby.Config) bool {
 			return c.Lane.AbandonTimeout == lane.AbandonTimeout && c.Lane.IdleTimeout == lane.IdleTimeout && c.Lane.AwayAfter == lane.AwayAfter &&
-				c.ConnsPerAddr == lobby.ConnsPerAddr && c.LanesPerAddr == lobby.LanesPerAddr && c.CreateBurst == lobby.CreateBurst && !c.TrustProxy
+				c.ConnsPerAddr == lobby.ConnsPerAddr && c.LanesPerAddr == lobby.LanesPerAddr && c.CreateBurst == lobby.CreateBurst && len(c.TrustProxy) == 0
 		}, "the defaults"},
 		{[]string{"-abandon", "20m", "-idle", "2m", "-away-after", "45s"}, func(c lobby.Config) bool {
 			return c.Lane.AbandonTimeout == 20*time.Minute && c.Lane.IdleTimeout == 2*time.Minute && c.Lane.AwayAfter == 45*time.Second
@@ -416,9 +417,10 @@ func TestServeConfig(t *testing.T) {
 		{[]string{"-conns-per-addr", "0", "-lanes-per-addr", "0", "-conns-per-lane-addr", "0"}, func(c lobby.Config) bool {
 			return c.ConnsPerAddr < 0 && c.LanesPerAddr < 0 && c.ConnsPerLaneAddr < 0
 		}, "no limits per address (negative)"},
-		{[]string{"-conns-per-addr", "5000", "-lanes-per-addr", "7", "-conns-per-lane-addr", "9", "-trust-proxy"}, func(c lobby.Config) bool {
-			return c.ConnsPerAddr == 5000 && c.LanesPerAddr == 7 && c.ConnsPerLaneAddr == 9 && c.TrustProxy
-		}, "5000 connections, 7 lanes and 9 connections a lane per address, behind a proxy"},
+		{[]string{"-conns-per-addr", "5000", "-lanes-per-addr", "7", "-conns-per-lane-addr", "9", "-trust-proxy", "10.0.0.0/8, 127.0.0.1"}, func(c lobby.Config) bool {
+			return c.ConnsPerAddr == 5000 && c.LanesPerAddr == 7 && c.ConnsPerLaneAddr == 9 &&
+				slices.Equal(c.TrustProxy, []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("127.0.0.1/32")})
+		}, "5000 connections, 7 lanes and 9 connections a lane per address, behind two proxies"},
 		{[]string{"-origin", "a.example,b.example"}, func(c lobby.Config) bool {
 			return slices.Equal(c.OriginPatterns, []string{"a.example", "b.example"})
 		}, "two origins"},
@@ -476,10 +478,11 @@ func TestSecurityHeadersEverywhere(t *testing.T) {
 }
 
 // -conns-per-addr reaches the WebSocket endpoint: past it a connection is
-// told rate_limited and closed with 1013. With -trust-proxy, clients
-// behind the proxy are counted each at its own address.
+// told rate_limited and closed with 1013. With -trust-proxy naming the
+// proxy (here, this machine), clients behind it are counted each at its
+// own address.
 func TestConnsPerAddrFlag(t *testing.T) {
-	url, _ := startServer(t, "-memory", "-conns-per-addr", "1", "-trust-proxy")
+	url, _ := startServer(t, "-memory", "-conns-per-addr", "1", "-trust-proxy", "127.0.0.1,::1")
 	id := createLaneAt(t, url, "crowded")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
