@@ -77,6 +77,10 @@ func TestAPI(t *testing.T) {
 		{"empty name", "POST", "/api/lanes", `{"name":"   "}`, 400, "invalid_lane_name", ""},
 		{"long name", "POST", "/api/lanes", `{"name":"` + strings.Repeat("x", 41) + `"}`, 400, "invalid_lane_name", ""},
 		{"control character", "POST", "/api/lanes", `{"name":"a\u0007b"}`, 400, "invalid_lane_name", ""},
+		{"a right-to-left override", "POST", "/api/lanes", `{"name":"Friday \u202Ethgin"}`, 400, "invalid_lane_name", ""},
+		{"zero-width only", "POST", "/api/lanes", `{"name":"\u200b\u200b"}`, 400, "invalid_lane_name", ""},
+		{"a noncharacter", "POST", "/api/lanes", `{"name":"Lane \uffff"}`, 400, "invalid_lane_name", ""},
+		{"no letter", "POST", "/api/lanes", `{"name":"- - -"}`, 400, "invalid_lane_name", ""},
 		{"huge body", "POST", "/api/lanes", `{"name":"` + strings.Repeat("x", 5000) + `"}`, 413, "too_large", ""},
 		{"unknown API", "GET", "/api/nothing", "", 404, "not_found", ""},
 		// What a page of another site can POST without a preflight, and a

@@ -44,7 +44,9 @@ func TestErrorCodes(t *testing.T) {
 		check(t, []step{
 			{"wrong field type", b, `{"type":"roll","pins":"7","id":"e"}`, "bad_message"},
 			{"fraction of a pin", b, `{"type":"roll","pins":7.5,"id":"e"}`, "bad_message"},
-			{"missing field", b, `{"type":"join","id":"e"}`, "bad_message"},
+			{"missing field", b, `{"type":"roll","frame":1,"ball":1,"id":"e"}`, "bad_message"},
+			{"no name", b, `{"type":"join","id":"e"}`, "invalid_name"},
+			{"an empty name", b, `{"type":"join","name":"","id":"e"}`, "invalid_name"},
 			{"extra field", b, `{"type":"start","pins":3,"id":"e"}`, "bad_message"},
 			{"unknown field", b, `{"type":"start","color":"red","id":"e"}`, "bad_message"},
 			{"no type", b, `{"id":"e"}`, "bad_message"},

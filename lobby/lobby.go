@@ -658,6 +658,22 @@ func cleanName(name string) (string, error) {
 	if i := strings.IndexFunc(name, unicode.IsControl); i >= 0 {
 		return "", refused(ErrLaneName, protocol.CodeInvalidLaneName, "a lane name may not hold a control character (at byte %d)", i)
 	}
+	// As a player's name: nothing that turns the text around or hides in
+	// it. Emoji keep their joiner and their presentation selector.
+	for i, r := range name {
+		switch {
+		case unicode.Is(unicode.Bidi_Control, r):
+			return "", refused(ErrLaneName, protocol.CodeInvalidLaneName, "a lane name may not hold %U, a bidirectional formatting character that could disguise it (at byte %d)", r, i)
+		case r == '\u200d' || r == '\ufe0f':
+		case unicode.In(r, unicode.Cf, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector):
+			return "", refused(ErrLaneName, protocol.CodeInvalidLaneName, "a lane name may not hold %U, an invisible character (at byte %d)", r, i)
+		case r&0xFFFE == 0xFFFE || 0xFDD0 <= r && r <= 0xFDEF:
+			return "", refused(ErrLaneName, protocol.CodeInvalidLaneName, "a lane name may not hold %U, which is no character (at byte %d)", r, i)
+		}
+	}
+	if strings.IndexFunc(name, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }) < 0 {
+		return "", refused(ErrLaneName, protocol.CodeInvalidLaneName, "a lane name needs a letter or a digit")
+	}
 	return name, nil
 }
 

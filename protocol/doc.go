@@ -203,7 +203,7 @@
 //
 //	bad_message      not one JSON object, a field of the wrong type (pins "7" or 7.5) or given twice, a missing, extra or unknown field (names match exactly), -0, not UTF-8, a binary frame
 //	unknown_type     a type the server does not know
-//	invalid_name     a name that is not 1–12 letters (see Names); the message says why
+//	invalid_name     a name that is not 1–12 letters (see Names), or a join's name left empty or out; the message says why
 //	name_taken       the name is seated on this lane already
 //	lane_full        every seat is taken
 //	game_started     start once the game has started; join once the game is over, before the rematch
@@ -388,7 +388,7 @@
 // its code ([Code.Status]):
 //
 //	400 bad_request              a body that is not one JSON object of the right fields; a bad limit or after
-//	400 invalid_lane_name        a lane name that is empty, over 40 characters, or has control characters
+//	400 invalid_lane_name        a lane name that is empty, over 40 characters, has no letter or digit, or has control, bidirectional formatting, invisible (but an emoji's joiner) or non-characters
 //	404 not_found                no API at that method and path
 //	401 unknown_bowler           a bowler key (or share) that no bowler holds: see Bowlers
 //	404 lane_not_found           no lane of that id: it may have closed with no ball bowled, or been kept past -keep

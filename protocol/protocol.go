@@ -113,6 +113,11 @@ func Decode(data []byte) (Request, error) {
 	default:
 		return id, Errorf(CodeUnknownType, "unknown message type %q", r.Type)
 	}
+	if r.Type == TypeJoin && r.Name == "" {
+		// A name left empty is a name refused, as the lane refuses others:
+		// the form's mistake, not the client's.
+		return id, Errorf(CodeInvalidName, "the name is empty: a name is 1 to 12 letters")
+	}
 	if ball && r.Pins == nil && r.Deck == nil && !r.Foul {
 		return id, Errorf(CodeBadMessage, `%s message needs "pins", "deck" or "foul"`, r.Type)
 	}

@@ -53,8 +53,8 @@ func TestDecode(t *testing.T) {
 		{in: `{"type":"start","frame":1}`, code: CodeBadMessage},
 		{in: `{"type":"join","name":"PJS","ball":1}`, code: CodeBadMessage},
 		{in: `{"type":"start","pins":7}`, code: CodeBadMessage},
-		{in: `{"type":"join"}`, code: CodeBadMessage},
-		{in: `{"type":"join","name":""}`, code: CodeBadMessage},
+		{in: `{"type":"join"}`, code: CodeInvalidName}, // a name left empty is a refused name
+		{in: `{"type":"join","name":""}`, code: CodeInvalidName},
 		{in: `{"type":"join","name":7}`, code: CodeBadMessage},
 		{in: `{"type":"resume"}`, code: CodeBadMessage},
 		{in: `{"type":"start","extra":1}`, code: CodeBadMessage},

@@ -218,7 +218,7 @@ func TestKoreanPage(t *testing.T) {
 	until(t, p, "the lane", `document.querySelector("#conn").classList.contains("ok") && document.querySelectorAll("#board tr[data-row=marks]").length === 1`)
 	// The server refuses a name taken: in the page's Korean words.
 	do(t, p, "join as Jo too", chromedp.SendKeys(chromedp.CSS("#join-name"), "Jo"), chromedp.Click(chromedp.CSS("#join")))
-	until(t, p, "the refusal, in Korean", `document.querySelector("#join-error").textContent === "Jo은(는) 이미 이 레인에 있습니다."`)
+	until(t, p, "the refusal, in Korean", `document.querySelector("#join-error").textContent === "\u2068Jo\u2069은(는) 이미 이 레인에 있습니다."`)
 	if words := eval[string](t, p, asciiWords("Jo")); words != "" {
 		t.Errorf("the lane in Korean shows English: %s", words)
 	}

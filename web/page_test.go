@@ -137,10 +137,10 @@ func TestInputErrors(t *testing.T) {
 	const rule = ": a name is letters, with spaces, hyphens or apostrophes between words."
 	for _, tt := range []struct{ typed, want string }{
 		{"", "Type your name: 1 to 12 letters, like Jo or 홍길동."},
-		{"A1B", "“A1B” has “1”" + rule},
-		{"Bob!", "“Bob!” has “!”" + rule},
-		{"B_B 7", "“B_B 7” has “_” and “7”" + rule},
-		{"Bartholomewxy", "“Bartholomewxy” is 13 letters: a name has at most 12."},
+		{"A1B", "“\u2068A1B\u2069” has “1”" + rule}, // the name set apart: see TestRefusedNamesSayWhy
+		{"Bob!", "“\u2068Bob!\u2069” has “!”" + rule},
+		{"B_B 7", "“\u2068B_B 7\u2069” has “_” and “7”" + rule},
+		{"Bartholomewxy", "“\u2068Bartholomewxy\u2069” is 13 letters: a name has at most 12."},
 	} {
 		clear(t, p, "#join-name")
 		if tt.typed != "" {
@@ -159,7 +159,7 @@ func TestInputErrors(t *testing.T) {
 	// in the page's words.
 	clear(t, p, "#join-name")
 	do(t, p, "join as Jo  Ann", chromedp.SendKeys(chromedp.CSS("#join-name"), "Jo  Ann"), chromedp.Click(chromedp.CSS("#join")))
-	until(t, p, "the server's refusal", `document.querySelector("#join-error").textContent === "“Jo  Ann” cannot be a name: a name is 1 to 12 letters, with single spaces, hyphens or apostrophes between words, and no digits or emoji."`)
+	until(t, p, "the server's refusal", `document.querySelector("#join-error").textContent === "“\u2068Jo  Ann\u2069” cannot be a name: a name is 1 to 12 letters, with single spaces, hyphens or apostrophes between words, and no digits or emoji."`)
 	if sent := eval[int](t, p, `window.sent.length`); sent != 1 {
 		t.Errorf("the page sent %d joins, want the one the server refused", sent)
 	}
@@ -173,7 +173,7 @@ func TestInputErrors(t *testing.T) {
 	q := browser(t)()
 	do(t, q, "open the lane", chromedp.Navigate(laneURL))
 	do(t, q, "join as BOB too", chromedp.WaitVisible(chromedp.CSS("#join-name")), chromedp.SendKeys(chromedp.CSS("#join-name"), "BOB"), chromedp.Click(chromedp.CSS("#join")))
-	until(t, q, "the refusal", `document.querySelector("#join-error").textContent === "BOB is already on this lane."`)
+	until(t, q, "the refusal", `document.querySelector("#join-error").textContent === "\u2068BOB\u2069 is already on this lane."`)
 	if t.Failed() {
 		return
 	}

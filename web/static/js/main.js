@@ -65,15 +65,27 @@ function storedHostKey() {
 // characters, doubled spaces; it says so with invalid_name).
 const nameMax = 12;
 
+// nameMaxBytes is the most bytes of UTF-8 a name takes (the server's
+// rule: 12 letters of 5 code points, a letter and 4 marks, of 4 bytes):
+// past it a join would not fit in a message the server reads.
+const nameMaxBytes = 240;
+
+// isolate sets a name apart in a sentence, so that a name written right
+// to left, or holding a direction mark, never turns the sentence around
+// it (U+2068 first strong isolate … U+2069 pop directional isolate).
+function isolate(name) { return "\u2068" + name + "\u2069"; }
+
 // nameProblem says what is wrong with a player's name, in words, or "":
 // 1 to 12 letters of any script, counted as a reader counts them, with
 // spaces, hyphens or apostrophes between words.
 function nameProblem(name) {
   if (name === "") return t("nameEmpty");
+  const bytes = new TextEncoder().encode(name).length;
+  if (bytes > nameMaxBytes) return t("nameBytes", bytes, nameMaxBytes);
   const bad = [...new Set([...name].filter((c) => !/^[\p{L}\p{M} '’-]$/u.test(c)))];
-  if (bad.length) return t("nameBadChars", name, bad);
+  if (bad.length) return t("nameBadChars", isolate(name), bad);
   const letters = [...new Intl.Segmenter().segment(name)].filter((s) => /\p{L}/u.test(s.segment)).length;
-  if (letters > nameMax) return t("nameLength", name, letters, nameMax);
+  if (letters > nameMax) return t("nameLength", isolate(name), letters, nameMax);
   return "";
 }
 
@@ -353,7 +365,7 @@ function onError(msg) {
     // beside the name.
     state.joinID = "";
     if (msg.code === "unknown_bowler") forgetBowlerKey(); // the next join is a guest's, or a new history's
-    const name = $("#join-name").value.trim();
+    const name = isolate($("#join-name").value.trim());
     joinError = refusal(msg, { name });
     setFieldError("#join-name", "#join-error", joinError());
     return;

@@ -161,6 +161,7 @@ export default {
   nameEmpty: "Type your name: 1 to 12 letters, like Jo or 홍길동.",
   nameBadChars: (name, bad) => `“${name}” has ${listOf(bad.map(quoted))}: a name is letters, with spaces, hyphens or apostrophes between words.`,
   nameLength: (name, n, max) => `“${name}” is ${n} letters: a name has at most ${max}.`,
+  nameBytes: (n, max) => `That name takes ${n} bytes, past the ${max} a name may take: it holds too many accents or marks for its letters.`,
   notConnected: "Not connected: wait a moment and try again.",
   notConnectedLeave: "Not connected: wait a moment and leave again.",
   confirmRematch: "Set up the next game with the same players? This game's scores stay in the series; others may join before you start.",
