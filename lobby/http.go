@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/coder/websocket"
@@ -246,33 +247,26 @@ func (lb *Lobby) getBoardText(w http.ResponseWriter, r *http.Request) {
 }
 
 func (lb *Lobby) getGames(w http.ResponseWriter, r *http.Request) {
-	if l, ok := lb.lane(w, r); ok {
-		writeJSON(w, http.StatusOK, l.Games())
-	}
+	lb.export(w, r, "games", "application/json", nil, func(l apiLane) ([]byte, error) {
+		return json.Marshal(l.Games())
+	})
 }
 
 func (lb *Lobby) getStats(w http.ResponseWriter, r *http.Request) {
-	if l, ok := lb.lane(w, r); ok {
-		writeJSON(w, http.StatusOK, l.Stats())
-	}
+	lb.export(w, r, "stats", "application/json", nil, func(l apiLane) ([]byte, error) {
+		return json.Marshal(l.Stats())
+	})
 }
 
 // getCSV answers the lane's series as a spreadsheet's file.
 func (lb *Lobby) getCSV(w http.ResponseWriter, r *http.Request) {
-	l, ok := lb.lane(w, r)
-	if !ok {
-		return
-	}
-	var buf bytes.Buffer
-	if err := sheet.CSV(&buf, l.Games()); err != nil {
-		lb.failErr(w, err)
-		return
-	}
-	h := w.Header()
-	h.Set("Content-Type", "text/csv; charset=utf-8")
-	h.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="tenpin-%s.csv"`, l.ID()))
-	h.Set("Cache-Control", "no-store")
-	w.Write(buf.Bytes())
+	lb.export(w, r, "csv", "text/csv; charset=utf-8", func(h http.Header, l apiLane) {
+		h.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="tenpin-%s.csv"`, l.ID()))
+	}, func(l apiLane) ([]byte, error) {
+		var buf bytes.Buffer
+		err := sheet.CSV(&buf, l.Games())
+		return buf.Bytes(), err
+	})
 }
 
 // getScorecard answers games/{n}.svg: game n of the lane's series as a
@@ -284,31 +278,99 @@ func (lb *Lobby) getScorecard(w http.ResponseWriter, r *http.Request) {
 		lb.fail(w, protocol.CodeNotFound, fmt.Sprintf("no API at %s %s: a game's scorecard is games/{n}.svg, n from 1", r.Method, r.URL.Path))
 		return
 	}
+	lang := r.URL.Query().Get("lang")
+	if lang != "ko" {
+		lang = "en"
+	}
+	lb.export(w, r, "svg-"+num+"-"+lang, "image/svg+xml; charset=utf-8", func(h http.Header, l apiLane) {
+		h.Set("Content-Disposition", fmt.Sprintf(`inline; filename="tenpin-%s-%d.svg"`, l.ID(), n))
+		// The image has no script and escapes its names; should one ever
+		// slip in, an SVG opened on its own must not run it.
+		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+	}, func(l apiLane) ([]byte, error) {
+		var buf bytes.Buffer
+		card := sheet.Card{Lane: l.Name(), Date: time.Now(), Lang: lang}
+		if k, ok := l.(*keptLane); ok {
+			card.Date = k.ClosedAt // the night's, not today's
+		}
+		err := sheet.SVG(&buf, l.Games(), n, card)
+		return buf.Bytes(), err
+	})
+}
+
+// export answers one of a lane's exports (its games, numbers, CSV, a
+// scorecard), which cost milliseconds to build on a long series: each is
+// built once for each change of the lane (its board's seq), and kept; a
+// client that has it (If-None-Match: its ETag) is answered 304; and one
+// address may ask for ExportRate a second, in bursts of ExportBurst.
+// decorate, if not nil, sets the export's own headers.
+func (lb *Lobby) export(w http.ResponseWriter, r *http.Request, kind, contentType string, decorate func(http.Header, apiLane), build func(apiLane) ([]byte, error)) {
+	if ok, wait := lb.exportsAsked.allow(lb.clientAddr(r), time.Now()); !ok {
+		lb.rateLimited(LimitExports)
+		lb.tooMany(w, wait, "this address has asked for a lane's games too fast")
+		return
+	}
 	l, found := lb.lane(w, r)
 	if !found {
 		return
 	}
-	var buf bytes.Buffer
-	card := sheet.Card{Lane: l.Name(), Date: time.Now(), Lang: r.URL.Query().Get("lang")}
-	if k, ok := l.(*keptLane); ok {
-		card.Date = k.ClosedAt // the night's, not today's
-	}
-	switch err := sheet.SVG(&buf, l.Games(), n, card); {
-	case errors.Is(err, sheet.ErrNoGame):
-		lb.fail(w, protocol.CodeNotFound, fmt.Sprintf("lane %q has no game %d yet", l.ID(), n))
-		return
-	case err != nil:
-		lb.failErr(w, err)
-		return
-	}
+	seq, _ := protocol.BoardSeq(l.BoardJSON())
+	etag := fmt.Sprintf(`"%s-%d-%s"`, l.ID(), seq, kind)
 	h := w.Header()
-	h.Set("Content-Type", "image/svg+xml; charset=utf-8")
-	h.Set("Content-Disposition", fmt.Sprintf(`inline; filename="tenpin-%s-%d.svg"`, l.ID(), n))
-	// The image has no script and escapes its names; should one ever slip
-	// in, an SVG opened on its own must not run it.
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
-	h.Set("Cache-Control", "no-store")
-	w.Write(buf.Bytes())
+	h.Set("ETag", etag)
+	h.Set("Cache-Control", "no-cache") // ask each time: the ETag says whether it changed
+	if r.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	data, ok := lb.built.get(etag)
+	if !ok {
+		var err error
+		if data, err = build(l); err != nil {
+			h.Del("ETag")
+			if errors.Is(err, sheet.ErrNoGame) {
+				lb.fail(w, protocol.CodeNotFound, fmt.Sprintf("lane %q has no game %s yet", l.ID(), strings.TrimSuffix(r.PathValue("file"), ".svg")))
+				return
+			}
+			lb.failErr(w, err)
+			return
+		}
+		lb.built.put(etag, data)
+	}
+	if decorate != nil {
+		decorate(h, l)
+	}
+	h.Set("Content-Type", contentType)
+	w.Write(data)
+	if contentType == "application/json" {
+		w.Write([]byte{'\n'})
+	}
+}
+
+// builtCache keeps the exports built lately, by ETag (a lane, its seq,
+// the export): a new seq is a new key, so nothing is ever stale. At most
+// builtCacheSize; past it, everything goes at once.
+type builtCache struct {
+	mu   sync.Mutex
+	data map[string][]byte
+}
+
+const builtCacheSize = 512
+
+func (c *builtCache) get(key string) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, ok := c.data[key]
+	return d, ok
+}
+
+func (c *builtCache) put(key string, d []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.data == nil || len(c.data) >= builtCacheSize {
+		c.data = make(map[string][]byte)
+	}
+	c.data[key] = d
 }
 
 func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {

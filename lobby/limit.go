@@ -59,6 +59,15 @@ const (
 	LimitLaneConns    = "lane_connections_per_address" // ConnsPerLaneAddr
 	LimitLanesPerAddr = "lanes_per_address"            // LanesPerAddr
 	LimitQRCodes      = "qr_codes"                     // QRRate and QRBurst
+	LimitExports      = "exports"                      // ExportRate and ExportBurst
+)
+
+// Exports asked for per client address: a lane's games, numbers, CSV
+// and scorecards. A closed lane's page asks for one scorecard a game, up
+// to a hundred; a crowd behind one address asks for what is kept.
+const (
+	ExportRate  = 20
+	ExportBurst = 150
 )
 
 // QR codes drawn per client address: a code costs a few milliseconds of
@@ -279,7 +288,7 @@ func (lb *Lobby) Refused() map[string]int64 { return snapshot(&lb.counters.refus
 // refused since the lobby started, by limit (LimitCreations,
 // LimitConnsPerAddr, LimitLanesPerAddr; each present, if only as 0).
 func (lb *Lobby) RateLimited() map[string]int64 {
-	return snapshot(&lb.counters.limited, LimitCreations, LimitConnsPerAddr, LimitLaneConns, LimitLanesPerAddr, LimitQRCodes, LimitKeyGuesses)
+	return snapshot(&lb.counters.limited, LimitCreations, LimitConnsPerAddr, LimitLaneConns, LimitLanesPerAddr, LimitQRCodes, LimitKeyGuesses, LimitExports)
 }
 
 // rateLimited counts a refusal by the given limit per client address.

@@ -138,13 +138,15 @@ type Lobby struct {
 	lanesByAddr addrCount      // guarded by mu: lanes open or being created, by the address that created them
 	gone        closedLanes    // guarded by mu: where lanes that closed were listed
 
-	unrestored map[string]struct{} // guarded by mu: lanes in the journal that failed to restore
-	creations  *addrLimiter        // lane creations per client address
-	qrDraws    *addrLimiter        // QR codes drawn per client address
-	keyGuesses *addrLimiter        // unknown bowler keys, codes and shares tried per client address
-	list       listCache           // GET /api/lanes, encoded
-	sheets     sheetCache          // kept lanes' sheets read lately, decoded
-	counters   counters            // refusals, for the metrics
+	unrestored   map[string]struct{} // guarded by mu: lanes in the journal that failed to restore
+	creations    *addrLimiter        // lane creations per client address
+	qrDraws      *addrLimiter        // QR codes drawn per client address
+	keyGuesses   *addrLimiter        // unknown bowler keys, codes and shares tried per client address
+	list         listCache           // GET /api/lanes, encoded
+	sheets       sheetCache          // kept lanes' sheets read lately, decoded
+	built        builtCache          // exports built lately, by ETag
+	exportsAsked *addrLimiter        // exports asked for per client address
+	counters     counters            // refusals, for the metrics
 
 	compacting    sync.Mutex   // one compaction at a time
 	compactBefore uint64       // guarded by compacting: what the next compaction may drop
@@ -206,20 +208,21 @@ func New(cfg Config) *Lobby {
 		cfg.CompactEvery = CompactInterval
 	}
 	lb := &Lobby{
-		cfg:         cfg,
-		log:         cfg.Logger,
-		lanes:       make(map[string]*entry),
-		unrestored:  make(map[string]struct{}),
-		connsByAddr: make(addrCount),
-		laneConns:   make(addrCount),
-		refusing:    make(addrCount),
-		lanesByAddr: make(addrCount),
-		gone:        newClosedLanes(maxClosedLanes),
-		creations:   newAddrLimiter(cfg.CreateRate, cfg.CreateBurst),
-		qrDraws:     newAddrLimiter(QRRate, QRBurst),
-		keyGuesses:  newAddrLimiter(KeyGuessRate, KeyGuessBurst),
-		starts:      make(chan *lane.Lane),
-		stopped:     make(chan struct{}),
+		cfg:          cfg,
+		log:          cfg.Logger,
+		lanes:        make(map[string]*entry),
+		unrestored:   make(map[string]struct{}),
+		connsByAddr:  make(addrCount),
+		laneConns:    make(addrCount),
+		refusing:     make(addrCount),
+		lanesByAddr:  make(addrCount),
+		gone:         newClosedLanes(maxClosedLanes),
+		creations:    newAddrLimiter(cfg.CreateRate, cfg.CreateBurst),
+		qrDraws:      newAddrLimiter(QRRate, QRBurst),
+		keyGuesses:   newAddrLimiter(KeyGuessRate, KeyGuessBurst),
+		exportsAsked: newAddrLimiter(ExportRate, ExportBurst),
+		starts:       make(chan *lane.Lane),
+		stopped:      make(chan struct{}),
 	}
 	if cfg.Archive != nil && cfg.Lane.Keep == nil {
 		lb.cfg.Lane.Keep = lb.keep

@@ -345,6 +345,12 @@
 // for a client that accepts it, and carries a weak ETag and Cache-Control:
 // no-cache: a request whose If-None-Match holds the ETag is answered 304.
 //
+// A lane's exports — games, stats, games.csv, games/{n}.svg — are built
+// once for each change of the lane and carry an ETag of it, with
+// Cache-Control: no-cache: a request whose If-None-Match holds the ETag is
+// answered 304 with no body. One address may ask for 20 exports a second,
+// in bursts of 150, and is answered 429 rate_limited past that.
+//
 // A lane's series, games, is the games the lane has had, oldest first,
 // numbered from 1; the game of the moment comes last, finished false
 // until it is over. A lane keeps its last 100 finished games, across
@@ -395,7 +401,7 @@
 //	413 too_large                a body over 4 KiB
 //	415 unsupported_media_type   a POST not sent as application/json: a form or a text/plain body, which another site's page could send, creates nothing
 //	421 host_not_allowed         a Host name the server does not answer to (a guard against DNS rebinding), on every request: the page's and the WebSocket's too
-//	429 rate_limited             with Retry-After: one address creating lanes too fast, holding its limit of open lanes, asking for new QR codes too fast, or having too many of its WebSockets refused at once
+//	429 rate_limited             with Retry-After: one address creating lanes too fast, holding its limit of open lanes, asking for new QR codes or exports too fast, trying too many unknown bowler keys, or having too many of its WebSockets refused at once
 //	500 internal                 the server failed
 //	503 too_many_lanes           the server holds all the lanes it may
 //	503 too_many_connections     the server holds all the WebSockets it may (with Retry-After: 5)
