@@ -149,10 +149,17 @@ func TestServerDownAndBack(t *testing.T) {
 	if got := eval[string](t, p, `document.querySelector("#lane-error").textContent`); got != "" {
 		t.Errorf("the server down shown as the error %q", got)
 	}
-	// The backoff is capped: the next try is 15 s away at most.
-	if s := eval[int](t, p, `Number(document.querySelector("#conn").textContent.match(/(\d+) s$/)[1])`); s > 15 {
-		t.Errorf("the next try is %d s away, past the cap of 15 s", s)
+	// The backoff is capped at 2 s while the server is down: the page is
+	// back within 2 s of it.
+	if s := eval[int](t, p, `Number(document.querySelector("#conn").textContent.match(/(\d+) s$/)[1])`); s > 2 {
+		t.Errorf("the next try is %d s away, past the cap of 2 s", s)
 	}
+	// AAA is up, and the pad is off: the banner says so, and "Try now"
+	// tries at once.
+	until(t, p, "the banner offline", `document.querySelector("#banner").classList.contains("offline") && document.querySelector("#turn").textContent.startsWith("AAA, your turn — offline")`)
+	tries := eval[int](t, p, `tenpin.backoff().tries`)
+	do(t, p, "try now", chromedp.Click(chromedp.CSS("#retry-now")))
+	until(t, p, "a try at once", fmt.Sprintf(`tenpin.backoff().tries > %d`, tries))
 
 	d.start()
 	until(t, p, "seated again", `document.querySelector("#conn").textContent === "connected" && document.querySelector("#me").textContent === "You are AAA."`)

@@ -114,7 +114,11 @@ function startLane(id) {
   }
   $("#lane").hidden = false;
   sock = createSocket(id, {
-    status: setConn,
+    status(say, ok) {
+      setConn(say, ok);
+      $("#retry-now").hidden = ok || !sock || !sock.waiting();
+      if (state.board) render(); // the banner says whether the pad is live
+    },
     open() {
       // Resume first thing: on a lane full of watchers the server holds a
       // new socket only a few seconds for its resume.
@@ -167,6 +171,7 @@ function startLane(id) {
     }
     state.joinID = send(req);
   });
+  $("#retry-now").addEventListener("click", () => sock.retryNow());
   $("#start").addEventListener("click", () => sendOnce("start"));
   // Rematch, leave and remove cannot be undone, and a lane is a place
   // where a phone gets bumped: ask first.
@@ -649,7 +654,9 @@ function renderBanner(b, mine) {
   const up = upPlayer();
   const banner = $("#banner");
   banner.hidden = b.phase === "waiting";
-  banner.className = "banner " + (up ? (mine ? "mine" : "other") : b.phase);
+  // My turn with no connection: the pad is off, and the banner says why.
+  const offline = mine && !sock.connected();
+  banner.className = "banner " + (up ? (mine ? (offline ? "offline" : "mine") : "other") : b.phase);
   $("#turn-detail").hidden = !up;
   // The pins standing, drawn only when the server knows which: after a
   // ball entered as a count, the detail line says how many, and no pins
@@ -660,7 +667,7 @@ function renderBanner(b, mine) {
   $("#highs").hidden = highs.length === 0;
   $("#highs").replaceChildren(...highs.map((h) => el("li", { text: highText(h) })));
   if (up) {
-    $("#turn").textContent = mine ? t("yourTurn", up.name) : t("isUp", up.name, up.connected);
+    $("#turn").textContent = offline ? t("yourTurnOffline", up.name) : mine ? t("yourTurn", up.name) : t("isUp", up.name, up.connected);
     $("#turn-detail").textContent = t("turnDetail", b.up.frame, b.up.ball, b.up.standing);
     const deck = Array.isArray(b.up.deck) ? b.up.deck : [];
     for (const pin of $("#deck").querySelectorAll("i")) {

@@ -19,9 +19,15 @@ import { t } from "./i18n.js";
 // restarting is back sooner.
 const moveAfter = 4;
 
-// backoffCap is the longest the page waits between two visits, in ms: a
-// server down for minutes is found again within this of coming back.
+// backoffCap is the longest the page waits between two visits, in ms,
+// when the server turned it away (all the watchers it takes, or too many
+// connections from its network): it is up, and asked to be let be.
 const backoffCap = 15000;
+
+// downCap is the longest it waits while the server does not answer, or
+// is restarting: a visit is one small request, and a page must be back
+// within 2 s of its server, however long the server was down.
+const downCap = 2000;
 
 // probeTimeout bounds the page's question to another node, in ms: an
 // address the browser cannot reach may not even refuse.
@@ -143,8 +149,8 @@ export function createSocket(laneID, hooks) {
   // back do not all come at once — then visits the lane again, for as
   // long as it takes; why is the key of the reason. Until then the status
   // counts down the seconds to the next try.
-  function reconnectLater(why) {
-    const delay = Math.min(backoffCap, 500 * 2 ** conn.retry) * (0.75 + Math.random() / 4);
+  function reconnectLater(why, cap = downCap) {
+    const delay = Math.min(cap, 500 * 2 ** conn.retry) * (0.75 + Math.random() / 4);
     conn.retry++;
     conn.waited += delay;
     const at = Date.now() + delay;
@@ -183,7 +189,7 @@ export function createSocket(laneID, hooks) {
       // from a server that is down.
       if (ev.code === 1001) conn.restarting = true;
       if (ev.code === 1013) {
-        reconnectLater(conn.turnedAway === "rate_limited" ? "whyRateLimited" : "whyWatchers");
+        reconnectLater(conn.turnedAway === "rate_limited" ? "whyRateLimited" : "whyWatchers", backoffCap);
         conn.turnedAway = "";
         return;
       }
@@ -194,6 +200,16 @@ export function createSocket(laneID, hooks) {
   return {
     visit,
     nodes,
+    // waiting reports whether a visit is planned: the page is down.
+    waiting: () => !!conn.timer,
+    // retryNow visits at once, rather than when the backoff says ("Try
+    // now").
+    retryNow() {
+      if (!conn.timer || conn.stopped || conn.hidden) return;
+      clearTimeout(conn.timer);
+      clearInterval(conn.tick);
+      visit();
+    },
     // connected reports whether a socket is open to send on.
     connected: () => !!conn.ws && conn.ws.readyState === WebSocket.OPEN,
     // has reports whether the page has a socket at all (open or not).

@@ -25,6 +25,8 @@ export default {
   yourName: "Your name",
   join: "Join",
   rememberMe: "Remember me on this phone",
+  retryNow: "Try now",
+  yourTurnOffline: (name) => `${name}, your turn — offline: waiting for the connection`,
   joinLate: "The game has started: join, and you first bowl the frames you missed.",
   myGames: "My games",
   joinHelp: "1 to 12 letters, like Jo or 홍길동",

@@ -22,6 +22,8 @@ export default {
   yourName: "이름",
   join: "참가",
   rememberMe: "이 휴대폰에서 기억하기",
+  retryNow: "지금 다시 연결",
+  yourTurnOffline: (name) => `${name} 차례 — 오프라인: 연결을 기다리는 중`,
   joinLate: "게임이 시작되었습니다: 참가하면 놓친 프레임을 먼저 칩니다.",
   myGames: "내 게임",
   joinHelp: "1~12글자, 예: 홍길동",
