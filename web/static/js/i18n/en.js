@@ -26,6 +26,7 @@ export default {
   join: "Join",
   rememberMe: "Remember me on this phone",
   retryNow: "Try now",
+  statsTableLabel: "The night's numbers, a column a bowler",
   yourTurnOffline: (name) => `${name}, your turn — offline: waiting for the connection`,
   joinLate: "The game has started: join, and you first bowl the frames you missed.",
   myGames: "My games",
