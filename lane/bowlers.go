@@ -113,6 +113,9 @@ func (b *bowlers) learn(r *bowler.Record) {
 // average returns the average the board shows for the player name: their
 // bowler's, if their seat is linked and the bowler has a game.
 func (l *Lane) average(name bowling.Name) (int, bool) {
+	if len(l.bw.known) == 0 {
+		return 0, false // a lane of guests: every board asks, so ask nothing
+	}
 	id, ok := l.state.Bowler(name)
 	if !ok {
 		return 0, false

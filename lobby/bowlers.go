@@ -109,18 +109,12 @@ func (lb *Lobby) withShare(h func(http.ResponseWriter, *http.Request, bowlerRequ
 // why not. Every try costs the address a token, given back if the key
 // was known: requests in parallel cannot each slip past the limit.
 func (lb *Lobby) withRecord(w http.ResponseWriter, r *http.Request, find func(context.Context) (*bowler.Record, error), then func(*bowler.Record)) {
-	if lb.cfg.Lane.Bowlers == nil {
-		lb.fail(w, protocol.CodeNotFound, "this server keeps no bowlers")
-		return
-	}
-	addr := lb.clientAddr(r)
-	if ok, wait := lb.keyGuesses.allow(addr, time.Now()); !ok {
-		lb.rateLimited(LimitKeyGuesses)
-		lb.tooMany(w, wait, "this address has tried too many unknown bowler keys")
+	addr, ok := lb.guess(w, r)
+	if !ok {
 		return
 	}
 	rec, err := find(r.Context())
-	if err == nil || !errors.Is(err, bowler.ErrUnknown) {
+	if !errors.Is(err, bowler.ErrUnknown) {
 		lb.keyGuesses.refund(addr)
 	}
 	switch {
@@ -133,6 +127,24 @@ func (lb *Lobby) withRecord(w http.ResponseWriter, r *http.Request, find func(co
 	default:
 		then(rec)
 	}
+}
+
+// guess spends a token of the request's address on a key, code or share
+// to try, and returns the address; past its limit, or on a server that
+// keeps no bowlers, it answers the request and reports false. The caller
+// refunds the token if what was tried was known.
+func (lb *Lobby) guess(w http.ResponseWriter, r *http.Request) (string, bool) {
+	if lb.cfg.Lane.Bowlers == nil {
+		lb.fail(w, protocol.CodeNotFound, "this server keeps no bowlers")
+		return "", false
+	}
+	addr := lb.clientAddr(r)
+	if ok, wait := lb.keyGuesses.allow(addr, time.Now()); !ok {
+		lb.rateLimited(LimitKeyGuesses)
+		lb.tooMany(w, wait, "this address has tried too many unknown bowler keys, codes or links")
+		return "", false
+	}
+	return addr, true
 }
 
 // percent returns made ÷ tries in percent to one decimal, or nil.
@@ -348,18 +360,12 @@ func (lb *Lobby) newCode(w http.ResponseWriter, r *http.Request, b bowlerRequest
 // bowler for the device that sent it.
 func (lb *Lobby) redeem(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
-	if lb.cfg.Lane.Bowlers == nil {
-		lb.fail(w, protocol.CodeNotFound, "this server keeps no bowlers")
-		return
-	}
 	if !isJSON(r.Header.Get("Content-Type")) {
 		lb.fail(w, protocol.CodeUnsupportedMediaType, "send the body as JSON, with Content-Type: application/json")
 		return
 	}
-	addr := lb.clientAddr(r)
-	if ok, wait := lb.keyGuesses.allow(addr, time.Now()); !ok {
-		lb.rateLimited(LimitKeyGuesses)
-		lb.tooMany(w, wait, "this address has tried too many unknown codes")
+	addr, ok := lb.guess(w, r)
+	if !ok {
 		return
 	}
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxLinkBody))
@@ -373,7 +379,7 @@ func (lb *Lobby) redeem(w http.ResponseWriter, r *http.Request) {
 	}
 	key := bowler.NewKey()
 	_, err = lb.cfg.Lane.Bowlers.Redeem(r.Context(), bowler.HashKey(body.Code), bowler.HashKey(key), time.Now())
-	if err == nil || !errors.Is(err, bowler.ErrCode) && !errors.Is(err, bowler.ErrUnknown) {
+	if !errors.Is(err, bowler.ErrCode) && !errors.Is(err, bowler.ErrUnknown) {
 		lb.keyGuesses.refund(addr)
 	}
 	switch {

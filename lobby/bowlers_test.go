@@ -239,14 +239,8 @@ func TestABowlersDevices(t *testing.T) {
 	s := newServer(t, lobby.Config{Lane: lane.Config{Bowlers: memjournal.NewBowlers()}})
 	id := s.createLane(t, "Friday night")
 	c := s.dial(t, id)
-	c.send(t, map[string]any{"type": "join", "name": "Mina", "remember": true, "id": "j"})
-	key := c.waitFor(t, "the welcome", func(m msg) bool { return m.Ref == "j" }).BowlerKey
-	c.send(t, map[string]any{"type": "start", "id": "s"})
-	c.expectAck(t, "s")
-	playGameOf(t, c, "g1", nines)
-	c.send(t, map[string]any{"type": "rematch", "id": "m"})
-	c.expectAck(t, "m")
-	c.boardWith(t, "the game recorded", func(m msg) bool { return len(m.Players) == 1 && m.Players[0].Average != nil })
+	key := bowlNines(t, c)
+	makeFinal(t, c)
 	base := s.srv.URL + "/api/bowlers"
 
 	var code protocol.LinkCode
@@ -307,14 +301,8 @@ func TestRecordingABowlersGameSurvivesAFlakyStore(t *testing.T) {
 	f.fails.Store(2)
 	s := newServer(t, lobby.Config{Lane: lane.Config{Bowlers: f}})
 	c := s.dial(t, s.createLane(t, "Friday night"))
-	c.send(t, map[string]any{"type": "join", "name": "Mina", "remember": true, "id": "j"})
-	key := c.waitFor(t, "the welcome", func(m msg) bool { return m.Ref == "j" }).BowlerKey
-	c.send(t, map[string]any{"type": "start", "id": "s"})
-	c.expectAck(t, "s")
-	playGameOf(t, c, "g1", nines)
-	c.send(t, map[string]any{"type": "rematch", "id": "m"})
-	c.expectAck(t, "m")
-	c.boardWith(t, "the game recorded", func(m msg) bool { return len(m.Players) == 1 && m.Players[0].Average != nil })
+	key := bowlNines(t, c)
+	makeFinal(t, c)
 	r, err := f.Find(context.Background(), bowler.HashKey(key))
 	if err != nil || r.Stats.Games != 1 {
 		t.Errorf("after two failed tries: %+v, %v; want the game recorded once", r, err)
@@ -342,16 +330,10 @@ func TestACorrectedGameGoesIntoTheHistoryCorrected(t *testing.T) {
 	bowlers := memjournal.NewBowlers()
 	s := newServer(t, lobby.Config{Lane: lane.Config{Bowlers: bowlers}})
 	c := s.dial(t, s.createLane(t, "Friday night"))
-	c.send(t, map[string]any{"type": "join", "name": "Mina", "remember": true, "id": "j"})
-	key := c.waitFor(t, "the welcome", func(m msg) bool { return m.Ref == "j" }).BowlerKey
-	c.send(t, map[string]any{"type": "start", "id": "s"})
-	c.expectAck(t, "s")
-	playGameOf(t, c, "g1", nines)
+	key := bowlNines(t, c)
 	c.send(t, map[string]any{"type": "correct", "pins": 8, "frame": 1, "ball": 1, "id": "fix"})
 	c.expectAck(t, "fix")
-	c.send(t, map[string]any{"type": "rematch", "id": "m"})
-	c.expectAck(t, "m")
-	c.boardWith(t, "the game recorded", func(m msg) bool { return len(m.Players) == 1 && m.Players[0].Average != nil })
+	makeFinal(t, c)
 	games, err := bowlers.Games(context.Background(), mustFind(t, bowlers, key), 0, 10)
 	if err != nil || len(games) != 1 || games[0].Score != 89 || games[0].Marks[0] != "8|-" {
 		t.Errorf("the history = %+v, %v; want the game as corrected: 89, 8|- in frame 1", games, err)
@@ -365,4 +347,25 @@ func mustFind(t *testing.T, s bowler.Service, key string) bowler.ID {
 		t.Fatal(err)
 	}
 	return r.ID
+}
+
+// bowlNines has c join as Mina, a bowler to remember, start and bowl a
+// game of 9s and misses (90); it returns her key.
+func bowlNines(t *testing.T, c *client) string {
+	t.Helper()
+	c.send(t, map[string]any{"type": "join", "name": "Mina", "remember": true, "id": "j"})
+	key := c.waitFor(t, "the welcome", func(m msg) bool { return m.Ref == "j" }).BowlerKey
+	c.send(t, map[string]any{"type": "start", "id": "s"})
+	c.expectAck(t, "s")
+	playGameOf(t, c, "g1", nines)
+	return key
+}
+
+// makeFinal has c, the host, set up the next game, which makes the last
+// final, and waits for the board that shows it recorded (an average).
+func makeFinal(t *testing.T, c *client) {
+	t.Helper()
+	c.send(t, map[string]any{"type": "rematch", "id": "m"})
+	c.expectAck(t, "m")
+	c.boardWith(t, "the game recorded", func(m msg) bool { return len(m.Players) == 1 && m.Players[0].Average != nil })
 }
