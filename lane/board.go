@@ -16,23 +16,48 @@ import (
 func (l *Lane) Games() protocol.Games {
 	v := l.view.Load()
 	out := protocol.Games{Games: make([]protocol.Game, 0, len(v.series)+1)}
-	for i, r := range v.series {
-		g := protocol.Game{Game: i + 1, Finished: true, Players: make([]protocol.GamePlayer, len(r.Players)), Corrections: corrections(r.Corrections)}
-		marks := correctedFrames(r.Corrections)
-		for j, p := range r.Players {
-			g.Players[j] = gamePlayer(p.Name, &p.Game, p.Left, marks[p.Name])
-		}
-		out.Games = append(out.Games, g)
+	for i := range v.series {
+		out.Games = append(out.Games, seriesGame(v, i+1))
 	}
 	if len(v.players) > 0 {
-		g := protocol.Game{Game: len(v.series) + 1, Finished: v.phase == game.Finished, Players: make([]protocol.GamePlayer, len(v.players)), Corrections: corrections(v.corrections)}
-		marks := correctedFrames(v.corrections)
-		for j, p := range v.players {
-			g.Players[j] = gamePlayer(p.Name, &p.Game, p.Left, marks[p.Name])
-		}
-		out.Games = append(out.Games, g)
+		out.Games = append(out.Games, playingGame(v))
 	}
 	return out
+}
+
+// Game returns game n of the lane's series as [Lane.Games] numbers and
+// shows it (1 for the oldest the series holds), built alone: a scorecard
+// asks for one game of a series of a hundred. False if the series holds
+// no game n.
+func (l *Lane) Game(n int) (protocol.Game, bool) {
+	switch v := l.view.Load(); {
+	case n >= 1 && n <= len(v.series):
+		return seriesGame(v, n), true
+	case n == len(v.series)+1 && len(v.players) > 0:
+		return playingGame(v), true
+	}
+	return protocol.Game{}, false
+}
+
+// seriesGame is finished game n (from 1) of v's series.
+func seriesGame(v *view, n int) protocol.Game {
+	r := v.series[n-1]
+	g := protocol.Game{Game: n, Finished: true, Players: make([]protocol.GamePlayer, len(r.Players)), Corrections: corrections(r.Corrections)}
+	marks := correctedFrames(r.Corrections)
+	for j, p := range r.Players {
+		g.Players[j] = gamePlayer(p.Name, &p.Game, p.Left, marks[p.Name])
+	}
+	return g
+}
+
+// playingGame is v's game in play, or waiting for a rematch.
+func playingGame(v *view) protocol.Game {
+	g := protocol.Game{Game: len(v.series) + 1, Finished: v.phase == game.Finished, Players: make([]protocol.GamePlayer, len(v.players)), Corrections: corrections(v.corrections)}
+	marks := correctedFrames(v.corrections)
+	for j, p := range v.players {
+		g.Players[j] = gamePlayer(p.Name, &p.Game, p.Left, marks[p.Name])
+	}
+	return g
 }
 
 // gamePlayer is one player's line of a game in the series: their frames

@@ -55,6 +55,8 @@ func (k *keptLane) BoardText() string     { return k.View.Text }
 func (k *keptLane) Games() protocol.Games { return k.View.Games }
 func (k *keptLane) Stats() protocol.Stats { return k.View.Stats }
 
+func (k *keptLane) Game(n int) (protocol.Game, bool) { return gameOf(k.View.Games, n) }
+
 // keep stores the night of l, which is closing, in the archive: the
 // lane's Config.Keep. It runs on the lane's goroutine.
 func (lb *Lobby) keep(ctx context.Context, l *lane.Lane) error {

@@ -107,6 +107,8 @@ type apiLane interface {
 	BoardJSON() []byte
 	BoardText() string
 	Games() protocol.Games
+	// Game returns game n of Games alone, and false if there is none.
+	Game(n int) (protocol.Game, bool)
 	Stats() protocol.Stats
 }
 
@@ -117,7 +119,19 @@ type remoteLane struct{ *LaneView }
 
 func (v remoteLane) Games() protocol.Games { return v.LaneView.Games }
 
+func (v remoteLane) Game(n int) (protocol.Game, bool) { return gameOf(v.LaneView.Games, n) }
+
 func (v remoteLane) Stats() protocol.Stats { return v.LaneView.Stats }
+
+// gameOf returns game n of a series already built.
+func gameOf(games protocol.Games, n int) (protocol.Game, bool) {
+	for _, g := range games.Games {
+		if g.Game == n {
+			return g, true
+		}
+	}
+	return protocol.Game{}, false
+}
 
 // findTries bounds how many times a lane is looked for across the cluster
 // while another node is taking it over, with a growing pause between

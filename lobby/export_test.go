@@ -2,3 +2,11 @@ package lobby
 
 // QRPNG is qrPNG, for the benchmark of drawing a code.
 var QRPNG = qrPNG
+
+// ForgetExports forgets the exports built, for the benchmark of building
+// them.
+func ForgetExports(lb *Lobby) {
+	lb.built.mu.Lock()
+	defer lb.built.mu.Unlock()
+	lb.built.data = nil
+}

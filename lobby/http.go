@@ -293,7 +293,11 @@ func (lb *Lobby) getScorecard(w http.ResponseWriter, r *http.Request) {
 		if k, ok := l.(*keptLane); ok {
 			card.Date = k.ClosedAt // the night's, not today's
 		}
-		err := sheet.SVG(&buf, l.Games(), n, card)
+		g, ok := l.Game(n)
+		if !ok {
+			return nil, errNoGame
+		}
+		err := sheet.SVG(&buf, g, card)
 		return buf.Bytes(), err
 	})
 }
@@ -303,6 +307,10 @@ func (lb *Lobby) getScorecard(w http.ResponseWriter, r *http.Request) {
 // built once for each change of the lane (its board's seq), and kept; a
 // client that has it (If-None-Match: its ETag) is answered 304; and one
 // address may ask for ExportRate a second, in bursts of ExportBurst.
+// errNoGame: a scorecard asked for of a game the lane's series does not
+// hold (yet).
+var errNoGame = errors.New("lobby: no such game")
+
 // decorate, if not nil, sets the export's own headers.
 func (lb *Lobby) export(w http.ResponseWriter, r *http.Request, kind, contentType string, decorate func(http.Header, apiLane), build func(apiLane) ([]byte, error)) {
 	if ok, wait := lb.exportsAsked.allow(lb.clientAddr(r), time.Now()); !ok {
@@ -328,7 +336,7 @@ func (lb *Lobby) export(w http.ResponseWriter, r *http.Request, kind, contentTyp
 		var err error
 		if data, err = build(l); err != nil {
 			h.Del("ETag")
-			if errors.Is(err, sheet.ErrNoGame) {
+			if errors.Is(err, errNoGame) {
 				lb.fail(w, protocol.CodeNotFound, fmt.Sprintf("lane %q has no game %s yet", l.ID(), strings.TrimSuffix(r.PathValue("file"), ".svg")))
 				return
 			}

@@ -10,7 +10,6 @@ package sheet
 import (
 	"encoding/csv"
 	"errors"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -132,17 +131,4 @@ func decimal(x *float64) string {
 		return ""
 	}
 	return strconv.FormatFloat(*x, 'f', 2, 64)
-}
-
-// ErrNoGame is returned by [SVG] for a game the series does not hold.
-var ErrNoGame = errors.New("sheet: no such game")
-
-// find returns game n (1 for the first) of the series.
-func find(games protocol.Games, n int) (protocol.Game, error) {
-	for _, g := range games.Games {
-		if g.Game == n {
-			return g, nil
-		}
-	}
-	return protocol.Game{}, fmt.Errorf("%w: the lane's series has no game %d", ErrNoGame, n)
 }

@@ -96,7 +96,7 @@ func TestSVG(t *testing.T) {
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := sheet.SVG(&buf, series(t), tt.n, sheet.Card{Lane: "Friday <night> & co", Date: date, Lang: tt.lang}); err != nil {
+			if err := sheet.SVG(&buf, series(t).Games[tt.n-1], sheet.Card{Lane: "Friday <night> & co", Date: date, Lang: tt.lang}); err != nil {
 				t.Fatal(err)
 			}
 			golden.Check(t, tt.file, buf.Bytes())
@@ -119,7 +119,7 @@ func TestSVG(t *testing.T) {
 func render(t *testing.T, n int) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := sheet.SVG(&buf, series(t), n, sheet.Card{Lane: "lane"}); err != nil {
+	if err := sheet.SVG(&buf, series(t).Games[n-1], sheet.Card{Lane: "lane"}); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -161,18 +161,11 @@ func svgTexts(t *testing.T, data []byte) []string {
 	return texts
 }
 
-func TestSVGOfNoGame(t *testing.T) {
-	err := sheet.SVG(io.Discard, series(t), 3, sheet.Card{})
-	if !errors.Is(err, sheet.ErrNoGame) {
-		t.Errorf("SVG of game 3 of 2 = %v, want ErrNoGame", err)
-	}
-}
-
 func TestSVGShrinksAWideName(t *testing.T) {
 	wide := "가나다라마바사아자차카타" // twelve syllables: 24 columns
-	games := protocol.Games{Games: []protocol.Game{{Game: 1, Players: []protocol.GamePlayer{{Name: wide}, {Name: "Jo"}}}}}
+	g := protocol.Game{Game: 1, Players: []protocol.GamePlayer{{Name: wide}, {Name: "Jo"}}}
 	var buf bytes.Buffer
-	if err := sheet.SVG(&buf, games, 1, sheet.Card{}); err != nil {
+	if err := sheet.SVG(&buf, g, sheet.Card{}); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()

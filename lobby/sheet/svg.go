@@ -42,17 +42,13 @@ const (
 	cardWidth  = 2*margin + nameWidth + 9*frameWidth + tenthWidth + totalWidth
 )
 
-// SVG writes game n (1 for the lane's first) of the series as a
-// scorecard: the lane's name and the date, and for each bowler their name,
-// each frame's marks (splits and fouls marked as on the board) and running
-// score, and the total. Its text is text, so a reader can copy a name or
-// a screen reader read it. A game the series does not hold is
-// [ErrNoGame].
-func SVG(w io.Writer, games protocol.Games, n int, card Card) error {
-	g, err := find(games, n)
-	if err != nil {
-		return err
-	}
+// SVG writes one game of a lane's series as a scorecard: the lane's name
+// and the date, and for each bowler their name, each frame's marks (splits
+// and fouls marked as on the board) and running score, and the total. Its
+// text is text, so a reader can copy a name or a screen reader read it.
+// It needs that game alone, not the series: a lane of a hundred games
+// builds one.
+func SVG(w io.Writer, g protocol.Game, card Card) error {
 	wd, ok := words[card.Lang]
 	if !ok {
 		wd, card.Lang = words["en"], "en"
