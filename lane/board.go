@@ -171,7 +171,7 @@ func (l *Lane) sendBoard(c *Client) {
 // cluster through Config.Publish.
 func (l *Lane) buildBoard() *view {
 	players := l.state.Match().Players()
-	head := boardHead{Seq: l.boardSeq(), Phase: protocol.Phase(l.state.Phase()), Host: l.state.Host()}
+	head := boardHead{Seq: l.boardSeq(), Phase: protocol.Phase(l.state.Phase()), Host: l.state.Host(), CreatorAway: l.state.AwaitsCreator()}
 	if seat, frame, ok := l.state.Match().Up(); ok && head.Phase == protocol.PhasePlaying {
 		g := &players[seat].Game
 		head.Up = &protocol.Up{Seat: seat, Frame: frame, Ball: g.Ball(), Standing: g.Standing(), SkipIn: l.skipIn(players[seat].Name)}

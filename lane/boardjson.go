@@ -23,6 +23,8 @@ type boardHead struct {
 	Up    *protocol.Up
 	Host  bowling.Name
 	Deck  bowling.Deck // the up's deck, if Up.Deck is set
+	// CreatorAway: the lane awaits its creator (game.State.AwaitsCreator).
+	CreatorAway bool
 }
 
 // framesJSON is a player's name and frames as last encoded, and what the
@@ -74,6 +76,7 @@ func (l *Lane) encodeBoard(head boardHead, players []bowling.Player, marks map[b
 		b = append(b, `,"host":`...)
 		b = append(b, quote(string(head.Host))...)
 	}
+	b = appendFlag(b, `,"creator_away":true`, head.CreatorAway)
 	b = append(b, `,"players":[`...)
 	for i, p := range players {
 		if i > 0 {

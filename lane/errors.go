@@ -35,6 +35,7 @@ var errorCodes = []struct {
 	{game.ErrStaleRoll, protocol.CodeStaleRoll},
 	{game.ErrNotHost, protocol.CodeNotHost},
 	{game.ErrNotAway, protocol.CodeNotAway},
+	{game.ErrCreatorAway, protocol.CodeCreatorAway},
 	{game.ErrRemoved, protocol.CodeRemoved},
 	{bowling.ErrInvalidCorrection, protocol.CodeInvalidCorrection},
 }

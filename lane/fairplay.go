@@ -59,7 +59,7 @@ func (l *Lane) skipIn(name bowling.Name) *int {
 }
 
 // decideFairPlay decides the commands of fair play: corrections, skips,
-// removals and readmissions.
+// removals, readmissions and seats freed.
 func (l *Lane) decideFairPlay(c *Client, m protocol.Request) (game.Event, error) {
 	now := time.Now()
 	switch m.Type {
@@ -74,6 +74,8 @@ func (l *Lane) decideFairPlay(c *Client, m protocol.Request) (game.Event, error)
 		return l.state.Skip(c.seat, l.upOfflineFor(now), l.cfg.AwayAfter)
 	case protocol.TypeReadmit:
 		return l.state.Readmit(c.seat, m.Name)
+	case protocol.TypeFree:
+		return l.state.Free(c.seat, m.Name)
 	default: // protocol.TypeRemove
 		return l.state.Remove(c.seat, m.Name)
 	}

@@ -199,7 +199,7 @@ func (l *Lane) read(ctx context.Context, c *Client, data []byte, refusal error) 
 // message handles one decoded client message; k holds a relayed join's or
 // resume's secrets (nil: a local connection's, taken from m).
 func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request, k *secrets) {
-	if k == nil && (m.Type == protocol.TypeJoin || m.Type == protocol.TypeResume) {
+	if k == nil && (m.Type == protocol.TypeJoin || m.Type == protocol.TypeResume || m.Type == protocol.TypeGive) {
 		k = localSecrets(m)
 	}
 	if _, ok := l.waiting[c]; ok {
@@ -225,12 +225,17 @@ func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request, k *se
 		}
 		return
 	}
-	if c.seat == "" {
+	var e game.Event
+	var err error
+	switch {
+	case m.Type == protocol.TypeGive:
+		// The creator need not be seated: a lane made for others is
+		// given away by a page that never joins it.
+		e, err = l.state.Give(k.hostKey)
+	case c.seat == "":
 		l.refuse(c, m.ID, protocol.Errorf(protocol.CodeNotSeated, "only a seated player may %s; join first", m.Type))
 		return
 	}
-	var e game.Event
-	var err error
 	switch m.Type {
 	case protocol.TypeStart:
 		e, err = l.state.Start(c.seat)
@@ -244,7 +249,7 @@ func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request, k *se
 		e, err = l.state.Leave(c.seat)
 	case protocol.TypeRematch:
 		e, err = l.state.NewGame(c.seat)
-	case protocol.TypeCorrect, protocol.TypeSkip, protocol.TypeRemove, protocol.TypeReadmit:
+	case protocol.TypeCorrect, protocol.TypeSkip, protocol.TypeRemove, protocol.TypeReadmit, protocol.TypeFree:
 		e, err = l.decideFairPlay(c, m)
 	}
 	if err == nil {

@@ -70,19 +70,19 @@ func localSecrets(m protocol.Request) *secrets {
 	return k
 }
 
-// relayedRequest is a join or a resume as a relay forwards it: the
-// client's message with its secrets replaced by their SHA-256, in hex.
-// Its type comes first, so that the lane tells it from the messages a
-// relay forwards as its client sent them (which are never a join nor a
-// resume) by its first bytes.
+// relayedRequest is a join, a resume or a give as a relay forwards it:
+// the client's message with its secrets replaced by their SHA-256, in
+// hex. Its type comes first, so that the lane tells it from the messages
+// a relay forwards as its client sent them (which are never a join, a
+// resume nor a give) by its first bytes.
 type relayedRequest struct {
 	Type protocol.Type `json:"type"`
 	ID   string        `json:"id,omitempty"`
 	Name string        `json:"name,omitempty"` // join
 	// Token is the hash of the resume's token, or of the token the relay
-	// drew for the join's seat.
+	// drew for the join's seat; "" for a give.
 	Token   string `json:"token_sha256"`
-	HostKey string `json:"host_key_sha256,omitempty"` // join: the hash of its host key
+	HostKey string `json:"host_key_sha256,omitempty"` // join, give: the hash of its host key
 	// BowlerKey is the hash of a join's bowler key; NewBowler, of a join
 	// asking to be remembered, the hash of the key the relay drew for
 	// the new bowler.
@@ -94,6 +94,7 @@ type relayedRequest struct {
 var (
 	relayedJoin   = []byte(`{"type":"join",`)
 	relayedResume = []byte(`{"type":"resume",`)
+	relayedGive   = []byte(`{"type":"give",`)
 )
 
 // hashText returns the SHA-256 of a secret in hex, as a relayedRequest
@@ -124,9 +125,9 @@ var errPlainSecret = protocol.Errorf(protocol.CodeBadMessage, "this server's rel
 // it, which [protocol.Decode] decodes (the relay decoded it already, and
 // refused it if it did not decode).
 func decodeRelayed(data []byte) (protocol.Request, *secrets, error) {
-	if !bytes.HasPrefix(data, relayedJoin) && !bytes.HasPrefix(data, relayedResume) {
+	if !bytes.HasPrefix(data, relayedJoin) && !bytes.HasPrefix(data, relayedResume) && !bytes.HasPrefix(data, relayedGive) {
 		m, err := protocol.Decode(data)
-		if err == nil && (m.Type == protocol.TypeJoin || m.Type == protocol.TypeResume) {
+		if err == nil && (m.Type == protocol.TypeJoin || m.Type == protocol.TypeResume || m.Type == protocol.TypeGive) {
 			return protocol.Request{ID: m.ID}, nil, errPlainSecret
 		}
 		return m, nil, err
@@ -140,8 +141,10 @@ func decodeRelayed(data []byte) (protocol.Request, *secrets, error) {
 	m := protocol.Request{Type: r.Type, ID: r.ID, Name: r.Name}
 	k := &secrets{welcome: r.Token}
 	var err error
-	if k.token, err = parseHash("token_sha256", r.Token); err != nil {
-		return protocol.Request{ID: r.ID}, nil, protocol.Errorf(protocol.CodeBadMessage, "a relayed %s: %v", r.Type, err)
+	if r.Type != protocol.TypeGive {
+		if k.token, err = parseHash("token_sha256", r.Token); err != nil {
+			return protocol.Request{ID: r.ID}, nil, protocol.Errorf(protocol.CodeBadMessage, "a relayed %s: %v", r.Type, err)
+		}
 	}
 	if r.HostKey != "" {
 		if k.hostKey, err = parseHash("host_key_sha256", r.HostKey); err != nil {
@@ -210,6 +213,13 @@ func (rc *relayed) hashSecrets(data []byte) ([]byte, protocol.Request, error) {
 			r.NewBowler = h.bowlerHash
 		}
 	case protocol.TypeResume:
+	case protocol.TypeGive:
+		r.HostKey = hashText(m.HostKey)
+		out, err := json.Marshal(r)
+		if err != nil {
+			panic(fmt.Sprintf("lane: encoding a relayed give: %v", err)) // only plain values: cannot fail
+		}
+		return out, m, nil
 	default:
 		return data, m, nil
 	}

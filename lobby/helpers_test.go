@@ -76,12 +76,14 @@ func startServer(t *testing.T, cfg lobby.Config, prepare func(*lobby.Lobby)) (*t
 	return &testServer{lobby: lb, srv: srv}, stop
 }
 
-// createLane creates a lane through the API and returns its id.
+// createLane creates a lane through the API, given away (whoever joins
+// first hosts it: see hostkey_test.go for a lane that waits for its
+// creator), and returns its id.
 func (s *testServer) createLane(t *testing.T, name string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	l, err := (&tenpin.Client{URL: s.srv.URL}).CreateLane(ctx, name)
+	l, err := (&tenpin.Client{URL: s.srv.URL}).Create(ctx, protocol.CreateLane{Name: name, GiveAway: true})
 	if err != nil {
 		t.Fatal(err)
 	}

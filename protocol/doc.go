@@ -53,18 +53,20 @@
 //
 // # Client → server
 //
-//	{"type":"join","name":"Jo"}           take a seat: 1–12 letters of any script (see Names); while seats remain and the game is not over. A player who joins after the first ball is seated last and bowls the frames they missed before the others go on. With "host_key" (the lane creator's, from POST /api/lanes) the player is the lane's host while seated. With "remember":true the seat is linked to a new bowler, whose key the welcome carries ("bowler_key"); with "bowler_key" to the bowler whose key it is (see Bowlers)
+//	{"type":"join","name":"Jo"}           take a seat: 1–12 letters of any script (see Names); while seats remain and the game is not over. A player who joins after the first ball is seated last and bowls the frames they missed before the others go on. With "host_key" (the lane creator's, from POST /api/lanes) the player is the lane's host while seated. Until the creator joins so (or gives the lane away), the lane waits for them ("creator_away" on the board): nobody hosts it, no game starts, and its last seat is kept for them (lane_full to others). With "remember":true the seat is linked to a new bowler, whose key the welcome carries ("bowler_key"); with "bowler_key" to the bowler whose key it is (see Bowlers)
 //	{"type":"resume","token":"…"}         take back one's seat after a reconnect, with the token from welcome
 //	{"type":"start"}                      start the game (the host only; the lane needs at least one player)
 //	{"type":"roll","pins":7,"frame":3,"ball":1}   the pins knocked down with the ball up: see Rolls below
 //	{"type":"roll","deck":[7,10],"frame":3,"ball":1}   the same ball named by the pins it left standing
 //	{"type":"roll","foul":true,"frame":3,"ball":1}     a foul: counts 0
-//	{"type":"leave"}                      give up one's seat (during a game: one's frames stay, the turn skips them)
+//	{"type":"leave"}                      give up one's seat (once one has bowled in this game: one's frames stay, the seat stays one's own, and the turn skips it; before one's first ball the seat is free at once)
 //	{"type":"rematch"}                    after the game is over (the host only): it joins the series, and the next game, with the players still seated, waits: others may join until the host starts it
 //	{"type":"correct","pins":8,"frame":1,"ball":1}   change a ball already bowled in this game: one's own, or with "name", anyone's (the host only); "deck" and "foul" as in a roll
 //	{"type":"skip"}                       pass by the player up, offline for the away time (30 s): they are away until they resume
 //	{"type":"remove","name":"BOB"}        take a player off the lane: their frames stay, their seat is no longer theirs, and they may not join again under that name, even after a rematch, until readmitted (the host only)
 //	{"type":"readmit","name":"BOB"}       let a removed player join again (the host only)
+//	{"type":"free","name":"BOB"}          free the seat of a player who left this game after bowling (or was removed): their frames of this game go, and another may take the seat (the host only)
+//	{"type":"give","host_key":"…"}        give the lane away (its creator, with its host key, seated or not): it waits for its creator no longer, its first player seated hosts it, and the key makes nobody the host from then on
 //
 // # Rolls
 //
@@ -225,6 +227,7 @@
 //	not_away         skip while the player up is connected, or offline for less than the away time, or when nobody else has balls left to bowl
 //	unknown_bowler   a join with a bowler key no bowler holds (revoked, or its bowler deleted their history): join as a guest, or with "remember" for a new history
 //	removed          join under the name of a player the host removed, until the host readmits them
+//	creator_away     start, rematch, remove, readmit or free on a lane that waits for its creator, who holds its host key
 //
 // A notice is an error message with no ref that says why the server is
 // about to close the connection:
@@ -309,7 +312,7 @@
 // point here. The API is served on the same address as the page:
 //
 //	GET  /api/lanes?limit=&after=    the lobby's list, a page at a time (Lanes): {"lanes":[{"id","name","phase","players":["PJS"],"spectators":0,"frame":1}],"next":"…","total":1}
-//	POST /api/lanes                  {"name":"Friday night","private":true} (CreateLane; "private" is optional) → 201, Location: /api/lanes/{id}, and the lane's summary as the list shows it with its "host_key" (CreatedLane): a join with it makes its player the host, whoever joined first. It is in this body only: keep it as a token
+//	POST /api/lanes                  {"name":"Friday night","private":true} (CreateLane; "private" and "give_away" are optional) → 201, Location: /api/lanes/{id}, and the lane's summary as the list shows it with its "host_key" (CreatedLane): a join with it makes its player the host, whoever joined first, and the lane waits for that join (see join). It is in this body only: keep it as a token. With "give_away":true the lane has no key and waits for nobody: its first player seated hosts it
 //	GET  /api/lanes/{id}             the lane's board: the board message (Board)
 //	GET  /api/lanes/{id}/board.txt   the text scoreboard (text/plain), for curl
 //	GET  /api/lanes/{id}/games       the lane's series (Games): {"games":[{"game":1,"finished":true,"players":[{"name","frames","total","strikes","spares","opens","left","stats"}],"corrections":[{"name","frame","ball","was","pins","by","at"}]}]}

@@ -30,6 +30,8 @@ const (
 	TypeSkip    Type = "skip"
 	TypeRemove  Type = "remove"
 	TypeReadmit Type = "readmit"
+	TypeFree    Type = "free" // the host frees the seat of a player who left after bowling
+	TypeGive    Type = "give" // the holder of the host key gives the lane away: it waits for its creator no longer
 )
 
 // Server → client message types.
@@ -44,11 +46,11 @@ const (
 type Request struct {
 	Type  Type   `json:"type"`
 	ID    string `json:"id,omitempty"`    // any message; echoed back as "ref"
-	Name  string `json:"name,omitempty"`  // join, remove; roll, correct: whose ball it is, when not the sender's
+	Name  string `json:"name,omitempty"`  // join, remove, readmit, free; roll, correct: whose ball it is, when not the sender's
 	Token string `json:"token,omitempty"` // resume
 	// HostKey, on a join, is the lane's host key from the answer to
 	// POST /api/lanes: the joiner becomes the lane's host, whoever
-	// joined before.
+	// joined before. On a give, it proves the sender is the creator.
 	HostKey string `json:"host_key,omitempty"`
 	// BowlerKey, on a join, links the seat to the bowler whose key it is
 	// (the welcome of a join with Remember gave it): every finished game
@@ -96,13 +98,15 @@ func Decode(data []byte) (Request, error) {
 	if len(r.ID) > MaxIDLength {
 		return Request{}, Errorf(CodeBadMessage, "id is %d characters, the limit is %d", len(r.ID), MaxIDLength)
 	}
-	id := Request{ID: r.ID}                     // what a refusal can still answer to
-	var name, token, ball, optName, optKey bool // the fields the type takes
+	id := Request{ID: r.ID}                              // what a refusal can still answer to
+	var name, token, ball, optName, optKey, hostKey bool // the fields the type takes
 	switch r.Type {
 	case TypeJoin:
 		name, optKey = true, true
-	case TypeRemove, TypeReadmit:
+	case TypeRemove, TypeReadmit, TypeFree:
 		name = true
+	case TypeGive:
+		hostKey = true
 	case TypeResume:
 		token = true
 	case TypeRoll, TypeCorrect:
@@ -127,7 +131,7 @@ func Decode(data []byte) (Request, error) {
 	}{
 		{"name", name, optName, r.Name != ""},
 		{"token", token, false, r.Token != ""},
-		{"host_key", false, optKey, r.HostKey != ""},
+		{"host_key", hostKey, optKey, r.HostKey != ""},
 		{"bowler_key", false, optKey, r.BowlerKey != ""},
 		{"remember", false, optKey, r.Remember},
 		{"pins", false, ball, r.Pins != nil},
@@ -218,15 +222,19 @@ const (
 // Board is the whole state of a lane as everyone sees it, sent after every
 // change. Seq grows by one with every change of the lane.
 type Board struct {
-	Type       Type     `json:"type"` // "board"
-	Lane       string   `json:"lane"` // the lane's id
-	Name       string   `json:"name"` // the lane's name
-	Seq        uint64   `json:"seq"`
-	Phase      Phase    `json:"phase"`
-	Up         *Up      `json:"up"`             // null when nobody is up
-	Host       string   `json:"host,omitempty"` // the player who may start and rematch; none on an empty lane
-	Players    []Player `json:"players"`
-	Spectators int      `json:"spectators"`
+	Type  Type   `json:"type"` // "board"
+	Lane  string `json:"lane"` // the lane's id
+	Name  string `json:"name"` // the lane's name
+	Seq   uint64 `json:"seq"`
+	Phase Phase  `json:"phase"`
+	Up    *Up    `json:"up"`             // null when nobody is up
+	Host  string `json:"host,omitempty"` // the player who may start and rematch; none on an empty lane, or one that awaits its creator
+	// CreatorAway says the lane waits for its creator, who holds its host
+	// key: no game starts, and a seat is kept for them, until they join
+	// with the key or give the lane away ("give").
+	CreatorAway bool     `json:"creator_away,omitempty"`
+	Players     []Player `json:"players"`
+	Spectators  int      `json:"spectators"`
 	// Series totals the lane's games so far, this one included, once the
 	// lane has finished a game; omitted before.
 	Series []SeriesPlayer `json:"series,omitempty"`
@@ -418,16 +426,25 @@ type Node struct {
 type CreateLane struct {
 	Name    string `json:"name"`
 	Private bool   `json:"private,omitempty"` // unlisted: the lobby never lists it, its link is the invitation
+	// GiveAway makes a lane for others (a TV's, a league's, a load
+	// test's): it has no host key and waits for nobody, and its first
+	// player seated hosts it. Without it the lane waits for its creator:
+	// see [CreatedLane].
+	GiveAway bool `json:"give_away,omitempty"`
 }
 
 // CreatedLane answers POST /api/lanes: the lane, and its host key. The
 // creator's page joins with the key ("host_key" on its join) and is the
-// lane's host, whoever joined first: a crawler that joins every new lane
-// of the list cannot take one over. The key is in the body only, never in
-// a URL a server or proxy would log; keep it as a seat's token is kept.
+// lane's host, whoever joined first. Until then the lane waits for its
+// creator (the board's "creator_away"): no game starts and a seat is kept
+// for them, so a crawler that joins every new lane of the list cannot
+// take one over. A creator who will not bowl gives the lane away ("give"
+// with the key, or "give_away" when creating it: then there is no key).
+// The key is in the body only, never in a URL a server or proxy would
+// log; keep it as a seat's token is kept.
 type CreatedLane struct {
 	LaneSummary
-	HostKey string `json:"host_key"`
+	HostKey string `json:"host_key,omitempty"`
 }
 
 // validID returns id if it may be echoed back, else "".

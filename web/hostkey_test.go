@@ -40,12 +40,46 @@ func TestCreatorIsHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	until(t, p, "the crawler seated first", `window.tenpin && window.tenpin.state.board && window.tenpin.state.board.players.length === 1`)
+	// The lane waits for its creator: the crawler hosts nothing, and the
+	// creator's page says the lane is theirs, and offers to give it away.
+	until(t, p, "the creator is awaited", `window.tenpin.state.board.creator_away === true && !window.tenpin.state.board.host && !document.querySelector("#give").hidden`)
 
 	join(t, p, "Ann", "Ann")
 	until(t, p, "Ann is the host", `window.tenpin.state.board.host === "Ann" && !document.querySelector("#start").hidden`)
 	if key := eval[string](t, p, `localStorage.getItem("tenpin-host-" + `+js(id)+`) || ""`); key != "" {
 		t.Errorf("the host key stays stored after the join: %q", key)
 	}
+}
+
+// TestCreatorGivesTheLaneAway: a friend on a lane whose creator has not
+// come is told so and has no start; the creator's page, never joined,
+// gives the lane away (confirmed), and the friend hosts and starts it.
+func TestCreatorGivesTheLaneAway(t *testing.T) {
+	url := app(t)
+	open := browser(t)
+	creator := open()
+	do(t, creator, "create a lane",
+		chromedp.Navigate(url+"/"),
+		chromedp.WaitVisible(chromedp.CSS("#create-name")),
+		chromedp.SendKeys(chromedp.CSS("#create-name"), "For the kids"),
+		chromedp.Click(chromedp.CSS(`#create-form button[type=submit]`)),
+	)
+	until(t, creator, "the lane page", `location.pathname.startsWith("/lanes/")`)
+	friend := open()
+	do(t, friend, "open the lane", chromedp.Navigate(eval[string](t, creator, `location.href`)))
+	join(t, friend, "Kim", "Kim")
+	until(t, friend, "Kim waits for the creator", `window.tenpin.state.board && window.tenpin.state.board.creator_away === true &&
+		document.querySelector("#start").hidden && document.querySelector("#give").hidden &&
+		document.querySelector("#phase").textContent.includes("creator")`)
+	until(t, creator, "the give button", `!document.querySelector("#give").hidden`)
+	do(t, creator, "give the lane away, confirmed",
+		chromedp.Evaluate[chromedp.Void](`window.asked = ""; window.confirm = (q) => { window.asked = q; return true; }`),
+		chromedp.Click(chromedp.CSS("#give")),
+	)
+	until(t, friend, "Kim hosts, and may start", `window.tenpin.state.board.host === "Kim" && !window.tenpin.state.board.creator_away && !document.querySelector("#start").hidden`)
+	until(t, creator, "the key forgotten, the button gone", `document.querySelector("#give").hidden && !localStorage.getItem("tenpin-host-" + location.pathname.slice(7))`)
+	do(t, friend, "start", chromedp.Click(chromedp.CSS("#start")))
+	until(t, friend, "the game under way", `window.tenpin.state.board.phase === "playing"`)
 }
 
 // TestReadmitFromTheList: a player removed before the first ball leaves

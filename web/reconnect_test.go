@@ -145,9 +145,11 @@ func seatPlayer(t *testing.T, ctx context.Context, s *server, id, name string) *
 	return c
 }
 
+// createLane creates a lane given away (whoever joins first hosts it, as
+// a friend who opened the link first would), and returns its id.
 func createLane(t *testing.T, s *server, name string) string {
 	t.Helper()
-	res, err := http.Post(s.url+"/api/lanes", "application/json", strings.NewReader(`{"name":`+js(name)+`}`))
+	res, err := http.Post(s.url+"/api/lanes", "application/json", strings.NewReader(`{"give_away":true,"name":`+js(name)+`}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tenpin/tenpin/protocol"
 	"github.com/tenpin/tenpin/protocol/client"
 )
 
@@ -51,7 +52,7 @@ func TestConnectionFlood(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	api := &client.Client{URL: srv.url}
-	l, err := api.CreateLane(ctx, "flooded")
+	l, err := api.Create(ctx, protocol.CreateLane{Name: "flooded", GiveAway: true})
 	if err != nil {
 		t.Fatalf("creating a lane during the flood: %v", err)
 	}

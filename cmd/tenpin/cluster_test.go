@@ -135,7 +135,7 @@ func (s *seat) do(what string, cmd func(ctx context.Context, c *client.Conn) err
 // the test ends.
 func startGame(t *testing.T, ctx context.Context, name string, laneAt *child, at ...*child) (string, []*seat) {
 	t.Helper()
-	lane, err := (&client.Client{URL: laneAt.url}).CreateLane(ctx, name)
+	lane, err := (&client.Client{URL: laneAt.url}).Create(ctx, protocol.CreateLane{Name: name, GiveAway: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -101,10 +101,11 @@ func get(t *testing.T, url string) (*http.Response, string) {
 	return res, string(b)
 }
 
-// createLaneAt creates a lane on the server at url and returns its id.
+// createLaneAt creates a lane on the server at url, given away (whoever
+// joins first hosts it), and returns its id.
 func createLaneAt(t *testing.T, url, name string) string {
 	t.Helper()
-	res, err := http.Post(url+"/api/lanes", "application/json", strings.NewReader(fmt.Sprintf(`{"name":%q}`, name)))
+	res, err := http.Post(url+"/api/lanes", "application/json", strings.NewReader(fmt.Sprintf(`{"name":%q,"give_away":true}`, name)))
 	if err != nil {
 		t.Fatal(err)
 	}

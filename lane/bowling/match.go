@@ -24,9 +24,10 @@ type Player struct {
 // are up all the same (someone may bowl for them). The match is over when
 // every player still in it has completed the tenth frame.
 //
-// Players are added before the first roll. A player who leaves before the
-// first roll gives up their seat; one who leaves later keeps their frames on
-// the board and is skipped from then on.
+// Players are added before the first roll, or late ([Match.AddLate]). A
+// player who leaves before bowling a ball gives up their seat; one who
+// leaves later keeps their frames on the board and is skipped from then on,
+// until their seat is freed ([Match.Free]).
 //
 // The zero value is an empty match, ready for players.
 type Match struct {
@@ -103,23 +104,54 @@ func (m *Match) AddLate(n Name) error {
 	return nil
 }
 
-// Remove takes a player out of the match. Before the first roll the seat is
-// given up; after it the player's frames stay and the turn skips them from
-// then on. If the player was up, the turn passes to the next player.
+// Remove takes a player out of the match. A player who has bowled no ball
+// gives up their seat, before the first roll of the match or after it (a
+// late arrival who leaves at once takes no seat from the next); one who
+// has bowled keeps their frames on the board and is skipped from then on.
+// If the player was up, the turn passes to the next player.
 func (m *Match) Remove(name Name) error {
 	i := m.seat(name)
 	if i < 0 || m.players[i].Left {
 		return fmt.Errorf("%w: %s is not playing on this lane", ErrUnknownPlayer, name)
 	}
-	if !m.started {
-		m.players = slices.Delete(m.players, i, i+1)
-		m.up = 0
-		m.choose()
+	if m.players[i].Game.NumRolls() == 0 {
+		m.drop(i)
 		return nil
 	}
 	m.players[i].Left = true
 	m.choose()
 	return nil
+}
+
+// Free gives up the seat of a player who left the match after bowling:
+// their frames go, and their seat is free for another. It fails with
+// [ErrUnknownPlayer] for a player not in the match, and with
+// [ErrNameTaken] for one who has not left.
+func (m *Match) Free(name Name) error {
+	i := m.seat(name)
+	switch {
+	case i < 0:
+		return fmt.Errorf("%w: %s is not on this lane", ErrUnknownPlayer, name)
+	case !m.players[i].Left:
+		return fmt.Errorf("%w: %s is still playing; only a seat its player left may be freed", ErrNameTaken, name)
+	}
+	m.drop(i)
+	return nil
+}
+
+// drop deletes seat i, keeping the player up (unless it was seat i).
+func (m *Match) drop(i int) {
+	m.players = slices.Delete(m.players, i, i+1)
+	switch {
+	case m.up > i:
+		m.up--
+	case m.up == i:
+		m.up = 0
+	}
+	if len(m.players) == 0 {
+		m.started = false // nobody who bowled is left: a match to begin again
+	}
+	m.choose()
 }
 
 // SetAway marks a player away (passed by when their turn comes) or back.

@@ -147,6 +147,26 @@ func TestMatchRemove(t *testing.T) {
 			t.Errorf("second Remove(AAA) = %v, want ErrUnknownPlayer", err)
 		}
 	})
+	t.Run("a player who bowled nothing gives the seat up mid-match", func(t *testing.T) {
+		m, _ := NewMatch("AAA", "BBB", "CCC")
+		for _, p := range []int{1, 1, 2} { // AAA bowls frame 1; BBB starts it
+			if err := m.Roll(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := m.AddLate("DDD"); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Remove("CCC"); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Remove("DDD"); err != nil {
+			t.Fatal(err)
+		}
+		if m.Len() != 2 || upString(m) != "BBB@1" {
+			t.Errorf("after CCC and DDD left having bowled nothing: %d seats, up %s; want 2 seats, BBB@1 (mid-frame)", m.Len(), upString(m))
+		}
+	})
 	t.Run("the player up leaves mid-frame", func(t *testing.T) {
 		m, _ := NewMatch("AAA", "BBB", "CCC")
 		for _, p := range []int{1, 1, 2} { // AAA bowls frame 1; BBB starts it
@@ -347,5 +367,35 @@ func TestAddLateBowlsTheMissedFramesFirst(t *testing.T) {
 	}
 	if err := m.AddLate("cy"); !errors.Is(err, ErrNameTaken) {
 		t.Errorf("AddLate(cy) = %v, want ErrNameTaken", err)
+	}
+}
+
+func TestMatchFree(t *testing.T) {
+	m, _ := NewMatch("AAA", "BBB", "CCC")
+	for _, p := range []int{1, 1, 2, 2, 10} { // frame 1 for all three
+		if err := m.Roll(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Free("BBB"); !errors.Is(err, ErrNameTaken) {
+		t.Errorf("Free of a player still in = %v, want ErrNameTaken", err)
+	}
+	if err := m.Remove("BBB"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Roll(3); err != nil { // AAA, frame 2
+		t.Fatal(err)
+	}
+	if err := m.Free("BBB"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m.Player("BBB"); ok || m.Len() != 2 {
+		t.Errorf("after Free(BBB): %d seats, BBB still there %v; want 2, gone", m.Len(), ok)
+	}
+	if got := upString(m); got != "AAA@2" {
+		t.Errorf("up after a seat freed = %s, want AAA@2 (mid-frame, kept)", got)
+	}
+	if err := m.Free("BBB"); !errors.Is(err, ErrUnknownPlayer) {
+		t.Errorf("second Free(BBB) = %v, want ErrUnknownPlayer", err)
 	}
 }

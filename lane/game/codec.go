@@ -225,7 +225,7 @@ func toRecord(e Event) (record, error) {
 		r.Epoch, r.Node = e.Epoch, e.Node
 	case SeatTaken:
 		r.Player, r.Token, r.Host, r.Bowler = string(e.Player), hex.EncodeToString(e.Token[:]), e.Host, e.Bowler
-	case GameStarted, NewGame, NextGame:
+	case GameStarted, NewGame, NextGame, Given:
 	case Rolled:
 		pins := e.Pins
 		r.Player, r.Frame, r.Ball, r.Pins, r.By = string(e.Player), e.Frame, e.Ball, &pins, string(e.By)
@@ -235,7 +235,7 @@ func toRecord(e Event) (record, error) {
 		r.Player, r.Frame, r.Ball, r.Pins, r.Was, r.By = string(e.Player), e.Frame, e.Ball, &pins, &was, string(e.By)
 		r.Standing, r.Foul = standing(e), e.Foul
 		r.At = e.At.UTC().Format(time.RFC3339)
-	case PlayerLeft, PlayerAway, PlayerBack, Readmitted:
+	case PlayerLeft, PlayerAway, PlayerBack, Readmitted, SeatFreed:
 		r.Player, r.By = string(e.Player), string(e.By)
 	case Closed:
 		r.Reason = e.Reason
@@ -333,7 +333,7 @@ func fromRecord(r record) (Event, error) {
 		}
 		copy(e.Token[:], b)
 		e.Host, e.Bowler = r.Host, r.Bowler
-	case GameStarted, NewGame, NextGame:
+	case GameStarted, NewGame, NextGame, Given:
 	case Rolled, Corrected:
 		if e.Player, err = bowling.ParseLaneName(r.Player); err != nil {
 			return e, err
@@ -360,7 +360,7 @@ func fromRecord(r record) (Event, error) {
 			}
 			e.Was, e.At = *r.Was, e.At.UTC()
 		}
-	case PlayerLeft, PlayerAway, PlayerBack, Readmitted:
+	case PlayerLeft, PlayerAway, PlayerBack, Readmitted, SeatFreed:
 		if e.Player, err = bowling.ParseLaneName(r.Player); err != nil {
 			return e, err
 		}

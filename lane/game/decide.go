@@ -36,6 +36,9 @@ var (
 	// ErrRemoved: a join under the name of a player the host removed and
 	// has not readmitted.
 	ErrRemoved = errors.New("game: removed by the host")
+	// ErrCreatorAway: a command only the host may give, on a lane that
+	// waits for its creator ([State.AwaitsCreator]).
+	ErrCreatorAway = errors.New("game: the lane waits for its creator")
 )
 
 // Open returns the event that opens a lane. A maxPlayers of 0 or less
@@ -74,7 +77,14 @@ func (s *State) Close(reason string) Event {
 // they bowl the frames they missed first ([bowling.Match.AddLate]), and a
 // player who left this game comes back to their seat and frames. A player
 // the host removed may not, until readmitted.
+//
+// A lane that awaits its creator keeps its last seat for them: only a
+// join with the host key takes it.
 func (s *State) Join(name string, token TokenHash) (Event, error) {
+	return s.join(name, token, false)
+}
+
+func (s *State) join(name string, token TokenHash, creator bool) (Event, error) {
 	n, err := bowling.ParseLaneName(name)
 	if err != nil {
 		return Event{}, err
@@ -95,6 +105,8 @@ func (s *State) Join(name string, token TokenHash) (Event, error) {
 		n = p.Name // as the seat was named
 	case s.match.Len() >= s.MaxPlayers():
 		return Event{}, fmt.Errorf("%w: all %d seats are taken", ErrLaneFull, s.MaxPlayers())
+	case !creator && s.AwaitsCreator() && s.match.Len() >= s.MaxPlayers()-1:
+		return Event{}, fmt.Errorf("%w: the last seat is kept for the lane's creator until they join", ErrLaneFull)
 	}
 	return Event{Kind: SeatTaken, Player: n, Token: token}, nil
 }
@@ -109,9 +121,51 @@ func (s *State) JoinHost(name string, token, key TokenHash) (Event, error) {
 	if s.hostKey == (TokenHash{}) || subtle.ConstantTimeCompare(key[:], s.hostKey[:]) != 1 {
 		return Event{}, fmt.Errorf("%w: that is not this lane's host key", ErrNotHost)
 	}
-	e, err := s.Join(name, token)
+	e, err := s.join(name, token, true)
 	e.Host = err == nil
 	return e, err
+}
+
+// Give decides whether the holder of the lane's host key (key is its
+// SHA-256) may give the lane away: from then on it waits for nobody, and
+// its first player seated hosts it, as on a lane made without a key. A
+// creator who makes a lane for others (a TV, a group they will not bowl
+// with) gives it away. A key that is not the lane's, or a lane without
+// one, is refused with ErrNotHost.
+func (s *State) Give(key TokenHash) (Event, error) {
+	switch {
+	case s.closed:
+		return Event{}, ErrClosed
+	case s.hostKey == (TokenHash{}):
+		return Event{}, fmt.Errorf("%w: this lane has no host key to give away", ErrNotHost)
+	case subtle.ConstantTimeCompare(key[:], s.hostKey[:]) != 1:
+		return Event{}, fmt.Errorf("%w: that is not this lane's host key", ErrNotHost)
+	}
+	return Event{Kind: Given}, nil
+}
+
+// Free decides whether by, the host, may free the seat of name, who left
+// the game in play after bowling: their frames of this game go, and the
+// seat is free for a late friend. (A player who leaves before bowling
+// frees their seat themselves.)
+func (s *State) Free(by bowling.Name, name string) (Event, error) {
+	n, err := bowling.ParseLaneName(name)
+	if err != nil {
+		return Event{}, err
+	}
+	if err := s.checkHost(by, "free a seat"); err != nil {
+		return Event{}, err
+	}
+	p, ok := s.match.Player(n)
+	switch {
+	case !ok:
+		return Event{}, fmt.Errorf("%w: %s is not on this lane", bowling.ErrUnknownPlayer, n)
+	case !p.Left:
+		return Event{}, fmt.Errorf("%w: %s is still playing; the host may remove them first", bowling.ErrNameTaken, n)
+	case len(s.game) >= MaxGameEvents:
+		return Event{}, fmt.Errorf("%w: this game has seen too many seats given up and taken again; its seats are free for the next game", ErrLaneFull)
+	}
+	return Event{Kind: SeatFreed, Player: p.Name, By: s.canonical(by)}, nil
 }
 
 // Start decides whether by, the host, may start the game.
@@ -169,7 +223,7 @@ func (s *State) Roll(t Throw) (Event, error) {
 	g := &p.Game
 	switch {
 	case t.For != t.By && t.By != s.Host() && !(t.For == up && t.UpOffline):
-		return Event{}, fmt.Errorf("%w: only the host, %s, may enter %s's roll while %s is connected", ErrNotHost, s.Host(), t.For, t.For)
+		return Event{}, fmt.Errorf("%w: only the host%s may enter %s's roll while %s is connected", ErrNotHost, s.hostNamed(), t.For, t.For)
 	case g.Over() || t.Frame != g.CurrentFrame() || t.Ball != g.Ball():
 		return Event{}, fmt.Errorf("%w: frame %d ball %d is not %s's next ball%s", ErrStaleRoll, t.Frame, t.Ball, t.For, next(g))
 	case t.For != up:
@@ -262,7 +316,7 @@ func (s *State) Correct(c Correction) (Event, error) {
 	case !ok:
 		return Event{}, fmt.Errorf("%w: %s is not on this lane", bowling.ErrUnknownPlayer, c.For)
 	case c.For != c.By && c.By != s.Host():
-		return Event{}, fmt.Errorf("%w: only the host, %s, may correct %s's ball", ErrNotHost, s.Host(), c.For)
+		return Event{}, fmt.Errorf("%w: only the host%s may correct %s's ball", ErrNotHost, s.hostNamed(), c.For)
 	}
 	g := p.Game // a copy: the state is untouched
 	if c.FromDeck {
@@ -418,10 +472,22 @@ func (s *State) checkHost(by bowling.Name, what string) error {
 	if err := s.check(by); err != nil {
 		return err
 	}
+	if s.AwaitsCreator() {
+		return fmt.Errorf("%w: nobody may %s until the lane's creator joins, or gives the lane away", ErrCreatorAway, what)
+	}
 	if host := s.Host(); !by.Same(host) {
 		return fmt.Errorf("%w: only %s, the host, may %s", ErrNotHost, host, what)
 	}
 	return nil
+}
+
+// hostNamed is ", NAME," naming the host in a message, or "" when nobody
+// hosts the lane.
+func (s *State) hostNamed() string {
+	if h := s.Host(); h != "" {
+		return ", " + string(h) + ","
+	}
+	return ""
 }
 
 // human writes a duration for a message to players: "45s", "1m30s",

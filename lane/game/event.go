@@ -22,6 +22,8 @@ const (
 	PlayerAway  Kind = "away"         // By skipped Player, up and absent: the turn passes them by
 	PlayerBack  Kind = "back"         // Player, away, came back: they bowl again as their turns come
 	Readmitted  Kind = "readmitted"   // By (the host) let Player, whom the host had removed, join the lane again
+	SeatFreed   Kind = "seat_freed"   // By (the host) freed the seat Player left after bowling: their frames of the game go
+	Given       Kind = "given"        // the holder of the host key gave the lane away: it waits for its creator no longer
 	NextGame    Kind = "next_game"    // the game is over and joins the series; the players still seated wait for the next
 	Closed      Kind = "closed"       // the lane closed, for Reason
 
@@ -45,7 +47,7 @@ type Event struct {
 	// lane's host (its creator's page has it); zero for none.
 	HostKey TokenHash
 
-	Player bowling.Name // SeatTaken, Rolled, PlayerLeft, Corrected, PlayerAway, PlayerBack
+	Player bowling.Name // SeatTaken, Rolled, PlayerLeft, Corrected, PlayerAway, PlayerBack, Readmitted, SeatFreed
 	Token  TokenHash    // SeatTaken: the SHA-256 of the seat's resume token
 	Host   bool         // SeatTaken: taken with the lane's host key: this player is the host
 	// Bowler, SeatTaken: the id of the bowler (lane/bowler) the seat is
@@ -58,7 +60,7 @@ type Event struct {
 	Deck    bowling.Deck // Rolled, Corrected: the pins standing after the ball, if HasDeck
 	HasDeck bool         // Rolled, Corrected: the ball named its deck
 	Foul    bool         // Rolled, Corrected: the ball was a foul (Pins 0)
-	By      bowling.Name // Rolled, Corrected, PlayerLeft: who did it, when not Player; PlayerAway: who skipped
+	By      bowling.Name // Rolled, Corrected, PlayerLeft: who did it, when not Player; PlayerAway: who skipped; Readmitted, SeatFreed: the host
 	Was     int          // Corrected: the pins before
 	At      time.Time    // Corrected: when, to the second, in UTC
 

@@ -238,8 +238,10 @@ func TestNewGameKeepsThePlayersStillIn(t *testing.T) {
 		t.Errorf("after a new game: %+v; want AAA and CCC, a new game", ps)
 	}
 	series := s.Series()
-	if len(series) != 1 || len(series[0].Players) != 2 || series[0].Players[0].Total() != 1 || !series[0].Players[1].Left {
-		t.Errorf("series = %+v, want the first game: AAA 1, BBB left", series)
+	// BBB left before bowling a ball: the seat was given up, and the
+	// game has no line of theirs.
+	if len(series) != 1 || len(series[0].Players) != 1 || series[0].Players[0].Total() != 1 {
+		t.Errorf("series = %+v, want the first game: AAA 1 alone", series)
 	}
 	if name, ok := s.Holder(tokenA); !ok || name != "AAA" {
 		t.Errorf("AAA's token after a new game resumes %q, %v", name, ok)
@@ -422,6 +424,8 @@ func TestRemove(t *testing.T) {
 		{"start", start("AAA"), nil, Playing},
 		{"AAA 3", roll("AAA", 3), nil, Playing},
 		{"AAA 4", roll("AAA", 4), nil, Playing},
+		{"BBB 5", roll("BBB", 5), nil, Playing},
+		{"BBB 4", roll("BBB", 4), nil, Playing},
 		{"BBB removes AAA", remove("BBB", "AAA"), ErrNotHost, Playing},
 		{"the host removes nobody seated", remove("AAA", "ZZZ"), bowling.ErrUnknownPlayer, Playing},
 		{"the host removes a bad name", remove("AAA", "Z1"), bowling.ErrInvalidName, Playing},
@@ -701,5 +705,110 @@ func TestGameNumbersGoOnPastTheSeries(t *testing.T) {
 	}
 	if got := Replay([]Event{e}).GameNumber(); got != MaxSeries+6 {
 		t.Errorf("restored from a snapshot, the next game is %d, want %d", got, MaxSeries+6)
+	}
+}
+
+// TestCreatorAwaited: a lane with a host key waits for its creator. A
+// crawler that joins it first, however many seats it takes, may not
+// start it nor host it, and leaves the last seat free for the creator;
+// once the creator joins (or gives the lane away) the game may start.
+func TestCreatorAwaited(t *testing.T) {
+	open := Open("lane1", "Friday", 3)
+	open.HostKey = HashToken("the key")
+	give := func(key string) func(*State) (Event, error) {
+		return func(s *State) (Event, error) { return s.Give(HashToken(key)) }
+	}
+	s := runFrom(t, open, []step{
+		{"a crawler joins the new lane", join("BOT", HashToken("b1")), nil, Waiting},
+		{"and again", join("BOTB", HashToken("b2")), nil, Waiting},
+		{"the last seat is the creator's", join("BOTC", HashToken("b3")), ErrLaneFull, Waiting},
+		{"the crawler may not start", start("BOT"), ErrCreatorAway, Waiting},
+		{"nor remove anyone", remove("BOT", "BOTB"), ErrCreatorAway, Waiting},
+		{"a wrong key gives nothing away", give("not the key"), ErrNotHost, Waiting},
+		{"the creator takes the kept seat", func(s *State) (Event, error) {
+			return s.JoinHost("Ann", HashToken("a"), HashToken("the key"))
+		}, nil, Waiting},
+		{"the creator frees a crawler's seat", remove("Ann", "BOTB"), nil, Waiting},
+		{"a friend takes it", join("Kim", HashToken("k")), nil, Waiting},
+		{"the crawler still may not start", start("BOT"), ErrNotHost, Waiting},
+		{"the creator starts", start("Ann"), nil, Playing},
+	})
+	if s.AwaitsCreator() || s.Host() != "Ann" {
+		t.Fatalf("after the creator joined: awaits %v, host %q; want false, Ann", s.AwaitsCreator(), s.Host())
+	}
+
+	// Given away: nobody is awaited, the first seated hosts, every seat
+	// is anyone's; and there is no key left to give.
+	s = runFrom(t, open, []step{
+		{"a friend joins", join("Kim", HashToken("k")), nil, Waiting},
+		{"Kim may not start yet", start("Kim"), ErrCreatorAway, Waiting},
+		{"the creator gives the lane away", give("the key"), nil, Waiting},
+		{"a second friend", join("Lee", HashToken("l")), nil, Waiting},
+		{"a third takes the last seat", join("Moe", HashToken("m")), nil, Waiting},
+		{"given twice", give("the key"), ErrNotHost, Waiting},
+		{"the key makes no host now", func(s *State) (Event, error) {
+			return s.JoinHost("Ann", HashToken("a"), HashToken("the key"))
+		}, ErrNotHost, Waiting},
+		{"Kim, first seated, starts", start("Kim"), nil, Playing},
+	})
+	if s.AwaitsCreator() || s.Host() != "Kim" {
+		t.Fatalf("given away: awaits %v, host %q; want false, Kim", s.AwaitsCreator(), s.Host())
+	}
+
+	plain := Replay([]Event{Open("lane2", "no key", 0)})
+	if plain.AwaitsCreator() {
+		t.Error("a lane without a host key awaits a creator")
+	}
+	if _, err := plain.Give(HashToken("")); !errors.Is(err, ErrNotHost) {
+		t.Errorf("giving away a lane without a key: %v, want ErrNotHost", err)
+	}
+}
+
+// TestSeatsFreed: a seat left before its player bowled is free at once,
+// in the middle of a game too, so that joining and leaving under other
+// names cannot use up a lane's seats; a seat left after bowling keeps its
+// frames until the host frees it.
+func TestSeatsFreed(t *testing.T) {
+	free := func(by bowling.Name, name string) func(*State) (Event, error) {
+		return func(s *State) (Event, error) { return s.Free(by, name) }
+	}
+	steps := []step{
+		{"Ann joins", join("Ann", HashToken("a")), nil, Waiting},
+		{"Kim joins", join("Kim", HashToken("k")), nil, Waiting},
+		{"start", start("Ann"), nil, Playing},
+		{"Ann 3", roll("Ann", 3), nil, Playing},
+		{"Ann 4", roll("Ann", 4), nil, Playing},
+	}
+	// A spectator burns seats: joins late under a name and leaves.
+	for _, n := range []string{"Aa", "Bb", "Cc", "Dd", "Ee", "Ff", "Gg", "Hh"} {
+		steps = append(steps,
+			step{"a burner joins as " + n, join(n, HashToken(n)), nil, Playing},
+			step{"and leaves", leave(bowling.Name(n)), nil, Playing})
+	}
+	steps = append(steps,
+		step{"Kim 9", roll("Kim", 9), nil, Playing},
+		step{"Kim 0", roll("Kim", 0), nil, Playing},
+		step{"Lee, late, joins", join("Lee", HashToken("l")), nil, Playing},
+		step{"Lee 5", roll("Lee", 5), nil, Playing},
+		step{"Lee 5", roll("Lee", 5), nil, Playing},
+		step{"Lee leaves, having bowled", leave("Lee"), nil, Playing},
+		step{"Kim may not free a seat", free("Kim", "Lee"), ErrNotHost, Playing},
+		step{"nor the host a seated player's", free("Ann", "Kim"), bowling.ErrNameTaken, Playing},
+		step{"nor a seat nobody had", free("Ann", "Zed"), bowling.ErrUnknownPlayer, Playing},
+		step{"the host frees Lee's seat", free("Ann", "lee"), nil, Playing},
+		step{"Moe takes it", join("Moe", HashToken("m")), nil, Playing},
+		step{"Ann may not bowl ahead of Moe", roll("Ann", 10), bowling.ErrNotYourTurn, Playing},
+	)
+	s := runOn(t, 3, steps)
+	var names []bowling.Name
+	for _, p := range s.Match().Players() {
+		names = append(names, p.Name)
+	}
+	if !slices.Equal(names, []bowling.Name{"Ann", "Kim", "Moe"}) {
+		t.Errorf("seats %v, want Ann, Kim, Moe: the burner's and Lee's seats freed", names)
+	}
+	// Moe, late, bowls the frame missed before the others go on.
+	if seat, frame, _ := s.Match().Up(); seat != 2 || frame != 1 {
+		t.Errorf("up: seat %d frame %d, want Moe's frame 1", seat, frame)
 	}
 }

@@ -144,6 +144,18 @@ func (s *State) Apply(e Event) {
 		}
 	case Readmitted:
 		s.removed = slices.DeleteFunc(slices.Clone(s.removed), func(n bowling.Name) bool { return n.Same(e.Player) })
+	case SeatFreed:
+		if s.match.Free(e.Player) != nil {
+			return
+		}
+		if s.match.Len() == 0 {
+			s.started = false // every seat freed: wait for players again
+			s.game = s.game[:0]
+			return
+		}
+		s.game = append(s.game, keep(e)) // the rolls before it stay: a snapshot replays them, then this
+	case Given:
+		s.hostKey, s.hostSeat = TokenHash{}, TokenHash{}
 	case Corrected:
 		if s.started {
 			if correctMatch(&s.match, e.Player, e.Frame, e.Ball, e.bowled()) == nil {
@@ -171,7 +183,8 @@ func (s *State) Apply(e Event) {
 }
 
 func (s *State) leave(e Event) {
-	bowled := s.match.Started()
+	p, _ := s.match.Player(e.Player)
+	bowled := p.Game.NumRolls() > 0
 	if s.match.Remove(e.Player) != nil {
 		return
 	}
@@ -180,10 +193,11 @@ func (s *State) leave(e Event) {
 		s.game = append(s.game, keep(e)) // the frames stay, the turn skips them
 		return
 	}
-	// Before the first ball the seat is given up: the game's log forgets
-	// it, so that joining and leaving does not grow a snapshot, and so the
-	// player being skipped or back, which a snapshot could not replay
-	// without their seat.
+	// A player who bowled no ball gives the seat up: the game's log
+	// forgets it, so that joining and leaving does not grow a snapshot
+	// (nor keep a seat from the next arrival), and so the player being
+	// skipped or back, which a snapshot could not replay without their
+	// seat.
 	s.game = slices.DeleteFunc(s.game, func(p played) bool {
 		switch g := p.event(); g.Kind {
 		case SeatTaken, PlayerAway, PlayerBack:
@@ -246,7 +260,7 @@ func (s *State) restore(l *LaneSnapshot) {
 	}
 	for _, e := range l.Game {
 		switch e.Kind {
-		case SeatTaken, GameStarted, Rolled, PlayerLeft, Corrected, PlayerAway, PlayerBack:
+		case SeatTaken, GameStarted, Rolled, PlayerLeft, Corrected, PlayerAway, PlayerBack, SeatFreed:
 			s.Apply(e)
 		}
 	}
@@ -372,9 +386,10 @@ func (s *State) Holder(token TokenHash) (bowling.Name, bool) {
 // player who took their seat with the lane's host key while they hold
 // that seat (see [State.JoinHost]: the seat, not the name — another who
 // joins under that name after they left is not the host), otherwise the first player seated, or after they
-// leave the next in seat order; "" on a lane nobody is seated on.
+// leave the next in seat order; "" on a lane nobody is seated on, and on a
+// lane that awaits its creator ([State.AwaitsCreator]).
 func (s *State) Host() bowling.Name {
-	if len(s.seats) == 0 {
+	if len(s.seats) == 0 || s.AwaitsCreator() {
 		return ""
 	}
 	if s.hostSeat != (TokenHash{}) {
@@ -385,6 +400,15 @@ func (s *State) Host() bowling.Name {
 		}
 	}
 	return s.seats[0].name
+}
+
+// AwaitsCreator reports whether the lane waits for its creator: it has a
+// host key and nobody has joined with it yet, nor has its holder given the
+// lane away ([State.Give]). Until then nobody hosts it: no game starts, and
+// a seat is kept for the creator. A crawler that joins a new lane the
+// moment it is listed cannot take it from the friends it was made for.
+func (s *State) AwaitsCreator() bool {
+	return s.hostKey != (TokenHash{}) && s.hostSeat == (TokenHash{})
 }
 
 // Corrections returns the Corrected events of the game in play, oldest

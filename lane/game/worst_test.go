@@ -27,8 +27,9 @@ func worstName(t testing.TB, i int) bowling.Name {
 // playWorstGame plays a game of the largest log the rules allow on s:
 // every seat taken, every ball of every frame bowled with its deck or as
 // a foul, and as many corrections as a game takes.
-// If afterFirst is set, it runs after the game's first ball.
-func playWorstGame(t testing.TB, s *State, names []bowling.Name, corrections int, afterFirst func()) {
+// If afterLast is set, it runs after the last seat's first ball: every
+// player has bowled, so none who leaves then gives a seat up.
+func playWorstGame(t testing.TB, s *State, names []bowling.Name, corrections int, afterLast func()) {
 	t.Helper()
 	must := func(e Event, err error) {
 		t.Helper()
@@ -57,9 +58,9 @@ func playWorstGame(t testing.TB, s *State, names []bowling.Name, corrections int
 			th.Foul = true
 		}
 		must(s.Roll(th))
-		if afterFirst != nil {
-			afterFirst()
-			afterFirst = nil
+		if afterLast != nil && p.Name == names[len(names)-1] {
+			afterLast()
+			afterLast = nil
 		}
 	}
 	at := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
@@ -173,6 +174,10 @@ func TestGameEventsBounded(t *testing.T) {
 		{what: "Cat joins", cmd: func(s *State) (Event, error) { return s.Join("CAT", HashToken("c")) }, phase: Waiting},
 		{what: "start", cmd: func(s *State) (Event, error) { return s.Start("ANN") }, phase: Playing},
 		{what: "Ann's strike", cmd: func(s *State) (Event, error) { return s.Roll(Throw{By: "ANN", Frame: 1, Ball: 1, Pins: 10}) }, phase: Playing},
+		{what: "Bob's strike", cmd: func(s *State) (Event, error) { return s.Roll(Throw{By: "BOB", Frame: 1, Ball: 1, Pins: 10}) }, phase: Playing},
+		// Cat bowls: a player who leaves before bowling gives the seat up,
+		// and their log with it; one who bowled keeps their frames.
+		{what: "Cat's strike", cmd: func(s *State) (Event, error) { return s.Roll(Throw{By: "CAT", Frame: 1, Ball: 1, Pins: 10}) }, phase: Playing},
 	})
 	joins, refused := 0, false
 	for range 2 * MaxGameEvents {
@@ -198,7 +203,7 @@ func TestGameEventsBounded(t *testing.T) {
 	if !errors.Is(err, ErrNotAway) || !strings.Contains(err.Error(), "too many") {
 		t.Errorf("a skip past MaxGameEvents: %v, want ErrNotAway saying why", err)
 	}
-	e, err := s.Roll(Throw{By: "BOB", Frame: 1, Ball: 1, Pins: 7})
+	e, err := s.Roll(Throw{By: "ANN", Frame: 2, Ball: 1, Pins: 7})
 	if err != nil {
 		t.Fatalf("the others play on: %v", err)
 	}

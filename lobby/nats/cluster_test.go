@@ -181,7 +181,7 @@ func createLane(t *testing.T, at *node, name string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), wait)
 	defer cancel()
-	l, err := at.API.CreateLane(ctx, name)
+	l, err := at.API.Create(ctx, protocol.CreateLane{Name: name, GiveAway: true}) // whoever joins first hosts it
 	if err != nil {
 		t.Fatalf("creating a lane on %s: %v", at.Name, err)
 	}

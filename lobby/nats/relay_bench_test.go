@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tenpin/tenpin/lobby/nats"
+	"github.com/tenpin/tenpin/protocol"
 )
 
 // BenchmarkRelayedRoll measures a command through a relay: a player on
@@ -19,7 +20,7 @@ import (
 // boards/op the boards the watchers were sent.
 func BenchmarkRelayedRoll(b *testing.B) {
 	ctx := context.Background()
-	l, err := nodes[0].API.CreateLane(ctx, "relayed bench")
+	l, err := nodes[0].API.Create(ctx, protocol.CreateLane{Name: "relayed bench", GiveAway: true})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -108,7 +108,7 @@ func TestConnAgainstLobby(t *testing.T) {
 	}
 	defer player.Close()
 	defer watcher.Close()
-	w, err := player.Join(ctx, "abc")
+	w, err := player.JoinHost(ctx, "abc", l.HostKey)
 	if err != nil || w.Name != "abc" || w.Token == "" {
 		t.Fatalf("Join = %+v, %v", w, err)
 	}

@@ -448,6 +448,20 @@ func (c *Conn) Remove(ctx context.Context, name string) (*protocol.Ack, error) {
 	return ack(c.Do(ctx, protocol.Request{Type: protocol.TypeRemove, Name: name}))
 }
 
+// Give gives the lane away with its host key (a "give"): it waits for its
+// creator no longer, and its first player seated hosts it. The connection
+// need not be seated.
+func (c *Conn) Give(ctx context.Context, key string) (*protocol.Ack, error) {
+	return ack(c.Do(ctx, protocol.Request{Type: protocol.TypeGive, HostKey: key}))
+}
+
+// Free frees the seat of a player who left the game after bowling (a
+// "free"; the host's): their frames of this game go, and the seat is free
+// for another player.
+func (c *Conn) Free(ctx context.Context, name string) (*protocol.Ack, error) {
+	return ack(c.Do(ctx, protocol.Request{Type: protocol.TypeFree, Name: name}))
+}
+
 func welcome(m protocol.Message, err error) (*protocol.Welcome, error) {
 	if err != nil {
 		return nil, err

@@ -37,7 +37,9 @@ func Example() {
 	}
 	defer conn.Close()
 
-	w, err := conn.Join(ctx, "PJS")
+	// The lane's creator joins with its host key: the lane waits for
+	// them, and they host it.
+	w, err := conn.JoinHost(ctx, "PJS", l.HostKey)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -79,8 +79,8 @@ export function boardRows(b, view) {
     const won = top !== null && !p.left && p.total === top;
     const cls = [isUp ? "up" : "", p.left ? "left" : "", p.away ? "away" : "", won ? "winner" : ""].join(" ").trim();
     // The host's menu for another player (remove; readmit, once
-    // removed) opens from their name.
-    const menu = view.host && p.name !== view.seat && (!p.left || p.removed);
+    // removed; free the seat, once left) opens from their name.
+    const menu = view.host && p.name !== view.seat;
     const name = menu
       ? el("button", { type: "button", class: "name", text: p.name, title: t("optionsFor", p.name),
         onclick: () => view.onName(p.name) })

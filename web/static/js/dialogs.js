@@ -213,6 +213,13 @@ function startPlayerMenu() {
     lane.send({ type: "remove", name });
     closeDialogs();
   });
+  // Freeing a left seat drops that player's frames of this game: ask.
+  $("#free").addEventListener("click", () => {
+    const name = lane.state.menuFor;
+    if (!name || !window.confirm(t("confirmFree", name))) return;
+    lane.send({ type: "free", name });
+    closeDialogs();
+  });
   // Letting a removed player back undoes a removal: no question.
   $("#readmit").addEventListener("click", () => {
     const name = lane.state.menuFor;
@@ -234,14 +241,18 @@ export function renderPlayerMenu() {
   if (!name) return;
   const b = lane.state.board;
   const p = b && b.players.find((q) => q.name === name);
-  if (!p || (p.left && !p.removed) || !lane.isHost()) {
+  if (!p || !lane.isHost()) {
     closeDialogs();
     return;
   }
   $("#player-title").textContent = name;
-  $("#player-status").textContent = p.removed ? t("menuRemoved", name) : p.away ? t("menuAway", name)
-    : p.connected ? t("menuConnected", name) : t("menuOffline", name);
-  $("#remove").hidden = !!p.removed;
+  $("#player-status").textContent = p.removed ? t("menuRemoved", name) : p.left ? t("menuLeft", name)
+    : p.away ? t("menuAway", name) : p.connected ? t("menuConnected", name) : t("menuOffline", name);
+  // A seat its player left (or the host removed them from) stays theirs,
+  // frames and all, until the host frees it for a late friend.
+  $("#free").hidden = !p.left;
+  $("#free").textContent = t("freeButton", name);
+  $("#remove").hidden = !!p.left;
   $("#remove").textContent = t("removeButton", name);
   $("#readmit").hidden = !p.removed;
   $("#readmit").textContent = t("readmitButton", name);

@@ -173,6 +173,15 @@ function startLane(id) {
   });
   $("#retry-now").addEventListener("click", () => sock.retryNow());
   $("#start").addEventListener("click", () => sendOnce("start"));
+  // The creator who will not bowl lets the others start without them:
+  // the key then makes nobody the host, so the page forgets it.
+  $("#give").addEventListener("click", () => {
+    const key = storedHostKey();
+    if (!key || !window.confirm(t("confirmGive"))) return;
+    if (sendOnce("give", { host_key: key })) {
+      try { localStorage.removeItem(hostKeyKey(state.id)); } catch { /* storage off */ }
+    }
+  });
   // Rematch, leave and remove cannot be undone, and a lane is a place
   // where a phone gets bumped: ask first.
   $("#rematch").addEventListener("click", () => {
@@ -268,9 +277,9 @@ function renderKept(b) {
 
 // sendOnce sends a command of type unless one is in flight, and reports
 // whether it was sent.
-function sendOnce(type) {
+function sendOnce(type, fields = {}) {
   if (state.waiting[type]) return false;
-  const id = send({ type });
+  const id = send({ type, ...fields });
   if (id) state.waiting[type] = id;
   render();
   return !!id;
@@ -578,8 +587,12 @@ function render() {
 
   // After a rematch the next game waits, like the first, for the host.
   const next = !!b.series;
+  // A lane that waits for its creator says so: nobody may start it, and
+  // the creator's own page (it holds the host key) may give it away.
+  const creator = !!b.creator_away && !seated && !!storedHostKey();
   const phase = {
-    waiting: host ? t(next ? "phaseNextHost" : "phaseWaitingHost")
+    waiting: b.creator_away ? t(creator ? "phaseCreatorYou" : "phaseCreatorAway")
+      : host ? t(next ? "phaseNextHost" : "phaseWaitingHost")
       : b.host ? t("phaseWaitingFor", b.host, next) : t("phaseWaiting"),
     playing: "",
     finished: t("phaseOver", seated && !host && b.host ? b.host : ""),
@@ -600,6 +613,8 @@ function render() {
   $("#me").textContent = seated ? t("youAre", state.seat) : t("youWatch");
   // Only the host may start and rematch: the others are told who can.
   $("#start").hidden = !(host && b.phase === "waiting");
+  $("#give").hidden = !creator;
+  $("#give").disabled = !!state.waiting.give;
   $("#start").disabled = !!state.waiting.start;
   $("#rematch").disabled = !!state.waiting.rematch;
   $("#skip").disabled = !!state.waiting.skip;

@@ -88,8 +88,16 @@ func (l *lane) play(ctx context.Context, at time.Time) {
 		}
 		users = append(users, c)
 	}
-	for _, p := range players {
-		w, err := p.conn.Join(ctx, p.name)
+	for i, p := range players {
+		join := p.conn.Join
+		if i == 0 {
+			// The first player is the lane's creator: the lane waits for
+			// them, and they host it.
+			join = func(ctx context.Context, name string) (*protocol.Welcome, error) {
+				return p.conn.JoinHost(ctx, name, sum.HostKey)
+			}
+		}
+		w, err := join(ctx, p.name)
 		if err != nil {
 			if ctx.Err() == nil {
 				r.fail("lane %d %s: join: %v", l.n, p.name, err)

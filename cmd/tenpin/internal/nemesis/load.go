@@ -464,7 +464,9 @@ func (r *Run) createLane(ctx context.Context, name string, node int) (string, er
 	for try := 0; ; try++ {
 		n := r.nodes[(node+try)%len(r.nodes)]
 		cctx, cancel := context.WithTimeout(ctx, commandTimeout)
-		l, err := (&client.Client{URL: n.url, HTTPClient: r.http}).CreateLane(cctx, name)
+		// Given away: its players join in any order, and the first seated
+		// hosts it, whichever node's creation answered.
+		l, err := (&client.Client{URL: n.url, HTTPClient: r.http}).Create(cctx, protocol.CreateLane{Name: name, GiveAway: true})
 		cancel()
 		if err == nil {
 			return l.ID, nil

@@ -33,6 +33,8 @@ export default {
   joinHelp: "1 to 12 letters, like Jo or 홍길동",
   langSwitch: "Language",
   start: "Start game",
+  give: "Let them start without me",
+  confirmGive: "Let the others start and host this lane without you? Your link stops making you its host.",
   rematch: "Rematch",
   leave: "Leave",
   scoreboard: "Scoreboard",
@@ -180,6 +182,8 @@ export default {
   phaseNextHost: "Next game: others may join; start when everyone is in.",
   phaseWaitingFor: (host, next) => `Waiting for ${host} to start${next ? " the next game" : ""}.`,
   phaseWaiting: "Waiting for players to join.",
+  phaseCreatorAway: "Waiting for the lane's creator: the game starts once they join.",
+  phaseCreatorYou: "Your lane waits for you: join to host it, or let the others start without you.",
   phaseOver: (host) => "Game over." + (host ? ` ${host} can start a rematch.` : ""),
   spectators: (n) => `${n} watching.`,
   youWatching: (others) => others === 0 ? "Only you are watching." : `You and ${others} other${others === 1 ? "" : "s"} are watching.`,
@@ -263,6 +267,9 @@ export default {
   menuConnected: (name) => `${name} is connected.`,
   menuOffline: (name) => `${name} is offline.`,
   removeButton: (name) => `Remove ${name} from the lane`,
+  menuLeft: (name) => `${name} left: their seat is kept, frames and all, until you free it.`,
+  freeButton: (name) => `Free ${name}'s seat`,
+  confirmFree: (name) => `Free ${name}'s seat? Their frames of this game go, and a late friend can take the seat.`,
 
   // The lobby opened as localhost.
   localWarning: "You opened this page as localhost: its links and QR codes open on this computer only, not on friends' phones.",
@@ -277,6 +284,10 @@ export default {
   tvScan: "Scan to join",
   tvHouseTitle: "Lanes — tenpin",
   tvNoLanes: "No lanes to show: add ?lanes= and their ids, separated by commas, to the address.",
+  tvNoSuchLane: "No such lane",
+  tvNoSuchLaneWhy: (id) => `This server has no lane “${id}”: check this screen's address. The lane may have closed.`,
+  tvPlace: "Place",
+  tvThisGame: "Game",
 
   errors: {
     bad_message: "The server could not read that message: reload the page and try again.",
@@ -289,6 +300,7 @@ export default {
     not_your_turn: "It is not your turn.",
     stale_roll: "That ball was entered already: the board shows what counted.",
     not_host: "Only the host can do that.",
+    creator_away: "The lane waits for its creator: nobody can start it until they join.",
     invalid_pins: "Those pins cannot be: more than are standing, or a pin that is down.",
     bad_token: "Your seat is no longer yours: join again.",
     not_seated: "Only a player on this lane can do that.",

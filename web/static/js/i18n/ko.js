@@ -30,6 +30,8 @@ export default {
   joinHelp: "1~12글자, 예: 홍길동",
   langSwitch: "언어",
   start: "게임 시작",
+  give: "나 없이 시작하게 하기",
+  confirmGive: "다른 사람들이 나 없이 이 레인을 시작하고 진행하게 할까요? 이 링크로는 더 이상 호스트가 되지 않습니다.",
   rematch: "한 게임 더",
   leave: "나가기",
   scoreboard: "점수판",
@@ -178,6 +180,8 @@ export default {
   phaseNextHost: "다음 게임: 다른 사람도 참가할 수 있습니다. 모두 모이면 시작하세요.",
   phaseWaitingFor: (host, next) => `${host}님이 ${next ? "다음 게임을 " : ""}시작하기를 기다리는 중.`,
   phaseWaiting: "선수를 기다리는 중.",
+  phaseCreatorAway: "레인을 만든 사람을 기다리는 중: 그 사람이 참가하면 게임을 시작할 수 있습니다.",
+  phaseCreatorYou: "내가 만든 레인입니다: 참가해서 진행하거나, 나 없이 시작하게 하세요.",
   phaseOver: (host) => "게임 끝." + (host ? ` ${host}님이 한 게임 더 시작할 수 있습니다.` : ""),
   spectators: (n) => `${n}명 관전 중.`,
   youWatching: (others) => others === 0 ? "나 혼자 관전 중." : `나와 ${others}명이 관전 중.`,
@@ -261,6 +265,9 @@ export default {
   menuConnected: (name) => `${name}님은 연결되어 있습니다.`,
   menuOffline: (name) => `${name}님은 오프라인입니다.`,
   removeButton: (name) => `${name}님을 레인에서 내보내기`,
+  menuLeft: (name) => `${name}님은 나갔습니다: 자리를 비워 줄 때까지 프레임과 함께 자리가 남아 있습니다.`,
+  freeButton: (name) => `${name}님의 자리 비우기`,
+  confirmFree: (name) => `${name}님의 자리를 비울까요? 이 게임의 프레임은 사라지고, 늦게 온 친구가 그 자리에 앉을 수 있습니다.`,
 
   // 로컬호스트로 연 로비.
   localWarning: "이 페이지를 로컬호스트 주소로 열었습니다: 링크와 큐알 코드가 이 컴퓨터에서만 열리고 친구의 휴대폰에서는 열리지 않습니다.",
@@ -275,6 +282,10 @@ export default {
   tvScan: "스캔해서 참가하세요",
   tvHouseTitle: "레인 — 텐핀",
   tvNoLanes: "보여 줄 레인이 없습니다: 주소에 ?lanes= 와 레인 아이디를 쉼표로 구분해 넣으세요.",
+  tvNoSuchLane: "없는 레인입니다",
+  tvNoSuchLaneWhy: (id) => `이 서버에는 “${id}” 레인이 없습니다. 이 화면의 주소를 확인하세요. 레인이 닫혔을 수도 있습니다.`,
+  tvPlace: "순위",
+  tvThisGame: "이번 게임",
 
   errors: {
     bad_message: "서버가 메시지를 읽지 못했습니다: 페이지를 새로 고치고 다시 해 보세요.",
@@ -287,6 +298,7 @@ export default {
     not_your_turn: "내 차례가 아닙니다.",
     stale_roll: "그 투구는 이미 입력되었습니다: 점수판에 반영된 것이 보입니다.",
     not_host: "호스트만 할 수 있습니다.",
+    creator_away: "레인을 만든 사람을 기다리는 중입니다: 그 사람이 참가하기 전에는 아무도 시작할 수 없습니다.",
     invalid_pins: "그런 핀은 있을 수 없습니다: 서 있는 것보다 많거나, 이미 쓰러진 핀입니다.",
     bad_token: "자리가 더 이상 내 것이 아닙니다: 다시 참가하세요.",
     not_seated: "이 레인의 선수만 할 수 있습니다.",
