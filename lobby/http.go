@@ -156,8 +156,13 @@ func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
 		lb.fail(w, protocol.CodeBadRequest, `the body must be one JSON object like {"name":"Friday night"}: `+strings.TrimPrefix(err.Error(), protocol.ErrUndecodable.Error()+": "))
 		return
 	}
-	key := rand.Text()
-	l, err := lb.create(r.Context(), body.Name, addr, body.Private, game.HashToken(key))
+	key, hash := rand.Text(), game.TokenHash{}
+	if body.GiveAway {
+		key = "" // a lane given away has no host key: it waits for nobody
+	} else {
+		hash = game.HashToken(key)
+	}
+	l, err := lb.create(r.Context(), body.Name, addr, body.Private, hash)
 	if errors.Is(err, errAddrLimit) {
 		// A lane nobody is on closes after the idle timeout: the soonest
 		// one of this address's lanes can make room.
