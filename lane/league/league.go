@@ -1,0 +1,341 @@
+package league
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tenpin/tenpin/lane/bowling"
+)
+
+// Errors of a league's decisions. The errors returned wrap one of these
+// (or [ErrInvalid]) and say what was refused and why.
+var (
+	// ErrWeek: a night opened out of turn (the week before it is not
+	// closed, a night is open, the season is over), or a score or a
+	// closing for a week whose night has not been opened.
+	ErrWeek = errors.New("league: not that week's night")
+	// ErrUnknownBowler: a name that is neither a bowler of the league nor
+	// a substitute of the night.
+	ErrUnknownBowler = errors.New("league: unknown bowler")
+	// ErrInvalidNight: an opening with an absence named twice, or a
+	// substitute whose name is taken or not a name, or whose average is
+	// out of bounds.
+	ErrInvalidNight = errors.New("league: invalid night")
+	// ErrInvalidScore: a score of no game (outside 0 to 300, or of a game
+	// the night does not have), or for an absent bowler's place.
+	ErrInvalidScore = errors.New("league: invalid score")
+	// ErrIncomplete: closing a night with games still to score.
+	ErrIncomplete = errors.New("league: night incomplete")
+)
+
+// Kind names what happened in a league. Kinds are stored: never rename
+// one.
+type Kind string
+
+// The kinds of event.
+const (
+	Opened    Kind = "opened"    // the night of Week opened, with its Absent bowlers
+	Scored    Kind = "scored"    // Bowler bowled Pins in game Game of Week's night
+	Corrected Kind = "corrected" // Bowler's game Game of Week's night, Was pins, is Pins
+	Closed    Kind = "closed"    // the night of Week closed: its averages stand
+)
+
+// Event is one change of a league. Only the fields of its Kind are set.
+// A league is its [Settings] and its events: [Replay] rebuilds it.
+type Event struct {
+	Kind   Kind
+	Week   int       // from 1
+	Absent []Absence // Opened
+	Bowler string    // Scored, Corrected: a league bowler or the night's substitute, spelt as the league does
+	Game   int       // Scored, Corrected: from 1
+	Pins   int       // Scored, Corrected: the game's scratch score
+	Was    int       // Corrected: the score before
+}
+
+// Absence is a bowler marked absent when a night opens, and who bowls in
+// their place, if anyone.
+type Absence struct {
+	Bowler string
+	Sub    Substitute // the zero value: nobody; the place scores as absent
+}
+
+// Substitute is someone bowling in an absent bowler's place for a night.
+// They are not a bowler of the league: their games count for the team
+// (its pins, points and highs) and for nothing personal, not even for
+// the bowler whose place they take.
+type Substitute struct {
+	Name    string // a lane's name, not a bowler's of the league, once in the night
+	Average int    // their average, 1 to 300, for their handicap; 0 for none
+}
+
+// GameScore is a game bowled: the week's night, who bowled it (a bowler
+// of the league, or a substitute of the night), which game (from 1) and
+// its scratch score.
+type GameScore struct {
+	Week   int
+	Bowler string
+	Game   int
+	Pins   int
+}
+
+// League is a league's season: its settings, its schedule and its nights,
+// with standings kept as games are scored. Its decisions ([League.Open],
+// [League.Score], [League.Close]) check a command and return the event it
+// makes, changing nothing; [League.Apply] applies an event, and cannot
+// fail. A League is not safe for concurrent use: one goroutine owns it.
+type League struct {
+	s        Settings
+	size     int // places a team fields: the longest roster
+	schedule [][]Match
+	members  []member       // every bowler of the league, team by team in roster order
+	byKey    map[string]int // a member's name key: the member
+	nights   []*night       // nights[w-1] is week w's
+	base     totals         // the closed nights'
+}
+
+// member is a bowler of the league.
+type member struct {
+	name        string
+	team, place int
+	entering    int // 0 for none
+}
+
+// New returns a league with the settings and no night bowled, or an error
+// wrapping [ErrInvalid] that says which setting is impossible and why.
+func New(s Settings) (*League, error) {
+	s, err := s.check()
+	if err != nil {
+		return nil, err
+	}
+	weeks := s.Weeks
+	if weeks == 0 {
+		weeks = len(s.Teams) - 1
+	}
+	l := &League{s: s, schedule: Schedule(len(s.Teams), weeks), byKey: make(map[string]int)}
+	for t, team := range s.Teams {
+		l.size = max(l.size, len(team.Bowlers))
+		for p, b := range team.Bowlers {
+			l.byKey[key(b.Name)] = len(l.members)
+			l.members = append(l.members, member{name: b.Name, team: t, place: p, entering: b.Average})
+		}
+	}
+	l.base = newTotals(len(s.Teams), len(l.members))
+	return l, nil
+}
+
+// Replay returns the league of the settings after the events, in order.
+// The error is New's.
+func Replay(s Settings, events []Event) (*League, error) {
+	l, err := New(s)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range events {
+		l.Apply(e)
+	}
+	return l, nil
+}
+
+// Settings returns the league's settings, their names as the league keeps
+// them (trimmed, in normal form C).
+func (l *League) Settings() Settings {
+	s := l.s
+	s.Teams = make([]Team, len(l.s.Teams))
+	for i, t := range l.s.Teams {
+		s.Teams[i] = Team{Name: t.Name, Bowlers: append([]Bowler(nil), t.Bowlers...)}
+	}
+	return s
+}
+
+// Schedule returns the season's weeks and their matches (see [Schedule]).
+func (l *League) Schedule() [][]Match {
+	out := make([][]Match, len(l.schedule))
+	for i, w := range l.schedule {
+		out[i] = append([]Match(nil), w...)
+	}
+	return out
+}
+
+// Night returns the week of the night in play, and whether it is open: the
+// week a night is open for, or else the next one to open (one past the
+// season when it is over).
+func (l *League) Night() (week int, open bool) {
+	if n := len(l.nights); n > 0 && !l.nights[n-1].closed {
+		return n, true
+	}
+	return len(l.nights) + 1, false
+}
+
+// Open decides the opening of week's night with the bowlers absent, and who
+// bowls in their places. Nights are bowled in the order of the weeks: a
+// night opens once the one before it is closed. Each absent bowler's place
+// scores their average before the night less AbsentMinus, with their
+// handicap, unless a substitute takes it.
+func (l *League) Open(week int, absent []Absence) (Event, error) {
+	next, open := l.Night()
+	switch {
+	case open:
+		return Event{}, fmt.Errorf("%w: week %d's night is open: close it before week %d's", ErrWeek, next, week)
+	case next > len(l.schedule):
+		return Event{}, fmt.Errorf("%w: the season's %d weeks are over", ErrWeek, len(l.schedule))
+	case week != next:
+		return Event{}, fmt.Errorf("%w: week %d opens next, not week %d", ErrWeek, next, week)
+	}
+	e := Event{Kind: Opened, Week: week}
+	seen := make(map[string]string) // a name key: who has it tonight
+	for _, a := range absent {
+		m, ok := l.byKey[key(a.Bowler)]
+		if !ok {
+			return Event{}, fmt.Errorf("%w: %q, marked absent, is no bowler of the league", ErrUnknownBowler, a.Bowler)
+		}
+		name := l.members[m].name
+		if _, twice := seen[key(name)]; twice {
+			return Event{}, fmt.Errorf("%w: %q is marked absent twice", ErrInvalidNight, name)
+		}
+		seen[key(name)] = name
+		out := Absence{Bowler: name}
+		if a.Sub != (Substitute{}) {
+			sub, err := bowling.ParseLaneName(a.Sub.Name)
+			if err != nil {
+				return Event{}, fmt.Errorf("%w: %q's substitute: %s", ErrInvalidNight, name, strings.TrimPrefix(err.Error(), bowling.ErrInvalidName.Error()+": "))
+			}
+			k := key(string(sub))
+			if _, member := l.byKey[k]; member {
+				return Event{}, fmt.Errorf("%w: %q cannot substitute for %q: a bowler of the league bowls for their own team", ErrInvalidNight, string(sub), name)
+			}
+			if other, taken := seen[k]; taken {
+				return Event{}, fmt.Errorf("%w: %q substitutes for %q and %q: one place a night", ErrInvalidNight, string(sub), other, name)
+			}
+			seen[k] = name
+			if a.Sub.Average < 0 || a.Sub.Average > bowling.MaxScore {
+				return Event{}, fmt.Errorf("%w: %q's average %d: an average is 1 to %d, or 0 for none", ErrInvalidNight, string(sub), a.Sub.Average, bowling.MaxScore)
+			}
+			out.Sub = Substitute{Name: string(sub), Average: a.Sub.Average}
+		}
+		e.Absent = append(e.Absent, out)
+	}
+	return e, nil
+}
+
+// Score decides a game's score: [Scored] for a game not scored yet,
+// [Corrected] for one that was, on the night in play or on a closed one.
+// A correction of a closed night changes the averages after it, and so the
+// later nights' handicaps, absent scores, points and standings.
+func (l *League) Score(g GameScore) (Event, error) {
+	if g.Week < 1 || g.Week > len(l.nights) {
+		return Event{}, fmt.Errorf("%w: week %d's night has not been opened", ErrWeek, g.Week)
+	}
+	n := l.nights[g.Week-1]
+	i, name, err := l.place(n, g.Bowler)
+	if err != nil {
+		return Event{}, err
+	}
+	switch {
+	case g.Game < 1 || g.Game > l.s.GamesPerNight:
+		return Event{}, fmt.Errorf("%w: game %d: a night has games 1 to %d", ErrInvalidScore, g.Game, l.s.GamesPerNight)
+	case g.Pins < 0 || g.Pins > bowling.MaxScore:
+		return Event{}, fmt.Errorf("%w: %d pins: a game scores 0 to %d", ErrInvalidScore, g.Pins, bowling.MaxScore)
+	}
+	e := Event{Kind: Scored, Week: g.Week, Bowler: name, Game: g.Game, Pins: g.Pins}
+	if was := n.score(i, g.Game-1, l.s.GamesPerNight); was >= 0 {
+		e.Kind, e.Was = Corrected, was
+	}
+	return e, nil
+}
+
+// place returns the place of the night the name bowls in, and the name as
+// the league spells it, or why it bowls in none.
+func (l *League) place(n *night, name string) (int, string, error) {
+	k := key(name)
+	if m, ok := l.byKey[k]; ok {
+		mb := l.members[m]
+		i := mb.team*l.size + mb.place
+		switch p := n.places[i]; p.kind {
+		case absent:
+			return 0, "", fmt.Errorf("%w: %q is absent in week %d: their place scores their average less %d", ErrInvalidScore, mb.name, n.week, l.s.AbsentMinus)
+		case substitute:
+			return 0, "", fmt.Errorf("%w: %q is absent in week %d: %q bowls in their place", ErrInvalidScore, mb.name, n.week, p.sub.Name)
+		}
+		return i, mb.name, nil
+	}
+	if i, ok := n.subs[k]; ok {
+		return i, n.places[i].sub.Name, nil
+	}
+	return 0, "", fmt.Errorf("%w: %q bowls in no place of week %d", ErrUnknownBowler, name, n.week)
+}
+
+// Close decides the closing of week's night: once every game of it is
+// scored, its averages stand for the nights after it.
+func (l *League) Close(week int) (Event, error) {
+	if next, open := l.Night(); !open || week != next {
+		return Event{}, fmt.Errorf("%w: week %d's night is not open", ErrWeek, week)
+	}
+	n := l.nights[week-1]
+	games := l.s.GamesPerNight
+	var missing []string
+	for i, p := range n.places {
+		if p.kind != present && p.kind != substitute {
+			continue
+		}
+		for g := range games {
+			if n.score(i, g, games) < 0 {
+				missing = append(missing, fmt.Sprintf("%q's game %d", l.placeName(p), g+1))
+			}
+		}
+	}
+	if len(missing) > 0 {
+		more := ""
+		if len(missing) > 3 {
+			more = fmt.Sprintf(" and %d more", len(missing)-3)
+			missing = missing[:3]
+		}
+		return Event{}, fmt.Errorf("%w: week %d still needs %s%s", ErrIncomplete, week, strings.Join(missing, ", "), more)
+	}
+	return Event{Kind: Closed, Week: week}, nil
+}
+
+func (l *League) placeName(p place) string {
+	if p.kind == substitute {
+		return p.sub.Name
+	}
+	return l.members[p.member].name
+}
+
+// Apply applies an event the league decided. It cannot fail: an event
+// that does not fit the league (not decided by it, or out of its order) is
+// ignored, and a log replays the same whatever the order it was decided in
+// was checked against.
+func (l *League) Apply(e Event) {
+	switch e.Kind {
+	case Opened:
+		if next, open := l.Night(); open || e.Week != next || next > len(l.schedule) {
+			return
+		}
+		n := l.newNight(e.Week, e.Absent)
+		l.nights = append(l.nights, n)
+		l.prepare(n, &l.base)
+	case Scored, Corrected:
+		if e.Week < 1 || e.Week > len(l.nights) || e.Game < 1 || e.Game > l.s.GamesPerNight || e.Pins < 0 || e.Pins > bowling.MaxScore {
+			return
+		}
+		n := l.nights[e.Week-1]
+		i, _, err := l.place(n, e.Bowler)
+		if err != nil {
+			return
+		}
+		n.scores[i*l.s.GamesPerNight+e.Game-1] = int16(e.Pins)
+		if n.closed {
+			l.replay()
+			return
+		}
+		l.result(n, n.matchOf[i/l.size])
+	case Closed:
+		if next, open := l.Night(); !open || e.Week != next {
+			return
+		}
+		n := l.nights[e.Week-1]
+		n.closed = true
+		l.fold(n, &l.base)
+	}
+}

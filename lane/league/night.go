@@ -1,0 +1,294 @@
+package league
+
+// placeKind is who fills a team's place on a night.
+type placeKind uint8
+
+const (
+	present    placeKind = iota // the bowler of the roster
+	absent                      // nobody: the absent bowler's average less AbsentMinus
+	substitute                  // a substitute, for the absent bowler
+	vacancy                     // an empty roster place: VacancyScore
+)
+
+// place is a team's place on a night.
+type place struct {
+	kind   placeKind
+	member int // present, absent, substitute: the roster's bowler
+	sub    Substitute
+	// handicap is the place's handicap each game, unless pending: then it
+	// comes from the night's own average, once its games are all scored.
+	handicap int
+	pending  bool
+	fixed    int // absent, vacancy: the score of every game
+}
+
+// night is a week's night: who fills each team's places, their scores, and
+// what each match made of them so far.
+type night struct {
+	week    int
+	closed  bool
+	absent  []Absence
+	places  []place        // a team's places one after another: team*size + place
+	scores  []int16        // place*GamesPerNight + game: its score, -1 for none yet
+	subs    map[string]int // a substitute's name key: their place
+	matchOf []int          // a team: its match's index in the week
+	results []matchResult  // a match: what it counts so far
+}
+
+// side is what a team's match counts so far. A game counts once every
+// place of the team has scored it and their handicaps are known.
+type side struct {
+	counted   [MaxGamesPerNight]bool
+	scratch   [MaxGamesPerNight]int
+	total     [MaxGamesPerNight]int // with handicap
+	won, lost int                   // points, in halves: a tie splits them
+}
+
+// matchResult is a match's home side, then its away side.
+type matchResult [2]side
+
+func (n *night) score(i, g, games int) int { return int(n.scores[i*games+g]) }
+
+// newNight returns week's night with the absences, no game scored and its
+// handicaps still to prepare.
+func (l *League) newNight(week int, absences []Absence) *night {
+	games := l.s.GamesPerNight
+	n := &night{
+		week:    week,
+		absent:  append([]Absence(nil), absences...),
+		places:  make([]place, len(l.s.Teams)*l.size),
+		scores:  make([]int16, len(l.s.Teams)*l.size*games),
+		subs:    make(map[string]int),
+		matchOf: make([]int, len(l.s.Teams)),
+		results: make([]matchResult, len(l.schedule[week-1])),
+	}
+	for i := range n.scores {
+		n.scores[i] = -1
+	}
+	for i := range n.places {
+		n.places[i] = place{kind: vacancy, member: -1}
+	}
+	for m, mb := range l.members {
+		n.places[mb.team*l.size+mb.place] = place{kind: present, member: m}
+	}
+	for _, a := range absences {
+		m, ok := l.byKey[key(a.Bowler)]
+		if !ok {
+			continue
+		}
+		i := l.members[m].team*l.size + l.members[m].place
+		if a.Sub.Name == "" {
+			n.places[i].kind = absent
+			continue
+		}
+		n.places[i].kind, n.places[i].sub = substitute, a.Sub
+		n.subs[key(a.Sub.Name)] = i
+	}
+	for mi, m := range l.schedule[week-1] {
+		n.matchOf[m.Home], n.matchOf[m.Away] = mi, mi
+	}
+	return n
+}
+
+// average returns the member's average before the nights not in base: the
+// league's pins ÷ games, or else their entering average; false for none.
+func (l *League) average(base *totals, m int) (int, bool) {
+	if b := base.bowlers[m]; b.games > 0 {
+		return b.pins / b.games, true
+	}
+	if e := l.members[m].entering; e > 0 {
+		return e, true
+	}
+	return 0, false
+}
+
+// prepare sets the night's handicaps and absent scores from the averages
+// of base, the nights before it, and counts its matches again.
+func (l *League) prepare(n *night, base *totals) {
+	h := l.s.Handicap
+	scratch := h.Percent == 0
+	for i := range n.places {
+		p := &n.places[i]
+		p.handicap, p.pending, p.fixed = 0, false, 0
+		switch p.kind {
+		case present:
+			avg, ok := l.average(base, p.member)
+			p.handicap, p.pending = h.For(avg), !ok && !scratch
+		case absent:
+			if avg, ok := l.average(base, p.member); ok {
+				p.handicap, p.fixed = h.For(avg), max(0, avg-l.s.AbsentMinus)
+			} else {
+				p.fixed = l.s.VacancyScore // no average to take from: the place is as good as empty
+			}
+		case substitute:
+			if p.sub.Average > 0 {
+				p.handicap = h.For(p.sub.Average)
+			} else {
+				p.pending = !scratch
+			}
+		case vacancy:
+			p.fixed = l.s.VacancyScore
+		}
+	}
+	for mi := range n.results {
+		l.result(n, mi)
+	}
+}
+
+// result counts match mi of the night again, from its places' scores.
+func (l *League) result(n *night, mi int) {
+	m := l.schedule[n.week-1][mi]
+	games := l.s.GamesPerNight
+	var r matchResult
+	for s, t := range [2]int{m.Home, m.Away} {
+		sd := &r[s]
+		for g := range games {
+			sd.counted[g] = true
+		}
+		for i := t * l.size; i < (t+1)*l.size; i++ {
+			p := &n.places[i]
+			hcp, known := p.handicap, !p.pending
+			if p.pending {
+				sum, all := 0, true
+				for g := range games {
+					sc := n.score(i, g, games)
+					sum, all = sum+sc, all && sc >= 0
+				}
+				if all {
+					hcp, known = l.s.Handicap.For(sum/games), true
+				}
+			}
+			for g := range games {
+				sc := p.fixed
+				if p.kind == present || p.kind == substitute {
+					sc = n.score(i, g, games)
+				}
+				if sc < 0 || !known {
+					sd.counted[g] = false
+					continue
+				}
+				sd.scratch[g] += sc
+				sd.total[g] += sc + hcp
+			}
+		}
+	}
+	perGame, perSeries := l.s.Points.PerGame, l.s.Points.PerSeries
+	series, all := [2]int{}, true
+	for g := range games {
+		if !r[0].counted[g] || !r[1].counted[g] {
+			all = false
+			continue
+		}
+		r.award(r[0].total[g], r[1].total[g], perGame)
+		series[0] += r[0].total[g]
+		series[1] += r[1].total[g]
+	}
+	if all {
+		r.award(series[0], series[1], perSeries)
+	}
+	n.results[mi] = r
+}
+
+// award gives the points to the higher total, home's a or away's b, or
+// half to each for a tie, in halves.
+func (r *matchResult) award(a, b, points int) {
+	switch {
+	case a > b:
+		r[0].won += 2 * points
+		r[1].lost += 2 * points
+	case b > a:
+		r[1].won += 2 * points
+		r[0].lost += 2 * points
+	default:
+		r[0].won += points
+		r[1].won += points
+		r[0].lost += points
+		r[1].lost += points
+	}
+}
+
+// fold adds the night's counts to t.
+func (l *League) fold(n *night, t *totals) {
+	games := l.s.GamesPerNight
+	for mi, m := range l.schedule[n.week-1] {
+		t.teams[m.Home].add(&n.results[mi][0], games)
+		t.teams[m.Away].add(&n.results[mi][1], games)
+	}
+	for i, p := range n.places {
+		if p.kind == present {
+			t.bowlers[p.member].add(n.scores[i*games : (i+1)*games])
+		}
+	}
+}
+
+// replay counts every night again, in order, from the first: after a
+// correction of a closed night, whose averages every later night's
+// handicaps and absent scores come from.
+func (l *League) replay() {
+	l.base = newTotals(len(l.s.Teams), len(l.members))
+	for _, n := range l.nights {
+		l.prepare(n, &l.base)
+		if n.closed {
+			l.fold(n, &l.base)
+		}
+	}
+}
+
+// totals are what nights count for each team and each bowler.
+type totals struct {
+	teams   []teamTotals
+	bowlers []bowlerTotals
+}
+
+func newTotals(teams, bowlers int) totals {
+	return totals{teams: make([]teamTotals, teams), bowlers: make([]bowlerTotals, bowlers)}
+}
+
+type teamTotals struct {
+	won, lost            int // in halves
+	scratch, handicap    int // pins, and pins with handicap
+	highGame, highSeries int // with handicap
+}
+
+// add counts a team's side of a match.
+func (t *teamTotals) add(s *side, games int) {
+	t.won += s.won
+	t.lost += s.lost
+	series, all := 0, true
+	for g := range games {
+		if !s.counted[g] {
+			all = false
+			continue
+		}
+		t.scratch += s.scratch[g]
+		t.handicap += s.total[g]
+		t.highGame = max(t.highGame, s.total[g])
+		series += s.total[g]
+	}
+	if all {
+		t.highSeries = max(t.highSeries, series)
+	}
+}
+
+type bowlerTotals struct {
+	games, pins          int
+	highGame, highSeries int // scratch
+}
+
+// add counts a bowler's games of a night, those scored.
+func (b *bowlerTotals) add(scores []int16) {
+	series, all := 0, true
+	for _, sc := range scores {
+		if sc < 0 {
+			all = false
+			continue
+		}
+		b.games++
+		b.pins += int(sc)
+		b.highGame = max(b.highGame, int(sc))
+		series += int(sc)
+	}
+	if all {
+		b.highSeries = max(b.highSeries, series)
+	}
+}

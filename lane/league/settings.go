@@ -1,0 +1,234 @@
+package league
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/tenpin/tenpin/lane/bowling"
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
+)
+
+// Limits of a league's settings. Settings past them are refused with
+// [ErrInvalid].
+const (
+	// MinTeams and MaxTeams bound the teams of a league: two make a match,
+	// 32 fill sixteen lane pairs, a large house's whole night.
+	MinTeams = 2
+	MaxTeams = 32
+
+	// MaxBowlers is the longest roster: six bowlers share a lane pair
+	// with the six of the other team and still finish a night in time.
+	MaxBowlers = 6
+
+	// MaxGamesPerNight is the most games a night has: leagues bowl three,
+	// sometimes four; more is not an evening.
+	MaxGamesPerNight = 5
+
+	// MaxWeeks is the longest season: a year of weekly nights.
+	MaxWeeks = 52
+
+	// MaxPoints bounds the points of a game and of a series: leagues give
+	// a point or a few; a season's totals stay small numbers.
+	MaxPoints = 100
+
+	// MaxTitle is the longest league or team name, in characters, as a
+	// lane's name: it fits a phone's standings table.
+	MaxTitle = 40
+)
+
+// ErrInvalid is returned by [New] for impossible settings. The error
+// wrapping it says which setting and why; the transport answers it with
+// its invalid_league code.
+var ErrInvalid = errors.New("league: invalid league")
+
+// Settings are a league's rules and rosters, fixed for its season.
+type Settings struct {
+	Name          string
+	GamesPerNight int      // 1 to MaxGamesPerNight
+	Handicap      Handicap // the zero value is a scratch league
+	Points        Points
+	// AbsentMinus is taken from an absent bowler's average for each game
+	// they miss.
+	AbsentMinus int
+	// VacancyScore is what an empty roster place scores each game, with no
+	// handicap.
+	VacancyScore int
+	Teams        []Team // an even number, MinTeams to MaxTeams
+	// Weeks is the season's length: 0 for one round robin (a week fewer
+	// than the teams); more repeats the round robin, home and away swapped
+	// each time round; fewer cuts it short.
+	Weeks int
+}
+
+// Handicap is a league's handicap: Percent per cent of the pins an
+// average falls short of Basis. A Percent of 0 is a scratch league.
+type Handicap struct {
+	Basis   int // 0 to 300
+	Percent int // 0 to 100
+}
+
+// For returns the handicap a game bowled with the average gets:
+// ⌊(Basis − average) × Percent ÷ 100⌋, never below 0.
+func (h Handicap) For(average int) int {
+	short := h.Basis - average
+	if short <= 0 || h.Percent <= 0 {
+		return 0
+	}
+	return short * h.Percent / 100
+}
+
+// Points are what a match awards: PerGame to the team with the higher
+// total in each game, PerSeries to the higher total of the night's games;
+// a tie splits them.
+type Points struct {
+	PerGame   int
+	PerSeries int
+}
+
+// Team is a team's name and its roster, in the order its bowlers take
+// their places.
+type Team struct {
+	Name    string
+	Bowlers []Bowler // 1 to MaxBowlers
+}
+
+// Bowler is a bowler on a team's roster.
+type Bowler struct {
+	// Name is a name a lane seats (bowling.ParseLaneName), once in the
+	// league: two names that are equal after NFKC and case folding are the
+	// same bowler ("Zoë" and "ZOË", "Kim" and "Ｋｉｍ").
+	Name string
+	// Average is the entering (book) average, 1 to 300; 0 for none. It
+	// stands until the bowler has bowled a night of the league.
+	Average int
+}
+
+// invalid returns an error wrapping ErrInvalid with the reason.
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+}
+
+// check returns the settings with their names cleaned, or an error
+// wrapping ErrInvalid that says what is wrong with them.
+func (s Settings) check() (Settings, error) {
+	out := s
+	name, err := cleanTitle(s.Name)
+	if err != nil {
+		return Settings{}, invalid("the league's name: %s", err)
+	}
+	out.Name = name
+	switch {
+	case s.GamesPerNight < 1 || s.GamesPerNight > MaxGamesPerNight:
+		return Settings{}, invalid("games_per_night %d: a night has 1 to %d games", s.GamesPerNight, MaxGamesPerNight)
+	case s.Handicap.Percent < 0 || s.Handicap.Percent > 100:
+		return Settings{}, invalid("handicap percent %d: a percentage is 0 to 100", s.Handicap.Percent)
+	case s.Handicap.Basis < 0 || s.Handicap.Basis > bowling.MaxScore:
+		return Settings{}, invalid("handicap basis %d: a basis is an average, 0 to %d", s.Handicap.Basis, bowling.MaxScore)
+	case s.Points.PerGame < 0 || s.Points.PerGame > MaxPoints:
+		return Settings{}, invalid("points per_game %d: 0 to %d points", s.Points.PerGame, MaxPoints)
+	case s.Points.PerSeries < 0 || s.Points.PerSeries > MaxPoints:
+		return Settings{}, invalid("points per_series %d: 0 to %d points", s.Points.PerSeries, MaxPoints)
+	case s.AbsentMinus < 0 || s.AbsentMinus > bowling.MaxScore:
+		return Settings{}, invalid("absent_minus %d: 0 to %d pins", s.AbsentMinus, bowling.MaxScore)
+	case s.VacancyScore < 0 || s.VacancyScore > bowling.MaxScore:
+		return Settings{}, invalid("vacancy_score %d: a game's score is 0 to %d", s.VacancyScore, bowling.MaxScore)
+	case len(s.Teams) < MinTeams || len(s.Teams) > MaxTeams || len(s.Teams)%2 != 0:
+		return Settings{}, invalid("%d teams: a league has an even number of teams, %d to %d, so that every team bowls every week", len(s.Teams), MinTeams, MaxTeams)
+	case s.Weeks < 0 || s.Weeks > MaxWeeks:
+		return Settings{}, invalid("weeks %d: a season has 1 to %d weeks, or 0 for one round robin", s.Weeks, MaxWeeks)
+	}
+	out.Teams = make([]Team, len(s.Teams))
+	teams := make(map[string]int, len(s.Teams))                 // a team name's key: its team
+	bowlers := make(map[string][2]int, len(s.Teams)*MaxBowlers) // a bowler name's key: team, place
+	for t, team := range s.Teams {
+		name, err := cleanTitle(team.Name)
+		if err != nil {
+			return Settings{}, invalid("team %d: %s", t+1, err)
+		}
+		if other, ok := teams[key(name)]; ok {
+			return Settings{}, invalid("teams %d and %d are both named %q: a league names each team once", other+1, t+1, name)
+		}
+		teams[key(name)] = t
+		if n := len(team.Bowlers); n < 1 || n > MaxBowlers {
+			return Settings{}, invalid("team %q has %d bowlers: a team has 1 to %d", name, n, MaxBowlers)
+		}
+		roster := make([]Bowler, len(team.Bowlers))
+		for p, b := range team.Bowlers {
+			bn, err := bowling.ParseLaneName(b.Name)
+			if err != nil {
+				return Settings{}, invalid("team %q, bowler %d: %s", name, p+1, strings.TrimPrefix(err.Error(), bowling.ErrInvalidName.Error()+": "))
+			}
+			if at, ok := bowlers[key(string(bn))]; ok {
+				where := fmt.Sprintf("on team %q", out.Teams[at[0]].Name)
+				if at[0] == t {
+					where = "twice on the team"
+				}
+				return Settings{}, invalid("team %q: %q is %s already: a bowler is in a league once", name, string(bn), where)
+			}
+			if b.Average < 0 || b.Average > bowling.MaxScore {
+				return Settings{}, invalid("team %q: %q's average %d: an average is 1 to %d, or 0 for none", name, string(bn), b.Average, bowling.MaxScore)
+			}
+			bowlers[key(string(bn))] = [2]int{t, p}
+			roster[p] = Bowler{Name: string(bn), Average: b.Average}
+		}
+		out.Teams[t] = Team{Name: name, Bowlers: roster}
+	}
+	return out, nil
+}
+
+// cleanTitle trims a league's or a team's name and refuses an empty or
+// overlong one, or one with characters that hide or turn text around, as
+// a lane's name is refused.
+func cleanTitle(s string) (string, error) {
+	if !utf8.ValidString(s) {
+		return "", errors.New("not UTF-8 text")
+	}
+	s = norm.NFC.String(strings.TrimSpace(s))
+	switch n := utf8.RuneCountInString(s); {
+	case n == 0:
+		return "", errors.New("a name is needed")
+	case n > MaxTitle:
+		return "", fmt.Errorf("%d characters, a name has at most %d", n, MaxTitle)
+	}
+	for i, r := range s {
+		switch {
+		case unicode.IsControl(r):
+			return "", fmt.Errorf("%U at byte %d, a control character", r, i)
+		case unicode.Is(unicode.Bidi_Control, r):
+			return "", fmt.Errorf("%U at byte %d, a bidirectional formatting character that could disguise the name", r, i)
+		case r == '\u200d' || r == '\ufe0f': // an emoji's joiner and presentation selector
+		case unicode.In(r, unicode.Cf, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector):
+			return "", fmt.Errorf("%U at byte %d, an invisible character", r, i)
+		case r&0xFFFE == 0xFFFE || 0xFDD0 <= r && r <= 0xFDEF:
+			return "", fmt.Errorf("%U at byte %d, which is no character", r, i)
+		}
+	}
+	if strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }) < 0 {
+		return "", fmt.Errorf("%q has no letter or digit", s)
+	}
+	return s, nil
+}
+
+// key is the form in which two names are compared: NFKC with case folded
+// (Unicode's NFKC_Casefold, near enough), so that names a reader cannot
+// tell apart are one: "Zoë", "ZOË" and "ｚｏë".
+func key(s string) string {
+	if isASCII(s) {
+		return strings.ToLower(s)
+	}
+	fold := cases.Fold() // a Caser is not safe to share between goroutines
+	return norm.NFKC.String(fold.String(norm.NFKC.String(s)))
+}
+
+func isASCII(s string) bool {
+	for i := range len(s) {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
