@@ -25,27 +25,30 @@ const watcher = { seat: null, host: false, mayCorrect: () => false, onName() {},
 // lanePanel builds one lane's panel and connects it; it returns the
 // panel's element.
 function lanePanel(id, single) {
-  const name = el(single ? "h1" : "h2", { class: "tv-name", id: "tv-name-" + id });
+  const heading = single ? "h1" : "h2";
+  const name = el(heading, { class: "tv-name", id: "tv-name-" + id });
   const phase = el("p", { class: "tv-phase" });
-  const table = el("table", { class: "tv-board", "aria-label": t("scoreboard") },
-    el("thead", {}, boardHead()), el("tbody"));
   const up = el("p", { class: "tv-up" });
   const ball = el("p", { class: "tv-ball" });
+  const conn = el("p", { class: "tv-conn", role: "status" });
+  const table = el("table", { class: "tv-board", "aria-label": t("scoreboard") },
+    el("thead", {}, boardHead()), el("tbody"));
   const deck = el("div", { class: "tv-deck", "aria-hidden": "true", hidden: true });
   for (const row of [[7, 8, 9, 10], [4, 5, 6], [2, 3], [1]]) {
     deck.append(el("span", { class: "row" }, ...row.map((n) => el("i", { "data-pin": String(n) }))));
   }
   const call = el("p", { class: "tv-call", hidden: true });
-  const conn = el("p", { class: "tv-conn", role: "status" });
   const qr = el("img", { class: "tv-qr", alt: t("tvQRAlt"), hidden: true, width: 256, height: 256 });
-  const scan = el("p", { class: "tv-conn tv-scan", text: t("tvScan"), hidden: true });
+  const scan = el("p", { class: "tv-scan", text: t("tvScan"), hidden: true });
   qr.onload = () => { qr.hidden = false; scan.hidden = false; };
   qr.onerror = () => { qr.hidden = true; scan.hidden = true; };
   qr.src = "/api/lanes/" + encodeURIComponent(id) + "/qr.png";
   const panel = el("section", { class: "tv-lane", "data-lane": id, "aria-labelledby": name.id },
     el("div", { class: "tv-inner" },
-      el("div", { class: "tv-board-side" }, name, phase, table),
-      el("div", { class: "tv-side" }, up, ball, deck, call, conn, qr, scan)));
+      el("div", { class: "tv-head" }, name, phase, up, ball, conn),
+      el("div", { class: "tv-board-side" }, table),
+      el("div", { class: "tv-side" }, deck, qr, scan),
+      call));
 
   let board = null;
   let callTimer = 0;
@@ -53,6 +56,7 @@ function lanePanel(id, single) {
   function render(b) {
     name.textContent = b.name;
     if (single) document.title = t("titleLane", b.name);
+    panel.style.setProperty("--n", String(Math.max(3, b.players.length)));
     const upP = b.phase === "playing" && b.up ? b.players[b.up.seat] : null;
     // A game's end says who won, and the personal bests it brought.
     phase.textContent = b.phase === "finished" ? [result(b), ...highsOf(b).map(highText)].join(" · ") : b.phase === "waiting" ? t("phaseWaiting") : "";
@@ -70,7 +74,20 @@ function lanePanel(id, single) {
     for (const pin of deck.querySelectorAll("i")) {
       pin.classList.toggle("down", !pins || !pins.includes(Number(pin.dataset.pin)));
     }
+    fitNames();
   }
+
+  // fitNames shrinks a name too long for its column until it fits, as
+  // far as a third smaller: a long name is read whole rather than cut.
+  function fitNames() {
+    for (const who of table.querySelectorAll("th.name .who")) {
+      who.style.removeProperty("--fit");
+      const room = who.parentElement.clientWidth - parseFloat(getComputedStyle(who.parentElement).paddingLeft) * 2;
+      const need = who.getBoundingClientRect().width;
+      if (need > room && room > 0) who.style.setProperty("--fit", String(Math.max(2 / 3, room / need)));
+    }
+  }
+  new ResizeObserver(fitNames).observe(panel);
 
   // callOut shows a strike, spare or split for a moment; never for a
   // screen whose viewers asked for less motion.

@@ -1,0 +1,201 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/protocol"
+	"github.com/tenpin/tenpin/protocol/client"
+)
+
+// These tests look at the TV views as a bowling center shows them: on
+// screens of 1280×720 and 1920×1080, read from the approach and from
+// across the house, measured in a real Chromium.
+
+// tvLane creates a lane named laneName, seats the players through the
+// protocol's client (the first as its creator, with its host key) and
+// starts the game; no page takes part.
+func tvLane(t *testing.T, s *server, laneName string, seats ...string) *table {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), step)
+	defer cancel()
+	res, err := http.Post(s.url+"/api/lanes", "application/json", strings.NewReader(`{"name":`+js(laneName)+`}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var created protocol.CreatedLane
+	err = json.NewDecoder(res.Body).Decode(&created)
+	res.Body.Close()
+	if err != nil || res.StatusCode != http.StatusCreated {
+		t.Fatalf("POST /api/lanes: %s, %v", res.Status, err)
+	}
+	tb := &table{t: t, id: created.ID, players: map[string]*client.Conn{}, next: map[string]int{}}
+	for i, name := range seats {
+		c, err := client.Dial(ctx, s.url, tb.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.CloseNow() })
+		if i == 0 {
+			_, err = c.JoinHost(ctx, name, created.HostKey) // the creator: the lane's last seat is theirs
+		} else {
+			_, err = c.Join(ctx, name)
+		}
+		if err != nil {
+			t.Fatalf("%s joins: %v", name, err)
+		}
+		tb.players[name] = c
+	}
+	watch, err := client.Dial(ctx, s.url, tb.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { watch.CloseNow() })
+	tb.watch = watch
+	if _, err := tb.players[seats[0]].Start(ctx); err != nil {
+		t.Fatalf("%s starts: %v", seats[0], err)
+	}
+	tb.await(func(b *protocol.Board) bool { return b.Phase == protocol.PhasePlaying })
+	return tb
+}
+
+// tvPlay bowls the players' scripts (a strike, then 8|1, for a bowler
+// without one) until stop holds for the board or the game is over.
+func tvPlay(tb *table, stop func(*protocol.Board) bool) {
+	tb.t.Helper()
+	for tb.board.Phase == protocol.PhasePlaying && !stop(tb.board) {
+		up := tb.board.Up
+		name := tb.board.Players[up.Seat].Name
+		script, ok := scripts[name]
+		if !ok {
+			script = append(repeat([]int{10, 8, 1}, 6), 10, 10)
+		}
+		pins := script[tb.next[name]]
+		tb.next[name]++
+		ctx, cancel := context.WithTimeout(tb.t.Context(), step)
+		_, err := tb.players[name].Roll(ctx, up.Frame, up.Ball, pins)
+		cancel()
+		if err != nil {
+			tb.t.Fatalf("%s rolls %d: %v", name, pins, err)
+		}
+		bowled := balls(tb.board)
+		tb.await(func(b *protocol.Board) bool { return balls(b) > bowled })
+	}
+}
+
+// tvPanel is what the TV shows of a lane, as measured on the screen.
+type tvPanel struct {
+	Lane   string  // the lane's id
+	Name   float64 // the smallest font size of a bowler's name, px
+	Marks  float64 // … of a frame's marks, px
+	Total  float64 // … of a total, px
+	Board  float64 // the share of the panel the board covers, 0 to 1
+	Screen float64 // the share of the screen the board covers, 0 to 1
+	Cut    string  // the names and marks whose text is cut, if any
+}
+
+// tvMeasure is the expression for every panel's measures, as JSON.
+const tvMeasure = `JSON.stringify([...document.querySelectorAll(".tv-lane")].map((p) => {
+	const px = (sel) => Math.min(...[...p.querySelectorAll(sel)].map((e) => parseFloat(getComputedStyle(e).fontSize)));
+	const area = (r) => r.width * r.height;
+	const board = p.querySelector(".tv-board").getBoundingClientRect();
+	return {
+		Lane: p.dataset.lane,
+		Name: px(".tv-board th.name .who"),
+		Marks: px(".tv-board td.marks"),
+		Total: px(".tv-board td.total"),
+		Board: area(board) / area(p.getBoundingClientRect()),
+		Screen: area(board) / (innerWidth * innerHeight),
+		Cut: [...p.querySelectorAll(".tv-board th.name, .tv-board td.marks")].filter((c) => c.scrollWidth > c.clientWidth + 1).map((c) => c.textContent).join(", "),
+	};
+}))`
+
+func measureTV(t *testing.T, page context.Context) []tvPanel {
+	t.Helper()
+	var out []tvPanel
+	if err := json.Unmarshal([]byte(eval[string](t, page, tvMeasure)), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// The TV above a lane fills a 720p screen as it does a 1080p one: the
+// board covers most of it, whether eight bowlers play or three, and
+// the bowlers' names are at least 40 px tall, none cut.
+func TestTVFillsTheScreen(t *testing.T) {
+	s := serve(t, lobby.Config{})
+	page := browser(t)()
+	for _, seats := range [][]string{{"Christopher", "Bea", "Max"}, names} {
+		tb := tvLane(t, s, "Lane 7", seats...)
+		// Three frames: marks on the board.
+		tvPlay(tb, func(b *protocol.Board) bool { return b.Up.Frame > 3 })
+		for _, sc := range []screen{tv720, tv1080} {
+			show(t, page, sc)
+			do(t, page, "open the TV view", chromedp.Navigate(s.url+"/lanes/"+tb.id+"/tv"))
+			until(t, page, "the board on the TV", fmt.Sprintf(`document.querySelectorAll(".tv-board tr[data-row=marks]").length === %d && document.querySelector(".tv-up").textContent !== ""`, len(seats)))
+			if why := eval[string](t, page, tvFits); why != "" {
+				t.Errorf("%s, %d bowlers: %s", sc.name, len(seats), why)
+			}
+			m := measureTV(t, page)[0]
+			t.Logf("%s, %d bowlers: names %.1f px, marks %.1f px, totals %.1f px, the board %.0f%% of the screen", sc.name, len(seats), m.Name, m.Marks, m.Total, 100*m.Screen)
+			if m.Name < 40 {
+				t.Errorf("%s, %d bowlers: names %.1f px, want at least 40", sc.name, len(seats), m.Name)
+			}
+			if m.Marks < 28 || m.Total < 40 {
+				t.Errorf("%s, %d bowlers: marks %.1f px and totals %.1f px, want at least 28 and 40", sc.name, len(seats), m.Marks, m.Total)
+			}
+			if m.Screen < 0.6 {
+				t.Errorf("%s, %d bowlers: the board covers %.0f%% of the screen, want at least 60%%", sc.name, len(seats), 100*m.Screen)
+			}
+			if m.Cut != "" {
+				t.Errorf("%s, %d bowlers: names or marks cut: %s", sc.name, len(seats), m.Cut)
+			}
+		}
+	}
+	show(t, page, tv720)
+	until(t, page, "laid out at 720p", `document.querySelector(".tv-board").getBoundingClientRect().width > 0`)
+	keep(t, page, "tv.png")
+}
+
+// A house screen of four lanes fills its quarters at 1080p: each
+// lane's board covers most of its quarter, with its bowlers' names at
+// least 32 px tall and their marks at least 24 px, eight bowlers or two.
+func TestHouseTVFillsQuarters(t *testing.T) {
+	s := serve(t, lobby.Config{})
+	page := browser(t)()
+	var ids []string
+	for i, seats := range [][]string{names, names[:4], names[:2], {"Christopher", "Bea", "Max"}} {
+		tb := tvLane(t, s, fmt.Sprintf("Lane %d", i+1), seats...)
+		tvPlay(tb, func(b *protocol.Board) bool { return balls(b) >= 3*len(seats)+i })
+		ids = append(ids, tb.id)
+	}
+	show(t, page, tv1080)
+	do(t, page, "open the house screen", chromedp.Navigate(s.url+"/tv?lanes="+strings.Join(ids, ",")))
+	until(t, page, "four boards", `[...document.querySelectorAll(".tv-lane")].map((p) => p.querySelectorAll(".tv-board tr[data-row=marks]").length).join() === "8,4,2,3"`)
+	for _, sc := range []screen{tv720, tv1080} {
+		show(t, page, sc)
+		if why := eval[string](t, page, tvFits); why != "" {
+			t.Errorf("%s: %s", sc.name, why)
+		}
+	}
+	for i, m := range measureTV(t, page) {
+		t.Logf("1080p, lane %d: names %.1f px, marks %.1f px, totals %.1f px, the board %.0f%% of its quarter", i+1, m.Name, m.Marks, m.Total, 100*m.Board)
+		if m.Name < 32 || m.Marks < 24 {
+			t.Errorf("1080p, lane %d: names %.1f px and marks %.1f px, want at least 32 and 24", i+1, m.Name, m.Marks)
+		}
+		if m.Board < 0.6 {
+			t.Errorf("1080p, lane %d: the board covers %.0f%% of its quarter, want at least 60%%", i+1, 100*m.Board)
+		}
+		if m.Cut != "" {
+			t.Errorf("1080p, lane %d: names or marks cut: %s", i+1, m.Cut)
+		}
+	}
+	keep(t, page, "house.png")
+}
