@@ -126,6 +126,25 @@ func measureTV(t *testing.T, page context.Context) []tvPanel {
 	return out
 }
 
+// brokenWords is the expression for the words of Korean the page shows
+// broken across two lines ("" for none): Korean breaks between words,
+// never inside one.
+const brokenWords = `(() => {
+	const out = [];
+	const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+	for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+		if (!n.parentElement || !n.parentElement.checkVisibility()) continue;
+		for (const m of n.textContent.matchAll(/\S*[\uac00-\ud7a3]\S*/g)) {
+			const r = document.createRange();
+			r.setStart(n, m.index);
+			r.setEnd(n, m.index + m[0].length);
+			const tops = new Set([...r.getClientRects()].filter((q) => q.width > 0).map((q) => Math.round(q.top)));
+			if (tops.size > 1) out.push(m[0]);
+		}
+	}
+	return out.join(" ");
+})()`
+
 // The TV above a lane fills a 720p screen as it does a 1080p one: the
 // board covers most of it, whether eight bowlers play or three, and
 // the bowlers' names are at least 40 px tall, none cut.
@@ -198,4 +217,50 @@ func TestHouseTVFillsQuarters(t *testing.T) {
 		}
 	}
 	keep(t, page, "house.png")
+}
+
+// A TV for a lane that does not exist says so, in large type, in the
+// screen's language, where the board would be: on its own, or in its
+// quarter of a house screen whose other lanes play on.
+func TestTVNoSuchLane(t *testing.T) {
+	s := serve(t, lobby.Config{})
+	page := browser(t)()
+	show(t, page, tv720)
+	do(t, page, "open the TV of a lane that is not there", chromedp.Navigate(s.url+"/lanes/nosuch/tv"))
+	until(t, page, "no such lane", `document.querySelector(".tv-lane").classList.contains("missing")`)
+	got := eval[string](t, page, `[document.querySelector(".tv-name").textContent, document.querySelector(".tv-missing").textContent, document.title].join(" / ")`)
+	if want := "No such lane / This server has no lane “nosuch”: check this screen's address. The lane may have closed. / No such lane — tenpin"; got != want {
+		t.Errorf("the TV of a lane that is not there says %q, want %q", got, want)
+	}
+	if px := eval[float64](t, page, `parseFloat(getComputedStyle(document.querySelector(".tv-name")).fontSize)`); px < 40 {
+		t.Errorf("no such lane in %v px, want at least 40", px)
+	}
+	if shown := eval[string](t, page, `[...document.querySelectorAll(".tv-board, .tv-qr, .tv-deck, .tv-end")].filter((e) => e.checkVisibility()).map((e) => e.className).join()`); shown != "" {
+		t.Errorf("the TV of a lane that is not there shows %s", shown)
+	}
+
+	// A house screen in Korean: the second of its lanes is not there.
+	tb := tvLane(t, s, "1번 레인", "AAA", "BBB")
+	ko := browser(t, inLanguage("ko-KR")...)()
+	show(t, ko, tv720)
+	do(t, ko, "open the house screen", chromedp.Navigate(s.url+"/tv?lanes="+tb.id+",nosuch"))
+	until(t, ko, "one lane, one not there", `[...document.querySelectorAll(".tv-lane")].map((p) => p.querySelector(".tv-name").textContent + ":" + p.querySelectorAll(".tv-board tr[data-row=marks]").length).join(" ") === "1번 레인:2 없는 레인입니다:0"`)
+	if got, want := eval[string](t, ko, `document.querySelectorAll(".tv-lane")[1].querySelector(".tv-missing").textContent`), "이 서버에는 “nosuch” 레인이 없습니다. 이 화면의 주소를 확인하세요. 레인이 닫혔을 수도 있습니다."; got != want {
+		t.Errorf("the missing lane's quarter says %q, want %q", got, want)
+	}
+	for _, sc := range []screen{tv720, tv1080} {
+		show(t, ko, sc)
+		if why := eval[string](t, ko, tvFits); why != "" {
+			t.Errorf("%s: %s", sc.name, why)
+		}
+		if broken := eval[string](t, ko, brokenWords); broken != "" {
+			t.Errorf("%s: words broken across lines: %s", sc.name, broken)
+		}
+	}
+	if words := eval[string](t, ko, asciiWords("AAA", "BBB", "nosuch")); words != "" {
+		t.Errorf("the house screen in Korean shows English: %s", words)
+	}
+	// The lane that is there plays on.
+	tb.rollAs("AAA", 10)
+	until(t, ko, "AAA's strike", `document.querySelector('.tv-lane tr[data-player="AAA"] td.marks[data-frame="1"]').textContent === "X"`)
 }

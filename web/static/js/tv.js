@@ -40,13 +40,15 @@ function lanePanel(id, single) {
   const call = el("p", { class: "tv-call", hidden: true });
   const qr = el("img", { class: "tv-qr", alt: t("tvQRAlt"), hidden: true, width: 256, height: 256 });
   const scan = el("p", { class: "tv-scan", text: t("tvScan"), hidden: true });
-  qr.onload = () => { qr.hidden = false; scan.hidden = false; };
+  qr.onload = () => { qr.hidden = panel.classList.contains("missing"); scan.hidden = qr.hidden; };
   qr.onerror = () => { qr.hidden = true; scan.hidden = true; };
   qr.src = "/api/lanes/" + encodeURIComponent(id) + "/qr.png";
+  const missing = el("p", { class: "tv-missing", hidden: true });
   const panel = el("section", { class: "tv-lane", "data-lane": id, "aria-labelledby": name.id },
     el("div", { class: "tv-inner" },
       el("div", { class: "tv-head" }, name, phase, up, ball, conn),
       el("div", { class: "tv-board-side" }, table),
+      missing,
       el("div", { class: "tv-side" }, deck, qr, scan),
       call));
 
@@ -124,7 +126,18 @@ function lanePanel(id, single) {
       else if (msg.code === "lane_closed" || msg.code === "lane_idle") closed();
     },
     closed() {},
-    gone: closed,
+    // A lane the server does not have: one this screen showed has
+    // closed; one it never had is not there, and the screen says so.
+    gone() {
+      if (board) closed();
+      else missingLane();
+    },
+    // A lane that closed and whose night is kept: its last board.
+    kept(b) {
+      board = b;
+      render(b);
+      closed();
+    },
     visited() {},
     token: () => "", // no seat to take along
   });
@@ -136,6 +149,18 @@ function lanePanel(id, single) {
     up.textContent = "";
     ball.textContent = "";
     deck.hidden = true;
+  }
+
+  function missingLane() {
+    sock.stop();
+    panel.classList.add("missing");
+    name.textContent = t("tvNoSuchLane");
+    if (single) document.title = t("titleLane", t("tvNoSuchLane"));
+    missing.textContent = t("tvNoSuchLaneWhy", id);
+    missing.hidden = false;
+    conn.textContent = "";
+    qr.hidden = true;
+    scan.hidden = true;
   }
 
   sock.visit();
