@@ -15,6 +15,7 @@ import (
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/ws"
 	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/protocol"
 )
 
 // closedWith waits for the client's connection to end and returns its
@@ -77,7 +78,7 @@ func TestOversizedMessageClosesTheConnection(t *testing.T) {
 	s := newServer(t, lobby.Config{})
 	id, player := playingLane(t, s)
 	c := s.dial(t, id)
-	c.send(t, `{"type":"join","name":"`+strings.Repeat("A", 1000)+`"}`)
+	c.send(t, `{"type":"join","name":"`+strings.Repeat("A", protocol.MaxMessageSize)+`"}`)
 	if got := c.closedWith(t); got != websocket.StatusMessageTooBig {
 		t.Errorf("oversized message closed the connection with %v, want %v", got, websocket.StatusMessageTooBig)
 	}

@@ -7,9 +7,12 @@ import (
 )
 
 // MaxMessageSize is the largest client message the server reads, in bytes.
-// The longest legitimate message is a resume with its token and an id, well
-// under this; anything larger is not a tenpin message.
-const MaxMessageSize = 512
+// The longest legitimate message is a join with the longest name (240
+// bytes of UTF-8, which a client that escapes all but ASCII writes in up
+// to 720), the lane's host key and a bowler key (26 each) and an id of 64
+// bytes (384 escaped): about 1,220 bytes. Anything larger is not a tenpin
+// message; the server closes the connection (1009) rather than read it.
+const MaxMessageSize = 2048
 
 // MaxIDLength bounds the id a client may put on a message, so that echoing
 // it back as "ref" costs little.

@@ -333,5 +333,10 @@ func (m *Match) Player(name Name) (Player, bool) {
 
 // seat returns the index of the player named name ([Name.Same]), or -1.
 func (m *Match) seat(name Name) int {
+	// Commands name players as seated: the exact name first, so that a
+	// roll costs no folding and no skeletons of the others' names.
+	if i := slices.IndexFunc(m.players, func(p Player) bool { return p.Name == name }); i >= 0 {
+		return i
+	}
 	return slices.IndexFunc(m.players, func(p Player) bool { return p.Name.Same(name) })
 }

@@ -7,9 +7,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mtibben/confusables"
 	"github.com/rivo/uniseg"
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
+	"golang.org/x/text/width"
 )
 
 // NameLen is the length of every name [ParseName] accepts: the seeds' three
@@ -36,7 +38,7 @@ const (
 // Name is a player's name. [ParseName] makes the seeds' kind, three English
 // letters in capitals; [ParseLaneName] the kind a lane seats, up to twelve
 // letters of any script. Two names are the same player on a lane when they
-// are equal but for case ([Name.Same]).
+// are equal but for case, or look alike ([Name.Same]).
 type Name string
 
 // ParseName accepts three English letters in either case and returns them
@@ -182,18 +184,33 @@ func separatorName(r rune) string {
 
 // Same reports whether n and m name the same player on a lane: they are
 // equal once their case is folded ("Zoë" and "ZOË", "Strauß" and
-// "STRAUSS"). Names are in normal form C, as the parsers return them.
+// "STRAUSS"), or they look alike ([Name.Key]): "ABC", full-width "ＡＢＣ",
+// Cyrillic "АВС" and bold "𝐀𝐁𝐂"; "José" and "Jоsé" with a Cyrillic о.
+// Names are in normal form C, as the parsers return them.
 func (n Name) Same(m Name) bool {
 	if n == m {
 		return true
 	}
-	if isASCII(string(n)) && isASCII(string(m)) {
-		return strings.EqualFold(string(n), string(m))
+	if isASCII(string(n)) && isASCII(string(m)) && strings.EqualFold(string(n), string(m)) {
+		return true
 	}
 	fold := cases.Fold() // a Caser is not safe to share between goroutines
-	return fold.String(string(n)) == fold.String(string(m))
+	if fold.String(string(n)) == fold.String(string(m)) {
+		return true
+	}
+	return n.Key() == m.Key()
 }
 
+// Key returns what a name looks like, for telling names apart by eye:
+// its full- and half-width forms folded to the usual ones, then its
+// confusable skeleton (Unicode's UTS #39: each character mapped to the one
+// it is mistaken for, "о" of Cyrillic to "o", "rn" to "m"), its case
+// folded. Names of one key are one name on a lane ([Name.Same]), so that
+// nobody sits beside a player under a name that only looks like theirs,
+// nor comes back as a removed player under one.
+func (n Name) Key() string {
+	return cases.Fold().String(confusables.Skeleton(width.Fold.String(string(n))))
+}
 func isASCII(s string) bool {
 	for i := range len(s) {
 		if s[i] >= utf8.RuneSelf {

@@ -182,3 +182,42 @@ func TestMatchNamesAreUniqueButForCase(t *testing.T) {
 		t.Errorf(`Add("Jo") = %v: Add keeps the seeds' three letters`, err)
 	}
 }
+
+// TestSameLooksAlike: names that look alike are one name on a lane: by
+// their confusable skeletons (UTS #39), after width folding, but for case.
+func TestSameLooksAlike(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"ABC", "abc", true},
+		{"ABC", "ＡＢＣ", true},   // full-width
+		{"ABC", "АВС", true},   // Cyrillic
+		{"ABC", "𝐀𝐁𝐂", true},   // mathematical bold
+		{"ＡＢＣ", "АВС", true},   // neither is Latin's own
+		{"José", "Ｊｏｓé", true}, // full-width, the accent as typed
+		{"José", "Jоsé", true}, // a Cyrillic о
+		{"José", "JOSÉ", true},
+		{"Kim", "Kirn", true}, // rn looks like m
+		{"Zoë", "ZOË", true},
+		{"Kim", "Kin", false},
+		{"José", "Jose", false}, // the accent shows
+		{"홍길동", "홍길순", false},
+		{"Ann", "Anna", false},
+	} {
+		a, err := ParseLaneName(tc.a)
+		if err != nil {
+			t.Fatalf("ParseLaneName(%q): %v", tc.a, err)
+		}
+		b, err := ParseLaneName(tc.b)
+		if err != nil {
+			t.Fatalf("ParseLaneName(%q): %v", tc.b, err)
+		}
+		if got := a.Same(b); got != tc.same {
+			t.Errorf("Name(%q).Same(%q) = %v, want %v", tc.a, tc.b, got, tc.same)
+		}
+		if got := b.Same(a); got != tc.same {
+			t.Errorf("Name(%q).Same(%q) = %v, want %v", tc.b, tc.a, got, tc.same)
+		}
+	}
+}
