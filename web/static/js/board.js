@@ -115,10 +115,11 @@ export function boardRows(b, view) {
       if (fr && fr.split) cell.classList.add("has-split");
       if (fr && correctable && fr.rolls.length > 0) {
         // A frame one may correct is a button: tap it to pick the ball. Its
-        // name says the marks it shows too, for those who speak to their
-        // device what they see.
+        // name says the marks it shows too, as drawn (a split's count
+        // without the parentheses it is not drawn with), for those who
+        // speak to their device what they see.
         const btn = el("button", { type: "button", class: "frame", onclick: () => view.onFrame(p.name, f + 1) }, marksNode(fr.marks));
-        btn.setAttribute("aria-label", t("correctFrameLabel", p.name === view.seat ? "" : p.name, f + 1, fr.marks, frameBalls(fr), !!fr.corrected));
+        btn.setAttribute("aria-label", t("correctFrameLabel", p.name === view.seat ? "" : p.name, f + 1, ballMarks(fr).join("|"), frameBalls(fr), !!fr.corrected));
         btn.setAttribute("aria-haspopup", "dialog");
         cell.append(btn);
       } else if (fr) {
