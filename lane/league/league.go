@@ -90,6 +90,7 @@ type League struct {
 	schedule [][]Match
 	members  []member       // every bowler of the league, team by team in roster order
 	byKey    map[string]int // a member's name key: the member
+	byName   map[string]int // a member's name as the league spells it, as events hold it
 	nights   []*night       // nights[w-1] is week w's
 	base     totals         // the closed nights'
 }
@@ -112,11 +113,12 @@ func New(s Settings) (*League, error) {
 	if weeks == 0 {
 		weeks = len(s.Teams) - 1
 	}
-	l := &League{s: s, schedule: Schedule(len(s.Teams), weeks), byKey: make(map[string]int)}
+	l := &League{s: s, schedule: Schedule(len(s.Teams), weeks), byKey: make(map[string]int), byName: make(map[string]int)}
 	for t, team := range s.Teams {
 		l.size = max(l.size, len(team.Bowlers))
 		for p, b := range team.Bowlers {
 			l.byKey[key(b.Name)] = len(l.members)
+			l.byName[b.Name] = len(l.members)
 			l.members = append(l.members, member{name: b.Name, team: t, place: p, entering: b.Average})
 		}
 	}
@@ -247,8 +249,13 @@ func (l *League) Score(g GameScore) (Event, error) {
 // place returns the place of the night the name bowls in, and the name as
 // the league spells it, or why it bowls in none.
 func (l *League) place(n *night, name string) (int, string, error) {
-	k := key(name)
-	if m, ok := l.byKey[k]; ok {
+	m, ok := l.byName[name] // as events spell it: no folding
+	k := ""
+	if !ok {
+		k = key(name)
+		m, ok = l.byKey[k]
+	}
+	if ok {
 		mb := l.members[m]
 		i := mb.team*l.size + mb.place
 		switch p := n.places[i]; p.kind {
