@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/tenpin/tenpin/lobby"
@@ -88,6 +90,17 @@ func tvPlay(tb *table, stop func(*protocol.Board) bool) {
 		bowled := balls(tb.board)
 		tb.await(func(b *protocol.Board) bool { return balls(b) > bowled })
 	}
+}
+
+// lessMotion makes the page's viewers ask for less motion.
+func lessMotion(t *testing.T, page context.Context) {
+	t.Helper()
+	do(t, page, "less motion", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "reduce"}},
+		})
+		return err
+	}))
 }
 
 // tvPanel is what the TV shows of a lane, as measured on the screen.
@@ -190,10 +203,12 @@ func TestHouseTVFillsQuarters(t *testing.T) {
 	s := serve(t, lobby.Config{})
 	page := browser(t)()
 	var ids []string
+	var lanes []*table
 	for i, seats := range [][]string{names, names[:4], names[:2], {"Christopher", "Bea", "Max"}} {
 		tb := tvLane(t, s, fmt.Sprintf("Lane %d", i+1), seats...)
 		tvPlay(tb, func(b *protocol.Board) bool { return balls(b) >= 3*len(seats)+i })
 		ids = append(ids, tb.id)
+		lanes = append(lanes, tb)
 	}
 	show(t, page, tv1080)
 	do(t, page, "open the house screen", chromedp.Navigate(s.url+"/tv?lanes="+strings.Join(ids, ",")))
@@ -215,6 +230,13 @@ func TestHouseTVFillsQuarters(t *testing.T) {
 		if m.Cut != "" {
 			t.Errorf("1080p, lane %d: names or marks cut: %s", i+1, m.Cut)
 		}
+	}
+	// The third lane's game ends, in its quarter.
+	tvPlay(lanes[2], func(*protocol.Board) bool { return false })
+	until(t, page, "the third lane's end", `document.querySelectorAll(".tv-lane")[2].querySelector(".tv-end").dataset.numbers === "shown"`)
+	do(t, page, "let it arrive", chromedp.Evaluate[chromedp.Void](`document.getAnimations().forEach((a) => a.finish())`))
+	if why := eval[string](t, page, tvEndFits); why != "" {
+		t.Errorf("1080p: %s", why)
 	}
 	keep(t, page, "house.png")
 }
@@ -263,4 +285,148 @@ func TestTVNoSuchLane(t *testing.T) {
 	// The lane that is there plays on.
 	tb.rollAs("AAA", 10)
 	until(t, ko, "AAA's strike", `document.querySelector('.tv-lane tr[data-player="AAA"] td.marks[data-frame="1"]').textContent === "X"`)
+}
+
+// tvEnd is the expression for what the end of a game shows on the
+// first panel: its title, then a line a bowler.
+const tvEnd = `(() => { const e = document.querySelector(".tv-end"); return [e.querySelector(".tv-end-title").textContent, ...[...e.querySelectorAll("tbody tr")].map((tr) => [...tr.cells].map((c) => c.textContent).join(" "))].join(" / "); })()`
+
+// tvEndFits is the expression for what of the end of a game is cut off
+// by its panel's edge or its own, "" for nothing.
+const tvEndFits = `(() => {
+	const out = [];
+	for (const end of document.querySelectorAll(".tv-end")) {
+		if (!end.checkVisibility()) continue;
+		const panel = end.closest(".tv-lane").getBoundingClientRect(), box = end.getBoundingClientRect();
+		if (box.bottom > panel.bottom + .5 || box.right > panel.right + .5) out.push("the end overflows its panel");
+		for (const e of end.querySelectorAll(".tv-end-title, tr, th, td")) {
+			const r = e.getBoundingClientRect();
+			if (r.bottom > box.bottom + .5 || r.right > box.right + .5) out.push(e.textContent + " cut off");
+			if (e.scrollWidth > e.clientWidth + 1) out.push(e.textContent + " cut");
+		}
+	}
+	return out.join("; ");
+})()`
+
+// The end of a game is an event on the TV: the winner, every bowler's
+// score and the night's numbers take the board's place, arriving with
+// motion for viewers who did not ask for less; they fill a 720p screen
+// as a 1080p one, in type read from the approach, until the next game,
+// when the board is back.
+func TestTVGameEnd(t *testing.T) {
+	s := serve(t, lobby.Config{})
+	page := browser(t)()
+	show(t, page, tv720)
+	tb := tvLane(t, s, "Lane 7", "AAA", "BBB", "CCC")
+	do(t, page, "open the TV view", chromedp.Navigate(s.url+"/lanes/"+tb.id+"/tv"))
+	until(t, page, "the board on the TV", `document.querySelectorAll(".tv-board tr[data-row=marks]").length === 3`)
+	tvPlay(tb, func(*protocol.Board) bool { return false })
+	until(t, page, "the game's end, arriving", `document.querySelector(".tv-end")?.checkVisibility() && document.querySelector(".tv-end").getAnimations({ subtree: true }).length > 0`)
+	if called := eval[bool](t, page, `document.querySelector(".tv-call").checkVisibility()`); called {
+		t.Error("the game's last ball called out over its end")
+	}
+	until(t, page, "the night's numbers", `document.querySelector(".tv-end").dataset.numbers === "shown"`)
+	// Arrived: where it all stands.
+	do(t, page, "let it arrive", chromedp.Evaluate[chromedp.Void](`document.getAnimations().forEach((a) => a.finish())`))
+	want := "AAA wins with 300 / 1st AAA 300 1 300.0 300 100% — / 2nd BBB 191 1 191.0 191 9% 100% / 3rd CCC 90 1 90.0 90 0% 0%"
+	if got := eval[string](t, page, tvEnd); got != want {
+		t.Errorf("the game's end shows %q, want %q", got, want)
+	}
+	if eval[bool](t, page, `document.querySelector(".tv-board").checkVisibility()`) {
+		t.Error("the board shown under the game's end")
+	}
+	for _, sc := range []screen{tv720, tv1080} {
+		show(t, page, sc)
+		if why := eval[string](t, page, tvEndFits); why != "" {
+			t.Errorf("%s: %s", sc.name, why)
+		}
+		px := eval[[]float64](t, page, `[".tv-end-title", ".tv-end-table tbody .who", ".tv-end-table tbody .game"].map((s) => parseFloat(getComputedStyle(document.querySelector(s)).fontSize))`)
+		t.Logf("%s: the winner %.1f px, names %.1f px, scores %.1f px", sc.name, px[0], px[1], px[2])
+		if px[0] < 56 || px[1] < 32 || px[2] < 32 {
+			t.Errorf("%s: the winner in %.1f px, names and scores in %.1f and %.1f px, want at least 56 and 32", sc.name, px[0], px[1], px[2])
+		}
+	}
+	show(t, page, tv720)
+	// The next game: the board is back.
+	ctx, cancel := context.WithTimeout(t.Context(), step)
+	defer cancel()
+	if _, err := tb.players["AAA"].Rematch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	until(t, page, "the board back", `!document.querySelector(".tv-end").checkVisibility() && document.querySelector(".tv-board").checkVisibility() && [...document.querySelectorAll(".tv-board td.total")].map((td) => td.textContent).join() === "0,0,0"`)
+}
+
+// For viewers who asked for less motion, the end of a game on a house
+// screen in Korean arrives without any: it is simply there, in its
+// quarter, in Korean, its words whole, while the other lane plays on.
+func TestTVGameEndLessMotion(t *testing.T) {
+	s := serve(t, lobby.Config{})
+	page := browser(t, inLanguage("ko-KR")...)()
+	show(t, page, tv1080)
+	lessMotion(t, page)
+	over := tvLane(t, s, "1번 레인", "AAA", "BBB", "CCC")
+	on := tvLane(t, s, "2번 레인", "DDD", "EEE")
+	do(t, page, "open the house screen", chromedp.Navigate(s.url+"/tv?lanes="+over.id+","+on.id))
+	until(t, page, "two boards", `[...document.querySelectorAll(".tv-board tbody")].map((b) => b.querySelectorAll("tr[data-row=marks]").length).join() === "3,2"`)
+	do(t, page, "watch for motion", chromedp.Evaluate[chromedp.Void](`window.moved = []; document.addEventListener("animationstart", (e) => window.moved.push(e.animationName)); document.addEventListener("transitionstart", (e) => window.moved.push(e.propertyName))`))
+	tvPlay(over, func(*protocol.Board) bool { return false })
+	until(t, page, "the game's end, in Korean", `document.querySelector(".tv-end")?.checkVisibility() && document.querySelector(".tv-end").dataset.numbers === "shown"`)
+	want := "AAA 300점으로 우승 / 1위 AAA 300 1 300.0 300 100% — / 2위 BBB 191 1 191.0 191 9% 100% / 3위 CCC 90 1 90.0 90 0% 0%"
+	if got := eval[string](t, page, tvEnd); got != want {
+		t.Errorf("the game's end shows %q, want %q", got, want)
+	}
+	if moved := eval[string](t, page, `window.moved.join() + (document.getAnimations().length ? " and " + document.getAnimations().length + " animations" : "")`); moved != "" {
+		t.Errorf("motion for viewers who asked for less: %s", moved)
+	}
+	for _, sc := range []screen{tv720, tv1080} {
+		show(t, page, sc)
+		if why := eval[string](t, page, tvEndFits); why != "" {
+			t.Errorf("%s: %s", sc.name, why)
+		}
+		if broken := eval[string](t, page, brokenWords); broken != "" {
+			t.Errorf("%s: words broken across lines: %s", sc.name, broken)
+		}
+	}
+	if words := eval[string](t, page, asciiWords(names[:5]...)); words != "" {
+		t.Errorf("the house screen in Korean shows English: %s", words)
+	}
+	on.rollAs("DDD", 10)
+	until(t, page, "the other lane plays on", `document.querySelectorAll(".tv-lane")[1].querySelector('tr[data-player="DDD"] td.marks[data-frame="1"]').textContent === "X" && `+`document.querySelectorAll(".tv-lane")[1].querySelector(".tv-board").checkVisibility()`)
+}
+
+// The TV views have no accessibility violation axe-core finds, in
+// English and in Korean: a game's end on a lane's TV, a TV for a lane
+// that is not there, and a house screen with a game over, a game in play
+// and a lane that is not there.
+func TestTVAccessibility(t *testing.T) {
+	src := axeSource(t)
+	for _, lang := range []string{"en-US", "ko-KR"} {
+		t.Run(lang, func(t *testing.T) {
+			s := serve(t, lobby.Config{})
+			p := browser(t, inLanguage(lang)...)()
+			show(t, p, tv720)
+			check := func(view string) {
+				t.Helper()
+				if v := axeViolations(t, p, src); v != "" {
+					t.Errorf("%s, %s:\n%s", lang, view, v)
+				}
+			}
+			over := tvLane(t, s, "Axe", "AAA", "BBB", "CCC")
+			on := tvLane(t, s, "Axe 2", "DDD", "EEE")
+			do(t, p, "the TV view", chromedp.Navigate(s.url+"/lanes/"+over.id+"/tv"))
+			until(t, p, "the board on the TV", `document.querySelectorAll(".tv-board tr[data-row=marks]").length === 3`)
+			tvPlay(over, func(*protocol.Board) bool { return false })
+			until(t, p, "the game's end", `document.querySelector(".tv-end")?.checkVisibility() && document.querySelector(".tv-end").dataset.numbers === "shown"`)
+			do(t, p, "let it arrive", chromedp.Evaluate[chromedp.Void](`document.getAnimations().forEach((a) => a.finish())`))
+			check("a game's end on the TV")
+
+			do(t, p, "a TV for no lane", chromedp.Navigate(s.url+"/lanes/nosuch/tv"))
+			until(t, p, "no such lane", `document.querySelector(".tv-lane").classList.contains("missing")`)
+			check("a TV for a lane that is not there")
+
+			do(t, p, "the house screen", chromedp.Navigate(s.url+"/tv?lanes="+over.id+","+on.id+",nosuch"))
+			until(t, p, "three quarters", `document.querySelector(".tv-end")?.dataset.numbers === "shown" && document.querySelectorAll(".tv-lane")[1].querySelector(".tv-up").textContent !== "" && document.querySelectorAll(".tv-lane")[2].classList.contains("missing")`)
+			check("a house screen")
+		})
+	}
 }

@@ -5,7 +5,7 @@
 // functions and connects with socket.js, as the lane's page does.
 // "?lang=ko" or "?lang=en" picks its language; otherwise the browser's.
 import { el } from "./dom.js";
-import { t, applyStatic, setLang } from "./i18n.js";
+import { t, applyStatic, setLang, num, pct } from "./i18n.js";
 import { createSocket } from "./socket.js";
 import { boardHead, boardRows, result, calls, highsOf, highText } from "./board.js";
 
@@ -15,6 +15,11 @@ const maxLanes = 4;
 
 // callFor is how long a call-out stays up, in ms (its animation's length).
 const callFor = 2400;
+
+// arriveFor is how long a game's end takes to arrive, in ms: the
+// longest of its animations (the winner's, three times a second after
+// the panel's).
+const arriveFor = 4000;
 
 const reduceMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
 
@@ -43,25 +48,26 @@ function lanePanel(id, single) {
   qr.onload = () => { qr.hidden = panel.classList.contains("missing"); scan.hidden = qr.hidden; };
   qr.onerror = () => { qr.hidden = true; scan.hidden = true; };
   qr.src = "/api/lanes/" + encodeURIComponent(id) + "/qr.png";
+  const end = gameEnd(id, single ? "h2" : "h3");
   const missing = el("p", { class: "tv-missing", hidden: true });
   const panel = el("section", { class: "tv-lane", "data-lane": id, "aria-labelledby": name.id },
     el("div", { class: "tv-inner" },
       el("div", { class: "tv-head" }, name, phase, up, ball, conn),
       el("div", { class: "tv-board-side" }, table),
-      missing,
+      end.element, missing,
       el("div", { class: "tv-side" }, deck, qr, scan),
       call));
 
   let board = null;
   let callTimer = 0;
 
-  function render(b) {
+  function render(b, before) {
     name.textContent = b.name;
     if (single) document.title = t("titleLane", b.name);
     panel.style.setProperty("--n", String(Math.max(3, b.players.length)));
     const upP = b.phase === "playing" && b.up ? b.players[b.up.seat] : null;
-    // A game's end says who won, and the personal bests it brought.
-    phase.textContent = b.phase === "finished" ? [result(b), ...highsOf(b).map(highText)].join(" · ") : b.phase === "waiting" ? t("phaseWaiting") : "";
+    const over = b.phase === "finished";
+    phase.textContent = b.phase === "waiting" ? t("phaseWaiting") : "";
     table.tBodies[0].replaceChildren(...boardRows(b, watcher));
     if (upP) {
       const cell = table.querySelector(`tbody tr.up[data-row=marks] td.marks[data-frame="${b.up.frame}"]`);
@@ -76,6 +82,15 @@ function lanePanel(id, single) {
     for (const pin of deck.querySelectorAll("i")) {
       pin.classList.toggle("down", !pins || !pins.includes(Number(pin.dataset.pin)));
     }
+    // A game's end is an event: it arrives (unless the viewers asked for
+    // less motion) when the game ends before the screen's eyes, and is
+    // simply there for a screen that comes to a game already over.
+    panel.classList.toggle("over", over);
+    if (over) {
+      clearTimeout(callTimer);
+      call.hidden = true;
+    }
+    end.show(over ? b : null, over && !!before && before.phase !== "finished" && !reduceMotion.matches);
     fitNames();
   }
 
@@ -115,8 +130,9 @@ function lanePanel(id, single) {
         sock.taken();
         const before = board;
         board = msg;
-        render(msg);
-        const cs = before ? calls(before, msg) : [];
+        render(msg, before);
+        // The ball that ends a game is called by the game's end.
+        const cs = before && msg.phase !== "finished" ? calls(before, msg) : [];
         if (cs.length) callOut(cs[cs.length - 1]);
         return;
       }
@@ -135,7 +151,7 @@ function lanePanel(id, single) {
     // A lane that closed and whose night is kept: its last board.
     kept(b) {
       board = b;
-      render(b);
+      render(b, null);
       closed();
     },
     visited() {},
@@ -167,6 +183,115 @@ function lanePanel(id, single) {
   return panel;
 }
 
+// gameEnd is a lane's panel at the end of a game: who won, every
+// bowler's score, and the night's numbers (GET /api/lanes/{id}/stats,
+// asked once a game's end). show(b, arrive) shows the end of board b
+// (or hides it, for null); arrive makes it arrive as an event.
+function gameEnd(id, heading) {
+  const titleID = "tv-end-" + id;
+  const title = el(heading, { class: "tv-end-title", id: titleID });
+  const highs = el("p", { class: "tv-end-highs" });
+  const body = el("tbody");
+  const element = el("section", { class: "tv-end", "aria-labelledby": titleID, hidden: true },
+    el("p", { class: "tv-end-kicker", text: t("gameOverShort") }),
+    title, highs,
+    el("table", { class: "tv-end-table" },
+      el("thead", {},
+        el("tr", { class: "group" },
+          el("td", { colSpan: 3 }),
+          el("th", { scope: "colgroup", colSpan: 5, class: "night", text: t("statsTitle") })),
+        el("tr", {},
+          el("th", { scope: "col", class: "place", text: t("tvPlace") }),
+          el("th", { scope: "col", class: "who", text: t("colPlayer") }),
+          el("th", { scope: "col", class: "game", text: t("tvThisGame") }),
+          ...["statGames", "statAverage", "statHigh", "statStrikes", "statSpares"].map((k) =>
+            el("th", { scope: "col", class: "night", "data-stat": k, text: t(k) })))),
+      body));
+
+  let shown = null; // the board shown
+  let stats = null; // the night's numbers, for the game's end asked of
+  let statsFor = ""; // which game's end they were asked for
+  let asking = false;
+  let rowsOf = ""; // the bowlers and scores the rows show
+  let arrived = 0; // the timer that ends the arrival
+
+  // draw draws the end of the board shown: its rows are made again only
+  // when its bowlers or scores changed (a row made again would arrive
+  // again), and the night's numbers go in as they come.
+  function draw() {
+    const b = shown;
+    title.textContent = result(b);
+    highs.textContent = highsOf(b).map(highText).join(" · ");
+    const still = b.players.filter((p) => !p.left).sort((p, q) => q.total - p.total || p.name.localeCompare(q.name));
+    const order = [...still, ...b.players.filter((p) => p.left)];
+    const key = JSON.stringify(order.map((p) => [p.name, p.total, !!p.left]));
+    if (key !== rowsOf) {
+      rowsOf = key;
+      const top = still.length ? still[0].total : null;
+      body.replaceChildren(...order.map((p, i) => {
+        const place = p.left ? "—" : t("ordinal", still.findIndex((q) => q.total === p.total) + 1);
+        const row = el("tr", { "data-player": p.name, class: p.left ? "left" : p.total === top ? "winner" : "" },
+          el("td", { class: "place", text: place }),
+          el("th", { scope: "row", class: "who", text: p.name }),
+          el("td", { class: "game", text: num(p.total) }),
+          ...[1, 2, 3, 4, 5].map(() => el("td", { class: "night" })));
+        row.style.setProperty("--i", String(i));
+        return row;
+      }));
+    }
+    for (const row of body.rows) {
+      const s = stats && Array.isArray(stats.players) ? stats.players.find((q) => q.name === row.dataset.player) : null;
+      const figures = s ? [num(s.games), typeof s.average === "number" ? num(s.average, 1) : "—", s.games ? num(s.high) : "—",
+        pct(s.strikes, s.strike_chances), pct(s.spares, s.spare_chances)] : ["", "", "", "", ""];
+      [...row.querySelectorAll("td.night")].forEach((td, i) => { td.textContent = figures[i]; });
+    }
+    element.dataset.numbers = stats ? "shown" : "asked";
+  }
+
+  // ask asks for the night's numbers once a game's end: the series its
+  // board carries names it.
+  async function ask(b) {
+    const key = JSON.stringify(b.series || []);
+    if (statsFor === key || asking) return;
+    statsFor = key;
+    stats = null;
+    asking = true;
+    try {
+      const res = await fetch("/api/lanes/" + encodeURIComponent(id) + "/stats", { cache: "no-store" });
+      if (!res.ok) throw new Error(res.statusText);
+      const body = await res.json();
+      if (statsFor === key) stats = body;
+    } catch {
+      statsFor = ""; // the next board asks again
+    }
+    asking = false;
+    if (shown) draw();
+  }
+
+  return {
+    element,
+    show(b, arrive) {
+      shown = b;
+      element.hidden = !b;
+      if (!b) {
+        element.classList.remove("arrive");
+        rowsOf = "";
+        return;
+      }
+      if (arrive) {
+        // Once arrived it stays as it is: rows drawn again later do not
+        // arrive again.
+        rowsOf = "";
+        element.classList.add("arrive");
+        clearTimeout(arrived);
+        arrived = setTimeout(() => element.classList.remove("arrive"), arriveFor);
+      }
+      draw();
+      ask(b);
+    },
+  };
+}
+
 // lanesOf is the lanes the address names: "/lanes/{id}/tv", or up to
 // maxLanes in "/tv?lanes=a,b,c".
 function lanesOf() {
@@ -185,7 +310,8 @@ const grid = document.getElementById("tv");
 grid.dataset.lanes = String(Math.max(1, ids.length));
 if (!single) {
   document.title = t("tvHouseTitle");
-  grid.before(el("h1", { class: "visually-hidden", text: t("tvHouseTitle") }));
+  // Inside the main landmark; placed absolutely, it takes no quarter.
+  grid.prepend(el("h1", { class: "visually-hidden", text: t("tvHouseTitle") }));
 }
 if (ids.length === 0) {
   grid.append(el("p", { class: "tv-none", text: t("tvNoLanes") }));
