@@ -88,11 +88,10 @@ type League struct {
 	s        Settings
 	size     int // places a team fields: the longest roster
 	schedule [][]Match
-	members  []member       // every bowler of the league, team by team in roster order
-	byKey    map[string]int // a member's name key: the member
-	byName   map[string]int // a member's name as the league spells it, as events hold it
-	nights   []*night       // nights[w-1] is week w's
-	base     totals         // the closed nights'
+	members  []member  // every bowler of the league, team by team in roster order
+	names    nameIndex // a member's name: the member
+	nights   []*night  // nights[w-1] is week w's
+	base     totals    // the closed nights'
 }
 
 // member is a bowler of the league.
@@ -113,12 +112,11 @@ func New(s Settings) (*League, error) {
 	if weeks == 0 {
 		weeks = len(s.Teams) - 1
 	}
-	l := &League{s: s, schedule: Schedule(len(s.Teams), weeks), byKey: make(map[string]int), byName: make(map[string]int)}
+	l := &League{s: s, schedule: Schedule(len(s.Teams), weeks), names: newNameIndex()}
 	for t, team := range s.Teams {
 		l.size = max(l.size, len(team.Bowlers))
 		for p, b := range team.Bowlers {
-			l.byKey[key(b.Name)] = len(l.members)
-			l.byName[b.Name] = len(l.members)
+			l.names.add(b.Name, len(l.members))
 			l.members = append(l.members, member{name: b.Name, team: t, place: p, entering: b.Average})
 		}
 	}
@@ -185,31 +183,31 @@ func (l *League) Open(week int, absent []Absence) (Event, error) {
 		return Event{}, fmt.Errorf("%w: week %d opens next, not week %d", ErrWeek, next, week)
 	}
 	e := Event{Kind: Opened, Week: week}
-	seen := make(map[string]string) // a name key: who has it tonight
+	marked := make(map[int]bool) // the members marked absent
+	subs := newNameIndex()       // the substitutes: whose place they take
 	for _, a := range absent {
-		m, ok := l.byKey[key(a.Bowler)]
+		m, ok := l.names.find(a.Bowler)
 		if !ok {
 			return Event{}, fmt.Errorf("%w: %q, marked absent, is no bowler of the league", ErrUnknownBowler, a.Bowler)
 		}
 		name := l.members[m].name
-		if _, twice := seen[key(name)]; twice {
+		if marked[m] {
 			return Event{}, fmt.Errorf("%w: %q is marked absent twice", ErrInvalidNight, name)
 		}
-		seen[key(name)] = name
+		marked[m] = true
 		out := Absence{Bowler: name}
 		if a.Sub != (Substitute{}) {
 			sub, err := bowling.ParseLaneName(a.Sub.Name)
 			if err != nil {
 				return Event{}, fmt.Errorf("%w: %q's substitute: %s", ErrInvalidNight, name, strings.TrimPrefix(err.Error(), bowling.ErrInvalidName.Error()+": "))
 			}
-			k := key(string(sub))
-			if _, member := l.byKey[k]; member {
-				return Event{}, fmt.Errorf("%w: %q cannot substitute for %q: a bowler of the league bowls for their own team", ErrInvalidNight, string(sub), name)
+			if other, member := l.names.find(string(sub)); member {
+				return Event{}, fmt.Errorf("%w: %q cannot substitute for %q: %q bowls for their own team", ErrInvalidNight, string(sub), name, l.members[other].name)
 			}
-			if other, taken := seen[k]; taken {
-				return Event{}, fmt.Errorf("%w: %q substitutes for %q and %q: one place a night", ErrInvalidNight, string(sub), other, name)
+			if other, taken := subs.find(string(sub)); taken {
+				return Event{}, fmt.Errorf("%w: %q substitutes for %q and %q: one place a night", ErrInvalidNight, string(sub), l.members[other].name, name)
 			}
-			seen[k] = name
+			subs.add(string(sub), m)
 			if a.Sub.Average < 0 || a.Sub.Average > bowling.MaxScore {
 				return Event{}, fmt.Errorf("%w: %q's average %d: an average is 1 to %d, or 0 for none", ErrInvalidNight, string(sub), a.Sub.Average, bowling.MaxScore)
 			}
@@ -249,11 +247,13 @@ func (l *League) Score(g GameScore) (Event, error) {
 // place returns the place of the night the name bowls in, and the name as
 // the league spells it, or why it bowls in none.
 func (l *League) place(n *night, name string) (int, string, error) {
-	m, ok := l.byName[name] // as events spell it: no folding
-	k := ""
+	// Events spell names as the league does: look for that first.
+	m, ok := l.names.exact[name]
 	if !ok {
-		k = key(name)
-		m, ok = l.byKey[k]
+		if i, ok := n.sub(name, true); ok {
+			return i, name, nil
+		}
+		m, ok = l.names.alike(name)
 	}
 	if ok {
 		mb := l.members[m]
@@ -266,7 +266,7 @@ func (l *League) place(n *night, name string) (int, string, error) {
 		}
 		return i, mb.name, nil
 	}
-	if i, ok := n.subs[k]; ok {
+	if i, ok := n.sub(name, false); ok {
 		return i, n.places[i].sub.Name, nil
 	}
 	return 0, "", fmt.Errorf("%w: %q bowls in no place of week %d", ErrUnknownBowler, name, n.week)

@@ -382,6 +382,9 @@ func TestRefused(t *testing.T) {
 		{"member as sub", nil, func(l *League) (Event, error) {
 			return l.Open(1, []Absence{{Bowler: "Ann", Sub: Substitute{Name: "dan"}}})
 		}, ErrInvalidNight, `"dan" cannot substitute for "Ann"`},
+		{"member as sub, looking alike", nil, func(l *League) (Event, error) {
+			return l.Open(1, []Absence{{Bowler: "Ann", Sub: Substitute{Name: "Ｃat"}}})
+		}, ErrInvalidNight, `"Ｃat" cannot substitute for "Ann": "Cat" bowls for their own team`},
 		{"sub twice", nil, func(l *League) (Event, error) {
 			return l.Open(1, []Absence{{Bowler: "Ann", Sub: Substitute{Name: "Sue"}}, {Bowler: "Cat", Sub: Substitute{Name: "SUE"}}})
 		}, ErrInvalidNight, `"SUE" substitutes for "Ann" and "Cat"`},

@@ -28,11 +28,11 @@ type night struct {
 	week    int
 	closed  bool
 	absent  []Absence
-	places  []place        // a team's places one after another: team*size + place
-	scores  []int16        // place*GamesPerNight + game: its score, -1 for none yet
-	subs    map[string]int // a substitute's name key: their place
-	matchOf []int          // a team: its match's index in the week
-	results []matchResult  // a match: what it counts so far
+	places  []place       // a team's places one after another: team*size + place
+	scores  []int16       // place*GamesPerNight + game: its score, -1 for none yet
+	subs    []int         // the places substitutes take
+	matchOf []int         // a team: its match's index in the week
+	results []matchResult // a match: what it counts so far
 }
 
 // side is what a team's match counts so far. A game counts once every
@@ -49,6 +49,17 @@ type matchResult [2]side
 
 func (n *night) score(i, g, games int) int { return int(n.scores[i*games+g]) }
 
+// sub returns the place of the substitute whose name is exactly name, or
+// if none, who is that name (sameName); false for none.
+func (n *night) sub(name string, exact bool) (int, bool) {
+	for _, i := range n.subs {
+		if sub := n.places[i].sub.Name; sub == name || !exact && sameName(sub, name) {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
 // newNight returns week's night with the absences, no game scored and its
 // handicaps still to prepare.
 func (l *League) newNight(week int, absences []Absence) *night {
@@ -58,7 +69,6 @@ func (l *League) newNight(week int, absences []Absence) *night {
 		absent:  append([]Absence(nil), absences...),
 		places:  make([]place, len(l.s.Teams)*l.size),
 		scores:  make([]int16, len(l.s.Teams)*l.size*games),
-		subs:    make(map[string]int),
 		matchOf: make([]int, len(l.s.Teams)),
 		results: make([]matchResult, len(l.schedule[week-1])),
 	}
@@ -72,7 +82,7 @@ func (l *League) newNight(week int, absences []Absence) *night {
 		n.places[mb.team*l.size+mb.place] = place{kind: present, member: m}
 	}
 	for _, a := range absences {
-		m, ok := l.byKey[key(a.Bowler)]
+		m, ok := l.names.find(a.Bowler)
 		if !ok {
 			continue
 		}
@@ -82,7 +92,7 @@ func (l *League) newNight(week int, absences []Absence) *night {
 			continue
 		}
 		n.places[i].kind, n.places[i].sub = substitute, a.Sub
-		n.subs[key(a.Sub.Name)] = i
+		n.subs = append(n.subs, i)
 	}
 	for mi, m := range l.schedule[week-1] {
 		n.matchOf[m.Home], n.matchOf[m.Away] = mi, mi

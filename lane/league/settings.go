@@ -99,8 +99,10 @@ type Team struct {
 // Bowler is a bowler on a team's roster.
 type Bowler struct {
 	// Name is a name a lane seats (bowling.ParseLaneName), once in the
-	// league: two names that are equal after NFKC and case folding are the
-	// same bowler ("Zoë" and "ZOË", "Kim" and "Ｋｉｍ").
+	// league: two names are one bowler when they are equal after NFKC and
+	// case folding ("Zoë" and "ZOË", "Kim" and "Ｋｉｍ"), or look alike as
+	// a lane tells them (bowling.Name.Same: "José" and "Jоsé" with a
+	// Cyrillic о, "Kim" and "Kirn").
 	Name string
 	// Average is the entering (book) average, 1 to 300; 0 for none. It
 	// stands until the bowler has bowled a night of the league.
@@ -142,8 +144,8 @@ func (s Settings) check() (Settings, error) {
 		return Settings{}, invalid("weeks %d: a season has 1 to %d weeks, or 0 for one round robin", s.Weeks, MaxWeeks)
 	}
 	out.Teams = make([]Team, len(s.Teams))
-	teams := make(map[string]int, len(s.Teams))                 // a team name's key: its team
-	bowlers := make(map[string][2]int, len(s.Teams)*MaxBowlers) // a bowler name's key: team, place
+	teams := make(map[string]int, len(s.Teams)) // a team name's key: its team
+	bowlers := newNameIndex()                   // a bowler: their team
 	for t, team := range s.Teams {
 		name, err := cleanTitle(team.Name)
 		if err != nil {
@@ -162,17 +164,17 @@ func (s Settings) check() (Settings, error) {
 			if err != nil {
 				return Settings{}, invalid("team %q, bowler %d: %s", name, p+1, strings.TrimPrefix(err.Error(), bowling.ErrInvalidName.Error()+": "))
 			}
-			if at, ok := bowlers[key(string(bn))]; ok {
-				where := fmt.Sprintf("on team %q", out.Teams[at[0]].Name)
-				if at[0] == t {
-					where = "twice on the team"
+			if at, ok := bowlers.find(string(bn)); ok {
+				where := fmt.Sprintf("on team %q", out.Teams[at].Name)
+				if at == t {
+					where = "on the team"
 				}
 				return Settings{}, invalid("team %q: %q is %s already: a bowler is in a league once", name, string(bn), where)
 			}
 			if b.Average < 0 || b.Average > bowling.MaxScore {
 				return Settings{}, invalid("team %q: %q's average %d: an average is 1 to %d, or 0 for none", name, string(bn), b.Average, bowling.MaxScore)
 			}
-			bowlers[key(string(bn))] = [2]int{t, p}
+			bowlers.add(string(bn), t)
 			roster[p] = Bowler{Name: string(bn), Average: b.Average}
 		}
 		out.Teams[t] = Team{Name: name, Bowlers: roster}
@@ -211,6 +213,47 @@ func cleanTitle(s string) (string, error) {
 		return "", fmt.Errorf("%q has no letter or digit", s)
 	}
 	return s, nil
+}
+
+// nameIndex finds a name however it is typed: as the league spells it,
+// in another case or compatibility form (key), or a name that only looks
+// like it (bowling.Name.Key), as a lane tells names apart.
+type nameIndex struct {
+	exact, fold, look map[string]int
+}
+
+func newNameIndex() nameIndex {
+	return nameIndex{exact: make(map[string]int), fold: make(map[string]int), look: make(map[string]int)}
+}
+
+// sameName reports whether a and b are one name, as a nameIndex tells.
+func sameName(a, b string) bool {
+	return a == b || key(a) == key(b) || bowling.Name(a).Key() == bowling.Name(b).Key()
+}
+
+// add indexes a name, as the league spells it, with its value.
+func (x nameIndex) add(name string, v int) {
+	x.exact[name] = v
+	x.fold[key(name)] = v
+	x.look[bowling.Name(name).Key()] = v
+}
+
+// find returns the value of the name that name is, if one is indexed.
+func (x nameIndex) find(name string) (int, bool) {
+	if v, ok := x.exact[name]; ok {
+		return v, true
+	}
+	return x.alike(name)
+}
+
+// alike returns the value of a name that name is, told by its folded
+// forms only.
+func (x nameIndex) alike(name string) (int, bool) {
+	if v, ok := x.fold[key(name)]; ok {
+		return v, true
+	}
+	v, ok := x.look[bowling.Name(name).Key()]
+	return v, ok
 }
 
 // key is the form in which two names are compared: NFKC with case folded

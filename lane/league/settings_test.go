@@ -54,7 +54,7 @@ func TestNewRefuses(t *testing.T) {
 			s.Teams[0] = roster("Pin Pals", "Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus")
 		}, `team "Pin Pals" has 7 bowlers`},
 		{"a name twice", func(s *Settings) { s.Teams[1].Bowlers[1].Name = "ann" }, `team "Gutter Kings": "ann" is on team "Pin Pals" already`},
-		{"a name twice on a team", func(s *Settings) { s.Teams[0].Bowlers[1].Name = "ANN" }, `"ANN" is twice on the team already`},
+		{"a name twice on a team", func(s *Settings) { s.Teams[0].Bowlers[1].Name = "ANN" }, `"ANN" is on the team already`},
 		{"a name twice, case folded", func(s *Settings) {
 			s.Teams[0].Bowlers[0].Name, s.Teams[1].Bowlers[0].Name = "Zoë", "ZOË"
 		}, `"ZOË" is on team "Pin Pals"`},
@@ -62,6 +62,12 @@ func TestNewRefuses(t *testing.T) {
 		{"a name twice, decomposed", func(s *Settings) {
 			s.Teams[0].Bowlers[0].Name, s.Teams[1].Bowlers[0].Name = "Zoë", "Zoe\u0308"
 		}, `"Zoë" is on team "Pin Pals"`},
+		{"a name twice, looking alike", func(s *Settings) {
+			s.Teams[0].Bowlers[0].Name, s.Teams[1].Bowlers[0].Name = "José", "Jоsé" // a Cyrillic о
+		}, `"Jоsé" is on team "Pin Pals"`},
+		{"a name twice, rn for m", func(s *Settings) {
+			s.Teams[0].Bowlers[0].Name, s.Teams[1].Bowlers[0].Name = "Kim", "Kirn"
+		}, `"Kirn" is on team "Pin Pals"`},
 		{"no name", func(s *Settings) { s.Teams[0].Bowlers[0].Name = "" }, `team "Pin Pals", bowler 1: the name is empty`},
 		{"a digit", func(s *Settings) { s.Teams[0].Bowlers[1].Name = "Bob2" }, `bowler 2: "Bob2" has the digit '2'`},
 		{"bad average", func(s *Settings) { s.Teams[0].Bowlers[0].Average = 301 }, `"Ann"'s average 301`},
@@ -144,25 +150,21 @@ func TestSettingsKept(t *testing.T) {
 	}
 }
 
-// manyTeams returns n teams of k bowlers, named team A, bowlers Aa to Af.
+// manyTeams returns n teams of k bowlers: teams A, B, …; bowlers named
+// from syllables that look like no other ("Bana", "Bara", …, "Duka"), as
+// names unlike by eye must be.
 func manyTeams(n, k int) []Team {
+	const consonants, vowels = "BDFGKMNPRSTVZ", "aeu"
+	suffixes := []string{"na", "ra", "ta", "ka", "sa", "va"}
 	teams := make([]Team, n)
 	for i := range teams {
 		teams[i].Name = "Team " + letters(i)
+		stem := string(consonants[i%len(consonants)]) + string(vowels[i/len(consonants)%len(vowels)])
 		for j := range k {
-			teams[i].Bowlers = append(teams[i].Bowlers, Bowler{Name: letters(i) + strings.ToLower(letters(j)), Average: 150 + (i*7+j*13)%60})
+			teams[i].Bowlers = append(teams[i].Bowlers, Bowler{Name: stem + suffixes[j], Average: 150 + (i*7+j*13)%60})
 		}
 	}
 	return teams
-}
-
-// letters names the number i: A, B, …, Z, BA, BB, …
-func letters(i int) string {
-	s := string(rune('A' + i%26))
-	for i /= 26; i > 0; i /= 26 {
-		s = string(rune('A'+i%26)) + s
-	}
-	return s
 }
 
 // FuzzSettings: any settings are refused with ErrInvalid or accepted; an
@@ -204,4 +206,13 @@ func FuzzSettings(f *testing.F) {
 			t.Fatalf("the league's settings schedule %d weeks again, not %d", len(again.Schedule()), len(l.Schedule()))
 		}
 	})
+}
+
+// letters names the number i: A, B, …, Z, BA, BB, …
+func letters(i int) string {
+	s := string(rune('A' + i%26))
+	for i /= 26; i > 0; i /= 26 {
+		s = string(rune('A'+i%26)) + s
+	}
+	return s
 }
