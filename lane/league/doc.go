@@ -1,7 +1,8 @@
 // Package league is a ten-pin league's season: its [Settings] (teams and
 // their rosters, handicap, points, absent and vacancy scores), its
-// [Schedule] (a round robin by the circle method), its nights, and the
-// [Standings] of teams and bowlers. The rules are those of the rule book,
+// [Schedule] (a round robin by the circle method), its nights and their
+// score sheets ([League.Sheet]), and the [Standings] of teams and
+// bowlers. The rules are those of the rule book,
 // lane/bowling/DOMAIN.md ("League").
 //
 // # Decide, then apply

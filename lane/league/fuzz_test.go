@@ -124,6 +124,27 @@ func checkCommands(t *testing.T, data []byte) []Event {
 	if won != lost {
 		t.Fatalf("%v points won, %v lost", won, lost)
 	}
+	// The sheets add up to the standings.
+	pins, points := make(map[string]int), make(map[string]float64)
+	for w := 1; ; w++ {
+		sheet, ok := l.Sheet(w)
+		if !ok {
+			break
+		}
+		for _, m := range sheet.Matches {
+			for _, side := range []TeamSheet{m.Home, m.Away} {
+				for _, total := range side.Totals {
+					pins[side.Team] += max(total, 0)
+				}
+				points[side.Team] += side.PointsWon
+			}
+		}
+	}
+	for _, team := range got.Teams {
+		if pins[team.Name] != team.PinsHandicap || points[team.Name] != team.PointsWon {
+			t.Fatalf("team %s: the sheets add up to %d pins and %v points, the standings say %d and %v", team.Name, pins[team.Name], points[team.Name], team.PinsHandicap, team.PointsWon)
+		}
+	}
 	again, err := Replay(s, events)
 	if err != nil {
 		t.Fatal(err)

@@ -18,9 +18,9 @@ var (
 	// ErrUnknownBowler: a name that is neither a bowler of the league nor
 	// a substitute of the night.
 	ErrUnknownBowler = errors.New("league: unknown bowler")
-	// ErrInvalidNight: an opening with an absence named twice, or a
-	// substitute whose name is taken or not a name, or whose average is
-	// out of bounds.
+	// ErrInvalidNight: an opening with a bowler marked absent twice, or a
+	// substitute whose name is not a lane's, is (or looks like) a league
+	// bowler's or another substitute's, or whose average is not 0 to 300.
 	ErrInvalidNight = errors.New("league: invalid night")
 	// ErrInvalidScore: a score of no game (outside 0 to 300, or of a game
 	// the night does not have), or for an absent bowler's place.
@@ -310,9 +310,8 @@ func (l *League) placeName(p place) string {
 }
 
 // Apply applies an event the league decided. It cannot fail: an event
-// that does not fit the league (not decided by it, or out of its order) is
-// ignored, and a log replays the same whatever the order it was decided in
-// was checked against.
+// that does not fit the league (one it did not decide, or out of order)
+// is ignored, so a stored log always replays, to the same league.
 func (l *League) Apply(e Event) {
 	switch e.Kind {
 	case Opened:

@@ -490,3 +490,67 @@ func TestSubstituteWithoutAverage(t *testing.T) {
 		t.Errorf("correcting a substitute's game: %v", err)
 	}
 }
+
+// TestSheet: the Example's night, Ann's last game still to bowl. Ann
+// (150) has 45 pins of handicap; Bob is absent, 180 − 10 with 18; Cat
+// (170) 27; the vacancy 120. Games 1 and 2 count: 393 and 383 against 347
+// and 327, a point each to Pin Pals.
+func TestSheet(t *testing.T) {
+	settings := Settings{
+		Name: "Sheet", GamesPerNight: 3, Handicap: Handicap{200, 90}, Points: Points{1, 1},
+		AbsentMinus: 10, VacancyScore: 120,
+		Teams: duo("Pin Pals", Bowler{"Ann", 150}, "Gutter Kings", Bowler{"Cat", 170}),
+	}
+	settings.Teams[0].Bowlers = append(settings.Teams[0].Bowlers, Bowler{"Bob", 180})
+	s := newSeason(t, settings)
+	if _, ok := s.l.Sheet(1); ok {
+		t.Error("Sheet(1) before the night opened: ok")
+	}
+	s.open(1, Absence{Bowler: "Bob"})
+	s.bowl(1, "Ann", 160, 150)
+	s.bowl(1, "Cat", 200, 180, 170)
+	got, ok := s.l.Sheet(1)
+	want := Sheet{Week: 1, Matches: []MatchSheet{{
+		Home: TeamSheet{
+			Team: "Pin Pals",
+			Places: []PlaceSheet{
+				{Kind: PlaceBowler, Bowler: "Ann", Name: "Ann", Average: 150, Handicap: 45, HandicapKnown: true, Scores: []int{160, 150, -1}},
+				{Kind: PlaceAbsent, Bowler: "Bob", Average: 180, Handicap: 18, HandicapKnown: true, Scores: []int{170, 170, 170}},
+			},
+			Totals: []int{393, 383, -1}, PointsWon: 2,
+		},
+		Away: TeamSheet{
+			Team: "Gutter Kings",
+			Places: []PlaceSheet{
+				{Kind: PlaceBowler, Bowler: "Cat", Name: "Cat", Average: 170, Handicap: 27, HandicapKnown: true, Scores: []int{200, 180, 170}},
+				{Kind: PlaceVacancy, HandicapKnown: true, Scores: []int{120, 120, 120}},
+			},
+			Totals: []int{347, 327, 317}, PointsLost: 2,
+		},
+	}}}
+	if !ok || !reflect.DeepEqual(got, want) {
+		t.Errorf("Sheet(1) = %+v, %v\nwant %+v", got, ok, want)
+	}
+}
+
+// TestSheetFirstNight: a substitute with no average has no handicap to
+// show until their night's games are all in; then their night's own.
+func TestSheetFirstNight(t *testing.T) {
+	s := newSeason(t, Settings{
+		Name: "Subs", GamesPerNight: 2, Handicap: Handicap{200, 100}, Points: Points{1, 1},
+		Teams: duo("A", Bowler{"Ann", 150}, "B", Bowler{"Cat", 170}),
+	})
+	s.open(1, Absence{Bowler: "Ann", Sub: Substitute{Name: "Sue"}})
+	s.bowl(1, "Sue", 140)
+	sheet, _ := s.l.Sheet(1)
+	want := PlaceSheet{Kind: PlaceSubstitute, Bowler: "Ann", Name: "Sue", Scores: []int{140, -1}}
+	if got := sheet.Matches[0].Home.Places[0]; !reflect.DeepEqual(got, want) {
+		t.Errorf("Sue's place = %+v, want %+v", got, want)
+	}
+	s.bowl(1, "Sue", 140, 161) // 150.5: 150, and 50 pins
+	sheet, _ = s.l.Sheet(1)
+	want = PlaceSheet{Kind: PlaceSubstitute, Bowler: "Ann", Name: "Sue", Average: 150, Handicap: 50, HandicapKnown: true, Scores: []int{140, 161}}
+	if got := sheet.Matches[0].Home.Places[0]; !reflect.DeepEqual(got, want) {
+		t.Errorf("Sue's place = %+v, want %+v", got, want)
+	}
+}

@@ -15,8 +15,10 @@ type place struct {
 	kind   placeKind
 	member int // present, absent, substitute: the roster's bowler
 	sub    Substitute
-	// handicap is the place's handicap each game, unless pending: then it
-	// comes from the night's own average, once its games are all scored.
+	// handicap is the place's handicap each game, from average (0 for
+	// none), unless pending: then it comes from the night's own average,
+	// once its games are all scored.
+	average  int
 	handicap int
 	pending  bool
 	fixed    int // absent, vacancy: the score of every game
@@ -119,20 +121,23 @@ func (l *League) prepare(n *night, base *totals) {
 	scratch := h.Percent == 0
 	for i := range n.places {
 		p := &n.places[i]
-		p.handicap, p.pending, p.fixed = 0, false, 0
+		p.average, p.handicap, p.pending, p.fixed = 0, 0, false, 0
 		switch p.kind {
 		case present:
 			avg, ok := l.average(base, p.member)
-			p.handicap, p.pending = h.For(avg), !ok && !scratch
+			p.average, p.handicap, p.pending = avg, h.For(avg), !ok && !scratch
+			if !ok {
+				p.handicap = 0
+			}
 		case absent:
 			if avg, ok := l.average(base, p.member); ok {
-				p.handicap, p.fixed = h.For(avg), max(0, avg-l.s.AbsentMinus)
+				p.average, p.handicap, p.fixed = avg, h.For(avg), max(0, avg-l.s.AbsentMinus)
 			} else {
 				p.fixed = l.s.VacancyScore // no average to take from: the place is as good as empty
 			}
 		case substitute:
 			if p.sub.Average > 0 {
-				p.handicap = h.For(p.sub.Average)
+				p.average, p.handicap = p.sub.Average, h.For(p.sub.Average)
 			} else {
 				p.pending = !scratch
 			}
@@ -156,23 +161,9 @@ func (l *League) result(n *night, mi int) {
 			sd.counted[g] = true
 		}
 		for i := t * l.size; i < (t+1)*l.size; i++ {
-			p := &n.places[i]
-			hcp, known := p.handicap, !p.pending
-			if p.pending {
-				sum, all := 0, true
-				for g := range games {
-					sc := n.score(i, g, games)
-					sum, all = sum+sc, all && sc >= 0
-				}
-				if all {
-					hcp, known = l.s.Handicap.For(sum/games), true
-				}
-			}
+			_, hcp, known := l.handicap(n, i)
 			for g := range games {
-				sc := p.fixed
-				if p.kind == present || p.kind == substitute {
-					sc = n.score(i, g, games)
-				}
+				sc := n.placeScore(i, g, games)
 				if sc < 0 || !known {
 					sd.counted[g] = false
 					continue
@@ -197,6 +188,35 @@ func (l *League) result(n *night, mi int) {
 		r.award(series[0], series[1], perSeries)
 	}
 	n.results[mi] = r
+}
+
+// handicap returns the average place i's handicap comes from (0 for
+// none), the handicap, and whether it is known: a pending one is, once
+// the place has scored every game of the night.
+func (l *League) handicap(n *night, i int) (average, handicap int, known bool) {
+	p := &n.places[i]
+	if !p.pending {
+		return p.average, p.handicap, true
+	}
+	games := l.s.GamesPerNight
+	sum := 0
+	for g := range games {
+		sc := n.score(i, g, games)
+		if sc < 0 {
+			return 0, 0, false
+		}
+		sum += sc
+	}
+	return sum / games, l.s.Handicap.For(sum / games), true
+}
+
+// placeScore returns what place i scores in game g: its bowler's score
+// (-1 for none yet), or its absent or vacancy score.
+func (n *night) placeScore(i, g, games int) int {
+	if k := n.places[i].kind; k == present || k == substitute {
+		return n.score(i, g, games)
+	}
+	return n.places[i].fixed
 }
 
 // award gives the points to the higher total, home's a or away's b, or
