@@ -190,9 +190,10 @@ func (l *Lane) buildBoard() *view {
 	for i, p := range players {
 		summary.Players[i] = string(p.Name)
 	}
-	data := l.encodeBoard(head, players, correctedFrames(l.state.Corrections()), series(l.state.Totals(), players))
+	stats, statsJSON := l.night.of(l.state.Series(), players)
+	data := l.encodeBoard(head, players, correctedFrames(l.state.Corrections()), series(l.state.Totals(), players), statsJSON)
 	l.forgetFrames(players)
-	v := &view{board: data, seq: head.Seq, summary: summary, players: players, series: l.state.Series(), corrections: l.state.Corrections(), phase: l.state.Phase()}
+	v := &view{board: data, seq: head.Seq, summary: summary, players: players, series: l.state.Series(), corrections: l.state.Corrections(), phase: l.state.Phase(), stats: stats}
 	l.view.Store(v)
 	return v
 }

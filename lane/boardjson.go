@@ -37,8 +37,9 @@ type framesJSON struct {
 	frames    []byte
 }
 
-// encodeBoard writes the board of head, players and series.
-func (l *Lane) encodeBoard(head boardHead, players []bowling.Player, marks map[bowling.Name]uint16, series []protocol.SeriesPlayer) []byte {
+// encodeBoard writes the board of head, players, series and the night's
+// numbers, stats (encoded already; nil for none).
+func (l *Lane) encodeBoard(head boardHead, players []bowling.Player, marks map[bowling.Name]uint16, series []protocol.SeriesPlayer, stats []byte) []byte {
 	if l.quoted == nil {
 		l.quoted = fmt.Appendf(nil, `{"type":"board","lane":%s,"name":%s,"seq":`, quote(l.id), quote(l.name))
 	}
@@ -128,6 +129,10 @@ func (l *Lane) encodeBoard(head boardHead, players []bowling.Player, marks map[b
 		}
 		b = append(b, `,"highs":`...)
 		b = append(b, h...)
+	}
+	if stats != nil {
+		b = append(b, `,"stats":`...)
+		b = append(b, stats...)
 	}
 	return append(b, '}')
 }

@@ -45,7 +45,7 @@ func TestBoardJSON(t *testing.T) {
 	l.changed() // presence alone waits for presenceEvery
 	check("the player up offline")
 	b := l.BoardJSON()
-	for _, want := range []string{`"decks":[`, `null`, `"split":true`, `"fouls":[1]`, `"corrected":true`, `"left":true`, `"series":[`, `"deck":[`, `"skip_in":`, `"removed":["PCC"]`, `\u003c\u0026\u003e`} {
+	for _, want := range []string{`"decks":[`, `null`, `"split":true`, `"fouls":[1]`, `"corrected":true`, `"left":true`, `"series":[`, `"deck":[`, `"skip_in":`, `"removed":["PCC"]`, `"stats":[{"name":`, `"first_ball_avg":`, `\u003c\u0026\u003e`} {
 		if !bytes.Contains(b, []byte(want)) {
 			t.Errorf("the board has no %s: %s", want, b)
 		}

@@ -65,6 +65,7 @@ type Lane struct {
 	holders map[bowling.Name]*Client     // the connection holding each seat
 	frames  map[bowling.Name]*framesJSON // each seated player's frames as the last board encoded them
 	quoted  []byte                       // the board's JSON up to its seq: its type, the lane's id and name
+	night   nightStats                   // the night's numbers as the last board showed them: see stats.go
 	offline map[bowling.Name]time.Time   // since when each seat has had no connection, once it had one
 	born    time.Time                    // when this lane came up: seats never held since are offline since then
 	waiting map[*Client]*time.Timer      // not attached yet: see attach
@@ -93,6 +94,7 @@ type view struct {
 	series      []game.Result // the finished games before this one
 	corrections []game.Event  // this game's
 	phase       game.Phase
+	stats       tally // the night's numbers, as the board shows them
 }
 
 type op uint8

@@ -2,6 +2,8 @@ package lane
 
 import (
 	"math"
+	"slices"
+	"strconv"
 
 	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lane/game"
@@ -9,43 +11,217 @@ import (
 )
 
 // Stats returns the night's numbers of every bowler of the lane's series,
-// the game in play included, in the order they first bowled.
+// the game in play included, in the order they first bowled: those the
+// board shows, added up on the lane's goroutine once for each ball.
 func (l *Lane) Stats() protocol.Stats {
-	v := l.view.Load()
-	return seriesStats(v.series, v.players)
+	return protocol.Stats{Players: l.view.Load().stats.wire()}
 }
 
 // seriesStats adds up each bowler's games of a series and the game in
-// play. Names the same but for case are one bowler, as on the lane.
+// play, as a board and the stats API show them.
 func seriesStats(series []game.Result, playing []bowling.Player) protocol.Stats {
-	var names []bowling.Name
-	var stats []bowling.Stats
-	add := func(name bowling.Name, g *bowling.Game) {
-		if g.NumRolls() == 0 {
-			return // seated, but never bowled: not a bowler of the night
-		}
-		i := 0
-		for i < len(names) && !names[i].Same(name) {
-			i++
-		}
-		if i == len(names) {
-			names, stats = append(names, name), append(stats, bowling.Stats{})
-		}
-		stats[i].Add(g)
+	var t tally
+	t.addSeries(series)
+	t.addPlaying(playing)
+	return protocol.Stats{Players: t.wire()}
+}
+
+// tally adds up the night's numbers: each bowler's, in the order they
+// first bowled. Names the same but for case are one bowler, as on the
+// lane.
+type tally struct {
+	names []bowling.Name
+	stats []bowling.Stats
+}
+
+func (t *tally) add(name bowling.Name, g *bowling.Game) {
+	if g.NumRolls() == 0 {
+		return // seated, but never bowled: not a bowler of the night
 	}
+	t.stats[t.bowler(name)].Add(g)
+}
+
+// bowler returns the index of name's figures, added if new.
+func (t *tally) bowler(name bowling.Name) int {
+	i := slices.Index(t.names, name) // mostly: Same is slower, and its answer for them
+	if i < 0 {
+		i = slices.IndexFunc(t.names, name.Same)
+	}
+	if i < 0 {
+		i = len(t.names)
+		t.names, t.stats = append(t.names, name), append(t.stats, bowling.Stats{})
+	}
+	return i
+}
+
+func (t *tally) addSeries(series []game.Result) {
 	for _, r := range series {
 		for _, p := range r.Players {
-			add(p.Name, &p.Game)
+			t.add(p.Name, &p.Game)
 		}
 	}
-	for _, p := range playing {
-		add(p.Name, &p.Game)
+}
+
+func (t *tally) addPlaying(players []bowling.Player) {
+	for _, p := range players {
+		t.add(p.Name, &p.Game)
 	}
-	out := protocol.Stats{Players: make([]protocol.PlayerStats, len(names))}
-	for i, s := range stats {
-		out.Players[i] = PlayerStats(names[i], s)
+}
+
+// wire is the tally as the stats API and a board show it.
+func (t *tally) wire() []protocol.PlayerStats {
+	out := make([]protocol.PlayerStats, len(t.names))
+	for i, s := range t.stats {
+		out[i] = PlayerStats(t.names[i], s)
 	}
 	return out
+}
+
+// nightStats is the night's numbers as the lane's last board showed them
+// (on the lane's goroutine only): those of the finished games, added up
+// again only when the series changes (its games never do: a game joins
+// it once final), each player's of the game in play, again only when a
+// ball of theirs changes, and the whole encoded once for each ball — not
+// for a presence or a spectator.
+type nightStats struct {
+	seriesLen   int
+	seriesFirst *game.Score // the first game's first line: a series trimmed past MaxSeries starts elsewhere
+	seriesLast  *game.Score // and the last's
+	finished    tally       // the series'
+
+	playing []playerStats // each player's of the game in play, in seat order
+	changed bool          // since encoded
+	tally   tally         // finished and playing
+	encoded []byte        // tally, as a board's "stats"; nil if nobody bowled
+	quoted  map[bowling.Name][]byte
+}
+
+// playerStats is a player's figures of the game in play, and the game
+// they were added up from.
+type playerStats struct {
+	name  bowling.Name
+	game  bowling.Game
+	stats bowling.Stats
+}
+
+// of returns the night's numbers of series and the game in play, and
+// them encoded as a board's "stats" (nil when nobody has bowled). The
+// tally returned is never changed after.
+func (n *nightStats) of(series []game.Result, players []bowling.Player) (tally, []byte) {
+	first, last := firstScore(series, 0), firstScore(series, len(series)-1)
+	switch {
+	case len(series) == n.seriesLen && first == n.seriesFirst && last == n.seriesLast:
+	case len(series) == n.seriesLen+1 && first == n.seriesFirst && firstScore(series, n.seriesLen-1) == n.seriesLast:
+		n.finished.addSeries(series[n.seriesLen:]) // a game joined the series
+		n.seriesLen, n.seriesLast = len(series), last
+		n.changed = true
+	default:
+		n.seriesLen, n.seriesFirst, n.seriesLast = len(series), first, last
+		n.finished = tally{}
+		n.finished.addSeries(series)
+		n.changed = true
+	}
+	if len(n.playing) != len(players) {
+		n.playing = make([]playerStats, len(players))
+		n.changed = true
+	}
+	for i, p := range players {
+		if ps := &n.playing[i]; ps.name != p.Name || ps.game != p.Game {
+			*ps = playerStats{name: p.Name, game: p.Game}
+			ps.stats.Add(&p.Game)
+			n.changed = true
+		}
+	}
+	if !n.changed {
+		return n.tally, n.encoded
+	}
+	n.changed = false
+	t := tally{names: slices.Clone(n.finished.names), stats: slices.Clone(n.finished.stats)}
+	for _, ps := range n.playing {
+		if ps.game.NumRolls() > 0 {
+			i := t.bowler(ps.name)
+			t.stats[i] = plus(t.stats[i], ps.stats)
+		}
+	}
+	n.tally, n.encoded = t, nil
+	if len(t.names) > 0 {
+		n.encoded = n.appendStats(make([]byte, 0, 256*len(t.names)), t)
+	}
+	return n.tally, n.encoded
+}
+
+// plus returns the figures of a and b together.
+func plus(a, b bowling.Stats) bowling.Stats {
+	return bowling.Stats{
+		Games: a.Games + b.Games, Pins: a.Pins + b.Pins, High: max(a.High, b.High), CleanGames: a.CleanGames + b.CleanGames,
+		Strikes: a.Strikes + b.Strikes, StrikeChances: a.StrikeChances + b.StrikeChances,
+		Spares: a.Spares + b.Spares, SpareChances: a.SpareChances + b.SpareChances, Opens: a.Opens + b.Opens,
+		FirstBallPins: a.FirstBallPins + b.FirstBallPins, Splits: a.Splits + b.Splits, SplitsMade: a.SplitsMade + b.SplitsMade,
+		SinglePins: a.SinglePins + b.SinglePins, SinglePinsMade: a.SinglePinsMade + b.SinglePinsMade, Fouls: a.Fouls + b.Fouls,
+	}
+}
+
+// appendStats appends t as a JSON array of [protocol.PlayerStats], as
+// encoding/json writes [PlayerStats] (TestBoardJSON checks): a board
+// carries them after every ball, and through reflection they took longer
+// than the rest of the board.
+func (n *nightStats) appendStats(b []byte, t tally) []byte {
+	b = append(b, '[')
+	for i, s := range t.stats {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		q, ok := n.quoted[t.names[i]]
+		if !ok {
+			if n.quoted == nil || len(n.quoted) > 64 {
+				n.quoted = make(map[bowling.Name][]byte) // the night's bowlers; a long night's may start again
+			}
+			q = quote(string(t.names[i]))
+			n.quoted[t.names[i]] = q
+		}
+		b = append(b, `{"name":`...)
+		b = append(b, q...)
+		b = appendInt(b, `,"games":`, s.Games)
+		b = appendInt(b, `,"pins":`, s.Pins)
+		b = appendRatio(b, `,"average":`, s.Pins, s.Games)
+		b = appendInt(b, `,"high":`, s.High)
+		b = appendInt(b, `,"strikes":`, s.Strikes)
+		b = appendInt(b, `,"strike_chances":`, s.StrikeChances)
+		b = appendInt(b, `,"spares":`, s.Spares)
+		b = appendInt(b, `,"spare_chances":`, s.SpareChances)
+		b = appendInt(b, `,"opens":`, s.Opens)
+		b = appendRatio(b, `,"first_ball_avg":`, s.FirstBallPins, s.StrikeChances)
+		b = appendInt(b, `,"splits":`, s.Splits)
+		b = appendInt(b, `,"splits_made":`, s.SplitsMade)
+		b = appendInt(b, `,"single_pins":`, s.SinglePins)
+		b = appendInt(b, `,"single_pins_made":`, s.SinglePinsMade)
+		b = appendInt(b, `,"fouls":`, s.Fouls)
+		b = appendInt(b, `,"clean_games":`, s.CleanGames)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+func appendInt(b []byte, key string, n int) []byte {
+	return strconv.AppendInt(append(b, key...), int64(n), 10)
+}
+
+// appendRatio appends n/d as [rounded] makes it and encoding/json writes
+// it (under 1e21: no exponent), or null for a d of 0.
+func appendRatio(b []byte, key string, n, d int) []byte {
+	b = append(b, key...)
+	if d == 0 {
+		return append(b, "null"...)
+	}
+	return strconv.AppendFloat(b, math.Round(float64(n)/float64(d)*100)/100, 'f', -1, 64)
+}
+
+// firstScore returns the first line of game i of series, or nil.
+func firstScore(series []game.Result, i int) *game.Score {
+	if i < 0 || i >= len(series) || len(series[i].Players) == 0 {
+		return nil
+	}
+	return &series[i].Players[0]
 }
 
 // PlayerStats puts a bowler's figures on the wire, as the stats API

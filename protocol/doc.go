@@ -185,6 +185,11 @@
 //     for a new high game, "series" for a new high series (the best 3
 //     games in a row of one night); omitted when none. A bowler's first
 //     game or series beats nothing and is not one.
+//   - stats: the night's numbers, each bowler's over the lane's series and
+//     the game in play, in the order they first bowled — the players of
+//     GET /api/lanes/{id}/stats, as [Stats] defines them — so that a page
+//     shows them after a ball without asking; omitted until a ball is
+//     bowled. They are added up once for each ball, not for each watcher.
 //
 // ack answers an accepted command that carried an id; seq is that of the
 // first board that includes its effect. A command is acknowledged, and its

@@ -19,6 +19,7 @@ func serverMessages() []struct {
 	msg  Message
 } {
 	score := func(n int) *int { return &n }
+	avg := func(x float64) *float64 { return &x }
 	return []struct {
 		name string
 		msg  Message
@@ -43,6 +44,12 @@ func serverMessages() []struct {
 				}},
 				{Name: "ANN", Away: true, Frames: []Frame{{Marks: "5|4", Rolls: []int{5, 4}, Score: score(9)}, {Marks: "-|-", Rolls: []int{0, 0}, Score: score(9)}}, Total: 9},
 				{Name: "DAN", Left: true, Frames: []Frame{{Marks: "1|2", Rolls: []int{1, 2}, Score: score(3)}}, Total: 3},
+			},
+			Stats: []PlayerStats{
+				{Name: "PJS", Strikes: 1, StrikeChances: 3, Spares: 1, SpareChances: 2, FirstBallAvg: avg(8.67)},
+				{Name: "BOB", Strikes: 1, StrikeChances: 3, SpareChances: 1, Opens: 1, FirstBallAvg: avg(5.67)},
+				{Name: "ANN", StrikeChances: 2, SpareChances: 2, Opens: 2, FirstBallAvg: avg(2.5)},
+				{Name: "DAN", StrikeChances: 1, SpareChances: 1, Opens: 1, FirstBallAvg: avg(1)},
 			}}},
 		{"board-finished", &Board{Type: TypeBoard, Lane: "k3x9", Name: "Friday night", Seq: 40, Phase: PhaseFinished, Host: "PJS",
 			Players: []Player{{Name: "PJS", Connected: true, Total: 300, Frames: []Frame{
@@ -52,7 +59,9 @@ func serverMessages() []struct {
 				{Marks: "X", Rolls: []int{10}, Score: score(210)}, {Marks: "X", Rolls: []int{10}, Score: score(240)},
 				{Marks: "X", Rolls: []int{10}, Score: score(270)}, {Marks: "X|X|X", Rolls: []int{10, 10, 10}, Score: score(300)},
 			}}},
-			Series: []SeriesPlayer{{Name: "PJS", Games: 2, Total: 451}}}},
+			Series: []SeriesPlayer{{Name: "PJS", Games: 2, Total: 451}},
+			Stats: []PlayerStats{{Name: "PJS", Games: 2, Pins: 451, Average: avg(225.5), High: 300, Strikes: 16, StrikeChances: 20,
+				Spares: 3, SpareChances: 4, Opens: 1, FirstBallAvg: avg(9.35), Splits: 1, Fouls: 1, CleanGames: 1}}}},
 		{"ack", &Ack{Type: TypeAck, Ref: "7", Seq: 13}},
 		{"error", &Error{Type: TypeError, Code: CodeNotYourTurn, Message: "it is ABC's turn, not PJS's", Ref: "7"}},
 		{"notice", &Error{Type: TypeError, Code: CodeServerRestarting, Message: "the server is restarting: reconnect and resume"}},

@@ -248,6 +248,11 @@ type Board struct {
 	// its end until the next game: a new high game or series of a
 	// linked bowler. Omitted when none.
 	Highs []High `json:"highs,omitempty"`
+	// Stats are the night's numbers, each bowler's over the lane's series
+	// and the game in play, as GET /api/lanes/{id}/stats answers its
+	// players (see [Stats]): a page shows them without asking. Omitted
+	// until a ball is bowled.
+	Stats []PlayerStats `json:"stats,omitempty"`
 	// ClosedAt is when a kept lane closed: set only on the board of a
 	// lane that has closed, which GET /api/lanes/{id} answers read-only
 	// for as long as the server keeps closed lanes; a lane's WebSocket

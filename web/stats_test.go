@@ -75,3 +75,34 @@ func TestNightsNumbers(t *testing.T) {
 	}
 	screenshot(t, page, "printed.png")
 }
+
+// TestNumbersComeWithTheBoard: the night's numbers a page shows come with
+// each board; the page asks the API for none of them while a whole game
+// is bowled (200 watchers would be 200 requests a ball).
+func TestNumbersComeWithTheBoard(t *testing.T) {
+	s := serve(t, lobby.Config{})
+	page := browser(t)()
+	asked := make(chan int)
+	stop := make(chan struct{})
+	go func() {
+		n := 0
+		for {
+			select {
+			case path := <-s.requests:
+				if strings.HasSuffix(path, "/stats") {
+					n++
+				}
+			case <-stop:
+				asked <- n
+				return
+			}
+		}
+	}()
+	tb := newTable(t, s, page, "Numbers", "", "AAA", "BBB")
+	tb.play(func(*protocol.Board) bool { return false })
+	until(t, page, "the numbers at the end", strikeShare("AAA")+` === "100%" && document.querySelector('#stats-table tr[data-stat="statAverage"] td[data-player="AAA"]').textContent === "300.0" && document.querySelector('#stats-table tr[data-stat="statGames"] td[data-player="BBB"]').textContent === "1"`)
+	close(stop)
+	if n := <-asked; n != 0 {
+		t.Errorf("the page asked for /stats %d times during a game, want 0: the board carries the numbers", n)
+	}
+}

@@ -1,6 +1,7 @@
-// The night's numbers (GET /api/lanes/{id}/stats) as a table, and the
-// exports of the lane's games (GET …/games): asked for as the board
-// changes, and drawn by pure functions of what the API answered.
+// The night's numbers as a table — those every board carries (its
+// "stats", as GET /api/lanes/{id}/stats answers them), so that no page
+// asks after a ball — and the exports of the lane's games (GET …/games),
+// asked for once a game is over; drawn by pure functions of them.
 import { $, el } from "./dom.js";
 import { t, num, pct, getLang, list } from "./i18n.js";
 
@@ -98,10 +99,10 @@ function asker(path, got) {
 // has closed.
 export function createNumbers(laneID, board) {
   const base = "/api/lanes/" + encodeURIComponent(laneID);
-  let stats = null; // the numbers as last answered
+  let stats = null; // the numbers as the board or the API last gave them
   let games = null; // the games as last answered
-  let statsOf = ""; // the board they were asked for
-  let gamesOf = "";
+  let gamesOf = ""; // the board they were asked for
+  let askedStats = false;
   const render = () => {
     const b = board();
     const table = statsTable(stats);
@@ -119,18 +120,17 @@ export function createNumbers(laneID, board) {
   const askGames = asker(base + "/games", (body) => { games = body; render(); });
   return {
     render,
-    // refresh asks for the numbers when the balls on board b changed (a
-    // ball, a correction, a new game), and for the games when one has
-    // finished: their exports.
+    // refresh takes the numbers board b carries, and asks for the games
+    // when one has finished: their exports. Only a night kept before
+    // boards carried numbers is asked for them, once.
     refresh(b) {
-      const balls = JSON.stringify(b.players.map((p) => [p.name, p.frames.map((f) => f.marks)]));
       const series = JSON.stringify(b.series || []);
-      if (b.phase !== "waiting" || b.series) {
-        const of = `${b.phase} ${balls} ${series}`;
-        if (statsOf !== of) {
-          statsOf = of;
-          askStats();
-        }
+      if (Array.isArray(b.stats) || !b.closed_at) {
+        stats = { players: b.stats || [] };
+        render();
+      } else if (!askedStats) {
+        askedStats = true;
+        askStats();
       }
       if (b.phase === "finished" || b.series || b.closed_at) {
         const of = `${b.phase === "finished"} ${series}`;
