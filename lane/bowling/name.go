@@ -184,7 +184,7 @@ func separatorName(r rune) string {
 
 // Same reports whether n and m name the same player on a lane: they are
 // equal once their case is folded ("Zoë" and "ZOË", "Strauß" and
-// "STRAUSS"), or they look alike ([Name.Key]): "ABC", full-width "ＡＢＣ",
+// "STRAUSS"), or they look alike ([Name.Keys]): "ABC", full-width "ＡＢＣ",
 // Cyrillic "АВС" and bold "𝐀𝐁𝐂"; "José" and "Jоsé" with a Cyrillic о.
 // Names are in normal form C, as the parsers return them.
 func (n Name) Same(m Name) bool {
@@ -198,19 +198,27 @@ func (n Name) Same(m Name) bool {
 	if fold.String(string(n)) == fold.String(string(m)) {
 		return true
 	}
-	return n.Key() == m.Key()
+	nl, nf := n.Keys()
+	ml, mf := m.Keys()
+	return nl == ml || nf == mf
 }
 
-// Key returns what a name looks like, for telling names apart by eye:
-// its full- and half-width forms folded to the usual ones, then its
-// confusable skeleton (Unicode's UTS #39: each character mapped to the one
-// it is mistaken for, "о" of Cyrillic to "o", "rn" to "m"), its case
-// folded. Names of one key are one name on a lane ([Name.Same]), so that
+// Keys returns what a name looks like, for telling names apart by eye:
+// the name's full- and half-width forms folded to the usual ones, then
+// its confusable skeleton (Unicode's UTS #39: each character mapped to the
+// one it is mistaken for, "о" of Cyrillic to "o", "rn" to "m") as it is
+// (looks), and of the name with its case folded first (folded). Names
+// that share either key are one name on a lane ([Name.Same]), so that
 // nobody sits beside a player under a name that only looks like theirs,
-// nor comes back as a removed player under one.
-func (n Name) Key() string {
-	return cases.Fold().String(confusables.Skeleton(width.Fold.String(string(n))))
+// nor comes back as a removed player under one. Two keys, not one
+// skeleton with its case folded after: that would make "Ia" and "La" one
+// (the skeleton of I is l), and folding first alone would miss Cyrillic
+// capitals ("АВС" is "ABC" only before folding).
+func (n Name) Keys() (looks, folded string) {
+	w := width.Fold.String(string(n))
+	return confusables.Skeleton(w), confusables.Skeleton(cases.Fold().String(w))
 }
+
 func isASCII(s string) bool {
 	for i := range len(s) {
 		if s[i] >= utf8.RuneSelf {

@@ -204,6 +204,8 @@ func TestSameLooksAlike(t *testing.T) {
 		{"José", "Jose", false}, // the accent shows
 		{"홍길동", "홍길순", false},
 		{"Ann", "Anna", false},
+		{"аbc", "ABC", true}, // a Cyrillic а, folded
+		{"Ia", "La", false},  // I looks like l, not like L
 	} {
 		a, err := ParseLaneName(tc.a)
 		if err != nil {

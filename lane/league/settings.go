@@ -217,25 +217,27 @@ func cleanTitle(s string) (string, error) {
 
 // nameIndex finds a name however it is typed: as the league spells it,
 // in another case or compatibility form (key), or a name that only looks
-// like it (bowling.Name.Key), as a lane tells names apart.
+// like it (bowling.Name.Keys), as a lane tells names apart.
 type nameIndex struct {
-	exact, fold, look map[string]int
+	exact, fold, looks, lookFolded map[string]int
 }
 
 func newNameIndex() nameIndex {
-	return nameIndex{exact: make(map[string]int), fold: make(map[string]int), look: make(map[string]int)}
+	return nameIndex{exact: make(map[string]int), fold: make(map[string]int), looks: make(map[string]int), lookFolded: make(map[string]int)}
 }
 
 // sameName reports whether a and b are one name, as a nameIndex tells.
 func sameName(a, b string) bool {
-	return a == b || key(a) == key(b) || bowling.Name(a).Key() == bowling.Name(b).Key()
+	return a == b || key(a) == key(b) || bowling.Name(a).Same(bowling.Name(b))
 }
 
 // add indexes a name, as the league spells it, with its value.
 func (x nameIndex) add(name string, v int) {
 	x.exact[name] = v
 	x.fold[key(name)] = v
-	x.look[bowling.Name(name).Key()] = v
+	looks, folded := bowling.Name(name).Keys()
+	x.looks[looks] = v
+	x.lookFolded[folded] = v
 }
 
 // find returns the value of the name that name is, if one is indexed.
@@ -252,7 +254,11 @@ func (x nameIndex) alike(name string) (int, bool) {
 	if v, ok := x.fold[key(name)]; ok {
 		return v, true
 	}
-	v, ok := x.look[bowling.Name(name).Key()]
+	looks, folded := bowling.Name(name).Keys()
+	if v, ok := x.looks[looks]; ok {
+		return v, true
+	}
+	v, ok := x.lookFolded[folded]
 	return v, ok
 }
 
