@@ -47,6 +47,54 @@ type record struct {
 	Node     string     `json:"node,omitempty"`
 	Reason   string     `json:"reason,omitempty"`
 	Snapshot *laneState `json:"snapshot,omitempty"`
+	League   *leagueRec `json:"league,omitempty"`
+}
+
+// leagueRec is a LeagueLane as it is stored.
+type leagueRec struct {
+	League string        `json:"league"`
+	Week   int           `json:"week"`
+	Match  int           `json:"match"`
+	Games  int           `json:"games"`
+	Teams  [2]string     `json:"teams"`
+	Places []leaguePlace `json:"places"`
+}
+
+type leaguePlace struct {
+	Name string `json:"name"`
+	Team int    `json:"team"`
+}
+
+func toLeagueRec(l *LeagueLane) *leagueRec {
+	if l == nil {
+		return nil
+	}
+	r := &leagueRec{League: l.League, Week: l.Week, Match: l.Match, Games: l.Games, Teams: l.Teams, Places: make([]leaguePlace, len(l.Places))}
+	for i, p := range l.Places {
+		r.Places[i] = leaguePlace{Name: string(p.Name), Team: p.Team}
+	}
+	return r
+}
+
+func fromLeagueRec(r *leagueRec) (*LeagueLane, error) {
+	if r == nil {
+		return nil, nil
+	}
+	if r.League == "" || r.Week < 1 || r.Games < 1 || len(r.Places) == 0 {
+		return nil, errors.New(`"league" needs its league, a week and games from 1, and places`)
+	}
+	l := &LeagueLane{League: r.League, Week: r.Week, Match: r.Match, Games: r.Games, Teams: r.Teams, Places: make([]LeaguePlace, len(r.Places))}
+	for i, p := range r.Places {
+		n, err := bowling.ParseLaneName(p.Name)
+		if err != nil {
+			return nil, fmt.Errorf(`"league" place %d: %w`, i, err)
+		}
+		if p.Team != 0 && p.Team != 1 {
+			return nil, fmt.Errorf(`"league" place %d: team %d, not 0 or 1`, i, p.Team)
+		}
+		l.Places[i] = LeaguePlace{Name: n, Team: p.Team}
+	}
+	return l, nil
 }
 
 type laneState struct {
@@ -61,6 +109,7 @@ type laneState struct {
 	HostKey  string      `json:"host_key_sha256,omitempty"`
 	HostSeat string      `json:"host_seat_sha256,omitempty"` // the token hash of the seat taken with the host key
 	Played   int         `json:"played,omitempty"`           // games finished, those the series no longer keeps included
+	League   *leagueRec  `json:"league,omitempty"`           // the league match the lane is for
 }
 
 type resultRec struct {
@@ -221,6 +270,9 @@ func toRecord(e Event) (record, error) {
 	switch e.Kind {
 	case Opened:
 		r.Lane, r.Name, r.Max, r.Private, r.HostKey = e.Lane, e.Name, e.MaxPlayers, e.Private, hostKeyText(e.HostKey)
+		r.League = toLeagueRec(e.League)
+	case SeatClaimed:
+		r.Player, r.Token, r.Bowler = string(e.Player), hostKeyText(e.Token), e.Bowler
 	case Claimed:
 		r.Epoch, r.Node = e.Epoch, e.Node
 	case SeatTaken:
@@ -245,7 +297,7 @@ func toRecord(e Event) (record, error) {
 		}
 		l := e.Snapshot
 		ls := &laneState{Lane: l.ID, Name: l.Name, Max: l.MaxPlayers, Private: l.Private, Epoch: l.Epoch,
-			Series: make([]resultRec, len(l.Series)), Game: make([]record, len(l.Game)), HostKey: hostKeyText(l.HostKey), HostSeat: hostKeyText(l.HostSeat), Played: l.Played}
+			Series: make([]resultRec, len(l.Series)), Game: make([]record, len(l.Game)), HostKey: hostKeyText(l.HostKey), HostSeat: hostKeyText(l.HostSeat), Played: l.Played, League: toLeagueRec(l.League)}
 		for i, res := range l.Series {
 			rr := resultRec{Players: make([]scoreRec, len(res.Players))}
 			for j, p := range res.Players {
@@ -318,6 +370,17 @@ func fromRecord(r record) (Event, error) {
 		if e.HostKey, err = parseHostKey(r.HostKey); err != nil {
 			return e, err
 		}
+		if e.League, err = fromLeagueRec(r.League); err != nil {
+			return e, err
+		}
+	case SeatClaimed:
+		if e.Player, err = bowling.ParseLaneName(r.Player); err != nil {
+			return e, err
+		}
+		if e.Token, err = parseHostKey(r.Token); err != nil {
+			return e, err
+		}
+		e.Bowler = r.Bowler
 	case Claimed:
 		if r.Epoch == 0 {
 			return e, errors.New(`no "epoch"`)
@@ -380,6 +443,9 @@ func fromRecord(r record) (Event, error) {
 			return e, err
 		}
 		if l.HostSeat, err = parseHostKey(ls.HostSeat); err != nil {
+			return e, err
+		}
+		if l.League, err = fromLeagueRec(ls.League); err != nil {
 			return e, err
 		}
 		for i, rr := range ls.Series {

@@ -39,6 +39,10 @@ var (
 	// ErrCreatorAway: a command only the host may give, on a lane that
 	// waits for its creator ([State.AwaitsCreator]).
 	ErrCreatorAway = errors.New("game: the lane waits for its creator")
+	// ErrNotOnRoster: on a league lane, a join under a name none of its
+	// places has, or a command a league night does not take (a rematch,
+	// a removal: its places are the rosters').
+	ErrNotOnRoster = errors.New("game: not on the league match's rosters")
 )
 
 // Open returns the event that opens a lane. A maxPlayers of 0 or less
@@ -89,6 +93,9 @@ func (s *State) join(name string, token TokenHash, creator bool) (Event, error) 
 	if err != nil {
 		return Event{}, err
 	}
+	if s.league != nil {
+		return s.claim(n, token)
+	}
 	p, back := s.match.Player(n) // a player who left this game comes back to their seat
 	switch {
 	case s.closed:
@@ -124,6 +131,21 @@ func (s *State) JoinHost(name string, token, key TokenHash) (Event, error) {
 	e, err := s.join(name, token, true)
 	e.Host = err == nil
 	return e, err
+}
+
+// claim decides a join on a league lane: it takes the place of the name,
+// if nobody holds it.
+func (s *State) claim(n bowling.Name, token TokenHash) (Event, error) {
+	i := slices.IndexFunc(s.seats, func(st seat) bool { return st.name.Same(n) })
+	switch {
+	case s.closed:
+		return Event{}, fmt.Errorf("%w: %s cannot join", ErrClosed, n)
+	case i < 0:
+		return Event{}, fmt.Errorf("%w: %s bowls in no place of %s v %s tonight; join under a name of the rosters", ErrNotOnRoster, n, s.league.Teams[0], s.league.Teams[1])
+	case s.seats[i].token != (TokenHash{}):
+		return Event{}, fmt.Errorf("%w: %s's place is taken by another phone; resume it there", bowling.ErrNameTaken, s.seats[i].name)
+	}
+	return Event{Kind: SeatClaimed, Player: s.seats[i].name, Token: token}, nil
 }
 
 // Give decides whether the holder of the lane's host key (key is its
@@ -429,6 +451,11 @@ func (s *State) Leave(by bowling.Name) (Event, error) {
 	if err := s.check(by); err != nil {
 		return Event{}, err
 	}
+	if s.league != nil {
+		// A league place is the roster's: the phone gives it back, and
+		// the place bowls on (another phone may claim it).
+		return Event{Kind: SeatClaimed, Player: s.canonical(by)}, nil
+	}
 	return Event{Kind: PlayerLeft, Player: s.canonical(by)}, nil
 }
 
@@ -437,6 +464,9 @@ func (s *State) Leave(by bowling.Name) (Event, error) {
 // still seated wait for the next one, which others may join until the
 // host starts it.
 func (s *State) NewGame(by bowling.Name) (Event, error) {
+	if s.league != nil {
+		return Event{}, fmt.Errorf("%w: a league night's next game starts by itself", ErrNotOnRoster)
+	}
 	if err := s.checkHost(by, "start a new game"); err != nil {
 		return Event{}, err
 	}
@@ -444,6 +474,16 @@ func (s *State) NewGame(by bowling.Name) (Event, error) {
 		return Event{}, fmt.Errorf("%w: a rematch comes after the game is over", ErrNotFinished)
 	}
 	return Event{Kind: NextGame}, nil
+}
+
+// NextLeagueGame returns the event that starts a league night's next game
+// once a game is over, and false when none is due: not a league lane, the
+// game not over, or the night's games all bowled.
+func (s *State) NextLeagueGame() (Event, bool) {
+	if s.league == nil || s.closed || s.Phase() != Finished || s.GameNumber() >= s.league.Games {
+		return Event{}, false
+	}
+	return Event{Kind: NewGame}, true
 }
 
 // check refuses a command from a closed lane or from someone not seated.
@@ -471,6 +511,9 @@ func (s *State) canonical(name bowling.Name) bowling.Name {
 func (s *State) checkHost(by bowling.Name, what string) error {
 	if err := s.check(by); err != nil {
 		return err
+	}
+	if s.league != nil && what != "start the game" {
+		return fmt.Errorf("%w: on a league night nobody may %s: the places are the rosters'", ErrNotOnRoster, what)
 	}
 	if s.AwaitsCreator() {
 		return fmt.Errorf("%w: nobody may %s until the lane's creator joins, or gives the lane away", ErrCreatorAway, what)

@@ -24,6 +24,7 @@ const (
 	Readmitted  Kind = "readmitted"   // By (the host) let Player, whom the host had removed, join the lane again
 	SeatFreed   Kind = "seat_freed"   // By (the host) freed the seat Player left after bowling: their frames of the game go
 	Given       Kind = "given"        // the holder of the host key gave the lane away: it waits for its creator no longer
+	SeatClaimed Kind = "seat_claimed" // on a league lane, Player's place is taken (resumable with Token, linked to Bowler), or given back (Token zero)
 	NextGame    Kind = "next_game"    // the game is over and joins the series; the players still seated wait for the next
 	Closed      Kind = "closed"       // the lane closed, for Reason
 
@@ -46,11 +47,14 @@ type Event struct {
 	// HostKey, Opened: the SHA-256 of the key that makes its holder the
 	// lane's host (its creator's page has it); zero for none.
 	HostKey TokenHash
+	// League, Opened: the league night's match the lane is for; nil for a
+	// lane of friends.
+	League *LeagueLane
 
 	Player bowling.Name // SeatTaken, Rolled, PlayerLeft, Corrected, PlayerAway, PlayerBack, Readmitted, SeatFreed
-	Token  TokenHash    // SeatTaken: the SHA-256 of the seat's resume token
+	Token  TokenHash    // SeatTaken, SeatClaimed: the SHA-256 of the seat's resume token
 	Host   bool         // SeatTaken: taken with the lane's host key: this player is the host
-	// Bowler, SeatTaken: the id of the bowler (lane/bowler) the seat is
+	// Bowler, SeatTaken, SeatClaimed: the id of the bowler (lane/bowler) the seat is
 	// linked to, whose history its finished games go into; "" for a guest.
 	Bowler string
 
@@ -85,6 +89,30 @@ type TokenHash [sha256.Size]byte
 // a lane keeps of either, and all that a relay sends the lane's node.
 func HashToken(token string) TokenHash { return sha256.Sum256([]byte(token)) }
 
+// LeagueLane makes a lane a league night's match: the league, the week
+// and the match's place in it, the night's games, the two teams (home
+// first) and the places that bowl, in the order they bowl: the home
+// team's, then the away team's, each in roster order (absent bowlers and
+// empty places bowl nothing, and have no seat). The lane opens with every
+// place seated and the first game started: a bowler claims their place by
+// joining under its name ([SeatClaimed]), anyone seated enters the ball
+// of a place nobody holds, and each next game starts by itself until the
+// night's games are bowled.
+type LeagueLane struct {
+	League      string
+	Week, Match int
+	Games       int // the night's games, from 1
+	Teams       [2]string
+	Places      []LeaguePlace
+}
+
+// LeaguePlace is a seat of a league lane: who bowls it, and for which
+// team (0 home, 1 away).
+type LeaguePlace struct {
+	Name bowling.Name
+	Team int
+}
+
 // LaneSnapshot is a whole lane, as a [Snapshot] event holds it.
 type LaneSnapshot struct {
 	ID         string
@@ -101,6 +129,7 @@ type LaneSnapshot struct {
 	// no longer keeps included; 0 in a snapshot of a version before it,
 	// which counted only len(Series).
 	Played int
+	League *LeagueLane // the league match the lane is for; nil for none
 }
 
 // Result is a finished game of a lane's series.

@@ -812,3 +812,61 @@ func TestSeatsFreed(t *testing.T) {
 		t.Errorf("up: seat %d frame %d, want Moe's frame 1", seat, frame)
 	}
 }
+
+// TestLeagueLane: a league match's lane opens with its places seated and
+// its first game started; a bowler claims their place by name (no other
+// name is seated), gives it back by leaving, and the next game starts by
+// itself until the night's games are bowled. Rematch and removals are
+// not a league night's.
+func TestLeagueLane(t *testing.T) {
+	open := OpenPrivate("lane1", "Week 1: Pins v Aces", 0)
+	open.League = &LeagueLane{League: "lg1", Week: 1, Games: 2, Teams: [2]string{"Pins", "Aces"},
+		Places: []LeaguePlace{{Name: "Ann", Team: 0}, {Name: "Bob", Team: 1}}}
+	ann, bob := HashToken("a"), HashToken("b")
+	// Ann bowls her own balls; Bob's place has no phone: Ann enters them,
+	// as anyone seated may for a player up who is offline.
+	bobsBall := func(pins int) func(*State) (Event, error) {
+		return func(s *State) (Event, error) {
+			p, _ := s.Match().Player("Bob")
+			return s.Roll(Throw{By: "Ann", For: "Bob", Frame: p.Game.CurrentFrame(), Ball: p.Game.Ball(), Pins: pins, UpOffline: true})
+		}
+	}
+	steps := []step{
+		{"a stranger", join("Zed", HashToken("z")), ErrNotOnRoster, Playing},
+		{"Ann claims her place", join("ann", ann), nil, Playing},
+		{"again, from another phone", join("Ann", HashToken("other")), bowling.ErrNameTaken, Playing},
+		{"Ann removes Bob", remove("Ann", "Bob"), ErrNotOnRoster, Playing},
+		{"Ann gives her place back", leave("Ann"), nil, Playing},
+		{"and claims it again", join("Ann", ann), nil, Playing},
+	}
+	for range 9 {
+		steps = append(steps, step{"Ann", roll("Ann", 3), nil, Playing}, step{"Ann", roll("Ann", 4), nil, Playing},
+			step{"Bob", bobsBall(5), nil, Playing}, step{"Bob", bobsBall(4), nil, Playing})
+	}
+	steps = append(steps,
+		step{"Ann's tenth", roll("Ann", 3), nil, Playing}, step{"Ann's tenth", roll("Ann", 4), nil, Playing},
+		step{"Bob's tenth", bobsBall(5), nil, Playing}, step{"Bob's tenth", bobsBall(4), nil, Finished},
+		step{"a rematch", newGame("Ann"), ErrNotOnRoster, Finished},
+		step{"the next game starts by itself", func(s *State) (Event, error) {
+			e, ok := s.NextLeagueGame()
+			if !ok {
+				return Event{}, errors.New("no next game")
+			}
+			return e, nil
+		}, nil, Playing},
+		step{"Bob claims his place", join("Bob", bob), nil, Playing},
+	)
+	s := runFrom(t, open, steps)
+	if s.GameNumber() != 2 || len(s.Series()) != 1 || s.Series()[0].Players[0].Total() != 70 || s.Series()[0].Players[1].Total() != 90 {
+		t.Errorf("after game 1: game %d, series %+v; want game 2, Ann 70 and Bob 90", s.GameNumber(), s.Series())
+	}
+	if name, ok := s.Holder(ann); !ok || name != "Ann" {
+		t.Errorf("Ann's token in game 2 resumes %q, %v", name, ok)
+	}
+	if s.League() == nil || s.League().Games != 2 {
+		t.Fatalf("League() = %+v", s.League())
+	}
+	if _, ok := s.NextLeagueGame(); ok {
+		t.Error("a next game while the game is in play")
+	}
+}

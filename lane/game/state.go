@@ -63,6 +63,7 @@ type State struct {
 	removed   []bowling.Name // players the host removed: they may not join again until readmitted
 	hostKey   TokenHash      // the SHA-256 of the lane's host key; zero for none
 	hostSeat  TokenHash      // the token hash of the seat taken with the host key: its holder hosts while seated
+	league    *LeagueLane    // the league match the lane is for; nil for none
 }
 
 // Total is one player's line of a series: the games they bowled in (at
@@ -113,6 +114,16 @@ func (s *State) Apply(e Event) {
 	switch e.Kind {
 	case Opened:
 		*s = State{lane: e.Lane, name: e.Name, maxPlayers: e.MaxPlayers, private: e.Private, hostKey: e.HostKey}
+		if e.League != nil {
+			s.openLeague(e.League)
+		}
+	case SeatClaimed:
+		i := slices.IndexFunc(s.seats, func(st seat) bool { return st.name.Same(e.Player) })
+		if s.league == nil || i < 0 {
+			return
+		}
+		s.seats[i].token, s.seats[i].bowler = e.Token, e.Bowler
+		s.game = append(s.game, keep(e))
 	case Claimed:
 		s.epoch = max(s.epoch, e.Epoch)
 	case SeatTaken:
@@ -211,6 +222,20 @@ func (s *State) leave(e Event) {
 	}
 }
 
+// openLeague seats a league match's places and starts its first game.
+// The seats are events of the game in play, as if taken one by one, so
+// that a snapshot replays them.
+func (s *State) openLeague(ll *LeagueLane) {
+	cp := *ll
+	cp.Places = slices.Clone(ll.Places)
+	s.league = &cp
+	s.maxPlayers = max(s.maxPlayers, len(cp.Places))
+	for _, p := range cp.Places {
+		s.Apply(Event{Kind: SeatTaken, Player: p.Name})
+	}
+	s.Apply(Event{Kind: GameStarted})
+}
+
 // nextGame puts the game in play into the series and seats the players
 // still seated for the next one, which starts at once if start (as
 // version 1 did) or waits for the host otherwise.
@@ -254,13 +279,13 @@ func (s *State) result() Result {
 
 func (s *State) restore(l *LaneSnapshot) {
 	*s = State{lane: l.ID, name: l.Name, maxPlayers: l.MaxPlayers, private: l.Private, epoch: l.Epoch, series: slices.Clone(l.Series),
-		removed: slices.Clone(l.Removed), hostKey: l.HostKey, hostSeat: l.HostSeat, played: max(l.Played, len(l.Series))}
+		removed: slices.Clone(l.Removed), hostKey: l.HostKey, hostSeat: l.HostSeat, played: max(l.Played, len(l.Series)), league: l.League}
 	for _, r := range s.series {
 		s.totals = addTotals(s.totals, r)
 	}
 	for _, e := range l.Game {
 		switch e.Kind {
-		case SeatTaken, GameStarted, Rolled, PlayerLeft, Corrected, PlayerAway, PlayerBack, SeatFreed:
+		case SeatTaken, GameStarted, Rolled, PlayerLeft, Corrected, PlayerAway, PlayerBack, SeatFreed, SeatClaimed:
 			s.Apply(e)
 		}
 	}
@@ -402,6 +427,10 @@ func (s *State) Host() bowling.Name {
 	return s.seats[0].name
 }
 
+// League returns the league match the lane is for, nil for a lane of
+// friends. It is the state's own: do not change it.
+func (s *State) League() *LeagueLane { return s.league }
+
 // AwaitsCreator reports whether the lane waits for its creator: it has a
 // host key and nobody has joined with it yet, nor has its holder given the
 // lane away ([State.Give]). Until then nobody hosts it: no game starts, and
@@ -442,5 +471,6 @@ func (s *State) Snapshot() Event {
 		HostKey:    s.hostKey,
 		HostSeat:   s.hostSeat,
 		Played:     s.played,
+		League:     s.league,
 	}}
 }
