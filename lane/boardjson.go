@@ -100,6 +100,14 @@ func (l *Lane) encodeBoard(head boardHead, players []bowling.Player, marks map[b
 			b = append(b, `,"average":`...)
 			b = strconv.AppendInt(b, int64(avg), 10)
 		}
+		if t, ok := l.teamOf(p.Name); ok {
+			b = append(b, `,"team":`...)
+			b = append(b, quote(l.state.League().Teams[t])...)
+			if hc, ok := l.handicap(p.Name); ok {
+				b = append(b, `,"handicap":`...)
+				b = strconv.AppendInt(b, int64(hc), 10)
+			}
+		}
 		b = append(b, '}')
 	}
 	b = append(b, `],"spectators":`...)
@@ -133,6 +141,14 @@ func (l *Lane) encodeBoard(head boardHead, players []bowling.Player, marks map[b
 	if stats != nil {
 		b = append(b, `,"stats":`...)
 		b = append(b, stats...)
+	}
+	if teams := l.leagueTeams(players); teams != nil {
+		t, err := json.Marshal(teams)
+		if err != nil {
+			panic(fmt.Sprintf("lane: encoding a board: %v", err)) // only plain values: cannot fail
+		}
+		b = append(b, `,"teams":`...)
+		b = append(b, t...)
 	}
 	return append(b, '}')
 }

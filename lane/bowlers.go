@@ -10,6 +10,7 @@ import (
 	"github.com/tenpin/tenpin/lane/bowler"
 	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/lane/league"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -49,6 +50,7 @@ func lineOf(r *bowler.Record) bowlerLine {
 // record afterwards.
 type recorded struct {
 	lines map[string]bowlerLine // by bowler id
+	sheet *league.MatchSheet    // for opLeagueSheet: the league's sheet of the lane's match
 }
 
 // recordTries bounds the tries to record a bowler's game, each within

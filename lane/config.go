@@ -40,6 +40,13 @@ type Config struct {
 	// host key: whoever joins with the key is the lane's host, however
 	// many joined before (see [game.State.JoinHost]). Zero: none.
 	HostKey game.TokenHash
+	// League opens the lane ([Open], [New]) as a league night's match:
+	// its places seated, its first game under way (see
+	// [game.LeagueLane]). LeagueNight, if set, is its league: the lane
+	// gives it each game's scores and shows the handicaps, team totals
+	// and points it counts.
+	League      *game.LeagueLane
+	LeagueNight LeagueNight
 
 	// Publish, if set, is given every board of a lane that has clients
 	// connected to other nodes ([Lane.AttachRemote]), once: their nodes

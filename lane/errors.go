@@ -36,6 +36,7 @@ var errorCodes = []struct {
 	{game.ErrNotHost, protocol.CodeNotHost},
 	{game.ErrNotAway, protocol.CodeNotAway},
 	{game.ErrCreatorAway, protocol.CodeCreatorAway},
+	{game.ErrNotOnRoster, protocol.CodeNotOnRoster},
 	{game.ErrRemoved, protocol.CodeRemoved},
 	{bowling.ErrInvalidCorrection, protocol.CodeInvalidCorrection},
 }

@@ -32,6 +32,7 @@ func (l *Lane) record(ctx context.Context, e game.Event) error {
 	l.cfg.Metrics.Changes.Add(1)
 	if was != game.Finished && l.state.Phase() == game.Finished {
 		l.gameEnded()
+		l.leagueGameEnded()
 	}
 	return nil
 }

@@ -81,7 +81,8 @@ type Lane struct {
 	// board then says so (see skipIn).
 	skippable *time.Timer
 
-	bw bowlers // the bowlers linked seats hold: see bowlers.go
+	bw bowlers     // the bowlers linked seats hold: see bowlers.go
+	lg leagueState // a league night's lane's league: see league.go
 }
 
 // view is what a lane last showed: read by the lobby and the HTTP API
@@ -102,13 +103,14 @@ type op uint8
 const (
 	opAttach op = iota + 1
 	opDetach
-	opMessage  // msg, decoded
-	opRead     // data, as a connection read it
-	opSnapshot // store a snapshot, answer on result
-	opExpire   // a waiting connection's grace is over (see attach)
-	opVerify   // read the log back before the next decision
-	opRetry    // a woken lane tries again to read its log back: see retryLater
-	opRecorded // a game's end was recorded in its bowlers' histories: see gameOver
+	opMessage     // msg, decoded
+	opRead        // data, as a connection read it
+	opSnapshot    // store a snapshot, answer on result
+	opExpire      // a waiting connection's grace is over (see attach)
+	opVerify      // read the log back before the next decision
+	opRetry       // a woken lane tries again to read its log back: see retryLater
+	opRecorded    // a game's end was recorded in its bowlers' histories: see gameOver
+	opLeagueSheet // a league night's sheet came: recorded.sheet (see league.go)
 )
 
 type request struct {
@@ -157,6 +159,7 @@ func opening(id, name string, cfg Config) game.Event {
 		e = game.OpenPrivate(id, name, cfg.MaxPlayers)
 	}
 	e.HostKey = cfg.HostKey
+	e.League = cfg.League
 	return e
 }
 

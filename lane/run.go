@@ -29,6 +29,7 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 			err = fmt.Errorf("%w: %v", ErrPanic, p)
 		}
 	}()
+	l.leagueSheet()
 	for {
 		select {
 		case <-ctx.Done():
@@ -58,7 +59,7 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 				l.closeAll(websocket.StatusGoingAway, protocol.CodeServerRestarting, "the lane moved to another server: reconnect, your seat is kept")
 				return ErrMoved
 			}
-			if r.op != opSnapshot && r.op != opRetry && r.op != opRecorded { // the journal's compaction, or the lane itself, is not someone using the lane
+			if r.op != opSnapshot && r.op != opRetry && r.op != opRecorded && r.op != opLeagueSheet { // the journal's compaction, or the lane itself, is not someone using the lane
 				l.armIdle()
 			}
 		}
@@ -152,6 +153,9 @@ func (l *Lane) handle(ctx context.Context, r request) {
 		l.sync(ctx)
 	case opRecorded:
 		l.recordedGames(r.recorded)
+	case opLeagueSheet:
+		l.lg.sheet = r.recorded.sheet
+		l.changed()
 	case opVerify:
 		if l.journal != nil {
 			l.stale, l.retryAt = true, time.Time{}
@@ -213,6 +217,7 @@ func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request, k *se
 		l.refuse(c, m.ID, err) // a decision on a state that may be behind the log could be wrong
 		return
 	}
+	l.leagueNext(ctx) // a league night's next game, if its start was not stored
 	if m.Type == protocol.TypeJoin || m.Type == protocol.TypeResume {
 		if c.seat != "" {
 			l.refuse(c, m.ID, protocol.Errorf(protocol.CodeAlreadySeated, "this connection already holds %s's seat", c.seat))
@@ -259,9 +264,10 @@ func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request, k *se
 		l.refuse(c, m.ID, err)
 		return
 	}
+	l.leagueNext(ctx)
 	var left *Client
-	if e.Kind == game.PlayerLeft {
-		left = l.removed(e) // the player who left, or whom the host removed
+	if e.Kind == game.PlayerLeft || (e.Kind == game.SeatClaimed && e.Token == (game.TokenHash{})) {
+		left = l.removed(e) // the player who left, or whom the host removed, or who gave a league place back
 	}
 	l.changedAcking(c, m.ID)
 	if left != nil {

@@ -162,7 +162,7 @@ func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
 	} else {
 		hash = game.HashToken(key)
 	}
-	l, err := lb.create(r.Context(), body.Name, addr, body.Private, hash)
+	l, err := lb.create(r.Context(), body.Name, addr, body.Private, hash, nil)
 	if errors.Is(err, errAddrLimit) {
 		// A lane nobody is on closes after the idle timeout: the soonest
 		// one of this address's lanes can make room.

@@ -165,7 +165,9 @@
 //     bowled so far from frame 1, total (the last cumulative score
 //     that can no longer change), and average: for a seat linked to a
 //     bowler with a game in their history, their average over every game
-//     (pins ÷ games, fractions dropped); omitted otherwise.
+//     (pins ÷ games, fractions dropped); omitted otherwise. On a league
+//     night's lane, team (the player's team) and handicap (what each of
+//     their games gets tonight; omitted until the league knows it).
 //   - frames: marks as on the text board ("X", "8|/", "8|1", "7|-", "-|/",
 //     "8" while in play, "X|7|/" in the tenth), rolls (the pins of each
 //     roll), score (the cumulative score, null while it can still change),
@@ -190,6 +192,23 @@
 //     GET /api/lanes/{id}/stats, as [Stats] defines them — so that a page
 //     shows them after a ball without asking; omitted until a ball is
 //     bowled. They are added up once for each ball, not for each watcher.
+//   - teams: on a league night's lane, its two teams, home first:
+//     {"name","scratch","total","points"}: the game in play's scratch pins
+//     and its total with handicap, every place counted (an absent bowler's
+//     and an empty place's scores included), and the points won tonight
+//     as the league counted the games over; omitted on a lane of friends.
+//
+// # League nights
+//
+// A league night opens one lane per match (POST
+// /api/leagues/{id}/weeks/{n}/open): both teams' places that bowl are
+// seated in roster order, home first, and the first game is under way. A
+// join under a place's name takes that place (its phone holds it, as any
+// seat; a name on no place is refused not_on_roster); leave gives it
+// back. Anyone seated enters the ball of a place no phone holds. Each game
+// over goes to the league, and the next starts by itself until the
+// night's games are bowled; rematch, remove, readmit and free are not a
+// league night's (not_on_roster).
 //
 // ack answers an accepted command that carried an id; seq is that of the
 // first board that includes its effect. A command is acknowledged, and its
@@ -233,6 +252,7 @@
 //	unknown_bowler   a join with a bowler key no bowler holds (revoked, or its bowler deleted their history): join as a guest, or with "remember" for a new history
 //	removed          join under the name of a player the host removed, until the host readmits them
 //	creator_away     start, rematch, remove, readmit or free on a lane that waits for its creator, who holds its host key
+//	not_on_roster    on a league night's lane: a join under a name none of its places has; a rematch, remove, readmit or free
 //
 // A notice is an error message with no ref that says why the server is
 // about to close the connection:

@@ -35,6 +35,7 @@ const (
 	CodeNotAway           Code = "not_away"           // skip while the player up is connected, or offline for less than the away time
 	CodeUnknownBowler     Code = "unknown_bowler"     // a bowler key that is unknown, revoked or deleted: join as a guest, or start a new history
 	CodeCreatorAway       Code = "creator_away"       // start (or another host's command) on a lane that waits for its creator, who holds its host key
+	CodeNotOnRoster       Code = "not_on_roster"      // on a league night's lane: a join under a name none of its places has, a rematch, a removal
 
 	// Notices: not answers to a message, but why the connection is about
 	// to close.

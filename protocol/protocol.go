@@ -210,6 +210,22 @@ type Player struct {
 	// seat linked to a bowler with a game in their history (see
 	// BowlerKey); omitted otherwise.
 	Average *int `json:"average,omitempty"`
+	// Team and Handicap, on a league night's lane, are the player's team
+	// and the handicap their games get tonight (omitted until the league
+	// knows it: a first night's comes from that night's own average).
+	Team     string `json:"team,omitempty"`
+	Handicap *int   `json:"handicap,omitempty"`
+}
+
+// TeamScore is a team's line on a league night's lane: the game in
+// play's scratch pins and its total with handicap, every place counted
+// (an absent bowler's and an empty place's scores included), and the
+// points the team has won tonight as the league counted the games over.
+type TeamScore struct {
+	Name    string  `json:"name"`
+	Scratch int     `json:"scratch"`
+	Total   int     `json:"total"`
+	Points  float64 `json:"points"`
 }
 
 // Phase is where a lane's game stands.
@@ -253,6 +269,9 @@ type Board struct {
 	// players (see [Stats]): a page shows them without asking. Omitted
 	// until a ball is bowled.
 	Stats []PlayerStats `json:"stats,omitempty"`
+	// Teams, on a league night's lane, are its two teams, home first:
+	// omitted on a lane of friends.
+	Teams []TeamScore `json:"teams,omitempty"`
 	// ClosedAt is when a kept lane closed: set only on the board of a
 	// lane that has closed, which GET /api/lanes/{id} answers read-only
 	// for as long as the server keeps closed lanes; a lane's WebSocket

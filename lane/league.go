@@ -1,0 +1,181 @@
+package lane
+
+import (
+	"context"
+	"time"
+
+	"github.com/tenpin/tenpin/lane/bowling"
+	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/lane/league"
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// LeagueNight is how a league night's lane reaches its league
+// ([Config.LeagueNight]): the league counts the games, the lane shows
+// what it counted.
+type LeagueNight interface {
+	// Scores gives the league each place's scratch score of game n (from
+	// 1) of the lane's match, once the game is over, and returns the
+	// match's sheet as the league counts it then.
+	Scores(ctx context.Context, lane string, m game.LeagueLane, n int, scores map[bowling.Name]int) (league.MatchSheet, error)
+	// Sheet returns the match's sheet: each place's handicap, the absent
+	// and empty places' scores, the totals and the points won so far.
+	Sheet(ctx context.Context, m game.LeagueLane) (league.MatchSheet, error)
+}
+
+// leagueTries is how many times a game's scores are offered to a league
+// that does not answer, a second more apart each time, before the lane
+// logs them as not counted (the secretary may enter them).
+const leagueTries = 5
+
+// leagueState is what a league night's lane knows of its league.
+type leagueState struct {
+	sheet *league.MatchSheet // the match's sheet as the league last counted it; nil before
+	asked bool               // a sheet was asked for
+}
+
+// leagueSheet asks the league for the match's sheet, once, off the lane
+// goroutine: the board shows handicaps and team totals once it comes.
+func (l *Lane) leagueSheet() {
+	m := l.state.League()
+	if m == nil || l.cfg.LeagueNight == nil || l.lg.asked {
+		return
+	}
+	l.lg.asked = true
+	night, appendTimeout, log, lane := l.cfg.LeagueNight, l.cfg.AppendTimeout, l.log, l.id
+	l.bw.wg.Go(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
+		defer cancel()
+		sheet, err := night.Sheet(ctx, *m)
+		if err != nil {
+			log.Warn("a league lane's sheet was not read", "lane", lane, "err", err)
+			return
+		}
+		l.submit(context.Background(), request{op: opLeagueSheet, recorded: &recorded{sheet: &sheet}})
+	})
+}
+
+// leagueGameEnded gives the league the scores of the game that just
+// ended on a league night's lane, off the lane goroutine, trying again
+// for a while if the league does not answer.
+func (l *Lane) leagueGameEnded() {
+	m := l.state.League()
+	if m == nil || l.cfg.LeagueNight == nil {
+		return
+	}
+	scores := make(map[bowling.Name]int)
+	for _, p := range l.state.Match().Players() {
+		scores[p.Name] = p.Game.Total()
+	}
+	n := l.state.GameNumber()
+	night, appendTimeout, log, lane, stopped := l.cfg.LeagueNight, l.cfg.AppendTimeout, l.log, l.id, l.stopped
+	l.bw.wg.Go(func() {
+		for try := 1; try <= leagueTries; try++ {
+			ctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
+			sheet, err := night.Scores(ctx, lane, *m, n, scores)
+			cancel()
+			if err == nil {
+				l.submit(context.Background(), request{op: opLeagueSheet, recorded: &recorded{sheet: &sheet}})
+				return
+			}
+			if try == leagueTries {
+				log.Error("a league game's scores were not counted", "lane", lane, "league", m.League, "week", m.Week, "game", n, "err", err)
+				return
+			}
+			select {
+			case <-time.After(time.Duration(try) * time.Second):
+			case <-stopped.Done():
+				try = leagueTries - 1 // the lane stopped: one last try
+			}
+		}
+	})
+}
+
+// leagueNext starts a league night's next game once one is over: the
+// night goes on by itself. If the journal does not take it, the next
+// message tries again.
+func (l *Lane) leagueNext(ctx context.Context) {
+	e, ok := l.state.NextLeagueGame()
+	if !ok {
+		return
+	}
+	if err := l.record(ctx, e); err != nil {
+		l.log.Warn("a league night's next game did not start", "err", err)
+		return
+	}
+	l.changed()
+}
+
+// leagueTeams returns the teams' lines of a league night's board; nil on
+// a lane of friends.
+func (l *Lane) leagueTeams(players []bowling.Player) []protocol.TeamScore {
+	m := l.state.League()
+	if m == nil {
+		return nil
+	}
+	g := l.state.GameNumber() - 1 // the game in play, from 0
+	teams := make([]protocol.TeamScore, 2)
+	for t := range teams {
+		teams[t].Name = m.Teams[t]
+	}
+	sheet := l.lg.sheet
+	for _, p := range players {
+		t, ok := l.teamOf(p.Name)
+		if !ok {
+			continue
+		}
+		teams[t].Scratch += p.Game.Total()
+		teams[t].Total += p.Game.Total()
+		if hc, ok := l.handicap(p.Name); ok {
+			teams[t].Total += hc
+		}
+	}
+	if sheet != nil {
+		for t, ts := range [2]league.TeamSheet{sheet.Home, sheet.Away} {
+			teams[t].Points = ts.PointsWon
+			for _, pl := range ts.Places {
+				if pl.Kind != league.PlaceAbsent && pl.Kind != league.PlaceVacancy {
+					continue // the places that bowl are counted above
+				}
+				if g < len(pl.Scores) && pl.Scores[g] >= 0 {
+					teams[t].Scratch += pl.Scores[g]
+					teams[t].Total += pl.Scores[g]
+				}
+				if pl.HandicapKnown {
+					teams[t].Total += pl.Handicap
+				}
+			}
+		}
+	}
+	return teams
+}
+
+// teamOf returns the team (0 home, 1 away) of a league lane's place.
+func (l *Lane) teamOf(name bowling.Name) (int, bool) {
+	m := l.state.League()
+	if m == nil {
+		return 0, false
+	}
+	for _, p := range m.Places {
+		if p.Name == name {
+			return p.Team, true
+		}
+	}
+	return 0, false
+}
+
+// handicap returns the handicap a league lane's place bowls with
+// tonight, once the league knows it.
+func (l *Lane) handicap(name bowling.Name) (int, bool) {
+	if l.lg.sheet == nil {
+		return 0, false
+	}
+	for _, ts := range [2]league.TeamSheet{l.lg.sheet.Home, l.lg.sheet.Away} {
+		for _, pl := range ts.Places {
+			if pl.Name == string(name) && pl.HandicapKnown && (pl.Kind == league.PlaceBowler || pl.Kind == league.PlaceSubstitute) {
+				return pl.Handicap, true
+			}
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,143 @@
+package lane
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/tenpin/tenpin/lane/bowling"
+	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/lane/league"
+	"github.com/tenpin/tenpin/lobby/memjournal"
+)
+
+// nightOf is a LeagueNight over a real league (lane/league), as the
+// lobby's league service is over a stored one: the lane's scores go in
+// as the league's decisions, and its sheet comes out of it.
+type nightOf struct {
+	mu     sync.Mutex
+	league *league.League
+}
+
+func (n *nightOf) Scores(_ context.Context, _ string, m game.LeagueLane, g int, scores map[bowling.Name]int) (league.MatchSheet, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for name, pins := range scores {
+		e, err := n.league.Score(league.GameScore{Week: m.Week, Bowler: string(name), Game: g, Pins: pins})
+		if err != nil {
+			return league.MatchSheet{}, err
+		}
+		n.league.Apply(e)
+	}
+	return n.sheet(m)
+}
+
+func (n *nightOf) Sheet(_ context.Context, m game.LeagueLane) (league.MatchSheet, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.sheet(m)
+}
+
+func (n *nightOf) sheet(m game.LeagueLane) (league.MatchSheet, error) {
+	s, ok := n.league.Sheet(m.Week)
+	if !ok || m.Match >= len(s.Matches) {
+		return league.MatchSheet{}, fmt.Errorf("no match %d in week %d", m.Match, m.Week)
+	}
+	return s.Matches[m.Match], nil
+}
+
+// await runs what the lane's goroutines sent it back (a league's sheet)
+// once they are done: these tests stand in for the lane goroutine.
+func (l *Lane) await(ctx context.Context) {
+	l.bw.wg.Wait()
+	for {
+		select {
+		case r := <-l.inbox:
+			l.handle(ctx, r)
+		default:
+			return
+		}
+	}
+}
+
+// bowlGame bowls a game of Ann 9 a frame and Bob 8: Ann enters Bob's
+// balls, as his place has no phone.
+func bowlGame(l *Lane, ann *Client) {
+	for range 10 {
+		l.send(ann, l.roll(9, ""))
+		l.send(ann, l.roll(0, ""))
+		l.send(ann, `{"type":"roll","name":"Bob",`+l.roll(8, "")[len(`{"type":"roll",`):])
+		l.send(ann, `{"type":"roll","name":"Bob",`+l.roll(0, "")[len(`{"type":"roll",`):])
+	}
+}
+
+// TestLeagueNightLane: a league match's lane opens with both teams
+// seated and its game under way; a bowler claims their place; a game
+// over goes to the league, whose sheet (handicaps, the absent bowler's
+// score, points) the board then shows, and the next game starts by
+// itself until the night's games are bowled.
+func TestLeagueNightLane(t *testing.T) {
+	ctx := context.Background()
+	lg, err := league.New(league.Settings{Name: "Thursday", GamesPerNight: 2,
+		Handicap: league.Handicap{Basis: 200, Percent: 100}, Points: league.Points{PerGame: 2, PerSeries: 2},
+		AbsentMinus: 10, VacancyScore: 100,
+		Teams: []league.Team{
+			{Name: "Pins", Bowlers: []league.Bowler{{Name: "Ann", Average: 150}, {Name: "Cy", Average: 120}}},
+			{Name: "Aces", Bowlers: []league.Bowler{{Name: "Bob", Average: 180}}},
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := lg.Open(1, []league.Absence{{Bowler: "Cy"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lg.Apply(e)
+	night := &nightOf{league: lg}
+	m := &game.LeagueLane{League: "lg1", Week: 1, Games: 2, Teams: [2]string{"Pins", "Aces"},
+		Places: []game.LeaguePlace{{Name: "Ann", Team: 0}, {Name: "Bob", Team: 1}}}
+	l := openLane(t, "league1", Config{Journal: memjournal.New(), League: m, LeagueNight: night})
+	l.leagueSheet()
+	l.await(ctx)
+	ann := attach(l)
+	l.send(ann, `{"type":"join","name":"Ann","id":"j"}`)
+	if r := replies(ann); len(r) != 1 || r[0]["type"] != "welcome" {
+		t.Fatalf("Ann's join: %v", r)
+	}
+	b := currentBoard(t, l)
+	if b.Phase != "playing" || len(b.Players) != 2 || b.Players[0].Team != "Pins" || b.Players[1].Team != "Aces" {
+		t.Fatalf("a league lane opened: %+v", b)
+	}
+	// Handicaps: Ann (200−150) 50, Bob 20. Cy, absent, scores his 120
+	// less 10 a game, with his handicap of 80; the Aces' second place is
+	// empty, a vacancy of 100 with none.
+	if b.Players[0].Handicap == nil || *b.Players[0].Handicap != 50 || b.Players[1].Handicap == nil || *b.Players[1].Handicap != 20 {
+		t.Fatalf("handicaps on the board: %+v", b.Players)
+	}
+	if len(b.Teams) != 2 || b.Teams[0].Scratch != 110 || b.Teams[0].Total != 110+50+80 || b.Teams[1].Scratch != 100 || b.Teams[1].Total != 100+20 {
+		t.Fatalf("teams before a ball: %+v", b.Teams)
+	}
+	bowlGame(l, ann)
+	l.await(ctx)
+	b = currentBoard(t, l)
+	if b.Phase != "playing" || len(b.Series) == 0 || len(b.Players) != 2 || b.Players[0].Total != 0 {
+		t.Fatalf("after game 1: phase %s, series %+v; want game 2 under way", b.Phase, b.Series)
+	}
+	// Game 1: Pins 90+50 + 110+80 = 330, Aces 80+20 + 100 = 200: Pins win 2.
+	if b.Teams[0].Points != 2 || b.Teams[1].Points != 0 {
+		t.Fatalf("points after game 1: %+v", b.Teams)
+	}
+	st := lg.Standings()
+	if st.Bowlers[0].Name != "Ann" || st.Bowlers[0].Games != 1 || st.Bowlers[0].Pins != 90 {
+		t.Errorf("the league's standings after game 1: %+v", st.Bowlers)
+	}
+	bowlGame(l, ann)
+	l.await(ctx)
+	if b = currentBoard(t, l); b.Phase != "finished" {
+		t.Fatalf("after the night's last game: phase %s, want finished (no third game)", b.Phase)
+	}
+	if b.Teams[0].Points != 6 {
+		t.Errorf("Pins' points after the night: %v, want 6 (two games and the series)", b.Teams[0].Points)
+	}
+}
