@@ -33,6 +33,11 @@ type Record struct {
 	// By says who: "secretary", or "lane LANEID" for a score a lane's
 	// game sent.
 	By string
+	// Lanes are the lanes an Opened night's matches bowl on, by their
+	// ids, in the order of the week's schedule; none for other kinds. The
+	// league does not need them (Apply ignores them): the night's page
+	// and QR codes do.
+	Lanes []string
 }
 
 // Stored is a league as a store holds it: its settings, its secretary's
