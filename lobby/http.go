@@ -47,6 +47,7 @@ func (lb *Lobby) Handler() http.Handler {
 	mux.HandleFunc("GET /ws/lanes/{id}", lb.serveWS)
 	mux.HandleFunc("GET /api/nodes", lb.getNodes)
 	lb.bowlerRoutes(mux)
+	lb.leagueRoutes(mux)
 	mux.HandleFunc("GET /healthz", lb.health)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		lb.fail(w, protocol.CodeNotFound, fmt.Sprintf("no API at %s %s", r.Method, r.URL.Path))

@@ -288,7 +288,7 @@ func (lb *Lobby) Refused() map[string]int64 { return snapshot(&lb.counters.refus
 // refused since the lobby started, by limit (LimitCreations,
 // LimitConnsPerAddr, LimitLanesPerAddr; each present, if only as 0).
 func (lb *Lobby) RateLimited() map[string]int64 {
-	return snapshot(&lb.counters.limited, LimitCreations, LimitConnsPerAddr, LimitLaneConns, LimitLanesPerAddr, LimitQRCodes, LimitKeyGuesses, LimitExports)
+	return snapshot(&lb.counters.limited, LimitCreations, LimitConnsPerAddr, LimitLaneConns, LimitLanesPerAddr, LimitQRCodes, LimitKeyGuesses, LimitExports, LimitLeagueCreations)
 }
 
 // rateLimited counts a refusal by the given limit per client address.

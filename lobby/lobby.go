@@ -27,7 +27,9 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/lane/league"
 	"github.com/tenpin/tenpin/lane/ws"
+	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -107,6 +109,9 @@ type Config struct {
 	// [Archive]): their sheets answer the API read-only after them.
 	// Without it a closed lane is gone.
 	Archive Archive
+	// Leagues keeps the leagues (see the leagues' API); default: in
+	// memory (memjournal), forgotten when the process ends.
+	Leagues league.Store
 	// URLs are the addresses at which friends can open the server
 	// (http://192.168.1.20:8080), best first: a lane's invitation links
 	// there. Without them, the address a request came to is used.
@@ -138,15 +143,17 @@ type Lobby struct {
 	lanesByAddr addrCount      // guarded by mu: lanes open or being created, by the address that created them
 	gone        closedLanes    // guarded by mu: where lanes that closed were listed
 
-	unrestored   map[string]struct{} // guarded by mu: lanes in the journal that failed to restore
-	creations    *addrLimiter        // lane creations per client address
-	qrDraws      *addrLimiter        // QR codes drawn per client address
-	keyGuesses   *addrLimiter        // unknown bowler keys, codes and shares tried per client address
-	list         listCache           // GET /api/lanes, encoded
-	sheets       sheetCache          // kept lanes' sheets read lately, decoded
-	built        builtCache          // exports built lately, by ETag
-	exportsAsked *addrLimiter        // exports asked for per client address
-	counters     counters            // refusals, for the metrics
+	unrestored      map[string]struct{} // guarded by mu: lanes in the journal that failed to restore
+	creations       *addrLimiter        // lane creations per client address
+	qrDraws         *addrLimiter        // QR codes drawn per client address
+	keyGuesses      *addrLimiter        // unknown bowler keys, codes and shares tried per client address
+	list            listCache           // GET /api/lanes, encoded
+	sheets          sheetCache          // kept lanes' sheets read lately, decoded
+	built           builtCache          // exports built lately, by ETag
+	exportsAsked    *addrLimiter        // exports asked for per client address
+	leagueCreations *addrLimiter        // league creations per client address
+	leagues         leagueCache         // the leagues loaded
+	counters        counters            // refusals, for the metrics
 
 	compacting    sync.Mutex   // one compaction at a time
 	compactBefore uint64       // guarded by compacting: what the next compaction may drop
@@ -207,22 +214,27 @@ func New(cfg Config) *Lobby {
 	if cfg.CompactEvery <= 0 {
 		cfg.CompactEvery = CompactInterval
 	}
+	if cfg.Leagues == nil {
+		cfg.Leagues = memjournal.NewLeagues()
+	}
 	lb := &Lobby{
-		cfg:          cfg,
-		log:          cfg.Logger,
-		lanes:        make(map[string]*entry),
-		unrestored:   make(map[string]struct{}),
-		connsByAddr:  make(addrCount),
-		laneConns:    make(addrCount),
-		refusing:     make(addrCount),
-		lanesByAddr:  make(addrCount),
-		gone:         newClosedLanes(maxClosedLanes),
-		creations:    newAddrLimiter(cfg.CreateRate, cfg.CreateBurst),
-		qrDraws:      newAddrLimiter(QRRate, QRBurst),
-		keyGuesses:   newAddrLimiter(KeyGuessRate, KeyGuessBurst),
-		exportsAsked: newAddrLimiter(ExportRate, ExportBurst),
-		starts:       make(chan *lane.Lane),
-		stopped:      make(chan struct{}),
+		cfg:             cfg,
+		log:             cfg.Logger,
+		lanes:           make(map[string]*entry),
+		unrestored:      make(map[string]struct{}),
+		connsByAddr:     make(addrCount),
+		laneConns:       make(addrCount),
+		refusing:        make(addrCount),
+		lanesByAddr:     make(addrCount),
+		gone:            newClosedLanes(maxClosedLanes),
+		creations:       newAddrLimiter(cfg.CreateRate, cfg.CreateBurst),
+		qrDraws:         newAddrLimiter(QRRate, QRBurst),
+		keyGuesses:      newAddrLimiter(KeyGuessRate, KeyGuessBurst),
+		exportsAsked:    newAddrLimiter(ExportRate, ExportBurst),
+		leagueCreations: newAddrLimiter(LeagueCreateRate, LeagueCreateBurst),
+		leagues:         leagueCache{m: make(map[string]*leagueEntry)},
+		starts:          make(chan *lane.Lane),
+		stopped:         make(chan struct{}),
 	}
 	if cfg.Archive != nil && cfg.Lane.Keep == nil {
 		lb.cfg.Lane.Keep = lb.keep

@@ -1,5 +1,7 @@
 package protocol
 
+import "time"
+
 // CreateLeague is POST /api/leagues: a league's settings. Teams bowl in
 // pairs, so their number is even (2 to 32); each has 1 to 6 bowlers, each
 // name once in the league. Handicap omitted, or its percent 0, is a
@@ -151,4 +153,33 @@ type LeagueScore struct {
 	Bowler string `json:"bowler"`
 	Game   int    `json:"game"`
 	Score  int    `json:"score"`
+}
+
+// LeagueHistory is GET /api/leagues/{id}/history: the league's changes,
+// oldest first, a page at a time. Next is the after of the following
+// page, omitted on the last.
+type LeagueHistory struct {
+	Records []LeagueRecord `json:"records"`
+	Next    string         `json:"next,omitempty"`
+}
+
+// LeagueRecord is one change of a league: its number in the history
+// (from 1), when it was made and by whom ("secretary", or "lane {id}" for
+// a score a lane's game sent), and what: a night opened (with its absent
+// bowlers, their substitutes and the lanes of its matches, in the order
+// of the week's schedule), a game scored, a score corrected (was: the
+// score before), a night closed. Only the fields of its kind are set.
+type LeagueRecord struct {
+	N           int                `json:"n"`
+	At          time.Time          `json:"at"`
+	By          string             `json:"by"`
+	Kind        string             `json:"kind"` // opened, scored, corrected or closed
+	Week        int                `json:"week"`
+	Absent      []string           `json:"absent,omitempty"`
+	Substitutes []LeagueSubstitute `json:"substitutes,omitempty"`
+	Lanes       []string           `json:"lanes,omitempty"`
+	Bowler      string             `json:"bowler,omitempty"`
+	Game        int                `json:"game,omitempty"`
+	Score       *int               `json:"score,omitempty"`
+	Was         *int               `json:"was,omitempty"`
 }

@@ -28,9 +28,9 @@ import (
 // Config is a node's settings.
 type Config struct {
 	// Lobby is the lobby's settings, its lanes' among them. New sets its
-	// journal, archive, bowlers, health check and cluster (Lane.Journal,
-	// Lane.Durable, Archive, Lane.Bowlers, Health, Cluster, Lane.Publish,
-	// Lane.Wakes, Lane.Node) from the
+	// journal, archive, bowlers, leagues, health check and cluster
+	// (Lane.Journal, Lane.Durable, Archive, Lane.Bowlers, Leagues, Health,
+	// Cluster, Lane.Publish, Lane.Wakes, Lane.Node) from the
 	// fields below; set them here and they are overwritten.
 	Lobby lobby.Config
 
@@ -85,6 +85,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		lc.Lane.Journal, lc.Lane.Durable, lc.Health = memjournal.New(), false, nil
 		lc.Archive = memjournal.NewArchive(cfg.Keep)
 		lc.Lane.Bowlers = memjournal.NewBowlers()
+		lc.Leagues = memjournal.NewLeagues()
 	default:
 		store := cfg.Store
 		if store.Logger == nil {
@@ -104,6 +105,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 		if lc.Lane.Bowlers, err = j.Bowlers(ctx); err != nil {
+			j.Close()
+			return nil, fmt.Errorf("server: %w", err)
+		}
+		if lc.Leagues, err = j.Leagues(ctx); err != nil {
 			j.Close()
 			return nil, fmt.Errorf("server: %w", err)
 		}

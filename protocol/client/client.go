@@ -39,6 +39,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/coder/websocket"
@@ -186,33 +187,48 @@ func (c *Client) httpClient() *http.Client {
 // do makes one API request and decodes its answer, which must have the
 // status want, into v.
 func (c *Client) do(ctx context.Context, method, path string, body io.Reader, want int, v any) error {
+	_, err := c.send(ctx, method, path, "", body, v, want)
+	return err
+}
+
+// send makes one API request, with the Authorization header auth if not
+// empty, and decodes its answer, which must have one of the statuses
+// want, into v; an answer of 204 has no body to decode. It returns the
+// answer's status.
+func (c *Client) send(ctx context.Context, method, path, auth string, body io.Reader, v any, want ...int) (int, error) {
 	u, err := c.endpoint("http", path)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u, body)
 	if err != nil {
-		return fmt.Errorf("client: %s %s: %w", method, path, err)
+		return 0, fmt.Errorf("client: %s %s: %w", method, path, err)
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
 	res, err := c.httpClient().Do(req)
 	if err != nil {
-		return fmt.Errorf("client: %s %s: %w", method, path, err)
+		return 0, fmt.Errorf("client: %s %s: %w", method, path, err)
 	}
 	defer res.Body.Close()
-	if res.StatusCode != want {
-		return refusal(method+" "+path, res, nil)
+	if !slices.Contains(want, res.StatusCode) {
+		return res.StatusCode, refusal(method+" "+path, res, nil)
+	}
+	if res.StatusCode == http.StatusNoContent {
+		return res.StatusCode, nil
 	}
 	data, err := io.ReadAll(io.LimitReader(res.Body, maxBody))
 	if err != nil {
-		return fmt.Errorf("client: %s %s: %w", method, path, err)
+		return res.StatusCode, fmt.Errorf("client: %s %s: %w", method, path, err)
 	}
 	if err := protocol.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("client: %s %s: %w", method, path, err)
+		return res.StatusCode, fmt.Errorf("client: %s %s: %w", method, path, err)
 	}
-	return nil
+	return res.StatusCode, nil
 }
 
 // refusal is the error for an HTTP answer the client did not want: the

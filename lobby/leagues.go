@@ -1,0 +1,640 @@
+package lobby
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tenpin/tenpin/lane/league"
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// The leagues' API: a league's settings, schedule, standings and history
+// for anyone with its id; its nights opened and closed and its scores
+// entered or corrected by its secretary, authenticated by the header
+// "Authorization: Secretary <key>" (never a URL, which logs and Referer
+// headers keep). Its reference is package protocol's ("Leagues").
+//
+// A league is its settings and its records (package league, kept in a
+// league.Store). The lobby keeps the leagues asked for lately loaded, and
+// decides each change on the loaded league, one at a time a league: the
+// record is appended after the records it was decided on, or refused if
+// another writer (another node of a cluster) got there first; then the
+// league is loaded again and the change decided again.
+
+// Limits of the leagues' API.
+const (
+	// LeagueCreateRate and LeagueCreateBurst bound the leagues one
+	// address creates: a house sets up its few leagues once a season; a
+	// script must not fill the store.
+	LeagueCreateRate  = 10.0 / 3600 // a second
+	LeagueCreateBurst = 10
+
+	// LimitLeagueCreations counts the creations LeagueCreateRate refused.
+	LimitLeagueCreations = "league_creations"
+
+	// maxLeagueBody bounds the body of POST /api/leagues: 32 teams of 6
+	// bowlers, every name 40 four-byte characters, take under 40 KiB.
+	maxLeagueBody = 64 << 10
+	// maxLeagueCommand bounds the bodies of a secretary's commands: a
+	// night's absent bowlers and substitutes, a score.
+	maxLeagueCommand = 8 << 10
+
+	// leagueTries is how often a change is decided again after another
+	// writer came first: each time is one writer's change landing, and a
+	// league has one secretary and a lane a match.
+	leagueTries = 5
+
+	// maxLoadedLeagues bounds the leagues kept loaded; past it one is
+	// dropped, to be loaded again when asked for. A house runs a few
+	// dozen leagues.
+	maxLoadedLeagues = 1000
+
+	// leagueFresh is how long a node of a cluster answers a league's
+	// reads from what it loaded: another node may have changed it since.
+	// A lone server is its leagues' only writer and never reads again.
+	leagueFresh = 2 * time.Second
+
+	// maxLeagueHistoryPage is the most records a page of a league's
+	// history holds, and leagueHistoryPage how many if not asked.
+	maxLeagueHistoryPage = 1000
+	leagueHistoryPage    = 200
+
+	// bySecretary is the By of the records the secretary's requests make.
+	bySecretary = "secretary"
+)
+
+// leagueRoutes adds the leagues' API to mux.
+func (lb *Lobby) leagueRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("POST /api/leagues", lb.createLeague)
+	mux.HandleFunc("GET /api/leagues/{id}", lb.withLeagueRead(lb.getLeague))
+	mux.HandleFunc("GET /api/leagues/{id}/standings", lb.withLeagueRead(lb.getStandings))
+	mux.HandleFunc("GET /api/leagues/{id}/history", lb.withLeagueRead(lb.getLeagueHistory))
+	mux.HandleFunc("POST /api/leagues/{id}/weeks/{n}/open", lb.openWeek)
+	mux.HandleFunc("POST /api/leagues/{id}/weeks/{n}/close", lb.closeWeek)
+	mux.HandleFunc("POST /api/leagues/{id}/scores", lb.scoreGame)
+}
+
+// leagueEntry is a league as the lobby keeps it loaded. Its mutex is
+// held by whoever reads or changes it: one change of a league at a time
+// on this node.
+type leagueEntry struct {
+	mu     sync.Mutex
+	id     string
+	stored league.Stored  // guarded by mu: settings, key hash, and the records l is made of
+	l      *league.League // guarded by mu: nil until loaded, and after a change that may not have been stored
+	loaded time.Time      // guarded by mu: when l was read from the store
+}
+
+// leagueCache is the leagues loaded, by id.
+type leagueCache struct {
+	mu sync.Mutex
+	m  map[string]*leagueEntry
+}
+
+// errNotSecretary: a secretary's key that is not the league's.
+var errNotSecretary = errors.New("lobby: not the league's secretary")
+
+// withLeague runs f on league id, loaded and locked. An id the lobby
+// never draws is not looked for.
+func (lb *Lobby) withLeague(ctx context.Context, id string, f func(e *leagueEntry) error) error {
+	if !validLeagueID(id) {
+		return fmt.Errorf("lobby: league %q: %w", id, league.ErrNotFound)
+	}
+	c := &lb.leagues
+	c.mu.Lock()
+	e := c.m[id]
+	if e == nil {
+		if len(c.m) >= maxLoadedLeagues {
+			for k := range c.m { // any: the map's order is random
+				delete(c.m, k)
+				break
+			}
+		}
+		e = &leagueEntry{id: id}
+		c.m[id] = e
+	}
+	c.mu.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.l == nil || lb.cfg.Cluster != nil && time.Since(e.loaded) > leagueFresh {
+		if err := e.load(ctx, lb.cfg.Leagues); err != nil {
+			if errors.Is(err, league.ErrNotFound) {
+				c.mu.Lock()
+				if c.m[id] == e {
+					delete(c.m, id) // a flood of unknown ids keeps nothing
+				}
+				c.mu.Unlock()
+			}
+			return err
+		}
+	}
+	return f(e)
+}
+
+// load reads the league from the store and replays it.
+func (e *leagueEntry) load(ctx context.Context, s league.Store) error {
+	e.l = nil
+	st, err := s.Load(ctx, e.id)
+	if err != nil {
+		return err
+	}
+	events := make([]league.Event, len(st.Records))
+	for i, r := range st.Records {
+		events[i] = r.Event
+	}
+	l, err := league.Replay(st.Settings, events)
+	if err != nil {
+		// Not the client's invalid_league: settings that were stored
+		// were taken once.
+		return fmt.Errorf("lobby: league %s's stored settings: %v", e.id, err)
+	}
+	e.stored, e.l, e.loaded = st, l, time.Now()
+	return nil
+}
+
+// changeLeague decides a change of the loaded league with decide, stores
+// it as a record made by by, and applies it. lanes, if set, is called once
+// the event is applied (to the loaded league, which is forgotten if the
+// record is not stored) and returns the lanes the record keeps.
+//
+// If another writer appended first, the league is loaded again and the
+// change decided again, up to leagueTries times. A refused change stores
+// nothing. A correction to the score a game has already is no change:
+// changed is false and nothing is stored.
+func (lb *Lobby) changeLeague(ctx context.Context, e *leagueEntry, by string, decide func(*league.League) (league.Event, error), lanes func(*league.League, league.Event) ([]string, error)) (rec league.Record, changed bool, err error) {
+	for try := 1; ; try++ {
+		ev, err := decide(e.l)
+		if err != nil {
+			return league.Record{}, false, err
+		}
+		if ev.Kind == league.Corrected && ev.Was == ev.Pins {
+			return league.Record{Event: ev}, false, nil
+		}
+		rec := league.Record{Event: ev, At: time.Now().UTC().Truncate(time.Second), By: by}
+		n := len(e.stored.Records)
+		e.l.Apply(ev) // tentatively: the league is forgotten unless the record is stored
+		if lanes != nil {
+			if rec.Lanes, err = lanes(e.l, ev); err != nil {
+				e.l = nil
+				return league.Record{}, false, err
+			}
+		}
+		err = lb.cfg.Leagues.Append(ctx, e.id, n, rec)
+		if err == nil {
+			e.stored.Records = append(e.stored.Records, rec)
+			return rec, true, nil
+		}
+		e.l = nil
+		if !errors.Is(err, league.ErrConflict) || try == leagueTries {
+			return league.Record{}, false, err
+		}
+		if err := e.load(ctx, lb.cfg.Leagues); err != nil {
+			return league.Record{}, false, err
+		}
+	}
+}
+
+// leagueScore enters or corrects a game's score on league leagueID's
+// night as a lane reports it (by: "lane ID"); a score the league has
+// already is no change. The lane of a league night calls it as each game
+// ends.
+func (lb *Lobby) leagueScore(ctx context.Context, leagueID string, g league.GameScore, by string) error {
+	return lb.withLeague(ctx, leagueID, func(e *leagueEntry) error {
+		_, _, err := lb.changeLeague(ctx, e, by, func(l *league.League) (league.Event, error) { return l.Score(g) }, nil)
+		return err
+	})
+}
+
+// validLeagueID reports whether id is one the lobby could have drawn for
+// a league (as a lane's: newID).
+func validLeagueID(id string) bool {
+	if len(id) != idLen {
+		return false
+	}
+	for i := range len(id) {
+		if !strings.ContainsRune(idAlphabet, rune(id[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+// failLeague answers a league's request whose change or read failed: a
+// refusal of the league's (see leagueError) or the lobby's with its code;
+// anything else is the store's failure, logged, and answered unavailable.
+func (lb *Lobby) failLeague(w http.ResponseWriter, err error) {
+	if pe, ok := leagueError(err); ok {
+		lb.fail(w, pe.Code, pe.Message)
+		return
+	}
+	var pe *protocol.Error
+	if errors.As(err, &pe) { // the lobby's own refusals: a lane the night needs and cannot have
+		lb.failErr(w, err)
+		return
+	}
+	if errors.Is(err, league.ErrConflict) {
+		w.Header().Set("Retry-After", "1")
+		lb.fail(w, protocol.CodeUnavailable, "the league was changed meanwhile, again and again; try again")
+		return
+	}
+	lb.log.Warn("leagues not reached", "err", err)
+	w.Header().Set("Retry-After", "1")
+	lb.fail(w, protocol.CodeUnavailable, "the leagues' store does not answer; try again in a moment")
+}
+
+// readLeagueBody reads a league request's JSON body, up to limit bytes,
+// strictly into v, or answers why not. An empty body is {} if empty is
+// true.
+func (lb *Lobby) readLeagueBody(w http.ResponseWriter, r *http.Request, limit int64, v any, example string, empty bool) bool {
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
+		lb.fail(w, protocol.CodeTooLarge, fmt.Sprintf("the body is over %d bytes", limit))
+		return false
+	}
+	if err == nil && empty && len(strings.TrimSpace(string(data))) == 0 {
+		return true
+	}
+	if !isJSON(r.Header.Get("Content-Type")) {
+		lb.fail(w, protocol.CodeUnsupportedMediaType, "send the body as JSON, with Content-Type: application/json")
+		return false
+	}
+	if err == nil {
+		err = protocol.Unmarshal(data, v)
+	}
+	if err != nil {
+		lb.fail(w, protocol.CodeBadRequest, "the body must be one JSON object like "+example+": "+strings.TrimPrefix(err.Error(), protocol.ErrUndecodable.Error()+": "))
+		return false
+	}
+	return true
+}
+
+func (lb *Lobby) createLeague(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	// Only JSON, as for a lane: a page of another site cannot send it
+	// without a preflight, which is never answered.
+	if !isJSON(r.Header.Get("Content-Type")) {
+		lb.fail(w, protocol.CodeUnsupportedMediaType, "send the body as JSON, with Content-Type: application/json")
+		return
+	}
+	var body protocol.CreateLeague
+	if !lb.readLeagueBody(w, r, maxLeagueBody, &body, `{"name":"Thursday Mixed","games_per_night":3,"teams":[…]}`, false) {
+		return
+	}
+	l, err := league.New(settingsOf(body))
+	if err != nil {
+		lb.failLeague(w, err)
+		return
+	}
+	// Only a league that would be created costs the address a creation.
+	addr := lb.clientAddr(r)
+	if ok, wait := lb.leagueCreations.allow(addr, time.Now()); !ok {
+		lb.rateLimited(LimitLeagueCreations)
+		lb.tooMany(w, wait, "this address has created leagues too fast")
+		return
+	}
+	key := rand.Text()
+	st := league.Stored{Settings: l.Settings(), Secretary: league.HashKey(key), Created: time.Now().UTC().Truncate(time.Second)}
+	for range 3 { // an id taken: draw again
+		st.ID = newID()
+		if err = lb.cfg.Leagues.Create(r.Context(), st); !errors.Is(err, league.ErrExists) {
+			break
+		}
+	}
+	if err != nil {
+		lb.leagueCreations.refund(addr)
+		lb.failLeague(w, err)
+		return
+	}
+	lb.log.Info("league created", "league", st.ID, "teams", len(st.Settings.Teams))
+	w.Header().Set("Location", "/api/leagues/"+st.ID)
+	writeJSON(w, http.StatusCreated, protocol.CreatedLeague{ID: st.ID, SecretaryKey: key})
+}
+
+// settingsOf is a league's settings as the API sends them.
+func settingsOf(b protocol.CreateLeague) league.Settings {
+	s := league.Settings{
+		Name: b.Name, GamesPerNight: b.GamesPerNight,
+		Points:      league.Points{PerGame: b.Points.PerGame, PerSeries: b.Points.PerSeries},
+		AbsentMinus: b.AbsentMinus, VacancyScore: b.VacancyScore, Weeks: b.Weeks,
+	}
+	if b.Handicap != nil {
+		s.Handicap = league.Handicap{Basis: b.Handicap.Basis, Percent: b.Handicap.Percent}
+	}
+	for _, t := range b.Teams {
+		team := league.Team{Name: t.Name}
+		for _, p := range t.Bowlers {
+			team.Bowlers = append(team.Bowlers, league.Bowler{Name: p.Name, Average: p.Average})
+		}
+		s.Teams = append(s.Teams, team)
+	}
+	return s
+}
+
+// withLeagueRead runs h on the league the path names, for anyone.
+func (lb *Lobby) withLeagueRead(h func(http.ResponseWriter, *http.Request, *leagueEntry)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		err := lb.withLeague(r.Context(), r.PathValue("id"), func(e *leagueEntry) error {
+			h(w, r, e)
+			return nil
+		})
+		if err != nil {
+			lb.failLeague(w, err)
+		}
+	}
+}
+
+// asSecretary runs h on the league the path names, once the request has
+// shown its secretary's key, or answers why not: 401 secretary_required
+// without one, 403 not_secretary with another (which costs the address
+// a guess, as an unknown bowler key does: 429 past them). The key is
+// compared by its hash, in constant time, and never logged.
+func (lb *Lobby) asSecretary(w http.ResponseWriter, r *http.Request, h func(*leagueEntry) error) {
+	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Secretary ")
+	if !ok || key == "" {
+		lb.fail(w, protocol.CodeSecretaryRequired, `send the league secretary's key as the header "Authorization: Secretary <key>"`)
+		return
+	}
+	addr := lb.clientAddr(r)
+	if ok, wait := lb.keyGuesses.allow(addr, time.Now()); !ok {
+		lb.rateLimited(LimitKeyGuesses)
+		lb.tooMany(w, wait, "this address has tried too many wrong keys")
+		return
+	}
+	hash := league.HashKey(key)
+	err := lb.withLeague(r.Context(), r.PathValue("id"), func(e *leagueEntry) error {
+		if subtle.ConstantTimeCompare(hash[:], e.stored.Secretary[:]) != 1 {
+			return errNotSecretary
+		}
+		lb.keyGuesses.refund(addr)
+		return h(e)
+	})
+	switch {
+	case errors.Is(err, errNotSecretary):
+		lb.fail(w, protocol.CodeNotSecretary, "that key is not this league's secretary's")
+	case err != nil:
+		lb.failLeague(w, err)
+	}
+}
+
+// week returns the week the path names, or answers why not.
+func (lb *Lobby) week(w http.ResponseWriter, r *http.Request) (int, bool) {
+	s := r.PathValue("n")
+	n, err := strconv.Atoi(s)
+	if err != nil || strconv.Itoa(n) != s || n < 1 {
+		lb.fail(w, protocol.CodeBadRequest, fmt.Sprintf("a week is a number from 1, not %q", s))
+		return 0, false
+	}
+	return n, true
+}
+
+func (lb *Lobby) getLeague(w http.ResponseWriter, r *http.Request, e *leagueEntry) {
+	s := e.l.Settings()
+	out := protocol.League{
+		ID: e.id, Name: s.Name, GamesPerNight: s.GamesPerNight,
+		Handicap:    protocol.LeagueHandicap{Basis: s.Handicap.Basis, Percent: s.Handicap.Percent},
+		Points:      protocol.LeaguePoints{PerGame: s.Points.PerGame, PerSeries: s.Points.PerSeries},
+		AbsentMinus: s.AbsentMinus, VacancyScore: s.VacancyScore,
+		Teams: make([]protocol.LeagueTeam, len(s.Teams)), Schedule: []protocol.LeagueWeek{},
+	}
+	for i, t := range s.Teams {
+		out.Teams[i] = protocol.LeagueTeam{Name: t.Name, Bowlers: make([]protocol.LeagueBowler, len(t.Bowlers))}
+		for k, b := range t.Bowlers {
+			out.Teams[i].Bowlers[k] = protocol.LeagueBowler{Name: b.Name, Average: b.Average}
+		}
+	}
+	lanes := nightLanes(e.stored.Records)
+	for i := range e.l.Schedule() {
+		out.Schedule = append(out.Schedule, protocol.LeagueWeek{Week: i + 1, Matches: e.matches(i+1, lanes[i+1])})
+	}
+	out.Week, out.Open = e.l.Night()
+	writeJSON(w, http.StatusOK, out)
+}
+
+// matches returns the week's matches, by the teams' names, with the
+// lanes they bowl on if the night has them.
+func (e *leagueEntry) matches(week int, lanes []string) []protocol.LeagueMatch {
+	teams := e.l.Settings().Teams
+	sched := e.l.Schedule()[week-1]
+	out := make([]protocol.LeagueMatch, len(sched))
+	for i, m := range sched {
+		out[i] = protocol.LeagueMatch{Home: teams[m.Home].Name, Away: teams[m.Away].Name}
+		if i < len(lanes) {
+			out[i].Lane = lanes[i]
+		}
+	}
+	return out
+}
+
+// nightLanes returns each opened night's lanes, by week.
+func nightLanes(recs []league.Record) map[int][]string {
+	out := map[int][]string{}
+	for _, r := range recs {
+		if r.Event.Kind == league.Opened {
+			out[r.Event.Week] = r.Lanes
+		}
+	}
+	return out
+}
+
+func (lb *Lobby) getStandings(w http.ResponseWriter, r *http.Request, e *leagueEntry) {
+	st := e.l.Standings()
+	out := protocol.LeagueStandings{Week: st.Closed, Teams: make([]protocol.LeagueTeamStanding, len(st.Teams)), Bowlers: make([]protocol.LeagueBowlerStanding, len(st.Bowlers))}
+	for i, t := range st.Teams {
+		out.Teams[i] = protocol.LeagueTeamStanding{Name: t.Name, PointsWon: t.PointsWon, PointsLost: t.PointsLost, PinsScratch: t.PinsScratch, PinsHandicap: t.PinsHandicap, HighGame: t.HighGame, HighSeries: t.HighSeries}
+	}
+	for i, b := range st.Bowlers {
+		out.Bowlers[i] = protocol.LeagueBowlerStanding{Name: b.Name, Team: b.Team, Games: b.Games, Pins: b.Pins, Average: b.Average, Handicap: b.Handicap, HighGame: b.HighGame, HighSeries: b.HighSeries}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// getLeagueHistory answers a page of the league's records, oldest first:
+// ?limit= records (1 to 1000; 200 if omitted) after the record ?after=
+// numbers (0, or omitted: from the first).
+func (lb *Lobby) getLeagueHistory(w http.ResponseWriter, r *http.Request, e *leagueEntry) {
+	q := r.URL.Query()
+	limit, after := leagueHistoryPage, 0
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > maxLeagueHistoryPage {
+			lb.fail(w, protocol.CodeBadRequest, fmt.Sprintf("limit is a number from 1 to %d, not %q", maxLeagueHistoryPage, s))
+			return
+		}
+		limit = n
+	}
+	recs := e.stored.Records
+	if s := q.Get("after"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 || n > len(recs) {
+			lb.fail(w, protocol.CodeBadRequest, fmt.Sprintf("after is a record's number, 0 to %d, not %q", len(recs), s))
+			return
+		}
+		after = n
+	}
+	end := min(len(recs), after+limit)
+	out := protocol.LeagueHistory{Records: make([]protocol.LeagueRecord, 0, end-after)}
+	for i := after; i < end; i++ {
+		out.Records = append(out.Records, recordOf(i+1, recs[i]))
+	}
+	if end < len(recs) {
+		out.Next = strconv.Itoa(end)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// recordOf is record n of a league's history as the API shows it.
+func recordOf(n int, r league.Record) protocol.LeagueRecord {
+	e := r.Event
+	out := protocol.LeagueRecord{N: n, At: r.At, By: r.By, Kind: string(e.Kind), Week: e.Week, Lanes: r.Lanes}
+	switch e.Kind {
+	case league.Opened:
+		for _, a := range e.Absent {
+			out.Absent = append(out.Absent, a.Bowler)
+			if a.Sub != (league.Substitute{}) {
+				out.Substitutes = append(out.Substitutes, protocol.LeagueSubstitute{For: a.Bowler, Name: a.Sub.Name, Average: a.Sub.Average})
+			}
+		}
+	case league.Scored, league.Corrected:
+		pins := e.Pins
+		out.Bowler, out.Game, out.Score = e.Bowler, e.Game, &pins
+		if e.Kind == league.Corrected {
+			was := e.Was
+			out.Was = &was
+		}
+	}
+	return out
+}
+
+// openWeek opens a week's night: the league decides it, a lane is opened
+// for each of its matches, and the night is recorded with its lanes.
+// Nothing is opened for a night the league refuses. If the record cannot
+// be stored after its lanes were opened, they are left to close as any
+// lane nobody joins does, after the idle time.
+func (lb *Lobby) openWeek(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	week, ok := lb.week(w, r)
+	if !ok {
+		return
+	}
+	var body protocol.OpenWeek
+	if !lb.readLeagueBody(w, r, maxLeagueCommand, &body, `{"absent":["Lee"],"substitutes":[{"for":"Lee","name":"Jung"}]}`, true) {
+		return
+	}
+	absent, err := absences(body)
+	if err != nil {
+		lb.failLeague(w, err)
+		return
+	}
+	lb.asSecretary(w, r, func(e *leagueEntry) error {
+		s := e.l.Settings()
+		var opened []string // the night's lanes, opened once however often it is decided
+		rec, _, err := lb.changeLeague(r.Context(), e, bySecretary, func(l *league.League) (league.Event, error) {
+			ev, err := l.Open(week, absent)
+			if errors.Is(err, league.ErrUnknownBowler) { // at an opening, a name no bowler has is the night's fault
+				err = fmt.Errorf("%w: %s", league.ErrInvalidNight, strings.TrimPrefix(err.Error(), league.ErrUnknownBowler.Error()+": "))
+			}
+			return ev, err
+		}, func(l *league.League, ev league.Event) ([]string, error) {
+			if opened != nil {
+				return opened, nil
+			}
+			sheet, _ := l.Sheet(ev.Week)
+			for i, m := range sheet.Matches {
+				ln, err := lb.openLeagueLane(r.Context(), leagueLane{League: e.id, LeagueName: s.Name, Week: ev.Week, Match: i, Home: m.Home, Away: m.Away, GamesPerNight: s.GamesPerNight})
+				if err != nil {
+					return nil, fmt.Errorf("lobby: league %s, week %d: opening match %d's lane (%d opened, left to idle out): %w", e.id, ev.Week, i+1, len(opened), err)
+				}
+				opened = append(opened, ln.ID())
+			}
+			return opened, nil
+		})
+		if err != nil {
+			return err
+		}
+		lb.log.Info("league night opened", "league", e.id, "week", week, "lanes", rec.Lanes)
+		writeJSON(w, http.StatusOK, protocol.OpenedWeek{Week: week, Matches: e.matches(week, rec.Lanes)})
+		return nil
+	})
+}
+
+// absences are the opening's absent bowlers, with their substitutes: a
+// substitute's "for" names the bowler whose place they take, who is absent
+// then whether listed in "absent" or not.
+func absences(b protocol.OpenWeek) ([]league.Absence, error) {
+	out := make([]league.Absence, 0, len(b.Absent)+len(b.Substitutes))
+	at := map[string]int{}
+	for _, name := range b.Absent {
+		at[name] = len(out)
+		out = append(out, league.Absence{Bowler: name})
+	}
+	for _, s := range b.Substitutes {
+		i, ok := at[s.For]
+		if !ok {
+			i = len(out)
+			at[s.For] = i
+			out = append(out, league.Absence{Bowler: s.For})
+		}
+		switch {
+		case s.Name == "":
+			return nil, fmt.Errorf("%w: the substitute for %q has no name", league.ErrInvalidNight, s.For)
+		case out[i].Sub != (league.Substitute{}):
+			return nil, fmt.Errorf("%w: %q has two substitutes, %q and %q: one place, one bowler", league.ErrInvalidNight, s.For, out[i].Sub.Name, s.Name)
+		}
+		out[i].Sub = league.Substitute{Name: s.Name, Average: s.Average}
+	}
+	return out, nil
+}
+
+// closeWeek closes a week's night: its averages stand.
+func (lb *Lobby) closeWeek(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	week, ok := lb.week(w, r)
+	if !ok {
+		return
+	}
+	var body struct{}
+	if !lb.readLeagueBody(w, r, maxLeagueCommand, &body, "{}", true) {
+		return
+	}
+	lb.asSecretary(w, r, func(e *leagueEntry) error {
+		rec, _, err := lb.changeLeague(r.Context(), e, bySecretary, func(l *league.League) (league.Event, error) { return l.Close(week) }, nil)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, recordOf(len(e.stored.Records), rec))
+		return nil
+	})
+}
+
+// scoreGame enters or corrects a game's score: 200 with the record made,
+// or 204 if the game has that score already.
+func (lb *Lobby) scoreGame(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	var body protocol.LeagueScore
+	if !lb.readLeagueBody(w, r, maxLeagueCommand, &body, `{"week":1,"bowler":"Kim","game":1,"score":180}`, false) {
+		return
+	}
+	g := league.GameScore{Week: body.Week, Bowler: body.Bowler, Game: body.Game, Pins: body.Score}
+	lb.asSecretary(w, r, func(e *leagueEntry) error {
+		rec, changed, err := lb.changeLeague(r.Context(), e, bySecretary, func(l *league.League) (league.Event, error) { return l.Score(g) }, nil)
+		switch {
+		case err != nil:
+			return err
+		case !changed:
+			w.WriteHeader(http.StatusNoContent)
+		default:
+			writeJSON(w, http.StatusOK, recordOf(len(e.stored.Records), rec))
+		}
+		return nil
+	})
+}
