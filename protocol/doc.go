@@ -331,6 +331,57 @@
 // as a guest, or start a new history. One address may try 20 unknown
 // keys, codes or shares, then one a second: past that, 429 rate_limited.
 //
+// # Leagues
+//
+// A league is a season of weekly nights: its teams and rosters, handicap,
+// points, absent and vacancy scores (the rules are package lane/league's,
+// written out in lane/bowling/DOMAIN.md, "League"), its schedule, and the
+// history of its changes. Anyone with its id reads it. Its secretary,
+// whoever holds the key its creation answered, opens and closes its
+// nights and enters and corrects its scores, sending the key in the
+// header "Authorization: Secretary <key>", never in a URL. The server
+// keeps only the key's SHA-256, and never logs it:
+//
+//	POST /api/leagues                       {"name":"Thursday Mixed","games_per_night":3,"handicap":{"basis":220,"percent":90},"points":{"per_game":2,"per_series":2},"absent_minus":10,"vacancy_score":120,"teams":[{"name":"Pin Pals","bowlers":[{"name":"Kim","average":150},{"name":"Lee"}]},…],"weeks":6} (CreateLeague; handicap, average and weeks optional) → 201, Location: /api/leagues/{id}, {"id","secretary_key"} (CreatedLeague): the key is in this body only
+//	GET  /api/leagues/{id}                  the settings, teams and schedule (League): {"id","name",…,"teams":[…],"schedule":[{"week":1,"matches":[{"home":"Pin Pals","away":"Strikers","lane":"k3x9…"}]}],"week":1,"open":true}
+//	GET  /api/leagues/{id}/standings        (LeagueStandings) {"week":1,"teams":[{"name","points_won","points_lost","pins_scratch","pins_handicap","high_game","high_series"}],"bowlers":[{"name","team","games","pins","average","handicap","high_game","high_series"}]}
+//	GET  /api/leagues/{id}/history?after=&limit=   its changes, oldest first, a page at a time (LeagueHistory): {"records":[{"n":1,"at","by":"secretary","kind":"opened","week":1,"absent":["Lee"],"substitutes":[{"for","name","average"}],"lanes":["k3x9…"]},{"n":2,…,"by":"lane k3x9…","kind":"scored","bowler":"Kim","game":1,"score":160}],"next":"…"}
+//	POST /api/leagues/{id}/weeks/{n}/open   the secretary's: {"absent":["Lee"],"substitutes":[{"for":"Lee","name":"Jung","average":140}]} (OpenWeek; {} or no body for nobody absent) → {"week":1,"matches":[{"home","away","lane"}]} (OpenedWeek)
+//	POST /api/leagues/{id}/weeks/{n}/close  the secretary's, no body → the record made (LeagueRecord)
+//	POST /api/leagues/{id}/scores           the secretary's: {"week":1,"bowler":"Kim","game":1,"score":160} (LeagueScore) → the record made (LeagueRecord), or 204 with no body if the game has that score already
+//
+// The schedule is a round robin (teams − 1 weeks, each pair once; weeks
+// repeats it, home and away swapped); week is the night in play, open or
+// next to open. Nights open in the order of the weeks, each once the one
+// before has closed. Opening a night opens one private lane per match,
+// in the order of the week's schedule, and the league keeps their ids
+// (schedule[].matches[].lane, and the opening's record); a bowler marked
+// absent scores their average less absent_minus, unless a substitute
+// bowls in their place ("for": a bowler who is then absent, listed in
+// absent or not). A night closes once every game of it is scored. A
+// score enters a game, or corrects it, on the night in play or a closed
+// one: everything after it follows (averages, handicaps, points,
+// standings). Standings count the night in play as far as it is bowled;
+// week is the nights closed, and a bowler's handicap is next night's.
+// A record's by is "secretary", or "lane {id}" for a score the night's
+// lane sent; kind is opened, scored, corrected (was: the score before)
+// or closed. A history's limit is 1–1000, 200 if omitted; next is the
+// after of the following page.
+//
+// A league's refusals change nothing (and open no lane):
+//
+//	400 invalid_league       impossible settings, the message saying which and why: an odd number of teams or fewer than 2 or more than 32, a team with no bowler or more than 6, a name twice (as a lane tells names apart), a percent outside 0–100, a basis, absent_minus or vacancy_score outside 0–300, games_per_night outside 1–5, points outside 0–100, an entering average outside 1–300, weeks outside 0–52
+//	400 invalid_night        an opening with a bowler absent twice, a name that is no bowler's, two substitutes for one place, or a substitute the night cannot take (a league bowler's name, one taken, no lane's name, an average outside 0–300)
+//	400 invalid_score        a score outside 0–300, of a game the night does not have, for an absent bowler, or for nobody of the league or the night
+//	401 secretary_required   a secretary's request without "Authorization: Secretary <key>"
+//	403 not_secretary        another key; one address may try 20 wrong keys (bowler and secretary keys together), then one a second: 429 rate_limited past that
+//	404 league_not_found     no league of that id
+//	409 wrong_week           a night opened out of turn (the week before not closed, one open already, the season over), or a score or a closing for a week whose night is not open
+//	409 night_incomplete     closing a night with games still to score; the message names some
+//
+// One address may create 10 leagues, then one every 6 minutes (429
+// rate_limited past that); a league that is refused costs nothing.
+//
 // # HTTP
 //
 // This is the one reference of the HTTP API; the README and package lobby
@@ -347,6 +398,7 @@
 //	GET  /api/lanes/{id}/invite      {"url":"http://192.168.1.20:8080/lanes/k3x9…","urls":[…],"qr":"/api/lanes/k3x9…/qr.png"} (Invite): the lane's link at an address friends' phones can open
 //	GET  /api/lanes/{id}/qr.png      a QR code of the invitation's url (image/png)
 //	GET  /ws/lanes/{id}              the lane's WebSocket: see Transport
+//	…    /api/leagues…               a league's settings, schedule, nights, scores and standings: see Leagues
 //	GET  /api/nodes                  {"nodes":[{"name":"n1","urls":["http://192.168.1.20:8081"]}]} (Nodes): the nodes of the server's cluster alive now, this one first
 //	GET  /healthz                    ok (text/plain) while the server's store takes writes; else 503 unavailable
 //	                                 (to any origin: Access-Control-Allow-Origin: *, for a page on another node to probe it)
@@ -425,11 +477,12 @@
 //	400 invalid_lane_name        a lane name that is empty, over 40 characters, has no letter or digit, or has control, bidirectional formatting, invisible (but an emoji's joiner) or non-characters
 //	404 not_found                no API at that method and path
 //	401 unknown_bowler           a bowler key (or share) that no bowler holds: see Bowlers
+//	4xx invalid_league, …        a league's refusals: see Leagues
 //	404 lane_not_found           no lane of that id: it may have closed with no ball bowled, or been kept past -keep
-//	413 too_large                a body over 4 KiB
+//	413 too_large                a body over 4 KiB (a league's: 64 KiB; a secretary's command: 8 KiB)
 //	415 unsupported_media_type   a POST not sent as application/json: a form or a text/plain body, which another site's page could send, creates nothing
 //	421 host_not_allowed         a Host name the server does not answer to (a guard against DNS rebinding), on every request: the page's and the WebSocket's too
-//	429 rate_limited             with Retry-After: one address creating lanes too fast, holding its limit of open lanes, asking for new QR codes or exports too fast, trying too many unknown bowler keys, or having too many of its WebSockets refused at once
+//	429 rate_limited             with Retry-After: one address creating lanes too fast, holding its limit of open lanes, asking for new QR codes or exports too fast, creating leagues too fast, trying too many unknown bowler keys or wrong secretary keys, or having too many of its WebSockets refused at once
 //	500 internal                 the server failed
 //	503 too_many_lanes           the server holds all the lanes it may
 //	503 too_many_connections     the server holds all the WebSockets it may (with Retry-After: 5)
