@@ -353,17 +353,12 @@ func (lb *Lobby) withLeagueRead(h func(http.ResponseWriter, *http.Request, *leag
 	}
 }
 
-// asSecretary runs h on the league the path names, once the request has
-// shown its secretary's key, or answers why not: 401 secretary_required
-// without one, 403 not_secretary with another (which costs the address
-// a guess, as an unknown bowler key does: 429 past them). The key is
-// compared by its hash, in constant time, and never logged.
-func (lb *Lobby) asSecretary(w http.ResponseWriter, r *http.Request, h func(*leagueEntry) error) {
-	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Secretary ")
-	if !ok || key == "" {
-		lb.fail(w, protocol.CodeSecretaryRequired, `send the league secretary's key as the header "Authorization: Secretary <key>"`)
-		return
-	}
+// asSecretary runs h on the league the path names if key (see
+// secretaryKey) is its secretary's, or answers why not: 403 not_secretary
+// for another key, which costs the address a guess, as an unknown bowler
+// key does (429 past them). The key is compared by its hash, in constant
+// time, and never logged.
+func (lb *Lobby) asSecretary(w http.ResponseWriter, r *http.Request, key string, h func(*leagueEntry) error) {
 	addr := lb.clientAddr(r)
 	if ok, wait := lb.keyGuesses.allow(addr, time.Now()); !ok {
 		lb.rateLimited(LimitKeyGuesses)
@@ -384,6 +379,19 @@ func (lb *Lobby) asSecretary(w http.ResponseWriter, r *http.Request, h func(*lea
 	case err != nil:
 		lb.failLeague(w, err)
 	}
+}
+
+// secretaryKey returns the key a secretary's request carries, or answers
+// 401 secretary_required: before its body is read, for a request without
+// the key is refused whatever its body.
+func (lb *Lobby) secretaryKey(w http.ResponseWriter, r *http.Request) (string, bool) {
+	w.Header().Set("Cache-Control", "no-store")
+	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Secretary ")
+	if !ok || key == "" {
+		lb.fail(w, protocol.CodeSecretaryRequired, `send the league secretary's key as the header "Authorization: Secretary <key>"`)
+		return "", false
+	}
+	return key, true
 }
 
 // week returns the week the path names, or answers why not.
@@ -521,7 +529,10 @@ func recordOf(n int, r league.Record) protocol.LeagueRecord {
 // be stored after its lanes were opened, they are left to close as any
 // lane nobody joins does, after the idle time.
 func (lb *Lobby) openWeek(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cache-Control", "no-store")
+	key, ok := lb.secretaryKey(w, r)
+	if !ok {
+		return
+	}
 	week, ok := lb.week(w, r)
 	if !ok {
 		return
@@ -535,7 +546,7 @@ func (lb *Lobby) openWeek(w http.ResponseWriter, r *http.Request) {
 		lb.failLeague(w, err)
 		return
 	}
-	lb.asSecretary(w, r, func(e *leagueEntry) error {
+	lb.asSecretary(w, r, key, func(e *leagueEntry) error {
 		s := e.l.Settings()
 		var opened []string // the night's lanes, opened once however often it is decided
 		rec, _, err := lb.changeLeague(r.Context(), e, bySecretary, func(l *league.League) (league.Event, error) {
@@ -597,7 +608,10 @@ func absences(b protocol.OpenWeek) ([]league.Absence, error) {
 
 // closeWeek closes a week's night: its averages stand.
 func (lb *Lobby) closeWeek(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cache-Control", "no-store")
+	key, ok := lb.secretaryKey(w, r)
+	if !ok {
+		return
+	}
 	week, ok := lb.week(w, r)
 	if !ok {
 		return
@@ -606,7 +620,7 @@ func (lb *Lobby) closeWeek(w http.ResponseWriter, r *http.Request) {
 	if !lb.readLeagueBody(w, r, maxLeagueCommand, &body, "{}", true) {
 		return
 	}
-	lb.asSecretary(w, r, func(e *leagueEntry) error {
+	lb.asSecretary(w, r, key, func(e *leagueEntry) error {
 		rec, _, err := lb.changeLeague(r.Context(), e, bySecretary, func(l *league.League) (league.Event, error) { return l.Close(week) }, nil)
 		if err != nil {
 			return err
@@ -619,13 +633,16 @@ func (lb *Lobby) closeWeek(w http.ResponseWriter, r *http.Request) {
 // scoreGame enters or corrects a game's score: 200 with the record made,
 // or 204 if the game has that score already.
 func (lb *Lobby) scoreGame(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cache-Control", "no-store")
+	key, ok := lb.secretaryKey(w, r)
+	if !ok {
+		return
+	}
 	var body protocol.LeagueScore
 	if !lb.readLeagueBody(w, r, maxLeagueCommand, &body, `{"week":1,"bowler":"Kim","game":1,"score":180}`, false) {
 		return
 	}
 	g := league.GameScore{Week: body.Week, Bowler: body.Bowler, Game: body.Game, Pins: body.Score}
-	lb.asSecretary(w, r, func(e *leagueEntry) error {
+	lb.asSecretary(w, r, key, func(e *leagueEntry) error {
 		rec, changed, err := lb.changeLeague(r.Context(), e, bySecretary, func(l *league.League) (league.Event, error) { return l.Score(g) }, nil)
 		switch {
 		case err != nil:

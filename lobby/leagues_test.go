@@ -266,6 +266,12 @@ func TestSecretaryKey(t *testing.T) {
 			}
 		}
 	}
+	// Without the key, whatever the body: 401.
+	for _, body := range []string{"", "not json", `{"week":1,"extra":true}`} {
+		if status, data := send(t, "POST", base+"/scores", "", "text/plain", body); status != 401 || refusal(t, data).Code != protocol.CodeSecretaryRequired {
+			t.Errorf("POST /scores without a key, body %q: %d %s, want 401 secretary_required", body, status, data)
+		}
+	}
 	if got, _ := c.League(t.Context(), l.ID); got.Open || s.lobby.Len() != 0 {
 		t.Errorf("after refusals: night open %v, %d lanes; want nothing changed", got.Open, s.lobby.Len())
 	}
