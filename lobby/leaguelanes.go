@@ -2,6 +2,7 @@ package lobby
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/rivo/uniseg"
@@ -62,4 +63,60 @@ func (ll leagueLane) match() *game.LeagueLane {
 // away: it waits for no creator.
 func (lb *Lobby) openLeagueLane(ctx context.Context, ll leagueLane) (*lane.Lane, error) {
 	return lb.create(ctx, ll.name(), "", true, game.TokenHash{}, ll.match())
+}
+
+// leagueNight is the league night's lanes' league (lane.LeagueNight): the
+// lobby's leagues.
+type leagueNight struct{ lb *Lobby }
+
+// Scores enters a game's scores as its lane reports them, each place's
+// in order, and closes the night once its every game is scored (the last
+// game's end makes the night final); then it returns the match's sheet.
+// A score the league has already is no change: a lane that reports a game
+// again adds nothing.
+func (n leagueNight) Scores(ctx context.Context, laneID string, m game.LeagueLane, g int, scores map[bowling.Name]int) (league.MatchSheet, error) {
+	var sheet league.MatchSheet
+	err := n.lb.withLeague(ctx, m.League, func(e *leagueEntry) error {
+		by := "lane " + laneID
+		for _, p := range m.Places {
+			pins, ok := scores[p.Name]
+			if !ok {
+				continue
+			}
+			score := league.GameScore{Week: m.Week, Bowler: string(p.Name), Game: g, Pins: pins}
+			if _, _, err := n.lb.changeLeague(ctx, e, by, func(l *league.League) (league.Event, error) { return l.Score(score) }, nil); err != nil {
+				return err
+			}
+		}
+		_, _, err := n.lb.changeLeague(ctx, e, by, func(l *league.League) (league.Event, error) { return l.Close(m.Week) }, nil)
+		if err != nil && !errors.Is(err, league.ErrIncomplete) && !errors.Is(err, league.ErrWeek) {
+			return err // ErrIncomplete: other games to come; ErrWeek: closed already
+		}
+		sheet, err = matchSheet(e.l, m)
+		return err
+	})
+	return sheet, err
+}
+
+// Sheet returns the match's sheet as the league counts it now.
+func (n leagueNight) Sheet(ctx context.Context, m game.LeagueLane) (league.MatchSheet, error) {
+	var sheet league.MatchSheet
+	err := n.lb.withLeague(ctx, m.League, func(e *leagueEntry) error {
+		var err error
+		sheet, err = matchSheet(e.l, m)
+		return err
+	})
+	return sheet, err
+}
+
+// matchSheet returns match m's sheet of l.
+func matchSheet(l *league.League, m game.LeagueLane) (league.MatchSheet, error) {
+	if l == nil {
+		return league.MatchSheet{}, fmt.Errorf("lobby: league %s is not loaded", m.League)
+	}
+	s, ok := l.Sheet(m.Week)
+	if !ok || m.Match < 0 || m.Match >= len(s.Matches) {
+		return league.MatchSheet{}, fmt.Errorf("lobby: league %s has no match %d in week %d", m.League, m.Match, m.Week)
+	}
+	return s.Matches[m.Match], nil
 }

@@ -239,6 +239,9 @@ func New(cfg Config) *Lobby {
 	if cfg.Archive != nil && cfg.Lane.Keep == nil {
 		lb.cfg.Lane.Keep = lb.keep
 	}
+	if cfg.Lane.LeagueNight == nil {
+		lb.cfg.Lane.LeagueNight = leagueNight{lb} // a league night's lanes, restored ones too, report to it
+	}
 	return lb
 }
 
