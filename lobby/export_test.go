@@ -8,5 +8,5 @@ var QRPNG = qrPNG
 func ForgetExports(lb *Lobby) {
 	lb.built.mu.Lock()
 	defer lb.built.mu.Unlock()
-	lb.built.data = nil
+	lb.built.lanes, lb.built.bytes = nil, 0
 }

@@ -13,12 +13,14 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/coder/websocket"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/game"
@@ -308,16 +310,17 @@ func (lb *Lobby) getScorecard(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// export answers one of a lane's exports (its games, numbers, CSV, a
-// scorecard), which cost milliseconds to build on a long series: each is
-// built once for each change of the lane (its board's seq), and kept; a
-// client that has it (If-None-Match: its ETag) is answered 304; and one
-// address may ask for ExportRate a second, in bursts of ExportBurst.
 // errNoGame: a scorecard asked for of a game the lane's series does not
 // hold (yet).
 var errNoGame = errors.New("lobby: no such game")
 
-// decorate, if not nil, sets the export's own headers.
+// export answers one of a lane's exports (its games, numbers, CSV, a
+// scorecard), which cost milliseconds to build on a long series: each is
+// built once for each change of the lane (its board's seq), by one
+// request however many ask for it at once, and kept; a client that has
+// it (If-None-Match: its ETag) is answered 304; and one address may ask
+// for ExportRate a second, in bursts of ExportBurst. decorate, if not
+// nil, sets the export's own headers.
 func (lb *Lobby) export(w http.ResponseWriter, r *http.Request, kind, contentType string, decorate func(http.Header, apiLane), build func(apiLane) ([]byte, error)) {
 	if ok, wait := lb.exportsAsked.allow(lb.clientAddr(r), time.Now()); !ok {
 		lb.rateLimited(LimitExports)
@@ -337,19 +340,28 @@ func (lb *Lobby) export(w http.ResponseWriter, r *http.Request, kind, contentTyp
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	data, ok := lb.built.get(etag)
+	release, ok := lb.built.turn(r.Context())
 	if !ok {
-		var err error
-		if data, err = build(l); err != nil {
-			h.Del("ETag")
-			if errors.Is(err, errNoGame) {
-				lb.fail(w, protocol.CodeNotFound, fmt.Sprintf("lane %q has no game %s yet", l.ID(), strings.TrimSuffix(r.PathValue("file"), ".svg")))
-				return
-			}
-			lb.failErr(w, err)
+		h.Del("ETag")
+		w.Header().Set("Retry-After", "1")
+		lb.fail(w, protocol.CodeUnavailable, "the server is answering other exports; try again in a moment")
+		return
+	}
+	defer release()
+	// A client too slow to take the export holds its turn no longer; the
+	// connection's next request, if any, is not held to it.
+	rc := http.NewResponseController(w)
+	rc.SetWriteDeadline(time.Now().Add(exportWriteTimeout))
+	defer rc.SetWriteDeadline(time.Time{})
+	data, err := lb.built.build(l.ID(), seq, kind, func() ([]byte, error) { return build(l) })
+	if err != nil {
+		h.Del("ETag")
+		if errors.Is(err, errNoGame) {
+			lb.fail(w, protocol.CodeNotFound, fmt.Sprintf("lane %q has no game %s yet", l.ID(), strings.TrimSuffix(r.PathValue("file"), ".svg")))
 			return
 		}
-		lb.built.put(etag, data)
+		lb.failErr(w, err)
+		return
 	}
 	if decorate != nil {
 		decorate(h, l)
@@ -361,30 +373,124 @@ func (lb *Lobby) export(w http.ResponseWriter, r *http.Request, kind, contentTyp
 	}
 }
 
-// builtCache keeps the exports built lately, by ETag (a lane, its seq,
-// the export): a new seq is a new key, so nothing is ever stale. At most
-// builtCacheSize; past it, everything goes at once.
+// builtCache keeps the exports built lately: each lane's, of its latest
+// change (seq) only, since a change makes every one stale. At most
+// builtCacheBytes in all; past it, the other lanes' go, the lane being
+// built for keeps its own.
 type builtCache struct {
-	mu   sync.Mutex
+	mu    sync.Mutex
+	lanes map[string]*builtLane
+	bytes int // of the exports kept, in all lanes
+	// building holds the exports being built: the requests of one that
+	// come meanwhile wait for it rather than build it again (right after
+	// a ball, every page of a lane may ask for the same one).
+	building singleflight.Group
+	once     sync.Once
+	turns    chan struct{} // a token for each export being answered
+}
+
+// Exports are answered — built, if need be, and written — a few at a
+// time, however many are asked for: a lane of a hundred games' games are
+// 440 kB of JSON, and fifty of them at once, from fifty addresses each
+// within its rate, kept the lanes' goroutines waiting for a core (other
+// lanes' rolls' p99 from 1.2 to 11 ms; 3 to 7 ms with turns: see
+// cmd/tenpin/PERFORMANCE.md, "Exports beside the lanes"). The others wait
+// their turn, up to exportTurnWait (then 503 unavailable); a turn's
+// writes must be done within exportWriteTimeout, so that a client that
+// reads slowly does not hold it.
+const (
+	exportTurnWait     = 10 * time.Second
+	exportWriteTimeout = 10 * time.Second
+)
+
+// exportTurns is how many exports are answered at once: half the cores,
+// so that the lanes always have the others.
+var exportTurns = max(1, runtime.GOMAXPROCS(0)/2)
+
+// turn waits for a turn to answer an export, and returns the function
+// that ends it; false if none came within exportTurnWait or ctx ended.
+func (c *builtCache) turn(ctx context.Context) (func(), bool) {
+	c.once.Do(func() { c.turns = make(chan struct{}, exportTurns) })
+	t := time.NewTimer(exportTurnWait)
+	defer t.Stop()
+	select {
+	case c.turns <- struct{}{}:
+		return func() { <-c.turns }, true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return nil, false
+}
+
+// builtLane is one lane's exports of its change seq, by kind.
+type builtLane struct {
+	seq  uint64
 	data map[string][]byte
 }
 
-const builtCacheSize = 512
+// builtCacheBytes bounds the exports kept: a lane of a hundred games of
+// four bowlers has 440 kB of games, 42 kB of CSV and 12 kB a scorecard
+// (two languages of each game: 2.4 MB), so a few such lanes at once.
+const builtCacheBytes = 16 << 20
 
-func (c *builtCache) get(key string) ([]byte, bool) {
+// build returns the export kind of lane id at its change seq, built by
+// build if it is not kept.
+func (c *builtCache) build(id string, seq uint64, kind string, build func() ([]byte, error)) ([]byte, error) {
+	if d, ok := c.get(id, seq, kind); ok {
+		return d, nil
+	}
+	v, err, _ := c.building.Do(id+" "+strconv.FormatUint(seq, 10)+" "+kind, func() (any, error) {
+		if d, ok := c.get(id, seq, kind); ok {
+			return d, nil // built while this request waited for the lock
+		}
+		d, err := build()
+		if err == nil {
+			c.put(id, seq, kind, d)
+		}
+		return d, err
+	})
+	d, _ := v.([]byte)
+	return d, err
+}
+
+func (c *builtCache) get(id string, seq uint64, kind string) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	d, ok := c.data[key]
+	l := c.lanes[id]
+	if l == nil || l.seq != seq {
+		return nil, false
+	}
+	d, ok := l.data[kind]
 	return d, ok
 }
 
-func (c *builtCache) put(key string, d []byte) {
+func (c *builtCache) put(id string, seq uint64, kind string, d []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.data == nil || len(c.data) >= builtCacheSize {
-		c.data = make(map[string][]byte)
+	l := c.lanes[id]
+	switch {
+	case l != nil && seq < l.seq:
+		return // built of a change already past
+	case l != nil && seq > l.seq:
+		for _, d := range l.data {
+			c.bytes -= len(d)
+		}
+		l.seq, l.data = seq, make(map[string][]byte)
+	case l == nil:
+		if c.lanes == nil {
+			c.lanes = make(map[string]*builtLane)
+		}
+		l = &builtLane{seq: seq, data: make(map[string][]byte)}
+		c.lanes[id] = l
 	}
-	c.data[key] = d
+	if c.bytes+len(d) > builtCacheBytes {
+		c.lanes, c.bytes = map[string]*builtLane{id: l}, 0
+		for _, d := range l.data {
+			c.bytes += len(d)
+		}
+	}
+	c.bytes += len(d) - len(l.data[kind])
+	l.data[kind] = d
 }
 
 func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {

@@ -429,7 +429,10 @@
 // once for each change of the lane and carry an ETag of it, with
 // Cache-Control: no-cache: a request whose If-None-Match holds the ETag is
 // answered 304 with no body. One address may ask for 20 exports a second,
-// in bursts of 150, and is answered 429 rate_limited past that.
+// in bursts of 150, and is answered 429 rate_limited past that. The
+// server answers a few exports at a time, so that the lanes are never
+// kept waiting for them: one that has waited 10 s for its turn is answered
+// 503 unavailable, with a Retry-After.
 //
 // A lane's series, games, is the games the lane has had, oldest first,
 // numbered from 1; the game of the moment comes last, finished false
