@@ -101,6 +101,9 @@ export function boardRows(b, view) {
     else if (!p.connected) status("offline", t("statusOffline"), t("statusOfflineShort"), t("statusOfflineTitle"));
     if (p.late) nameCell.append(" ", el("span", { class: "late", text: t("late"), title: t("lateTitle") }));
     if (typeof p.average === "number") nameCell.append(" ", el("span", { class: "avg", text: t("averageShort", p.average), title: t("averageTitle", p.name, p.average) }));
+    // A league night: the player's team, and the handicap their games get.
+    if (p.team) nameCell.append(" ", el("span", { class: "team", text: p.team }));
+    if (typeof p.handicap === "number") nameCell.append(" ", el("span", { class: "hcp", text: t("handicapShort", p.handicap), title: t("handicapTitle", p.name, p.handicap) }));
     if (isUp) nameCell.setAttribute("aria-current", "true");
     const marks = el("tr", { class: cls, "data-player": p.name, "data-row": "marks" }, nameCell);
     const scores = el("tr", { class: cls, "data-player": p.name, "data-row": "scores" });

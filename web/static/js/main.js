@@ -639,6 +639,7 @@ function render() {
   if (v.turnCame) focusPad();
   renderBoard(b);
   renderSeries(b);
+  renderTeams(b);
   renderLog(b);
   $("#correct-hint").hidden = !b.players.some((p) => p.frames.length > 0 && mayCorrect(p));
   $("#correct-hint").textContent = t("correctHint", host);
@@ -737,6 +738,18 @@ function renderLog(b) {
 }
 
 // renderSeries shows the lane's series totals, once a game is over.
+// renderTeams shows a league night's two teams: the game in play's
+// scratch and total with handicap, and the points won tonight.
+function renderTeams(b) {
+  const teams = b.teams || [];
+  $("#teams").hidden = teams.length === 0;
+  $("#teams-table tbody").replaceChildren(...teams.map((tm) => el("tr", { "data-team": tm.name },
+    el("th", { scope: "row", text: tm.name }),
+    el("td", { class: "scratch", text: String(tm.scratch) }),
+    el("td", { class: "total", text: String(tm.total) }),
+    el("td", { class: "points", text: t("points", tm.points) }))));
+}
+
 function renderSeries(b) {
   const series = b.series || [];
   $("#series").hidden = series.length === 0;

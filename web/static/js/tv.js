@@ -67,7 +67,9 @@ function lanePanel(id, single) {
     panel.style.setProperty("--n", String(Math.max(3, b.players.length)));
     const upP = b.phase === "playing" && b.up ? b.players[b.up.seat] : null;
     const over = b.phase === "finished";
-    phase.textContent = b.phase === "waiting" ? t("phaseWaiting") : "";
+    // A league night: the two teams' totals with handicap, and points.
+    const teams = (b.teams || []).map((tm) => t("tvTeam", tm.name, tm.total, tm.points)).join("  ·  ");
+    phase.textContent = teams || (b.phase === "waiting" ? t("phaseWaiting") : "");
     table.tBodies[0].replaceChildren(...boardRows(b, watcher));
     if (upP) {
       const cell = table.querySelector(`tbody tr.up[data-row=marks] td.marks[data-frame="${b.up.frame}"]`);

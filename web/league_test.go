@@ -1,0 +1,54 @@
+package web_test
+
+import (
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/protocol"
+	"github.com/tenpin/tenpin/protocol/client"
+)
+
+// TestLeagueNightPage: a bowler opens their match's lane on a league
+// night and joins under their name: the page shows their team and
+// handicap, and the two teams' scratch, totals with handicap and points;
+// the TV shows the teams too.
+func TestLeagueNightPage(t *testing.T) {
+	s := serve(t, lobby.Config{})
+	c := &client.Client{URL: s.url}
+	l, err := c.CreateLeague(t.Context(), protocol.CreateLeague{
+		Name: "Thursday", GamesPerNight: 2, Handicap: &protocol.LeagueHandicap{Basis: 200, Percent: 90},
+		Points: protocol.LeaguePoints{PerGame: 2, PerSeries: 2}, AbsentMinus: 10, VacancyScore: 120,
+		Teams: []protocol.LeagueTeam{
+			{Name: "Pin Pals", Bowlers: []protocol.LeagueBowler{{Name: "Kim", Average: 150}, {Name: "Lee", Average: 180}}},
+			{Name: "Strikers", Bowlers: []protocol.LeagueBowler{{Name: "Park", Average: 170}, {Name: "Choi", Average: 120}}},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened, err := c.OpenWeek(t.Context(), l.ID, l.SecretaryKey, 1, protocol.OpenWeek{Absent: []string{"Lee"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := opened.Matches[0].Lane
+	open := browser(t)
+	p := open()
+	do(t, p, "open the match's lane", chromedp.Navigate(s.url+"/lanes/"+id+"?lang=en"))
+	join(t, p, "Kim", "Kim")
+	// Kim ⌊50 × 0.9⌋ = 45; Lee, absent, 170 with his 18: Pin Pals 233.
+	until(t, p, "Kim's team and handicap", `(() => {
+		const row = document.querySelector('#board tr[data-player="Kim"] th');
+		return row && row.querySelector(".team") && row.querySelector(".team").textContent === "Pin Pals" &&
+			row.querySelector(".hcp") && row.querySelector(".hcp").textContent === "HDCP 45";
+	})()`)
+	until(t, p, "the teams' lines", `(() => {
+		const rows = [...document.querySelectorAll("#teams-table tbody tr")].map((r) => [...r.children].map((c) => c.textContent));
+		return !document.querySelector("#teams").hidden && JSON.stringify(rows) ===
+			JSON.stringify([["Pin Pals", "170", "233", "0 points"], ["Strikers", "0", "99", "0 points"]]);
+	})()`)
+	tv := open()
+	do(t, tv, "the lane's TV", chromedp.Navigate(s.url+"/lanes/"+id+"/tv?lang=en"))
+	until(t, tv, "the teams on the TV", `document.querySelector(".tv-phase") && document.querySelector(".tv-phase").textContent.includes("Pin Pals 233 (0 pts)")`)
+}
