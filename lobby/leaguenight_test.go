@@ -60,7 +60,9 @@ func TestLeagueNightOnItsLane(t *testing.T) {
 	}
 	// Pin Pals 90+45 + 170+18 = 323, Strikers 80+27 + 70+72 = 249: the
 	// game's 2 points and the night's 2 go to Pin Pals.
-	b = kim.boardWith(t, "the points counted", func(m msg) bool { return m.Phase == protocol.PhaseFinished && len(m.Teams) == 2 && m.Teams[0].Points == 4 })
+	b = kim.boardWith(t, "the points counted", func(m msg) bool {
+		return m.Phase == protocol.PhaseFinished && len(m.Teams) == 2 && m.Teams[0].Points == 4
+	})
 	if b.Teams[0].Total != 323 || b.Teams[1].Total != 249 || b.Teams[1].Points != 0 {
 		t.Errorf("teams after the game: %+v", b.Teams)
 	}
