@@ -93,12 +93,36 @@ func (l *Lane) changedAcking(c *Client, ref string) {
 		// Its server was found paused, and the lane has not claimed it
 		// again since: another server may run the lane now and have shown
 		// later boards, whose seq this one would take back. The board
-		// waits for the claim (see reclaim).
+		// waits for the claim (see reclaim), and so does the ack: an ack
+		// names the seq of the first board that shows its command, and
+		// the board shown now would not (the nemesis saw 9 such acks in
+		// 5 runs). A lane that moves sends it never: its client reads the
+		// board on the lane's new server.
 		l.due = true
-		l.ack(c, ref)
+		if ref != "" {
+			l.held = append(l.held, heldAck{c, ref})
+		}
 		return
 	}
 	l.show(c, ref)
+}
+
+// heldAck is the ack of a command a woken lane stored, held until the
+// board that shows it.
+type heldAck struct {
+	c   *Client
+	ref string
+}
+
+// sendHeld sends the acks held while the lane was woken, now that the
+// board that shows their commands went out.
+func (l *Lane) sendHeld() {
+	for _, h := range l.held {
+		if _, in := l.clients[h.c]; in {
+			l.ack(h.c, h.ref)
+		}
+	}
+	l.held = l.held[:0]
 }
 
 // show is changedAcking once the lane knows it holds the lane.

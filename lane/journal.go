@@ -180,6 +180,7 @@ func (l *Lane) took(epoch uint64) {
 	l.woken.Store(false)
 	l.log.Info("took the lane up again after a pause", "epoch", epoch)
 	l.show(nil, "")
+	l.sendHeld()
 }
 
 // ownClaim reports whether events hold the lane's claim of epoch, as

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lobby/memjournal"
+	"github.com/tenpin/tenpin/protocol"
 )
 
 // faulty is a real in-memory journal whose next append fails: before
@@ -613,5 +615,69 @@ func TestWokenLaneClaimsOnce(t *testing.T) {
 				t.Errorf("the lane's board after the pause is of epoch 0, want a new one: seq %d", b.Seq)
 			}
 		})
+	}
+}
+
+// wakingJournal is a journal whose server is found paused while a roll
+// is being stored: the lane is woken between its decision and its board.
+type wakingJournal struct {
+	*memjournal.Journal
+	wakes      atomic.Uint64
+	wakeOnRoll atomic.Bool
+}
+
+func (w *wakingJournal) Append(ctx context.Context, id string, after uint64, e game.Event) (uint64, error) {
+	pos, err := w.Journal.Append(ctx, id, after, e)
+	if e.Kind == game.Rolled && w.wakeOnRoll.CompareAndSwap(true, false) {
+		w.wakes.Add(1)
+	}
+	return pos, err
+}
+
+// TestWokenLaneAcksWithItsBoard: a roll stored as the lane's server is
+// found paused is acknowledged with the seq of the first board that shows
+// it, once the lane has taken itself up again: never with the board
+// before it, which is all the lane may show until then.
+func TestWokenLaneAcksWithItsBoard(t *testing.T) {
+	j := &wakingJournal{Journal: memjournal.New()}
+	l := openLane(t, "j1", Config{Journal: j, Node: "n1", Wakes: j.wakes.Load})
+	a := attach(l)
+	l.send(a, `{"type":"join","name":"AAA"}`)
+	l.send(a, `{"type":"start"}`)
+	a.take(nil)
+	j.wakeOnRoll.Store(true)
+	l.send(a, l.roll(3, `,"id":"r"`))
+	l.send(a, l.roll(4, `,"id":"r2"`)) // the next message: the lane reads its log back, and claims it again
+	boards := make(map[uint64]protocol.Board)
+	acks := make(map[string]uint64)
+	for _, m := range a.take(nil) {
+		if m.board {
+			var b protocol.Board
+			if err := json.Unmarshal(m.data, &b); err != nil {
+				t.Fatal(err)
+			}
+			boards[b.Seq] = b
+			continue
+		}
+		var r map[string]any
+		json.Unmarshal(m.data, &r)
+		if r["type"] == "ack" {
+			acks[r["ref"].(string)] = uint64(r["seq"].(float64))
+		}
+	}
+	for ref, rolls := range map[string]int{"r": 1, "r2": 2} {
+		seq, ok := acks[ref]
+		if !ok {
+			t.Errorf("no ack of %s", ref)
+			continue
+		}
+		b, ok := boards[seq]
+		if !ok {
+			t.Errorf("the ack of %s names seq %d, a board it was not sent (boards %v)", ref, seq, slices.Collect(maps.Keys(boards)))
+			continue
+		}
+		if got := len(b.Players[0].Frames[0].Rolls); got != rolls {
+			t.Errorf("the ack of %s names board %d, with %d rolls: want the first board with its roll (%d)", ref, seq, got, rolls)
+		}
 	}
 }

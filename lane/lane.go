@@ -49,6 +49,7 @@ type Lane struct {
 	keep     atomic.Uint64 // the first position of its log a compaction must keep: see Keep
 	stale    bool          // an append's outcome is unknown: read the log before the next
 	pending  []pendingJoin // joins refused while their outcome was unknown
+	held     []heldAck     // acks of commands stored while woken: sent with the board that shows them (see changedAcking)
 	retryAt  time.Time     // a failed read-back: not before then again
 	retrying bool          // a woken lane's read-back failed, and it will try again on its own: see retryLater
 	claiming uint64        // the epoch of a claim whose outcome is unknown (see reclaim); 0: none
