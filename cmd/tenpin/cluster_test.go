@@ -347,15 +347,16 @@ func TestClusterLoadRun(t *testing.T) {
 	}
 }
 
-// TestClusterOnAnExternalNATS: two tenpin nodes against one external NATS
-// server (-nats, each its own -node, no lease between them): a player on
-// each node, the lane on the first; the first is killed, and the game
-// goes on through the second, which takes the lane over.
+// TestClusterOnAnExternalNATS: two tenpin nodes against an external NATS
+// cluster of three servers (-nats, each its own -node, no lease between
+// them, three copies by default): a player on each node, the lane on the
+// first; the first is killed, and the game goes on through the second,
+// which takes the lane over.
 func TestClusterOnAnExternalNATS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	url := natstest.StartServer(t)
+	url := natstest.StartCluster(t, 3)
 	var nodes []*child
 	for i := range 2 {
 		nodes = append(nodes, startChild(t, "-nats", url, "-node", fmt.Sprint("x", i+1)))

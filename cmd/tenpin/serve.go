@@ -104,7 +104,7 @@ func parseServe(args []string, stderr io.Writer) (*serveFlags, error) {
 	logLevel := fs.String("log-level", "info", "log `level`: debug, info, warn or error")
 	dataDir := fs.String("data", defaultDataDir(), "`dir`ectory of the embedded NATS JetStream store that keeps the lanes")
 	fs.BoolVar(&f.memory, "memory", false, "keep lanes in memory only: nothing is stored, a restart forgets every lane")
-	natsURL := fs.String("nats", "", "`URL`s (comma-separated) of an external NATS server or cluster with JetStream, instead of the embedded one")
+	natsURL := fs.String("nats", "", "`URL`s (comma-separated) of an external NATS cluster with JetStream, instead of the embedded one: it keeps 3 copies of the lanes (-replicas), on 3 servers")
 	fsync := fs.String("fsync", "1s", "how often the embedded store syncs to disk: a `duration`, or always (sync every append before it is acknowledged)")
 	fs.StringVar(&f.node, "node", "", "this node's `name` in a cluster of tenpin nodes that share one store: with -cluster and -routes (embedded NATS servers routed together) or with -nats (an external NATS cluster); letters, digits, - and _")
 	cluster := fs.String("cluster", "", "`host:port` where this node's embedded NATS server listens for the other nodes' (needs -node; beyond localhost it needs -cluster-secret-file)")
@@ -113,7 +113,7 @@ func parseServe(args []string, stderr io.Writer) (*serveFlags, error) {
 	tlsKey := fs.String("cluster-tls-key", "", "`file` of the key (PEM) of -cluster-tls-cert")
 	tlsCA := fs.String("cluster-tls-ca", "", "`file` of the authority (PEM) that issued every node's -cluster-tls-cert")
 	routes := fs.String("routes", "", "comma-separated cluster `URLs` (nats://host:port) of every other node's embedded NATS server")
-	replicas := fs.Int("replicas", 0, "copies of each event a cluster keeps, on as many nodes (0: 3, or fewer when -routes names fewer other nodes)")
+	replicas := fs.Int("replicas", 0, "copies of each event and of every bucket a cluster keeps, each on a NATS server of its own (0: 3; with -cluster fewer when -routes names fewer other nodes); with -nats, 1 only on a single NATS server, or to lose the lanes while the one that holds them is down")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: tenpin [serve] [flags]\n\nRuns the tenpin server.")
 		fs.PrintDefaults()
@@ -155,8 +155,8 @@ func parseServe(args []string, stderr io.Writer) (*serveFlags, error) {
 	switch {
 	case *replicas < 0:
 		return nil, fmt.Errorf("serve: -replicas %d: want 0 (the default) or more", *replicas)
-	case *replicas > 0 && f.node == "":
-		return nil, errors.New("serve: -replicas needs -node: a lone server keeps one copy")
+	case *replicas > 0 && f.node == "" && store.URL == "":
+		return nil, errors.New("serve: -replicas needs -node or -nats: the embedded server alone keeps one copy")
 	}
 	store.Replicas = *replicas
 	f.store = store
@@ -306,8 +306,11 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		store.Listening = func(url string) { fmt.Fprintf(stdout, "tenpin cluster routes to this node: %s\n", url) }
 	}
 	node, err := server.New(ctx, server.Config{Lobby: cfg, Memory: f.memory, Store: store, Keep: f.keep, Node: f.node, Logger: logger})
-	if errors.Is(err, nats.ErrNoSecret) {
+	switch {
+	case errors.Is(err, nats.ErrNoSecret):
 		return fmt.Errorf("serve: -cluster %s: %w; give every node the same -cluster-secret-file (head -c 32 /dev/urandom | base64 > cluster.secret), or keep -cluster on 127.0.0.1", store.Cluster, err)
+	case errors.Is(err, nats.ErrFewServers):
+		return fmt.Errorf("serve: -nats: %w; run a NATS cluster of 3 (go run ./cmd/natscluster, for one machine), or keep fewer copies with -replicas (-replicas 1 on a single server)", err)
 	}
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
@@ -529,7 +532,14 @@ func describeStore(cfg nats.StoreConfig, memory bool) string {
 	case memory:
 		return "in memory only (-memory): a restart forgets them"
 	case cfg.URL != "":
-		return "in NATS JetStream at " + cfg.URL
+		copies := "3 copies"
+		if cfg.Replicas > 0 {
+			copies = fmt.Sprintf("%d copies", cfg.Replicas)
+		}
+		if cfg.Replicas == 1 {
+			copies = "1 copy: the lanes stop while its server is down"
+		}
+		return fmt.Sprintf("in NATS JetStream at %s, %s", nats.RedactURLs(cfg.URL), copies)
 	case cfg.SyncAlways:
 		return fmt.Sprintf("stored in %s, synced to disk before every ack", cfg.Dir)
 	}

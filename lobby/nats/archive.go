@@ -34,11 +34,7 @@ func (j *Journal) Archive(ctx context.Context, keep time.Duration) (*Archive, er
 	if keep < 0 {
 		return nil, fmt.Errorf("nats: a negative keep time (%v)", keep)
 	}
-	wait := max(j.cfg.Timeout, 10*time.Second)
-	if j.cfg.Replicas > 1 {
-		wait = j.cfg.ClusterWait
-	}
-	ctx, cancel := context.WithTimeout(ctx, wait)
+	ctx, cancel := context.WithTimeout(ctx, j.takeWait())
 	defer cancel()
 	var kv jetstream.KeyValue
 	err := j.untilTaken(ctx, "bucket "+ArchiveBucket, func(ctx context.Context) (err error) {

@@ -52,11 +52,7 @@ var _ bowler.Service = (*Bowlers)(nil)
 // Bowlers creates the buckets of bowlers, or brings their settings up to
 // date, and returns the store in them.
 func (j *Journal) Bowlers(ctx context.Context) (*Bowlers, error) {
-	wait := max(j.cfg.Timeout, 10*time.Second)
-	if j.cfg.Replicas > 1 {
-		wait = j.cfg.ClusterWait
-	}
-	ctx, cancel := context.WithTimeout(ctx, wait)
+	ctx, cancel := context.WithTimeout(ctx, j.takeWait())
 	defer cancel()
 	b := &Bowlers{timeout: j.cfg.Timeout, seed: maphash.MakeSeed()}
 	err := j.untilTaken(ctx, "bucket "+BowlersBucket, func(ctx context.Context) (err error) {

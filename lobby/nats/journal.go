@@ -61,6 +61,10 @@ var (
 	ErrLocked = errors.New("nats: data directory locked")
 	// ErrLaneID: a lane id that is not a single NATS subject token.
 	ErrLaneID = errors.New("nats: invalid lane id")
+	// ErrFewServers: the NATS at the URL has fewer servers with JetStream
+	// than the replicas asked for — a single server, not a cluster, or a
+	// cluster where fewer answered within ClusterWait.
+	ErrFewServers = errors.New("nats: fewer NATS servers than replicas")
 )
 
 // StoreConfig configures [Open].
@@ -108,9 +112,13 @@ type StoreConfig struct {
 	// OS's choice).
 	Listening func(clusterURL string)
 
-	// Replicas is how many servers hold a copy of each event: default 1,
-	// or in a cluster of the embedded servers 3 (fewer if the cluster has
-	// fewer nodes). More than one needs a cluster (Cluster or URL).
+	// Replicas is how many servers hold a copy of each event, in the
+	// stream and in every bucket: by default 3 at a URL, 3 in a cluster of
+	// the embedded servers (fewer if Routes names fewer nodes), and 1 on
+	// the embedded server alone. More than one needs a cluster (Cluster or
+	// URL). At a URL, 1 is allowed, with a warning logged: the loss of the
+	// one NATS server that holds the stream stops every lane until it is
+	// back.
 	Replicas int
 
 	// LeaseTTL is how long the lease on a stream at a URL lasts unless
@@ -123,8 +131,11 @@ type StoreConfig struct {
 	// node writes to it, and each lane's fence keeps them apart.
 	Shared bool
 
-	// ClusterWait bounds how long Open waits for the cluster to take the
-	// stream: replicated, it needs as many servers up as it has replicas
+	// ClusterWait bounds how long Open waits for NATS at a URL, or for the
+	// cluster of the embedded servers, to connect and take the stream and
+	// the buckets: a cluster takes them once it has formed and elected its
+	// JetStream meta leader (elections time out after 4 to 9 s), and a
+	// replicated stream needs as many servers up as it has replicas
 	// (default 2 minutes, or the context's deadline).
 	ClusterWait time.Duration
 
@@ -184,10 +195,15 @@ func Open(ctx context.Context, cfg StoreConfig) (*Journal, error) {
 			return nil, fmt.Errorf("%w: any server that reaches %s would join the cluster, read its lanes and write them", ErrNoSecret, cfg.Cluster)
 		}
 	}
-	if cfg.Replicas <= 0 {
-		cfg.Replicas = 1
-		if cfg.Cluster != "" {
+	explicit := cfg.Replicas > 0
+	if !explicit {
+		switch {
+		case cfg.URL != "":
+			cfg.Replicas = 3
+		case cfg.Cluster != "":
 			cfg.Replicas = min(3, 1+len(cfg.Routes))
+		default:
+			cfg.Replicas = 1
 		}
 	}
 	if cfg.URL == "" && cfg.Cluster == "" && cfg.Replicas > 1 {
@@ -210,6 +226,9 @@ func Open(ctx context.Context, cfg StoreConfig) (*Journal, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.URL != "" && cfg.Replicas == 1 {
+		cfg.Logger.Warn("nats: one copy of each event (replicas 1): the loss of the NATS server that holds the lanes' stream stops every lane until it is back; keep 3 on a cluster of 3", "url", RedactURLs(cfg.URL))
 	}
 	j := &Journal{cfg: cfg, log: cfg.Logger, consumers: make(chan struct{}, maxConsumers)}
 	if err := j.open(ctx); err != nil {
@@ -238,7 +257,7 @@ func (j *Journal) open(ctx context.Context) error {
 			j.log.Warn("nats: NATS error", "err", err)
 		}),
 	}
-	url := j.cfg.URL
+	url := RedactURLs(j.cfg.URL)
 	if url == "" {
 		if err := j.startServer(ctx); err != nil {
 			return err
@@ -254,7 +273,13 @@ func (j *Journal) open(ctx context.Context) error {
 		// A cluster's servers restart one at a time: keep trying.
 		opts = append(opts, nats.MaxReconnects(-1))
 	}
-	nc, err := nats.Connect(j.cfg.URL, opts...)
+	ctx, cancel := context.WithTimeout(ctx, j.takeWait())
+	defer cancel()
+	var nc *nats.Conn
+	err := j.untilTaken(ctx, "connection to NATS at "+url, func(context.Context) (err error) {
+		nc, err = nats.Connect(j.cfg.URL, opts...)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("nats: connect to NATS (%s): %w", url, err)
 	}
@@ -267,12 +292,6 @@ func (j *Journal) open(ctx context.Context) error {
 	if j.js, err = jetstream.New(nc); err != nil {
 		return fmt.Errorf("nats: JetStream on %s: %w", url, err)
 	}
-	wait := max(j.cfg.Timeout, 10*time.Second)
-	if j.cfg.Replicas > 1 {
-		wait = j.cfg.ClusterWait
-	}
-	ctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
 	if j.stream, err = j.createStream(ctx, url); err != nil {
 		return err
 	}
@@ -288,38 +307,17 @@ func (j *Journal) open(ctx context.Context) error {
 }
 
 // createStream creates the stream of lanes, or brings its settings up to
-// date. A replicated stream needs its cluster formed, with as many servers
-// as replicas and a JetStream leader, which takes seconds after they
-// start (elections time out after 4 to 9 s): until ctx ends it tries
-// again.
+// date, waiting as untilTaken does for the cluster to take it.
 func (j *Journal) createStream(ctx context.Context, url string) (jetstream.Stream, error) {
 	var stream jetstream.Stream
 	err := j.untilTaken(ctx, "stream "+StreamName, func(ctx context.Context) (err error) {
 		stream, err = j.tryCreateStream(ctx)
 		return err
 	})
-	if err != nil && j.cfg.Replicas == 1 {
+	if err != nil {
 		err = fmt.Errorf("nats: create or update stream %s on %s: %w", StreamName, url, err)
 	}
 	return stream, err
-}
-
-// untilTaken creates what (a stream, a bucket) with create, and, for a
-// replicated store, tries again until ctx ends: the cluster takes it only
-// once it has formed and elected its leaders.
-func (j *Journal) untilTaken(ctx context.Context, what string, create func(context.Context) error) error {
-	for pause := 250 * time.Millisecond; ; pause = min(2*pause, 2*time.Second) {
-		err := create(ctx)
-		if err == nil || j.cfg.Replicas == 1 {
-			return err
-		}
-		j.log.Info("nats: waiting for the cluster to take the "+what, "replicas", j.cfg.Replicas, "err", err)
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("nats: the cluster did not take %s with %d replicas in time (are %d nodes up, with routes to each other?): %w", what, j.cfg.Replicas, j.cfg.Replicas, err)
-		case <-time.After(pause):
-		}
-	}
 }
 
 func (j *Journal) tryCreateStream(ctx context.Context) (jetstream.Stream, error) {

@@ -61,7 +61,7 @@ func TestJournal(t *testing.T) {
 // TCP as an external server or cluster is.
 func TestURL(t *testing.T) {
 	url := natstest.StartServer(t)
-	j, err := Open(t.Context(), StoreConfig{URL: url, Logger: testLogger(t)})
+	j, err := Open(t.Context(), StoreConfig{URL: url, Replicas: 1, Logger: testLogger(t)})
 	if err != nil {
 		t.Fatalf("Open(URL %s): %v", url, err)
 	}

@@ -42,12 +42,18 @@ type lease struct {
 // takeLease takes the stream's lease, or fails with an error wrapping
 // [ErrLocked] that says who holds it, and keeps renewing it until Close.
 func (j *Journal) takeLease(ctx context.Context) error {
-	kv, err := j.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket:      LeaseBucket,
-		Description: "tenpin: which server uses the stream of lanes",
-		TTL:         j.cfg.LeaseTTL, // a key not renewed within it expires
-		History:     1,
-		Replicas:    j.cfg.Replicas,
+	var kv jetstream.KeyValue
+	err := j.untilTaken(ctx, "bucket "+LeaseBucket, func(ctx context.Context) (err error) {
+		ctx, cancel := context.WithTimeout(ctx, max(j.cfg.Timeout, 5*time.Second))
+		defer cancel()
+		kv, err = j.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket:      LeaseBucket,
+			Description: "tenpin: which server uses the stream of lanes",
+			TTL:         j.cfg.LeaseTTL, // a key not renewed within it expires
+			History:     1,
+			Replicas:    j.cfg.Replicas,
+		})
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("nats: the lease bucket %s: %w", LeaseBucket, err)
@@ -60,7 +66,7 @@ func (j *Journal) takeLease(ctx context.Context) error {
 		if e, err := kv.Get(ctx, leaseKey); err == nil {
 			who = string(e.Value())
 		}
-		return fmt.Errorf("%w: %s uses the stream %s at %s; stop it, or wait %v after it died", ErrLocked, who, StreamName, j.cfg.URL, j.cfg.LeaseTTL)
+		return fmt.Errorf("%w: %s uses the stream %s at %s; stop it, or wait %v after it died", ErrLocked, who, StreamName, RedactURLs(j.cfg.URL), j.cfg.LeaseTTL)
 	}
 	if err != nil {
 		return fmt.Errorf("nats: take the lease on %s: %w", StreamName, err)

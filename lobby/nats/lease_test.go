@@ -14,7 +14,7 @@ import (
 // it closes, or once its lease expires when it died without closing.
 func TestLease(t *testing.T) {
 	url := natstest.StartServer(t)
-	cfg := StoreConfig{URL: url, Node: "first", LeaseTTL: 600 * time.Millisecond, Logger: testLogger(t)}
+	cfg := StoreConfig{URL: url, Replicas: 1, Node: "first", LeaseTTL: 600 * time.Millisecond, Logger: testLogger(t)}
 	first, err := Open(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
