@@ -134,7 +134,7 @@ func (s Stored) AddGames(lane string, games *protocol.Games) {
 
 // Violation is one thing the store or a client saw that must not be.
 type Violation struct {
-	Kind   string `json:"kind"` // lost, overwritten, acked twice, duplicated, invented, refused but stored, seq backwards
+	Kind   string `json:"kind"` // lost, overwritten, acked twice, duplicated, invented, refused but stored, seq backwards, ack before its board
 	Detail string `json:"detail"`
 }
 

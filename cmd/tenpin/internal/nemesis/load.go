@@ -33,6 +33,9 @@ type recorder struct {
 	mu       sync.Mutex
 	rolls    []Roll
 	seqBacks []SeqBack
+	// earlyAcks are acks that named a board without their roll: the
+	// board of that seq, or a later one, seen without it.
+	earlyAcks []Violation
 	lanes    []string
 	counts   Counts
 }
@@ -96,6 +99,36 @@ type clientState struct {
 	fresh    chan struct{} // a board came since the client last looked
 	lastSeq  uint64        // of the last board it saw, on any connection
 	lastNode string
+	acked    *ackedBall // a roll acked whose board has not come yet
+}
+
+// ackedBall is an acked roll, until a board of its ack's seq or later
+// comes: that board must show it.
+type ackedBall struct {
+	seq   uint64
+	game  int
+	frame int
+	ball  int
+}
+
+// shows reports whether b, a board of the player's, breaks nothing an ack
+// promised: it shows the acked ball, or has moved on to a later game.
+func (a *ackedBall) shows(name string, b *protocol.Board) bool {
+	if boardGame(name, b) != a.game {
+		return true
+	}
+	i := slices.IndexFunc(b.Players, func(pl protocol.Player) bool { return pl.Name == name })
+	return i >= 0 && len(b.Players[i].Frames) >= a.frame && len(b.Players[i].Frames[a.frame-1].Rolls) >= a.ball
+}
+
+// earlyAck records an ack that named a board without its roll.
+func (c *clientState) earlyAck(a *ackedBall, b *protocol.Board) {
+	v := Violation{Kind: "ack before its board", Detail: fmt.Sprintf("%s (lane %s): game %d frame %d ball %d acked with seq %s, but board %s does not show it",
+		c.who, c.lane, a.game, a.frame, a.ball, FormatSeq(a.seq), FormatSeq(b.Seq))}
+	c.run.rec.mu.Lock()
+	c.run.rec.earlyAcks = append(c.run.rec.earlyAcks, v)
+	c.run.rec.mu.Unlock()
+	c.run.logf("%v", v)
 }
 
 // connect connects to a node, the next in turn after each failure, and
@@ -223,6 +256,12 @@ func (c *clientState) handle(node string, no int, first bool, data []byte) (boar
 	}
 	c.lastSeq, c.lastNode = b.Seq, node
 	c.latest = b
+	if a := c.acked; a != nil && b.Seq >= a.seq {
+		if !a.shows(c.name, b) {
+			c.earlyAck(a, b)
+		}
+		c.acked = nil
+	}
 	select {
 	case c.fresh <- struct{}{}:
 	default:
@@ -334,8 +373,11 @@ func (p *player) act(ctx context.Context, b *protocol.Board) bool {
 // game is the game of the lane's series that the board shows, 1 for the
 // first: one more than the games the player has finished, which the
 // board's series counts with this one once it has a ball of it.
-func (p *player) game(b *protocol.Board) int {
-	i := slices.IndexFunc(b.Players, func(pl protocol.Player) bool { return pl.Name == p.name })
+func (p *player) game(b *protocol.Board) int { return boardGame(p.name, b) }
+
+// boardGame is player.game for the player named name.
+func boardGame(name string, b *protocol.Board) int {
+	i := slices.IndexFunc(b.Players, func(pl protocol.Player) bool { return pl.Name == name })
 	if i < 0 {
 		return 1
 	}
@@ -344,7 +386,7 @@ func (p *player) game(b *protocol.Board) int {
 		bowled += len(f.Rolls)
 	}
 	for _, s := range b.Series {
-		if s.Name == p.name {
+		if s.Name == name {
 			if bowled > 0 {
 				return s.Games
 			}
@@ -396,6 +438,18 @@ func (p *player) roll(ctx context.Context, game int, up *protocol.Up) {
 	case err == nil:
 		r.Outcome, r.Seq = Acked, a.Seq
 		p.after = a.Seq
+		// The board of the ack's seq must show the roll: if it came
+		// already, check it now; else check the first that comes.
+		acked := &ackedBall{seq: a.Seq, game: game, frame: up.Frame, ball: up.Ball}
+		p.mu.Lock()
+		if b := p.latest; b != nil && b.Seq >= a.Seq {
+			if !acked.shows(p.name, b) {
+				p.earlyAck(acked, b)
+			}
+		} else {
+			p.acked = acked
+		}
+		p.mu.Unlock()
 	case errors.As(err, &pe) && pe.Code != protocol.CodeUnavailable && pe.Code != protocol.CodeInternal:
 		r.Outcome, r.Err = Refused, err.Error()
 	default:

@@ -198,7 +198,7 @@ func Do(ctx context.Context, cfg Config) (Result, error) {
 		return res, err
 	}
 	r.rec.mu.Lock()
-	lanes, rolls, seqs := slices.Clone(r.rec.lanes), slices.Clone(r.rec.rolls), slices.Clone(r.rec.seqBacks)
+	lanes, rolls, seqs, early := slices.Clone(r.rec.lanes), slices.Clone(r.rec.rolls), slices.Clone(r.rec.seqBacks), slices.Clone(r.rec.earlyAcks)
 	res.Counts = r.rec.counts
 	r.rec.mu.Unlock()
 	stored := Stored{}
@@ -219,6 +219,7 @@ func Do(ctx context.Context, cfg Config) (Result, error) {
 	res.Stored = len(stored)
 	res.Rolls = rolls
 	res.Violations = append(disagree, Check(rolls, stored, seqs)...)
+	res.Violations = append(res.Violations, early...)
 	return res, nil
 }
 
