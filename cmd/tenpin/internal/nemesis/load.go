@@ -36,8 +36,8 @@ type recorder struct {
 	// earlyAcks are acks that named a board without their roll: the
 	// board of that seq, or a later one, seen without it.
 	earlyAcks []Violation
-	lanes    []string
-	counts   Counts
+	lanes     []string
+	counts    Counts
 }
 
 // Counts are a run's figures.
