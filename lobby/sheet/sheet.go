@@ -1,10 +1,12 @@
 // Package sheet writes a lane's series as the score sheets bowlers keep:
 // a CSV file for a spreadsheet, one row per bowler per game, and a game's
-// scorecard as an SVG image a phone can share or save.
+// scorecard as an SVG image a phone can share or save; and a league's
+// weekly recap ([Recap]) as its secretary prints it, a CSV file and an
+// image of the standings.
 //
 // It reads the series as the HTTP API serves it ([protocol.Games]), so a
 // node writes the sheets of a lane another node runs the same way as its
-// own.
+// own; a recap, from the league's own standings and sheet.
 package sheet
 
 import (

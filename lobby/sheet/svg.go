@@ -129,6 +129,18 @@ func fit(name string) string {
 	return fmt.Sprintf(` style="font-size:%.1fpx"`, 20*float64(nameColumns)/float64(w))
 }
 
+// fitTo returns the attribute that shrinks the type of text of size px
+// that would be wider than width, or "": as fit does, a column of a
+// monospace screen taken as 0.6 of the type's size.
+func fitTo(text string, width int, size float64) string {
+	columns := float64(width) / (0.6 * size)
+	w := float64(uniseg.StringWidth(text))
+	if w <= columns {
+		return ""
+	}
+	return fmt.Sprintf(` style="font-size:%.1fpx"`, size*columns/w)
+}
+
 // spaced writes a frame's marks with room between its balls, as a
 // scorecard's boxes keep them apart: "8|/" is "8 /".
 func spaced(marks string) string { return strings.ReplaceAll(marks, "|", " ") }
