@@ -322,9 +322,7 @@ var errNoGame = errors.New("lobby: no such game")
 // for ExportRate a second, in bursts of ExportBurst. decorate, if not
 // nil, sets the export's own headers.
 func (lb *Lobby) export(w http.ResponseWriter, r *http.Request, kind, contentType string, decorate func(http.Header, apiLane), build func(apiLane) ([]byte, error)) {
-	if ok, wait := lb.exportsAsked.allow(lb.clientAddr(r), time.Now()); !ok {
-		lb.rateLimited(LimitExports)
-		lb.tooMany(w, wait, "this address has asked for a lane's games too fast")
+	if !lb.exportAllowed(w, r, "this address has asked for a lane's games too fast") {
 		return
 	}
 	l, found := lb.lane(w, r)
@@ -332,20 +330,63 @@ func (lb *Lobby) export(w http.ResponseWriter, r *http.Request, kind, contentTyp
 		return
 	}
 	seq, _ := protocol.BoardSeq(l.BoardJSON())
-	etag := fmt.Sprintf(`"%s-%d-%s"`, l.ID(), seq, kind)
+	err := lb.answerExport(w, r, exported{key: l.ID(), seq: seq, kind: kind, contentType: contentType},
+		func(h http.Header) {
+			if decorate != nil {
+				decorate(h, l)
+			}
+		}, func() ([]byte, error) { return build(l) })
+	switch {
+	case err == nil:
+	case errors.Is(err, errNoGame):
+		lb.fail(w, protocol.CodeNotFound, fmt.Sprintf("lane %q has no game %s yet", l.ID(), strings.TrimSuffix(r.PathValue("file"), ".svg")))
+	default:
+		lb.failErr(w, err)
+	}
+}
+
+// exportAllowed reports whether the request's address may ask for an
+// export now (ExportRate, ExportBurst), or answers 429 saying why not.
+func (lb *Lobby) exportAllowed(w http.ResponseWriter, r *http.Request, why string) bool {
+	if ok, wait := lb.exportsAsked.allow(lb.clientAddr(r), time.Now()); !ok {
+		lb.rateLimited(LimitExports)
+		lb.tooMany(w, wait, why)
+		return false
+	}
+	return true
+}
+
+// exported names an export: whose (key: a lane's id, or a league's
+// "league-" and id), of which change (seq), which kind, and its type.
+type exported struct {
+	key         string
+	seq         uint64
+	kind        string
+	contentType string
+}
+
+// etag is the export's ETag.
+func (x exported) etag() string { return fmt.Sprintf(`"%s-%d-%s"`, x.key, x.seq, x.kind) }
+
+// answerExport answers export x: 304 to a request that has it, else
+// built by build if it is not kept (see builtCache), and written in its
+// turn. decorate, if not nil, sets the export's own headers. An error of
+// build's is returned, for the caller to answer; all else is answered.
+func (lb *Lobby) answerExport(w http.ResponseWriter, r *http.Request, x exported, decorate func(http.Header), build func() ([]byte, error)) error {
+	etag := x.etag()
 	h := w.Header()
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", "no-cache") // ask each time: the ETag says whether it changed
 	if r.Header.Get("If-None-Match") == etag {
 		w.WriteHeader(http.StatusNotModified)
-		return
+		return nil
 	}
 	release, ok := lb.built.turn(r.Context())
 	if !ok {
 		h.Del("ETag")
 		w.Header().Set("Retry-After", "1")
 		lb.fail(w, protocol.CodeUnavailable, "the server is answering other exports; try again in a moment")
-		return
+		return nil
 	}
 	defer release()
 	// A client too slow to take the export holds its turn no longer; the
@@ -353,28 +394,24 @@ func (lb *Lobby) export(w http.ResponseWriter, r *http.Request, kind, contentTyp
 	rc := http.NewResponseController(w)
 	rc.SetWriteDeadline(time.Now().Add(exportWriteTimeout))
 	defer rc.SetWriteDeadline(time.Time{})
-	data, err := lb.built.build(l.ID(), seq, kind, func() ([]byte, error) { return build(l) })
+	data, err := lb.built.build(x.key, x.seq, x.kind, build)
 	if err != nil {
 		h.Del("ETag")
-		if errors.Is(err, errNoGame) {
-			lb.fail(w, protocol.CodeNotFound, fmt.Sprintf("lane %q has no game %s yet", l.ID(), strings.TrimSuffix(r.PathValue("file"), ".svg")))
-			return
-		}
-		lb.failErr(w, err)
-		return
+		return err
 	}
 	if decorate != nil {
-		decorate(h, l)
+		decorate(h)
 	}
-	h.Set("Content-Type", contentType)
+	h.Set("Content-Type", x.contentType)
 	w.Write(data)
-	if contentType == "application/json" {
+	if x.contentType == "application/json" {
 		w.Write([]byte{'\n'})
 	}
+	return nil
 }
 
-// builtCache keeps the exports built lately: each lane's, of its latest
-// change (seq) only, since a change makes every one stale. At most
+// builtCache keeps the exports built lately: each lane's (and league's),
+// of its latest change (seq) only, since a change makes every one stale. At most
 // builtCacheBytes in all; past it, the other lanes' go, the lane being
 // built for keeps its own.
 type builtCache struct {
