@@ -345,6 +345,8 @@
 //	POST /api/leagues                       {"name":"Thursday Mixed","games_per_night":3,"handicap":{"basis":220,"percent":90},"points":{"per_game":2,"per_series":2},"absent_minus":10,"vacancy_score":120,"teams":[{"name":"Pin Pals","bowlers":[{"name":"Kim","average":150},{"name":"Lee"}]},…],"weeks":6} (CreateLeague; handicap, average and weeks optional) → 201, Location: /api/leagues/{id}, {"id","secretary_key"} (CreatedLeague): the key is in this body only
 //	GET  /api/leagues/{id}                  the settings, teams and schedule (League): {"id","name",…,"teams":[…],"schedule":[{"week":1,"matches":[{"home":"Pin Pals","away":"Strikers","lane":"k3x9…"}]}],"week":1,"open":true}
 //	GET  /api/leagues/{id}/standings        (LeagueStandings) {"week":1,"teams":[{"name","points_won","points_lost","pins_scratch","pins_handicap","high_game","high_series"}],"bowlers":[{"name","team","games","pins","average","handicap","high_game","high_series"}]}
+//	GET  /api/leagues/{id}/recap.csv        the weekly recap as a spreadsheet's file (text/csv, UTF-8 with a byte order mark, attachment "tenpin-league-{id}-week-{n}.csv"): sections, a blank row between them, every row as wide as the widest: league, week, night ("closed", "open" for a night in play, "" before the first), as_of; rank, team and the standings' team columns; bowler, team and the standings' bowler columns (average and handicap empty while unknown); week, home, away, home_1…home_{games}, home_series, away_1…, away_series, home_points, away_points: the night's matches, each team's games with handicap (empty until a game counts)
+//	GET  /api/leagues/{id}/recap.svg        the standings as an image (image/svg+xml): the league's name, the week and the date of its latest change, and the teams ranked, points won and lost, pins scratch and with handicap, high game and series; ?lang=ko for its words in Korean
 //	GET  /api/leagues/{id}/history?after=&limit=   its changes, oldest first, a page at a time (LeagueHistory): {"records":[{"n":1,"at","by":"secretary","kind":"opened","week":1,"absent":["Lee"],"substitutes":[{"for","name","average"}],"lanes":["k3x9…"]},{"n":2,…,"by":"lane k3x9…","kind":"scored","bowler":"Kim","game":1,"score":160}],"next":"…"}
 //	POST /api/leagues/{id}/weeks/{n}/open   the secretary's: {"absent":["Lee"],"substitutes":[{"for":"Lee","name":"Jung","average":140}]} (OpenWeek; {} or no body for nobody absent) → {"week":1,"matches":[{"home","away","lane"}]} (OpenedWeek)
 //	POST /api/leagues/{id}/weeks/{n}/close  the secretary's, no body → the record made (LeagueRecord)
@@ -367,6 +369,11 @@
 // lane sent; kind is opened, scored, corrected (was: the score before)
 // or closed. A history's limit is 1–1000, 200 if omitted; next is the
 // after of the following page.
+// The recaps count the night in play as far as it is bowled, as the
+// standings do, and are exports as a lane's are
+// (see HTTP): built once for each change of the league, with an ETag of
+// it, 304 to a request that has it, and counted against the address's
+// exports a second.
 //
 // A league's refusals change nothing (and open no lane):
 //
