@@ -214,6 +214,18 @@ func TestWorkedLeague(t *testing.T) {
 	if choi.Kind != league.PlaceAbsent || choi.Scores[0] != 143 {
 		t.Errorf("Choi's place in week 2: %s scoring %v, want absent scoring 143", choi.Kind, choi.Scores)
 	}
+	// His absent scores count for his team's pins, not for his line.
+	one, two := workedLeague(t, 1, false).Standings(), workedLeague(t, 2, false).Standings()
+	strikers := func(st league.Standings) int {
+		i := slices.IndexFunc(st.Teams, func(t league.TeamStanding) bool { return t.Name == "Strikers" })
+		return st.Teams[i].PinsScratch
+	}
+	if got := strikers(two) - strikers(one); got != 949 {
+		t.Errorf("Strikers' scratch pins of week 2 = %d, want 949 (Park's 520, Choi's absent 3 × 143)", got)
+	}
+	if b := two.Bowlers[3]; b.Name != "Choi" || b.Games != 3 || b.Average != 153 {
+		t.Errorf("Choi after week 2: %+v, want 3 games, average 153", b)
+	}
 }
 
 // recapDate is when the worked example's last night closed.
