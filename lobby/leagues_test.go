@@ -380,8 +380,11 @@ func TestLeagueNight(t *testing.T) {
 	if _, err := c.CloseWeek(ctx, l.ID, l.SecretaryKey, 1); code(err) != protocol.CodeNightIncomplete {
 		t.Errorf("close with Park's and Choi's games to score: %v, want night_incomplete", err)
 	}
-	for name, pins := range map[string]int{"Park": 175, "Choi": 130} {
-		if _, err := score(name, pins); err != nil {
+	for _, g := range []struct {
+		name string
+		pins int
+	}{{"Park", 175}, {"Choi", 130}} { // in the order the history below wants
+		if _, err := score(g.name, g.pins); err != nil {
 			t.Fatal(err)
 		}
 	}
