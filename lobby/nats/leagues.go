@@ -42,11 +42,7 @@ var _ league.Store = (*Leagues)(nil)
 // Leagues creates the bucket of leagues, or brings its settings up to
 // date, and returns the store in it.
 func (j *Journal) Leagues(ctx context.Context) (*Leagues, error) {
-	wait := max(j.cfg.Timeout, 10*time.Second)
-	if j.cfg.Replicas > 1 {
-		wait = j.cfg.ClusterWait
-	}
-	ctx, cancel := context.WithTimeout(ctx, wait)
+	ctx, cancel := context.WithTimeout(ctx, j.takeWait())
 	defer cancel()
 	s := &Leagues{timeout: j.cfg.Timeout}
 	err := j.untilTaken(ctx, "bucket "+LeaguesBucket, func(ctx context.Context) (err error) {
