@@ -28,8 +28,9 @@ const csp = "default-src 'self'; connect-src 'self' http://*:*/healthz https://*
 // Handler serves the page: the lobby at "/", a lane at "/lanes/{id}" (the
 // same page, which reads the id from its URL), a lane's TV view at
 // "/lanes/{id}/tv" and a house screen at "/tv", a bowler's page at "/me"
-// (and shared, read-only, at "/b/{share}"), and the assets under
-// "/static/". Every response, errors included, carries the same security
+// (and shared, read-only, at "/b/{share}"), a league's secretary's form at
+// "/leagues/new" and a league's page at "/leagues/{id}", and the assets
+// under "/static/". Every response, errors included, carries the same security
 // headers (see csp).
 func Handler() http.Handler {
 	mux := http.NewServeMux()
@@ -53,6 +54,17 @@ func Handler() http.Handler {
 	}
 	mux.HandleFunc("GET /me", me)
 	mux.HandleFunc("GET /b/{share}", me)
+	// A league: the secretary's form that creates one, and its page for
+	// everyone (standings, schedule, history; the secretary's controls
+	// for a device holding the key; printed, the weekly recap).
+	page := func(name string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Cache-Control", "no-cache")
+			http.ServeFileFS(w, r, static, name)
+		}
+	}
+	mux.HandleFunc("GET /leagues/new", page("league-new.html"))
+	mux.HandleFunc("GET /leagues/{id}", page("league.html"))
 	mux.HandleFunc("GET /lanes/{id}/tv", tv)
 	mux.HandleFunc("GET /tv", tv)
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
