@@ -4,10 +4,13 @@
 // own for as long as it is shown. It draws the board with board.js's pure
 // functions and connects with socket.js, as the lane's page does.
 // "?lang=ko" or "?lang=en" picks its language; otherwise the browser's.
+// "/tv?league={id}" shows a league's standings, beside the lanes if
+// "&lanes=" names some (league-tv.js).
 import { el } from "./dom.js";
 import { t, applyStatic, setLang, num, pct } from "./i18n.js";
 import { createSocket } from "./socket.js";
 import { boardHead, boardRows, result, calls, highsOf, highText } from "./board.js";
+import { leaguePanel } from "./league-tv.js";
 
 // maxLanes is the most lanes a house screen shows: four quarters of a
 // screen still read from the approach.
@@ -306,16 +309,19 @@ function lanesOf() {
 const params = new URLSearchParams(location.search);
 if (params.get("lang")) setLang(params.get("lang"));
 applyStatic();
-const ids = lanesOf();
 const single = /\/tv$/.test(location.pathname) && location.pathname !== "/tv";
+const league = single ? "" : (params.get("league") || "").trim();
+// A league's standings take one of the screen's quarters.
+const ids = lanesOf().slice(0, league ? maxLanes - 1 : maxLanes);
 const grid = document.getElementById("tv");
-grid.dataset.lanes = String(Math.max(1, ids.length));
+grid.dataset.lanes = String(Math.max(1, ids.length + (league ? 1 : 0)));
 if (!single) {
   document.title = t("tvHouseTitle");
   // Inside the main landmark; placed absolutely, it takes no quarter.
   grid.prepend(el("h1", { class: "visually-hidden", text: t("tvHouseTitle") }));
 }
-if (ids.length === 0) {
+if (league) grid.append(leaguePanel(league));
+if (ids.length === 0 && !league) {
   grid.append(el("p", { class: "tv-none", text: t("tvNoLanes") }));
 } else {
   grid.append(...ids.map((id) => lanePanel(id, single)));
