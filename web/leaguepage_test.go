@@ -135,6 +135,7 @@ func TestLeagueThroughThePage(t *testing.T) {
 	if got := eval[string](t, p, `location.pathname`); got != "/leagues/new" {
 		t.Fatalf("a refused league went to %s", got)
 	}
+	screenshot(t, p, "league-form.png")
 	do(t, p, "remove Kim from the Strikers", chromedp.Click(chromedp.CSS(`fieldset[data-team="1"] [data-bowler="3"] .remove-bowler`)))
 	until(t, p, "three Strikers", `document.querySelectorAll('fieldset[data-team="1"] .bowler-row').length === 3`)
 	do(t, p, "create", chromedp.Click(chromedp.CSS("#create-league")))
@@ -432,4 +433,24 @@ func TestLeaguePagesServed(t *testing.T) {
 			t.Errorf("GET %s: %d %v, body without %s: %.200s", path, res.StatusCode, res.Header, script, body)
 		}
 	}
+}
+
+// While a night is in play, the league's page reads the league again by
+// itself: a score the lanes (here, the API) enter shows in its standings
+// and the night's matches without a reload.
+func TestLeaguePageFollowsTheNight(t *testing.T) {
+	s := serve(t, lobby.Config{})
+	created := newLeague(t, s, thursday())
+	c := &client.Client{URL: s.url}
+	if _, err := c.OpenWeek(t.Context(), created.ID, created.SecretaryKey, 1, protocol.OpenWeek{}); err != nil {
+		t.Fatal(err)
+	}
+	p := browser(t, inLanguage("en-US")...)()
+	do(t, p, "the league", chromedp.Navigate(s.url+"/leagues/"+created.ID))
+	untilStandings(t, p, s, created.ID, "the standings before a score")
+	if _, err := c.Score(t.Context(), created.ID, created.SecretaryKey, protocol.LeagueScore{Week: 1, Bowler: "Park", Game: 1, Score: 212}); err != nil {
+		t.Fatal(err)
+	}
+	untilStandings(t, p, s, created.ID, "Park's 212 in the standings")
+	until(t, p, "Park's 212 in the night's matches", `document.querySelector('#night-matches tr[data-bowler="Park"] td').textContent === "212"`)
 }

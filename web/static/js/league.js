@@ -16,6 +16,10 @@ const api = "/api/leagues/" + encodeURIComponent(id);
 // historyPage is how many changes the page shows at first, and more.
 const historyPage = 50;
 
+// refreshEvery is how often, in ms, a page shown while a night is in
+// play reads the league again: the bowlers' scores come in from the lanes.
+const refreshEvery = 15000;
+
 const state = {
   league: null, // GET /api/leagues/{id}
   standings: null, // GET …/standings
@@ -530,5 +534,11 @@ async function start() {
 }
 
 await start();
+setInterval(async () => {
+  if (document.hidden || !state.league || !state.league.open) return;
+  try {
+    await load();
+  } catch { /* the next turn asks again */ }
+}, refreshEvery);
 // For tests and the console: what the page knows.
 window.tenpin = { state };
