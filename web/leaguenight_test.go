@@ -1,0 +1,92 @@
+package web_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/protocol"
+	"github.com/tenpin/tenpin/protocol/client"
+)
+
+// TestLeagueNightOnPhones: a league night of two teams, eight bowlers on
+// their phones and one absent, bowled through to the standings. The
+// secretary opens the night; each bowler opens the match's lane and taps
+// their name; each bowls their own balls on their pad; the game's end
+// closes the night, and the league's page ranks the teams as counted by
+// hand:
+//
+//	Pin Pals (90% of 200): Kim 150 → 45, Lee 180 absent → 170 with 18,
+//	  Moe 140 → 54, Ned (no average: tonight's 90) → 99, a vacancy 120.
+//	  90+45 + 170+18 + 90+54 + 90+99 + 120 = 776.
+//	Strikers: Park 170 → 27, Choi 120 → 72, Rho 160 → 36, Sun 130 → 63,
+//	  Tae 110 → 81. 5 × 90 + 279 = 729.
+//
+// Pin Pals win the game's 2 points and the night's 2.
+func TestLeagueNightOnPhones(t *testing.T) {
+	s := serve(t, lobby.Config{})
+	c := &client.Client{URL: s.url}
+	l, err := c.CreateLeague(t.Context(), protocol.CreateLeague{
+		Name: "Thursday Mixed", GamesPerNight: 1, Handicap: &protocol.LeagueHandicap{Basis: 200, Percent: 90},
+		Points: protocol.LeaguePoints{PerGame: 2, PerSeries: 2}, AbsentMinus: 10, VacancyScore: 120,
+		Teams: []protocol.LeagueTeam{
+			{Name: "Pin Pals", Bowlers: []protocol.LeagueBowler{{Name: "Kim", Average: 150}, {Name: "Lee", Average: 180}, {Name: "Moe", Average: 140}, {Name: "Ned"}}},
+			{Name: "Strikers", Bowlers: []protocol.LeagueBowler{{Name: "Park", Average: 170}, {Name: "Choi", Average: 120}, {Name: "Rho", Average: 160}, {Name: "Sun", Average: 130}, {Name: "Tae", Average: 110}}},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened, err := c.OpenWeek(t.Context(), l.ID, l.SecretaryKey, 1, protocol.OpenWeek{Absent: []string{"Lee"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	laneURL := s.url + "/lanes/" + opened.Matches[0].Lane + "?lang=en"
+	order := []string{"Kim", "Moe", "Ned", "Park", "Choi", "Rho", "Sun", "Tae"} // home first, in roster order
+	open := browser(t)
+	phones := make(map[string]context.Context)
+	for _, name := range order {
+		p := open()
+		do(t, p, name+" opens the lane", chromedp.Navigate(laneURL))
+		join(t, p, name, name)
+		phones[name] = p
+	}
+	until(t, phones["Kim"], "eight bowlers seated, none offline", `document.querySelectorAll("#board tr[data-row=marks]").length === 8 &&
+		!document.querySelector("#board .offline")`)
+
+	// Everyone bowls 9 and a miss a frame: 90.
+	for frame := 1; frame <= 10; frame++ {
+		for _, name := range order {
+			bowl(t, phones[name], name, 9, 10, frame%2 == 0)
+			bowl(t, phones[name], name, 0, 1, frame%2 == 1)
+		}
+	}
+	until(t, phones["Tae"], "the teams' lines after the game", `(() => {
+		const rows = [...document.querySelectorAll("#teams-table tbody tr")].map((r) => [...r.children].map((c) => c.textContent));
+		return JSON.stringify(rows) === JSON.stringify([["Pin Pals", "560", "776", "4 points"], ["Strikers", "450", "729", "0 points"]]);
+	})()`)
+
+	league := phones["Kim"]
+	do(t, league, "the league's page", chromedp.Navigate(s.url+"/leagues/"+l.ID+"?lang=en"))
+	until(t, league, "the standings, as counted by hand", `(() => {
+		const rows = [...document.querySelectorAll("#team-standings tbody tr")].map((r) => r.textContent);
+		return rows.length === 2 && rows[0].includes("Pin Pals") && rows[0].includes("776") && rows[1].includes("Strikers") && rows[1].includes("729");
+	})()`)
+	st, err := c.Standings(t.Context(), l.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Week != 1 || st.Teams[0].Name != "Pin Pals" || st.Teams[0].PointsWon != 4 || st.Teams[0].PinsHandicap != 776 || st.Teams[1].PinsHandicap != 729 {
+		t.Errorf("standings: %+v; want the night closed by its game, Pin Pals 4 points with 776, Strikers 729", st)
+	}
+	for _, b := range st.Bowlers {
+		if b.Name == "Ned" && (b.Average != 90 || b.Handicap != 99) {
+			t.Errorf("Ned, with no entering average: %+v; want his night's 90, and 99 next week", b)
+		}
+		if b.Name == "Lee" && b.Games != 0 {
+			t.Errorf("Lee, absent: %d games; an absent score is no game of his", b.Games)
+		}
+	}
+}
