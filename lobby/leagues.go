@@ -83,6 +83,21 @@ func (lb *Lobby) leagueRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api/leagues/{id}/weeks/{n}/open", lb.openWeek)
 	mux.HandleFunc("POST /api/leagues/{id}/weeks/{n}/close", lb.closeWeek)
 	mux.HandleFunc("POST /api/leagues/{id}/scores", lb.scoreGame)
+	mux.HandleFunc("GET /api/leagues/{id}/secretary", lb.checkSecretary)
+}
+
+// checkSecretary answers 204 if the request's key is the league's
+// secretary's (a page asks before it shows the secretary's controls), or
+// why not, as any secretary's request is refused; it changes nothing.
+func (lb *Lobby) checkSecretary(w http.ResponseWriter, r *http.Request) {
+	key, ok := lb.secretaryKey(w, r)
+	if !ok {
+		return
+	}
+	lb.asSecretary(w, r, key, func(*leagueEntry) error {
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	})
 }
 
 // leagueEntry is a league as the lobby keeps it loaded. Its mutex is

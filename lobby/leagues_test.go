@@ -513,3 +513,27 @@ func TestLeagueChangedElsewhere(t *testing.T) {
 		t.Errorf("history on b = %+v, want the opening, Kim's score, Lee's", h)
 	}
 }
+
+// TestSecretaryCheck: GET /api/leagues/{id}/secretary says whether a key
+// is the secretary's, as a page asks before showing the secretary's
+// controls, and changes nothing.
+func TestSecretaryCheck(t *testing.T) {
+	s, _, c := newLeagueServer(t)
+	l := createSmall(t, c)
+	url := s.srv.URL + "/api/leagues/" + l.ID + "/secretary"
+	for _, tt := range []struct {
+		auth   string
+		status int
+	}{
+		{"Secretary " + l.SecretaryKey, http.StatusNoContent},
+		{"Secretary wrong", http.StatusForbidden},
+		{"", http.StatusUnauthorized},
+	} {
+		if status, data := send(t, "GET", url, tt.auth, "", ""); status != tt.status {
+			t.Errorf("GET …/secretary with %q: %d %s, want %d", tt.auth, status, data, tt.status)
+		}
+	}
+	if h, _ := c.LeagueHistory(t.Context(), l.ID); len(h) != 0 {
+		t.Errorf("after the checks: %d records, want none", len(h))
+	}
+}

@@ -351,6 +351,7 @@
 //	POST /api/leagues/{id}/weeks/{n}/open   the secretary's: {"absent":["Lee"],"substitutes":[{"for":"Lee","name":"Jung","average":140}]} (OpenWeek; {} or no body for nobody absent) → {"week":1,"matches":[{"home","away","lane"}]} (OpenedWeek)
 //	POST /api/leagues/{id}/weeks/{n}/close  the secretary's, no body → the record made (LeagueRecord)
 //	POST /api/leagues/{id}/scores           the secretary's: {"week":1,"bowler":"Kim","game":1,"score":160} (LeagueScore) → the record made (LeagueRecord), or 204 with no body if the game has that score already
+//	GET  /api/leagues/{id}/secretary        the secretary's: 204 if the key is the league's secretary's (403 not_secretary if not); it changes nothing
 //
 // The schedule is a round robin (teams − 1 weeks, each pair once; weeks
 // repeats it, home and away swapped); week is the night in play, open or

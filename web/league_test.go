@@ -52,3 +52,12 @@ func TestLeagueNightPage(t *testing.T) {
 	do(t, tv, "the lane's TV", chromedp.Navigate(s.url+"/lanes/"+id+"/tv?lang=en"))
 	until(t, tv, "the teams on the TV", `document.querySelector(".tv-phase") && document.querySelector(".tv-phase").textContent.includes("Pin Pals 233 (0 pts)")`)
 }
+
+// TestLobbyLeadsToALeague: the lobby links to the secretary's form.
+func TestLobbyLeadsToALeague(t *testing.T) {
+	s := serve(t, lobby.Config{})
+	p := browser(t)()
+	do(t, p, "open the lobby", chromedp.Navigate(s.url+"/?lang=en"))
+	do(t, p, "follow the league link", chromedp.Click(chromedp.CSS("#new-league")))
+	until(t, p, "the league form", `location.pathname === "/leagues/new" && !!document.querySelector("form")`)
+}

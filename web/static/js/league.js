@@ -53,18 +53,15 @@ function command(path, body) {
   });
 }
 
-// probe asks the server whether key is the secretary's, changing nothing:
-// a score of week 0, which no night has, is refused as out of turn for
-// the secretary, and as not_secretary for any other key. It answers true,
-// false, or the refusal when the server could not say.
+// probe asks the server whether key is the secretary's (GET …/secretary,
+// which changes nothing): 204 for the secretary's, 403 for any other. It
+// answers true, false, or the refusal when the server could not say.
 async function probe(key) {
-  const res = await fetch(api + "/scores", {
-    method: "POST", cache: "no-store",
-    headers: { "Content-Type": "application/json", Authorization: "Secretary " + key },
-    body: JSON.stringify({ week: 0, bowler: "", game: 0, score: 0 }),
+  const res = await fetch(api + "/secretary", {
+    cache: "no-store", headers: { Authorization: "Secretary " + key },
   });
   if (res.status === 403) return false;
-  if (res.status === 409 || res.status === 400) return true;
+  if (res.status === 204) return true;
   return refusal(res);
 }
 
