@@ -15,7 +15,8 @@ import (
 )
 
 // The worked example of a league (issue 35, "Done when"): four teams,
-// three weeks, three games a night, every game given; Choi absent in week
+// three weeks, three games a night, every ball given (worked_test.go bowls
+// them, testdata/worked-balls.txt shows them); Choi absent in week
 // 2; "=Spares <&> Co" has one bowler for the others' two, so a vacancy
 // every night; Lee has no entering average. Handicap 90 % of 220, 2
 // points a game and 2 a series, absent_minus 10, vacancy_score 120. Its
