@@ -133,6 +133,12 @@ func (l *Lane) leagueTeams(players []bowling.Player) []protocol.TeamScore {
 	if sheet != nil {
 		for t, ts := range [2]league.TeamSheet{sheet.Home, sheet.Away} {
 			teams[t].Points = ts.PointsWon
+			for _, total := range ts.Totals {
+				if total < 0 {
+					break // a game not counted yet, nor those after it
+				}
+				teams[t].Games = append(teams[t].Games, total)
+			}
 			for _, pl := range ts.Places {
 				if pl.Kind != league.PlaceAbsent && pl.Kind != league.PlaceVacancy {
 					continue // the places that bowl are counted above

@@ -3,6 +3,7 @@ package lane
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
@@ -139,5 +140,8 @@ func TestLeagueNightLane(t *testing.T) {
 	}
 	if b.Teams[0].Points != 6 {
 		t.Errorf("Pins' points after the night: %v, want 6 (two games and the series)", b.Teams[0].Points)
+	}
+	if !slices.Equal(b.Teams[0].Games, []int{330, 330}) || !slices.Equal(b.Teams[1].Games, []int{200, 200}) {
+		t.Errorf("the teams' games: %v and %v, want 330 330 and 200 200", b.Teams[0].Games, b.Teams[1].Games)
 	}
 }

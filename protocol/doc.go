@@ -193,10 +193,11 @@
 //     shows them after a ball without asking; omitted until a ball is
 //     bowled. They are added up once for each ball, not for each watcher.
 //   - teams: on a league night's lane, its two teams, home first:
-//     {"name","scratch","total","points"}: the game in play's scratch pins
-//     and its total with handicap, every place counted (an absent bowler's
-//     and an empty place's scores included), and the points won tonight
-//     as the league counted the games over; omitted on a lane of friends.
+//     {"name","scratch","total","points","games"}: the game in play's
+//     scratch pins and its total with handicap, every place counted (an
+//     absent bowler's and an empty place's scores included), the points
+//     won tonight and each of tonight's games' totals with handicap, as
+//     the league counted the games over; omitted on a lane of friends.
 //
 // # League nights
 //

@@ -219,13 +219,17 @@ type Player struct {
 
 // TeamScore is a team's line on a league night's lane: the game in
 // play's scratch pins and its total with handicap, every place counted
-// (an absent bowler's and an empty place's scores included), and the
-// points the team has won tonight as the league counted the games over.
+// (an absent bowler's and an empty place's scores included), the points
+// the team has won tonight, and its games' totals, as the league counted
+// the games over.
 type TeamScore struct {
 	Name    string  `json:"name"`
 	Scratch int     `json:"scratch"`
 	Total   int     `json:"total"`
 	Points  float64 `json:"points"`
+	// Games are the team's totals with handicap of tonight's games the
+	// league has counted, game by game from the first.
+	Games []int `json:"games,omitempty"`
 }
 
 // Phase is where a lane's game stands.

@@ -67,6 +67,10 @@ func TestLeagueNightOnPhones(t *testing.T) {
 		const rows = [...document.querySelectorAll("#teams-table tbody tr")].map((r) => [...r.children].map((c) => c.textContent));
 		return JSON.stringify(rows) === JSON.stringify([["Pin Pals", "560", "776", "4 points"], ["Strikers", "450", "729", "0 points"]]);
 	})()`)
+	until(t, phones["Kim"], "the game's totals, game by game", `(() => {
+		const rows = [...document.querySelectorAll("#team-games tbody tr")].map((r) => [...r.children].map((c) => c.textContent));
+		return !document.querySelector("#team-games").hidden && JSON.stringify(rows) === JSON.stringify([["Pin Pals", "776"], ["Strikers", "729"]]);
+	})()`)
 
 	league := phones["Kim"]
 	do(t, league, "the league's page", chromedp.Navigate(s.url+"/leagues/"+l.ID+"?lang=en"))

@@ -748,6 +748,14 @@ function renderTeams(b) {
     el("td", { class: "scratch", text: String(tm.scratch) }),
     el("td", { class: "total", text: String(tm.total) }),
     el("td", { class: "points", text: t("points", tm.points) }))));
+  // Tonight's games, game by game, as the league counted them.
+  const games = teams.length ? Math.max(...teams.map((tm) => (tm.games || []).length)) : 0;
+  $("#team-games").hidden = games === 0;
+  $("#team-games thead tr").replaceChildren(el("th", { scope: "col", text: t("colTeam") }),
+    ...Array.from({ length: games }, (_, g) => el("th", { scope: "col", text: t("gameN", g + 1) })));
+  $("#team-games tbody").replaceChildren(...teams.map((tm) => el("tr", { "data-team": tm.name },
+    el("th", { scope: "row", text: tm.name }),
+    ...Array.from({ length: games }, (_, g) => el("td", { text: tm.games && g < tm.games.length ? String(tm.games[g]) : "" })))));
 }
 
 function renderSeries(b) {

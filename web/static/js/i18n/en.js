@@ -191,6 +191,7 @@ export default {
   handicapTitle: (name, n) => `${name}'s handicap tonight: ${n} pins a game`,
   tvTeam: (name, total, points) => `${name} ${total} (${points} ${points === 1 ? "pt" : "pts"})`,
   runALeague: "Run a league: teams, handicap, standings",
+  teamGamesLabel: "Tonight's games, with handicap",
   phaseWaiting: "Waiting for players to join.",
   phaseCreatorAway: "Waiting for the lane's creator: the game starts once they join.",
   phaseCreatorYou: "Your lane waits for you: join to host it, or let the others start without you.",

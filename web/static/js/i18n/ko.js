@@ -189,6 +189,7 @@ export default {
   handicapTitle: (name, n) => `${name}님의 오늘 핸디캡: 게임당 ${n}핀`,
   tvTeam: (name, total, points) => `${name} ${total} (${points}포인트)`,
   runALeague: "리그 운영하기: 팀, 핸디캡, 순위",
+  teamGamesLabel: "오늘의 게임, 핸디캡 포함",
   phaseWaiting: "선수를 기다리는 중.",
   phaseCreatorAway: "레인을 만든 사람을 기다리는 중: 그 사람이 참가하면 게임을 시작할 수 있습니다.",
   phaseCreatorYou: "내가 만든 레인입니다: 참가해서 진행하거나, 나 없이 시작하게 하세요.",
