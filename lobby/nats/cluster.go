@@ -67,16 +67,24 @@ var refusals = []struct {
 	{"gone", lobby.ErrNoOwner},      // it does not run the lane (any more)
 	{"conn", lane.ErrConnGone},      // the lane does not know that connection
 	{"busy", lane.ErrBusy},          // the lane did not take the message in time
+	{"failed", errFailed},           // anything else: see refusalCode
 }
 
-// refusalCode returns the code of err in refusals.
+// errFailed is the refusal of a lane's node for an error refusals does
+// not name: the asking node is told the message was not taken, rather
+// than the answering node failing.
+var errFailed = errors.New("nats: the lane's node could not take the message")
+
+// refusalCode returns the code of err in refusals; "failed" for an error
+// the table does not name (a refusal added without its entry must not
+// take the node down).
 func refusalCode(err error) string {
 	for _, r := range refusals {
 		if errors.Is(err, r.err) {
 			return r.code
 		}
 	}
-	panic(fmt.Sprintf("nats: no refusal code for %v", err)) // refusals is missing an entry
+	return "failed"
 }
 
 // refusalErr returns the error of the refusal code in refusals, or nil

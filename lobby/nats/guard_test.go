@@ -1,10 +1,9 @@
 package nats
 
 import (
-	"github.com/nats-io/nats.go"
-
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/nats-io/nats.go"
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/ws"
@@ -181,6 +181,13 @@ func TestRefusalsBothWays(t *testing.T) {
 	}
 	if err := refusalErr(nats.NewMsg("reply")); err != nil {
 		t.Errorf("an answer with no refusal header reads as %v, want nil", err)
+	}
+	// An error the table does not name is refused as failed, and the node
+	// answering goes on (it panicked).
+	m := nats.NewMsg("reply")
+	m.Header.Set(hdrRefused, refusalCode(errors.New("a refusal nobody put in the table")))
+	if got := refusalErr(m); got != errFailed {
+		t.Errorf("an unnamed refusal reads back as %v, want errFailed", got)
 	}
 }
 
