@@ -2,6 +2,7 @@ package lobby_test
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/tenpin/tenpin/protocol"
@@ -35,7 +36,7 @@ func TestLeagueNightOnItsLane(t *testing.T) {
 	if *b.Players[0].Handicap != 45 || *b.Players[1].Handicap != 27 || *b.Players[2].Handicap != 72 {
 		t.Errorf("handicaps: %d %d %d, want 45 27 72", *b.Players[0].Handicap, *b.Players[1].Handicap, *b.Players[2].Handicap)
 	}
-	if b.Teams[0] != (protocol.TeamScore{Name: "Pin Pals", Scratch: 170, Total: 170 + 45 + 18}) || b.Teams[1] != (protocol.TeamScore{Name: "Strikers", Total: 27 + 72}) {
+	if !reflect.DeepEqual(b.Teams, []protocol.TeamScore{{Name: "Pin Pals", Scratch: 170, Total: 170 + 45 + 18}, {Name: "Strikers", Total: 27 + 72}}) {
 		t.Errorf("teams before a ball: %+v", b.Teams)
 	}
 
