@@ -13,6 +13,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/tenpin/tenpin/lane/ws"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/lobby/server/servertest"
@@ -53,15 +54,28 @@ func startServer(t *testing.T, cfg lobby.Config, prepare func(*lobby.Lobby)) (*t
 	if cfg.Lane.Journal == nil {
 		cfg.Lane.Journal = memjournal.New()
 	}
+	// The sockets' poller, as lobby/server runs it: stopped once the
+	// lobby's sockets have closed.
+	poller, err := ws.NewPoller()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Socket.Poller = poller
 	lb := lobby.New(cfg)
 	if prepare != nil {
 		prepare(lb)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
+	polled := make(chan error, 1)
+	go func() { polled <- poller.Run(context.Background()) }()
 	go func() {
 		defer close(done)
 		lb.Run(ctx)
+		poller.Close()
+		if err := <-polled; err != nil {
+			t.Errorf("the sockets' poller: %v", err)
+		}
 	}()
 	srv := httptest.NewServer(lb.Handler())
 	var once sync.Once

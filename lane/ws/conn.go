@@ -58,10 +58,12 @@ type Conn struct {
 	finished bool     // the connection is over: start no more readers
 	readOnFn func()   // c.readOn, made once as writeOutFn is
 
-	// Set when the poller knows the connection (its socket, bc.raw),
-	// before serving.
+	// Set when a poller serves the connection (its socket, bc.raw), before
+	// serving: its jobs run on the poller's workers, and it waits for its
+	// client on the poller's epoll.
+	poller   *Poller
 	pollKey  uint64
-	unpolled bool // the poller could not re-arm it: its reader waits in a read; under mu
+	unpolled bool // epoll could not register or re-arm it: its reader waits in a read; under mu
 
 	// pinged is set while the server's ping waits for its pong: that pong
 	// was asked for, and does not count toward the client's rate. Under mu.
@@ -293,11 +295,11 @@ func (c *Conn) startWriterLocked() {
 	c.run(c.writeOutFn)
 }
 
-// run runs a job of the connection's: on the pool's workers if the
-// connection is a socket.
+// run runs a job of the connection's: on its poller's workers if it has
+// one.
 func (c *Conn) run(job func()) {
-	if c.bc.raw != nil {
-		pool.Go(job)
+	if c.poller != nil {
+		c.poller.workers.Go(job)
 	} else {
 		go job()
 	}

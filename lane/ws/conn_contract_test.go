@@ -343,6 +343,7 @@ func TestContractTheLibrarySetsNoDeadlines(t *testing.T) {
 	ran := make(chan error, 1)
 	go func() { ran <- l.Run(ctx) }()
 	defer func() { cancel(); <-ran }()
+	p := runPoller(t)
 	conns := make(chan *deadlineConn, 1)
 	watched := make(chan *deadlineConn, 1)
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -353,7 +354,7 @@ func TestContractTheLibrarySetsNoDeadlines(t *testing.T) {
 		}
 		d := <-conns
 		d.watch()
-		Serve(context.WithoutCancel(ctx), conn, l, Config{WriteTimeout: time.Hour, PingInterval: 5 * time.Millisecond})
+		Serve(context.WithoutCancel(ctx), conn, l, Config{WriteTimeout: time.Hour, PingInterval: 5 * time.Millisecond, Poller: p})
 		watched <- d
 	}))
 	srv.Listener = deadlineListener{srv.Listener, conns}

@@ -196,12 +196,13 @@ func TestAcceptKeepsWhatTheClientSentEarly(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go l.Run(ctx)
+	p := runPoller(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		conn, err := Accept(w, r, nil)
 		if err != nil {
 			return
 		}
-		go Serve(context.WithoutCancel(ctx), conn, l, Config{})
+		go Serve(context.WithoutCancel(ctx), conn, l, Config{Poller: p})
 	}))
 	defer srv.Close()
 

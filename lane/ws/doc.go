@@ -8,12 +8,12 @@
 // A connection at rest holds no goroutine. Its reader reads the client's
 // messages while they come, applies the connection's rate limit and hands
 // them to the endpoint undecoded (the lane goroutine decodes them), then
-// exits; on Linux one poller goroutine waits on epoll for every connection
-// at rest and starts a reader when its client sends something, or hangs
-// up. Writing happens on a writer started when something is queued for
-// an idle connection, which drains the outbox and exits. Readers and
-// writers of sockets run on a few kept workers, whose stacks have grown
-// already. Pings are queued on a timer.
+// exits; on Linux its server's [Poller] waits on epoll for every
+// connection at rest and starts a reader when its client sends something,
+// or hangs up. Writing happens on a writer started when something is
+// queued for an idle connection, which drains the outbox and exits.
+// Readers and writers of sockets run on the poller's few kept workers,
+// whose stacks have grown already. Pings are queued on a timer.
 //
 // The client's pongs are taken out of the stream below the WebSocket
 // library (see read.go): the library would handle a pong inside a read
@@ -29,6 +29,20 @@
 // A failed write or a missed pong closes the connection, which ends the
 // reader (one is started to end a connection closed at rest), and the
 // connection detaches.
+//
+// # Who owns the poller and the workers
+//
+// Nothing here is the process's: a [Poller] (its epoll instance, the
+// goroutine waiting on it and its workers) is a value its server makes
+// with [NewPoller], gives its connections in [Config].Poller, and runs:
+// lobby/server's Server runs its own while it runs, and stops it once its
+// lobby's connections have closed; two servers in one process have two.
+// [Poller.Run] returns only when the poller's goroutines have ended. If
+// epoll fails, Run returns the error rather than panic: the poller closes
+// the connections it served (their clients reconnect), and its server
+// decides what to do (lobby/server logs it and serves on without it).
+// Connections with no poller, or started after it stopped, are served as
+// where there is no epoll: a reader waits in a read for each.
 //
 // # Fan-out never blocks the lane
 //

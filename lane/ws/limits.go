@@ -72,6 +72,13 @@ type Config struct {
 	PongTimeout  time.Duration // how long a pong may take; default PongTimeout
 	MessageRate  float64       // messages per second per connection; default MessagesPerSecond
 	MessageBurst int           // default MessageBurst
+
+	// Poller, if not nil, serves the connections at rest and runs their
+	// readers and writers (see [Poller]); it is its server's, which runs
+	// it. With none, each connection's reader waits in a read for as long
+	// as the connection lasts, and its writers start goroutines of their
+	// own.
+	Poller *Poller
 }
 
 func (c Config) withDefaults() Config {

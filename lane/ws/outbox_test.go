@@ -124,7 +124,8 @@ func BenchmarkWriteBoard(b *testing.B) {
 
 // benchConn returns the server's side of a WebSocket connection over real
 // TCP, whose far end discards what it reads with one buffer, so the
-// allocations reported are the server side's.
+// allocations reported are the server side's. Its writers run on a
+// poller's workers, as a server's do.
 func benchConn(b *testing.B) *Conn {
 	connc := make(chan *Conn, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -141,6 +142,12 @@ func benchConn(b *testing.B) *Conn {
 	go io.Copy(io.Discard, nc)
 	c := <-connc
 	c.bc.setTimeout(WriteTimeout)
+	p, err := NewPoller()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(p.Close)
+	p.track(c)
 	return c
 }
 

@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 	"syscall"
 )
 
-// poller tells connections at rest that the client sent something, so that
-// no goroutine has to wait in a read on each of them: one goroutine waits
-// on an epoll instance for all of them.
+// epoll is a [Poller]'s epoll instance: the connections at rest are
+// registered on it, so that no goroutine has to wait in a read on each of
+// them, and the poller's Run waits on it for all of them.
 //
 // A connection is registered one-shot: it reports once, then not again
 // until its reader rests and re-arms it, so at most one reader runs per
@@ -18,72 +17,72 @@ import (
 // kernel drops it with its last reference, and Go holds the only one), and
 // every call naming a descriptor is made under syscall.RawConn.Control,
 // which keeps it open meanwhile: a number reused by a newer connection is
-// never re-armed for an older one.
-type poller struct {
-	epfd int
-	ep   syscall.RawConn // epfd, in the runtime's own poller
+// never re-armed for an older one. The epoll descriptor is held the same
+// way, so that closing it (to stop the poller) never races a call on it.
+type epoll struct {
+	f  *os.File        // epfd, in the runtime's own poller
+	rc syscall.RawConn // f's
 
-	mu    sync.Mutex
-	conns map[uint64]*Conn
-	next  uint64
+	// wait is epoll_wait without waiting: syscall.EpollWait with a
+	// timeout of 0. Tests replace it to make epoll fail.
+	wait func(epfd int, events []syscall.EpollEvent) (n int, err error)
 }
 
-var thePoller = sync.OnceValue(func() *poller {
+func newEpoll() (*epoll, error) {
 	epfd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
 	if err != nil {
-		return nil // connections fall back on a reader goroutine each
+		return nil, fmt.Errorf("ws: epoll_create1: %w", err)
 	}
 	if err := syscall.SetNonblock(epfd, true); err != nil {
 		syscall.Close(epfd)
-		return nil
+		return nil, fmt.Errorf("ws: epoll descriptor: %w", err)
 	}
 	// The epoll descriptor is itself readable while it has events: the
 	// runtime's poller waits for it, so that the goroutine waiting holds
 	// no thread in a system call and is woken as any reader is.
-	ep, err := os.NewFile(uintptr(epfd), "ws-poller").SyscallConn()
+	f := os.NewFile(uintptr(epfd), "ws-poller")
+	rc, err := f.SyscallConn()
 	if err != nil {
-		syscall.Close(epfd)
-		return nil
+		f.Close()
+		return nil, fmt.Errorf("ws: epoll descriptor: %w", err)
 	}
-	p := &poller{epfd: epfd, ep: ep, conns: make(map[uint64]*Conn)}
-	go p.run()
-	return p
-})
+	return &epoll{f: f, rc: rc, wait: epollWaitNow}, nil
+}
+
+func epollWaitNow(epfd int, events []syscall.EpollEvent) (int, error) {
+	return syscall.EpollWait(epfd, events, 0)
+}
+
+// close closes the epoll descriptor: a wait on it returns, and every
+// later ctl fails.
+func (e *epoll) close() { e.f.Close() }
 
 // pollEvents: readable, or the peer hung up, once.
 const pollEvents = syscall.EPOLLIN | syscall.EPOLLRDHUP | syscall.EPOLLONESHOT
 
-// add registers a connection's socket, armed, under a key it sets in
-// c.pollKey before the first event can name it.
-func (p *poller) add(c *Conn) error {
-	p.mu.Lock()
-	p.next++
-	key := p.next
-	p.conns[key] = c
-	c.pollKey = key
-	p.mu.Unlock()
-	if err := p.ctl(c.bc.raw, syscall.EPOLL_CTL_ADD, key); err != nil {
-		p.mu.Lock()
-		delete(p.conns, key)
-		c.pollKey = 0
-		p.mu.Unlock()
-		return err
-	}
-	return nil
-}
+const (
+	epollAdd = syscall.EPOLL_CTL_ADD
+	epollMod = syscall.EPOLL_CTL_MOD
+)
 
-// arm re-arms a registered connection: the poller reports it when it has
-// anything to read, at once if it has already.
-func (p *poller) arm(c *Conn) error {
-	return p.ctl(c.bc.raw, syscall.EPOLL_CTL_MOD, c.pollKey)
-}
+// epollEvent is an event, keyed by the connection it names.
+type epollEvent = syscall.EpollEvent
 
-func (p *poller) ctl(rc syscall.RawConn, op int, key uint64) error {
+func eventKey(ev *epollEvent) uint64 { return uint64(uint32(ev.Fd)) | uint64(uint32(ev.Pad))<<32 }
+
+// ctl registers (epollAdd) or re-arms (epollMod) a socket under key.
+func (e *epoll) ctl(rc syscall.RawConn, op int, key uint64) error {
 	ev := syscall.EpollEvent{Events: pollEvents, Fd: int32(uint32(key)), Pad: int32(uint32(key >> 32))}
 	var err error
-	if cerr := rc.Control(func(fd uintptr) {
-		err = syscall.EpollCtl(p.epfd, op, int(fd), &ev)
-	}); cerr != nil {
+	var cerr error
+	if eerr := e.rc.Control(func(epfd uintptr) {
+		cerr = rc.Control(func(fd uintptr) {
+			err = syscall.EpollCtl(int(epfd), op, int(fd), &ev)
+		})
+	}); eerr != nil {
+		return eerr // the poller has stopped
+	}
+	if cerr != nil {
 		return cerr
 	}
 	if err != nil {
@@ -92,39 +91,21 @@ func (p *poller) ctl(rc syscall.RawConn, op int, key uint64) error {
 	return nil
 }
 
-// remove forgets a connection: events still on their way for it are
-// dropped.
-func (p *poller) remove(key uint64) {
-	p.mu.Lock()
-	delete(p.conns, key)
-	p.mu.Unlock()
-}
-
-func (p *poller) run() {
-	events := make([]syscall.EpollEvent, 128)
-	for {
-		var n int
-		var err error
-		cerr := p.ep.Read(func(fd uintptr) bool {
-			n, err = syscall.EpollWait(int(fd), events, 0)
-			return n > 0 || (err != nil && err != syscall.EINTR) // else wait until it has events
-		})
-		if err == nil {
-			err = cerr
-		}
-		if err != nil { // the descriptor is ours and never closed: a bug
-			panic(fmt.Sprintf("ws: epoll_wait: %v", err))
-		}
-		for _, ev := range events[:n] {
-			key := uint64(uint32(ev.Fd)) | uint64(uint32(ev.Pad))<<32
-			p.mu.Lock()
-			c := p.conns[key]
-			p.mu.Unlock()
-			if c != nil {
-				c.wake()
-			}
-		}
+// waitEvents waits until epoll has events, and puts them in events. It
+// fails once the descriptor is closed, or if epoll_wait fails but for
+// EINTR.
+func (e *epoll) waitEvents(events []epollEvent) (n int, err error) {
+	cerr := e.rc.Read(func(fd uintptr) bool {
+		n, err = e.wait(int(fd), events)
+		return n > 0 || (err != nil && err != syscall.EINTR) // else wait until it has events
+	})
+	if cerr != nil {
+		return 0, cerr
 	}
+	if err != nil {
+		return 0, fmt.Errorf("epoll_wait: %w", err)
+	}
+	return n, nil
 }
 
 // readNow reads what the connection holds, without waiting: (0, nil) when

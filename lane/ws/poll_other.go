@@ -3,21 +3,26 @@
 package ws
 
 import (
-	"errors"
 	"syscall"
 )
 
-// poller is Linux's alone (poll_linux.go): elsewhere each connection keeps
-// a reader goroutine waiting in a read, as Serve's callers expect of most
-// Go servers.
-type poller struct{}
+// epoll is Linux's alone (poll_linux.go): elsewhere a [Poller] keeps its
+// workers only, and each connection keeps a reader goroutine waiting in a
+// read, as Serve's callers expect of most Go servers.
+type epoll struct{}
 
-var thePoller = func() *poller { return nil }
+func newEpoll() (*epoll, error) { return nil, nil }
 
-var errNoPoller = errors.New("ws: no poller on this system")
+type epollEvent struct{}
 
-func (*poller) add(*Conn) error { return errNoPoller }
-func (*poller) arm(*Conn) error { return errNoPoller }
-func (*poller) remove(uint64)   {}
+func eventKey(*epollEvent) uint64 { return 0 }
 
-func readNow(syscall.RawConn, []byte) (int, error) { return 0, errNoPoller }
+const (
+	epollAdd = iota
+	epollMod
+)
+
+func (*epoll) close()                                 {}
+func (*epoll) ctl(syscall.RawConn, int, uint64) error { return errNoEpoll }
+func (*epoll) waitEvents([]epollEvent) (int, error)   { return 0, errNoEpoll }
+func readNow(syscall.RawConn, []byte) (int, error)    { return 0, errNoEpoll }

@@ -167,13 +167,14 @@ func TestConnectionEndsWithItsContext(t *testing.T) {
 	defer stopLane()
 	go l.Run(runCtx)
 	ctx, cancel := context.WithCancelCause(context.Background())
+	p := runPoller(t)
 	ended := make(chan error, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		conn, err := Accept(w, r, nil)
 		if err != nil {
 			return
 		}
-		Start(ctx, conn, l, Config{}, func(err error) { ended <- err })
+		Start(ctx, conn, l, Config{Poller: p}, func(err error) { ended <- err })
 	}))
 	defer srv.Close()
 	s := &testServer{l: l, srv: srv, addr: srv.Listener.Addr().String()}
@@ -207,13 +208,14 @@ func TestHugeFrameLengthEndsTheConnection(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go l.Run(ctx)
+	p := runPoller(t)
 	ended := make(chan error, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		conn, err := Accept(w, r, nil)
 		if err != nil {
 			return
 		}
-		Start(context.WithoutCancel(ctx), conn, l, Config{}, func(err error) { ended <- err })
+		Start(context.WithoutCancel(ctx), conn, l, Config{Poller: p}, func(err error) { ended <- err })
 	}))
 	defer srv.Close()
 	nc, _ := dialRaw(t, srv.Listener.Addr().String(), nil)

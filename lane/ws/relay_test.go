@@ -142,13 +142,14 @@ func serveRelayedLane(t *testing.T, id string, newLane func(lane.Config) *lane.L
 	k.l = newLane(cfg)
 	k.relay = lane.NewRelay(id, k, cfg)
 	owner = serveLane(t, k.l, Config{})
+	p := runPoller(t)
 	var wg sync.WaitGroup
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		conn, err := Accept(w, r, nil)
 		if err != nil {
 			return
 		}
-		wg.Go(func() { Serve(context.Background(), conn, k.relay, Config{}) })
+		wg.Go(func() { Serve(context.Background(), conn, k.relay, Config{Poller: p}) })
 	}))
 	t.Cleanup(func() {
 		k.relay.Close(protocol.CodeLaneClosed, "the test is over")

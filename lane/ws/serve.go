@@ -29,11 +29,12 @@ func Serve(ctx context.Context, conn *Conn, to lane.Endpoint, cfg Config) error 
 //
 // A reader goroutine reads the client's messages and hands them over;
 // writes happen on writer goroutines that exist only while something is
-// queued (see [Conn.writeOut]), and pings on a timer. On Linux the reader,
-// too, exits when the client has sent nothing more, and the poller starts
-// one when it does: a connection at rest holds no goroutine. Elsewhere,
-// and for a connection that is not a socket (a pipe, TLS), the reader
-// waits in a read for as long as the connection lasts.
+// queued (see [Conn.writeOut]), and pings on a timer. With a poller
+// (Config.Poller), on Linux, the reader too exits when the client has
+// sent nothing more, and the poller starts one when it does: a connection
+// at rest holds no goroutine. Elsewhere, with no poller, and for a
+// connection that is not a socket (a pipe, TLS), the reader waits in a
+// read for as long as the connection lasts.
 func Start(ctx context.Context, conn *Conn, to lane.Endpoint, cfg Config, done func(error)) {
 	cfg, log := cfg.withDefaults(), to.Logger()
 	ws := conn.ws
@@ -41,18 +42,27 @@ func Start(ctx context.Context, conn *Conn, to lane.Endpoint, cfg Config, done f
 	conn.bc.setTimeout(cfg.WriteTimeout)
 	conn.pingInterval, conn.pongTimeout = cfg.PingInterval, cfg.PongTimeout
 	conn.limit.setRate(cfg.MessageRate, cfg.MessageBurst, time.Now())
+	if cfg.Poller != nil && conn.bc.raw != nil { // a socket: pipes (in synctest bubbles) have no poller
+		cfg.Poller.track(conn)
+	}
 	session, ok := to.Attach(ctx, conn)
 	if !ok {
+		if conn.poller != nil {
+			conn.poller.remove(conn.pollKey)
+		}
 		ws.Close(websocket.StatusGoingAway, "lane closed")
 		done(errDropped)
 		return
 	}
 	log.Debug("connection opened")
-	if conn.bc.raw != nil { // a socket: pipes (in synctest bubbles) never start the poller
-		if p := thePoller(); p != nil {
-			if err := p.add(conn); err != nil {
+	if p := conn.poller; p != nil {
+		if err := p.add(conn); err != nil {
+			if !errors.Is(err, errNoEpoll) {
 				log.Debug("connection not polled", "err", err)
 			}
+			conn.mu.Lock()
+			conn.unpolled = true
+			conn.mu.Unlock()
 		}
 	}
 	s := &serving{ctx: ctx, session: session, log: log, rate: cfg.MessageRate, done: done}
@@ -123,7 +133,7 @@ func (c *Conn) rest() {
 	c.mu.Lock()
 	c.reading = false
 	c.mu.Unlock()
-	if err := thePoller().arm(c); err != nil {
+	if err := c.poller.arm(c); err != nil {
 		c.mu.Lock()
 		c.unpolled = true
 		c.mu.Unlock()
@@ -137,8 +147,8 @@ func (c *Conn) finish(s *serving, err error) {
 	c.mu.Lock()
 	c.finished = true
 	c.mu.Unlock()
-	if c.pollKey != 0 {
-		thePoller().remove(c.pollKey)
+	if c.poller != nil {
+		c.poller.remove(c.pollKey)
 	}
 	if s.stop != nil {
 		s.stop()

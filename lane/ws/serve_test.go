@@ -36,6 +36,9 @@ type testServer struct {
 // test ends.
 func serveLane(t *testing.T, l *lane.Lane, cfg Config) *testServer {
 	t.Helper()
+	if cfg.Poller == nil {
+		cfg.Poller = runPoller(t)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -56,6 +59,27 @@ func serveLane(t *testing.T, l *lane.Lane, cfg Config) *testServer {
 		wg.Wait()
 	})
 	return &testServer{l: l, srv: srv, addr: srv.Listener.Addr().String()}
+}
+
+// runPoller runs a poller for a test's server until the test ends: after
+// the test's own deferred calls and the cleanups registered after it
+// (the servers'), as a server stops its poller once its connections have
+// closed.
+func runPoller(t *testing.T) *Poller {
+	t.Helper()
+	p, err := NewPoller()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := make(chan error, 1)
+	go func() { ran <- p.Run(context.Background()) }()
+	t.Cleanup(func() {
+		p.Close()
+		if err := <-ran; err != nil {
+			t.Errorf("the poller's Run = %v, want nil", err)
+		}
+	})
+	return p
 }
 
 // testLogger routes a lane's logs to t.

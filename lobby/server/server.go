@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/ws"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/lobby/nats"
@@ -31,7 +32,8 @@ type Config struct {
 	// journal, archive, bowlers, leagues, health check and cluster
 	// (Lane.Journal, Lane.Durable, Archive, Lane.Bowlers, Leagues, Health,
 	// Cluster, Lane.Publish, Lane.Wakes, Lane.Node) from the
-	// fields below; set them here and they are overwritten.
+	// fields below, and its sockets' poller (Socket.Poller, the server's
+	// own); set them here and they are overwritten.
 	Lobby lobby.Config
 
 	// Memory keeps the lanes in memory only: a restart forgets them.
@@ -59,6 +61,7 @@ type Server struct {
 	Journal *nats.Journal // nil with Config.Memory
 	Cluster *nats.Cluster // nil but for a node of a cluster
 
+	poller   *ws.Poller // serves the lobby's WebSockets at rest; see Run
 	log      *slog.Logger
 	restored int
 	handler  http.Handler
@@ -132,6 +135,12 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.Cluster = cl
 		lc.Cluster, lc.Lane.Publish, lc.Lane.Wakes = cl, cl.Publish, cl.Wakes
 	}
+	p, err := ws.NewPoller()
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	s.poller, lc.Socket.Poller = p, p
 	s.Lobby = lobby.New(lc)
 	if s.Cluster == nil && !cfg.Memory {
 		// A cluster's lanes are adopted by whichever node finds them
@@ -166,22 +175,41 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // Restored returns how many lanes New restored from the store.
 func (s *Server) Restored() int { return s.restored }
 
-// Run runs the node's lanes and, for a node of a cluster, its part in the
-// cluster, until ctx ends; it returns once every lane has stopped (each
-// closing its sockets with "going away"). Run it once.
+// Run runs the node's lanes, the poller of their WebSockets and, for a
+// node of a cluster, its part in the cluster, until ctx ends; it returns
+// once every lane has stopped (each closing its sockets with "going
+// away"), and the poller after them. Run it once.
+//
+// If the poller fails, it closes the sockets it served (their clients
+// reconnect) and Run logs why: the sockets opened afterwards are served
+// without it, a goroutine waiting in a read for each, until the node
+// restarts.
 func (s *Server) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	if s.Cluster != nil {
 		wg.Go(func() { s.Cluster.Run(ctx, s.Lobby) })
 	}
+	// The poller serves the sockets until the lanes have closed them: it
+	// stops after the lobby, not with ctx.
+	pollerCtx, stopPoller := context.WithCancel(context.WithoutCancel(ctx))
+	wg.Go(func() {
+		if err := s.poller.Run(pollerCtx); err != nil {
+			s.log.Error("websockets served without a poller from now on: its sockets were closed, to reconnect", "err", err)
+		}
+	})
 	s.Lobby.Run(ctx)
+	stopPoller()
 	wg.Wait()
 }
 
-// Close closes the store: after Run has returned, for every lane to have
-// stored what it acknowledged. It may be called more than once.
+// Close closes the store, and the sockets' poller of a server that never
+// ran: after Run has returned, for every lane to have stored what it
+// acknowledged. It may be called more than once.
 func (s *Server) Close() error {
 	s.close.Do(func() {
+		if s.poller != nil {
+			s.poller.Close() // for a server that never ran
+		}
 		if s.Journal != nil {
 			s.closeErr = s.Journal.Close()
 		}
