@@ -211,6 +211,13 @@ func (lb *Lobby) lane(w http.ResponseWriter, r *http.Request) (apiLane, bool) {
 		return err
 	})
 	switch {
+	case l != nil && stopped(l):
+		// Closed a moment ago, and not yet out of the lobby: its kept
+		// night, if it has one, is what is true now.
+		if k, kerr := lb.kept(r.Context(), id); kerr == nil {
+			return k, true
+		}
+		return l, true
 	case l != nil:
 		return l, true
 	case err == nil:
@@ -227,6 +234,16 @@ func (lb *Lobby) lane(w http.ResponseWriter, r *http.Request) (apiLane, bool) {
 	}
 	lb.failFind(w, id, err)
 	return nil, false
+}
+
+// stopped reports whether l has stopped.
+func stopped(l *lane.Lane) bool {
+	select {
+	case <-l.Done():
+		return true
+	default:
+		return false
+	}
 }
 
 // failFind answers a request for lane id that could not be found.
