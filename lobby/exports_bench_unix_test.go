@@ -349,7 +349,8 @@ func (r *roller) roll(ctx context.Context) time.Duration {
 	r.game.Roll(pins)
 	if r.game.Over() {
 		r.game = bowling.Game{}
-		if _, err := r.conn.Rematch(ctx); err == nil {
+		_, err := r.conn.Rematch(ctx)
+		if err == nil {
 			_, err = r.conn.Start(ctx)
 		}
 		if err != nil && ctx.Err() == nil {
