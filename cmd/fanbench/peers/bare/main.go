@@ -193,46 +193,11 @@ func (l *lane) handle(s *subscriber, data []byte) {
 
 // apply makes the change m asks for, or returns the error code refusing it.
 func (l *lane) apply(s *subscriber, m request) string {
-	if m.Type == "join" {
-		switch {
-		case s.seat >= 0:
-			return "already_seated"
-		case l.turn.Phase != "waiting":
-			return "game_started"
-		case len(l.seats) == game.MaxPlayers:
-			return "lane_full"
-		}
-		s.seat = len(l.seats)
-		l.seats = append(l.seats, s)
-		return ""
+	if code := l.turn.Move(m.Type, s.seat, len(l.seats), m.Pins); code != "" || m.Type != "join" {
+		return code
 	}
-	if s.seat < 0 {
-		return "not_seated"
-	}
-	switch m.Type {
-	case "start":
-		if l.turn.Phase != "waiting" {
-			return "game_started"
-		}
-		l.turn.Start()
-	case "rematch":
-		if l.turn.Phase != "finished" {
-			return "not_finished"
-		}
-		l.turn.Start()
-	case "roll":
-		switch {
-		case l.turn.Phase != "playing":
-			return "not_playing"
-		case s.seat != l.turn.Up:
-			return "not_your_turn"
-		case m.Pins == nil || *m.Pins < 0 || *m.Pins > l.turn.Standing:
-			return "invalid_pins"
-		}
-		l.turn.Roll(*m.Pins, len(l.seats))
-	default:
-		return "unknown_type"
-	}
+	s.seat = len(l.seats)
+	l.seats = append(l.seats, s)
 	return ""
 }
 

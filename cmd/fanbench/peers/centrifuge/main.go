@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"log"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -162,51 +163,11 @@ func refusal(code string) error {
 // apply makes the change the method asks for, or returns the error code
 // refusing it.
 func (l *lane) apply(c *centrifuge.Client, method string, m request) string {
-	seat := -1
-	for i, p := range l.seats {
-		if p == c {
-			seat = i
-		}
+	seat := slices.Index(l.seats, c)
+	if code := l.turn.Move(method, seat, len(l.seats), m.Pins); code != "" || method != "join" {
+		return code
 	}
-	if method == "join" {
-		switch {
-		case seat >= 0:
-			return "already_seated"
-		case l.turn.Phase != "waiting":
-			return "game_started"
-		case len(l.seats) == game.MaxPlayers:
-			return "lane_full"
-		}
-		l.seats = append(l.seats, c)
-		return ""
-	}
-	if seat < 0 {
-		return "not_seated"
-	}
-	switch method {
-	case "start":
-		if l.turn.Phase != "waiting" {
-			return "game_started"
-		}
-		l.turn.Start()
-	case "rematch":
-		if l.turn.Phase != "finished" {
-			return "not_finished"
-		}
-		l.turn.Start()
-	case "roll":
-		switch {
-		case l.turn.Phase != "playing":
-			return "not_playing"
-		case seat != l.turn.Up:
-			return "not_your_turn"
-		case m.Pins == nil || *m.Pins < 0 || *m.Pins > l.turn.Standing:
-			return "invalid_pins"
-		}
-		l.turn.Roll(*m.Pins, len(l.seats))
-	default:
-		return "unknown_method"
-	}
+	l.seats = append(l.seats, c)
 	return ""
 }
 

@@ -4,8 +4,9 @@
 //
 // The turn passes after a strike or two balls, and after the tenth frame the
 // game is finished, with no bonus balls. A server keeps a Turn beside its
-// seats and seq, under its lane's lock, and checks a roll against it (in
-// turn, no more pins than stand) before calling Roll.
+// seats and seq, under its lane's lock, and hands it each player's move
+// (Move), which refuses what tenpin refuses (a roll out of turn, or of more
+// pins than stand) and makes the rest.
 package game
 
 import "encoding/json"
@@ -48,6 +49,53 @@ func (t *Turn) Roll(pins, players int) {
 			t.Phase = "finished"
 		}
 	}
+}
+
+// Move checks a player's move against the turn and, but for a join, makes
+// it: move is "join", "start", "rematch" or "roll", seat the player's seat
+// (-1 for none) of seats taken, pins a roll's. It returns tenpin's error code
+// refusing the move, or "" when it is allowed: a join then takes seat number
+// seats, which the caller gives.
+func (t *Turn) Move(move string, seat, seats int, pins *int) string {
+	if move == "join" {
+		switch {
+		case seat >= 0:
+			return "already_seated"
+		case t.Phase != "waiting":
+			return "game_started"
+		case seats == MaxPlayers:
+			return "lane_full"
+		}
+		return ""
+	}
+	if seat < 0 {
+		return "not_seated"
+	}
+	switch move {
+	case "start":
+		if t.Phase != "waiting" {
+			return "game_started"
+		}
+		t.Start()
+	case "rematch":
+		if t.Phase != "finished" {
+			return "not_finished"
+		}
+		t.Start()
+	case "roll":
+		switch {
+		case t.Phase != "playing":
+			return "not_playing"
+		case seat != t.Up:
+			return "not_your_turn"
+		case pins == nil || *pins < 0 || *pins > t.Standing:
+			return "invalid_pins"
+		}
+		t.Roll(*pins, seats)
+	default:
+		return "unknown_type"
+	}
+	return ""
 }
 
 type up struct {

@@ -57,3 +57,43 @@ func TestBoard(t *testing.T) {
 		t.Errorf("a mid-game board is %d bytes, want about 1,170", n)
 	}
 }
+
+func TestMove(t *testing.T) {
+	pins := func(n int) *int { return &n }
+	playing := New()
+	playing.Start()
+	finished := Turn{Phase: "finished"}
+	tests := []struct {
+		name        string
+		turn        Turn
+		move        string
+		seat, seats int
+		pins        *int
+		want        string
+	}{
+		{"join", New(), "join", -1, 0, nil, ""},
+		{"join twice", New(), "join", 0, 1, nil, "already_seated"},
+		{"join a game started", playing, "join", -1, 1, nil, "game_started"},
+		{"join a full lane", New(), "join", -1, MaxPlayers, nil, "lane_full"},
+		{"start unseated", New(), "start", -1, 1, nil, "not_seated"},
+		{"start", New(), "start", 0, 1, nil, ""},
+		{"start twice", playing, "start", 0, 1, nil, "game_started"},
+		{"rematch before the end", playing, "rematch", 0, 1, nil, "not_finished"},
+		{"rematch", finished, "rematch", 0, 1, nil, ""},
+		{"roll before the start", New(), "roll", 0, 1, pins(3), "not_playing"},
+		{"roll out of turn", playing, "roll", 1, 2, pins(3), "not_your_turn"},
+		{"roll no pins", playing, "roll", 0, 2, nil, "invalid_pins"},
+		{"roll too many pins", playing, "roll", 0, 2, pins(11), "invalid_pins"},
+		{"roll fewer than none", playing, "roll", 0, 2, pins(-1), "invalid_pins"},
+		{"roll", playing, "roll", 0, 2, pins(3), ""},
+		{"unknown", playing, "bowl", 0, 2, nil, "unknown_type"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			turn := tt.turn
+			if got := turn.Move(tt.move, tt.seat, tt.seats, tt.pins); got != tt.want {
+				t.Errorf("%+v.Move(%q, %d, %d, …) = %q, want %q", tt.turn, tt.move, tt.seat, tt.seats, got, tt.want)
+			}
+		})
+	}
+}
