@@ -30,6 +30,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -90,6 +91,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if len(rports) != len(cports) {
 		return fmt.Errorf("-ports names %d servers and -cluster-ports %d: one of each a server", len(cports), len(rports))
+	}
+	seen := make(map[int]bool, 2*len(cports))
+	for _, p := range append(slices.Clone(cports), rports...) {
+		if seen[p] {
+			return fmt.Errorf("-ports and -cluster-ports name port %d twice: every server listens on two ports of its own", p)
+		}
+		seen[p] = true
 	}
 	if *only < 0 || *only > len(cports) {
 		return fmt.Errorf("-only %d: want 1 to %d, or 0 for every server", *only, len(cports))

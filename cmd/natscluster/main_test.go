@@ -45,6 +45,8 @@ func TestFlags(t *testing.T) {
 		{"-host", "0.0.0.0"},
 		{"-ports", "4222,4223", "-cluster-ports", "6222,6223,6224"},
 		{"-ports", "x"},
+		{"-ports", "4222,4223,4222"},
+		{"-ports", "4222,4223,6222"},
 		{"-only", "4"},
 	} {
 		if err := run(t.Context(), args, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), args[0]) {
