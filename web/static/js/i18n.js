@@ -85,3 +85,21 @@ export function applyStatic(root = document) {
   }
 }
 
+
+// langSwitch wires the page's language buttons ([data-lang]): the choice
+// is remembered (setLang), each button says whether it is the one
+// chosen, and redraw says everything again in the language chosen.
+export function langSwitch(redraw) {
+  const mark = () => {
+    for (const btn of document.querySelectorAll("[data-lang]")) btn.setAttribute("aria-pressed", String(btn.dataset.lang === getLang()));
+  };
+  for (const btn of document.querySelectorAll("[data-lang]")) {
+    btn.addEventListener("click", () => {
+      setLang(btn.dataset.lang);
+      applyStatic();
+      mark();
+      redraw();
+    });
+  }
+  mark();
+}

@@ -1,8 +1,8 @@
 // What the league's pages share: the secretary's key as this device
-// keeps it (localStorage, never in a URL), the API's refusals, and the
-// language switch.
+// keeps it (localStorage, never in a URL), the API's refusals, and how points
+// are said.
 import { el } from "./dom.js";
-import { errorText, getLang, setLang, applyStatic, num } from "./i18n.js";
+import { errorText, num } from "./i18n.js";
 
 const keyName = (id) => "tenpin-league-key:" + id;
 const newName = "tenpin-league-new";
@@ -55,22 +55,6 @@ export function refusalNodes(r) {
     out.push(" ", el("span", { class: "reason", lang: "en", text: r.message }));
   }
   return out;
-}
-
-// langSwitch wires the language buttons: redraw draws the page again.
-export function langSwitch(redraw) {
-  const mark = () => {
-    for (const btn of document.querySelectorAll("[data-lang]")) btn.setAttribute("aria-pressed", String(btn.dataset.lang === getLang()));
-  };
-  for (const btn of document.querySelectorAll("[data-lang]")) {
-    btn.addEventListener("click", () => {
-      setLang(btn.dataset.lang);
-      applyStatic();
-      mark();
-      redraw();
-    });
-  }
-  mark();
 }
 
 // points says points, whole or half.

@@ -4,8 +4,8 @@
 // secretary key is kept on this device (never in a URL) and its page
 // opens, showing the key once to be kept.
 import { $, el, say } from "./dom.js";
-import { t, applyStatic } from "./i18n.js";
-import { keepSecretaryKey, markCreated, refusal, refusalNodes, langSwitch } from "./league-common.js";
+import { t, applyStatic, langSwitch } from "./i18n.js";
+import { keepSecretaryKey, markCreated, refusal, refusalNodes } from "./league-common.js";
 
 const maxTeams = 32;
 const maxBowlers = 6;

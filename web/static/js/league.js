@@ -7,8 +7,8 @@
 // bowlers, substitutes), close the night, enter or correct a score. A key
 // the server does not take shows no controls.
 import { $, el, say } from "./dom.js";
-import { t, applyStatic, getLang, num, list } from "./i18n.js";
-import { secretaryKey, keepSecretaryKey, forgetSecretaryKey, takeCreated, refusal, refusalNodes, langSwitch, pointsText } from "./league-common.js";
+import { t, applyStatic, getLang, num, list, langSwitch } from "./i18n.js";
+import { secretaryKey, keepSecretaryKey, forgetSecretaryKey, takeCreated, refusal, refusalNodes, pointsText } from "./league-common.js";
 
 const id = decodeURIComponent((location.pathname.match(/^\/leagues\/([^/]+)$/) || [])[1] || "");
 const api = "/api/leagues/" + encodeURIComponent(id);

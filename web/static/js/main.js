@@ -5,7 +5,7 @@
 // night's numbers, the exports), invite, lobby, and i18n (every word, in
 // English and Korean). No build step: the browser loads them as they are.
 import { $, el, setFieldError, say } from "./dom.js";
-import { t, applyStatic, errorText, getLang, setLang } from "./i18n.js";
+import { t, applyStatic, errorText, getLang, langSwitch } from "./i18n.js";
 import { startLobby, setConn, relabelConn, relabelLobby, hostKeyKey } from "./lobby.js";
 import { createSocket } from "./socket.js";
 import { boardHead, boardRows, rankingItems, result, rollLog, changes, highsOf, highText } from "./board.js";
@@ -737,7 +737,6 @@ function renderLog(b) {
   $("#log").replaceChildren(...log.map((text) => el("li", { text })));
 }
 
-// renderSeries shows the lane's series totals, once a game is over.
 // renderTeams shows a league night's two teams: the game in play's
 // scratch and total with handicap, and the points won tonight.
 function renderTeams(b) {
@@ -758,6 +757,7 @@ function renderTeams(b) {
     ...Array.from({ length: games }, (_, g) => el("td", { text: tm.games && g < tm.games.length ? String(tm.games[g]) : "" })))));
 }
 
+// renderSeries shows the lane's series totals, once a game is over.
 function renderSeries(b) {
   const series = b.series || [];
   $("#series").hidden = series.length === 0;
@@ -779,34 +779,14 @@ function relabel() {
   numbers.render();
 }
 
-// startSwitch wires the language switch, on every page: the choice is
-// remembered (i18n's setLang), and the page says everything again in the
-// language chosen.
-function startSwitch(again) {
-  const mark = () => {
-    for (const btn of document.querySelectorAll("[data-lang]")) {
-      btn.setAttribute("aria-pressed", String(btn.dataset.lang === getLang()));
-    }
-  };
-  for (const btn of document.querySelectorAll("[data-lang]")) {
-    btn.addEventListener("click", () => {
-      setLang(btn.dataset.lang);
-      applyStatic();
-      mark();
-      again();
-    });
-  }
-  mark();
-}
-
 // ---------------------------------------------------------------- start
 
 applyStatic();
 const m = location.pathname.match(/^\/lanes\/([^/]+)$/);
 if (m) {
   startLane(decodeURIComponent(m[1]));
-  startSwitch(relabel);
+  langSwitch(relabel);
 } else {
   startLobby();
-  startSwitch(() => { relabelConn(); relabelLobby(); });
+  langSwitch(() => { relabelConn(); relabelLobby(); });
 }

@@ -7,7 +7,7 @@
 // "/me#link=CODE" is another phone's code, redeemed here for a key of
 // this device's own.
 import { $, el, say } from "./dom.js";
-import { t, applyStatic, errorText, getLang, setLang, num, list } from "./i18n.js";
+import { t, applyStatic, errorText, getLang, num, list, langSwitch } from "./i18n.js";
 import { bowlerKey, keepBowlerKey, forgetBowlerKey, authorized } from "./bowler.js";
 
 const shared = (location.pathname.match(/^\/b\/([^/]+)$/) || [])[1] || "";
@@ -234,20 +234,11 @@ function wire() {
     $("#me-body").hidden = true;
     setStatus(() => t("deleted"));
   }));
-  const mark = () => {
-    for (const btn of document.querySelectorAll("[data-lang]")) btn.setAttribute("aria-pressed", String(btn.dataset.lang === getLang()));
-  };
-  for (const btn of document.querySelectorAll("[data-lang]")) {
-    btn.addEventListener("click", () => {
-      setLang(btn.dataset.lang);
-      applyStatic();
-      mark();
-      $("#me-status").textContent = state.status();
-      render();
-      if (state.me) chart();
-    });
-  }
-  mark();
+  langSwitch(() => {
+    $("#me-status").textContent = state.status();
+    render();
+    if (state.me) chart();
+  });
 }
 
 applyStatic();
