@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"strconv"
@@ -368,17 +367,17 @@ func (lb *Lobby) redeem(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxLinkBody))
+	const example = `{"code":"…"}, the code another device showed`
 	var body protocol.Link
-	if err == nil {
-		err = protocol.Unmarshal(data, &body)
+	if !lb.readJSON(w, r, maxLinkBody, &body, example, false) {
+		return
 	}
-	if err != nil || body.Code == "" {
-		lb.fail(w, protocol.CodeBadRequest, `the body must be one JSON object like {"code":"…"}, the code another device showed`)
+	if body.Code == "" {
+		lb.fail(w, protocol.CodeBadRequest, "the body must be one JSON object like "+example)
 		return
 	}
 	key := bowler.NewKey()
-	_, err = lb.cfg.Lane.Bowlers.Redeem(r.Context(), bowler.HashKey(body.Code), bowler.HashKey(key), time.Now())
+	_, err := lb.cfg.Lane.Bowlers.Redeem(r.Context(), bowler.HashKey(body.Code), bowler.HashKey(key), time.Now())
 	if !errors.Is(err, bowler.ErrCode) && !errors.Is(err, bowler.ErrUnknown) {
 		lb.keyGuesses.refund(addr)
 	}

@@ -258,6 +258,20 @@ func TestABowlersDevices(t *testing.T) {
 	if e.Code != protocol.CodeInvalidCode {
 		t.Errorf("a code used twice: %+v, want invalid_code", e)
 	}
+	for _, tc := range []struct {
+		name string
+		body protocol.Link
+		want protocol.Code
+	}{
+		{"no code", protocol.Link{}, protocol.CodeBadRequest},
+		{"a body over 1 KiB", protocol.Link{Code: strings.Repeat("x", 1<<10)}, protocol.CodeTooLarge},
+	} {
+		var e protocol.Error
+		apiJSON(t, "POST", base+"/link", "", tc.body, tc.want.Status(), &e)
+		if e.Code != tc.want {
+			t.Errorf("a link with %s: %+v, want %s", tc.name, e, tc.want)
+		}
+	}
 	var me protocol.Bowler
 	apiJSON(t, "GET", base+"/me", tablet.BowlerKey, nil, http.StatusOK, &me)
 	if me.Games != 1 {

@@ -145,18 +145,8 @@ func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
 		lb.tooMany(w, wait, "this address has created lanes too fast")
 		return
 	}
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodySize))
-	if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
-		lb.fail(w, protocol.CodeTooLarge, fmt.Sprintf("the body is over %d bytes", maxBodySize))
-		return
-	}
-	// As strictly as a lane's messages: exact names, each once.
 	var body protocol.CreateLane
-	if err == nil {
-		err = protocol.Unmarshal(data, &body)
-	}
-	if err != nil {
-		lb.fail(w, protocol.CodeBadRequest, `the body must be one JSON object like {"name":"Friday night"}: `+strings.TrimPrefix(err.Error(), protocol.ErrUndecodable.Error()+": "))
+	if !lb.readJSON(w, r, maxBodySize, &body, `{"name":"Friday night"}`, false) {
 		return
 	}
 	key, hash := rand.Text(), game.TokenHash{}
@@ -192,6 +182,34 @@ func (lb *Lobby) tooMany(w http.ResponseWriter, wait time.Duration, why string) 
 // idleTimeout is how long a lane with nobody connected stays open.
 func (lb *Lobby) idleTimeout() time.Duration {
 	return cmp.Or(lb.cfg.Lane.IdleTimeout, lane.IdleTimeout)
+}
+
+// readJSON reads a request's JSON body, up to limit bytes, strictly into
+// v — as strictly as a lane's messages: exact names, each once — or
+// answers why not: 413 too_large, 415 for a body not labelled JSON, 400
+// bad_request saying what is wrong after the example of a body. An empty
+// body, whatever its label, is {} if empty is true.
+func (lb *Lobby) readJSON(w http.ResponseWriter, r *http.Request, limit int64, v any, example string, empty bool) bool {
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
+		lb.fail(w, protocol.CodeTooLarge, fmt.Sprintf("the body is over %d bytes", limit))
+		return false
+	}
+	if err == nil && empty && len(bytes.TrimSpace(data)) == 0 {
+		return true
+	}
+	if !isJSON(r.Header.Get("Content-Type")) {
+		lb.fail(w, protocol.CodeUnsupportedMediaType, "send the body as JSON, with Content-Type: application/json")
+		return false
+	}
+	if err == nil {
+		err = protocol.Unmarshal(data, v)
+	}
+	if err != nil {
+		lb.fail(w, protocol.CodeBadRequest, "the body must be one JSON object like "+example+": "+strings.TrimPrefix(err.Error(), protocol.ErrUndecodable.Error()+": "))
+		return false
+	}
+	return true
 }
 
 // isJSON reports whether a Content-Type header says application/json

@@ -6,7 +6,6 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -268,42 +267,12 @@ func (lb *Lobby) failLeague(w http.ResponseWriter, err error) {
 	lb.fail(w, protocol.CodeUnavailable, "the leagues' store does not answer; try again in a moment")
 }
 
-// readLeagueBody reads a league request's JSON body, up to limit bytes,
-// strictly into v, or answers why not. An empty body is {} if empty is
-// true.
-func (lb *Lobby) readLeagueBody(w http.ResponseWriter, r *http.Request, limit int64, v any, example string, empty bool) bool {
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-	if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
-		lb.fail(w, protocol.CodeTooLarge, fmt.Sprintf("the body is over %d bytes", limit))
-		return false
-	}
-	if err == nil && empty && len(strings.TrimSpace(string(data))) == 0 {
-		return true
-	}
-	if !isJSON(r.Header.Get("Content-Type")) {
-		lb.fail(w, protocol.CodeUnsupportedMediaType, "send the body as JSON, with Content-Type: application/json")
-		return false
-	}
-	if err == nil {
-		err = protocol.Unmarshal(data, v)
-	}
-	if err != nil {
-		lb.fail(w, protocol.CodeBadRequest, "the body must be one JSON object like "+example+": "+strings.TrimPrefix(err.Error(), protocol.ErrUndecodable.Error()+": "))
-		return false
-	}
-	return true
-}
-
 func (lb *Lobby) createLeague(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
-	// Only JSON, as for a lane: a page of another site cannot send it
-	// without a preflight, which is never answered.
-	if !isJSON(r.Header.Get("Content-Type")) {
-		lb.fail(w, protocol.CodeUnsupportedMediaType, "send the body as JSON, with Content-Type: application/json")
-		return
-	}
+	// Only JSON, as for a lane (readJSON): a page of another site cannot
+	// send it without a preflight, which is never answered.
 	var body protocol.CreateLeague
-	if !lb.readLeagueBody(w, r, maxLeagueBody, &body, `{"name":"Thursday Mixed","games_per_night":3,"teams":[…]}`, false) {
+	if !lb.readJSON(w, r, maxLeagueBody, &body, `{"name":"Thursday Mixed","games_per_night":3,"teams":[…]}`, false) {
 		return
 	}
 	l, err := league.New(settingsOf(body))
@@ -555,7 +524,7 @@ func (lb *Lobby) openWeek(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body protocol.OpenWeek
-	if !lb.readLeagueBody(w, r, maxLeagueCommand, &body, `{"absent":["Lee"],"substitutes":[{"for":"Lee","name":"Jung"}]}`, true) {
+	if !lb.readJSON(w, r, maxLeagueCommand, &body, `{"absent":["Lee"],"substitutes":[{"for":"Lee","name":"Jung"}]}`, true) {
 		return
 	}
 	absent, err := absences(body)
@@ -634,7 +603,7 @@ func (lb *Lobby) closeWeek(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body struct{}
-	if !lb.readLeagueBody(w, r, maxLeagueCommand, &body, "{}", true) {
+	if !lb.readJSON(w, r, maxLeagueCommand, &body, "{}", true) {
 		return
 	}
 	lb.asSecretary(w, r, key, func(e *leagueEntry) error {
@@ -655,7 +624,7 @@ func (lb *Lobby) scoreGame(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body protocol.LeagueScore
-	if !lb.readLeagueBody(w, r, maxLeagueCommand, &body, `{"week":1,"bowler":"Kim","game":1,"score":180}`, false) {
+	if !lb.readJSON(w, r, maxLeagueCommand, &body, `{"week":1,"bowler":"Kim","game":1,"score":180}`, false) {
 		return
 	}
 	g := league.GameScore{Week: body.Week, Bowler: body.Bowler, Game: body.Game, Pins: body.Score}
