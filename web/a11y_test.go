@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"testing"
 
@@ -143,43 +142,13 @@ func TestAccessibility(t *testing.T) {
 // by its words. Remember me is left as the form has it.
 func newTableIn(t *testing.T, s *server, page context.Context, laneName, pageName string, seats ...string) *table {
 	t.Helper()
-	tb := &table{t: t, id: createLane(t, s, laneName), page: page, pageName: pageName, players: map[string]*client.Conn{}, next: map[string]int{}}
-	do(t, page, "open the lane", chromedp.Navigate(s.url+"/lanes/"+tb.id))
-	until(t, page, "the lane, connected", `document.querySelector("#conn").classList.contains("ok")`)
-	ctx, cancel := context.WithTimeout(t.Context(), step)
-	defer cancel()
-	dial := func() *client.Conn {
-		c, err := client.Dial(ctx, s.url, tb.id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.CloseNow() })
-		return c
-	}
-	for _, name := range seats {
-		if name == pageName {
-			do(t, page, "join as "+name,
-				chromedp.WaitVisible(chromedp.CSS("#join-name")),
-				chromedp.SendKeys(chromedp.CSS("#join-name"), name),
-				chromedp.Click(chromedp.CSS("#join")))
-			until(t, page, name+" seated", `window.tenpin.state.seat === `+js(name))
-			continue
-		}
-		c := dial()
-		if _, err := c.Join(ctx, name); err != nil {
-			t.Fatalf("%s joins: %v", name, err)
-		}
-		tb.players[name] = c
-	}
-	tb.watch = dial()
-	until(t, page, fmt.Sprintf("%d players seated", len(seats)), fmt.Sprintf(`document.querySelectorAll("#board tr[data-row=marks]").length === %d`, len(seats)))
-	if seats[0] == pageName {
-		do(t, page, "start", chromedp.Click(chromedp.CSS("#start")))
-	} else if _, err := tb.players[seats[0]].Start(ctx); err != nil {
-		t.Fatalf("%s starts: %v", seats[0], err)
-	}
-	tb.await(func(b *protocol.Board) bool { return b.Phase == protocol.PhasePlaying })
-	return tb
+	return seatTable(t, s, page, laneName, pageName, func(name string) {
+		do(t, page, "join as "+name,
+			chromedp.WaitVisible(chromedp.CSS("#join-name")),
+			chromedp.SendKeys(chromedp.CSS("#join-name"), name),
+			chromedp.Click(chromedp.CSS("#join")))
+		until(t, page, name+" seated", `window.tenpin.state.seat === `+js(name))
+	}, seats...)
 }
 
 // playSplits plays as play does, but splitter, a player of the client's,

@@ -83,6 +83,13 @@ type table struct {
 // the page and the others through the client, and starts the game.
 func newTable(t *testing.T, s *server, page context.Context, laneName, pageName string, seats ...string) *table {
 	t.Helper()
+	return seatTable(t, s, page, laneName, pageName, func(name string) { join(t, page, name, name) }, seats...)
+}
+
+// seatTable is newTable with the page's own join: joinPage seats
+// pageName on the page, and says when it is seated.
+func seatTable(t *testing.T, s *server, page context.Context, laneName, pageName string, joinPage func(name string), seats ...string) *table {
+	t.Helper()
 	tb := &table{t: t, id: createLane(t, s, laneName), page: page, pageName: pageName, players: map[string]*client.Conn{}, next: map[string]int{}}
 	do(t, page, "open the lane", chromedp.Navigate(s.url+"/lanes/"+tb.id))
 	until(t, page, "the lane, connected", `document.querySelector("#conn").classList.contains("ok")`)
@@ -98,7 +105,7 @@ func newTable(t *testing.T, s *server, page context.Context, laneName, pageName 
 	}
 	for _, name := range seats {
 		if name == pageName {
-			join(t, page, name, name)
+			joinPage(name)
 			continue
 		}
 		c := dial()
