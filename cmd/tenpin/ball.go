@@ -1,16 +1,12 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/tenpin/tenpin/lane/bowling"
 )
-
-// errBall is what parseBall's refusals wrap: an answer that is no ball.
-var errBall = errors.New("not a ball")
 
 // ballError is a ball the console could not read: the answer, and why.
 type ballError struct {
@@ -29,7 +25,6 @@ const (
 )
 
 func (e *ballError) Error() string { return fmt.Sprintf("%q: %s", e.answer, ballWhyEnglish[e.why]) }
-func (e *ballError) Unwrap() error { return errBall }
 
 var ballWhyEnglish = map[ballWhy]string{
 	notABall:    "not a ball: enter the pins knocked down (0 to 10), X, /, - or F",
