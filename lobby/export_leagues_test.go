@@ -1,12 +1,7 @@
 package lobby
 
-import (
-	"context"
+import "github.com/tenpin/tenpin/lane"
 
-	"github.com/tenpin/tenpin/lane/league"
-)
-
-// LeagueScore is leagueScore: a game's score as a lane reports it.
-func (lb *Lobby) LeagueScore(ctx context.Context, leagueID string, g league.GameScore, by string) error {
-	return lb.leagueScore(ctx, leagueID, g, by)
-}
+// LeagueNight is what the lobby's league night lanes report their games
+// to.
+func (lb *Lobby) LeagueNight() lane.LeagueNight { return leagueNight{lb} }

@@ -219,17 +219,6 @@ func (lb *Lobby) changeLeague(ctx context.Context, e *leagueEntry, by string, de
 	}
 }
 
-// leagueScore enters or corrects a game's score on league leagueID's
-// night as a lane reports it (by: "lane ID"); a score the league has
-// already is no change. The lane of a league night calls it as each game
-// ends.
-func (lb *Lobby) leagueScore(ctx context.Context, leagueID string, g league.GameScore, by string) error {
-	return lb.withLeague(ctx, leagueID, func(e *leagueEntry) error {
-		_, _, err := lb.changeLeague(ctx, e, by, func(l *league.League) (league.Event, error) { return l.Score(g) }, nil)
-		return err
-	})
-}
-
 // validLeagueID reports whether id is one the lobby could have drawn for
 // a league (as a lane's: newID).
 func validLeagueID(id string) bool {

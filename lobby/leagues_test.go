@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tenpin/tenpin/lane/bowling"
+	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/league"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/lobby/memjournal"
@@ -473,12 +475,15 @@ func TestLaneReportsAScore(t *testing.T) {
 		t.Fatal(err)
 	}
 	by := "lane " + opened.Matches[0].Lane
+	night := s.lobby.LeagueNight()
+	m := game.LeagueLane{League: l.ID, Week: 1, Games: 1, Places: []game.LeaguePlace{{Name: "Park", Team: 1}}}
+	park := map[bowling.Name]int{"Park": 212}
 	for range 2 {
-		if err := s.lobby.LeagueScore(t.Context(), l.ID, league.GameScore{Week: 1, Bowler: "Park", Game: 1, Pins: 212}, by); err != nil {
+		if _, err := night.Scores(t.Context(), opened.Matches[0].Lane, m, 1, park); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.lobby.LeagueScore(t.Context(), l.ID, league.GameScore{Week: 1, Bowler: "Park", Game: 2, Pins: 212}, by); !errors.Is(err, league.ErrInvalidScore) {
+	if _, err := night.Scores(t.Context(), opened.Matches[0].Lane, m, 2, park); !errors.Is(err, league.ErrInvalidScore) {
 		t.Errorf("a lane's score of a game the night has not: %v, want ErrInvalidScore", err)
 	}
 	h, _ := c.LeagueHistory(t.Context(), l.ID)
