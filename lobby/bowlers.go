@@ -120,9 +120,7 @@ func (lb *Lobby) withRecord(w http.ResponseWriter, r *http.Request, find func(co
 	case errors.Is(err, bowler.ErrUnknown):
 		lb.fail(w, protocol.CodeUnknownBowler, "no bowler has that key or link: it was revoked, or its bowler deleted their history")
 	case err != nil:
-		lb.log.Warn("bowlers not reached", "err", err)
-		w.Header().Set("Retry-After", "1")
-		lb.fail(w, protocol.CodeUnavailable, "the bowlers' store does not answer; try again in a moment")
+		lb.failBowlers(w, err)
 	default:
 		then(rec)
 	}

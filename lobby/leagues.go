@@ -122,7 +122,7 @@ var errNotSecretary = errors.New("lobby: not the league's secretary")
 // withLeague runs f on league id, loaded and locked. An id the lobby
 // never draws is not looked for.
 func (lb *Lobby) withLeague(ctx context.Context, id string, f func(e *leagueEntry) error) error {
-	if !validLeagueID(id) {
+	if _, ok := idOrder(id); !ok { // drawn as a lane's: newID
 		return fmt.Errorf("lobby: league %q: %w", id, league.ErrNotFound)
 	}
 	c := &lb.leagues
@@ -217,20 +217,6 @@ func (lb *Lobby) changeLeague(ctx context.Context, e *leagueEntry, by string, de
 			return league.Record{}, false, err
 		}
 	}
-}
-
-// validLeagueID reports whether id is one the lobby could have drawn for
-// a league (as a lane's: newID).
-func validLeagueID(id string) bool {
-	if len(id) != idLen {
-		return false
-	}
-	for i := range len(id) {
-		if !strings.ContainsRune(idAlphabet, rune(id[i])) {
-			return false
-		}
-	}
-	return true
 }
 
 // failLeague answers a league's request whose change or read failed: a
