@@ -295,10 +295,15 @@ func (s *State) restore(l *LaneSnapshot) {
 // was, for a player who left the game in play), and false for a guest or
 // a player not on the lane.
 func (s *State) Bowler(name bowling.Name) (string, bool) {
-	for _, st := range s.seats {
-		if st.name.Same(name) {
-			return st.bowler, st.bowler != ""
-		}
+	// The board asks for each player by the seat's own name, once for
+	// each board: the exact name first, as [bowling.Match] does, for Same
+	// reckons both names' confusable skeletons.
+	i := slices.IndexFunc(s.seats, func(st seat) bool { return st.name == name })
+	if i < 0 {
+		i = slices.IndexFunc(s.seats, func(st seat) bool { return st.name.Same(name) })
+	}
+	if i >= 0 {
+		return s.seats[i].bowler, s.seats[i].bowler != ""
 	}
 	// A player who left this game after bowling: their seat's event.
 	for i := len(s.game) - 1; i >= 0; i-- {
