@@ -135,10 +135,17 @@ func (lb *Lobby) guess(w http.ResponseWriter, r *http.Request) (string, bool) {
 		lb.fail(w, protocol.CodeNotFound, "this server keeps no bowlers")
 		return "", false
 	}
+	return lb.spendGuess(w, r, "this address has tried too many unknown bowler keys, codes or links")
+}
+
+// spendGuess spends a token of the request's address on a key to try
+// (KeyGuessRate), and returns the address; past its limit it answers 429
+// saying why and reports false.
+func (lb *Lobby) spendGuess(w http.ResponseWriter, r *http.Request, why string) (string, bool) {
 	addr := lb.clientAddr(r)
 	if ok, wait := lb.keyGuesses.allow(addr, time.Now()); !ok {
 		lb.rateLimited(LimitKeyGuesses)
-		lb.tooMany(w, wait, "this address has tried too many unknown bowler keys, codes or links")
+		lb.tooMany(w, wait, why)
 		return "", false
 	}
 	return addr, true

@@ -320,10 +320,8 @@ func (lb *Lobby) withLeagueRead(h func(http.ResponseWriter, *http.Request, *leag
 // key does (429 past them). The key is compared by its hash, in constant
 // time, and never logged.
 func (lb *Lobby) asSecretary(w http.ResponseWriter, r *http.Request, key string, h func(*leagueEntry) error) {
-	addr := lb.clientAddr(r)
-	if ok, wait := lb.keyGuesses.allow(addr, time.Now()); !ok {
-		lb.rateLimited(LimitKeyGuesses)
-		lb.tooMany(w, wait, "this address has tried too many wrong keys")
+	addr, ok := lb.spendGuess(w, r, "this address has tried too many wrong keys")
+	if !ok {
 		return
 	}
 	hash := league.HashKey(key)
