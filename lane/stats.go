@@ -17,15 +17,6 @@ func (l *Lane) Stats() protocol.Stats {
 	return protocol.Stats{Players: l.view.Load().stats.wire()}
 }
 
-// seriesStats adds up each bowler's games of a series and the game in
-// play, as a board and the stats API show them.
-func seriesStats(series []game.Result, playing []bowling.Player) protocol.Stats {
-	var t tally
-	t.addSeries(series)
-	t.addPlaying(playing)
-	return protocol.Stats{Players: t.wire()}
-}
-
 // tally adds up the night's numbers: each bowler's, in the order they
 // first bowled. Names the same but for case are one bowler, as on the
 // lane.
@@ -59,12 +50,6 @@ func (t *tally) addSeries(series []game.Result) {
 		for _, p := range r.Players {
 			t.add(p.Name, &p.Game)
 		}
-	}
-}
-
-func (t *tally) addPlaying(players []bowling.Player) {
-	for _, p := range players {
-		t.add(p.Name, &p.Game)
 	}
 }
 

@@ -5,8 +5,22 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/tenpin/tenpin/lane/bowling"
+	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/protocol"
 )
+
+// seriesStats adds up each bowler's games of a series and the game in
+// play from scratch: what the lane's nightStats, which adds up only what
+// changed, must show.
+func seriesStats(series []game.Result, playing []bowling.Player) protocol.Stats {
+	var t tally
+	t.addSeries(series)
+	for _, p := range playing {
+		t.add(p.Name, &p.Game)
+	}
+	return protocol.Stats{Players: t.wire()}
+}
 
 // TestBoardCarriesTheNightsNumbers: every board carries the night's
 // numbers, added up as the stats API adds them from the whole series and
