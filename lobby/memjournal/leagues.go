@@ -29,7 +29,7 @@ func (s *Leagues) Create(ctx context.Context, l league.Stored) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if !ValidLeagueID(l.ID) {
+	if !validLeagueID(l.ID) {
 		return fmt.Errorf("memjournal: league id %q: want 1 to 64 letters and digits", l.ID)
 	}
 	l = clone(l)
@@ -76,12 +76,12 @@ func (s *Leagues) Append(ctx context.Context, id string, n int, r league.Record)
 	return nil
 }
 
-// ValidLeagueID reports whether id can name a league in a store: 1 to 64
+// validLeagueID reports whether id can name a league in a store: 1 to 64
 // ASCII letters and digits, as the lobby draws them. JetStream's keys
 // take no more (a dot or a wildcard would reach other keys), and memory
 // refuses what JetStream would, so that a test in memory fails as a server
 // would.
-func ValidLeagueID(id string) bool {
+func validLeagueID(id string) bool {
 	if id == "" || len(id) > 64 {
 		return false
 	}
