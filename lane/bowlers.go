@@ -224,22 +224,16 @@ func (l *Lane) recordGame() {
 		out := &recorded{lines: make(map[string]bowlerLine)}
 		for _, t := range todo {
 			var r *bowler.Record
-			var err error
-			for try := 1; try <= recordTries; try++ {
-				ctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
+			gone := false
+			err := retry(stopped, recordTries, appendTimeout, func(ctx context.Context) (err error) {
 				r, _, err = svc.Add(ctx, t.id, t.g)
-				cancel()
-				if err == nil || errors.Is(err, bowler.ErrUnknown) || try == recordTries {
-					break
+				if gone = errors.Is(err, bowler.ErrUnknown); gone {
+					return nil // nothing to try again
 				}
-				select {
-				case <-time.After(time.Duration(try) * time.Second):
-				case <-stopped.Done():
-					try = recordTries - 1 // the lane stopped: one last try
-				}
-			}
+				return err
+			})
 			switch {
-			case errors.Is(err, bowler.ErrUnknown):
+			case gone:
 				continue // the bowler deleted their history meanwhile
 			case err != nil:
 				log.Error("a bowler's game was not recorded", "game", t.g.Game, "err", err)
@@ -249,6 +243,27 @@ func (l *Lane) recordGame() {
 		}
 		l.submit(context.Background(), request{op: opRecorded, recorded: out})
 	})
+}
+
+// retry calls try, each time within timeout, until it succeeds or has
+// been called tries times, a second more apart each time; once stopped
+// is done, it makes one last call. It returns try's last error.
+func retry(stopped context.Context, tries int, timeout time.Duration, try func(context.Context) error) error {
+	var err error
+	for n := 1; n <= tries; n++ {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		err = try(ctx)
+		cancel()
+		if err == nil || n == tries {
+			break
+		}
+		select {
+		case <-time.After(time.Duration(n) * time.Second):
+		case <-stopped.Done():
+			n = tries - 1 // the lane stopped: one last try
+		}
+	}
+	return err
 }
 
 // recordedGames takes what recording a game learnt: the averages go on

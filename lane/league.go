@@ -2,7 +2,6 @@ package lane
 
 import (
 	"context"
-	"time"
 
 	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lane/game"
@@ -70,24 +69,16 @@ func (l *Lane) leagueGameEnded() {
 	n := l.state.GameNumber()
 	night, appendTimeout, log, lane, stopped := l.cfg.LeagueNight, l.cfg.AppendTimeout, l.log, l.id, l.stopped
 	l.bw.wg.Go(func() {
-		for try := 1; try <= leagueTries; try++ {
-			ctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
-			sheet, err := night.Scores(ctx, lane, *m, n, scores)
-			cancel()
-			if err == nil {
-				l.submit(context.Background(), request{op: opLeagueSheet, recorded: &recorded{sheet: &sheet}})
-				return
-			}
-			if try == leagueTries {
-				log.Error("a league game's scores were not counted", "lane", lane, "league", m.League, "week", m.Week, "game", n, "err", err)
-				return
-			}
-			select {
-			case <-time.After(time.Duration(try) * time.Second):
-			case <-stopped.Done():
-				try = leagueTries - 1 // the lane stopped: one last try
-			}
+		var sheet league.MatchSheet
+		err := retry(stopped, leagueTries, appendTimeout, func(ctx context.Context) (err error) {
+			sheet, err = night.Scores(ctx, lane, *m, n, scores)
+			return err
+		})
+		if err != nil {
+			log.Error("a league game's scores were not counted", "lane", lane, "league", m.League, "week", m.Week, "game", n, "err", err)
+			return
 		}
+		l.submit(context.Background(), request{op: opLeagueSheet, recorded: &recorded{sheet: &sheet}})
 	})
 }
 
