@@ -34,26 +34,35 @@ func (j *Journal) Archive(ctx context.Context, keep time.Duration) (*Archive, er
 	if keep < 0 {
 		return nil, fmt.Errorf("nats: a negative keep time (%v)", keep)
 	}
+	kv, err := j.keyValue(ctx, jetstream.KeyValueConfig{
+		Bucket:      ArchiveBucket,
+		Description: "tenpin: the sheets of closed lanes, a key a lane",
+		TTL:         keep,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Archive{kv: kv, timeout: j.cfg.Timeout}, nil
+}
+
+// keyValue creates a bucket of cfg, or brings its settings up to date,
+// waiting as untilTaken does for NATS to take it: kept on file, as many
+// copies as the lanes' stream, a key's latest value only.
+func (j *Journal) keyValue(ctx context.Context, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
 	ctx, cancel := context.WithTimeout(ctx, j.takeWait())
 	defer cancel()
+	cfg.History, cfg.Storage, cfg.Replicas = 1, jetstream.FileStorage, j.cfg.Replicas
 	var kv jetstream.KeyValue
-	err := j.untilTaken(ctx, "bucket "+ArchiveBucket, func(ctx context.Context) (err error) {
+	err := j.untilTaken(ctx, "bucket "+cfg.Bucket, func(ctx context.Context) (err error) {
 		ctx, cancel := context.WithTimeout(ctx, max(j.cfg.Timeout, 5*time.Second))
 		defer cancel()
-		kv, err = j.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket:      ArchiveBucket,
-			Description: "tenpin: the sheets of closed lanes, a key a lane",
-			History:     1,
-			TTL:         keep,
-			Storage:     jetstream.FileStorage,
-			Replicas:    j.cfg.Replicas,
-		})
+		kv, err = j.js.CreateOrUpdateKeyValue(ctx, cfg)
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("nats: create or update bucket %s: %w", ArchiveBucket, err)
+		return nil, fmt.Errorf("nats: create or update bucket %s: %w", cfg.Bucket, err)
 	}
-	return &Archive{kv: kv, timeout: j.cfg.Timeout}, nil
+	return kv, nil
 }
 
 // Keep stores the sheet of lane id.

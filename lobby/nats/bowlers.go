@@ -52,26 +52,19 @@ var _ bowler.Service = (*Bowlers)(nil)
 // Bowlers creates the buckets of bowlers, or brings their settings up to
 // date, and returns the store in them.
 func (j *Journal) Bowlers(ctx context.Context) (*Bowlers, error) {
-	ctx, cancel := context.WithTimeout(ctx, j.takeWait())
-	defer cancel()
 	b := &Bowlers{timeout: j.cfg.Timeout, seed: maphash.MakeSeed()}
-	err := j.untilTaken(ctx, "bucket "+BowlersBucket, func(ctx context.Context) (err error) {
-		ctx, cancel := context.WithTimeout(ctx, max(j.cfg.Timeout, 5*time.Second))
-		defer cancel()
-		b.kv, err = j.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket:      BowlersBucket,
-			Description: "tenpin: bowlers, their games, keys, shares and one-time codes",
-			History:     1,
-			Storage:     jetstream.FileStorage,
-			Replicas:    j.cfg.Replicas,
-			// Keys may have a time to live of their own (the codes').
-			LimitMarkerTTL: time.Minute,
-		})
-		return err
+	var err error
+	b.kv, err = j.keyValue(ctx, jetstream.KeyValueConfig{
+		Bucket:      BowlersBucket,
+		Description: "tenpin: bowlers, their games, keys, shares and one-time codes",
+		// Keys may have a time to live of their own (the codes').
+		LimitMarkerTTL: time.Minute,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("nats: create or update bucket %s: %w", BowlersBucket, err)
+		return nil, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, j.takeWait())
+	defer cancel()
 	if b.stream, err = j.js.Stream(ctx, "KV_"+BowlersBucket); err != nil {
 		return nil, fmt.Errorf("nats: the stream of bucket %s: %w", BowlersBucket, err)
 	}

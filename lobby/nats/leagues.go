@@ -42,25 +42,14 @@ var _ league.Store = (*Leagues)(nil)
 // Leagues creates the bucket of leagues, or brings its settings up to
 // date, and returns the store in it.
 func (j *Journal) Leagues(ctx context.Context) (*Leagues, error) {
-	ctx, cancel := context.WithTimeout(ctx, j.takeWait())
-	defer cancel()
-	s := &Leagues{timeout: j.cfg.Timeout}
-	err := j.untilTaken(ctx, "bucket "+LeaguesBucket, func(ctx context.Context) (err error) {
-		ctx, cancel := context.WithTimeout(ctx, max(j.cfg.Timeout, 5*time.Second))
-		defer cancel()
-		s.kv, err = j.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket:      LeaguesBucket,
-			Description: "tenpin: leagues, their settings and their records",
-			History:     1,
-			Storage:     jetstream.FileStorage,
-			Replicas:    j.cfg.Replicas,
-		})
-		return err
+	kv, err := j.keyValue(ctx, jetstream.KeyValueConfig{
+		Bucket:      LeaguesBucket,
+		Description: "tenpin: leagues, their settings and their records",
 	})
 	if err != nil {
-		return nil, fmt.Errorf("nats: create or update bucket %s: %w", LeaguesBucket, err)
+		return nil, err
 	}
-	return s, nil
+	return &Leagues{kv: kv, timeout: j.cfg.Timeout}, nil
 }
 
 func headKey(id string) string                { return "l." + id }
