@@ -42,9 +42,9 @@ type Config struct {
 	HostKey game.TokenHash
 	// League opens the lane ([Open], [New]) as a league night's match:
 	// its places seated, its first game under way (see
-	// [game.LeagueLane]). LeagueNight, if set, is its league: the lane
-	// gives it each game's scores and shows the handicaps, team totals
-	// and points it counts.
+	// [game.LeagueLane]); Open refuses one that fails its Check.
+	// LeagueNight, if set, is its league: the lane gives it each game's
+	// scores and shows the handicaps, team totals and points it counts.
 	League      *game.LeagueLane
 	LeagueNight LeagueNight
 

@@ -143,6 +143,11 @@ func New(id, name string, cfg Config) *Lane {
 // Open returns, the lane survives a restart.
 func Open(ctx context.Context, id, name string, cfg Config) (*Lane, error) {
 	cfg = cfg.withDefaults()
+	if cfg.League != nil {
+		if err := cfg.League.Check(); err != nil {
+			return nil, err // stored, its opening could not be read back
+		}
+	}
 	e := opening(id, name, cfg)
 	pos, err := appendEvent(ctx, cfg, id, 0, e)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -74,6 +75,26 @@ func toLeagueRec(l *LeagueLane) *leagueRec {
 		r.Places[i] = leaguePlace{Name: string(p.Name), Team: p.Team}
 	}
 	return r
+}
+
+// Check refuses a league lane that a lane could not open as it says,
+// nor read back once stored: its league, week, games and places missing,
+// a place's name not a lane's name as [bowling.ParseLaneName] writes it,
+// a team but 0 or 1, or two places of one name ([bowling.Name.Same]),
+// whose second would have no seat.
+func (l *LeagueLane) Check() error {
+	if _, err := fromLeagueRec(toLeagueRec(l)); err != nil {
+		return fmt.Errorf("game: a league lane: %w", err)
+	}
+	for i, p := range l.Places {
+		if n, _ := bowling.ParseLaneName(string(p.Name)); n != p.Name {
+			return fmt.Errorf("game: a league lane: place %d: %q is not a name as a lane writes it (%q)", i, p.Name, n)
+		}
+		if j := slices.IndexFunc(l.Places[:i], func(q LeaguePlace) bool { return q.Name.Same(p.Name) }); j >= 0 {
+			return fmt.Errorf("game: a league lane: place %d: %s is the name of place %d already", i, p.Name, j)
+		}
+	}
+	return nil
 }
 
 func fromLeagueRec(r *leagueRec) (*LeagueLane, error) {

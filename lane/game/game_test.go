@@ -870,3 +870,31 @@ func TestLeagueLane(t *testing.T) {
 		t.Error("a next game while the game is in play")
 	}
 }
+
+// TestLeagueLaneCheck: a league lane that could not be opened as it
+// says, or read back once stored, is refused.
+func TestLeagueLaneCheck(t *testing.T) {
+	ok := func() *LeagueLane {
+		return &LeagueLane{League: "lg", Week: 1, Games: 3, Teams: [2]string{"Pins", "Aces"},
+			Places: []LeaguePlace{{Name: "Ann", Team: 0}, {Name: "Bob", Team: 1}}}
+	}
+	for _, tc := range []struct {
+		what   string
+		change func(*LeagueLane)
+		ok     bool
+	}{
+		{"a match", func(*LeagueLane) {}, true},
+		{"no games", func(l *LeagueLane) { l.Games = 0 }, false},
+		{"no places", func(l *LeagueLane) { l.Places = nil }, false},
+		{"a third team", func(l *LeagueLane) { l.Places[1].Team = 2 }, false},
+		{"a name with digits", func(l *LeagueLane) { l.Places[1].Name = "Bob2" }, false},
+		{"a name too long", func(l *LeagueLane) { l.Places[1].Name = "Bartholomew Jones" }, false},
+		{"two places of one name", func(l *LeagueLane) { l.Places[1].Name = "ANN" }, false},
+	} {
+		l := ok()
+		tc.change(l)
+		if err := l.Check(); (err == nil) != tc.ok {
+			t.Errorf("%s: Check() = %v, want ok %v", tc.what, err, tc.ok)
+		}
+	}
+}
