@@ -577,8 +577,8 @@ func attachRelayed(t *testing.T, r *lane.Relay, c *Conn) uint64 {
 // TestRelayedBowlerKeysStayOnTheirNode: through a relay, a join asking to
 // be remembered is welcomed with a new bowler's key, which the relay drew
 // and the lane's node knows only as its hash; a join with that key on
-// another connection links to the same bowler. Neither key crosses
-// between the nodes.
+// another connection is known as the same bowler, whose seat it may not
+// take twice. Neither key crosses between the nodes.
 func TestRelayedBowlerKeysStayOnTheirNode(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		k := &link{remotes: make(map[uint64]*lane.Client)}
@@ -592,19 +592,25 @@ func TestRelayedBowlerKeysStayOnTheirNode(t *testing.T) {
 		defer func() { cancel(); <-ran }()
 		defer k.relay.Close(protocol.CodeLaneClosed, "the test is over")
 
-		welcome := func(c *Conn) (w protocol.Welcome) {
+		// reply is c's reply to ref: a welcome, or an error in Code.
+		type reply struct {
+			protocol.Welcome
+			Code protocol.Code `json:"code"`
+		}
+		replyTo := func(c *Conn, ref string) reply {
 			for _, m := range c.take(nil) {
-				if json.Unmarshal(m.data, &w) == nil && w.Type == protocol.TypeWelcome {
-					return w
+				var r reply
+				if json.Unmarshal(m.data, &r) == nil && r.Ref == ref {
+					return r
 				}
 			}
-			return w
+			return reply{}
 		}
 		first, second := newConn(), newConn()
 		s1, _ := k.relay.Attach(t.Context(), first)
 		s1.Read(t.Context(), []byte(`{"type":"join","name":"Mina","remember":true,"id":"new"}`))
 		synctest.Wait()
-		key := welcome(first).BowlerKey
+		key := replyTo(first, "new").BowlerKey
 		r, err := bowlers.Find(t.Context(), bowler.HashKey(key))
 		if key == "" || err != nil {
 			t.Fatalf("the remembered join's key %q finds %v, %v; want the new bowler", key, r, err)
@@ -612,8 +618,10 @@ func TestRelayedBowlerKeysStayOnTheirNode(t *testing.T) {
 		s2, _ := k.relay.Attach(t.Context(), second)
 		s2.Read(t.Context(), []byte(`{"type":"join","name":"Jo","bowler_key":"`+key+`","id":"again"}`))
 		synctest.Wait()
-		if got := welcome(second); got.Ref != "again" || got.BowlerKey != "" {
-			t.Errorf("a join with the key through the relay = %+v, want a welcome, no new key", got)
+		// The relay gave the lane the key's hash, and the lane knew the
+		// bowler: Mina's, whose seat Jo may not take as well.
+		if got := replyTo(second, "again"); got.Type != protocol.TypeError || got.Code != protocol.CodeAlreadySeated || got.BowlerKey != "" {
+			t.Errorf("a join with Mina's key through the relay = %+v, want refused %s (her bowler holds her seat), no new key", got, protocol.CodeAlreadySeated)
 		}
 		var board protocol.Board
 		json.Unmarshal(k.l.BoardJSON(), &board)
