@@ -175,7 +175,7 @@ func (s *State) Free(by bowling.Name, name string) (Event, error) {
 	if err != nil {
 		return Event{}, err
 	}
-	if err := s.checkHost(by, "free a seat"); err != nil {
+	if err := s.checkSeats(by, "free a seat"); err != nil {
 		return Event{}, err
 	}
 	p, ok := s.match.Player(n)
@@ -413,7 +413,7 @@ func (s *State) Remove(by bowling.Name, name string) (Event, error) {
 	if err != nil {
 		return Event{}, err
 	}
-	if err := s.checkHost(by, "remove a player"); err != nil {
+	if err := s.checkSeats(by, "remove a player"); err != nil {
 		return Event{}, err
 	}
 	p, ok := s.match.Player(n)
@@ -434,7 +434,7 @@ func (s *State) Readmit(by bowling.Name, name string) (Event, error) {
 	if err != nil {
 		return Event{}, err
 	}
-	if err := s.checkHost(by, "let a removed player back"); err != nil {
+	if err := s.checkSeats(by, "let a removed player back"); err != nil {
 		return Event{}, err
 	}
 	i := slices.IndexFunc(s.removed, n.Same)
@@ -507,13 +507,23 @@ func (s *State) canonical(name bowling.Name) bowling.Name {
 	return name
 }
 
+// checkSeats refuses a command of the host's that changes who holds the
+// seats (remove, readmit, free): a league night's places are its rosters',
+// which nobody on the lane changes.
+func (s *State) checkSeats(by bowling.Name, what string) error {
+	if err := s.checkHost(by, what); err != nil {
+		return err
+	}
+	if s.league != nil {
+		return fmt.Errorf("%w: on a league night nobody may %s: the places are the rosters'", ErrNotOnRoster, what)
+	}
+	return nil
+}
+
 // checkHost refuses a command only the host may give.
 func (s *State) checkHost(by bowling.Name, what string) error {
 	if err := s.check(by); err != nil {
 		return err
-	}
-	if s.league != nil && what != "start the game" {
-		return fmt.Errorf("%w: on a league night nobody may %s: the places are the rosters'", ErrNotOnRoster, what)
 	}
 	if s.AwaitsCreator() {
 		return fmt.Errorf("%w: nobody may %s until the lane's creator joins, or gives the lane away", ErrCreatorAway, what)
