@@ -27,6 +27,11 @@
 // score, point and high follows, as if the right score had been there
 // from the start.
 //
+// A ball's correction ([League.CorrectBall]) is decided on the game its
+// lane kept, which the league does not hold: the caller reads it from the
+// lane and passes it in. The league keeps only the balls it corrected, to
+// make them again on that game before the next correction of it.
+//
 // The package is pure: no I/O, no clocks, no randomness, and no encoding;
 // the league's store and the protocol own how settings and events are
 // written.

@@ -37,7 +37,7 @@ type Kind string
 const (
 	Opened    Kind = "opened"    // the night of Week opened, with its Absent bowlers
 	Scored    Kind = "scored"    // Bowler bowled Pins in game Game of Week's night
-	Corrected Kind = "corrected" // Bowler's game Game of Week's night, Was pins, is Pins
+	Corrected Kind = "corrected" // Bowler's game Game of Week's night, Was pins, is Pins (and if Frame is set, by its ball Ball of frame Frame, BallWas pins, being BallPins)
 	Closed    Kind = "closed"    // the night of Week closed: its averages stand
 )
 
@@ -51,6 +51,11 @@ type Event struct {
 	Game   int       // Scored, Corrected: from 1
 	Pins   int       // Scored, Corrected: the game's scratch score
 	Was    int       // Corrected: the score before
+	// Corrected, when a ball was corrected (see [League.CorrectBall]):
+	// which ball, frame 1 to 10 and ball 1 to 3 within it, and its pins
+	// before and after. Frame is 0 for a correction of the score alone.
+	Frame, Ball       int
+	BallWas, BallPins int
 }
 
 // Absence is a bowler marked absent when a night opens, and who bowls in
@@ -244,6 +249,85 @@ func (l *League) Score(g GameScore) (Event, error) {
 	return e, nil
 }
 
+// BallFix is a ball of a game already scored that the secretary corrects:
+// the week's night, who bowled it (as [GameScore] names them), which game
+// (from 1), which ball — frame 1 to 10, ball 1 to 3 within it — and the
+// pins it knocked down.
+type BallFix struct {
+	Week        int
+	Bowler      string
+	Game        int
+	Frame, Ball int
+	Pins        int
+}
+
+// Bowled returns where the game a ball's correction is of was bowled:
+// which match of the week's night (its index in the week's schedule), and
+// the name the night's lane seats its bowler under (the league's
+// bowler's, or the substitute's who bowls in an absent bowler's place);
+// or why no ball of it can be corrected: a night not opened, a name that
+// bowls in no place of it, a game the night has not, or one not scored
+// yet (a game in play is corrected on its lane).
+func (l *League) Bowled(f BallFix) (match int, seated string, err error) {
+	n, i, seated, err := l.scored(f)
+	if err != nil {
+		return 0, "", err
+	}
+	return n.matchOf[i/l.size], seated, nil
+}
+
+// scored returns the night and the place of a ball's correction's game,
+// and the name of who bowled it, if the game has a score to correct.
+func (l *League) scored(f BallFix) (*night, int, string, error) {
+	if f.Week < 1 || f.Week > len(l.nights) {
+		return nil, 0, "", fmt.Errorf("%w: week %d's night has not been opened", ErrWeek, f.Week)
+	}
+	n := l.nights[f.Week-1]
+	i, name, err := l.place(n, f.Bowler)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	if f.Game < 1 || f.Game > l.s.GamesPerNight {
+		return nil, 0, "", fmt.Errorf("%w: game %d: a night has games 1 to %d", ErrInvalidScore, f.Game, l.s.GamesPerNight)
+	}
+	if n.score(i, f.Game-1, l.s.GamesPerNight) < 0 {
+		return nil, 0, "", fmt.Errorf("%w: %q's game %d of week %d has no score yet: a game in play is corrected on its lane", bowling.ErrInvalidCorrection, name, f.Game, f.Week)
+	}
+	return n, i, name, nil
+}
+
+// CorrectBall decides the correction of a ball of a game already scored,
+// on the night in play or a closed one: bowled is the game as its lane
+// kept it, ball by ball. The league's earlier corrections of that game's
+// balls are made on it again first, then this one, by the rules of
+// [bowling.Game.Correct]; the game's score is what its balls then add up
+// to, and everything after it follows as after [League.Score]. A game
+// [League.Bowled] refuses, one not over, or a correction the rules refuse
+// is refused, and nothing changes.
+func (l *League) CorrectBall(f BallFix, bowled bowling.Game) (Event, error) {
+	n, i, name, err := l.scored(f)
+	if err != nil {
+		return Event{}, err
+	}
+	g := bowled
+	if !g.Over() {
+		return Event{}, fmt.Errorf("%w: %q's game %d of week %d was not bowled to its end", bowling.ErrInvalidCorrection, name, f.Game, f.Week)
+	}
+	for _, fx := range n.fixes[fixKey{i, f.Game}] {
+		if _, err := g.Correct(fx.frame, fx.ball, fx.pins); err != nil {
+			// The lane's game is not the one the earlier corrections
+			// were made on: never guess which ball is which.
+			return Event{}, fmt.Errorf("%w: %q's game %d of week %d is not the game its earlier corrections were made on", bowling.ErrInvalidCorrection, name, f.Game, f.Week)
+		}
+	}
+	ballWas, err := g.Correct(f.Frame, f.Ball, f.Pins)
+	if err != nil {
+		return Event{}, err
+	}
+	return Event{Kind: Corrected, Week: f.Week, Bowler: name, Game: f.Game, Pins: g.Total(), Was: n.score(i, f.Game-1, l.s.GamesPerNight),
+		Frame: f.Frame, Ball: f.Ball, BallWas: ballWas, BallPins: f.Pins}, nil
+}
+
 // place returns the place of the night the name bowls in, and the name as
 // the league spells it, or why it bowls in none.
 func (l *League) place(n *night, name string) (int, string, error) {
@@ -331,6 +415,13 @@ func (l *League) Apply(e Event) {
 			return
 		}
 		n.scores[i*l.s.GamesPerNight+e.Game-1] = int16(e.Pins)
+		if e.Kind == Corrected && e.Frame > 0 {
+			k := fixKey{i, e.Game}
+			if n.fixes == nil {
+				n.fixes = make(map[fixKey][]ballFix)
+			}
+			n.fixes[k] = append(n.fixes[k], ballFix{e.Frame, e.Ball, e.BallPins})
+		}
 		if n.closed {
 			l.replay()
 			return

@@ -35,7 +35,17 @@ type night struct {
 	subs    []int         // the places substitutes take
 	matchOf []int         // a team: its match's index in the week
 	results []matchResult // a match: what it counts so far
+	// fixes are the balls corrected after their games, oldest first, by
+	// place and game: a later correction of the game's balls makes them
+	// again on the game its lane kept (see CorrectBall).
+	fixes map[fixKey][]ballFix
 }
+
+// fixKey is a place's game (from 1) of a night.
+type fixKey struct{ place, game int }
+
+// ballFix is a ball corrected: frame, ball within it, and its new pins.
+type ballFix struct{ frame, ball, pins int }
 
 // side is what a team's match counts so far. A game counts once every
 // place of the team has scored it and their handicaps are known.

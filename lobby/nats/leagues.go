@@ -243,9 +243,14 @@ type (
 		Game   int             `json:"game,omitempty"`
 		Pins   int             `json:"pins,omitempty"`
 		Was    int             `json:"was,omitempty"`
-		At     time.Time       `json:"at"`
-		By     string          `json:"by"`
-		Lanes  []string        `json:"lanes,omitempty"`
+		// A ball's correction: which ball, and its pins before and after.
+		Frame    int       `json:"frame,omitempty"`
+		Ball     int       `json:"ball,omitempty"`
+		BallWas  int       `json:"ball_was,omitempty"`
+		BallPins int       `json:"ball_pins,omitempty"`
+		At       time.Time `json:"at"`
+		By       string    `json:"by"`
+		Lanes    []string  `json:"lanes,omitempty"`
 	}
 	leagueAbsence struct {
 		Bowler     string `json:"bowler"`
@@ -297,7 +302,8 @@ func (h leagueHead) stored() (league.Stored, error) {
 
 func recordOf(r league.Record) leagueRecord {
 	e := r.Event
-	out := leagueRecord{Kind: string(e.Kind), Week: e.Week, Bowler: e.Bowler, Game: e.Game, Pins: e.Pins, Was: e.Was, At: r.At, By: r.By, Lanes: r.Lanes}
+	out := leagueRecord{Kind: string(e.Kind), Week: e.Week, Bowler: e.Bowler, Game: e.Game, Pins: e.Pins, Was: e.Was,
+		Frame: e.Frame, Ball: e.Ball, BallWas: e.BallWas, BallPins: e.BallPins, At: r.At, By: r.By, Lanes: r.Lanes}
 	for _, a := range e.Absent {
 		out.Absent = append(out.Absent, leagueAbsence{Bowler: a.Bowler, Sub: a.Sub.Name, SubAverage: a.Sub.Average})
 	}
@@ -307,6 +313,7 @@ func recordOf(r league.Record) leagueRecord {
 func (r leagueRecord) record() league.Record {
 	out := league.Record{At: r.At, By: r.By, Lanes: r.Lanes, Event: league.Event{
 		Kind: league.Kind(r.Kind), Week: r.Week, Bowler: r.Bowler, Game: r.Game, Pins: r.Pins, Was: r.Was,
+		Frame: r.Frame, Ball: r.Ball, BallWas: r.BallWas, BallPins: r.BallPins,
 	}}
 	for _, a := range r.Absent {
 		out.Event.Absent = append(out.Event.Absent, league.Absence{Bowler: a.Bowler, Sub: league.Substitute{Name: a.Sub, Average: a.SubAverage}})

@@ -86,6 +86,7 @@ func night() []league.Record {
 		{Event: league.Event{Kind: league.Scored, Week: 1, Bowler: "Kim", Game: 1, Pins: 0}, At: at.Add(time.Minute), By: "lane k3x9abcdef"},
 		{Event: league.Event{Kind: league.Scored, Week: 1, Bowler: "Jung", Game: 1, Pins: 300}, At: at.Add(2 * time.Minute), By: "lane k3x9abcdef"},
 		{Event: league.Event{Kind: league.Corrected, Week: 1, Bowler: "Kim", Game: 1, Pins: 151, Was: 0}, At: at.Add(3 * time.Minute), By: "secretary"},
+		{Event: league.Event{Kind: league.Corrected, Week: 1, Bowler: "Jung", Game: 1, Pins: 290, Was: 300, Frame: 10, Ball: 3, BallWas: 10, BallPins: 0}, At: at.Add(4 * time.Minute), By: "secretary"},
 		{Event: league.Event{Kind: league.Closed, Week: 1}, At: at.Add(time.Hour), By: "secretary"},
 	}
 }
