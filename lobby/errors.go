@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lane/league"
 	"github.com/tenpin/tenpin/protocol"
 )
@@ -55,6 +56,7 @@ var leagueCodes = []struct {
 	{league.ErrUnknownBowler, protocol.CodeInvalidScore},
 	{league.ErrIncomplete, protocol.CodeNightIncomplete},
 	{league.ErrNotFound, protocol.CodeLeagueNotFound},
+	{bowling.ErrInvalidCorrection, protocol.CodeInvalidCorrection}, // a ball's correction
 }
 
 // leagueError returns the refusal a client is sent for a league's error,

@@ -223,8 +223,19 @@ func isJSON(contentType string) bool {
 // it runs, or answers the request with why it cannot.
 func (lb *Lobby) lane(w http.ResponseWriter, r *http.Request) (apiLane, bool) {
 	id := r.PathValue("id")
+	l, err := lb.laneOf(r.Context(), id)
+	if err != nil {
+		lb.failFind(w, id, err)
+		return nil, false
+	}
+	return l, true
+}
+
+// laneOf returns lane id, wherever in the cluster it runs, or its kept
+// night if it closed; errNoLane if there is neither (see failFind).
+func (lb *Lobby) laneOf(ctx context.Context, id string) (apiLane, error) {
 	var remote *LaneView
-	l, err := lb.find(r.Context(), id, func(ctx context.Context, id string) (err error) {
+	l, err := lb.find(ctx, id, func(ctx context.Context, id string) (err error) {
 		remote, err = lb.cfg.Cluster.Lane(ctx, id)
 		return err
 	})
@@ -232,26 +243,25 @@ func (lb *Lobby) lane(w http.ResponseWriter, r *http.Request) (apiLane, bool) {
 	case l != nil && stopped(l):
 		// Closed a moment ago, and not yet out of the lobby: its kept
 		// night, if it has one, is what is true now.
-		if k, kerr := lb.kept(r.Context(), id); kerr == nil {
-			return k, true
+		if k, kerr := lb.kept(ctx, id); kerr == nil {
+			return k, nil
 		}
-		return l, true
+		return l, nil
 	case l != nil:
-		return l, true
+		return l, nil
 	case err == nil:
-		return remoteLane{remote}, true
+		return remoteLane{remote}, nil
 	case errors.Is(err, errNoLane):
 		// Closed, perhaps: its night may be kept.
-		k, kerr := lb.kept(r.Context(), id)
+		k, kerr := lb.kept(ctx, id)
 		if kerr == nil {
-			return k, true
+			return k, nil
 		}
 		if !errors.Is(kerr, errNotKept) {
 			err = fmt.Errorf("%w: %w", ErrUnavailable, kerr)
 		}
 	}
-	lb.failFind(w, id, err)
-	return nil, false
+	return nil, err
 }
 
 // stopped reports whether l has stopped.

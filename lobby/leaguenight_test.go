@@ -3,9 +3,15 @@ package lobby_test
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/protocol"
+	tenpin "github.com/tenpin/tenpin/protocol/client"
 )
 
 // TestLeagueNightOnItsLane: a night opened by the secretary seats its
@@ -40,25 +46,7 @@ func TestLeagueNightOnItsLane(t *testing.T) {
 		t.Errorf("teams before a ball: %+v", b.Teams)
 	}
 
-	// Kim 9 a frame, Park 8, Choi 7: Kim enters them all.
-	n := 0
-	for f := 1; f <= 10; f++ {
-		for _, p := range []struct {
-			name string
-			pins int
-		}{{"", 9}, {"Park", 8}, {"Choi", 7}} {
-			for ball, pins := range []int{p.pins, 0} {
-				name := ""
-				if p.name != "" {
-					name = fmt.Sprintf(`"name":%q,`, p.name)
-				}
-				ref := fmt.Sprint("r", n)
-				n++
-				kim.send(t, fmt.Sprintf(`{"type":"roll",%s"frame":%d,"ball":%d,"pins":%d,"id":%q}`, name, f, ball+1, pins, ref))
-				kim.expectAck(t, ref)
-			}
-		}
-	}
+	bowlSmallNight(t, kim)
 	// Pin Pals 90+45 + 170+18 = 323, Strikers 80+27 + 70+72 = 249: the
 	// game's 2 points and the night's 2 go to Pin Pals.
 	b = kim.boardWith(t, "the points counted", func(m msg) bool {
@@ -85,5 +73,153 @@ func TestLeagueNightOnItsLane(t *testing.T) {
 	}
 	if last := h[len(h)-1]; last.Kind != "closed" || last.By != "lane "+id {
 		t.Errorf("the history's last record: %+v, want the night closed by its lane", last)
+	}
+
+	correctABall(t, c, l)
+}
+
+// bowlSmallNight has Kim, on createSmall's night with Lee absent, enter
+// every ball of the game: Kim 9 a frame, Park 8, Choi 7, each and a miss.
+func bowlSmallNight(t *testing.T, kim *client) {
+	t.Helper()
+	n := 0
+	for f := 1; f <= 10; f++ {
+		for _, p := range []struct {
+			name string
+			pins int
+		}{{"", 9}, {"Park", 8}, {"Choi", 7}} {
+			for ball, pins := range []int{p.pins, 0} {
+				name := ""
+				if p.name != "" {
+					name = fmt.Sprintf(`"name":%q,`, p.name)
+				}
+				ref := fmt.Sprint("r", n)
+				n++
+				kim.send(t, fmt.Sprintf(`{"type":"roll",%s"frame":%d,"ball":%d,"pins":%d,"id":%q}`, name, f, ball+1, pins, ref))
+				kim.expectAck(t, ref)
+			}
+		}
+	}
+}
+
+// TestCorrectABallOfAKeptNight: once the night's lane has closed, its
+// balls are read from the archive; without one, a ball's correction is
+// refused with what to do instead.
+func TestCorrectABallOfAKeptNight(t *testing.T) {
+	for _, keep := range []bool{true, false} {
+		t.Run(fmt.Sprint("kept=", keep), func(t *testing.T) {
+			cfg := lobby.Config{Leagues: memjournal.NewLeagues(), Lane: lane.Config{IdleTimeout: 50 * time.Millisecond, AbandonTimeout: 50 * time.Millisecond}}
+			if keep {
+				cfg.Archive = memjournal.NewArchive(0)
+			}
+			s := newServer(t, cfg)
+			c := &tenpin.Client{URL: s.srv.URL}
+			l := createSmall(t, c)
+			opened, err := c.OpenWeek(t.Context(), l.ID, l.SecretaryKey, 1, protocol.OpenWeek{Absent: []string{"Lee"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := opened.Matches[0].Lane
+			ln, ok := s.lobby.Get(id)
+			if !ok {
+				t.Fatal("the night's lane is not open")
+			}
+			kim := s.dial(t, id)
+			kim.send(t, `{"type":"join","name":"Kim","id":"kim"}`)
+			kim.expectAck(t, "kim")
+			bowlSmallNight(t, kim)
+			kim.boardWith(t, "the points counted", func(m msg) bool {
+				return m.Phase == protocol.PhaseFinished && len(m.Teams) == 2 && m.Teams[0].Points == 4
+			})
+			kim.ws.CloseNow()
+			select {
+			case <-ln.Done():
+			case <-time.After(wait):
+				t.Fatal("the night's lane did not close once idle")
+			}
+			if keep {
+				correctABall(t, c, l)
+				return
+			}
+			// A lane that has stopped answers with its last games until
+			// the lobby lets it go.
+			for deadline := time.Now().Add(wait); ; time.Sleep(time.Millisecond) {
+				if _, ok := s.lobby.Get(id); !ok {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the closed lane stays in the lobby")
+				}
+			}
+			_, err = c.CorrectBall(t.Context(), l.ID, l.SecretaryKey, protocol.LeagueBall{Week: 1, Bowler: "Park", Game: 1, Frame: 3, Ball: 2, Pins: 2})
+			if code(err) != protocol.CodeInvalidCorrection || !strings.Contains(err.Error(), "no longer kept") {
+				t.Errorf("a ball of a lane not kept: %v, want %s saying the lane is no longer kept", err, protocol.CodeInvalidCorrection)
+			}
+		})
+	}
+}
+
+// correctABall: after the night closed, the secretary corrects Park's
+// third frame: its miss was a spare. The game is counted again from the
+// lane's balls, 80 − 0 + 2 + 8 = 90, and the points follow; an impossible
+// ball, a game the night has not, and a bowler of no lane are refused and
+// change nothing.
+func correctABall(t *testing.T, c *tenpin.Client, l protocol.CreatedLeague) {
+	t.Helper()
+	for _, tc := range []struct {
+		name string
+		ball protocol.LeagueBall
+		want protocol.Code
+	}{
+		{"more pins than stood", protocol.LeagueBall{Week: 1, Bowler: "Park", Game: 1, Frame: 3, Ball: 2, Pins: 3}, protocol.CodeInvalidCorrection},
+		{"a ball not bowled", protocol.LeagueBall{Week: 1, Bowler: "Park", Game: 1, Frame: 10, Ball: 3, Pins: 1}, protocol.CodeInvalidCorrection},
+		{"a game the night has not", protocol.LeagueBall{Week: 1, Bowler: "Park", Game: 2, Frame: 3, Ball: 2, Pins: 2}, protocol.CodeInvalidScore},
+		{"an absent bowler", protocol.LeagueBall{Week: 1, Bowler: "Lee", Game: 1, Frame: 3, Ball: 2, Pins: 2}, protocol.CodeInvalidScore},
+		{"a night not opened", protocol.LeagueBall{Week: 2, Bowler: "Park", Game: 1, Frame: 3, Ball: 2, Pins: 2}, protocol.CodeWrongWeek},
+	} {
+		if _, err := c.CorrectBall(t.Context(), l.ID, l.SecretaryKey, tc.ball); code(err) != tc.want {
+			t.Errorf("%s: %v, want %s", tc.name, err, tc.want)
+		}
+	}
+	if _, err := c.CorrectBall(t.Context(), l.ID, "not the key", protocol.LeagueBall{Week: 1, Bowler: "Park", Game: 1, Frame: 3, Ball: 2, Pins: 2}); code(err) != protocol.CodeNotSecretary {
+		t.Errorf("another key: %v, want %s", err, protocol.CodeNotSecretary)
+	}
+	h, err := c.LeagueHistory(t.Context(), l.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := len(h)
+
+	rec, err := c.CorrectBall(t.Context(), l.ID, l.SecretaryKey, protocol.LeagueBall{Week: 1, Bowler: "park", Game: 1, Frame: 3, Ball: 2, Pins: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Kind != "corrected" || rec.By != "secretary" || rec.Bowler != "Park" || rec.Game != 1 || *rec.Was != 80 || *rec.Score != 90 ||
+		rec.Frame != 3 || rec.Ball != 2 || *rec.PinsWas != 0 || *rec.Pins != 2 || rec.N != before+1 {
+		t.Errorf("the record made: %+v", rec)
+	}
+	// Again, frame 5's 8 a 7: the spare of frame 3 stays (80 − 1 + 10 = 89).
+	rec, err = c.CorrectBall(t.Context(), l.ID, l.SecretaryKey, protocol.LeagueBall{Week: 1, Bowler: "Park", Game: 1, Frame: 5, Ball: 1, Pins: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *rec.Was != 90 || *rec.Score != 89 || *rec.PinsWas != 8 || *rec.Pins != 7 {
+		t.Errorf("the second record: %+v, want 90 → 89, the ball 8 → 7", rec)
+	}
+	st, err := c.Standings(t.Context(), l.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bw := range st.Bowlers {
+		if bw.Name == "Park" && (bw.Games != 1 || bw.Pins != 89) {
+			t.Errorf("Park's line: %+v, want 1 game of 89", bw)
+		}
+	}
+	// Strikers 89+27 + 70+72 = 258: Pin Pals' 323 still takes all 4.
+	if st.Teams[1].Name != "Strikers" || st.Teams[1].PinsScratch != 159 || st.Teams[1].PinsHandicap != 258 || st.Teams[0].PointsWon != 4 {
+		t.Errorf("standings after the corrections: %+v", st.Teams)
+	}
+	if h, err = c.LeagueHistory(t.Context(), l.ID); err != nil || len(h) != before+2 {
+		t.Errorf("history: %d records, %v; want %d (refusals store nothing)", len(h), err, before+2)
 	}
 }

@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lane/league"
 	"github.com/tenpin/tenpin/protocol"
 )
@@ -82,6 +84,7 @@ func (lb *Lobby) leagueRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api/leagues/{id}/weeks/{n}/open", lb.openWeek)
 	mux.HandleFunc("POST /api/leagues/{id}/weeks/{n}/close", lb.closeWeek)
 	mux.HandleFunc("POST /api/leagues/{id}/scores", lb.scoreGame)
+	mux.HandleFunc("POST /api/leagues/{id}/balls", lb.correctBall)
 	mux.HandleFunc("GET /api/leagues/{id}/secretary", lb.checkSecretary)
 }
 
@@ -192,7 +195,7 @@ func (lb *Lobby) changeLeague(ctx context.Context, e *leagueEntry, by string, de
 		if err != nil {
 			return league.Record{}, false, err
 		}
-		if ev.Kind == league.Corrected && ev.Was == ev.Pins {
+		if ev.Kind == league.Corrected && ev.Was == ev.Pins && ev.Frame == 0 { // a ball's correction is kept even if the score stays
 			return league.Record{Event: ev}, false, nil
 		}
 		rec := league.Record{Event: ev, At: time.Now().UTC().Truncate(time.Second), By: by}
@@ -478,6 +481,10 @@ func recordOf(n int, r league.Record) protocol.LeagueRecord {
 			was := e.Was
 			out.Was = &was
 		}
+		if e.Frame > 0 {
+			ballWas, ballPins := e.BallWas, e.BallPins
+			out.Frame, out.Ball, out.PinsWas, out.Pins = e.Frame, e.Ball, &ballWas, &ballPins
+		}
 	}
 	return out
 }
@@ -613,4 +620,90 @@ func (lb *Lobby) scoreGame(w http.ResponseWriter, r *http.Request) {
 		}
 		return nil
 	})
+}
+
+// correctBall corrects a ball of a game already scored: the game's balls
+// are read from the night's lane — running, on another node, or kept —
+// and the league counts the game again from them. 200 with the record
+// made.
+func (lb *Lobby) correctBall(w http.ResponseWriter, r *http.Request) {
+	key, ok := lb.secretaryKey(w, r)
+	if !ok {
+		return
+	}
+	var body protocol.LeagueBall
+	if !lb.readJSON(w, r, maxLeagueCommand, &body, `{"week":1,"bowler":"Kim","game":1,"frame":3,"ball":2,"pins":7}`, false) {
+		return
+	}
+	fix := league.BallFix{Week: body.Week, Bowler: body.Bowler, Game: body.Game, Frame: body.Frame, Ball: body.Ball, Pins: body.Pins}
+	lb.asSecretary(w, r, key, func(e *leagueEntry) error {
+		bowled, err := lb.bowled(r.Context(), e, fix)
+		if err != nil {
+			return err
+		}
+		rec, _, err := lb.changeLeague(r.Context(), e, bySecretary, func(l *league.League) (league.Event, error) { return l.CorrectBall(fix, bowled) }, nil)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, recordOf(len(e.stored.Records), rec))
+		return nil
+	})
+}
+
+// bowled returns the game a ball's correction is of, ball by ball, as the
+// night's lane has it: the lane of the bowler's match that week, from the
+// record that opened the night. The lane runs while its night's pages
+// are open, and is kept for the server's -keep after.
+func (lb *Lobby) bowled(ctx context.Context, e *leagueEntry, fix league.BallFix) (bowling.Game, error) {
+	match, name, err := e.l.Bowled(fix)
+	if err != nil {
+		return bowling.Game{}, err
+	}
+	lanes := nightLanes(e.stored.Records)[fix.Week]
+	if match >= len(lanes) {
+		return bowling.Game{}, fmt.Errorf("%w: week %d's night kept no lanes", bowling.ErrInvalidCorrection, fix.Week)
+	}
+	gone := fmt.Errorf("%w: the lane of %q's match in week %d (%s) is no longer kept, nor its balls: correct the game's score instead", bowling.ErrInvalidCorrection, name, fix.Week, lanes[match])
+	l, err := lb.laneOf(ctx, lanes[match])
+	switch {
+	case errors.Is(err, errNoLane):
+		return bowling.Game{}, gone
+	case err != nil:
+		return bowling.Game{}, err
+	}
+	g, ok := l.Game(fix.Game)
+	if !ok {
+		return bowling.Game{}, fmt.Errorf("%w: %q's game %d of week %d was not bowled on its lane (%s): correct its score instead", bowling.ErrInvalidCorrection, name, fix.Game, fix.Week, lanes[match])
+	}
+	if !g.Finished {
+		return bowling.Game{}, fmt.Errorf("%w: %q's game %d of week %d is in play: it is corrected on its lane", bowling.ErrInvalidCorrection, name, fix.Game, fix.Week)
+	}
+	for _, p := range g.Players {
+		if p.Name == name && !p.Left {
+			return gameOfFrames(p.Frames)
+		}
+	}
+	return bowling.Game{}, fmt.Errorf("%w: %q did not bowl game %d of week %d on its lane (%s): correct its score instead", bowling.ErrInvalidCorrection, name, fix.Game, fix.Week, lanes[match])
+}
+
+// gameOfFrames bowls again a game as a lane showed it: each ball's pins,
+// its deck if it named one, and whether it was a foul.
+func gameOfFrames(frames []protocol.Frame) (bowling.Game, error) {
+	var g bowling.Game
+	for _, f := range frames {
+		for i, pins := range f.Rolls {
+			b := bowling.Ball{Pins: pins, Foul: slices.Contains(f.Fouls, i+1)}
+			if i < len(f.Decks) && f.Decks[i] != nil {
+				d, err := bowling.NewDeck(*f.Decks[i]...)
+				if err != nil {
+					return bowling.Game{}, fmt.Errorf("lobby: a lane's frame %q: %w", f.Marks, err)
+				}
+				b.Deck, b.HasDeck = d, true
+			}
+			if err := g.RollBall(b); err != nil {
+				return bowling.Game{}, fmt.Errorf("lobby: a lane's frame %q: %w", f.Marks, err)
+			}
+		}
+	}
+	return g, nil
 }

@@ -352,6 +352,7 @@
 //	POST /api/leagues/{id}/weeks/{n}/open   the secretary's: {"absent":["Lee"],"substitutes":[{"for":"Lee","name":"Jung","average":140}]} (OpenWeek; {} or no body for nobody absent) → {"week":1,"matches":[{"home","away","lane"}]} (OpenedWeek)
 //	POST /api/leagues/{id}/weeks/{n}/close  the secretary's, no body → the record made (LeagueRecord)
 //	POST /api/leagues/{id}/scores           the secretary's: {"week":1,"bowler":"Kim","game":1,"score":160} (LeagueScore) → the record made (LeagueRecord), or 204 with no body if the game has that score already
+//	POST /api/leagues/{id}/balls            the secretary's: {"week":1,"bowler":"Kim","game":1,"frame":3,"ball":2,"pins":7} (LeagueBall) → the record made (LeagueRecord)
 //	GET  /api/leagues/{id}/secretary        the secretary's: 204 if the key is the league's secretary's (403 not_secretary if not); it changes nothing
 //
 // The schedule is a round robin (teams − 1 weeks, each pair once; weeks
@@ -365,10 +366,17 @@
 // absent or not). A night closes once every game of it is scored. A
 // score enters a game, or corrects it, on the night in play or a closed
 // one: everything after it follows (averages, handicaps, points,
-// standings). Standings count the night in play as far as it is bowled;
+// standings). A ball's correction counts a game already scored again
+// from its balls, as the night's lane kept them (a lane's night is kept
+// for the server's -keep), with the league's earlier corrections of
+// them: refused (invalid_correction) for a game in play (its lane
+// corrects it), one not bowled to its end, a ball the rules refuse, or
+// a game whose lane is no longer kept. The lane's own sheet stays the
+// night as bowled; the league's history says which ball changed. Standings count the night in play as far as it is bowled;
 // week is the nights closed, and a bowler's handicap is next night's.
 // A record's by is "secretary", or "lane {id}" for a score the night's
-// lane sent; kind is opened, scored, corrected (was: the score before)
+// lane sent; kind is opened, scored, corrected (was: the score before;
+// frame, ball, pins_was and pins: the ball a ball's correction changed)
 // or closed. A history's limit is 1–1000, 200 if omitted; next is the
 // after of the following page.
 // The recaps count the night in play as far as it is bowled, as the

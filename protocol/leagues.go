@@ -155,6 +155,21 @@ type LeagueScore struct {
 	Score  int    `json:"score"`
 }
 
+// LeagueBall is POST /api/leagues/{id}/balls (the secretary's): a ball of
+// a game already scored, on the night in play or a closed one, corrected
+// to the pins it knocked down — which ball, frame 1 to 10 and ball 1 to 3
+// within it. The game is counted again from its balls, as the night's
+// lane kept them, with the league's earlier corrections of them made
+// again first; its score is what they add up to.
+type LeagueBall struct {
+	Week   int    `json:"week"`
+	Bowler string `json:"bowler"`
+	Game   int    `json:"game"`
+	Frame  int    `json:"frame"`
+	Ball   int    `json:"ball"`
+	Pins   int    `json:"pins"`
+}
+
 // LeagueHistory is GET /api/leagues/{id}/history: the league's changes,
 // oldest first, a page at a time. Next is the after of the following
 // page, omitted on the last.
@@ -168,7 +183,8 @@ type LeagueHistory struct {
 // a score a lane's game sent), and what: a night opened (with its absent
 // bowlers, their substitutes and the lanes of its matches, in the order
 // of the week's schedule), a game scored, a score corrected (was: the
-// score before), a night closed. Only the fields of its kind are set.
+// score before; and if a ball was corrected, which ball, and its pins
+// before and after), a night closed. Only the fields of its kind are set.
 type LeagueRecord struct {
 	N           int                `json:"n"`
 	At          time.Time          `json:"at"`
@@ -182,4 +198,8 @@ type LeagueRecord struct {
 	Game        int                `json:"game,omitempty"`
 	Score       *int               `json:"score,omitempty"`
 	Was         *int               `json:"was,omitempty"`
+	Frame       int                `json:"frame,omitempty"`    // a ball's correction: frame 1–10
+	Ball        int                `json:"ball,omitempty"`     // and ball 1–3 within it
+	PinsWas     *int               `json:"pins_was,omitempty"` // its pins before
+	Pins        *int               `json:"pins,omitempty"`     // and after
 }

@@ -93,4 +93,25 @@ func TestLeagueNightOnPhones(t *testing.T) {
 			t.Errorf("Lee, absent: %d games; an absent score is no game of his", b.Games)
 		}
 	}
+
+	// The secretary corrects a ball of the closed night on the league's
+	// page: Park's third frame was a spare (9/, then 9: 90 + 1 + 9 = 100),
+	// and Strikers' 729 becomes 739.
+	asSecretary(t, league, s, l.ID, l.SecretaryKey)
+	do(t, league, "the league's page, as its secretary", chromedp.Navigate(s.url+"/leagues/"+l.ID+"?lang=en"))
+	until(t, league, "the secretary's controls", `!document.querySelector("#secretary").hidden && document.querySelector("#ball-frame").options.length === 10`)
+	do(t, league, "Park's frame 3, ball 2: 1",
+		chromedp.SetValue(chromedp.CSS("#score-week"), "1"),
+		chromedp.SetValue(chromedp.CSS("#score-bowler"), "Park"),
+		chromedp.SetValue(chromedp.CSS("#score-game"), "1"),
+		chromedp.SetValue(chromedp.CSS("#ball-frame"), "3"),
+		chromedp.SetValue(chromedp.CSS("#ball-ball"), "2"),
+		chromedp.SendKeys(chromedp.CSS("#ball-pins"), "1"),
+		chromedp.Click(chromedp.CSS("#save-ball")))
+	until(t, league, "the ball corrected, and the standings", `document.querySelector("#secretary-done").textContent === "Saved: Park, week 1, game 1, frame 3 ball 2: 1; the game is 100." &&
+		document.querySelector("#changes li[data-kind=corrected] .what").textContent === "Park, week 1, game 1: frame 3 ball 2 corrected from 0 to 1, the game from 90 to 100" &&
+		[...document.querySelectorAll("#team-standings tbody tr")][1].textContent.includes("739")`)
+	if st, err = c.Standings(t.Context(), l.ID); err != nil || st.Teams[1].PinsHandicap != 739 {
+		t.Errorf("standings after the ball's correction: %+v, %v; want Strikers 739", st, err)
+	}
 }

@@ -102,4 +102,19 @@ func (c *Client) Score(ctx context.Context, id, key string, s protocol.LeagueSco
 	return out, nil
 }
 
+// CorrectBall corrects a ball of a game already scored (the secretary's)
+// and returns the record made: the game's score counted again from its
+// balls.
+func (c *Client) CorrectBall(ctx context.Context, id, key string, b protocol.LeagueBall) (*protocol.LeagueRecord, error) {
+	body, err := jsonBody(b)
+	if err != nil {
+		return nil, err
+	}
+	out := new(protocol.LeagueRecord)
+	if _, err := c.send(ctx, http.MethodPost, leaguePath(id, "/balls"), "Secretary "+key, body, out, http.StatusOK); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func leaguePath(id, rest string) string { return "/api/leagues/" + url.PathEscape(id) + rest }

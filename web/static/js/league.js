@@ -188,9 +188,17 @@ function renderSecretary() {
   const g = game.value;
   game.replaceChildren(...Array.from({ length: l.games_per_night }, (_, i) => el("option", { value: String(i + 1), text: t("gameN", i + 1) })));
   if (g) game.value = g;
+  fillOptions($("#ball-frame"), 10, (n) => String(n));
+  fillOptions($("#ball-ball"), 3, (n) => String(n));
   const week = $("#score-week");
   week.max = String(l.schedule.length);
   if (!week.value) week.value = String(l.open ? l.week : Math.max(1, l.week - 1));
+}
+
+// fillOptions fills a select with the numbers 1 to n, once.
+function fillOptions(sel, n, text) {
+  if (sel.options.length === n) return;
+  sel.replaceChildren(...Array.from({ length: n }, (_, i) => el("option", { value: String(i + 1), text: text(i + 1) })));
 }
 
 // readDraft keeps what is ticked and typed in the opening's form.
@@ -365,7 +373,9 @@ function changeText(r) {
       return t("changeOpened", r.week, absent.length ? list(absent) : "", subs.length ? list(subs) : "");
     }
     case "scored": return t("changeScored", r.bowler, r.week, r.game, r.score);
-    case "corrected": return t("changeCorrected", r.bowler, r.week, r.game, r.was, r.score);
+    case "corrected":
+      if (r.frame) return t("changeCorrectedBall", r.bowler, r.week, r.game, r.frame, r.ball, r.pins_was, r.pins, r.was, r.score);
+      return t("changeCorrected", r.bowler, r.week, r.game, r.was, r.score);
     case "closed": return t("changeClosed", r.week);
   }
   return r.kind;
@@ -440,6 +450,15 @@ function wire() {
   $("#score-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const s = { week: Number($("#score-week").value) || 0, bowler: $("#score-bowler").value, game: Number($("#score-game").value) || 0, score: $("#score-score").value.trim() === "" ? -1 : Number($("#score-score").value) };
+    if (ev.submitter && ev.submitter.id === "save-ball") {
+      const pins = $("#ball-pins").value.trim() === "" ? -1 : Number($("#ball-pins").value);
+      const b = { week: s.week, bowler: s.bowler, game: s.game, frame: Number($("#ball-frame").value) || 0, ball: Number($("#ball-ball").value) || 0, pins: Number.isInteger(pins) ? pins : -1 };
+      act("/balls", b, () => () => {
+        const r = state.history[state.history.length - 1];
+        return t("ballSaved", b.bowler, b.week, b.game, b.frame, b.ball, b.pins, r && r.kind === "corrected" ? r.score : "");
+      });
+      return;
+    }
     if (!Number.isInteger(s.score)) s.score = -1;
     act("/scores", s, (same) => () => same ? t("scoreSame", s.bowler, s.week, s.game, s.score) : t("scoreSaved", s.bowler, s.week, s.game, s.score));
   });
