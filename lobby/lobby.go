@@ -16,16 +16,14 @@ import (
 	"maps"
 	"net/netip"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/sync/singleflight"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/league"
 	"github.com/tenpin/tenpin/lane/ws"
@@ -663,36 +661,12 @@ func (lb *Lobby) remove(id string) {
 	lb.forgetList()
 }
 
-// cleanName trims a lane name and refuses an empty, overlong or
-// control-character one.
+// cleanName trims a lane name and refuses one that is no title (see
+// bowling.ParseTitle).
 func cleanName(name string) (string, error) {
-	name = strings.TrimSpace(name)
-	switch n := utf8.RuneCountInString(name); {
-	case !utf8.ValidString(name):
-		return "", refused(ErrLaneName, protocol.CodeInvalidLaneName, "a lane name must be valid UTF-8")
-	case n == 0:
-		return "", refused(ErrLaneName, protocol.CodeInvalidLaneName, "a lane needs a name")
-	case n > MaxLaneName:
-		return "", refused(ErrLaneName, protocol.CodeInvalidLaneName, "a lane name has at most %d characters, not %d", MaxLaneName, n)
-	}
-	if i := strings.IndexFunc(name, unicode.IsControl); i >= 0 {
-		return "", refused(ErrLaneName, protocol.CodeInvalidLaneName, "a lane name may not hold a control character (at byte %d)", i)
-	}
-	// As a player's name: nothing that turns the text around or hides in
-	// it. Emoji keep their joiner and their presentation selector.
-	for i, r := range name {
-		switch {
-		case unicode.Is(unicode.Bidi_Control, r):
-			return "", refused(ErrLaneName, protocol.CodeInvalidLaneName, "a lane name may not hold %U, a bidirectional formatting character that could disguise it (at byte %d)", r, i)
-		case r == '\u200d' || r == '\ufe0f':
-		case unicode.In(r, unicode.Cf, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector):
-			return "", refused(ErrLaneName, protocol.CodeInvalidLaneName, "a lane name may not hold %U, an invisible character (at byte %d)", r, i)
-		case r&0xFFFE == 0xFFFE || 0xFDD0 <= r && r <= 0xFDEF:
-			return "", refused(ErrLaneName, protocol.CodeInvalidLaneName, "a lane name may not hold %U, which is no character (at byte %d)", r, i)
-		}
-	}
-	if strings.IndexFunc(name, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }) < 0 {
-		return "", refused(ErrLaneName, protocol.CodeInvalidLaneName, "a lane name needs a letter or a digit")
+	name, err := bowling.ParseTitle(name, MaxLaneName)
+	if err != nil {
+		return "", refused(ErrLaneName, protocol.CodeInvalidLaneName, "the lane's name: %v", err)
 	}
 	return name, nil
 }

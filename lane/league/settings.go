@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/tenpin/tenpin/lane/bowling"
@@ -118,7 +117,7 @@ func invalid(format string, args ...any) error {
 // wrapping ErrInvalid that says what is wrong with them.
 func (s Settings) check() (Settings, error) {
 	out := s
-	name, err := cleanTitle(s.Name)
+	name, err := bowling.ParseTitle(s.Name, MaxTitle)
 	if err != nil {
 		return Settings{}, invalid("the league's name: %s", err)
 	}
@@ -147,7 +146,7 @@ func (s Settings) check() (Settings, error) {
 	teams := make(map[string]int, len(s.Teams)) // a team name's key: its team
 	bowlers := newNameIndex()                   // a bowler: their team
 	for t, team := range s.Teams {
-		name, err := cleanTitle(team.Name)
+		name, err := bowling.ParseTitle(team.Name, MaxTitle)
 		if err != nil {
 			return Settings{}, invalid("team %d: %s", t+1, err)
 		}
@@ -182,38 +181,6 @@ func (s Settings) check() (Settings, error) {
 	return out, nil
 }
 
-// cleanTitle trims a league's or a team's name and refuses an empty or
-// overlong one, or one with characters that hide or turn text around, as
-// a lane's name is refused.
-func cleanTitle(s string) (string, error) {
-	if !utf8.ValidString(s) {
-		return "", errors.New("not UTF-8 text")
-	}
-	s = norm.NFC.String(strings.TrimSpace(s))
-	switch n := utf8.RuneCountInString(s); {
-	case n == 0:
-		return "", errors.New("a name is needed")
-	case n > MaxTitle:
-		return "", fmt.Errorf("%d characters, a name has at most %d", n, MaxTitle)
-	}
-	for i, r := range s {
-		switch {
-		case unicode.IsControl(r):
-			return "", fmt.Errorf("%U at byte %d, a control character", r, i)
-		case unicode.Is(unicode.Bidi_Control, r):
-			return "", fmt.Errorf("%U at byte %d, a bidirectional formatting character that could disguise the name", r, i)
-		case r == '\u200d' || r == '\ufe0f': // an emoji's joiner and presentation selector
-		case unicode.In(r, unicode.Cf, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector):
-			return "", fmt.Errorf("%U at byte %d, an invisible character", r, i)
-		case r&0xFFFE == 0xFFFE || 0xFDD0 <= r && r <= 0xFDEF:
-			return "", fmt.Errorf("%U at byte %d, which is no character", r, i)
-		}
-	}
-	if strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }) < 0 {
-		return "", fmt.Errorf("%q has no letter or digit", s)
-	}
-	return s, nil
-}
 
 // nameIndex finds a name however it is typed: as the league spells it,
 // in another case or compatibility form (key), or a name that only looks
