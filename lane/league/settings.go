@@ -181,7 +181,6 @@ func (s Settings) check() (Settings, error) {
 	return out, nil
 }
 
-
 // nameIndex finds a name however it is typed: as the league spells it,
 // in another case or compatibility form (key), or a name that only looks
 // like it (bowling.Name.Keys), as a lane tells names apart.
