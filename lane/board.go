@@ -89,7 +89,7 @@ func (l *Lane) changed() { l.changedAcking(nil, "") }
 // a lane of thousands of watchers the bowler's ack does not wait for all
 // their boards to be queued.
 func (l *Lane) changedAcking(c *Client, ref string) {
-	if l.checkWakes(); l.woken.Load() {
+	if l.checkWakes(); !l.tenure.mayShow() {
 		// Its server was found paused, and the lane has not claimed it
 		// again since: another server may run the lane now and have shown
 		// later boards, whose seq this one would take back. The board
@@ -107,15 +107,15 @@ func (l *Lane) changedAcking(c *Client, ref string) {
 	l.show(c, ref)
 }
 
-// heldAck is the ack of a command a woken lane stored, held until the
-// board that shows it.
+// heldAck is the ack of a command stored while the lane may not show its
+// board, held until the board that shows it.
 type heldAck struct {
 	c   *Client
 	ref string
 }
 
-// sendHeld sends the acks held while the lane was woken, now that the
-// board that shows their commands went out.
+// sendHeld sends the acks held while the lane could not show its board,
+// now that the board that shows their commands went out.
 func (l *Lane) sendHeld() {
 	for _, h := range l.held {
 		if _, in := l.clients[h.c]; in {
@@ -269,7 +269,7 @@ func (l *Lane) ackOf(ref string) protocol.Ack {
 // changes each. The epoch is the one the lane holds, not its state's:
 // a lane that read another server's claim in its log (and stops) still
 // numbers the board it shows as it did when it showed it.
-func (l *Lane) boardSeq() uint64 { return l.epoch<<32 | l.seq }
+func (l *Lane) boardSeq() uint64 { return l.tenure.epoch<<32 | l.seq }
 
 // refuse answers a refused message with its error code. Refusals are
 // counted in the metrics and logged at debug level only: a client may have

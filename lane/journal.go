@@ -77,15 +77,21 @@ func (l *Lane) store(ctx context.Context, e game.Event) error {
 	if l.journal == nil {
 		return nil
 	}
-	if l.moved {
+	switch {
+	case l.tenure.moved():
 		return errMoved // another server holds the lane
-	}
-	if l.stale {
+	case !l.tenure.mayDecide():
 		return errors.New("lane: the log is ahead of the lane: read it back before deciding") // sync was not called: a bug
 	}
+	return l.append(ctx, e)
+}
+
+// append appends e to the lane's log, whatever its tenure: store's for a
+// decision, reclaim's for a claim.
+func (l *Lane) append(ctx context.Context, e game.Event) error {
 	pos, err := appendEvent(ctx, l.cfg, l.id, l.last, e)
 	if err != nil {
-		l.stale = true
+		l.tenure.lose()
 		return err
 	}
 	l.last = pos
@@ -100,29 +106,29 @@ func (l *Lane) store(ctx context.Context, e game.Event) error {
 // counted twice. After its server was found paused, the lane also claims
 // the lane again before it goes on (see reclaim).
 func (l *Lane) sync(ctx context.Context) error {
-	if l.moved {
+	if l.tenure.moved() {
 		return errMoved
 	}
 	l.checkWakes()
-	if !l.stale {
+	if l.tenure.mayDecide() {
 		return nil
 	}
 	// While the store is down, every message would wait for a read that
 	// fails, and the lane goroutine would fall behind its inbox (and its
 	// readers behind their pongs): try the store again only after a pause.
-	if now := time.Now(); now.Before(l.retryAt) {
+	if !l.tenure.mayRead(time.Now()) {
 		l.retryLater()
 		return errStoreDown
 	}
 	err := l.readBack(ctx)
-	if err == nil && l.woken.Load() {
+	if err == nil && l.tenure.now() == unclaimed {
 		err = l.reclaim(ctx)
 	}
 	if err != nil {
-		if l.moved {
+		if l.tenure.moved() {
 			return errMoved
 		}
-		l.stale, l.retryAt = true, time.Now().Add(storeRetryPause)
+		l.tenure.fail(time.Now().Add(storeRetryPause))
 		l.log.Warn("the lane could not read its log back", "err", err)
 		l.retryLater()
 		return errStoreDown
@@ -138,10 +144,9 @@ func (l *Lane) sync(ctx context.Context) error {
 // to the other nodes (a nemesis run saw two nodes each show the lane's
 // games, one of them three games behind).
 func (l *Lane) retryLater() {
-	if l.retrying || !l.woken.Load() {
+	if !l.tenure.armRetry() {
 		return
 	}
-	l.retrying = true
 	time.AfterFunc(storeRetryPause, func() {
 		l.submit(context.Background(), request{op: opRetry})
 	})
@@ -162,23 +167,25 @@ func (l *Lane) retryLater() {
 // decides nothing and shows no board.
 func (l *Lane) reclaim(ctx context.Context) error {
 	claim := l.state.Claim(l.cfg.Node)
-	l.claiming = claim.Epoch
-	if err := l.store(ctx, claim); err != nil {
+	if !l.tenure.claim(claim.Epoch) {
+		return fmt.Errorf("lane %s: claiming the lane while %s, not unclaimed", l.id, l.tenure.now()) // a bug
+	}
+	if err := l.append(ctx, claim); err != nil {
 		return fmt.Errorf("lane %s: taking the lane up again after a pause: %w", l.id, err)
 	}
 	l.state.Apply(claim)
-	l.took(claim.Epoch)
+	l.tenure.took()
+	l.tookUp()
 	return nil
 }
 
-// took makes epoch, of the lane's own claim (stored, and applied to its
-// state), the one the lane holds, and shows every client the board of it
-// at once, woken or not: an ack names the seq of a board its client is
-// sent, and this epoch's first.
-func (l *Lane) took(epoch uint64) {
-	l.epoch, l.seq, l.claiming = epoch, 0, 0
-	l.woken.Store(false)
-	l.log.Info("took the lane up again after a pause", "epoch", epoch)
+// tookUp shows every client the first board of the epoch the lane has
+// just taken up (see tenure.took), and sends the acks held meanwhile: an
+// ack names the seq of a board its client is sent, and this epoch's first
+// is the first that may be shown.
+func (l *Lane) tookUp() {
+	l.seq = 0
+	l.log.Info("took the lane up again after a pause", "epoch", l.tenure.epoch)
 	l.show(nil, "")
 	l.sendHeld()
 }
@@ -194,28 +201,26 @@ func (l *Lane) ownClaim(events []game.Event, epoch uint64) bool {
 	return false
 }
 
-// checkWakes marks the lane stale, and woken, if its server was found
-// paused since the lane last looked: another server may have taken the
-// lane over meanwhile.
+// checkWakes wakes the lane's tenure if its server was found paused
+// since the lane last looked: another server may have taken the lane
+// over meanwhile.
 func (l *Lane) checkWakes() {
 	if l.cfg.Wakes != nil && l.journal != nil {
-		if w := l.cfg.Wakes(); w != l.wakes.Load() {
-			l.wakes.Store(w)
-			l.woken.Store(true)
-			l.stale, l.retryAt = true, time.Time{}
+		if w := l.cfg.Wakes(); w != l.tenure.wakes.Load() {
+			l.tenure.wake() // before wakes: see unsure
+			l.tenure.wakes.Store(w)
 		}
 	}
 }
 
-// unsure reports whether the lane's server was found paused and the lane
-// has not claimed it again since (or is yet to notice): its board may be
-// older than another server's, which may have taken the lane over. Safe
-// on any goroutine.
+// unsure reports whether the lane may not show its board (see
+// tenure.mayShow), or is yet to notice that its server was found paused.
+// Safe on any goroutine.
 func (l *Lane) unsure() bool {
-	if l.woken.Load() {
+	if !l.tenure.mayShow() {
 		return true
 	}
-	return l.cfg.Wakes != nil && l.journal != nil && l.cfg.Wakes() != l.wakes.Load()
+	return l.cfg.Wakes != nil && l.journal != nil && l.cfg.Wakes() != l.tenure.wakes.Load()
 }
 
 var errMoved = protocol.Errorf(protocol.CodeServerRestarting, "the lane moved to another server: reconnect, your seat is kept")
@@ -235,18 +240,18 @@ func (l *Lane) readBack(ctx context.Context) error {
 	for _, e := range log.Events {
 		l.state.Apply(e)
 	}
-	l.last, l.stale = log.Last, false
+	l.last = log.Last
 	if len(log.Events) > 0 {
 		l.log.Info("caught up with the journal", "events", len(log.Events))
 	}
-	switch c := l.claiming; {
-	case c != 0 && l.state.Epoch() == c && l.ownClaim(log.Events, c):
-		l.took(c) // the claim reclaim sent landed, though its answer was lost; took shows the board
-	case l.state.Epoch() > l.epoch:
-		l.moved = true // another server claimed the lane: its log is not ours to write
-		return errMoved
+	epoch := l.state.Epoch()
+	switch {
+	case l.tenure.caughtUp(epoch, l.ownClaim(log.Events, epoch)):
+		l.tookUp() // the claim reclaim sent landed, though its answer was lost
+	case l.tenure.moved():
+		return errMoved // another server claimed the lane: its log is not ours to write
 	case len(log.Events) > 0 || l.due:
-		l.changed() // and a board held back (see changed); a woken lane's waits for its claim (see took)
+		l.changed() // and a board held back (see changed); an unclaimed lane's waits for its claim (see tookUp)
 	}
 	for _, p := range l.pending {
 		_, attached := l.clients[p.c]

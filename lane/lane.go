@@ -43,24 +43,14 @@ type Lane struct {
 	view atomic.Pointer[view] // the latest board, for readers outside the goroutine
 
 	// Owned by the lane goroutine.
-	state    *game.State
-	journal  game.Journal  // nil: nothing is stored
-	last     uint64        // the journal's position of the lane's last event
-	keep     atomic.Uint64 // the first position of its log a compaction must keep: see Keep
-	stale    bool          // an append's outcome is unknown: read the log before the next
-	pending  []pendingJoin // joins refused while their outcome was unknown
-	held     []heldAck     // acks of commands stored while woken: sent with the board that shows them (see changedAcking)
-	retryAt  time.Time     // a failed read-back: not before then again
-	retrying bool          // a woken lane's read-back failed, and it will try again on its own: see retryLater
-	claiming uint64        // the epoch of a claim whose outcome is unknown (see reclaim); 0: none
-	epoch    uint64        // the epoch this lane holds: a later claim in the log is another server's
-	moved    bool          // the log holds a later claim: stop
-	// wakes is Config.Wakes when the lane last looked; woken, that its
-	// server was found paused and the lane has not claimed it again
-	// since (see reclaim). Atomic: Board reads them on other goroutines.
-	wakes   atomic.Uint64
-	woken   atomic.Bool
-	seq     uint64 // changes shown in this epoch
+	state   *game.State
+	journal game.Journal  // nil: nothing is stored
+	last    uint64        // the journal's position of the lane's last event
+	keep    atomic.Uint64 // the first position of its log a compaction must keep: see Keep
+	pending []pendingJoin // joins refused while their outcome was unknown
+	held    []heldAck     // acks of commands stored while the lane may not show: sent with the board that shows them (see changedAcking)
+	tenure  tenure        // whether the lane may decide and show: see tenure.go
+	seq     uint64        // changes shown in this epoch
 	clients map[*Client]struct{}
 	remotes int                          // clients in clients connected to other nodes
 	holders map[bowling.Name]*Client     // the connection holding each seat
@@ -242,9 +232,9 @@ func newLane(st *game.State, last uint64, cfg Config) *Lane {
 		born:    time.Now(),
 		waiting: make(map[*Client]*time.Timer),
 	}
-	l.epoch = st.Epoch()
+	l.tenure.epoch = st.Epoch()
 	if cfg.Wakes != nil {
-		l.wakes.Store(cfg.Wakes())
+		l.tenure.wakes.Store(cfg.Wakes())
 	}
 	l.presence = time.NewTimer(time.Hour)
 	l.presence.Stop()

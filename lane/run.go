@@ -54,7 +54,7 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 			}
 		case r := <-l.inbox:
 			l.handle(ctx, r)
-			if l.moved {
+			if l.tenure.moved() {
 				l.log.Warn("another server took the lane over", "epoch", l.state.Epoch())
 				l.closeAll(websocket.StatusGoingAway, protocol.CodeServerRestarting, "the lane moved to another server: reconnect, your seat is kept")
 				return ErrMoved
@@ -73,7 +73,7 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 // returns nil, and tries again after its idle timeout.
 func (l *Lane) closeIdle(ctx context.Context) error {
 	err := l.sync(ctx)
-	if l.moved { // the lane lives on with another server: it is not closed
+	if l.tenure.moved() { // the lane lives on with another server: it is not closed
 		l.closeAll(websocket.StatusGoingAway, protocol.CodeServerRestarting, "the lane moved to another server: reconnect, your seat is kept")
 		return ErrMoved
 	}
@@ -149,7 +149,7 @@ func (l *Lane) handle(ctx context.Context, r request) {
 			l.turnAway(r.c, "")
 		}
 	case opRetry:
-		l.retrying = false
+		l.tenure.retried()
 		l.sync(ctx)
 	case opRecorded:
 		l.recordedGames(r.recorded)
@@ -158,8 +158,7 @@ func (l *Lane) handle(ctx context.Context, r request) {
 		l.changed()
 	case opVerify:
 		if l.journal != nil {
-			l.stale, l.retryAt = true, time.Time{}
-			l.woken.Store(true)
+			l.tenure.wake()
 			l.sync(ctx)
 		}
 	case opSnapshot:

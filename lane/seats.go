@@ -34,7 +34,7 @@ func (l *Lane) spectators() int {
 // seconds, while its store could not be read, to every client that came;
 // see changed for the boards of its clients).
 func (l *Lane) attach(ctx context.Context, c *Client) {
-	if l.checkWakes(); l.woken.Load() {
+	if l.checkWakes(); !l.tenure.mayShow() {
 		if err := l.sync(ctx); err != nil {
 			// A notice (why the connection closes) without the board
 			// that reply sends a client of another node first.
