@@ -4,11 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/protocol"
 )
+
+// storedLog is where a lane's log is stored, and how far the lane has it.
+type storedLog struct {
+	journal game.Journal  // nil: nothing is stored
+	last    uint64        // the journal's position of the lane's last event
+	keep    atomic.Uint64 // the first position of its log a compaction must keep: see Keep
+}
 
 // record stores a decided event in the journal and applies it: the ack
 // rule. If the journal does not take it, nothing changes and the error
@@ -74,7 +82,7 @@ func (l *Lane) Snapshot(ctx context.Context) error {
 // store appends e, decided on a state in step with the log (see sync),
 // to the lane's log.
 func (l *Lane) store(ctx context.Context, e game.Event) error {
-	if l.journal == nil {
+	if l.stored.journal == nil {
 		return nil
 	}
 	switch {
@@ -89,12 +97,12 @@ func (l *Lane) store(ctx context.Context, e game.Event) error {
 // append appends e to the lane's log, whatever its tenure: store's for a
 // decision, reclaim's for a claim.
 func (l *Lane) append(ctx context.Context, e game.Event) error {
-	pos, err := appendEvent(ctx, l.cfg, l.id, l.last, e)
+	pos, err := appendEvent(ctx, l.cfg, l.id, l.stored.last, e)
 	if err != nil {
 		l.tenure.lose()
 		return err
 	}
-	l.last = pos
+	l.stored.last = pos
 	return nil
 }
 
@@ -184,7 +192,7 @@ func (l *Lane) reclaim(ctx context.Context) error {
 // ack names the seq of a board its client is sent, and this epoch's first
 // is the first that may be shown.
 func (l *Lane) tookUp() {
-	l.seq = 0
+	l.shown.seq = 0
 	l.log.Info("took the lane up again after a pause", "epoch", l.tenure.epoch)
 	l.show(nil, "")
 	l.sendHeld()
@@ -205,7 +213,7 @@ func (l *Lane) ownClaim(events []game.Event, epoch uint64) bool {
 // since the lane last looked: another server may have taken the lane
 // over meanwhile.
 func (l *Lane) checkWakes() {
-	if l.cfg.Wakes != nil && l.journal != nil {
+	if l.cfg.Wakes != nil && l.stored.journal != nil {
 		if w := l.cfg.Wakes(); w != l.tenure.wakes.Load() {
 			l.tenure.wake() // before wakes: see unsure
 			l.tenure.wakes.Store(w)
@@ -220,7 +228,7 @@ func (l *Lane) unsure() bool {
 	if !l.tenure.mayShow() {
 		return true
 	}
-	return l.cfg.Wakes != nil && l.journal != nil && l.cfg.Wakes() != l.tenure.wakes.Load()
+	return l.cfg.Wakes != nil && l.stored.journal != nil && l.cfg.Wakes() != l.tenure.wakes.Load()
 }
 
 var errMoved = protocol.Errorf(protocol.CodeServerRestarting, "the lane moved to another server: reconnect, your seat is kept")
@@ -233,14 +241,14 @@ var errStoreDown = protocol.Errorf(protocol.CodeUnavailable, "the lane could not
 func (l *Lane) readBack(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.cfg.AppendTimeout)
 	defer cancel()
-	log, err := l.journal.Read(ctx, l.id, l.last)
+	log, err := l.stored.journal.Read(ctx, l.id, l.stored.last)
 	if err != nil {
 		return fmt.Errorf("lane %s: reading back the log: %w", l.id, err)
 	}
 	for _, e := range log.Events {
 		l.state.Apply(e)
 	}
-	l.last = log.Last
+	l.stored.last = log.Last
 	if len(log.Events) > 0 {
 		l.log.Info("caught up with the journal", "events", len(log.Events))
 	}
@@ -250,17 +258,17 @@ func (l *Lane) readBack(ctx context.Context) error {
 		l.tookUp() // the claim reclaim sent landed, though its answer was lost
 	case l.tenure.moved():
 		return errMoved // another server claimed the lane: its log is not ours to write
-	case len(log.Events) > 0 || l.due:
+	case len(log.Events) > 0 || l.shown.due:
 		l.changed() // and a board held back (see changed); an unclaimed lane's waits for its claim (see tookUp)
 	}
-	for _, p := range l.pending {
-		_, attached := l.clients[p.c]
-		if name, ok := l.state.Holder(p.token); ok && name == p.name && attached && p.c.seat == "" && l.holders[name] == nil {
+	for _, p := range l.seats.pending {
+		_, attached := l.conns.attached[p.c]
+		if name, ok := l.state.Holder(p.token); ok && name == p.name && attached && p.c.seat == "" && l.seats.holders[name] == nil {
 			l.seat(p.c, name, p.ref, p.welcome, p.bowlerKey, false) // its join was stored after all
 		} else {
 			l.overflow(p.c) // a join let past a lane full of watchers, not seated after all
 		}
 	}
-	l.pending = l.pending[:0]
+	l.seats.pending = l.seats.pending[:0]
 	return nil
 }
