@@ -104,7 +104,7 @@ func (l *Lane) changedAcking(c *Client, ref string) {
 		// Its server was found paused, and the lane has not claimed it
 		// again since: another server may run the lane now and have shown
 		// later boards, whose seq this one would take back. The board
-		// waits for the claim (see reclaim), and so does the ack: an ack
+		// waits for the claim (see Lane.claim), and so does the ack: an ack
 		// names the seq of the first board that shows its command, and
 		// the board shown now would not (the nemesis saw 9 such acks in
 		// 5 runs). A lane that moves sends it never: its client reads the

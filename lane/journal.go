@@ -51,7 +51,7 @@ func (l *Lane) record(ctx context.Context, e game.Event) error {
 // another server's later claim stops, and its clients are sent to
 // reconnect. It returns once the lane has the request, or has stopped.
 func (l *Lane) Verify(ctx context.Context) {
-	l.submit(ctx, request{op: opVerify})
+	l.submit(ctx, request{op: opWake})
 }
 
 // ErrStopped is returned by [Lane.Snapshot] for a lane that has stopped.
@@ -95,7 +95,7 @@ func (l *Lane) store(ctx context.Context, e game.Event) error {
 }
 
 // append appends e to the lane's log, whatever its tenure: store's for a
-// decision, reclaim's for a claim.
+// decision, and the lane's claim (see claim).
 func (l *Lane) append(ctx context.Context, e game.Event) error {
 	pos, err := appendEvent(ctx, l.cfg, l.id, l.stored.last, e)
 	if err != nil {
@@ -112,7 +112,7 @@ func (l *Lane) append(ctx context.Context, e game.Event) error {
 // append may have landed, and the log is the truth). A roll whose ack was
 // lost and which the client sends again is then refused as stale, never
 // counted twice. After its server was found paused, the lane also claims
-// the lane again before it goes on (see reclaim).
+// the lane again before it goes on (see claim).
 func (l *Lane) sync(ctx context.Context) error {
 	if l.tenure.moved() {
 		return errMoved
@@ -130,7 +130,7 @@ func (l *Lane) sync(ctx context.Context) error {
 	}
 	err := l.readBack(ctx)
 	if err == nil && l.tenure.now() == unclaimed {
-		err = l.reclaim(ctx)
+		err = l.claim(ctx)
 	}
 	if err != nil {
 		if l.tenure.moved() {
@@ -160,7 +160,7 @@ func (l *Lane) retryLater() {
 	})
 }
 
-// reclaim takes the lane up again after its server was found paused: a
+// claim takes the lane up again after its server was found paused: a
 // claim of a new epoch, fenced by the last event the lane read back. A
 // read alone cannot tell the lane that it still holds its log: the
 // stream's leader may have been on the paused server too, and answer
@@ -173,25 +173,25 @@ func (l *Lane) retryLater() {
 // own: see retryLater), and stops once the read shows another's claim, or
 // takes the lane up if it shows its own (see readBack); until then it
 // decides nothing and shows no board.
-func (l *Lane) reclaim(ctx context.Context) error {
-	claim := l.state.Claim(l.cfg.Node)
-	if !l.tenure.claim(claim.Epoch) {
+func (l *Lane) claim(ctx context.Context) error {
+	e := l.state.Claim(l.cfg.Node)
+	if !l.tenure.claim(e.Epoch) {
 		return fmt.Errorf("lane %s: claiming the lane while %s, not unclaimed", l.id, l.tenure.now()) // a bug
 	}
-	if err := l.append(ctx, claim); err != nil {
+	if err := l.append(ctx, e); err != nil {
 		return fmt.Errorf("lane %s: taking the lane up again after a pause: %w", l.id, err)
 	}
-	l.state.Apply(claim)
+	l.state.Apply(e)
 	l.tenure.took()
-	l.tookUp()
+	l.took()
 	return nil
 }
 
-// tookUp shows every client the first board of the epoch the lane has
+// took shows every client the first board of the epoch the lane has
 // just taken up (see tenure.took), and sends the acks held meanwhile: an
 // ack names the seq of a board its client is sent, and this epoch's first
 // is the first that may be shown.
-func (l *Lane) tookUp() {
+func (l *Lane) took() {
 	l.shown.seq = 0
 	l.log.Info("took the lane up again after a pause", "epoch", l.tenure.epoch)
 	l.show(nil, "")
@@ -255,11 +255,11 @@ func (l *Lane) readBack(ctx context.Context) error {
 	epoch := l.state.Epoch()
 	switch {
 	case l.tenure.caughtUp(epoch, l.ownClaim(log.Events, epoch)):
-		l.tookUp() // the claim reclaim sent landed, though its answer was lost
+		l.took() // the claim the lane sent landed, though its answer was lost
 	case l.tenure.moved():
 		return errMoved // another server claimed the lane: its log is not ours to write
 	case len(log.Events) > 0 || l.shown.due:
-		l.changed() // and a board held back (see changed); an unclaimed lane's waits for its claim (see tookUp)
+		l.changed() // and a board held back (see changed); an unclaimed lane's waits for its claim (see took)
 	}
 	for _, p := range l.seats.pending {
 		_, attached := l.conns.attached[p.c]

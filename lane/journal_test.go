@@ -526,7 +526,7 @@ func TestWokenLaneFindsOnItsOwnThatItMoved(t *testing.T) {
 	})
 }
 
-// TestWokenLaneClaimsOnce: the claim of a woken lane (see reclaim) whose
+// TestWokenLaneClaimsOnce: the claim of a woken lane (see claim) whose
 // answer is lost, though it landed, is the lane's own when the lane reads
 // it back: the lane takes the lane up, and does not stop as if another
 // server had claimed it. And a claim during which the server is found

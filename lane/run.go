@@ -156,7 +156,7 @@ func (l *Lane) handle(ctx context.Context, r request) {
 	case opLeagueSheet:
 		l.lg.sheet = r.recorded.sheet
 		l.changed()
-	case opVerify:
+	case opWake:
 		if l.stored.journal != nil {
 			l.tenure.wake()
 			l.sync(ctx)
