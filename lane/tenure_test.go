@@ -62,6 +62,9 @@ func TestTenureTransitions(t *testing.T) {
 		{from: woken, on: readOwn, to: moved, epoch: 3}, // a claim of 4 it never sent: another process of its name
 		{from: unclaimed, on: claim, to: claiming, reports: true, epoch: 3, claiming: 4},
 		{from: unclaimed, on: wake, to: woken, epoch: 3},
+		{from: unclaimed, on: lose, to: woken, epoch: 3},
+		{from: unclaimed, on: fail, to: woken, epoch: 3, retryAt: later},
+		{from: unclaimed, on: readLater, to: moved, epoch: 3},
 		{from: claiming, on: took, to: holding, epoch: 4},
 		{from: claiming, on: readOwn, to: holding, reports: true, epoch: 4},
 		{from: claiming, on: readSame, to: unclaimed, epoch: 3},
@@ -70,7 +73,7 @@ func TestTenureTransitions(t *testing.T) {
 		{from: claiming, on: fail, to: claiming, epoch: 3, claiming: 4, retryAt: later},
 		{from: claiming, on: wake, to: claiming, epoch: 3, claiming: 4}, // its claim may land: it must know it for its own
 
-		// Not in the table: nothing changes, or the safe way.
+		// Not in the table: nothing changes.
 		{from: holding, on: fail, to: holding, epoch: 3},
 		{from: holding, on: readSame, to: holding, epoch: 3},
 		{from: holding, on: readOwnOld, to: holding, epoch: 3},
@@ -80,10 +83,7 @@ func TestTenureTransitions(t *testing.T) {
 		{from: behind, on: took, to: behind, epoch: 3},
 		{from: woken, on: claim, to: woken, epoch: 3},
 		{from: woken, on: took, to: woken, epoch: 3},
-		{from: unclaimed, on: lose, to: woken, epoch: 3},
-		{from: unclaimed, on: fail, to: woken, epoch: 3, retryAt: later},
 		{from: unclaimed, on: readSame, to: unclaimed, epoch: 3},
-		{from: unclaimed, on: readLater, to: moved, epoch: 3},
 		{from: unclaimed, on: took, to: unclaimed, epoch: 3},
 		{from: claiming, on: claim, to: claiming, epoch: 3, claiming: 4},
 		{from: moved, on: lose, to: moved, epoch: 3},
