@@ -80,6 +80,17 @@ func gamePlayer(name bowling.Name, g *bowling.Game, left bool, corrected uint16)
 	return out
 }
 
+// showing is what a lane's boards have shown, and the board it owes.
+type showing struct {
+	seq uint64    // changes shown in the tenure's epoch: see boardSeq
+	at  time.Time // when the last board went out
+	// Presence alone (a connection coming or going) shows at most one
+	// board every presence interval: see presenceChanged.
+	presence *time.Timer
+	due      bool      // a board waits: for the presence timer, or the lane's claim (see changedAcking)
+	held     []heldAck // acks of commands stored while the lane may not show: sent with the board that shows them
+}
+
 // changed marks a change of the lane: the next seq, one board built and
 // encoded once, and the same bytes queued for every client.
 func (l *Lane) changed() { l.changedAcking(nil, "") }
@@ -89,55 +100,55 @@ func (l *Lane) changed() { l.changedAcking(nil, "") }
 // a lane of thousands of watchers the bowler's ack does not wait for all
 // their boards to be queued.
 func (l *Lane) changedAcking(c *Client, ref string) {
-	if l.checkWakes(); l.woken.Load() {
+	if l.checkWakes(); !l.tenure.mayShow() {
 		// Its server was found paused, and the lane has not claimed it
 		// again since: another server may run the lane now and have shown
 		// later boards, whose seq this one would take back. The board
-		// waits for the claim (see reclaim), and so does the ack: an ack
+		// waits for the claim (see Lane.claim), and so does the ack: an ack
 		// names the seq of the first board that shows its command, and
 		// the board shown now would not (the nemesis saw 9 such acks in
 		// 5 runs). A lane that moves sends it never: its client reads the
 		// board on the lane's new server.
-		l.due = true
+		l.shown.due = true
 		if ref != "" {
-			l.held = append(l.held, heldAck{c, ref})
+			l.shown.held = append(l.shown.held, heldAck{c, ref})
 		}
 		return
 	}
 	l.show(c, ref)
 }
 
-// heldAck is the ack of a command a woken lane stored, held until the
-// board that shows it.
+// heldAck is the ack of a command stored while the lane may not show its
+// board, held until the board that shows it.
 type heldAck struct {
 	c   *Client
 	ref string
 }
 
-// sendHeld sends the acks held while the lane was woken, now that the
-// board that shows their commands went out.
+// sendHeld sends the acks held while the lane could not show its board,
+// now that the board that shows their commands went out.
 func (l *Lane) sendHeld() {
-	for _, h := range l.held {
-		if _, in := l.clients[h.c]; in {
+	for _, h := range l.shown.held {
+		if _, in := l.conns.attached[h.c]; in {
 			l.ack(h.c, h.ref)
 		}
 	}
-	l.held = l.held[:0]
+	l.shown.held = l.shown.held[:0]
 }
 
 // show is changedAcking once the lane knows it holds the lane.
 func (l *Lane) show(c *Client, ref string) {
-	if l.due {
-		l.due = false
-		l.presence.Stop()
+	if l.shown.due {
+		l.shown.due = false
+		l.shown.presence.Stop()
 	}
-	l.lastBoard = time.Now()
-	l.seq++
+	l.shown.at = time.Now()
+	l.shown.seq++
 	v := l.buildBoard()
 	seq := v.seq
 	var first *Client // queued the board already
 	if ref != "" {
-		if _, in := l.clients[c]; in && !c.relayed {
+		if _, in := l.conns.attached[c]; in && !c.relayed {
 			first = c
 			// The board and its ack, in one write if it can be.
 			if skipped := boardTo(c.conn, v.board, seq, true, encodeReply(l.ackOf(ref))); skipped > 0 {
@@ -148,7 +159,7 @@ func (l *Lane) show(c *Client, ref string) {
 		}
 	}
 	n := 0
-	for cl := range l.clients {
+	for cl := range l.conns.attached {
 		if cl.relayed || cl == first {
 			continue // a relayed one's node relays the board published below
 		}
@@ -162,8 +173,8 @@ func (l *Lane) show(c *Client, ref string) {
 			runtime.Gosched()
 		}
 	}
-	l.cfg.Metrics.BoardsSent.Add(int64(len(l.clients) - l.remotes))
-	if l.remotes > 0 && l.cfg.Publish != nil {
+	l.cfg.Metrics.BoardsSent.Add(int64(len(l.conns.attached) - l.conns.remotes))
+	if l.conns.remotes > 0 && l.cfg.Publish != nil {
 		l.cfg.Publish(l.id, v.board, seq)
 	}
 }
@@ -203,7 +214,7 @@ func (l *Lane) buildBoard() *view {
 			head.Up.Deck, head.Deck = []int{}, d // the pins are written from head.Deck
 		}
 	} else {
-		l.skippable.Stop()
+		l.seats.skippable.Stop()
 	}
 	summary := protocol.LaneSummary{ID: l.id, Name: l.name, Phase: head.Phase, Players: make([]string, len(players)), Spectators: l.spectators()}
 	if head.Up != nil {
@@ -214,7 +225,7 @@ func (l *Lane) buildBoard() *view {
 	for i, p := range players {
 		summary.Players[i] = string(p.Name)
 	}
-	stats, statsJSON := l.night.of(l.state.Series(), players)
+	stats, statsJSON := l.enc.night.of(l.state.Series(), players)
 	data := l.encodeBoard(head, players, correctedFrames(l.state.Corrections()), series(l.state.Totals(), players), statsJSON)
 	l.forgetFrames(players)
 	v := &view{board: data, seq: head.Seq, summary: summary, players: players, series: l.state.Series(), corrections: l.state.Corrections(), phase: l.state.Phase(), stats: stats}
@@ -269,7 +280,7 @@ func (l *Lane) ackOf(ref string) protocol.Ack {
 // changes each. The epoch is the one the lane holds, not its state's:
 // a lane that read another server's claim in its log (and stops) still
 // numbers the board it shows as it did when it showed it.
-func (l *Lane) boardSeq() uint64 { return l.epoch<<32 | l.seq }
+func (l *Lane) boardSeq() uint64 { return l.tenure.epoch<<32 | l.shown.seq }
 
 // refuse answers a refused message with its error code. Refusals are
 // counted in the metrics and logged at debug level only: a client may have

@@ -27,6 +27,13 @@ type boardHead struct {
 	CreatorAway bool
 }
 
+// boardCache is what a lane's board encoding reuses from the last board.
+type boardCache struct {
+	frames map[bowling.Name]*framesJSON // each seated player's frames as the last board encoded them
+	quoted []byte                       // the board's JSON up to its seq: its type, the lane's id and name
+	night  nightStats                   // the night's numbers as the last board showed them: see stats.go
+}
+
 // framesJSON is a player's name and frames as last encoded, and what the
 // frames were encoded from: the game, every ball of it (a Game is a value
 // that compares whole), and the frames marked corrected.
@@ -40,14 +47,14 @@ type framesJSON struct {
 // encodeBoard writes the board of head, players, series and the night's
 // numbers, stats (encoded already; nil for none).
 func (l *Lane) encodeBoard(head boardHead, players []bowling.Player, marks map[bowling.Name]uint16, series []protocol.SeriesPlayer, stats []byte) []byte {
-	if l.quoted == nil {
-		l.quoted = fmt.Appendf(nil, `{"type":"board","lane":%s,"name":%s,"seq":`, quote(l.id), quote(l.name))
+	if l.enc.quoted == nil {
+		l.enc.quoted = fmt.Appendf(nil, `{"type":"board","lane":%s,"name":%s,"seq":`, quote(l.id), quote(l.name))
 	}
 	size := 1024
 	if v := l.view.Load(); v != nil {
 		size = len(v.board) + 256 // the last board's, and room to grow
 	}
-	b := append(make([]byte, 0, size), l.quoted...)
+	b := append(make([]byte, 0, size), l.enc.quoted...)
 	b = strconv.AppendUint(b, head.Seq, 10)
 	b = append(b, `,"phase":`...)
 	b = strconv.AppendQuote(b, string(head.Phase)) // waiting, playing, finished
@@ -87,7 +94,7 @@ func (l *Lane) encodeBoard(head boardHead, players []bowling.Player, marks map[b
 		b = append(b, `{"name":`...)
 		b = append(b, f.name...)
 		b = append(b, `,"connected":`...)
-		b = strconv.AppendBool(b, l.holders[p.Name] != nil)
+		b = strconv.AppendBool(b, l.seats.holders[p.Name] != nil)
 		b = appendFlag(b, `,"left":true`, p.Left)
 		b = appendFlag(b, `,"away":true`, p.Away)
 		b = appendFlag(b, `,"removed":true`, p.Left && l.state.Removed(p.Name))
@@ -172,7 +179,7 @@ func appendFlag(b []byte, field string, set bool) []byte {
 // framesOf returns p's name and frames encoded, again only if p's game or
 // its corrections changed since the last board.
 func (l *Lane) framesOf(p bowling.Player, corrected uint16) *framesJSON {
-	f := l.frames[p.Name]
+	f := l.enc.frames[p.Name]
 	if f != nil && f.game == p.Game && f.corrected == corrected {
 		return f
 	}
@@ -183,10 +190,10 @@ func (l *Lane) framesOf(p bowling.Player, corrected uint16) *framesJSON {
 	frames := appendFrames(reuse, &p.Game, corrected)
 	if f == nil {
 		f = &framesJSON{name: quote(string(p.Name))}
-		if l.frames == nil {
-			l.frames = make(map[bowling.Name]*framesJSON)
+		if l.enc.frames == nil {
+			l.enc.frames = make(map[bowling.Name]*framesJSON)
 		}
-		l.frames[p.Name] = f
+		l.enc.frames[p.Name] = f
 	}
 	f.game, f.corrected, f.frames = p.Game, corrected, frames
 	return f
@@ -284,16 +291,16 @@ func appendInts(b []byte, v []int) []byte {
 
 // forgetFrames drops the encoded frames of players no longer seated.
 func (l *Lane) forgetFrames(players []bowling.Player) {
-	if len(l.frames) <= len(players) {
+	if len(l.enc.frames) <= len(players) {
 		return
 	}
-	for name := range l.frames {
+	for name := range l.enc.frames {
 		seated := false
 		for _, p := range players {
 			seated = seated || p.Name == name
 		}
 		if !seated {
-			delete(l.frames, name)
+			delete(l.enc.frames, name)
 		}
 	}
 }

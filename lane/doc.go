@@ -94,6 +94,48 @@
 // the lane a join's or a resume's hashes, never the token or the host
 // key.
 //
+// # A lane's tenure
+//
+// Whether a lane may decide a command (store its event) and whether it may
+// show a board is up to its tenure: one state of six, which the lane
+// goroutine changes on what its appends, its reads of the log and its
+// server's pauses tell it. The lane asks it before it decides and before
+// it shows a board; [Lane.Board] asks it too, on other goroutines, for a
+// relay must not be shown a board that another server may have
+// overtaken. One line of the table is one transition, named for its
+// event:
+//
+//	state      decide  show  event     when                                   next
+//	holding    yes     yes   lose      an append had no answer                behind
+//	                         wake      its server was found paused            woken
+//	                                   (Config.Wakes), or Lane.Verify
+//	behind     no      yes   caughtUp  it read its log back                   holding
+//	                         fail      it could not                           behind, reading again after a pause
+//	                         wake                                             woken, reading at once
+//	woken      no      no    caughtUp  it read its log back                   unclaimed
+//	                         fail      it could not                           woken, reading again after a pause
+//	                         wake                                             woken, reading at once
+//	unclaimed  no      no    claim     it sends a claim of the next epoch     claiming
+//	                         lose, fail, wake                                 woken
+//	claiming   no      no    took      the claim is stored                    holding, in the claim's epoch
+//	                         caughtUp  the log holds the claim                holding, in the claim's epoch
+//	                         caughtUp  the log holds no claim since its epoch unclaimed
+//	                         lose      the claim had no answer                claiming
+//	                         fail      it could not read its log back         claiming, reading again after a pause
+//	                         wake                                             claiming, reading at once
+//	any                      caughtUp  the log holds a later claim than the   moved
+//	                                   lane's epoch, not the one it is claiming
+//	moved      no      no                                                     the lane stops: ErrMoved
+//
+// An event the table does not list for a state leaves the tenure as it
+// is. A lane behind reads its log back at its next message, as it must
+// before it decides; a woken, unclaimed or claiming one also tries again
+// on its own, after a pause, as its clients may all have gone to the
+// server that took the lane over. Once it has taken the lane up again,
+// the lane shows the first board of its new epoch, and the acks it held
+// meanwhile: an ack names the seq of the first board that shows its
+// command. Lanes kept in memory alone ([New]) are always holding.
+//
 // # Lifetime
 //
 // Run returns when its context ends (the server is shutting down: every

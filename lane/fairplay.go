@@ -20,12 +20,12 @@ const AwayAfter = 30 * time.Second
 // seat: 0 while one does. A player never connected since the lane came up
 // (restored after a restart) has been offline since then.
 func (l *Lane) offlineFor(name bowling.Name, now time.Time) time.Duration {
-	if l.holders[name] != nil {
+	if l.seats.holders[name] != nil {
 		return 0
 	}
-	since, ok := l.offline[name]
+	since, ok := l.seats.offline[name]
 	if !ok {
-		since = l.born
+		since = l.seats.born
 	}
 	return max(now.Sub(since), time.Nanosecond) // offline at all is more than 0
 }
@@ -43,17 +43,17 @@ func (l *Lane) upOfflineFor(now time.Time) time.Duration {
 // may be skipped, while they are offline (nil while they are connected),
 // and arms the timer that shows the board again when none are left.
 func (l *Lane) skipIn(name bowling.Name) *int {
-	if l.holders[name] != nil { // connected: the usual case, on every board
-		l.skippable.Stop()
+	if l.seats.holders[name] != nil { // connected: the usual case, on every board
+		l.seats.skippable.Stop()
 		return nil
 	}
 	offline := l.offlineFor(name, time.Now())
 	left := l.cfg.AwayAfter - offline
 	if left <= 0 {
-		l.skippable.Stop()
+		l.seats.skippable.Stop()
 		return new(int)
 	}
-	l.skippable.Reset(left)
+	l.seats.skippable.Reset(left)
 	secs := int((left + time.Second - 1) / time.Second)
 	return &secs
 }
@@ -85,11 +85,11 @@ func (l *Lane) decideFairPlay(c *Client, m protocol.Request) (game.Event, error)
 // removed, off their seat: it watches from now on, and is returned (nil
 // if the seat had none). A removed player is told why.
 func (l *Lane) removed(e game.Event) *Client {
-	holder := l.holders[e.Player]
+	holder := l.seats.holders[e.Player]
 	if holder == nil {
 		return nil
 	}
-	delete(l.holders, e.Player)
+	delete(l.seats.holders, e.Player)
 	holder.seat = ""
 	if e.By != "" {
 		l.reply(holder, protocol.Errorf(protocol.CodeRemoved, "the host, %s, removed %s from the lane: you are watching now", e.By, e.Player))
@@ -101,7 +101,7 @@ func (l *Lane) removed(e game.Event) *Client {
 // watchers than it takes: a seat is had past the limit (a join on a lane
 // full of watchers), so giving it up must not leave one more watcher.
 func (l *Lane) overflow(c *Client) {
-	if _, ok := l.clients[c]; ok && c.seat == "" && l.spectators() > l.cfg.MaxSpectators {
+	if _, ok := l.conns.attached[c]; ok && c.seat == "" && l.spectators() > l.cfg.MaxSpectators {
 		l.turnAway(c, "")
 		l.presenceChanged() // the board counted it
 	}

@@ -4,11 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/protocol"
 )
+
+// storedLog is where a lane's log is stored, and how far the lane has it.
+type storedLog struct {
+	journal game.Journal  // nil: nothing is stored
+	last    uint64        // the journal's position of the lane's last event
+	keep    atomic.Uint64 // the first position of its log a compaction must keep: see Keep
+}
 
 // record stores a decided event in the journal and applies it: the ack
 // rule. If the journal does not take it, nothing changes and the error
@@ -43,7 +51,7 @@ func (l *Lane) record(ctx context.Context, e game.Event) error {
 // another server's later claim stops, and its clients are sent to
 // reconnect. It returns once the lane has the request, or has stopped.
 func (l *Lane) Verify(ctx context.Context) {
-	l.submit(ctx, request{op: opVerify})
+	l.submit(ctx, request{op: opWake})
 }
 
 // ErrStopped is returned by [Lane.Snapshot] for a lane that has stopped.
@@ -74,21 +82,27 @@ func (l *Lane) Snapshot(ctx context.Context) error {
 // store appends e, decided on a state in step with the log (see sync),
 // to the lane's log.
 func (l *Lane) store(ctx context.Context, e game.Event) error {
-	if l.journal == nil {
+	if l.stored.journal == nil {
 		return nil
 	}
-	if l.moved {
+	switch {
+	case l.tenure.moved():
 		return errMoved // another server holds the lane
-	}
-	if l.stale {
+	case !l.tenure.mayDecide():
 		return errors.New("lane: the log is ahead of the lane: read it back before deciding") // sync was not called: a bug
 	}
-	pos, err := appendEvent(ctx, l.cfg, l.id, l.last, e)
+	return l.append(ctx, e)
+}
+
+// append appends e to the lane's log, whatever its tenure: store's for a
+// decision, and the lane's claim (see claim).
+func (l *Lane) append(ctx context.Context, e game.Event) error {
+	pos, err := appendEvent(ctx, l.cfg, l.id, l.stored.last, e)
 	if err != nil {
-		l.stale = true
+		l.tenure.lose()
 		return err
 	}
-	l.last = pos
+	l.stored.last = pos
 	return nil
 }
 
@@ -98,31 +112,31 @@ func (l *Lane) store(ctx context.Context, e game.Event) error {
 // append may have landed, and the log is the truth). A roll whose ack was
 // lost and which the client sends again is then refused as stale, never
 // counted twice. After its server was found paused, the lane also claims
-// the lane again before it goes on (see reclaim).
+// the lane again before it goes on (see claim).
 func (l *Lane) sync(ctx context.Context) error {
-	if l.moved {
+	if l.tenure.moved() {
 		return errMoved
 	}
 	l.checkWakes()
-	if !l.stale {
+	if l.tenure.mayDecide() {
 		return nil
 	}
 	// While the store is down, every message would wait for a read that
 	// fails, and the lane goroutine would fall behind its inbox (and its
 	// readers behind their pongs): try the store again only after a pause.
-	if now := time.Now(); now.Before(l.retryAt) {
+	if !l.tenure.mayRead(time.Now()) {
 		l.retryLater()
 		return errStoreDown
 	}
 	err := l.readBack(ctx)
-	if err == nil && l.woken.Load() {
-		err = l.reclaim(ctx)
+	if err == nil && l.tenure.now() == unclaimed {
+		err = l.claim(ctx)
 	}
 	if err != nil {
-		if l.moved {
+		if l.tenure.moved() {
 			return errMoved
 		}
-		l.stale, l.retryAt = true, time.Now().Add(storeRetryPause)
+		l.tenure.fail(time.Now().Add(storeRetryPause))
 		l.log.Warn("the lane could not read its log back", "err", err)
 		l.retryLater()
 		return errStoreDown
@@ -138,16 +152,15 @@ func (l *Lane) sync(ctx context.Context) error {
 // to the other nodes (a nemesis run saw two nodes each show the lane's
 // games, one of them three games behind).
 func (l *Lane) retryLater() {
-	if l.retrying || !l.woken.Load() {
+	if !l.tenure.armRetry() {
 		return
 	}
-	l.retrying = true
 	time.AfterFunc(storeRetryPause, func() {
 		l.submit(context.Background(), request{op: opRetry})
 	})
 }
 
-// reclaim takes the lane up again after its server was found paused: a
+// claim takes the lane up again after its server was found paused: a
 // claim of a new epoch, fenced by the last event the lane read back. A
 // read alone cannot tell the lane that it still holds its log: the
 // stream's leader may have been on the paused server too, and answer
@@ -160,25 +173,27 @@ func (l *Lane) retryLater() {
 // own: see retryLater), and stops once the read shows another's claim, or
 // takes the lane up if it shows its own (see readBack); until then it
 // decides nothing and shows no board.
-func (l *Lane) reclaim(ctx context.Context) error {
-	claim := l.state.Claim(l.cfg.Node)
-	l.claiming = claim.Epoch
-	if err := l.store(ctx, claim); err != nil {
+func (l *Lane) claim(ctx context.Context) error {
+	e := l.state.Claim(l.cfg.Node)
+	if !l.tenure.claim(e.Epoch) {
+		return fmt.Errorf("lane %s: claiming the lane while %s, not unclaimed", l.id, l.tenure.now()) // a bug
+	}
+	if err := l.append(ctx, e); err != nil {
 		return fmt.Errorf("lane %s: taking the lane up again after a pause: %w", l.id, err)
 	}
-	l.state.Apply(claim)
-	l.took(claim.Epoch)
+	l.state.Apply(e)
+	l.tenure.took()
+	l.took()
 	return nil
 }
 
-// took makes epoch, of the lane's own claim (stored, and applied to its
-// state), the one the lane holds, and shows every client the board of it
-// at once, woken or not: an ack names the seq of a board its client is
-// sent, and this epoch's first.
-func (l *Lane) took(epoch uint64) {
-	l.epoch, l.seq, l.claiming = epoch, 0, 0
-	l.woken.Store(false)
-	l.log.Info("took the lane up again after a pause", "epoch", epoch)
+// took shows every client the first board of the epoch the lane has
+// just taken up (see tenure.took), and sends the acks held meanwhile: an
+// ack names the seq of a board its client is sent, and this epoch's first
+// is the first that may be shown.
+func (l *Lane) took() {
+	l.shown.seq = 0
+	l.log.Info("took the lane up again after a pause", "epoch", l.tenure.epoch)
 	l.show(nil, "")
 	l.sendHeld()
 }
@@ -194,28 +209,26 @@ func (l *Lane) ownClaim(events []game.Event, epoch uint64) bool {
 	return false
 }
 
-// checkWakes marks the lane stale, and woken, if its server was found
-// paused since the lane last looked: another server may have taken the
-// lane over meanwhile.
+// checkWakes wakes the lane's tenure if its server was found paused
+// since the lane last looked: another server may have taken the lane
+// over meanwhile.
 func (l *Lane) checkWakes() {
-	if l.cfg.Wakes != nil && l.journal != nil {
-		if w := l.cfg.Wakes(); w != l.wakes.Load() {
-			l.wakes.Store(w)
-			l.woken.Store(true)
-			l.stale, l.retryAt = true, time.Time{}
+	if l.cfg.Wakes != nil && l.stored.journal != nil {
+		if w := l.cfg.Wakes(); w != l.tenure.wakes.Load() {
+			l.tenure.wake() // before wakes: see unsure
+			l.tenure.wakes.Store(w)
 		}
 	}
 }
 
-// unsure reports whether the lane's server was found paused and the lane
-// has not claimed it again since (or is yet to notice): its board may be
-// older than another server's, which may have taken the lane over. Safe
-// on any goroutine.
+// unsure reports whether the lane may not show its board (see
+// tenure.mayShow), or is yet to notice that its server was found paused.
+// Safe on any goroutine.
 func (l *Lane) unsure() bool {
-	if l.woken.Load() {
+	if !l.tenure.mayShow() {
 		return true
 	}
-	return l.cfg.Wakes != nil && l.journal != nil && l.cfg.Wakes() != l.wakes.Load()
+	return l.cfg.Wakes != nil && l.stored.journal != nil && l.cfg.Wakes() != l.tenure.wakes.Load()
 }
 
 var errMoved = protocol.Errorf(protocol.CodeServerRestarting, "the lane moved to another server: reconnect, your seat is kept")
@@ -228,34 +241,34 @@ var errStoreDown = protocol.Errorf(protocol.CodeUnavailable, "the lane could not
 func (l *Lane) readBack(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.cfg.AppendTimeout)
 	defer cancel()
-	log, err := l.journal.Read(ctx, l.id, l.last)
+	log, err := l.stored.journal.Read(ctx, l.id, l.stored.last)
 	if err != nil {
 		return fmt.Errorf("lane %s: reading back the log: %w", l.id, err)
 	}
 	for _, e := range log.Events {
 		l.state.Apply(e)
 	}
-	l.last, l.stale = log.Last, false
+	l.stored.last = log.Last
 	if len(log.Events) > 0 {
 		l.log.Info("caught up with the journal", "events", len(log.Events))
 	}
-	switch c := l.claiming; {
-	case c != 0 && l.state.Epoch() == c && l.ownClaim(log.Events, c):
-		l.took(c) // the claim reclaim sent landed, though its answer was lost; took shows the board
-	case l.state.Epoch() > l.epoch:
-		l.moved = true // another server claimed the lane: its log is not ours to write
-		return errMoved
-	case len(log.Events) > 0 || l.due:
-		l.changed() // and a board held back (see changed); a woken lane's waits for its claim (see took)
+	epoch := l.state.Epoch()
+	switch {
+	case l.tenure.caughtUp(epoch, l.ownClaim(log.Events, epoch)):
+		l.took() // the claim the lane sent landed, though its answer was lost
+	case l.tenure.moved():
+		return errMoved // another server claimed the lane: its log is not ours to write
+	case len(log.Events) > 0 || l.shown.due:
+		l.changed() // and a board held back (see changed); an unclaimed lane's waits for its claim (see took)
 	}
-	for _, p := range l.pending {
-		_, attached := l.clients[p.c]
-		if name, ok := l.state.Holder(p.token); ok && name == p.name && attached && p.c.seat == "" && l.holders[name] == nil {
+	for _, p := range l.seats.pending {
+		_, attached := l.conns.attached[p.c]
+		if name, ok := l.state.Holder(p.token); ok && name == p.name && attached && p.c.seat == "" && l.seats.holders[name] == nil {
 			l.seat(p.c, name, p.ref, p.welcome, p.bowlerKey, false) // its join was stored after all
 		} else {
 			l.overflow(p.c) // a join let past a lane full of watchers, not seated after all
 		}
 	}
-	l.pending = l.pending[:0]
+	l.seats.pending = l.seats.pending[:0]
 	return nil
 }

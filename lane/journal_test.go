@@ -174,7 +174,7 @@ func TestStoreDownIsNotAskedAtEveryMessage(t *testing.T) {
 		t.Errorf("the store was asked to read %d times for 5 commands in a row, want once", j.reads)
 	}
 	j.readFails.Store(false)
-	l.retryAt = time.Time{} // the pause is over
+	l.tenure.retryAt = time.Time{} // the pause is over
 	l.send(a, l.roll(7, `,"id":"ok"`))
 	if r := replies(a); len(r) != 1 || r[0]["type"] != "ack" {
 		t.Fatalf("the first command after the pause answered %v, want an ack", r)
@@ -357,8 +357,8 @@ func TestWokenLaneShowsNoStaleBoard(t *testing.T) {
 			if status, closed := b.dropStatus(); !closed || status != websocket.StatusGoingAway {
 				t.Errorf("the newcomer's connection: closed %v with %v, want StatusGoingAway", closed, status)
 			}
-			if l.moved != tt.moved {
-				t.Errorf("the lane moved: %v, want %v", l.moved, tt.moved)
+			if l.tenure.moved() != tt.moved {
+				t.Errorf("the lane moved: %v, want %v", l.tenure.moved(), tt.moved)
 			}
 
 			// Nor does the lane show its clients a change (here the
@@ -376,7 +376,7 @@ func TestWokenLaneShowsNoStaleBoard(t *testing.T) {
 					t.Errorf("the woken lane showed its client a change before reading its log back: %d messages", len(ms))
 				}
 				j.readFails.Store(false)
-				l.retryAt = time.Time{} // the pause after a failed read is over
+				l.tenure.retryAt = time.Time{} // the pause after a failed read is over
 				c := attach(l)
 				if ms := c.take(nil); len(ms) != 1 || !ms[0].board {
 					t.Errorf("a newcomer once the log reads again was sent %d messages, want its board", len(ms))
@@ -468,10 +468,10 @@ func TestWokenLaneTrustsNoStaleRead(t *testing.T) {
 			}
 
 			j.readsStale = false // the paused leader learns of the new one
-			l.retryAt = time.Time{}
+			l.tenure.retryAt = time.Time{}
 			l.send(a, roll)
-			if r := replies(a); len(r) != 1 || r[0]["code"] != "server_restarting" || !l.moved {
-				t.Errorf("once its reads are current, the woken lane answered %v, moved %v; want server_restarting, moved", r, l.moved)
+			if r := replies(a); len(r) != 1 || r[0]["code"] != "server_restarting" || !l.tenure.moved() {
+				t.Errorf("once its reads are current, the woken lane answered %v, moved %v; want server_restarting, moved", r, l.tenure.moved())
 			}
 		})
 	}
@@ -526,7 +526,7 @@ func TestWokenLaneFindsOnItsOwnThatItMoved(t *testing.T) {
 	})
 }
 
-// TestWokenLaneClaimsOnce: the claim of a woken lane (see reclaim) whose
+// TestWokenLaneClaimsOnce: the claim of a woken lane (see claim) whose
 // answer is lost, though it landed, is the lane's own when the lane reads
 // it back: the lane takes the lane up, and does not stop as if another
 // server had claimed it. And a claim during which the server is found
@@ -557,11 +557,11 @@ func TestWokenLaneClaimsOnce(t *testing.T) {
 			}
 			j.lose = tt.lose
 			for try := range 3 {
-				l.retryAt = time.Time{} // the pause after a failed read is over
+				l.tenure.retryAt = time.Time{} // the pause after a failed read is over
 				l.send(a, l.roll(4, fmt.Sprintf(`,"id":"r%d"`, try)))
 			}
 			sent = a.take(sent)
-			if l.moved {
+			if l.tenure.moved() {
 				t.Fatal("the lane took its own claim for another server's, and stopped")
 			}
 			var boards []uint64

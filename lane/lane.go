@@ -42,48 +42,16 @@ type Lane struct {
 
 	view atomic.Pointer[view] // the latest board, for readers outside the goroutine
 
-	// Owned by the lane goroutine.
-	state    *game.State
-	journal  game.Journal  // nil: nothing is stored
-	last     uint64        // the journal's position of the lane's last event
-	keep     atomic.Uint64 // the first position of its log a compaction must keep: see Keep
-	stale    bool          // an append's outcome is unknown: read the log before the next
-	pending  []pendingJoin // joins refused while their outcome was unknown
-	held     []heldAck     // acks of commands stored while woken: sent with the board that shows them (see changedAcking)
-	retryAt  time.Time     // a failed read-back: not before then again
-	retrying bool          // a woken lane's read-back failed, and it will try again on its own: see retryLater
-	claiming uint64        // the epoch of a claim whose outcome is unknown (see reclaim); 0: none
-	epoch    uint64        // the epoch this lane holds: a later claim in the log is another server's
-	moved    bool          // the log holds a later claim: stop
-	// wakes is Config.Wakes when the lane last looked; woken, that its
-	// server was found paused and the lane has not claimed it again
-	// since (see reclaim). Atomic: Board reads them on other goroutines.
-	wakes   atomic.Uint64
-	woken   atomic.Bool
-	seq     uint64 // changes shown in this epoch
-	clients map[*Client]struct{}
-	remotes int                          // clients in clients connected to other nodes
-	holders map[bowling.Name]*Client     // the connection holding each seat
-	frames  map[bowling.Name]*framesJSON // each seated player's frames as the last board encoded them
-	quoted  []byte                       // the board's JSON up to its seq: its type, the lane's id and name
-	night   nightStats                   // the night's numbers as the last board showed them: see stats.go
-	offline map[bowling.Name]time.Time   // since when each seat has had no connection, once it had one
-	born    time.Time                    // when this lane came up: seats never held since are offline since then
-	waiting map[*Client]*time.Timer      // not attached yet: see attach
-	idle    *time.Timer
-
-	// Presence alone (a connection coming or going) shows at most one
-	// board every presence interval: see presenceChanged.
-	lastBoard time.Time
-	presence  *time.Timer
-	due       bool // a presence change waits for the timer
-
-	// skippable fires when the player up, offline, may be skipped: the
-	// board then says so (see skipIn).
-	skippable *time.Timer
-
-	bw bowlers     // the bowlers linked seats hold: see bowlers.go
-	lg leagueState // a league night's lane's league: see league.go
+	// Owned by the lane goroutine, but for what tenure and stored say.
+	state  *game.State
+	stored storedLog   // its log: see journal.go
+	tenure tenure      // whether it may decide, and show a board: see tenure.go
+	conns  connections // the connections attached, and waiting to be: see seats.go
+	seats  seating     // who holds each seat, and since when none has: see seats.go
+	shown  showing     // the boards it showed, and the board it owes: see board.go
+	enc    boardCache  // what the board's encoding reuses: see boardjson.go
+	bw     bowlers     // the bowlers linked seats hold: see bowlers.go
+	lg     leagueState // a league night's lane's league: see league.go
 }
 
 // view is what a lane last showed: read by the lobby and the HTTP API
@@ -108,7 +76,7 @@ const (
 	opRead        // data, as a connection read it
 	opSnapshot    // store a snapshot, answer on result
 	opExpire      // a waiting connection's grace is over (see attach)
-	opVerify      // read the log back before the next decision
+	opWake        // Verify: wake the tenure, and read the log back
 	opRetry       // a woken lane tries again to read its log back: see retryLater
 	opRecorded    // a game's end was recorded in its bowlers' histories: see gameOver
 	opLeagueSheet // a league night's sheet came: recorded.sheet (see league.go)
@@ -154,7 +122,7 @@ func Open(ctx context.Context, id, name string, cfg Config) (*Lane, error) {
 		return nil, err
 	}
 	l := newLane(game.Replay([]game.Event{e}), pos, cfg)
-	l.keep.Store(pos)
+	l.stored.keep.Store(pos)
 	return l, nil
 }
 
@@ -189,7 +157,7 @@ func Restore(ctx context.Context, log game.Log, cfg Config) (*Lane, error) {
 	}
 	st.Apply(claim)
 	l := newLane(st, pos, cfg)
-	l.keep.Store(log.First)
+	l.stored.keep.Store(log.First)
 	l.loadBowlers(ctx)
 	l.buildBoard() // with the bowlers' averages
 	return l, nil
@@ -199,7 +167,7 @@ func Restore(ctx context.Context, log game.Log, cfg Config) (*Lane, error) {
 // must keep: that of the last snapshot the lane stored, or before it
 // stored one, of the first event of the log it was opened or restored
 // from. Everything before it may be dropped.
-func (l *Lane) Keep() uint64 { return l.keep.Load() }
+func (l *Lane) Keep() uint64 { return l.stored.keep.Load() }
 
 // ErrNotRestorable is returned by [Restore] for a log that holds no lane
 // to restore.
@@ -234,22 +202,25 @@ func newLane(st *game.State, last uint64, cfg Config) *Lane {
 		log:     cfg.Logger.With("lane", st.ID()),
 		inbox:   make(chan request, inboxSize),
 		state:   st,
-		journal: cfg.Journal,
-		last:    last,
-		clients: make(map[*Client]struct{}),
-		holders: make(map[bowling.Name]*Client),
-		offline: make(map[bowling.Name]time.Time),
-		born:    time.Now(),
-		waiting: make(map[*Client]*time.Timer),
+		stored:  storedLog{journal: cfg.Journal, last: last},
+		conns: connections{
+			attached: make(map[*Client]struct{}),
+			waiting:  make(map[*Client]*time.Timer),
+		},
+		seats: seating{
+			holders: make(map[bowling.Name]*Client),
+			offline: make(map[bowling.Name]time.Time),
+			born:    time.Now(),
+		},
 	}
-	l.epoch = st.Epoch()
+	l.tenure.epoch = st.Epoch()
 	if cfg.Wakes != nil {
-		l.wakes.Store(cfg.Wakes())
+		l.tenure.wakes.Store(cfg.Wakes())
 	}
-	l.presence = time.NewTimer(time.Hour)
-	l.presence.Stop()
-	l.skippable = time.NewTimer(time.Hour)
-	l.skippable.Stop()
+	l.shown.presence = time.NewTimer(time.Hour)
+	l.shown.presence.Stop()
+	l.seats.skippable = time.NewTimer(time.Hour)
+	l.seats.skippable.Stop()
 	l.stopped, l.stop = context.WithCancel(context.Background())
 	l.buildBoard()
 	return l

@@ -114,14 +114,14 @@ func checkConsistent(t testing.TB, l *Lane) {
 	if rebuilt.Match().Board() != l.state.Match().Board() || rebuilt.Phase() != l.state.Phase() {
 		t.Fatalf("a snapshot rebuilds\n%s%s\nbut the lane holds\n%s%s", rebuilt.Match().Board(), rebuilt.Phase(), l.state.Match().Board(), l.state.Phase())
 	}
-	if l.journal != nil {
-		log, err := l.journal.Read(context.Background(), l.id, 0)
+	if l.stored.journal != nil {
+		log, err := l.stored.journal.Read(context.Background(), l.id, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		replayed := game.Replay(log.Events)
-		if replayed.Match().Board() != l.state.Match().Board() || replayed.Phase() != l.state.Phase() || log.Last != l.last {
-			t.Fatalf("the journal rebuilds\n%s%s (last %d)\nbut the lane holds\n%s%s (last %d)", replayed.Match().Board(), replayed.Phase(), log.Last, l.state.Match().Board(), l.state.Phase(), l.last)
+		if replayed.Match().Board() != l.state.Match().Board() || replayed.Phase() != l.state.Phase() || log.Last != l.stored.last {
+			t.Fatalf("the journal rebuilds\n%s%s (last %d)\nbut the lane holds\n%s%s (last %d)", replayed.Match().Board(), replayed.Phase(), log.Last, l.state.Match().Board(), l.state.Phase(), l.stored.last)
 		}
 	}
 }
@@ -139,7 +139,7 @@ func TestLaneCommands(t *testing.T) {
 	if r := replies(w); len(r) != 1 || r[0]["code"] != "not_seated" || r[0]["ref"] != "3" {
 		t.Fatalf("spectator's roll answered %v", r)
 	}
-	seq := l.seq
+	seq := l.shown.seq
 	l.send(a, `{"type":"start","id":"4"}`)
 	if r := replies(a); len(r) != 1 || r[0]["type"] != "ack" || r[0]["seq"] != float64(seq+1) {
 		t.Fatalf("start answered %v, want ack at seq %d", r, seq+1)
@@ -292,7 +292,7 @@ func FuzzLane(f *testing.F) {
 			default:
 				msg = l.roll(int(b/16)-2, `,"id":"f"`)
 			}
-			seq, board := l.seq, string(l.BoardJSON())
+			seq, board := l.shown.seq, string(l.BoardJSON())
 			l.send(c, msg)
 			refused := false
 			for _, r := range replies(c) {
@@ -301,7 +301,7 @@ func FuzzLane(f *testing.F) {
 					tokens[r["name"].(string)] = r["token"].(string)
 				}
 			}
-			if refused && (l.seq != seq || string(l.BoardJSON()) != board) {
+			if refused && (l.shown.seq != seq || string(l.BoardJSON()) != board) {
 				t.Fatalf("refused %s changed the lane", msg)
 			}
 			checkConsistent(t, l)

@@ -18,8 +18,8 @@ import (
 // (an error wrapping [ErrPanic]). Every client is disconnected on the way
 // out.
 func (l *Lane) Run(ctx context.Context) (err error) {
-	l.idle = time.NewTimer(l.cfg.IdleTimeout)
-	defer l.idle.Stop()
+	l.conns.idle = time.NewTimer(l.cfg.IdleTimeout)
+	defer l.conns.idle.Stop()
 	defer l.bw.wg.Wait() // after stop: a recording then makes one last try
 	defer l.stop()
 	defer func() {
@@ -39,14 +39,14 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 				l.closeAll(websocket.StatusGoingAway, protocol.CodeLaneClosed, "the server is shutting down")
 			}
 			return ctx.Err()
-		case <-l.presence.C:
-			if l.due {
+		case <-l.shown.presence.C:
+			if l.shown.due {
 				l.changed()
 			}
-		case <-l.skippable.C:
+		case <-l.seats.skippable.C:
 			l.changed() // the board says the player up may be skipped now
-		case <-l.idle.C:
-			if len(l.clients) > 0 {
+		case <-l.conns.idle.C:
+			if len(l.conns.attached) > 0 {
 				break
 			}
 			if err := l.closeIdle(ctx); err != nil {
@@ -54,7 +54,7 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 			}
 		case r := <-l.inbox:
 			l.handle(ctx, r)
-			if l.moved {
+			if l.tenure.moved() {
 				l.log.Warn("another server took the lane over", "epoch", l.state.Epoch())
 				l.closeAll(websocket.StatusGoingAway, protocol.CodeServerRestarting, "the lane moved to another server: reconnect, your seat is kept")
 				return ErrMoved
@@ -73,7 +73,7 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 // returns nil, and tries again after its idle timeout.
 func (l *Lane) closeIdle(ctx context.Context) error {
 	err := l.sync(ctx)
-	if l.moved { // the lane lives on with another server: it is not closed
+	if l.tenure.moved() { // the lane lives on with another server: it is not closed
 		l.closeAll(websocket.StatusGoingAway, protocol.CodeServerRestarting, "the lane moved to another server: reconnect, your seat is kept")
 		return ErrMoved
 	}
@@ -86,7 +86,7 @@ func (l *Lane) closeIdle(ctx context.Context) error {
 		}
 		if err != nil {
 			l.log.Warn("the lane stays open: its night could not be kept", "err", err)
-			l.idle.Reset(l.cfg.IdleTimeout)
+			l.conns.idle.Reset(l.cfg.IdleTimeout)
 			return nil
 		}
 	}
@@ -102,8 +102,8 @@ func (l *Lane) closeIdle(ctx context.Context) error {
 
 // armIdle (re)starts the idle clock whenever nobody is connected.
 func (l *Lane) armIdle() {
-	if len(l.clients) > 0 {
-		l.idle.Stop()
+	if len(l.conns.attached) > 0 {
+		l.conns.idle.Stop()
 		return
 	}
 	// A game that has had a ball is worth waiting for; one only started
@@ -113,7 +113,7 @@ func (l *Lane) armIdle() {
 	if l.state.Phase() == game.Playing && l.state.Match().Started() {
 		timeout = l.cfg.AbandonTimeout
 	}
-	l.idle.Reset(timeout)
+	l.conns.idle.Reset(timeout)
 }
 
 // submit hands a request to the lane goroutine. It reports false if the
@@ -145,21 +145,20 @@ func (l *Lane) handle(ctx context.Context, r request) {
 	case opRead:
 		l.read(ctx, r.c, r.data, r.refusal)
 	case opExpire:
-		if _, ok := l.waiting[r.c]; ok {
+		if _, ok := l.conns.waiting[r.c]; ok {
 			l.turnAway(r.c, "")
 		}
 	case opRetry:
-		l.retrying = false
+		l.tenure.retried()
 		l.sync(ctx)
 	case opRecorded:
 		l.recordedGames(r.recorded)
 	case opLeagueSheet:
 		l.lg.sheet = r.recorded.sheet
 		l.changed()
-	case opVerify:
-		if l.journal != nil {
-			l.stale, l.retryAt = true, time.Time{}
-			l.woken.Store(true)
+	case opWake:
+		if l.stored.journal != nil {
+			l.tenure.wake()
 			l.sync(ctx)
 		}
 	case opSnapshot:
@@ -167,8 +166,8 @@ func (l *Lane) handle(ctx context.Context, r request) {
 		if err == nil {
 			err = l.store(ctx, l.state.Snapshot())
 		}
-		if err == nil && l.journal != nil {
-			l.keep.Store(l.last) // the snapshot's position
+		if err == nil && l.stored.journal != nil {
+			l.stored.keep.Store(l.stored.last) // the snapshot's position
 		}
 		r.result <- err
 	}
@@ -190,9 +189,9 @@ func (l *Lane) read(ctx context.Context, c *Client, data []byte, refusal error) 
 		msg, err = protocol.Request{ID: msg.ID}, refusal
 	}
 	if err != nil {
-		if _, ok := l.clients[c]; ok { // not sent just before the connection went away
+		if _, ok := l.conns.attached[c]; ok { // not sent just before the connection went away
 			l.refuse(c, msg.ID, err)
-		} else if _, ok := l.waiting[c]; ok {
+		} else if _, ok := l.conns.waiting[c]; ok {
 			l.turnAway(c, msg.ID)
 		}
 		return
@@ -206,11 +205,11 @@ func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request, k *se
 	if k == nil && (m.Type == protocol.TypeJoin || m.Type == protocol.TypeResume || m.Type == protocol.TypeGive) {
 		k = localSecrets(m)
 	}
-	if _, ok := l.waiting[c]; ok {
+	if _, ok := l.conns.waiting[c]; ok {
 		l.admit(ctx, c, m, k)
 		return
 	}
-	if _, ok := l.clients[c]; !ok {
+	if _, ok := l.conns.attached[c]; !ok {
 		return // sent just before the connection went away
 	}
 	if err := l.sync(ctx); err != nil {
@@ -278,13 +277,13 @@ func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request, k *se
 // closeAll tells every client, waiting ones too, why the lane is closing
 // and disconnects it.
 func (l *Lane) closeAll(status websocket.StatusCode, code protocol.Code, why string) {
-	for c, timer := range l.waiting {
+	for c, timer := range l.conns.waiting {
 		timer.Stop()
 		l.reply(c, protocol.Errorf(code, "%s", why))
 		c.conn.Close(status, why)
-		delete(l.waiting, c)
+		delete(l.conns.waiting, c)
 	}
-	for c := range l.clients {
+	for c := range l.conns.attached {
 		l.reply(c, protocol.Errorf(code, "%s", why)) // a notice, not a refused message
 		c.conn.Close(status, why)
 		l.exit(c)

@@ -11,10 +11,29 @@ import (
 	"github.com/tenpin/tenpin/protocol"
 )
 
+// connections is a lane's connections: attached, and waiting to be.
+type connections struct {
+	attached map[*Client]struct{}
+	remotes  int                     // of those attached, connected to other nodes
+	waiting  map[*Client]*time.Timer // not attached yet: see attach
+	idle     *time.Timer             // nobody attached: see armIdle
+}
+
+// seating is who holds a lane's seats, and since when nobody has.
+type seating struct {
+	holders map[bowling.Name]*Client   // the connection holding each seat
+	offline map[bowling.Name]time.Time // since when each seat has had no connection, once it had one
+	born    time.Time                  // when this lane came up: seats never held since are offline since then
+	pending []pendingJoin              // joins refused while their outcome was unknown: see readBack
+	// skippable fires when the player up, offline, may be skipped: the
+	// board then says so (see skipIn).
+	skippable *time.Timer
+}
+
 // spectators counts the attached connections that hold no seat. Waiting
 // connections are not attached, and seated players are never spectators.
 func (l *Lane) spectators() int {
-	return len(l.clients) - len(l.holders)
+	return len(l.conns.attached) - len(l.seats.holders)
 }
 
 // attach attaches a new connection as a spectator, if the lane has room
@@ -34,7 +53,7 @@ func (l *Lane) spectators() int {
 // seconds, while its store could not be read, to every client that came;
 // see changed for the boards of its clients).
 func (l *Lane) attach(ctx context.Context, c *Client) {
-	if l.checkWakes(); l.woken.Load() {
+	if l.checkWakes(); !l.tenure.mayShow() {
 		if err := l.sync(ctx); err != nil {
 			// A notice (why the connection closes) without the board
 			// that reply sends a client of another node first.
@@ -45,7 +64,7 @@ func (l *Lane) attach(ctx context.Context, c *Client) {
 		}
 	}
 	if l.spectators() >= l.cfg.MaxSpectators {
-		l.waiting[c] = time.AfterFunc(l.cfg.ResumeGrace, func() {
+		l.conns.waiting[c] = time.AfterFunc(l.cfg.ResumeGrace, func() {
 			l.submit(context.Background(), request{op: opExpire, c: c})
 		})
 		return
@@ -61,13 +80,13 @@ func (l *Lane) attach(ctx context.Context, c *Client) {
 
 // enter counts c among the lane's clients, taking it out of the waiting.
 func (l *Lane) enter(c *Client) {
-	if timer, ok := l.waiting[c]; ok {
+	if timer, ok := l.conns.waiting[c]; ok {
 		timer.Stop()
-		delete(l.waiting, c)
+		delete(l.conns.waiting, c)
 	}
-	l.clients[c] = struct{}{}
+	l.conns.attached[c] = struct{}{}
 	if c.relayed {
-		l.remotes++
+		l.conns.remotes++
 		return // counted by its own node
 	}
 	l.cfg.Metrics.Connections.Add(1)
@@ -75,9 +94,9 @@ func (l *Lane) enter(c *Client) {
 
 // exit takes an attached client out of the lane's clients.
 func (l *Lane) exit(c *Client) {
-	delete(l.clients, c)
+	delete(l.conns.attached, c)
 	if c.relayed {
-		l.remotes--
+		l.conns.remotes--
 		return
 	}
 	l.cfg.Metrics.Connections.Add(-1)
@@ -118,11 +137,11 @@ func (l *Lane) admit(ctx context.Context, c *Client, m protocol.Request, k *secr
 // spectator and closes it with 1013 (try again later), whether it is
 // waiting or attached.
 func (l *Lane) turnAway(c *Client, ref string) {
-	if timer, ok := l.waiting[c]; ok {
+	if timer, ok := l.conns.waiting[c]; ok {
 		timer.Stop()
-		delete(l.waiting, c)
+		delete(l.conns.waiting, c)
 	}
-	if _, ok := l.clients[c]; ok {
+	if _, ok := l.conns.attached[c]; ok {
 		l.exit(c) // a spectator: it holds no seat
 	}
 	l.refuse(c, ref, protocol.Errorf(protocol.CodeSpectatorsFull, "the lane has its %d watchers already", l.cfg.MaxSpectators))
@@ -130,18 +149,18 @@ func (l *Lane) turnAway(c *Client, ref string) {
 }
 
 func (l *Lane) detach(c *Client) {
-	if timer, ok := l.waiting[c]; ok {
+	if timer, ok := l.conns.waiting[c]; ok {
 		timer.Stop()
-		delete(l.waiting, c)
+		delete(l.conns.waiting, c)
 		return
 	}
-	if _, ok := l.clients[c]; !ok {
+	if _, ok := l.conns.attached[c]; !ok {
 		return
 	}
 	l.exit(c)
-	if c.seat != "" && l.holders[c.seat] == c {
-		delete(l.holders, c.seat) // the player is shown disconnected but keeps the seat
-		l.offline[c.seat] = time.Now()
+	if c.seat != "" && l.seats.holders[c.seat] == c {
+		delete(l.seats.holders, c.seat) // the player is shown disconnected but keeps the seat
+		l.seats.offline[c.seat] = time.Now()
 	}
 	l.presenceChanged()
 }
@@ -171,16 +190,16 @@ func presenceInterval(clients int) time.Duration {
 // out for the lane's presence interval, else with the next board, at the latest when the
 // interval is over. It reports whether the board went out at once.
 func (l *Lane) presenceChanged() (shown bool) {
-	if l.due {
+	if l.shown.due {
 		return false
 	}
-	wait := presenceInterval(len(l.clients)) - time.Since(l.lastBoard)
+	wait := presenceInterval(len(l.conns.attached)) - time.Since(l.shown.at)
 	if wait <= 0 {
 		l.changed()
 		return true
 	}
-	l.due = true
-	l.presence.Reset(wait)
+	l.shown.due = true
+	l.shown.presence.Reset(wait)
 	return false
 }
 
@@ -191,7 +210,7 @@ func (l *Lane) upOffline() bool {
 	if !ok {
 		return false
 	}
-	return l.holders[l.state.Match().At(seat).Name] == nil
+	return l.seats.holders[l.state.Match().At(seat).Name] == nil
 }
 
 func (l *Lane) join(ctx context.Context, c *Client, m protocol.Request, k *secrets) {
@@ -214,7 +233,7 @@ func (l *Lane) join(ctx context.Context, c *Client, m protocol.Request, k *secre
 		// The seat may have been stored all the same, and only this
 		// connection knows its token: if reading the log back shows the
 		// seat, the connection is seated then (see readBack).
-		l.pending = append(l.pending, pendingJoin{c: c, ref: m.ID, name: e.Player, token: k.token, welcome: k.welcome, bowlerKey: bowlerKey})
+		l.seats.pending = append(l.seats.pending, pendingJoin{c: c, ref: m.ID, name: e.Player, token: k.token, welcome: k.welcome, bowlerKey: bowlerKey})
 		l.refuse(c, m.ID, err)
 		return
 	}
@@ -223,7 +242,7 @@ func (l *Lane) join(ctx context.Context, c *Client, m protocol.Request, k *secre
 
 // joinPending reports whether c's join waits for its append's outcome.
 func (l *Lane) joinPending(c *Client) bool {
-	for _, p := range l.pending {
+	for _, p := range l.seats.pending {
 		if p.c == c {
 			return true
 		}
@@ -258,9 +277,9 @@ func (l *Lane) resume(ctx context.Context, c *Client, m protocol.Request, k *sec
 		l.refuse(c, m.ID, errBadToken)
 		return
 	}
-	if old := l.holders[name]; old != nil {
+	if old := l.seats.holders[name]; old != nil {
 		old.seat = ""
-		c.seat, l.holders[name] = name, c
+		c.seat, l.seats.holders[name] = name, c
 		l.reply(old, protocol.Errorf(protocol.CodeSeatTakenOver, "%s's seat was resumed by another connection", name))
 		// The old connection is a spectator now. A player who came back
 		// while watchers were full did not count as one (see attach): with
@@ -280,8 +299,8 @@ func (l *Lane) resume(ctx context.Context, c *Client, m protocol.Request, k *sec
 // in turn must not send every watcher a board each time.
 func (l *Lane) seat(c *Client, name bowling.Name, ref, token, bowlerKey string, resumed bool) {
 	c.seat = name
-	l.holders[name] = c
-	delete(l.offline, name)
+	l.seats.holders[name] = c
+	delete(l.seats.offline, name)
 	if resumed {
 		l.presenceChanged()
 	} else {

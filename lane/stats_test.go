@@ -56,11 +56,11 @@ func TestBoardCarriesTheNightsNumbers(t *testing.T) {
 			check("a correction")
 		}
 	}
-	before := l.night.encoded
+	before := l.enc.night.encoded
 	attach(l)
 	l.changed()
 	check("a spectator")
-	if &before[0] != &l.night.encoded[0] {
+	if &before[0] != &l.enc.night.encoded[0] {
 		t.Errorf("a spectator's board added the numbers up again")
 	}
 	if len(l.state.Series()) < 2 {
