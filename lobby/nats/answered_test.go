@@ -30,7 +30,7 @@ type sniffer struct {
 func sniff(t *testing.T, subjects ...string) *sniffer {
 	t.Helper()
 	s := &sniffer{msgs: make(map[string][]*natsgo.Msg), more: make(chan struct{}, 1)}
-	nc := nodes[2].Journal.Conn()
+	nc := nodes[2].Conn.NATS()
 	for _, subj := range subjects {
 		sub, err := nc.Subscribe(subj, func(m *natsgo.Msg) {
 			s.mu.Lock()
@@ -67,7 +67,7 @@ func sniff(t *testing.T, subjects ...string) *sniffer {
 		deadline := time.After(wait)
 	probing:
 		for {
-			n.Journal.Conn().Publish(probe, []byte(n.Name))
+			n.Conn.NATS().Publish(probe, []byte(n.Name))
 			select {
 			case from := <-heard:
 				if from == n.Name {

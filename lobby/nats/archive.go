@@ -49,11 +49,11 @@ func (j *Journal) Archive(ctx context.Context, keep time.Duration) (*Archive, er
 // waiting as untilTaken does for NATS to take it: kept on file, as many
 // copies as the lanes' stream, a key's latest value only.
 func (j *Journal) keyValue(ctx context.Context, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
-	ctx, cancel := context.WithTimeout(ctx, j.takeWait())
+	ctx, cancel := context.WithTimeout(ctx, j.conn.TakeWait())
 	defer cancel()
 	cfg.History, cfg.Storage, cfg.Replicas = 1, jetstream.FileStorage, j.cfg.Replicas
 	var kv jetstream.KeyValue
-	err := j.untilTaken(ctx, "bucket "+cfg.Bucket, func(ctx context.Context) (err error) {
+	err := j.conn.Take(ctx, "bucket "+cfg.Bucket, func(ctx context.Context) (err error) {
 		ctx, cancel := context.WithTimeout(ctx, max(j.cfg.Timeout, 5*time.Second))
 		defer cancel()
 		kv, err = j.js.CreateOrUpdateKeyValue(ctx, cfg)

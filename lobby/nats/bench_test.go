@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/lobby/natsconn"
 )
 
 var benchLanes = flag.Int("bench.lanes", 1000, "lanes of 30 events that BenchmarkLanes reads")
@@ -45,7 +46,7 @@ func BenchmarkAppend(b *testing.B) {
 		}
 	}
 	b.Run("OneLane", func(b *testing.B) { oneLane(b, 0) })
-	b.Run("OneLaneDeadline", func(b *testing.B) { oneLane(b, DefaultTimeout) })
+	b.Run("OneLaneDeadline", func(b *testing.B) { oneLane(b, natsconn.DefaultTimeout) })
 	b.Run("Parallel", func(b *testing.B) {
 		j := open(b, b.TempDir())
 		var lanes atomic.Int64

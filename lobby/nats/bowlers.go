@@ -63,7 +63,7 @@ func (j *Journal) Bowlers(ctx context.Context) (*Bowlers, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, j.takeWait())
+	ctx, cancel := context.WithTimeout(ctx, j.conn.TakeWait())
 	defer cancel()
 	if b.stream, err = j.js.Stream(ctx, "KV_"+BowlersBucket); err != nil {
 		return nil, fmt.Errorf("nats: the stream of bucket %s: %w", BowlersBucket, err)

@@ -19,7 +19,7 @@ func TestCompactReopen(t *testing.T) {
 	ctx := t.Context()
 	j := open(t, dir)
 	last := map[string]uint64{}
-	add := func(j *Journal, lane string, e game.Event) uint64 {
+	add := func(j *opened, lane string, e game.Event) uint64 {
 		t.Helper()
 		pos, err := j.Append(ctx, lane, last[lane], e)
 		if err != nil {
@@ -28,19 +28,19 @@ func TestCompactReopen(t *testing.T) {
 		last[lane] = pos
 		return pos
 	}
-	wantLast := func(j *Journal, want uint64) {
+	wantLast := func(j *opened, want uint64) {
 		t.Helper()
 		if got, err := j.Last(ctx); got != want || err != nil {
 			t.Fatalf("Last = %d, %v; want %d", got, err, want)
 		}
 	}
-	compact := func(j *Journal, before uint64) {
+	compact := func(j *opened, before uint64) {
 		t.Helper()
 		if err := j.Compact(ctx, before); err != nil {
 			t.Fatalf("Compact(%d): %v", before, err)
 		}
 	}
-	lanes := func(j *Journal) []game.Log {
+	lanes := func(j *opened) []game.Log {
 		t.Helper()
 		logs, err := j.Lanes(ctx)
 		if err != nil {
@@ -48,7 +48,7 @@ func TestCompactReopen(t *testing.T) {
 		}
 		return logs
 	}
-	reopen := func(j *Journal) *Journal {
+	reopen := func(j *opened) *opened {
 		t.Helper()
 		if err := j.Close(); err != nil {
 			t.Fatalf("Close: %v", err)
@@ -92,7 +92,7 @@ func TestCompactReopen(t *testing.T) {
 	if err := j.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	index := filepath.Join(dir, storeName, "jetstream", "$G", "streams", StreamName, "msgs", "index.db")
+	index := filepath.Join(dir, "nats", "jetstream", "$G", "streams", StreamName, "msgs", "index.db")
 	if err := os.Remove(index); err != nil {
 		t.Fatalf("remove the stream's index: %v", err)
 	}

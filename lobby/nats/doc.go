@@ -1,15 +1,13 @@
-// Package nats is everything tenpin does with NATS, and the only package
-// that imports it: the server embedded in the process (or the connection
-// to an external NATS server or cluster), the [Journal] of lanes in
-// JetStream and its lease, and the [Cluster] of nodes that share it —
-// membership and heartbeats, where each lane runs, boards and commands
-// relayed between nodes.
+// Package nats is the [Journal] of lanes in JetStream and its lease, and
+// the [Cluster] of nodes that share it — membership and heartbeats, where
+// each lane runs, boards and commands relayed between nodes — both on a
+// connection that lobby/natsconn opens.
 //
 // # The journal
 //
-// [Open] opens a [game.Journal] in NATS JetStream: by default on a NATS
-// server embedded in the process and storing in a data directory, or on
-// an external NATS server or cluster.
+// [Open] opens a [game.Journal] in NATS JetStream on a natsconn.Conn: by
+// default a NATS server embedded in the process and storing in a data
+// directory, or an external NATS server or cluster.
 //
 // # Layout
 //
@@ -48,30 +46,9 @@
 //
 // # Durability
 //
-// An acknowledged append is in the server's files. The embedded server
-// fsyncs them every [StoreConfig.SyncInterval] (1 s by default, not NATS's own
-// 2 minutes), or after every write with [StoreConfig.SyncAlways]. An
-// acknowledged event survives the process being killed; a power failure
-// can lose at least the events of the last interval.
-//
-// # The data directory
-//
-// Two processes that embed a server on the same directory would both
-// acknowledge writes and corrupt each other's files, so [Open] takes an
-// exclusive lock on a file in the directory (flock) and fails with
-// [ErrLocked] if another process holds it. [Journal.Close] releases it,
-// and so does the end of the process, however it ends.
-//
-// # Trust between nodes
-//
-// The embedded servers of a cluster route to each other only with the
-// cluster secret ([StoreConfig.Secret], read by [LoadSecret]): each route
-// authenticates with a password derived from it, over TLS 1.3 with
-// certificates of an authority derived from it too (or the operator's,
-// [LoadRouteTLS]). A server without the secret is refused at the TLS
-// handshake and logged; so it never hears the subjects below, and is in no
-// node's list. [Open] refuses a cluster address other machines can reach
-// without a secret ([ErrNoSecret]).
+// An acknowledged append is in the server's files: see lobby/natsconn
+// for how often the embedded server syncs them, and for the data
+// directory's lock and the trust between the nodes' servers.
 //
 // # The cluster
 //

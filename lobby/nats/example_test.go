@@ -9,6 +9,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lobby/nats"
+	"github.com/tenpin/tenpin/lobby/natsconn"
 )
 
 func Example() {
@@ -19,7 +20,14 @@ func Example() {
 	defer os.RemoveAll(dir)
 
 	ctx := context.Background()
-	j, err := nats.Open(ctx, nats.StoreConfig{Dir: dir})
+	// The connection embeds a NATS server that stores in dir; the journal
+	// keeps the lanes in its JetStream, and is closed before it.
+	conn, err := natsconn.Open(ctx, natsconn.Config{Dir: dir})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer conn.Close()
+	j, err := nats.Open(ctx, conn, nats.StoreConfig{})
 	if err != nil {
 		log.Fatal(err)
 	}

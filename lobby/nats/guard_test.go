@@ -17,6 +17,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/ws"
+	"github.com/tenpin/tenpin/lobby/natsconn"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -33,12 +34,12 @@ type pair struct {
 
 func startPair(t *testing.T, id string) *pair {
 	t.Helper()
-	j, err := Open(t.Context(), StoreConfig{Dir: t.TempDir()})
+	j, err := natsconn.Open(t.Context(), natsconn.Config{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { j.Close() })
-	cfg := ClusterConfig{Conn: j.Conn(), Heartbeat: 100 * time.Millisecond, NodeTimeout: time.Second}
+	cfg := ClusterConfig{Conn: j.NATS(), Heartbeat: 100 * time.Millisecond, NodeTimeout: time.Second}
 	p := &pair{}
 	cfg.Node = "n1"
 	if p.n1, err = NewCluster(cfg); err != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -30,7 +29,7 @@ func (j *Journal) probe(ctx context.Context) error {
 	msg.Header.Set(jetstream.MsgRollup, jetstream.MsgRollupSubject)
 	_, err := j.js.PublishMsg(ctx, msg)
 	if err != nil {
-		err = fmt.Errorf("nats: the store does not take writes: %s%w", j.state(), err)
+		err = fmt.Errorf("nats: the store does not take writes: %s%w", j.conn.Explain(), err)
 	}
 	j.probed.Store(&probeResult{at: time.Now(), err: err})
 	return err
@@ -61,7 +60,7 @@ func (j *Journal) watch(ctx context.Context) {
 			continue
 		}
 		failures++
-		down := !j.srv.JetStreamEnabled()
+		down := !j.conn.JetStreamEnabled()
 		if (down || failures >= healAfter) && time.Now().After(next) {
 			j.heal(err)
 			next = time.Now().Add(backoff)
@@ -94,28 +93,14 @@ func (j *Journal) lastProbe() (error, bool) {
 }
 
 // heal restarts the embedded server's JetStream, which reopens the
-// store's files. A write error is sticky in a NATS file store — every
-// later write fails with the first error, even once its cause is gone —
-// and a full disk shuts JetStream down: neither comes back on its own.
-// Restarting JetStream, not the server, keeps the connection and, in a
-// cluster, the routes; the streams are read back from their files. Only
-// an embedded server alone is watched and healed (see Journal.probes): in
-// a cluster, restarting a node's JetStream would take its replicas out of
-// their raft groups while they catch up.
+// store's files (see natsconn.Conn.RestartJetStream). Only an embedded
+// server alone is watched and healed (see Journal.probes): in a cluster,
+// restarting a node's JetStream would take its replicas out of their raft
+// groups while they catch up.
 func (j *Journal) heal(cause error) {
-	s := j.srv
 	j.log.Warn("the store does not take writes: restarting JetStream", "err", cause)
-	if s.JetStreamEnabled() {
-		if err := s.ShutdownJetStream(); err != nil {
-			j.log.Error("could not stop JetStream", "err", err)
-			return
-		}
-	}
-	// The directory as the server was first given it (EnableJetStream
-	// adds its own subdirectory); the rest of the settings, the sync
-	// interval among them, come from the server's options.
-	if err := s.EnableJetStream(&server.JetStreamConfig{StoreDir: j.storeDir}); err != nil {
-		j.log.Error("could not start JetStream again; trying again later", "err", err)
+	if err := j.conn.RestartJetStream(); err != nil {
+		j.log.Error("could not restart JetStream; trying again later", "err", err)
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), j.cfg.Timeout)

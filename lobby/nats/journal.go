@@ -4,14 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
-	"crypto/tls"
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,11 +16,11 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/lobby/natsconn"
 )
 
 // Names in the store. They are stored: never change them.
@@ -32,12 +29,6 @@ const (
 	StreamName = "TENPIN_LANES"
 	// SubjectPrefix followed by a lane's id is the lane's subject.
 	SubjectPrefix = "tenpin.lane."
-)
-
-// Defaults of [StoreConfig].
-const (
-	DefaultSyncInterval = time.Second
-	DefaultTimeout      = 2 * time.Second
 )
 
 // duplicateWindow is how long the stream remembers message ids. The
@@ -55,115 +46,35 @@ const (
 // the lane's log: five times it, or of a longer Timeout configured.
 const duplicateWindow = 10 * time.Second
 
-// Errors of [Open] and of the journal's methods.
-var (
-	// ErrLocked: another process holds the data directory's lock.
-	ErrLocked = errors.New("nats: data directory locked")
-	// ErrLaneID: a lane id that is not a single NATS subject token.
-	ErrLaneID = errors.New("nats: invalid lane id")
-	// ErrFewServers: the NATS at the URL has fewer servers with JetStream
-	// than the replicas asked for — a single server, not a cluster, or a
-	// cluster where fewer answered within ClusterWait.
-	ErrFewServers = errors.New("nats: fewer NATS servers than replicas")
-)
+// ErrLaneID: a lane id that is not a single NATS subject token.
+var ErrLaneID = errors.New("nats: invalid lane id")
 
-// StoreConfig configures [Open].
+// StoreConfig configures [Open]: what the store adds to the connection's
+// settings (natsconn.Config), whose Replicas, Timeout and Node it keeps
+// to.
 type StoreConfig struct {
-	// Dir is the data directory of the embedded server, created (0700) if
-	// missing; the server stores in a subdirectory of it. Required unless
-	// URL is set.
-	Dir string
-
-	// URL, if set, is the NATS server or cluster to use instead of
-	// embedding one: one URL or several, separated by commas. Dir is not
-	// used or locked then: the servers keep their own files.
-	URL string
-
-	// SyncAlways makes the embedded server fsync every append before it
-	// acknowledges it (a few thousand appends a second at most). Otherwise
-	// it fsyncs every SyncInterval (default [DefaultSyncInterval]). An
-	// external server keeps its own settings.
-	SyncAlways   bool
-	SyncInterval time.Duration
-
-	// Cluster, if set, is the host:port where the embedded server listens
-	// for the servers of the other nodes, and Routes their cluster
-	// addresses (nats://host:port): the embedded servers then form one
-	// NATS cluster. List every other node in Routes on every node. Node
-	// names this node's server, unique in the cluster (default "tenpin").
-	Cluster string
-	Routes  []string
-	Node    string
-	// Secret, the same on every node (see [LoadSecret]), is what makes a
-	// server a node of the cluster: routes authenticate with a password
-	// derived from it and, unless RouteTLS is set, are encrypted with TLS
-	// by a certificate authority derived from it, so a route needs no
-	// certificates of the operator's. Without a secret the cluster port
-	// takes any server that connects, so Open refuses a Cluster address
-	// other machines can reach ([ErrNoSecret]).
-	Secret []byte
-	// RouteTLS, if set, encrypts the routes with the operator's
-	// certificates instead (see [LoadRouteTLS]).
-	RouteTLS *tls.Config
-	// Listening, if set, is told the URL at which the embedded server
-	// listens for the other nodes' (nats://host:port) as soon as it does:
-	// before Open waits for the cluster, which may need this node's
-	// address to form (the port of a Cluster address of port 0 is the
-	// OS's choice).
-	Listening func(clusterURL string)
-
-	// Replicas is how many servers hold a copy of each event, in the
-	// stream and in every bucket: by default 3 at a URL, 3 in a cluster of
-	// the embedded servers (fewer if Routes names fewer nodes), and 1 on
-	// the embedded server alone. More than one needs a cluster (Cluster or
-	// URL). At a URL, 1 is allowed, with a warning logged: the loss of the
-	// one NATS server that holds the stream stops every lane until it is
-	// back.
-	Replicas int
-
 	// LeaseTTL is how long the lease on a stream at a URL lasts unless
 	// renewed (default [DefaultLeaseTTL]): the most another server waits
 	// to start after this one died without letting go.
 	LeaseTTL time.Duration
 
 	// Shared says the stream at URL is shared by the nodes of a tenpin
-	// cluster (see [Cluster]): no lease is taken on it, for every
-	// node writes to it, and each lane's fence keeps them apart.
+	// cluster: no lease is taken on it, for every node writes to it, and
+	// each lane's fence keeps them apart.
 	Shared bool
-
-	// ClusterWait bounds how long Open waits for NATS at a URL, or for the
-	// cluster of the embedded servers, to connect and take the stream and
-	// the buckets: a cluster takes them once it has formed and elected its
-	// JetStream meta leader (elections time out after 4 to 9 s), and a
-	// replicated stream needs as many servers up as it has replicas
-	// (default 2 minutes, or the context's deadline).
-	ClusterWait time.Duration
-
-	// Timeout bounds one request to the store: an append, or the wait for
-	// the next message of a read (default [DefaultTimeout]). The caller's
-	// context can end either sooner.
-	Timeout time.Duration
-
-	// Logger receives the connection's and the embedded server's
-	// warnings and errors (default: discard).
-	Logger *slog.Logger
 }
 
 // Journal is a [game.Journal] in a JetStream stream. It is safe for
 // concurrent use.
 type Journal struct {
-	cfg  StoreConfig
+	conn *natsconn.Conn
+	cfg  natsconn.Config // the connection's settings
+	opts StoreConfig
 	log  *slog.Logger
-	lock *os.File       // the data directory's lock; nil with a URL
-	srv  *server.Server // the embedded server; nil with a URL
-	// storeDir is where the embedded server stores; stopWatch ends its
-	// health watch.
-	storeDir  string
+	// stopWatch ends the health watch of an embedded server alone.
 	stopWatch context.CancelFunc
 	watched   sync.WaitGroup
 	probed    atomic.Pointer[probeResult] // the last probe of the store: see lastProbe
-	slow      slowLog                     // messages dropped for slow consumers
-	token     string                      // the embedded server's client password, when it listens (in a cluster)
 	lease     *lease                      // the hold on a stream at a URL; nil for the embedded server
 	nc        *nats.Conn
 	js        jetstream.JetStream
@@ -171,66 +82,24 @@ type Journal struct {
 	consumers chan struct{} // a slot for each consumer a read may hold: see consume
 
 	closeOnce sync.Once
-	closeErr  error
 }
 
 var _ game.Journal = (*Journal)(nil)
 
-// Open starts the embedded NATS server on cfg.Dir, or connects to cfg.URL,
-// and creates the stream of lanes or brings its settings up to date. It
-// fails with an error wrapping [ErrLocked] if another process uses
-// cfg.Dir. Close the journal to stop the server and release the directory.
-func Open(ctx context.Context, cfg StoreConfig) (*Journal, error) {
-	if cfg.URL == "" && cfg.Dir == "" {
-		return nil, errors.New("nats: no data directory (Dir) for the embedded server, and no NATS URL")
-	}
-	if cfg.URL != "" && cfg.Cluster != "" {
-		return nil, errors.New("nats: a cluster address is for the embedded server; with a NATS URL the servers at that URL form the cluster")
-	}
-	if cfg.Cluster == "" && len(cfg.Routes) > 0 {
-		return nil, errors.New("nats: routes to other nodes need this node's cluster address too")
-	}
-	if cfg.Cluster != "" && len(cfg.Secret) == 0 {
-		if host, _, err := net.SplitHostPort(cfg.Cluster); err == nil && !loopback(host) {
-			return nil, fmt.Errorf("%w: any server that reaches %s would join the cluster, read its lanes and write them", ErrNoSecret, cfg.Cluster)
-		}
-	}
-	explicit := cfg.Replicas > 0
-	if !explicit {
-		switch {
-		case cfg.URL != "":
-			cfg.Replicas = 3
-		case cfg.Cluster != "":
-			cfg.Replicas = min(3, 1+len(cfg.Routes))
-		default:
-			cfg.Replicas = 1
-		}
-	}
-	if cfg.URL == "" && cfg.Cluster == "" && cfg.Replicas > 1 {
-		return nil, fmt.Errorf("nats: %d replicas need a NATS cluster (a cluster address and routes, or a URL): the embedded server alone is one", cfg.Replicas)
-	}
-	if cfg.Node == "" {
-		cfg.Node = "tenpin"
-	}
+// Open creates the stream of lanes on conn, or brings its settings up to
+// date, and at a URL that the nodes do not share takes the lease on it
+// ([natsconn.ErrLocked] if another server holds it). Close the journal before
+// conn.
+func Open(ctx context.Context, conn *natsconn.Conn, cfg StoreConfig) (*Journal, error) {
 	if cfg.LeaseTTL <= 0 {
 		cfg.LeaseTTL = DefaultLeaseTTL
 	}
-	if cfg.ClusterWait <= 0 {
-		cfg.ClusterWait = 2 * time.Minute
+	cc := conn.Config()
+	j := &Journal{
+		conn: conn, cfg: cc, opts: cfg, log: cc.Logger,
+		nc: conn.NATS(), js: conn.JetStream(),
+		consumers: make(chan struct{}, maxConsumers),
 	}
-	if cfg.SyncInterval <= 0 {
-		cfg.SyncInterval = DefaultSyncInterval
-	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
-	if cfg.URL != "" && cfg.Replicas == 1 {
-		cfg.Logger.Warn("nats: one copy of each event (replicas 1): the loss of the NATS server that holds the lanes' stream stops every lane until it is back; keep 3 on a cluster of 3", "url", RedactURLs(cfg.URL))
-	}
-	j := &Journal{cfg: cfg, log: cfg.Logger, consumers: make(chan struct{}, maxConsumers)}
 	if err := j.open(ctx); err != nil {
 		j.Close()
 		return nil, err
@@ -239,63 +108,22 @@ func Open(ctx context.Context, cfg StoreConfig) (*Journal, error) {
 }
 
 func (j *Journal) open(ctx context.Context) error {
-	opts := []nats.Option{
-		nats.Name("tenpin"),
-		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
-			if err != nil {
-				j.log.Warn("nats: disconnected from NATS", "err", err)
-			}
-		}),
-		nats.ReconnectHandler(func(nc *nats.Conn) {
-			j.log.Info("nats: reconnected to NATS", "url", nc.ConnectedUrlRedacted())
-		}),
-		nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
-			if errors.Is(err, nats.ErrSlowConsumer) {
-				j.slow.dropped(j.log, sub)
-				return
-			}
-			j.log.Warn("nats: NATS error", "err", err)
-		}),
-	}
-	url := RedactURLs(j.cfg.URL)
-	if url == "" {
-		if err := j.startServer(ctx); err != nil {
-			return err
-		}
-		url = "embedded server"
-		// The embedded server does not come back once it is gone: fail
-		// appends at once rather than buffer them for a reconnection.
-		opts = append(opts, nats.InProcessServer(j.srv), nats.ReconnectBufSize(-1))
-		if j.token != "" {
-			opts = append(opts, nats.Token(j.token))
-		}
-	} else {
-		// A cluster's servers restart one at a time: keep trying.
-		opts = append(opts, nats.MaxReconnects(-1))
-	}
-	ctx, cancel := context.WithTimeout(ctx, j.takeWait())
-	defer cancel()
-	var nc *nats.Conn
-	err := j.untilTaken(ctx, "connection to NATS at "+url, func(context.Context) (err error) {
-		nc, err = nats.Connect(j.cfg.URL, opts...)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("nats: connect to NATS (%s): %w", url, err)
-	}
-	j.nc = nc
-	if m := nc.MaxPayload(); m < game.MaxEventSize {
+	if m := j.nc.MaxPayload(); m < game.MaxEventSize {
 		// A lane at its limits would then fail to store its snapshot, and
 		// the journal would not be compacted.
 		j.log.Warn("the NATS server takes messages smaller than a lane's largest snapshot: set max_payload in its configuration", "max_payload", m, "want", game.MaxEventSize)
 	}
-	if j.js, err = jetstream.New(nc); err != nil {
-		return fmt.Errorf("nats: JetStream on %s: %w", url, err)
+	url := natsconn.RedactURLs(j.cfg.URL)
+	if url == "" {
+		url = "embedded server"
 	}
+	ctx, cancel := context.WithTimeout(ctx, j.conn.TakeWait())
+	defer cancel()
+	var err error
 	if j.stream, err = j.createStream(ctx, url); err != nil {
 		return err
 	}
-	if j.cfg.URL != "" && !j.cfg.Shared {
+	if j.cfg.URL != "" && !j.opts.Shared {
 		return j.takeLease(ctx) // the embedded server's directory has its file lock instead
 	}
 	if j.probes() {
@@ -310,7 +138,7 @@ func (j *Journal) open(ctx context.Context) error {
 // date, waiting as untilTaken does for the cluster to take it.
 func (j *Journal) createStream(ctx context.Context, url string) (jetstream.Stream, error) {
 	var stream jetstream.Stream
-	err := j.untilTaken(ctx, "stream "+StreamName, func(ctx context.Context) (err error) {
+	err := j.conn.Take(ctx, "stream "+StreamName, func(ctx context.Context) (err error) {
 		stream, err = j.tryCreateStream(ctx)
 		return err
 	})
@@ -339,14 +167,9 @@ func (j *Journal) tryCreateStream(ctx context.Context) (jetstream.Stream, error)
 	})
 }
 
-// Conn returns the journal's connection to NATS: the nodes of a cluster
-// talk to each other over it too (see [Cluster]). It closes with the
-// journal.
-func (j *Journal) Conn() *nats.Conn { return j.nc }
-
-// Close closes the connection, stops the embedded server (which writes
-// what it holds to its files) and releases the data directory. The
-// journal's methods fail after it, with an error that is not
+// Close stops the health watch and lets the lease go. The connection
+// stays open: its opener closes it, after the journal. The journal's
+// methods fail once the connection is closed, with an error that is not
 // [game.ErrConflict].
 func (j *Journal) Close() error {
 	j.closeOnce.Do(func() {
@@ -357,22 +180,8 @@ func (j *Journal) Close() error {
 		if j.lease != nil {
 			j.lease.release(context.Background(), j.cfg.Timeout)
 		}
-		if j.nc != nil {
-			j.nc.Close()
-		}
-		if j.srv != nil {
-			j.srv.Shutdown()
-			j.srv.WaitForShutdown()
-		}
-		if j.lock != nil {
-			// Closing the file releases the lock. The file stays: removing
-			// it could unlink a file that another process has just locked.
-			if err := j.lock.Close(); err != nil {
-				j.closeErr = fmt.Errorf("nats: release the lock on %s: %w", j.lock.Name(), err)
-			}
-		}
 	})
-	return j.closeErr
+	return nil
 }
 
 // Check reports whether the store takes writes: nil while the connection
@@ -383,7 +192,7 @@ func (j *Journal) Close() error {
 // that a store that failed (a full disk, no file descriptors left) serves
 // again once the cause is gone.
 func (j *Journal) Check(ctx context.Context) error {
-	if s := j.state(); s != "" {
+	if s := j.conn.Explain(); s != "" {
 		return errors.New("nats: " + strings.TrimSuffix(s, ": "))
 	}
 	if j.lease != nil {
@@ -411,7 +220,7 @@ func (j *Journal) Check(ctx context.Context) error {
 // catching up ("expected first catchup entry to be a snapshot"), and
 // TestClusterFencesAPausedNode failed 3 runs in 20, none in 10 without
 // them. A cluster's health is NATS's to keep: Check asks the stream only.
-func (j *Journal) probes() bool { return j.srv != nil && j.cfg.Cluster == "" }
+func (j *Journal) probes() bool { return j.conn.Embedded() && !j.conn.Clustered() }
 
 // Append stores e as the next event of the lane, as [game.Journal] says.
 // It waits at most the configured Timeout for the store to answer.
@@ -449,7 +258,7 @@ func (j *Journal) append(ctx context.Context, lane string, last uint64, e game.E
 		case err == nil && !duplicate:
 			return seq, nil
 		case err != nil && !wrongLast(err):
-			return 0, fmt.Errorf("nats: append to lane %q after %d: %s%w", lane, last, j.state(), err)
+			return 0, fmt.Errorf("nats: append to lane %q after %d: %s%w", lane, last, j.conn.Explain(), err)
 		}
 		// The lane did not end at last, or the stream already holds this
 		// id: either another writer got there first, or this very append
@@ -460,7 +269,7 @@ func (j *Journal) append(ctx context.Context, lane string, last uint64, e game.E
 		switch {
 		case errors.Is(err, jetstream.ErrMsgNotFound):
 		case err != nil:
-			return 0, fmt.Errorf("nats: append to lane %q after %d was refused, and reading its last event failed: %s%w", lane, last, j.state(), err)
+			return 0, fmt.Errorf("nats: append to lane %q after %d was refused, and reading its last event failed: %s%w", lane, last, j.conn.Explain(), err)
 		case sameAppend(m.Header.Get(jetstream.MsgIDHeader), id):
 			return m.Sequence, nil
 		default:
@@ -502,7 +311,7 @@ func (j *Journal) Last(ctx context.Context) (uint64, error) {
 	defer cancel()
 	info, err := j.stream.Info(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("nats: last position: %s%w", j.state(), err)
+		return 0, fmt.Errorf("nats: last position: %s%w", j.conn.Explain(), err)
 	}
 	return info.State.LastSeq, nil
 }
@@ -523,25 +332,16 @@ func (j *Journal) Compact(ctx context.Context, before uint64) error {
 	defer cancel()
 	info, err := j.stream.Info(ctx)
 	if err != nil {
-		return fmt.Errorf("nats: compact before %d: %s%w", before, j.state(), err)
+		return fmt.Errorf("nats: compact before %d: %s%w", before, j.conn.Explain(), err)
 	}
 	before = min(before, info.State.LastSeq+1)
 	if before <= info.State.FirstSeq {
 		return nil // dropped already, or nothing stored
 	}
 	if err := j.stream.Purge(ctx, jetstream.WithPurgeSequence(before)); err != nil {
-		return fmt.Errorf("nats: compact before %d: %s%w", before, j.state(), err)
+		return fmt.Errorf("nats: compact before %d: %s%w", before, j.conn.Explain(), err)
 	}
 	return nil
-}
-
-// state explains a failed request by the connection's state, if it is
-// not connected: a timeout alone does not say that the server is gone.
-func (j *Journal) state() string {
-	if s := j.nc.Status(); s != nats.CONNECTED {
-		return "the connection to NATS is " + strings.ToLower(s.String()) + ": "
-	}
-	return ""
 }
 
 // wrongLast reports whether err is JetStream's refusal of an expected last
@@ -598,7 +398,7 @@ func (j *Journal) LaneIDs(ctx context.Context) ([]string, error) {
 	defer cancel()
 	info, err := j.stream.Info(ctx, jetstream.WithSubjectFilter(SubjectPrefix+"*"))
 	if err != nil {
-		return nil, fmt.Errorf("nats: the lanes' subjects: %s%w", j.state(), err)
+		return nil, fmt.Errorf("nats: the lanes' subjects: %s%w", j.conn.Explain(), err)
 	}
 	ids := make([]string, 0, len(info.State.Subjects))
 	for subject := range info.State.Subjects {
@@ -613,40 +413,11 @@ func (j *Journal) LastEvent(ctx context.Context, lane string) (game.Event, error
 	defer cancel()
 	m, err := j.stream.GetLastMsgForSubject(ctx, SubjectPrefix+lane)
 	if err != nil {
-		return game.Event{}, fmt.Errorf("nats: lane %s's last event: %s%w", lane, j.state(), err)
+		return game.Event{}, fmt.Errorf("nats: lane %s's last event: %s%w", lane, j.conn.Explain(), err)
 	}
 	e, err := game.Unmarshal(m.Data)
 	if err != nil {
 		return game.Event{}, fmt.Errorf("nats: lane %s's last event, at %d: %w", lane, m.Sequence, err)
 	}
 	return e, nil
-}
-
-// slowLogEvery is how often at most the journal logs that messages were
-// dropped for slow consumers.
-const slowLogEvery = 10 * time.Second
-
-// slowLog logs the messages the connection drops for slow consumers, at
-// most once every slowLogEvery. The client reports a subscription's first
-// drop after each delivery: the boards of every lane a node relays share
-// one backlog (see relayBoards), and a full one would have the relays'
-// subscriptions take turns to report, a line each.
-type slowLog struct {
-	mu     sync.Mutex
-	last   time.Time // when it last logged
-	events int       // reports since
-}
-
-func (l *slowLog) dropped(log *slog.Logger, sub *nats.Subscription) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.events++
-	if now := time.Now(); now.Sub(l.last) >= slowLogEvery {
-		subject := ""
-		if sub != nil {
-			subject = sub.Subject
-		}
-		log.Warn("nats: messages dropped for a slow consumer", "subject", subject, "reports", l.events)
-		l.last, l.events = now, 0
-	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,14 +12,35 @@ import (
 
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/game/journaltest"
-	"github.com/tenpin/tenpin/lobby/nats/natstest"
+	"github.com/tenpin/tenpin/lobby/natsconn"
+	"github.com/tenpin/tenpin/lobby/natsconn/natstest"
 )
+
+// opened is a journal on a connection of its own: Close closes both, the
+// journal first, as a node does.
+type opened struct{ *Journal }
+
+func (o *opened) Close() error { return errors.Join(o.Journal.Close(), o.conn.Close()) }
+
+// openOn opens a connection as cc says, and a journal on it as sc says.
+func openOn(ctx context.Context, cc natsconn.Config, sc StoreConfig) (*opened, error) {
+	conn, err := natsconn.Open(ctx, cc)
+	if err != nil {
+		return nil, err
+	}
+	j, err := Open(ctx, conn, sc)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return &opened{j}, nil
+}
 
 // open opens a journal on an embedded server in dir, closed when the test
 // ends, logging through t.
-func open(t testing.TB, dir string) *Journal {
+func open(t testing.TB, dir string) *opened {
 	t.Helper()
-	j, err := Open(t.Context(), StoreConfig{Dir: dir, Logger: testLogger(t)})
+	j, err := openOn(t.Context(), natsconn.Config{Dir: dir, Logger: testLogger(t)}, StoreConfig{})
 	if err != nil {
 		t.Fatalf("Open(%s): %v", dir, err)
 	}
@@ -61,7 +81,7 @@ func TestJournal(t *testing.T) {
 // TCP as an external server or cluster is.
 func TestURL(t *testing.T) {
 	url := natstest.StartServer(t)
-	j, err := Open(t.Context(), StoreConfig{URL: url, Replicas: 1, Logger: testLogger(t)})
+	j, err := openOn(t.Context(), natsconn.Config{URL: url, Replicas: 1, Logger: testLogger(t)}, StoreConfig{})
 	if err != nil {
 		t.Fatalf("Open(URL %s): %v", url, err)
 	}
@@ -72,50 +92,17 @@ func TestURL(t *testing.T) {
 	journaltest.Run(t, func(*testing.T) game.Journal { return j })
 }
 
-func TestLock(t *testing.T) {
-	dir := t.TempDir()
-	first, err := Open(t.Context(), StoreConfig{Dir: dir})
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	defer first.Close()
-
-	start := time.Now()
-	second, err := Open(t.Context(), StoreConfig{Dir: dir})
-	if err == nil {
-		second.Close()
-		t.Fatalf("a second Open(%s) while the first is open: no error, want ErrLocked", dir)
-	}
-	lock := filepath.Join(dir, lockName)
-	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), lock) || !strings.Contains(err.Error(), "another tenpin process") {
-		t.Errorf("second Open = %q, want an error wrapping ErrLocked that names %s and another tenpin process", err, lock)
-	}
-	t.Logf("second Open: %v", err)
-	if d := time.Since(start); d > time.Second {
-		t.Errorf("second Open took %v to fail, want at once", d)
-	}
-
-	if err := first.Close(); err != nil {
-		t.Fatalf("Close: %v", err)
-	}
-	third, err := Open(t.Context(), StoreConfig{Dir: dir})
-	if err != nil {
-		t.Fatalf("Open after Close: %v", err)
-	}
-	third.Close()
-}
-
 // TestReopen closes the journal and opens it again on the same directory:
 // every lane comes back as it was, and appends go on from there.
 func TestReopen(t *testing.T) {
 	dir := t.TempDir()
 	ctx := t.Context()
-	j, err := Open(ctx, StoreConfig{Dir: dir, Logger: testLogger(t)})
+	j, err := openOn(ctx, natsconn.Config{Dir: dir, Logger: testLogger(t)}, StoreConfig{})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
 	last := map[string]uint64{}
-	add := func(j *Journal, lane string, e game.Event) {
+	add := func(j *opened, lane string, e game.Event) {
 		t.Helper()
 		pos, err := j.Append(ctx, lane, last[lane], e)
 		if err != nil {
@@ -195,11 +182,10 @@ func TestRetriedAppend(t *testing.T) {
 func TestStoreDown(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		stop func(j *Journal)
+		stop func(j *opened)
 	}{
-		{"server shut down", func(j *Journal) { j.srv.Shutdown() }},
-		{"connection closed", func(j *Journal) { j.nc.Close() }},
-		{"journal closed", func(j *Journal) { j.Close() }},
+		{"connection closed", func(j *opened) { j.nc.Close() }},
+		{"NATS closed", func(j *opened) { j.Close() }}, // the embedded server shut down too
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			j := open(t, t.TempDir())
@@ -252,28 +238,6 @@ func TestLaneID(t *testing.T) {
 		if _, err := j.Append(t.Context(), id, 0, game.Open(id, "Good", 2)); err != nil {
 			t.Errorf("Append(%q) = %v, want nil", id, err)
 		}
-	}
-}
-
-func TestOpenConfig(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		cfg  StoreConfig
-		want string
-	}{
-		{"no dir and no URL", StoreConfig{}, "no data directory"},
-		{"replicas without a cluster", StoreConfig{Dir: t.TempDir(), Replicas: 3}, "3 replicas need a NATS cluster"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			j, err := Open(t.Context(), tc.cfg)
-			if err == nil {
-				j.Close()
-				t.Fatalf("Open(%+v): no error, want one saying %q", tc.cfg, tc.want)
-			}
-			if !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("Open(%+v) = %q, want it to say %q", tc.cfg, err, tc.want)
-			}
-		})
 	}
 }
 

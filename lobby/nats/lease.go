@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/tenpin/tenpin/lobby/natsconn"
 )
 
 // The lease a tenpin server holds on an external NATS server's stream of
@@ -40,16 +41,17 @@ type lease struct {
 }
 
 // takeLease takes the stream's lease, or fails with an error wrapping
-// [ErrLocked] that says who holds it, and keeps renewing it until Close.
+// [natsconn.ErrLocked] that says who holds it, and keeps renewing it
+// until Close.
 func (j *Journal) takeLease(ctx context.Context) error {
 	var kv jetstream.KeyValue
-	err := j.untilTaken(ctx, "bucket "+LeaseBucket, func(ctx context.Context) (err error) {
+	err := j.conn.Take(ctx, "bucket "+LeaseBucket, func(ctx context.Context) (err error) {
 		ctx, cancel := context.WithTimeout(ctx, max(j.cfg.Timeout, 5*time.Second))
 		defer cancel()
 		kv, err = j.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 			Bucket:      LeaseBucket,
 			Description: "tenpin: which server uses the stream of lanes",
-			TTL:         j.cfg.LeaseTTL, // a key not renewed within it expires
+			TTL:         j.opts.LeaseTTL, // a key not renewed within it expires
 			History:     1,
 			Replicas:    j.cfg.Replicas,
 		})
@@ -66,7 +68,7 @@ func (j *Journal) takeLease(ctx context.Context) error {
 		if e, err := kv.Get(ctx, leaseKey); err == nil {
 			who = string(e.Value())
 		}
-		return fmt.Errorf("%w: %s uses the stream %s at %s; stop it, or wait %v after it died", ErrLocked, who, StreamName, RedactURLs(j.cfg.URL), j.cfg.LeaseTTL)
+		return fmt.Errorf("%w: %s uses the stream %s at %s; stop it, or wait %v after it died", natsconn.ErrLocked, who, StreamName, natsconn.RedactURLs(j.cfg.URL), j.opts.LeaseTTL)
 	}
 	if err != nil {
 		return fmt.Errorf("nats: take the lease on %s: %w", StreamName, err)
@@ -87,7 +89,7 @@ func (j *Journal) takeLease(ctx context.Context) error {
 // Check says so. The lanes are safe all the same: the log's fence
 // refuses this server's appends once another has claimed them.
 func (l *lease) renew(ctx context.Context, j *Journal, holder []byte) {
-	tick := time.NewTicker(j.cfg.LeaseTTL / 3)
+	tick := time.NewTicker(j.opts.LeaseTTL / 3)
 	defer tick.Stop()
 	for {
 		select {
@@ -117,7 +119,7 @@ func (l *lease) renew(ctx context.Context, j *Journal, holder []byte) {
 				j.log.Warn("nats: the lease had expired (renewals late); taken again")
 				break
 			}
-			l.lost = fmt.Errorf("nats: the lease on %s was lost (renewals late by over %v): another server may be using the stream", StreamName, j.cfg.LeaseTTL)
+			l.lost = fmt.Errorf("nats: the lease on %s was lost (renewals late by over %v): another server may be using the stream", StreamName, j.opts.LeaseTTL)
 			j.log.Error(l.lost.Error())
 		default:
 			j.log.Warn("nats: renewing the lease failed; trying again", "err", err)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/tenpin/tenpin/lobby/natsconn"
 )
 
 // TestAWokenNodeTakesNobodyForDead: a node that finds it was paused
@@ -16,12 +17,12 @@ import (
 // that is dead. The node n3 here never answers: it stands for one whose
 // routes the pause broke, and then for one that did die.
 func TestAWokenNodeTakesNobodyForDead(t *testing.T) {
-	j, err := Open(t.Context(), StoreConfig{Dir: t.TempDir()})
+	j, err := natsconn.Open(t.Context(), natsconn.Config{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { j.Close() })
-	cfg := ClusterConfig{Conn: j.Conn(), Node: "n2", Heartbeat: 100 * time.Millisecond, NodeTimeout: time.Second}
+	cfg := ClusterConfig{Conn: j.NATS(), Node: "n2", Heartbeat: 100 * time.Millisecond, NodeTimeout: time.Second}
 	c, err := NewCluster(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -68,12 +69,12 @@ func TestAWokenNodeTakesNobodyForDead(t *testing.T) {
 // once silent for a node timeout after the waking, and is alive if it
 // answers then. Here n4 answers every ping but the first.
 func TestAPingAcrossAPauseIsNotHeld(t *testing.T) {
-	j, err := Open(t.Context(), StoreConfig{Dir: t.TempDir()})
+	j, err := natsconn.Open(t.Context(), natsconn.Config{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { j.Close() })
-	cfg := ClusterConfig{Conn: j.Conn(), Node: "n2", Heartbeat: 100 * time.Millisecond, NodeTimeout: time.Second, RequestTimeout: 300 * time.Millisecond}
+	cfg := ClusterConfig{Conn: j.NATS(), Node: "n2", Heartbeat: 100 * time.Millisecond, NodeTimeout: time.Second, RequestTimeout: 300 * time.Millisecond}
 	c, err := NewCluster(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +82,7 @@ func TestAPingAcrossAPauseIsNotHeld(t *testing.T) {
 	t.Cleanup(c.close)
 	var pings atomic.Int32
 	held := make(chan struct{})
-	sub, err := j.Conn().Subscribe(subjPing+"n4", func(m *nats.Msg) {
+	sub, err := j.NATS().Subscribe(subjPing+"n4", func(m *nats.Msg) {
 		if pings.Add(1) == 1 {
 			close(held) // the first goes unanswered
 			return

@@ -40,7 +40,7 @@ func (j *Journal) Read(ctx context.Context, lane string, after uint64) (game.Log
 	}
 	msgs, err := j.read(ctx, subject, after)
 	if err != nil {
-		return game.Log{}, fmt.Errorf("nats: read lane %q after %d: %s%w", lane, after, j.state(), err)
+		return game.Log{}, fmt.Errorf("nats: read lane %q after %d: %s%w", lane, after, j.conn.Explain(), err)
 	}
 	events, err := decode(msgs)
 	if err != nil {
@@ -58,7 +58,7 @@ func (j *Journal) Read(ctx context.Context, lane string, after uint64) (game.Log
 func (j *Journal) Lanes(ctx context.Context) ([]game.Log, error) {
 	msgs, err := j.read(ctx, SubjectPrefix+"*", 0)
 	if err != nil {
-		return nil, fmt.Errorf("nats: read every lane: %s%w", j.state(), err)
+		return nil, fmt.Errorf("nats: read every lane: %s%w", j.conn.Explain(), err)
 	}
 	events, err := decode(msgs)
 	var logs []game.Log

@@ -12,7 +12,7 @@ import (
 
 // appendEvents stores an opening and then n-1 more events on lane, and
 // returns the sequence of each.
-func appendEvents(t *testing.T, j *Journal, lane string, n int) []uint64 {
+func appendEvents(t *testing.T, j *opened, lane string, n int) []uint64 {
 	t.Helper()
 	var seqs []uint64
 	last := uint64(0)
@@ -35,7 +35,7 @@ func appendEvents(t *testing.T, j *Journal, lane string, n int) []uint64 {
 // an ephemeral one nobody reads with is deleted after 5 s, and under the
 // race detector making a thousand took longer (the limit then seemed
 // gone).
-func takeConsumers(t *testing.T, j *Journal, n int) {
+func takeConsumers(t *testing.T, j *opened, n int) {
 	t.Helper()
 	for i := range n {
 		if _, err := j.stream.CreateConsumer(t.Context(), jetstream.ConsumerConfig{Durable: fmt.Sprint("held-", i), FilterSubject: SubjectPrefix + "nobody"}); err != nil {

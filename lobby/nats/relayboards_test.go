@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lobby/natsconn"
 )
 
 // TestRelaysShareTheirGoroutines: a node relaying many lanes hands each
@@ -16,12 +17,12 @@ import (
 // subscriptions keep one each: a thousand relays, a thousand stacks).
 func TestRelaysShareTheirGoroutines(t *testing.T) {
 	const lanes = 64
-	j, err := Open(t.Context(), StoreConfig{Dir: t.TempDir()})
+	j, err := natsconn.Open(t.Context(), natsconn.Config{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { j.Close() })
-	cfg := ClusterConfig{Conn: j.Conn(), Heartbeat: 100 * time.Millisecond, NodeTimeout: time.Second}
+	cfg := ClusterConfig{Conn: j.NATS(), Heartbeat: 100 * time.Millisecond, NodeTimeout: time.Second}
 	cfg.Node = "n1"
 	n1, err := NewCluster(cfg)
 	if err != nil {

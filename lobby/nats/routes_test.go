@@ -1,20 +1,18 @@
 package nats
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/game/journaltest"
+	"github.com/tenpin/tenpin/lobby/natsconn"
 )
 
 // openCluster opens n journals whose embedded servers form one cluster
@@ -22,16 +20,16 @@ import (
 // servers opened before it; each waits for the others to take the
 // replicated stream, so the next opens as soon as the one before listens.
 // Each of set, if any, adjusts every node's settings.
-func openCluster(t *testing.T, n int, set ...func(i int, cfg *StoreConfig)) []*Journal {
+func openCluster(t *testing.T, n int, set ...func(i int, cfg *natsconn.Config)) []*opened {
 	t.Helper()
 	dir := t.TempDir()
-	journals := make([]*Journal, n)
+	journals := make([]*opened, n)
 	errs := make([]error, n)
 	var routes []string
 	var wg sync.WaitGroup
 	for i := range n {
 		listening := make(chan string, 1)
-		cfg := StoreConfig{
+		cfg := natsconn.Config{
 			Dir:       filepath.Join(dir, fmt.Sprint("n", i+1)),
 			Node:      fmt.Sprint("n", i+1),
 			Cluster:   "127.0.0.1:0",
@@ -45,7 +43,7 @@ func openCluster(t *testing.T, n int, set ...func(i int, cfg *StoreConfig)) []*J
 			f(i, &cfg)
 		}
 		wg.Go(func() {
-			journals[i], errs[i] = Open(t.Context(), cfg)
+			journals[i], errs[i] = openOn(t.Context(), cfg, StoreConfig{})
 			close(listening)
 		})
 		url, ok := <-listening
@@ -144,75 +142,4 @@ func TestCluster(t *testing.T) {
 	if err != nil || len(log.Events) != 3 || log.Last != pos3 {
 		t.Fatalf("node 3 reads %d events to %d, %v; want 3 to %d", len(log.Events), log.Last, err, pos3)
 	}
-}
-
-// TestClusterConfigRefused: settings that cannot make a cluster are
-// refused before anything starts.
-func TestClusterConfigRefused(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		cfg  StoreConfig
-		want error // if set, what the refusal wraps
-	}{
-		{"routes without a cluster address", StoreConfig{Dir: t.TempDir(), Routes: []string{"nats://127.0.0.1:6222"}}, nil},
-		{"a cluster address and a URL", StoreConfig{URL: "nats://127.0.0.1:4222", Cluster: "127.0.0.1:6222"}, nil},
-		{"replicas on one server", StoreConfig{Dir: t.TempDir(), Replicas: 3}, nil},
-		{"a cluster address without a port", StoreConfig{Dir: t.TempDir(), Cluster: "127.0.0.1"}, nil},
-		{"a route that is not nats://", StoreConfig{Dir: t.TempDir(), Cluster: "127.0.0.1:6222", Routes: []string{"127.0.0.1:6223"}}, nil},
-		{"every interface without a secret", StoreConfig{Dir: t.TempDir(), Cluster: "0.0.0.0:0"}, ErrNoSecret},
-		{"no host without a secret", StoreConfig{Dir: t.TempDir(), Cluster: ":0"}, ErrNoSecret},
-		{"IPv6 any without a secret", StoreConfig{Dir: t.TempDir(), Cluster: "[::]:0"}, ErrNoSecret},
-		{"a network address without a secret", StoreConfig{Dir: t.TempDir(), Cluster: "192.0.2.7:0"}, ErrNoSecret},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			j, err := Open(t.Context(), tc.cfg)
-			if err == nil {
-				j.Close()
-				t.Fatalf("Open(%+v) succeeded", tc.cfg)
-			}
-			if tc.want != nil && !errors.Is(err, tc.want) {
-				t.Fatalf("Open: %v, want %v", err, tc.want)
-			}
-		})
-	}
-}
-
-// TestNoRouteIsNoError: the first node of a cluster, which routes to no
-// other, has its server try a route to nowhere (see clusterOptions); its
-// failure is no error for the operator to worry about.
-func TestNoRouteIsNoError(t *testing.T) {
-	var logs lockedBuffer
-	openCluster(t, 2, func(i int, cfg *StoreConfig) {
-		if i == 0 {
-			cfg.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-		}
-	})
-	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(logs.String(), "missing port"); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the server never tried its route to nowhere; it logged:\n%s", logs.String())
-		}
-	}
-	for line := range strings.Lines(logs.String()) {
-		if strings.Contains(line, "missing port") && !strings.Contains(line, "level=DEBUG") {
-			t.Errorf("the route to nowhere was logged above debug: %s", line)
-		}
-	}
-}
-
-// lockedBuffer is a buffer a logger writes to from any goroutine.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

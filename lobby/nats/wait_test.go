@@ -11,7 +11,8 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/tenpin/tenpin/lobby/nats/natstest"
+	"github.com/tenpin/tenpin/lobby/natsconn"
+	"github.com/tenpin/tenpin/lobby/natsconn/natstest"
 )
 
 // logWatch is a log that writes to the test's and tells when a line
@@ -59,14 +60,14 @@ func TestOpenWaitsForTheClusterToElect(t *testing.T) {
 	c := natstest.NewCluster(t, 3)
 	c.Start(0) // one of three: no quorum, so no meta leader
 	logger, log := watchLog(t, "waiting for NATS")
-	type opened struct {
-		j   *Journal
+	type result struct {
+		j   *opened
 		err error
 	}
-	done := make(chan opened, 1)
+	done := make(chan result, 1)
 	go func() {
-		j, err := Open(context.Background(), StoreConfig{URL: c.URLs(), Node: "n1", Shared: true, ClusterWait: time.Minute, Logger: logger})
-		done <- opened{j, err}
+		j, err := openOn(context.Background(), natsconn.Config{URL: c.URLs(), Node: "n1", ClusterWait: time.Minute, Logger: logger}, StoreConfig{Shared: true})
+		done <- result{j, err}
 	}()
 	select {
 	case <-log.seen:
@@ -80,7 +81,7 @@ func TestOpenWaitsForTheClusterToElect(t *testing.T) {
 	}
 	c.Start(1)
 	c.Start(2)
-	var o opened
+	var o result
 	select {
 	case o = <-done:
 	case <-time.After(90 * time.Second):
@@ -130,19 +131,19 @@ func TestOpenWaitsForTheClusterToElect(t *testing.T) {
 func TestOpenRefusesFewerServersThanReplicas(t *testing.T) {
 	url := natstest.StartServer(t)
 	start := time.Now()
-	j, err := Open(t.Context(), StoreConfig{URL: url, Logger: testLogger(t)})
+	j, err := openOn(t.Context(), natsconn.Config{URL: url, Logger: testLogger(t)}, StoreConfig{})
 	if j != nil {
 		j.Close()
 	}
-	if !errors.Is(err, ErrFewServers) || !strings.Contains(err.Error(), "single server") {
-		t.Fatalf("Open(a single server, default replicas) = %v, want ErrFewServers saying it is a single server", err)
+	if !errors.Is(err, natsconn.ErrFewServers) || !strings.Contains(err.Error(), "single server") {
+		t.Fatalf("Open(a single server, default replicas) = %v, want natsconn.ErrFewServers saying it is a single server", err)
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("the refusal took %v: it should not wait", d)
 	}
 
 	logger, log := watchLog(t, "replicas 1")
-	j, err = Open(t.Context(), StoreConfig{URL: url, Replicas: 1, Logger: logger})
+	j, err = openOn(t.Context(), natsconn.Config{URL: url, Replicas: 1, Logger: logger}, StoreConfig{})
 	if err != nil {
 		t.Fatalf("Open(a single server, 1 replica): %v", err)
 	}
@@ -161,23 +162,12 @@ func TestOpenSaysTheClusterIsTooSmall(t *testing.T) {
 		t.Skip("waits for a NATS election")
 	}
 	urls := natstest.StartCluster(t, 2)
-	j, err := Open(t.Context(), StoreConfig{URL: urls, Node: "n1", Shared: true, ClusterWait: 25 * time.Second, Logger: testLogger(t)})
+	j, err := openOn(t.Context(), natsconn.Config{URL: urls, Node: "n1", ClusterWait: 25 * time.Second, Logger: testLogger(t)}, StoreConfig{Shared: true})
 	if j != nil {
 		j.Close()
 	}
 	t.Logf("Open: %v", err)
-	if !errors.Is(err, ErrFewServers) || !strings.Contains(err.Error(), "fewer than 3 servers") {
-		t.Fatalf("Open(3 replicas on 2 servers) = %v, want ErrFewServers saying fewer than 3 servers answered", err)
-	}
-}
-
-func TestRedactURLs(t *testing.T) {
-	for _, tt := range []struct{ in, want string }{
-		{"nats://127.0.0.1:4222", "nats://127.0.0.1:4222"},
-		{"nats://u:secret@h:4222,nats://tok@h2:4222", "nats://u:xxxxx@h:4222,nats://xxxxx@h2:4222"},
-	} {
-		if got := RedactURLs(tt.in); got != tt.want || strings.Contains(got, "secret") {
-			t.Errorf("RedactURLs(%q) = %q, want %q", tt.in, got, tt.want)
-		}
+	if !errors.Is(err, natsconn.ErrFewServers) || !strings.Contains(err.Error(), "fewer than 3 servers") {
+		t.Fatalf("Open(3 replicas on 2 servers) = %v, want natsconn.ErrFewServers saying fewer than 3 servers answered", err)
 	}
 }

@@ -1,6 +1,7 @@
 // Package natstest runs NATS servers for tests, as an operator would run
 // them outside tenpin: a tenpin node reaches them with -nats URL. It
-// belongs to the tree of lobby/nats, the only one that imports NATS.
+// belongs with lobby/natsconn, which opens NATS for the store and the
+// cluster.
 package natstest
 
 import (
@@ -10,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
+	natsd "github.com/nats-io/nats-server/v2/server"
 )
 
 // StartServer starts a NATS server with JetStream on a port the OS
@@ -18,9 +19,9 @@ import (
 // It is shut down when the test ends.
 func StartServer(t testing.TB) string {
 	t.Helper()
-	s, err := server.NewServer(&server.Options{
+	s, err := natsd.NewServer(&natsd.Options{
 		JetStream: true, StoreDir: t.TempDir(),
-		Host: "127.0.0.1", Port: server.RANDOM_PORT,
+		Host: "127.0.0.1", Port: natsd.RANDOM_PORT,
 		NoSigs: true, NoLog: true,
 	})
 	if err != nil {
@@ -42,8 +43,8 @@ func StartServer(t testing.TB) string {
 // started one by one ([Cluster.Start]), as an operator's come up.
 type Cluster struct {
 	t       testing.TB
-	opts    []*server.Options
-	servers []*server.Server
+	opts    []*natsd.Options
+	servers []*natsd.Server
 }
 
 // NewCluster returns a cluster of n servers, none of them started yet.
@@ -55,15 +56,15 @@ func NewCluster(t testing.TB, n int) *Cluster {
 	for i := range n {
 		routes[i] = fmt.Sprintf("nats://127.0.0.1:%d", ports[n+i])
 	}
-	c := &Cluster{t: t, servers: make([]*server.Server, n)}
+	c := &Cluster{t: t, servers: make([]*natsd.Server, n)}
 	for i := range n {
-		c.opts = append(c.opts, &server.Options{
+		c.opts = append(c.opts, &natsd.Options{
 			ServerName: fmt.Sprint("s", i+1),
 			JetStream:  true, StoreDir: t.TempDir(),
 			Host: "127.0.0.1", Port: ports[i],
 			MaxPayload: 8 << 20, // a lane's largest snapshot, as tenpin asks of an external NATS
-			Cluster:    server.ClusterOpts{Name: "natstest", Host: "127.0.0.1", Port: ports[n+i]},
-			Routes:     server.RoutesFromStr(strings.Join(routes, ",")),
+			Cluster:    natsd.ClusterOpts{Name: "natstest", Host: "127.0.0.1", Port: ports[n+i]},
+			Routes:     natsd.RoutesFromStr(strings.Join(routes, ",")),
 			NoSigs:     true, NoLog: true,
 		})
 	}
@@ -93,7 +94,7 @@ func StartCluster(t testing.TB, n int) string {
 // connections.
 func (c *Cluster) Start(i int) {
 	c.t.Helper()
-	s, err := server.NewServer(c.opts[i])
+	s, err := natsd.NewServer(c.opts[i])
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func (c *Cluster) Start(i int) {
 }
 
 // Server returns the cluster's server i, nil if it was not started.
-func (c *Cluster) Server(i int) *server.Server { return c.servers[i] }
+func (c *Cluster) Server(i int) *natsd.Server { return c.servers[i] }
 
 // URLs returns every server's client URL, comma-separated, whether it was
 // started or not.

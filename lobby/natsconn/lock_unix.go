@@ -1,6 +1,6 @@
 //go:build unix
 
-package nats
+package natsconn
 
 import (
 	"errors"
@@ -15,14 +15,14 @@ import (
 func lockDir(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("nats: lock the data directory: %w", err)
+		return nil, fmt.Errorf("natsconn: lock the data directory: %w", err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, fmt.Errorf("%w: %s is held: another tenpin process is using the data directory", ErrLocked, path)
 		}
-		return nil, fmt.Errorf("nats: lock %s: %w", path, err)
+		return nil, fmt.Errorf("natsconn: lock %s: %w", path, err)
 	}
 	return f, nil
 }

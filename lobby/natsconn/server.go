@@ -1,4 +1,4 @@
-package nats
+package natsconn
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
+	natsd "github.com/nats-io/nats-server/v2/server"
 )
 
 // Files and limits of the embedded server.
@@ -43,41 +43,41 @@ const maxPayload = 8 << 20
 
 // startServer locks the data directory and starts the embedded server on
 // it. On failure it leaves j's lock and server for Close to release.
-func (j *Journal) startServer(ctx context.Context) error {
-	dir := j.cfg.Dir
+func (c *Conn) startServer(ctx context.Context) error {
+	dir := c.cfg.Dir
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("nats: create the data directory: %w", err)
+		return fmt.Errorf("natsconn: create the data directory: %w", err)
 	}
 	lock, err := lockDir(filepath.Join(dir, lockName))
 	if err != nil {
 		return err
 	}
-	j.lock = lock
+	c.lock = lock
 
-	opts := &server.Options{
+	opts := &natsd.Options{
 		ServerName:          "tenpin",
 		JetStream:           true,
 		MaxPayload:          maxPayload,
 		StoreDir:            filepath.Join(dir, storeName),
-		SyncInterval:        j.cfg.SyncInterval,
-		SyncAlways:          j.cfg.SyncAlways,
+		SyncInterval:        c.cfg.SyncInterval,
+		SyncAlways:          c.cfg.SyncAlways,
 		DontListen:          true, // reached in-process only
 		NoSigs:              true, // the process's signals are its own
 		NoLog:               true,
 		LameDuckDuration:    lameDuck,
 		LameDuckGracePeriod: lameDuckGrace,
 	}
-	if j.cfg.Cluster != "" {
-		if err := j.clusterOptions(opts); err != nil {
+	if c.cfg.Cluster != "" {
+		if err := c.clusterOptions(opts); err != nil {
 			return err
 		}
 	}
-	s, err := server.NewServer(opts)
+	s, err := natsd.NewServer(opts)
 	if err != nil {
-		return fmt.Errorf("nats: configure the embedded NATS server: %w", err)
+		return fmt.Errorf("natsconn: configure the embedded NATS server: %w", err)
 	}
-	j.srv, j.storeDir = s, opts.StoreDir
-	log := serverLog{l: j.log.With("nats", "server"), fatal: new(atomic.Pointer[string]), limits: new(logLimits), nowhere: j.cfg.Cluster != "" && len(j.cfg.Routes) == 0}
+	c.srv, c.storeDir = s, opts.StoreDir
+	log := serverLog{l: c.log.With("nats", "server"), fatal: new(atomic.Pointer[string]), limits: new(logLimits), nowhere: c.cfg.Cluster != "" && len(c.cfg.Routes) == 0}
 	s.SetLoggerV2(log, false, false, false)
 	s.Start() // returns once started, or early when it cannot start
 
@@ -86,18 +86,18 @@ func (j *Journal) startServer(ctx context.Context) error {
 		if msg := log.fatal.Load(); msg != nil {
 			why = *msg
 		}
-		return fmt.Errorf("nats: the embedded NATS server could not start JetStream on %s: %s", opts.StoreDir, why)
+		return fmt.Errorf("natsconn: the embedded NATS server could not start JetStream on %s: %s", opts.StoreDir, why)
 	}
 	wait := startTimeout
 	if d, ok := ctx.Deadline(); ok {
 		wait = min(wait, time.Until(d))
 	}
 	if !s.ReadyForConnections(wait) {
-		return fmt.Errorf("nats: the embedded NATS server on %s was not ready within %v", opts.StoreDir, wait)
+		return fmt.Errorf("natsconn: the embedded NATS server on %s was not ready within %v", opts.StoreDir, wait)
 	}
-	if j.cfg.Cluster != "" && j.cfg.Listening != nil {
+	if c.cfg.Cluster != "" && c.cfg.Listening != nil {
 		if addr := s.ClusterAddr(); addr != nil {
-			j.cfg.Listening("nats://" + addr.String())
+			c.cfg.Listening("nats://" + addr.String())
 		}
 	}
 	return nil
@@ -119,31 +119,31 @@ const (
 // cfg.Routes. A server's routes start only once it listens for clients
 // too, so it does, on a random loopback port, behind a random password
 // that only this process knows.
-func (j *Journal) clusterOptions(opts *server.Options) error {
-	host, port, err := net.SplitHostPort(j.cfg.Cluster)
+func (c *Conn) clusterOptions(opts *natsd.Options) error {
+	host, port, err := net.SplitHostPort(c.cfg.Cluster)
 	if err != nil {
-		return fmt.Errorf("nats: cluster address %q: %w", j.cfg.Cluster, err)
+		return fmt.Errorf("natsconn: cluster address %q: %w", c.cfg.Cluster, err)
 	}
 	p, err := strconv.Atoi(port)
 	if err != nil || p < 0 || p > 65535 {
-		return fmt.Errorf("nats: cluster address %q: the port must be 0 (any free port) to 65535", j.cfg.Cluster)
+		return fmt.Errorf("natsconn: cluster address %q: the port must be 0 (any free port) to 65535", c.cfg.Cluster)
 	}
 	if p == 0 {
-		p = server.RANDOM_PORT // the OS picks it: see StoreConfig.Listening
+		p = natsd.RANDOM_PORT // the OS picks it: see Config.Listening
 	}
-	for _, r := range j.cfg.Routes {
+	for _, r := range c.cfg.Routes {
 		if u, err := url.Parse(r); err != nil || u.Scheme != "nats" || u.Port() == "" {
-			return fmt.Errorf("nats: route %q: want nats://host:port", r)
+			return fmt.Errorf("natsconn: route %q: want nats://host:port", r)
 		}
 	}
-	opts.ServerName = j.cfg.Node
-	opts.Cluster = server.ClusterOpts{Name: "tenpin", Host: host, Port: p, PingInterval: routePing, MaxPingsOut: routePingsOut}
+	opts.ServerName = c.cfg.Node
+	opts.Cluster = natsd.ClusterOpts{Name: "tenpin", Host: host, Port: p, PingInterval: routePing, MaxPingsOut: routePingsOut}
 	// With no routes (the first node, which the others route to) this is
 	// one route to nowhere, tried once: JetStream refuses to start as a
 	// cluster with no route configured.
-	opts.Routes = server.RoutesFromStr(strings.Join(j.cfg.Routes, ","))
-	if len(j.cfg.Secret) > 0 {
-		pass, err := routePassword(j.cfg.Secret)
+	opts.Routes = natsd.RoutesFromStr(strings.Join(c.cfg.Routes, ","))
+	if len(c.cfg.Secret) > 0 {
+		pass, err := routePassword(c.cfg.Secret)
 		if err != nil {
 			return err
 		}
@@ -158,10 +158,10 @@ func (j *Journal) clusterOptions(opts *server.Options) error {
 		}
 	}
 	switch {
-	case j.cfg.RouteTLS != nil:
-		opts.Cluster.TLSConfig = j.cfg.RouteTLS
-	case len(j.cfg.Secret) > 0:
-		tc, err := secretTLS(j.cfg.Secret, j.cfg.Node)
+	case c.cfg.RouteTLS != nil:
+		opts.Cluster.TLSConfig = c.cfg.RouteTLS
+	case len(c.cfg.Secret) > 0:
+		tc, err := secretTLS(c.cfg.Secret, c.cfg.Node)
 		if err != nil {
 			return err
 		}
@@ -171,9 +171,9 @@ func (j *Journal) clusterOptions(opts *server.Options) error {
 		opts.Cluster.TLSTimeout = 5 // seconds
 	}
 	opts.DontListen = false
-	opts.Host, opts.Port = "127.0.0.1", server.RANDOM_PORT
-	j.token = rand.Text()
-	opts.Authorization = j.token
+	opts.Host, opts.Port = "127.0.0.1", natsd.RANDOM_PORT
+	c.token = rand.Text()
+	opts.Authorization = c.token
 	return nil
 }
 

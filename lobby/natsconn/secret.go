@@ -1,4 +1,4 @@
-package nats
+package natsconn
 
 import (
 	"bytes"
@@ -24,7 +24,7 @@ const MinSecret = 16
 
 // ErrNoSecret: a cluster address that other machines can reach, and no
 // secret to keep strangers out of the cluster.
-var ErrNoSecret = errors.New("nats: a cluster address open to other machines needs a cluster secret")
+var ErrNoSecret = errors.New("natsconn: a cluster address open to other machines needs a cluster secret")
 
 // LoadSecret reads a cluster secret from a file: its bytes, without the
 // white space around them (a trailing newline, say). Every node of a
@@ -34,11 +34,11 @@ var ErrNoSecret = errors.New("nats: a cluster address open to other machines nee
 func LoadSecret(file string) ([]byte, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
-		return nil, fmt.Errorf("nats: read the cluster secret: %w", err)
+		return nil, fmt.Errorf("natsconn: read the cluster secret: %w", err)
 	}
 	b = bytes.TrimSpace(b)
 	if len(b) < MinSecret {
-		return nil, fmt.Errorf("nats: the cluster secret in %s is %d bytes: use at least %d random ones, such as head -c 32 /dev/urandom | base64", file, len(b), MinSecret)
+		return nil, fmt.Errorf("natsconn: the cluster secret in %s is %d bytes: use at least %d random ones, such as head -c 32 /dev/urandom | base64", file, len(b), MinSecret)
 	}
 	return b, nil
 }
@@ -50,19 +50,19 @@ func LoadSecret(file string) ([]byte, error) {
 // the certificate of the node it routes to against the route's host.
 func LoadRouteTLS(certFile, keyFile, caFile string) (*tls.Config, error) {
 	if certFile == "" || keyFile == "" || caFile == "" {
-		return nil, errors.New("nats: route TLS needs a certificate, its key and the authority that issued the nodes' certificates")
+		return nil, errors.New("natsconn: route TLS needs a certificate, its key and the authority that issued the nodes' certificates")
 	}
 	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
 	if err != nil {
-		return nil, fmt.Errorf("nats: route TLS: %w", err)
+		return nil, fmt.Errorf("natsconn: route TLS: %w", err)
 	}
 	pem, err := os.ReadFile(caFile)
 	if err != nil {
-		return nil, fmt.Errorf("nats: route TLS: %w", err)
+		return nil, fmt.Errorf("natsconn: route TLS: %w", err)
 	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("nats: route TLS: %s holds no PEM certificate", caFile)
+		return nil, fmt.Errorf("natsconn: route TLS: %s holds no PEM certificate", caFile)
 	}
 	return &tls.Config{
 		MinVersion:   tls.VersionTLS12,
@@ -93,7 +93,7 @@ const routeUser = "tenpin"
 func routePassword(secret []byte) (string, error) {
 	k, err := hkdf.Key(sha256.New, secret, nil, "tenpin route password", 32)
 	if err != nil {
-		return "", fmt.Errorf("nats: derive the route password: %w", err)
+		return "", fmt.Errorf("natsconn: derive the route password: %w", err)
 	}
 	return hex.EncodeToString(k), nil
 }
@@ -110,7 +110,7 @@ func routePassword(secret []byte) (string, error) {
 func secretTLS(secret []byte, node string) (*tls.Config, error) {
 	seed, err := hkdf.Key(sha256.New, secret, nil, "tenpin route certificate authority", ed25519.SeedSize)
 	if err != nil {
-		return nil, fmt.Errorf("nats: derive the route authority: %w", err)
+		return nil, fmt.Errorf("natsconn: derive the route authority: %w", err)
 	}
 	caKey := ed25519.NewKeyFromSeed(seed)
 	caTmpl := &x509.Certificate{
@@ -124,19 +124,19 @@ func secretTLS(secret []byte, node string) (*tls.Config, error) {
 	}
 	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, caKey.Public(), caKey)
 	if err != nil {
-		return nil, fmt.Errorf("nats: make the route authority: %w", err)
+		return nil, fmt.Errorf("natsconn: make the route authority: %w", err)
 	}
 	ca, err := x509.ParseCertificate(caDER)
 	if err != nil {
-		return nil, fmt.Errorf("nats: make the route authority: %w", err)
+		return nil, fmt.Errorf("natsconn: make the route authority: %w", err)
 	}
 	pub, key, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
-		return nil, fmt.Errorf("nats: make the node's route key: %w", err)
+		return nil, fmt.Errorf("natsconn: make the node's route key: %w", err)
 	}
 	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
 	if err != nil {
-		return nil, fmt.Errorf("nats: make the node's route certificate: %w", err)
+		return nil, fmt.Errorf("natsconn: make the node's route certificate: %w", err)
 	}
 	now := time.Now()
 	leafDER, err := x509.CreateCertificate(rand.Reader, &x509.Certificate{
@@ -148,7 +148,7 @@ func secretTLS(secret []byte, node string) (*tls.Config, error) {
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
 	}, ca, pub, caKey)
 	if err != nil {
-		return nil, fmt.Errorf("nats: make the node's route certificate: %w", err)
+		return nil, fmt.Errorf("natsconn: make the node's route certificate: %w", err)
 	}
 	pool := x509.NewCertPool()
 	pool.AddCert(ca)
@@ -162,14 +162,14 @@ func secretTLS(secret []byte, node string) (*tls.Config, error) {
 		InsecureSkipVerify: true,
 		VerifyConnection: func(cs tls.ConnectionState) error {
 			if len(cs.PeerCertificates) == 0 {
-				return errors.New("nats: the other end of the route showed no certificate")
+				return errors.New("natsconn: the other end of the route showed no certificate")
 			}
 			_, err := cs.PeerCertificates[0].Verify(x509.VerifyOptions{
 				Roots:     pool,
 				KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny},
 			})
 			if err != nil {
-				return fmt.Errorf("nats: the other end of the route is not of this cluster: %w", err)
+				return fmt.Errorf("natsconn: the other end of the route is not of this cluster: %w", err)
 			}
 			return nil
 		},

@@ -1,4 +1,4 @@
-package nats
+package natsconn
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// How untilTaken waits: from the first pause, doubling up to the last, and
+// How Take waits: from the first pause, doubling up to the last, and
 // logging again after waitLogEvery if what it waits for is the same.
 const (
 	firstPause   = 250 * time.Millisecond
@@ -34,30 +34,30 @@ const (
 	codeSubjectOverlap        = 10065
 )
 
-// waits reports whether the journal waits for NATS to take what it
-// creates: at a URL, or in a cluster of the embedded servers, which form
+// waits reports whether Take waits for NATS to take what it creates: at a URL, or in a cluster of the embedded servers, which form
 // and elect their leaders some seconds after they start. The embedded
 // server alone is ready once it has started.
-func (j *Journal) waits() bool { return j.cfg.URL != "" || j.cfg.Cluster != "" }
+func (c *Conn) waits() bool { return c.cfg.URL != "" || c.cfg.Cluster != "" }
 
-// takeWait is how long the journal waits for NATS to take what it
-// creates: ClusterWait when it waits at all (see waits), otherwise long
-// enough for the embedded server alone to answer.
-func (j *Journal) takeWait() time.Duration {
-	if j.waits() {
-		return j.cfg.ClusterWait
+// TakeWait is how long Open, and the store after it, wait for NATS to
+// take what they create: ClusterWait when Take waits at all (a cluster,
+// or a URL), otherwise long enough for the embedded server alone to
+// answer.
+func (c *Conn) TakeWait() time.Duration {
+	if c.waits() {
+		return c.cfg.ClusterWait
 	}
-	return max(j.cfg.Timeout, 10*time.Second)
+	return max(c.cfg.Timeout, 10*time.Second)
 }
 
-// untilTaken creates what (a connection, a stream, a bucket) with create
-// and, when the journal waits for NATS, tries again with backoff while
+// Take creates what (a connection, a stream, a bucket) with create
+// and, when NATS is a cluster or at a URL, tries again with backoff while
 // NATS is not ready — not connected, no JetStream meta leader yet, fewer
 // servers met than replicas — until ctx ends, logging what it waits for.
 // A refusal that waiting does not mend (a single server asked for more
 // than one copy, a configuration the server rejects, bad credentials)
 // returns at once.
-func (j *Journal) untilTaken(ctx context.Context, what string, create func(context.Context) error) error {
+func (c *Conn) Take(ctx context.Context, what string, create func(context.Context) error) error {
 	var (
 		logged    string // the last reason logged
 		loggedAt  time.Time
@@ -69,29 +69,29 @@ func (j *Journal) untilTaken(ctx context.Context, what string, create func(conte
 		switch {
 		case err == nil:
 			if logged != "" {
-				j.log.Info("nats: NATS took the "+what, "after", time.Since(start).Round(time.Millisecond))
+				c.log.Info("natsconn: NATS took the "+what, "after", time.Since(start).Round(time.Millisecond))
 			}
 			return nil
 		case isCode(err, codeReplicasNotSupported):
-			return fmt.Errorf("%w: the NATS server at %s is a single server, not a cluster, and cannot keep %d copies of the %s: run a cluster of %d, or keep one copy: %w", ErrFewServers, RedactURLs(j.cfg.URL), j.cfg.Replicas, what, j.cfg.Replicas, err)
-		case !j.waits() || !transient(err):
+			return fmt.Errorf("%w: the NATS server at %s is a single server, not a cluster, and cannot keep %d copies of the %s: run a cluster of %d, or keep one copy: %w", ErrFewServers, RedactURLs(c.cfg.URL), c.cfg.Replicas, what, c.cfg.Replicas, err)
+		case !c.waits() || !transient(err):
 			return err
 		}
 		lastError = err
-		why := waitingFor(err, j.cfg.Replicas)
+		why := waitingFor(err, c.cfg.Replicas)
 		if now := time.Now(); why != logged || now.Sub(loggedAt) >= waitLogEvery {
-			j.log.Info("nats: waiting for NATS to take the "+what+": "+why, "replicas", j.cfg.Replicas, "waited", now.Sub(start).Round(time.Millisecond), "err", err)
+			c.log.Info("natsconn: waiting for NATS to take the "+what+": "+why, "replicas", c.cfg.Replicas, "waited", now.Sub(start).Round(time.Millisecond), "err", err)
 			logged, loggedAt = why, now
 		}
 		select {
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.Canceled) {
-				return fmt.Errorf("nats: stopped waiting for NATS to take the %s: %w", what, ctx.Err())
+				return fmt.Errorf("natsconn: stopped waiting for NATS to take the %s: %w", what, ctx.Err())
 			}
 			if isCode(lastError, codeNoPeers) || isCode(lastError, codeInsufficientResources) {
-				return fmt.Errorf("%w: NATS did not take the %s with %d replicas in %v: fewer than %d servers with JetStream answered (are %d up, with routes to each other?): %w", ErrFewServers, what, j.cfg.Replicas, time.Since(start).Round(time.Second), j.cfg.Replicas, j.cfg.Replicas, lastError)
+				return fmt.Errorf("%w: NATS did not take the %s with %d replicas in %v: fewer than %d servers with JetStream answered (are %d up, with routes to each other?): %w", ErrFewServers, what, c.cfg.Replicas, time.Since(start).Round(time.Second), c.cfg.Replicas, c.cfg.Replicas, lastError)
 			}
-			return fmt.Errorf("nats: NATS did not take the %s in %v, while %s: %w", what, time.Since(start).Round(time.Second), why, lastError)
+			return fmt.Errorf("natsconn: NATS did not take the %s in %v, while %s: %w", what, time.Since(start).Round(time.Second), why, lastError)
 		case <-time.After(pause):
 		}
 	}

@@ -1,4 +1,4 @@
-package nats
+package natsconn
 
 import (
 	"context"
@@ -37,16 +37,16 @@ func (h *countHandler) count() int {
 }
 
 // TestSlowConsumersLogOnce: many subscriptions sharing one full backlog,
-// as a node's relays do, each report dropped messages; the journal logs
+// as a node's relays do, each report dropped messages; the connection logs
 // a line for them all, not one each.
 func TestSlowConsumersLogOnce(t *testing.T) {
 	h := &countHandler{holds: "slow consumer"}
-	j, err := Open(t.Context(), StoreConfig{Dir: t.TempDir(), Logger: slog.New(h)})
+	c, err := Open(t.Context(), Config{Dir: t.TempDir(), Logger: slog.New(h)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { j.Close() })
-	nc := j.Conn()
+	t.Cleanup(func() { c.Close() })
+	nc := c.NATS()
 	full := make(chan *nats.Msg, 1) // never read
 	const subs = 20
 	for i := range subs {

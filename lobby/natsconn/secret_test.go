@@ -1,4 +1,4 @@
-package nats
+package natsconn
 
 import (
 	"context"
@@ -33,7 +33,7 @@ func TestSecretKeepsStrangersOut(t *testing.T) {
 		t.Skip("forming a cluster takes seconds")
 	}
 	refusals := make(chan string, 100)
-	nodes := openCluster(t, 2, func(i int, cfg *StoreConfig) {
+	nodes := openCluster(t, 2, func(i int, cfg *Config) {
 		cfg.Secret = testSecret
 		if i == 0 {
 			cfg.Logger = slog.New(teeHandler{slog.NewTextHandler(tlog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}), refusals})
@@ -93,9 +93,9 @@ func TestSecretKeepsStrangersOut(t *testing.T) {
 // url as a node would with secret (none if nil).
 func startStranger(t *testing.T, url string, secret []byte) *server.Server {
 	t.Helper()
-	j := &Journal{cfg: StoreConfig{Cluster: "127.0.0.1:0", Routes: []string{url}, Node: "stranger", Secret: secret}}
+	c := &Conn{cfg: Config{Cluster: "127.0.0.1:0", Routes: []string{url}, Node: "stranger", Secret: secret}}
 	opts := &server.Options{ServerName: "stranger", NoSigs: true, NoLog: true}
-	if err := j.clusterOptions(opts); err != nil {
+	if err := c.clusterOptions(opts); err != nil {
 		t.Fatal(err)
 	}
 	s, err := server.NewServer(opts)
@@ -147,7 +147,7 @@ func TestOperatorRouteTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nodes := openCluster(t, 2, func(_ int, cfg *StoreConfig) {
+	nodes := openCluster(t, 2, func(_ int, cfg *Config) {
 		cfg.Secret, cfg.RouteTLS = testSecret, tc
 	})
 	if n := nodes[1].srv.NumRoutes(); n < 1 {
