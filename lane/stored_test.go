@@ -6,8 +6,8 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/bowler"
-	"github.com/tenpin/tenpin/lobby/nats"
 	"github.com/tenpin/tenpin/lobby/natsconn"
+	"github.com/tenpin/tenpin/lobby/natsstore"
 )
 
 // BenchmarkRollStoredJetStream is BenchmarkRollStored with each roll
@@ -44,13 +44,13 @@ func BenchmarkGameJetStream(b *testing.B) {
 
 // openJetStream opens a journal on the embedded JetStream in a temporary
 // directory, closed with its server when the benchmark ends.
-func openJetStream(b *testing.B) *nats.Journal {
+func openJetStream(b *testing.B) *natsstore.Journal {
 	conn, err := natsconn.Open(context.Background(), natsconn.Config{Dir: b.TempDir()})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { conn.Close() }) // after the journal's: cleanups run last first
-	j, err := nats.Open(context.Background(), conn, nats.StoreConfig{})
+	j, err := natsstore.Open(context.Background(), conn, natsstore.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}

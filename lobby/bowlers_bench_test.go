@@ -20,8 +20,8 @@ import (
 	"github.com/tenpin/tenpin/lane/bowler"
 	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lobby"
-	"github.com/tenpin/tenpin/lobby/nats"
 	"github.com/tenpin/tenpin/lobby/natsconn"
+	"github.com/tenpin/tenpin/lobby/natsstore"
 )
 
 // BenchmarkBowlerAPI fills the embedded JetStream store with bowlers and
@@ -43,7 +43,7 @@ func BenchmarkBowlerAPI(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer conn.Close()
-	j, err := nats.Open(context.Background(), conn, nats.StoreConfig{})
+	j, err := natsstore.Open(context.Background(), conn, natsstore.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}

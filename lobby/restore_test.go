@@ -17,14 +17,14 @@ import (
 	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lobby"
-	"github.com/tenpin/tenpin/lobby/nats"
 	"github.com/tenpin/tenpin/lobby/natsconn"
+	"github.com/tenpin/tenpin/lobby/natsstore"
 	"github.com/tenpin/tenpin/protocol"
 )
 
 // stored is a journal on an embedded server of its own.
 type stored struct {
-	*nats.Journal
+	*natsstore.Journal
 	conn *natsconn.Conn
 }
 
@@ -39,7 +39,7 @@ func openJournal(t *testing.T, dir string) stored {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := nats.Open(context.Background(), conn, nats.StoreConfig{})
+	j, err := natsstore.Open(context.Background(), conn, natsstore.Config{})
 	if err != nil {
 		conn.Close()
 		t.Fatal(err)

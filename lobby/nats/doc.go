@@ -1,61 +1,25 @@
-// Package nats is the [Journal] of lanes in JetStream and its lease, and
-// the [Cluster] of nodes that share it — membership and heartbeats, where
-// each lane runs, boards and commands relayed between nodes — both on a
-// connection that lobby/natsconn opens.
+// Package nats is the [Cluster] that joins the lobbies of several tenpin
+// nodes through NATS core messaging: a [lobby.Cluster]. It talks over
+// the connection that lobby/natsconn opens, and knows nothing of the
+// store (lobby/natsstore) the nodes share but its fence.
 //
-// # The journal
+// # Its parts
 //
-// [Open] opens a [game.Journal] in NATS JetStream on a natsconn.Conn: by
-// default a NATS server embedded in the process and storing in a data
-// directory, or an external NATS server or cluster.
+//   - Membership and heartbeats (cluster.go): [Cluster.Run] says this
+//     node is alive, hears the others, asks a silent one before taking
+//     it for dead, and has the lobby adopt a dead node's lanes; the
+//     leader's compaction asks every node for snapshots, and a lobby's
+//     list asks every node for its lanes.
+//   - Ownership (owner.go): a lane this node runs answers the other
+//     nodes about it, and sends what it has for their clients.
+//   - Relays (relay.go): the lanes of other nodes that this node has
+//     clients of, their boards and their clients' messages.
 //
-// # Layout
+// # How the nodes talk
 //
-// One stream, [StreamName], holds every lane, one subject a lane:
-// [SubjectPrefix] followed by the lane's id, which must therefore be a
-// single subject token (no '.', '*', '>' or white space). A lane's
-// positions are the stream's sequence numbers. One stream rather than one
-// a lane because a stream costs memory, goroutines and start-up time of its
-// own, and in a cluster a raft group of its own.
-//
-// # Appends
-//
-// An append is a publish that JetStream refuses unless the lane's subject
-// ends at the sequence the caller expects: that is the fence between two
-// servers that both believe they own a lane. Each append carries a message
-// id, a hash of the lane, the expected position and the event, so that
-// when its answer is lost and the store says "wrong last sequence" (or
-// "duplicate"), reading the lane's last message tells whether that message
-// is ours: then the append is in, otherwise the lane moved on and the
-// append fails with [game.ErrConflict]. The stream remembers an id for its
-// duplicates window (10 s, or five times an append's timeout), across
-// purges: an append of the same event after the same position to a lane
-// whose messages were all purged in the meantime is a new one, stored
-// under an id with a suffix of its own.
-//
-// # Compaction
-//
-// A [game.Snapshot] is a message like any other: no subject rollup, which
-// would purge the lane's subject, scanning every message stored since the
-// lane's first (all lanes' messages interleave). [Journal.Compact] purges
-// the stream up to a sequence instead, of every lane at once: the blocks
-// below it are removed whole. [Journal.Last] is the stream's last
-// sequence, which JetStream keeps after a purge, even of every message,
-// and across restarts: positions never go back. A read that runs into a
-// compaction returns what the stream holds after it.
-//
-// # Durability
-//
-// An acknowledged append is in the server's files: see lobby/natsconn
-// for how often the embedded server syncs them, and for the data
-// directory's lock and the trust between the nodes' servers.
-//
-// # The cluster
-//
-// [Cluster] joins the lobbies of several tenpin nodes through NATS core
-// messaging: a [lobby.Cluster]. The nodes share one journal (a [Journal]
-// on one NATS cluster); each lane runs on one of them, and the others
-// reach it through the cluster:
+// The nodes share one journal (lobby/natsstore, on one NATS cluster);
+// each lane runs on one of them, and the others reach it through the
+// cluster:
 //
 //   - A node that runs a lane listens on tenpin.own.<lane>.<op>.<node>.<conn>
 //     for what the other nodes send about it. Requests are answered once:

@@ -24,6 +24,7 @@ import (
 	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/lobby/nats"
 	"github.com/tenpin/tenpin/lobby/natsconn"
+	"github.com/tenpin/tenpin/lobby/natsstore"
 	"github.com/tenpin/tenpin/web"
 )
 
@@ -60,9 +61,9 @@ type Config struct {
 // Server is one node: its parts, made and run together.
 type Server struct {
 	Lobby   *lobby.Lobby
-	Conn    *natsconn.Conn // the store's and the cluster's NATS; nil with Config.Memory
-	Journal *nats.Journal  // nil with Config.Memory
-	Cluster *nats.Cluster  // nil but for a node of a cluster
+	Conn    *natsconn.Conn     // the store's and the cluster's NATS; nil with Config.Memory
+	Journal *natsstore.Journal // nil with Config.Memory
+	Cluster *nats.Cluster      // nil but for a node of a cluster
 
 	poller   *ws.Poller // serves the lobby's WebSockets at rest; see Run
 	log      *slog.Logger
@@ -97,7 +98,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		if cc.Logger == nil {
 			cc.Logger = cfg.Logger
 		}
-		var sc nats.StoreConfig
+		var sc natsstore.Config
 		if cfg.Node != "" {
 			cc.Node, sc.Shared = cfg.Node, cc.URL != ""
 		}
@@ -106,7 +107,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 		s.Conn = conn
-		j, err := nats.Open(ctx, conn, sc)
+		j, err := natsstore.Open(ctx, conn, sc)
 		if err != nil {
 			s.Close()
 			return nil, fmt.Errorf("server: %w", err)

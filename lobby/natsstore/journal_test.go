@@ -1,4 +1,4 @@
-package nats
+package natsstore
 
 import (
 	"context"
@@ -23,7 +23,7 @@ type opened struct{ *Journal }
 func (o *opened) Close() error { return errors.Join(o.Journal.Close(), o.conn.Close()) }
 
 // openOn opens a connection as cc says, and a journal on it as sc says.
-func openOn(ctx context.Context, cc natsconn.Config, sc StoreConfig) (*opened, error) {
+func openOn(ctx context.Context, cc natsconn.Config, sc Config) (*opened, error) {
 	conn, err := natsconn.Open(ctx, cc)
 	if err != nil {
 		return nil, err
@@ -40,7 +40,7 @@ func openOn(ctx context.Context, cc natsconn.Config, sc StoreConfig) (*opened, e
 // ends, logging through t.
 func open(t testing.TB, dir string) *opened {
 	t.Helper()
-	j, err := openOn(t.Context(), natsconn.Config{Dir: dir, Logger: testLogger(t)}, StoreConfig{})
+	j, err := openOn(t.Context(), natsconn.Config{Dir: dir, Logger: testLogger(t)}, Config{})
 	if err != nil {
 		t.Fatalf("Open(%s): %v", dir, err)
 	}
@@ -81,7 +81,7 @@ func TestJournal(t *testing.T) {
 // TCP as an external server or cluster is.
 func TestURL(t *testing.T) {
 	url := natstest.StartServer(t)
-	j, err := openOn(t.Context(), natsconn.Config{URL: url, Replicas: 1, Logger: testLogger(t)}, StoreConfig{})
+	j, err := openOn(t.Context(), natsconn.Config{URL: url, Replicas: 1, Logger: testLogger(t)}, Config{})
 	if err != nil {
 		t.Fatalf("Open(URL %s): %v", url, err)
 	}
@@ -97,7 +97,7 @@ func TestURL(t *testing.T) {
 func TestReopen(t *testing.T) {
 	dir := t.TempDir()
 	ctx := t.Context()
-	j, err := openOn(ctx, natsconn.Config{Dir: dir, Logger: testLogger(t)}, StoreConfig{})
+	j, err := openOn(ctx, natsconn.Config{Dir: dir, Logger: testLogger(t)}, Config{})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}

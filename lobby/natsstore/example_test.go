@@ -1,4 +1,4 @@
-package nats_test
+package natsstore_test
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 	"os"
 
 	"github.com/tenpin/tenpin/lane/game"
-	"github.com/tenpin/tenpin/lobby/nats"
 	"github.com/tenpin/tenpin/lobby/natsconn"
+	"github.com/tenpin/tenpin/lobby/natsstore"
 )
 
 func Example() {
@@ -27,7 +27,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer conn.Close()
-	j, err := nats.Open(ctx, conn, nats.StoreConfig{})
+	j, err := natsstore.Open(ctx, conn, natsstore.Config{})
 	if err != nil {
 		log.Fatal(err)
 	}

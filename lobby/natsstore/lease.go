@@ -1,4 +1,4 @@
-package nats
+package natsstore
 
 import (
 	"context"
@@ -58,7 +58,7 @@ func (j *Journal) takeLease(ctx context.Context) error {
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("nats: the lease bucket %s: %w", LeaseBucket, err)
+		return fmt.Errorf("natsstore: the lease bucket %s: %w", LeaseBucket, err)
 	}
 	host, _ := os.Hostname()
 	holder := fmt.Sprintf("%s (pid %d on %s, since %s)", j.cfg.Node, os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
@@ -71,7 +71,7 @@ func (j *Journal) takeLease(ctx context.Context) error {
 		return fmt.Errorf("%w: %s uses the stream %s at %s; stop it, or wait %v after it died", natsconn.ErrLocked, who, StreamName, natsconn.RedactURLs(j.cfg.URL), j.opts.LeaseTTL)
 	}
 	if err != nil {
-		return fmt.Errorf("nats: take the lease on %s: %w", StreamName, err)
+		return fmt.Errorf("natsstore: take the lease on %s: %w", StreamName, err)
 	}
 	renewCtx, stop := context.WithCancel(context.Background())
 	l := &lease{kv: kv, stop: stop, done: make(chan struct{}), rev: rev}
@@ -116,13 +116,13 @@ func (l *lease) renew(ctx context.Context, j *Journal, holder []byte) {
 			cancel()
 			if err == nil {
 				l.rev = next
-				j.log.Warn("nats: the lease had expired (renewals late); taken again")
+				j.log.Warn("natsstore: the lease had expired (renewals late); taken again")
 				break
 			}
-			l.lost = fmt.Errorf("nats: the lease on %s was lost (renewals late by over %v): another server may be using the stream", StreamName, j.opts.LeaseTTL)
+			l.lost = fmt.Errorf("natsstore: the lease on %s was lost (renewals late by over %v): another server may be using the stream", StreamName, j.opts.LeaseTTL)
 			j.log.Error(l.lost.Error())
 		default:
-			j.log.Warn("nats: renewing the lease failed; trying again", "err", err)
+			j.log.Warn("natsstore: renewing the lease failed; trying again", "err", err)
 		}
 		l.mu.Unlock()
 		if l.lostErr() != nil {

@@ -1,4 +1,4 @@
-package nats
+package natsstore
 
 import (
 	"context"
@@ -66,7 +66,7 @@ func (j *Journal) Bowlers(ctx context.Context) (*Bowlers, error) {
 	ctx, cancel := context.WithTimeout(ctx, j.conn.TakeWait())
 	defer cancel()
 	if b.stream, err = j.js.Stream(ctx, "KV_"+BowlersBucket); err != nil {
-		return nil, fmt.Errorf("nats: the stream of bucket %s: %w", BowlersBucket, err)
+		return nil, fmt.Errorf("natsstore: the stream of bucket %s: %w", BowlersBucket, err)
 	}
 	return b, nil
 }
@@ -108,10 +108,10 @@ func (b *Bowlers) Create(ctx context.Context, key bowler.KeyHash, name string, a
 		return nil, err
 	}
 	if _, err := b.kv.Create(ctx, recordKey(r.ID), data); err != nil {
-		return nil, fmt.Errorf("nats: creating a bowler: %w", err)
+		return nil, fmt.Errorf("natsstore: creating a bowler: %w", err)
 	}
 	if _, err := b.kv.Create(ctx, keyKey(key), []byte(r.ID)); err != nil {
-		return nil, fmt.Errorf("nats: creating a bowler's key: %w", err)
+		return nil, fmt.Errorf("natsstore: creating a bowler's key: %w", err)
 	}
 	return r, nil
 }
@@ -138,7 +138,7 @@ func (b *Bowlers) id(ctx context.Context, k string) (bowler.ID, error) {
 	case errors.Is(err, jetstream.ErrKeyNotFound):
 		return "", bowler.ErrUnknown
 	case err != nil:
-		return "", fmt.Errorf("nats: reading bowlers: %w", err)
+		return "", fmt.Errorf("natsstore: reading bowlers: %w", err)
 	}
 	return bowler.ID(e.Value()), nil
 }
@@ -161,11 +161,11 @@ func (b *Bowlers) get(ctx context.Context, id bowler.ID) (*bowler.Record, uint64
 	case errors.Is(err, jetstream.ErrKeyNotFound):
 		return nil, 0, bowler.ErrUnknown
 	case err != nil:
-		return nil, 0, fmt.Errorf("nats: reading bowler %s: %w", id, err)
+		return nil, 0, fmt.Errorf("natsstore: reading bowler %s: %w", id, err)
 	}
 	r := new(bowler.Record)
 	if err := json.Unmarshal(e.Value(), r); err != nil {
-		return nil, 0, fmt.Errorf("nats: bowler %s: %w", id, err)
+		return nil, 0, fmt.Errorf("natsstore: bowler %s: %w", id, err)
 	}
 	return r, e.Revision(), nil
 }
@@ -206,7 +206,7 @@ func (b *Bowlers) change(ctx context.Context, id bowler.ID, f func(r *bowler.Rec
 		}
 		if err != nil {
 			b.forget(id)
-			return nil, fmt.Errorf("nats: storing bowler %s: %w", id, err)
+			return nil, fmt.Errorf("natsstore: storing bowler %s: %w", id, err)
 		}
 		b.wrote(id, data, rev)
 		return r, nil
@@ -309,7 +309,7 @@ func (b *Bowlers) putGame(ctx context.Context, id bowler.ID, n int, g bowler.Gam
 	// node's add of this bowler, whose record will count it.
 	e, err := b.kv.Get(ctx, k)
 	if err != nil {
-		return false, fmt.Errorf("nats: reading bowler %s's game %d: %w", id, n, err)
+		return false, fmt.Errorf("natsstore: reading bowler %s's game %d: %w", id, n, err)
 	}
 	var there bowler.Game
 	if json.Unmarshal(e.Value(), &there) == nil && there.Lane == g.Lane && there.Game == g.Game {
@@ -334,7 +334,7 @@ func (b *Bowlers) putGame(ctx context.Context, id bowler.ID, n int, g bowler.Gam
 
 // errTaken: a place in a history that another add took; read the record
 // again (see change).
-var errTaken = errors.New("nats: the place in the history was taken")
+var errTaken = errors.New("natsstore: the place in the history was taken")
 
 // Games returns a page of bowler id's history, newest first: each game
 // is one direct get, the page's asked at once.
@@ -360,7 +360,7 @@ func (b *Bowlers) Games(ctx context.Context, id bowler.ID, before, limit int) ([
 		g.Go(func() error {
 			e, err := b.kv.Get(ctx, gameKey(id, before-1-i))
 			if err != nil {
-				return fmt.Errorf("nats: reading bowler %s's game %d: %w", id, before-1-i, err)
+				return fmt.Errorf("natsstore: reading bowler %s's game %d: %w", id, before-1-i, err)
 			}
 			return json.Unmarshal(e.Value(), &out[i])
 		})
@@ -391,7 +391,7 @@ func (b *Bowlers) addKey(ctx context.Context, id bowler.ID, key bowler.KeyHash) 
 		return nil, err
 	}
 	if _, err := b.kv.Put(ctx, keyKey(key), []byte(id)); err != nil {
-		return nil, fmt.Errorf("nats: storing a key of bowler %s: %w", id, err)
+		return nil, fmt.Errorf("natsstore: storing a key of bowler %s: %w", id, err)
 	}
 	return r, nil
 }
@@ -405,7 +405,7 @@ func (b *Bowlers) Revoke(ctx context.Context, key bowler.KeyHash) error {
 		return err
 	}
 	if err := b.kv.Purge(ctx, keyKey(key)); err != nil {
-		return fmt.Errorf("nats: revoking a key: %w", err)
+		return fmt.Errorf("natsstore: revoking a key: %w", err)
 	}
 	_, err = b.change(ctx, id, func(r *bowler.Record) (bool, error) {
 		n := len(r.Keys)
@@ -443,20 +443,20 @@ func (b *Bowlers) Delete(ctx context.Context, id bowler.ID) error {
 	}
 	for _, k := range r.Keys {
 		if err := b.kv.Purge(ctx, keyKey(k)); err != nil {
-			return fmt.Errorf("nats: deleting bowler %s's keys: %w", id, err)
+			return fmt.Errorf("natsstore: deleting bowler %s's keys: %w", id, err)
 		}
 	}
 	if !r.Share.IsZero() {
 		if err := b.kv.Purge(ctx, shareKey(r.Share)); err != nil {
-			return fmt.Errorf("nats: deleting bowler %s's share: %w", id, err)
+			return fmt.Errorf("natsstore: deleting bowler %s's share: %w", id, err)
 		}
 	}
 	if err := b.stream.Purge(ctx, jetstream.WithPurgeSubject("$KV."+BowlersBucket+"."+"g."+string(id)+".>")); err != nil {
-		return fmt.Errorf("nats: deleting bowler %s's games: %w", id, err)
+		return fmt.Errorf("natsstore: deleting bowler %s's games: %w", id, err)
 	}
 	b.forget(id)
 	if err := b.kv.Purge(ctx, recordKey(id)); err != nil {
-		return fmt.Errorf("nats: deleting bowler %s: %w", id, err)
+		return fmt.Errorf("natsstore: deleting bowler %s: %w", id, err)
 	}
 	return nil
 }
@@ -476,7 +476,7 @@ func (b *Bowlers) AddCode(ctx context.Context, id bowler.ID, c bowler.KeyHash, e
 	}
 	data, _ := json.Marshal(code{id, expires}) // plain values: cannot fail
 	if _, err := b.kv.Create(ctx, codeKey(c), data, jetstream.KeyTTL(codeTTL)); err != nil {
-		return fmt.Errorf("nats: storing a code: %w", err)
+		return fmt.Errorf("natsstore: storing a code: %w", err)
 	}
 	return nil
 }
@@ -491,13 +491,13 @@ func (b *Bowlers) Redeem(ctx context.Context, c, key bowler.KeyHash, now time.Ti
 	case errors.Is(err, jetstream.ErrKeyNotFound):
 		return nil, bowler.ErrCode
 	case err != nil:
-		return nil, fmt.Errorf("nats: reading a code: %w", err)
+		return nil, fmt.Errorf("natsstore: reading a code: %w", err)
 	}
 	if err := b.kv.Purge(ctx, codeKey(c), jetstream.LastRevision(e.Revision())); err != nil {
 		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || isWrongLast(err) {
 			return nil, bowler.ErrCode // redeemed by another request first
 		}
-		return nil, fmt.Errorf("nats: using a code: %w", err)
+		return nil, fmt.Errorf("natsstore: using a code: %w", err)
 	}
 	var cd code
 	if err := json.Unmarshal(e.Value(), &cd); err != nil || !now.Before(cd.Expires) {
@@ -526,12 +526,12 @@ func (b *Bowlers) Share(ctx context.Context, id bowler.ID, share bowler.KeyHash)
 	}
 	if !old.IsZero() && old != share {
 		if err := b.kv.Purge(ctx, shareKey(old)); err != nil {
-			return fmt.Errorf("nats: revoking bowler %s's share: %w", id, err)
+			return fmt.Errorf("natsstore: revoking bowler %s's share: %w", id, err)
 		}
 	}
 	if !share.IsZero() {
 		if _, err := b.kv.Put(ctx, shareKey(share), []byte(id)); err != nil {
-			return fmt.Errorf("nats: storing bowler %s's share: %w", id, err)
+			return fmt.Errorf("natsstore: storing bowler %s's share: %w", id, err)
 		}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package nats
+package natsstore
 
 import (
 	"context"
@@ -43,7 +43,7 @@ func openCluster(t *testing.T, n int, set ...func(i int, cfg *natsconn.Config)) 
 			f(i, &cfg)
 		}
 		wg.Go(func() {
-			journals[i], errs[i] = openOn(t.Context(), cfg, StoreConfig{})
+			journals[i], errs[i] = openOn(t.Context(), cfg, Config{})
 			close(listening)
 		})
 		url, ok := <-listening

@@ -1,4 +1,4 @@
-package nats
+package natsstore
 
 import (
 	"context"
@@ -29,7 +29,7 @@ func (j *Journal) probe(ctx context.Context) error {
 	msg.Header.Set(jetstream.MsgRollup, jetstream.MsgRollupSubject)
 	_, err := j.js.PublishMsg(ctx, msg)
 	if err != nil {
-		err = fmt.Errorf("nats: the store does not take writes: %s%w", j.conn.Explain(), err)
+		err = fmt.Errorf("natsstore: the store does not take writes: %s%w", j.conn.Explain(), err)
 	}
 	j.probed.Store(&probeResult{at: time.Now(), err: err})
 	return err

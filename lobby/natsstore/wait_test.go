@@ -1,4 +1,4 @@
-package nats
+package natsstore
 
 import (
 	"context"
@@ -66,7 +66,7 @@ func TestOpenWaitsForTheClusterToElect(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		j, err := openOn(context.Background(), natsconn.Config{URL: c.URLs(), Node: "n1", ClusterWait: time.Minute, Logger: logger}, StoreConfig{Shared: true})
+		j, err := openOn(context.Background(), natsconn.Config{URL: c.URLs(), Node: "n1", ClusterWait: time.Minute, Logger: logger}, Config{Shared: true})
 		done <- result{j, err}
 	}()
 	select {
@@ -131,7 +131,7 @@ func TestOpenWaitsForTheClusterToElect(t *testing.T) {
 func TestOpenRefusesFewerServersThanReplicas(t *testing.T) {
 	url := natstest.StartServer(t)
 	start := time.Now()
-	j, err := openOn(t.Context(), natsconn.Config{URL: url, Logger: testLogger(t)}, StoreConfig{})
+	j, err := openOn(t.Context(), natsconn.Config{URL: url, Logger: testLogger(t)}, Config{})
 	if j != nil {
 		j.Close()
 	}
@@ -143,7 +143,7 @@ func TestOpenRefusesFewerServersThanReplicas(t *testing.T) {
 	}
 
 	logger, log := watchLog(t, "replicas 1")
-	j, err = openOn(t.Context(), natsconn.Config{URL: url, Replicas: 1, Logger: logger}, StoreConfig{})
+	j, err = openOn(t.Context(), natsconn.Config{URL: url, Replicas: 1, Logger: logger}, Config{})
 	if err != nil {
 		t.Fatalf("Open(a single server, 1 replica): %v", err)
 	}
@@ -162,7 +162,7 @@ func TestOpenSaysTheClusterIsTooSmall(t *testing.T) {
 		t.Skip("waits for a NATS election")
 	}
 	urls := natstest.StartCluster(t, 2)
-	j, err := openOn(t.Context(), natsconn.Config{URL: urls, Node: "n1", ClusterWait: 25 * time.Second, Logger: testLogger(t)}, StoreConfig{Shared: true})
+	j, err := openOn(t.Context(), natsconn.Config{URL: urls, Node: "n1", ClusterWait: 25 * time.Second, Logger: testLogger(t)}, Config{Shared: true})
 	if j != nil {
 		j.Close()
 	}

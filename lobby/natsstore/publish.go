@@ -1,4 +1,4 @@
-package nats
+package natsstore
 
 import (
 	"context"
@@ -97,7 +97,7 @@ func parseAck(b []byte) (seq uint64, duplicate bool, err error) {
 		return 0, false, jetstream.ErrInvalidJSAck
 	}
 	if ack.Error != nil {
-		return 0, false, fmt.Errorf("nats: %w", ack.Error)
+		return 0, false, fmt.Errorf("natsstore: %w", ack.Error)
 	}
 	if ack.Stream == "" {
 		return 0, false, jetstream.ErrInvalidJSAck

@@ -1,4 +1,4 @@
-package nats
+package natsstore
 
 import (
 	"cmp"
@@ -40,11 +40,11 @@ func (j *Journal) Read(ctx context.Context, lane string, after uint64) (game.Log
 	}
 	msgs, err := j.read(ctx, subject, after)
 	if err != nil {
-		return game.Log{}, fmt.Errorf("nats: read lane %q after %d: %s%w", lane, after, j.conn.Explain(), err)
+		return game.Log{}, fmt.Errorf("natsstore: read lane %q after %d: %s%w", lane, after, j.conn.Explain(), err)
 	}
 	events, err := decode(msgs)
 	if err != nil {
-		return game.Log{}, fmt.Errorf("nats: read lane %q after %d: %w", lane, after, err)
+		return game.Log{}, fmt.Errorf("natsstore: read lane %q after %d: %w", lane, after, err)
 	}
 	log := game.Log{Lane: lane, Events: events, Last: after}
 	if len(msgs) > 0 {
@@ -58,7 +58,7 @@ func (j *Journal) Read(ctx context.Context, lane string, after uint64) (game.Log
 func (j *Journal) Lanes(ctx context.Context) ([]game.Log, error) {
 	msgs, err := j.read(ctx, SubjectPrefix+"*", 0)
 	if err != nil {
-		return nil, fmt.Errorf("nats: read every lane: %s%w", j.conn.Explain(), err)
+		return nil, fmt.Errorf("natsstore: read every lane: %s%w", j.conn.Explain(), err)
 	}
 	events, err := decode(msgs)
 	var logs []game.Log
@@ -83,7 +83,7 @@ func (j *Journal) Lanes(ctx context.Context) ([]game.Log, error) {
 			l := &logs[k]
 			for i := range l.Events {
 				if l.Events[i].Kind == "" { // left undecoded
-					l.Err = fmt.Errorf("nats: lane %q: an event cannot be decoded: %w", l.Lane, err)
+					l.Err = fmt.Errorf("natsstore: lane %q: an event cannot be decoded: %w", l.Lane, err)
 					l.Events = l.Events[:i]
 					break
 				}
@@ -397,6 +397,6 @@ func (j *Journal) deleteConsumer(ctx context.Context, name string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), j.cfg.Timeout)
 	defer cancel()
 	if err := j.js.DeleteConsumer(ctx, StreamName, name); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
-		j.log.Debug("nats: delete a read's consumer", "consumer", name, "err", err)
+		j.log.Debug("natsstore: delete a read's consumer", "consumer", name, "err", err)
 	}
 }

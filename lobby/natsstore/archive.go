@@ -1,4 +1,4 @@
-package nats
+package natsstore
 
 import (
 	"context"
@@ -32,7 +32,7 @@ var _ lobby.Archive = (*Archive)(nil)
 // sheets kept already too.
 func (j *Journal) Archive(ctx context.Context, keep time.Duration) (*Archive, error) {
 	if keep < 0 {
-		return nil, fmt.Errorf("nats: a negative keep time (%v)", keep)
+		return nil, fmt.Errorf("natsstore: a negative keep time (%v)", keep)
 	}
 	kv, err := j.keyValue(ctx, jetstream.KeyValueConfig{
 		Bucket:      ArchiveBucket,
@@ -60,7 +60,7 @@ func (j *Journal) keyValue(ctx context.Context, cfg jetstream.KeyValueConfig) (j
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("nats: create or update bucket %s: %w", cfg.Bucket, err)
+		return nil, fmt.Errorf("natsstore: create or update bucket %s: %w", cfg.Bucket, err)
 	}
 	return kv, nil
 }
@@ -73,7 +73,7 @@ func (a *Archive) Keep(ctx context.Context, id string, sheet []byte) error {
 	ctx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
 	if _, err := a.kv.Put(ctx, id, sheet); err != nil {
-		return fmt.Errorf("nats: keeping lane %s: %w", id, err)
+		return fmt.Errorf("natsstore: keeping lane %s: %w", id, err)
 	}
 	return nil
 }
@@ -90,7 +90,7 @@ func (a *Archive) Kept(ctx context.Context, id string) ([]byte, error) {
 	case errors.Is(err, jetstream.ErrKeyNotFound):
 		return nil, nil
 	case err != nil:
-		return nil, fmt.Errorf("nats: reading kept lane %s: %w", id, err)
+		return nil, fmt.Errorf("natsstore: reading kept lane %s: %w", id, err)
 	}
 	return e.Value(), nil
 }

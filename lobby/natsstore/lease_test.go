@@ -1,4 +1,4 @@
-package nats
+package natsstore
 
 import (
 	"errors"
@@ -16,7 +16,7 @@ import (
 func TestLease(t *testing.T) {
 	url := natstest.StartServer(t)
 	cfg := natsconn.Config{URL: url, Replicas: 1, Node: "first", Logger: testLogger(t)}
-	lease := StoreConfig{LeaseTTL: 600 * time.Millisecond}
+	lease := Config{LeaseTTL: 600 * time.Millisecond}
 	first, err := openOn(t.Context(), cfg, lease)
 	if err != nil {
 		t.Fatal(err)

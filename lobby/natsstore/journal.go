@@ -1,4 +1,4 @@
-package nats
+package natsstore
 
 import (
 	"context"
@@ -47,12 +47,12 @@ const (
 const duplicateWindow = 10 * time.Second
 
 // ErrLaneID: a lane id that is not a single NATS subject token.
-var ErrLaneID = errors.New("nats: invalid lane id")
+var ErrLaneID = errors.New("natsstore: invalid lane id")
 
-// StoreConfig configures [Open]: what the store adds to the connection's
+// Config configures [Open]: what the store adds to the connection's
 // settings (natsconn.Config), whose Replicas, Timeout and Node it keeps
 // to.
-type StoreConfig struct {
+type Config struct {
 	// LeaseTTL is how long the lease on a stream at a URL lasts unless
 	// renewed (default [DefaultLeaseTTL]): the most another server waits
 	// to start after this one died without letting go.
@@ -69,7 +69,7 @@ type StoreConfig struct {
 type Journal struct {
 	conn *natsconn.Conn
 	cfg  natsconn.Config // the connection's settings
-	opts StoreConfig
+	opts Config
 	log  *slog.Logger
 	// stopWatch ends the health watch of an embedded server alone.
 	stopWatch context.CancelFunc
@@ -90,7 +90,7 @@ var _ game.Journal = (*Journal)(nil)
 // date, and at a URL that the nodes do not share takes the lease on it
 // ([natsconn.ErrLocked] if another server holds it). Close the journal before
 // conn.
-func Open(ctx context.Context, conn *natsconn.Conn, cfg StoreConfig) (*Journal, error) {
+func Open(ctx context.Context, conn *natsconn.Conn, cfg Config) (*Journal, error) {
 	if cfg.LeaseTTL <= 0 {
 		cfg.LeaseTTL = DefaultLeaseTTL
 	}
@@ -143,7 +143,7 @@ func (j *Journal) createStream(ctx context.Context, url string) (jetstream.Strea
 		return err
 	})
 	if err != nil {
-		err = fmt.Errorf("nats: create or update stream %s on %s: %w", StreamName, url, err)
+		err = fmt.Errorf("natsstore: create or update stream %s on %s: %w", StreamName, url, err)
 	}
 	return stream, err
 }
@@ -193,7 +193,7 @@ func (j *Journal) Close() error {
 // again once the cause is gone.
 func (j *Journal) Check(ctx context.Context) error {
 	if s := j.conn.Explain(); s != "" {
-		return errors.New("nats: " + strings.TrimSuffix(s, ": "))
+		return errors.New("natsstore: " + strings.TrimSuffix(s, ": "))
 	}
 	if j.lease != nil {
 		if err := j.lease.lostErr(); err != nil {
@@ -206,7 +206,7 @@ func (j *Journal) Check(ctx context.Context) error {
 		return err
 	}
 	if _, err := j.stream.Info(ctx); err != nil {
-		return fmt.Errorf("nats: stream %s does not answer: %w", StreamName, err)
+		return fmt.Errorf("natsstore: stream %s does not answer: %w", StreamName, err)
 	}
 	if !j.probes() {
 		return nil
@@ -239,7 +239,7 @@ func (j *Journal) append(ctx context.Context, lane string, last uint64, e game.E
 	}
 	data, err := game.Marshal(e)
 	if err != nil {
-		return 0, fmt.Errorf("nats: append to lane %q: %w", lane, err)
+		return 0, fmt.Errorf("natsstore: append to lane %q: %w", lane, err)
 	}
 	if d, ok := ctx.Deadline(); !ok || time.Until(d) > j.cfg.Timeout {
 		// Only if the caller's deadline is later than Timeout, or it has
@@ -258,7 +258,7 @@ func (j *Journal) append(ctx context.Context, lane string, last uint64, e game.E
 		case err == nil && !duplicate:
 			return seq, nil
 		case err != nil && !wrongLast(err):
-			return 0, fmt.Errorf("nats: append to lane %q after %d: %s%w", lane, last, j.conn.Explain(), err)
+			return 0, fmt.Errorf("natsstore: append to lane %q after %d: %s%w", lane, last, j.conn.Explain(), err)
 		}
 		// The lane did not end at last, or the stream already holds this
 		// id: either another writer got there first, or this very append
@@ -269,7 +269,7 @@ func (j *Journal) append(ctx context.Context, lane string, last uint64, e game.E
 		switch {
 		case errors.Is(err, jetstream.ErrMsgNotFound):
 		case err != nil:
-			return 0, fmt.Errorf("nats: append to lane %q after %d was refused, and reading its last event failed: %s%w", lane, last, j.conn.Explain(), err)
+			return 0, fmt.Errorf("natsstore: append to lane %q after %d was refused, and reading its last event failed: %s%w", lane, last, j.conn.Explain(), err)
 		case sameAppend(m.Header.Get(jetstream.MsgIDHeader), id):
 			return m.Sequence, nil
 		default:
@@ -283,7 +283,7 @@ func (j *Journal) append(ctx context.Context, lane string, last uint64, e game.E
 			// Nothing was stored: try again in a moment.
 			select {
 			case <-ctx.Done():
-				return 0, fmt.Errorf("nats: append to lane %q after %d: refused while its last event was being stored: %w", lane, last, ctx.Err())
+				return 0, fmt.Errorf("natsstore: append to lane %q after %d: refused while its last event was being stored: %w", lane, last, ctx.Err())
 			case <-time.After(pause):
 			}
 			pause = min(2*pause, 50*time.Millisecond)
@@ -299,7 +299,7 @@ func (j *Journal) append(ctx context.Context, lane string, last uint64, e game.E
 			id += "/" + rand.Text()
 			continue
 		}
-		return 0, fmt.Errorf("nats: append to lane %q after %d: its last event is at %d: %w", lane, last, at, game.ErrConflict)
+		return 0, fmt.Errorf("natsstore: append to lane %q after %d: its last event is at %d: %w", lane, last, at, game.ErrConflict)
 	}
 }
 
@@ -311,7 +311,7 @@ func (j *Journal) Last(ctx context.Context) (uint64, error) {
 	defer cancel()
 	info, err := j.stream.Info(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("nats: last position: %s%w", j.conn.Explain(), err)
+		return 0, fmt.Errorf("natsstore: last position: %s%w", j.conn.Explain(), err)
 	}
 	return info.State.LastSeq, nil
 }
@@ -332,14 +332,14 @@ func (j *Journal) Compact(ctx context.Context, before uint64) error {
 	defer cancel()
 	info, err := j.stream.Info(ctx)
 	if err != nil {
-		return fmt.Errorf("nats: compact before %d: %s%w", before, j.conn.Explain(), err)
+		return fmt.Errorf("natsstore: compact before %d: %s%w", before, j.conn.Explain(), err)
 	}
 	before = min(before, info.State.LastSeq+1)
 	if before <= info.State.FirstSeq {
 		return nil // dropped already, or nothing stored
 	}
 	if err := j.stream.Purge(ctx, jetstream.WithPurgeSequence(before)); err != nil {
-		return fmt.Errorf("nats: compact before %d: %s%w", before, j.conn.Explain(), err)
+		return fmt.Errorf("natsstore: compact before %d: %s%w", before, j.conn.Explain(), err)
 	}
 	return nil
 }
@@ -398,7 +398,7 @@ func (j *Journal) LaneIDs(ctx context.Context) ([]string, error) {
 	defer cancel()
 	info, err := j.stream.Info(ctx, jetstream.WithSubjectFilter(SubjectPrefix+"*"))
 	if err != nil {
-		return nil, fmt.Errorf("nats: the lanes' subjects: %s%w", j.conn.Explain(), err)
+		return nil, fmt.Errorf("natsstore: the lanes' subjects: %s%w", j.conn.Explain(), err)
 	}
 	ids := make([]string, 0, len(info.State.Subjects))
 	for subject := range info.State.Subjects {
@@ -413,11 +413,11 @@ func (j *Journal) LastEvent(ctx context.Context, lane string) (game.Event, error
 	defer cancel()
 	m, err := j.stream.GetLastMsgForSubject(ctx, SubjectPrefix+lane)
 	if err != nil {
-		return game.Event{}, fmt.Errorf("nats: lane %s's last event: %s%w", lane, j.conn.Explain(), err)
+		return game.Event{}, fmt.Errorf("natsstore: lane %s's last event: %s%w", lane, j.conn.Explain(), err)
 	}
 	e, err := game.Unmarshal(m.Data)
 	if err != nil {
-		return game.Event{}, fmt.Errorf("nats: lane %s's last event, at %d: %w", lane, m.Sequence, err)
+		return game.Event{}, fmt.Errorf("natsstore: lane %s's last event, at %d: %w", lane, m.Sequence, err)
 	}
 	return e, nil
 }

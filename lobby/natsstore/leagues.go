@@ -1,4 +1,4 @@
-package nats
+package natsstore
 
 import (
 	"context"
@@ -64,7 +64,7 @@ func validLeagueID(id string) bool { return validID(bowler.ID(id)) }
 // Create stores a new league with no records.
 func (s *Leagues) Create(ctx context.Context, l league.Stored) error {
 	if !validLeagueID(l.ID) {
-		return fmt.Errorf("nats: league id %q: want 1 to 64 letters and digits", l.ID)
+		return fmt.Errorf("natsstore: league id %q: want 1 to 64 letters and digits", l.ID)
 	}
 	data, err := json.Marshal(headOf(l))
 	if err != nil {
@@ -75,9 +75,9 @@ func (s *Leagues) Create(ctx context.Context, l league.Stored) error {
 	_, err = s.kv.Create(ctx, headKey(l.ID), data)
 	switch {
 	case errors.Is(err, jetstream.ErrKeyExists):
-		return fmt.Errorf("nats: league %s: %w", l.ID, league.ErrExists)
+		return fmt.Errorf("natsstore: league %s: %w", l.ID, league.ErrExists)
 	case err != nil:
-		return fmt.Errorf("nats: creating league %s: %w", l.ID, err)
+		return fmt.Errorf("natsstore: creating league %s: %w", l.ID, err)
 	}
 	return nil
 }
@@ -86,27 +86,27 @@ func (s *Leagues) Create(ctx context.Context, l league.Stored) error {
 // one watch of their keys.
 func (s *Leagues) Load(ctx context.Context, id string) (league.Stored, error) {
 	if !validLeagueID(id) {
-		return league.Stored{}, fmt.Errorf("nats: league %q: %w", id, league.ErrNotFound)
+		return league.Stored{}, fmt.Errorf("natsstore: league %q: %w", id, league.ErrNotFound)
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	e, err := s.kv.Get(ctx, headKey(id))
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound):
-		return league.Stored{}, fmt.Errorf("nats: league %s: %w", id, league.ErrNotFound)
+		return league.Stored{}, fmt.Errorf("natsstore: league %s: %w", id, league.ErrNotFound)
 	case err != nil:
-		return league.Stored{}, fmt.Errorf("nats: reading league %s: %w", id, err)
+		return league.Stored{}, fmt.Errorf("natsstore: reading league %s: %w", id, err)
 	}
 	var head leagueHead
 	if err := json.Unmarshal(e.Value(), &head); err != nil {
-		return league.Stored{}, fmt.Errorf("nats: league %s: %w", id, err)
+		return league.Stored{}, fmt.Errorf("natsstore: league %s: %w", id, err)
 	}
 	l, err := head.stored()
 	if err != nil {
-		return league.Stored{}, fmt.Errorf("nats: league %s: %w", id, err)
+		return league.Stored{}, fmt.Errorf("natsstore: league %s: %w", id, err)
 	}
 	if l.Records, err = s.records(ctx, id); err != nil {
-		return league.Stored{}, fmt.Errorf("nats: reading league %s's records: %w", id, err)
+		return league.Stored{}, fmt.Errorf("natsstore: reading league %s's records: %w", id, err)
 	}
 	return l, nil
 }
@@ -160,7 +160,7 @@ func (s *Leagues) records(ctx context.Context, id string) ([]league.Record, erro
 // Append adds r after the league's first n records, if it has exactly n.
 func (s *Leagues) Append(ctx context.Context, id string, n int, r league.Record) error {
 	if !validLeagueID(id) {
-		return fmt.Errorf("nats: league %q: %w", id, league.ErrNotFound)
+		return fmt.Errorf("natsstore: league %q: %w", id, league.ErrNotFound)
 	}
 	data, err := json.Marshal(recordOf(r))
 	if err != nil {
@@ -181,21 +181,21 @@ func (s *Leagues) Append(ctx context.Context, id string, n int, r league.Record)
 	}
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound) && n == 0:
-		return fmt.Errorf("nats: league %s: %w", id, league.ErrNotFound)
+		return fmt.Errorf("natsstore: league %s: %w", id, league.ErrNotFound)
 	case errors.Is(err, jetstream.ErrKeyNotFound):
 		if _, err := s.kv.Get(ctx, headKey(id)); errors.Is(err, jetstream.ErrKeyNotFound) {
-			return fmt.Errorf("nats: league %s: %w", id, league.ErrNotFound)
+			return fmt.Errorf("natsstore: league %s: %w", id, league.ErrNotFound)
 		}
-		return fmt.Errorf("nats: league %s: an append after %d records, which it has not: %w", id, n, league.ErrConflict)
+		return fmt.Errorf("natsstore: league %s: an append after %d records, which it has not: %w", id, n, league.ErrConflict)
 	case err != nil:
-		return fmt.Errorf("nats: appending to league %s: %w", id, err)
+		return fmt.Errorf("natsstore: appending to league %s: %w", id, err)
 	}
 	_, err = s.kv.Create(ctx, leagueRecordKey(id, n+1), data)
 	switch {
 	case errors.Is(err, jetstream.ErrKeyExists):
-		return fmt.Errorf("nats: league %s: an append after %d records, which has more: %w", id, n, league.ErrConflict)
+		return fmt.Errorf("natsstore: league %s: an append after %d records, which has more: %w", id, n, league.ErrConflict)
 	case err != nil:
-		return fmt.Errorf("nats: appending to league %s: %w", id, err)
+		return fmt.Errorf("natsstore: appending to league %s: %w", id, err)
 	}
 	return nil
 }
