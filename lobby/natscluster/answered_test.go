@@ -1,4 +1,4 @@
-package nats_test
+package natscluster_test
 
 import (
 	"crypto/rand"
@@ -11,7 +11,7 @@ import (
 
 	natsgo "github.com/nats-io/nats.go"
 
-	"github.com/tenpin/tenpin/lobby/nats"
+	"github.com/tenpin/tenpin/lobby/natscluster"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -118,12 +118,12 @@ func frames(t *testing.T, msgs []*natsgo.Msg) []frame {
 	t.Helper()
 	var out []frame
 	for _, m := range msgs {
-		kind, _, seq, data, ok := nats.Unframe(m.Data)
+		kind, _, seq, data, ok := natscluster.Unframe(m.Data)
 		if !ok {
 			t.Fatalf("%s: a message that is no frame: %q", m.Subject, m.Data)
 		}
 		f := frame{kind: kind, seq: seq}
-		if kind == nats.KindReply {
+		if kind == natscluster.KindReply {
 			var r struct{ Ref string }
 			json.Unmarshal(data, &r)
 			f.ref = r.Ref
@@ -153,7 +153,7 @@ func TestRelayedCommandIsAnsweredOnce(t *testing.T) {
 	got := s.until(t, to, "both acks", func(msgs []*natsgo.Msg) bool {
 		n := 0
 		for _, f := range frames(t, msgs) {
-			if f.kind == nats.KindReply {
+			if f.kind == natscluster.KindReply {
 				n++
 			}
 		}
@@ -180,9 +180,9 @@ func TestRelayedCommandIsAnsweredOnce(t *testing.T) {
 	var board uint64
 	for _, f := range frames(t, got) {
 		switch f.kind {
-		case nats.KindBoard:
+		case natscluster.KindBoard:
 			board = f.seq
-		case nats.KindReply:
+		case natscluster.KindReply:
 			replies = append(replies, f)
 			if f.seq > board {
 				t.Errorf("the answer to %q follows the board of seq %d, and came after %d", f.ref, f.seq, board)

@@ -1,4 +1,4 @@
-package nats_test
+package natscluster_test
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 
 	natsgo "github.com/nats-io/nats.go"
 
-	"github.com/tenpin/tenpin/lobby/nats"
+	"github.com/tenpin/tenpin/lobby/natscluster"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -89,7 +89,7 @@ func TestNoSecretCrossesNodes(t *testing.T) {
 			case strings.HasPrefix(m.Subject, reads(second)) && bytes.Contains(m.Data, []byte(`"resume"`)):
 				resumes++
 			case strings.HasPrefix(m.Subject, "tenpin.to.") && strings.Contains(m.Subject, "."+id+"."):
-				if kind, _, _, data, ok := nats.Unframe(m.Data); ok && kind == nats.KindReply && bytes.Contains(data, []byte(`"welcome"`)) {
+				if kind, _, _, data, ok := natscluster.Unframe(m.Data); ok && kind == natscluster.KindReply && bytes.Contains(data, []byte(`"welcome"`)) {
 					welcomes++
 				}
 			}

@@ -1,4 +1,4 @@
-package nats
+package natscluster
 
 import (
 	"context"
@@ -73,7 +73,7 @@ var refusals = []struct {
 // errFailed is the refusal of a lane's node for an error refusals does
 // not name: the asking node is told the message was not taken, rather
 // than the answering node failing.
-var errFailed = errors.New("nats: the lane's node could not take the message")
+var errFailed = errors.New("natscluster: the lane's node could not take the message")
 
 // refusalCode returns the code of err in refusals; "failed" for an error
 // the table does not name (a refusal added without its entry must not
@@ -99,10 +99,10 @@ func refusalErr(m *nats.Msg) error {
 			return r.err
 		}
 	}
-	return fmt.Errorf("nats: unknown refusal %q", code)
+	return fmt.Errorf("natscluster: unknown refusal %q", code)
 }
 
-// Defaults of [ClusterConfig].
+// Defaults of [Config].
 const (
 	DefaultHeartbeat      = time.Second
 	DefaultNodeTimeout    = 3 * time.Second
@@ -142,8 +142,8 @@ type Lanes interface {
 // the fence lets the later claim in).
 func (c *Cluster) adoptAfter() time.Duration { return 2 * c.cfg.NodeTimeout }
 
-// ClusterConfig configures [NewCluster].
-type ClusterConfig struct {
+// Config configures [New].
+type Config struct {
 	Conn *nats.Conn // the node's connection to the NATS cluster
 	Node string     // this node's name, unique in the cluster
 
@@ -166,7 +166,7 @@ type ClusterConfig struct {
 // Cluster is this node's part of a cluster; see the package documentation.
 // Run it with [Cluster.Run].
 type Cluster struct {
-	cfg ClusterConfig
+	cfg Config
 	nc  *nats.Conn
 	log *slog.Logger
 
@@ -211,12 +211,12 @@ var _ lobby.Cluster = (*Cluster)(nil)
 
 // New joins the node to the cluster: it subscribes to the node's
 // subjects. Its heartbeats start with [Cluster.Run].
-func NewCluster(cfg ClusterConfig) (*Cluster, error) {
+func New(cfg Config) (*Cluster, error) {
 	if cfg.Conn == nil {
-		return nil, errors.New("nats: no NATS connection")
+		return nil, errors.New("natscluster: no NATS connection")
 	}
 	if !token(cfg.Node) {
-		return nil, fmt.Errorf("nats: node name %q: want letters, digits, - or _", cfg.Node)
+		return nil, fmt.Errorf("natscluster: node name %q: want letters, digits, - or _", cfg.Node)
 	}
 	if cfg.Heartbeat <= 0 {
 		cfg.Heartbeat = DefaultHeartbeat
@@ -254,13 +254,13 @@ func NewCluster(cfg ClusterConfig) (*Cluster, error) {
 		sub, err := c.nc.Subscribe(subj, h)
 		if err != nil {
 			c.unsubscribe()
-			return nil, fmt.Errorf("nats: subscribing to %s: %w", subj, err)
+			return nil, fmt.Errorf("natscluster: subscribing to %s: %w", subj, err)
 		}
 		c.subs = append(c.subs, sub)
 	}
 	if err := c.nc.Flush(); err != nil {
 		c.unsubscribe()
-		return nil, fmt.Errorf("nats: %w", err)
+		return nil, fmt.Errorf("natscluster: %w", err)
 	}
 	return c, nil
 }
@@ -303,7 +303,7 @@ func (c *Cluster) Run(ctx context.Context, lanes Lanes) error {
 	defer adopt.Stop()
 	sub, err := c.nc.Subscribe(subjSnap+"*", c.snapshot)
 	if err != nil {
-		return fmt.Errorf("nats: subscribing to %s: %w", subjSnap+"*", err)
+		return fmt.Errorf("natscluster: subscribing to %s: %w", subjSnap+"*", err)
 	}
 	c.mu.Lock()
 	c.subs = append(c.subs, sub)
@@ -573,7 +573,7 @@ type snapshotAnswer struct {
 func (c *Cluster) SnapshotAll(ctx context.Context) (ids []string, keep uint64, err error) {
 	lanes := c.nodeLanes()
 	if lanes == nil {
-		return nil, 0, errors.New("nats: no snapshot for this node's lanes: the cluster does not run")
+		return nil, 0, errors.New("natscluster: no snapshot for this node's lanes: the cluster does not run")
 	}
 	ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
 	defer cancel()
@@ -581,11 +581,11 @@ func (c *Cluster) SnapshotAll(ctx context.Context) (ids []string, keep uint64, e
 	inbox := c.nc.NewRespInbox()
 	sub, err := c.nc.SubscribeSync(inbox)
 	if err != nil {
-		return nil, 0, fmt.Errorf("nats: snapshots: %w", err)
+		return nil, 0, fmt.Errorf("natscluster: snapshots: %w", err)
 	}
 	defer sub.Unsubscribe()
 	if err := c.nc.PublishRequest(subjSnap+c.cfg.Node, inbox, nil); err != nil {
-		return nil, 0, fmt.Errorf("nats: snapshots: %w", err)
+		return nil, 0, fmt.Errorf("natscluster: snapshots: %w", err)
 	}
 	ids, keep, err = lanes.SnapshotLanes(ctx)
 	if err != nil {
@@ -594,14 +594,14 @@ func (c *Cluster) SnapshotAll(ctx context.Context) (ids []string, keep uint64, e
 	for got := 0; got < others; got++ {
 		m, err := sub.NextMsgWithContext(ctx)
 		if err != nil {
-			return nil, 0, fmt.Errorf("nats: snapshots: %d of %d nodes answered: %w", got, others, err)
+			return nil, 0, fmt.Errorf("natscluster: snapshots: %d of %d nodes answered: %w", got, others, err)
 		}
 		var a snapshotAnswer
 		if err := json.Unmarshal(m.Data, &a); err != nil {
-			return nil, 0, fmt.Errorf("nats: snapshots: %w", err)
+			return nil, 0, fmt.Errorf("natscluster: snapshots: %w", err)
 		}
 		if a.Err != "" {
-			return nil, 0, fmt.Errorf("nats: snapshots: %s", a.Err)
+			return nil, 0, fmt.Errorf("natscluster: snapshots: %s", a.Err)
 		}
 		ids = append(ids, a.Lanes...)
 		if a.Keep > 0 && (keep == 0 || a.Keep < keep) {
@@ -699,7 +699,7 @@ func (c *Cluster) requestMsg(ctx context.Context, id, op string, conn uint64, da
 	case errors.Is(err, nats.ErrNoResponders):
 		return nil, fmt.Errorf("%w: lane %s", lobby.ErrNoOwner, id)
 	case err != nil:
-		return nil, fmt.Errorf("nats: %s for lane %s: %w", op, id, err)
+		return nil, fmt.Errorf("natscluster: %s for lane %s: %w", op, id, err)
 	}
 	if err := refusalErr(m); err != nil {
 		return nil, fmt.Errorf("%w: lane %s, %s of connection %d", err, id, op, conn)
@@ -718,7 +718,7 @@ func (c *Cluster) Lane(ctx context.Context, id string) (*lobby.LaneView, error) 
 	}
 	var rl lobby.LaneView
 	if err := json.Unmarshal(data, &rl); err != nil {
-		return nil, fmt.Errorf("nats: lane %s: %w", id, err)
+		return nil, fmt.Errorf("natscluster: lane %s: %w", id, err)
 	}
 	return &rl, nil
 }
@@ -783,25 +783,25 @@ func (c *Cluster) askLanes(ctx context.Context, want int) (out []protocol.LaneSu
 	inbox := c.nc.NewRespInbox()
 	sub, err := c.nc.SubscribeSync(inbox)
 	if err != nil {
-		return nil, nil, fmt.Errorf("nats: listing lanes: %w", err)
+		return nil, nil, fmt.Errorf("natscluster: listing lanes: %w", err)
 	}
 	defer sub.Unsubscribe()
 	if err := c.nc.PublishRequest(subjLanes+c.cfg.Node, inbox, nil); err != nil {
-		return nil, nil, fmt.Errorf("nats: listing lanes: %w", err)
+		return nil, nil, fmt.Errorf("natscluster: listing lanes: %w", err)
 	}
 	answered = make(map[string][]protocol.LaneSummary)
 	parts := make(map[string][]protocol.LaneSummary) // by node, as its parts come
 	for done := 0; done < want; {
 		m, err := sub.NextMsgWithContext(ctx)
 		if err != nil {
-			return out, answered, fmt.Errorf("nats: listing lanes: %d of %d nodes answered: %w", done, want, err)
+			return out, answered, fmt.Errorf("natscluster: listing lanes: %d of %d nodes answered: %w", done, want, err)
 		}
 		if len(m.Data) == 0 {
 			continue
 		}
 		var lanes []protocol.LaneSummary
 		if err := json.Unmarshal(m.Data[1:], &lanes); err != nil {
-			return out, answered, fmt.Errorf("nats: listing lanes: %w", err)
+			return out, answered, fmt.Errorf("natscluster: listing lanes: %w", err)
 		}
 		out = append(out, lanes...)
 		node := m.Header.Get(hdrNode)

@@ -1,7 +1,7 @@
-// Package nats is the [Cluster] that joins the lobbies of several tenpin
-// nodes through NATS core messaging: a [lobby.Cluster]. It talks over
-// the connection that lobby/natsconn opens, and knows nothing of the
-// store (lobby/natsstore) the nodes share but its fence.
+// Package natscluster is the [Cluster] that joins the lobbies of several
+// tenpin nodes through NATS core messaging: a [lobby.Cluster]. It talks
+// over the connection that lobby/natsconn opens, and knows nothing of
+// the store the nodes share (lobby/natsstore) but its fence.
 //
 // # Its parts
 //
@@ -51,7 +51,7 @@
 //     (busy) comes the same way, from the lane's node; a read of a
 //     connection the lane does not know closes it (it reconnects).
 //   - Every node says it is alive on tenpin.node.<node> every
-//     [ClusterConfig.Heartbeat]. A node silent for [ClusterConfig.NodeTimeout] is dead:
+//     [Config.Heartbeat]. A node silent for [Config.NodeTimeout] is dead:
 //     the lanes it ran close their relays (the clients reconnect, and the
 //     node they reach takes the lane over), and its clients leave the
 //     lanes they were on.
@@ -70,4 +70,4 @@
 // connection (its number skips) closes the connection, which reconnects
 // and resumes its seat. Which node may write a lane's log is never
 // decided here: the log's fence decides (see lane.Restore).
-package nats
+package natscluster

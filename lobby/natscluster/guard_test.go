@@ -1,4 +1,4 @@
-package nats
+package natscluster
 
 import (
 	"context"
@@ -39,14 +39,14 @@ func startPair(t *testing.T, id string) *pair {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { j.Close() })
-	cfg := ClusterConfig{Conn: j.NATS(), Heartbeat: 100 * time.Millisecond, NodeTimeout: time.Second}
+	cfg := Config{Conn: j.NATS(), Heartbeat: 100 * time.Millisecond, NodeTimeout: time.Second}
 	p := &pair{}
 	cfg.Node = "n1"
-	if p.n1, err = NewCluster(cfg); err != nil {
+	if p.n1, err = New(cfg); err != nil {
 		t.Fatal(err)
 	}
 	cfg.Node = "n2"
-	if p.n2, err = NewCluster(cfg); err != nil {
+	if p.n2, err = New(cfg); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -1,4 +1,4 @@
-package nats
+package natscluster
 
 import (
 	"context"
@@ -47,20 +47,20 @@ type attachedConn struct {
 // lobby.Cluster.
 func (c *Cluster) Claim(id string) (lobby.Claim, error) {
 	if !token(id) {
-		return nil, fmt.Errorf("nats: %q is no lane id", id)
+		return nil, fmt.Errorf("natscluster: %q is no lane id", id)
 	}
 	o := &owned{c: c, id: id, remotes: make(map[remoteKey]*attachedConn)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return nil, fmt.Errorf("nats: the node is leaving the cluster")
+		return nil, fmt.Errorf("natscluster: the node is leaving the cluster")
 	}
 	if c.owned[id] != nil {
 		return nil, fmt.Errorf("%w: lane %s, by this node", lobby.ErrClaiming, id)
 	}
 	sub, err := c.nc.Subscribe(subjOwn+id+".>", o.handle)
 	if err != nil {
-		return nil, fmt.Errorf("nats: claiming lane %s: %w", id, err)
+		return nil, fmt.Errorf("natscluster: claiming lane %s: %w", id, err)
 	}
 	o.sub = sub
 	c.owned[id] = o

@@ -1,4 +1,4 @@
-package nats
+package natscluster
 
 import (
 	"sync/atomic"
@@ -22,8 +22,8 @@ func TestAWokenNodeTakesNobodyForDead(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { j.Close() })
-	cfg := ClusterConfig{Conn: j.NATS(), Node: "n2", Heartbeat: 100 * time.Millisecond, NodeTimeout: time.Second}
-	c, err := NewCluster(cfg)
+	cfg := Config{Conn: j.NATS(), Node: "n2", Heartbeat: 100 * time.Millisecond, NodeTimeout: time.Second}
+	c, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,8 +74,8 @@ func TestAPingAcrossAPauseIsNotHeld(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { j.Close() })
-	cfg := ClusterConfig{Conn: j.NATS(), Node: "n2", Heartbeat: 100 * time.Millisecond, NodeTimeout: time.Second, RequestTimeout: 300 * time.Millisecond}
-	c, err := NewCluster(cfg)
+	cfg := Config{Conn: j.NATS(), Node: "n2", Heartbeat: 100 * time.Millisecond, NodeTimeout: time.Second, RequestTimeout: 300 * time.Millisecond}
+	c, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

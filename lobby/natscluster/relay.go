@@ -1,4 +1,4 @@
-package nats
+package natscluster
 
 import (
 	"context"
@@ -82,7 +82,7 @@ func (c *Cluster) newRelay(ctx context.Context, id string) (*lane.Relay, error) 
 	sub, err := c.nc.ChanSubscribe(subjBoard+id+".*", c.boards)
 	if err != nil {
 		unsubscribe(nil)
-		return nil, fmt.Errorf("nats: relaying lane %s: %w", id, err)
+		return nil, fmt.Errorf("natscluster: relaying lane %s: %w", id, err)
 	}
 	owner, err := c.request(ctx, id, opPing, 0, nil)
 	if err != nil {
@@ -94,7 +94,7 @@ func (c *Cluster) newRelay(ctx context.Context, id string) (*lane.Relay, error) 
 	if c.closed {
 		c.mu.Unlock()
 		unsubscribe(sub)
-		return nil, fmt.Errorf("nats: the node is leaving the cluster")
+		return nil, fmt.Errorf("natscluster: the node is leaving the cluster")
 	}
 	c.relays[id] = rl
 	if _, ok := c.seen[rl.owner]; !ok {
@@ -169,7 +169,7 @@ func (u upstream) Attach(ctx context.Context, conn uint64) error {
 // but the lane's, on the connection's subject (see Cluster.delivered).
 func (u upstream) Read(_ context.Context, conn uint64, data []byte) error {
 	if err := u.c.nc.Publish(u.subject(opRead, conn), data); err != nil {
-		return fmt.Errorf("nats: read for lane %s: %w", u.id, err)
+		return fmt.Errorf("natscluster: read for lane %s: %w", u.id, err)
 	}
 	return nil
 }

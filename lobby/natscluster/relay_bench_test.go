@@ -1,11 +1,11 @@
-package nats_test
+package natscluster_test
 
 import (
 	"context"
 	"sync/atomic"
 	"testing"
 
-	"github.com/tenpin/tenpin/lobby/nats"
+	"github.com/tenpin/tenpin/lobby/natscluster"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -45,7 +45,7 @@ func BenchmarkRelayedRoll(b *testing.B) {
 	}
 	ball := 0 // of the game, 0 to 19: every ball a gutter
 	b.ReportAllocs()
-	stop := nats.ReportCPU(b)
+	stop := natscluster.ReportCPU(b)
 	boards.Store(0)
 	for b.Loop() {
 		switch {

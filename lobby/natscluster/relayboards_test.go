@@ -1,4 +1,4 @@
-package nats
+package natscluster
 
 import (
 	"context"
@@ -22,14 +22,14 @@ func TestRelaysShareTheirGoroutines(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { j.Close() })
-	cfg := ClusterConfig{Conn: j.NATS(), Heartbeat: 100 * time.Millisecond, NodeTimeout: time.Second}
+	cfg := Config{Conn: j.NATS(), Heartbeat: 100 * time.Millisecond, NodeTimeout: time.Second}
 	cfg.Node = "n1"
-	n1, err := NewCluster(cfg)
+	n1, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.Node = "n2"
-	n2, err := NewCluster(cfg)
+	n2, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
