@@ -20,7 +20,7 @@ import (
 // read-only, for as long as the archive keeps it (a server's -keep). A
 // kept lane costs no goroutine and no memory of the lobby's: it is read
 // from the archive when asked for. Implementations are in lobby/memjournal
-// (in memory) and lobby/nats (a JetStream key-value bucket beside the
+// (in memory) and lobby/natsstore (a JetStream key-value bucket beside the
 // lanes' stream, replicated as it is); they must be safe for concurrent
 // use.
 type Archive interface {

@@ -20,7 +20,8 @@ import (
 	"github.com/tenpin/tenpin/lane/bowler"
 	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lobby"
-	"github.com/tenpin/tenpin/lobby/nats"
+	"github.com/tenpin/tenpin/lobby/natsconn"
+	"github.com/tenpin/tenpin/lobby/natsstore"
 )
 
 // BenchmarkBowlerAPI fills the embedded JetStream store with bowlers and
@@ -37,7 +38,12 @@ import (
 func BenchmarkBowlerAPI(b *testing.B) {
 	bowlers, games := envInt(b, "TENPIN_BENCH_BOWLERS", 200), envInt(b, "TENPIN_BENCH_GAMES", 100)
 	dir := b.TempDir()
-	j, err := nats.Open(context.Background(), nats.StoreConfig{Dir: dir})
+	conn, err := natsconn.Open(context.Background(), natsconn.Config{Dir: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	j, err := natsstore.Open(context.Background(), conn, natsstore.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -16,12 +16,13 @@ import (
 	"github.com/tenpin/tenpin/protocol"
 )
 
-// Cluster joins a lobby to the other nodes of a cluster, which share its
-// journal (see lobby/nats). Each lane runs on one node at a time,
-// its owner: a lobby runs the lanes it created or took over, and reaches
-// the others through the cluster. Which node may write a lane's log is
-// decided by the log's fence alone (a claim appended after the log's last
-// event, see lane.Restore); the cluster only says where a lane runs now.
+// Cluster joins a lobby to the other nodes of a cluster (see
+// lobby/natscluster), which share its journal (lobby/natsstore). Each
+// lane runs on one node at a time, its owner: a lobby runs the lanes it
+// created or took over, and reaches the others through the cluster.
+// Which node may write a lane's log is decided by the log's fence alone
+// (a claim appended after the log's last event, see lane.Restore); the
+// cluster only says where a lane runs now.
 type Cluster interface {
 	// Claim announces that this node is taking lane id: nodes that look
 	// for it meanwhile are told to wait ([ErrClaiming]), and, once the
@@ -52,7 +53,7 @@ type Cluster interface {
 
 // sharedJournal is a journal the nodes of a cluster share that can say
 // which lanes it holds: what a compaction across nodes needs
-// (lobby/nats).
+// (lobby/natsstore).
 type sharedJournal interface {
 	LaneIDs(ctx context.Context) ([]string, error)
 	LastEvent(ctx context.Context, lane string) (game.Event, error)

@@ -13,7 +13,7 @@ import (
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/lobby/memjournal"
-	"github.com/tenpin/tenpin/lobby/nats"
+	"github.com/tenpin/tenpin/lobby/natsstore"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -250,5 +250,5 @@ func TestAKeptNightSurvivesARestartAndExpires(t *testing.T) {
 	}
 }
 
-var _ lobby.Archive = (*nats.Archive)(nil)
+var _ lobby.Archive = (*natsstore.Archive)(nil)
 var _ lobby.Archive = (*memjournal.Archive)(nil)

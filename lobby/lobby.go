@@ -174,7 +174,7 @@ type entry struct {
 
 // New returns a lobby; it needs [Lobby.Run] running to start lanes.
 // cfg.Lane.Journal must be set: the lobby does not choose where lanes are
-// kept (lobby/memjournal keeps them in memory, lobby/nats in JetStream).
+// kept (lobby/memjournal keeps them in memory, lobby/natsstore in JetStream).
 func New(cfg Config) *Lobby {
 	if cfg.Lane.Journal == nil {
 		panic("lobby: New without a journal (Config.Lane.Journal)")

@@ -3,6 +3,7 @@ package lobby_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -16,23 +17,40 @@ import (
 	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lobby"
-	"github.com/tenpin/tenpin/lobby/nats"
+	"github.com/tenpin/tenpin/lobby/natsconn"
+	"github.com/tenpin/tenpin/lobby/natsstore"
 	"github.com/tenpin/tenpin/protocol"
 )
 
+// stored is a journal on an embedded server of its own.
+type stored struct {
+	*natsstore.Journal
+	conn *natsconn.Conn
+}
+
+// Close closes the journal and then its connection, which stops the
+// embedded server and releases the data directory.
+func (s stored) Close() error { return errors.Join(s.Journal.Close(), s.conn.Close()) }
+
 // openJournal opens the embedded JetStream store on dir.
-func openJournal(t *testing.T, dir string) *nats.Journal {
+func openJournal(t *testing.T, dir string) stored {
 	t.Helper()
-	j, err := nats.Open(context.Background(), nats.StoreConfig{Dir: dir})
+	conn, err := natsconn.Open(context.Background(), natsconn.Config{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { j.Close() })
-	return j
+	j, err := natsstore.Open(context.Background(), conn, natsstore.Config{})
+	if err != nil {
+		conn.Close()
+		t.Fatal(err)
+	}
+	s := stored{j, conn}
+	t.Cleanup(func() { s.Close() })
+	return s
 }
 
 // durable returns a lobby's settings over the journal j.
-func durable(j *nats.Journal) lobby.Config {
+func durable(j stored) lobby.Config {
 	return lobby.Config{Lane: lane.Config{Journal: j, Durable: true}, Health: j.Check}
 }
 
@@ -50,7 +68,7 @@ func restoring(t *testing.T, want int) func(*lobby.Lobby) {
 // restart stops a server and its journal, and serves a new lobby on the
 // same data directory after restoring its lanes (want of them, unless
 // want < 0).
-func restart(t *testing.T, dir string, stop func(), j *nats.Journal, want int) *testServer {
+func restart(t *testing.T, dir string, stop func(), j stored, want int) *testServer {
 	t.Helper()
 	stop()
 	j.Close()

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tenpin/tenpin/lobby/nats/natstest"
+	"github.com/tenpin/tenpin/lobby/natsconn/natstest"
 	"github.com/tenpin/tenpin/protocol"
 	"github.com/tenpin/tenpin/protocol/client"
 )

@@ -22,7 +22,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lobby"
-	"github.com/tenpin/tenpin/lobby/nats"
+	"github.com/tenpin/tenpin/lobby/natsconn"
 	"github.com/tenpin/tenpin/lobby/server"
 )
 
@@ -75,7 +75,7 @@ type serveFlags struct {
 	origins, hosts                          string
 	logLevel                                slog.Level
 	memory                                  bool
-	store                                   nats.StoreConfig
+	store                                   natsconn.Config
 	node                                    string // a node of a cluster: its name
 }
 
@@ -165,7 +165,7 @@ func parseServe(args []string, stderr io.Writer) (*serveFlags, error) {
 
 // parseCluster checks the cluster's flags and sets the journal's
 // settings for them.
-func parseCluster(store *nats.StoreConfig, node, cluster, routes string, memory bool) error {
+func parseCluster(store *natsconn.Config, node, cluster, routes string, memory bool) error {
 	switch {
 	case node == "" && (cluster != "" || routes != ""):
 		return errors.New("serve: -cluster and -routes need -node, this node's name in the cluster")
@@ -189,7 +189,7 @@ func parseCluster(store *nats.StoreConfig, node, cluster, routes string, memory 
 
 // parseClusterTrust reads the cluster's secret and the routes' TLS
 // certificates.
-func parseClusterTrust(store *nats.StoreConfig, secretFile, cert, key, ca string) error {
+func parseClusterTrust(store *natsconn.Config, secretFile, cert, key, ca string) error {
 	tls := cert != "" || key != "" || ca != ""
 	switch {
 	case store.Cluster == "" && (secretFile != "" || tls):
@@ -199,13 +199,13 @@ func parseClusterTrust(store *nats.StoreConfig, secretFile, cert, key, ca string
 	case secretFile == "":
 		return nil
 	}
-	secret, err := nats.LoadSecret(secretFile)
+	secret, err := natsconn.LoadSecret(secretFile)
 	if err != nil {
 		return fmt.Errorf("serve: -cluster-secret-file: %w", err)
 	}
 	store.Secret = secret
 	if tls {
-		if store.RouteTLS, err = nats.LoadRouteTLS(cert, key, ca); err != nil {
+		if store.RouteTLS, err = natsconn.LoadRouteTLS(cert, key, ca); err != nil {
 			return fmt.Errorf("serve: -cluster-tls-cert, -cluster-tls-key, -cluster-tls-ca: %w", err)
 		}
 	}
@@ -307,9 +307,9 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	node, err := server.New(ctx, server.Config{Lobby: cfg, Memory: f.memory, Store: store, Keep: f.keep, Node: f.node, Logger: logger})
 	switch {
-	case errors.Is(err, nats.ErrNoSecret):
+	case errors.Is(err, natsconn.ErrNoSecret):
 		return fmt.Errorf("serve: -cluster %s: %w; give every node the same -cluster-secret-file (head -c 32 /dev/urandom | base64 > cluster.secret), or keep -cluster on 127.0.0.1", store.Cluster, err)
-	case errors.Is(err, nats.ErrFewServers):
+	case errors.Is(err, natsconn.ErrFewServers):
 		return fmt.Errorf("serve: -nats: %w; run a NATS cluster of 3 (go run ./cmd/natscluster, for one machine), or keep fewer copies with -replicas (-replicas 1 on a single server)", err)
 	}
 	if err != nil {
@@ -509,8 +509,8 @@ func defaultDataDir() string {
 }
 
 // parseStore checks the store's flags and returns the journal's settings.
-func parseStore(dir string, memory bool, url, fsync string) (nats.StoreConfig, error) {
-	cfg := nats.StoreConfig{Dir: dir, URL: url}
+func parseStore(dir string, memory bool, url, fsync string) (natsconn.Config, error) {
+	cfg := natsconn.Config{Dir: dir, URL: url}
 	if memory && url != "" {
 		return cfg, errors.New("serve: -memory and -nats exclude each other: -memory stores nothing")
 	}
@@ -527,7 +527,7 @@ func parseStore(dir string, memory bool, url, fsync string) (nats.StoreConfig, e
 }
 
 // describeStore says where lanes are kept and what an ack promises.
-func describeStore(cfg nats.StoreConfig, memory bool) string {
+func describeStore(cfg natsconn.Config, memory bool) string {
 	switch {
 	case memory:
 		return "in memory only (-memory): a restart forgets them"
@@ -539,7 +539,7 @@ func describeStore(cfg nats.StoreConfig, memory bool) string {
 		if cfg.Replicas == 1 {
 			copies = "1 copy: the lanes stop while its server is down"
 		}
-		return fmt.Sprintf("in NATS JetStream at %s, %s", nats.RedactURLs(cfg.URL), copies)
+		return fmt.Sprintf("in NATS JetStream at %s, %s", natsconn.RedactURLs(cfg.URL), copies)
 	case cfg.SyncAlways:
 		return fmt.Sprintf("stored in %s, synced to disk before every ack", cfg.Dir)
 	}

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tenpin/tenpin/lobby/nats/natstest"
+	"github.com/tenpin/tenpin/lobby/natsconn/natstest"
 )
 
 // TestServeOnASingleNATSServer: with -nats a server keeps three copies of

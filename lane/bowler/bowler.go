@@ -11,7 +11,7 @@
 //
 // The package is pure, as package bowling is: [Record.Add] decides what a
 // game changes, and a [Service] — implemented beside the lanes' journal,
-// in lobby/memjournal (memory) and lobby/nats (JetStream) — keeps records,
+// in lobby/memjournal (memory) and lobby/natsstore (JetStream) — keeps records,
 // keys and histories. The rules are those of the rule book,
 // lane/bowling/DOMAIN.md ("Bowlers across nights").
 package bowler
@@ -318,7 +318,7 @@ func (r *Record) TopLeaves(n int) []TopLeave {
 func (r *Record) HasKey(h KeyHash) bool { return slices.Contains(r.Keys, h) }
 
 // Service keeps bowlers: their records, device keys, histories, one-time
-// codes and shares. Implementations are in lobby/memjournal and lobby/nats;
+// codes and shares. Implementations are in lobby/memjournal and lobby/natsstore;
 // bowlertest holds the tests every one must pass. They must be safe for
 // concurrent use: games of one bowler may end on two lanes at once.
 type Service interface {

@@ -14,7 +14,7 @@ var ErrConflict = errors.New("game: journal: the lane's log moved on")
 // Journal stores the events of lanes, each lane's in order. Positions are
 // the journal's own: they grow with every append, across all lanes, so a
 // lane's positions increase but need not be consecutive. Implementations
-// are in lobby/memjournal (in memory) and lobby/nats (NATS
+// are in lobby/memjournal (in memory) and lobby/natsstore (NATS
 // JetStream); they must be safe for concurrent use by many lanes, and one
 // lane's append must not wait for another's.
 type Journal interface {

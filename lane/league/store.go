@@ -52,7 +52,7 @@ type Stored struct {
 
 // Store keeps leagues: each its settings and its log of records. The
 // league's domain stays pure; implementations live beside the lanes'
-// journals (lobby/memjournal, lobby/nats). All methods are safe for
+// journals (lobby/memjournal, lobby/natsstore). All methods are safe for
 // concurrent use.
 type Store interface {
 	// Create stores a new league with no records; ErrExists if the id is

@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/tenpin/tenpin/lobby/nats"
+	"github.com/tenpin/tenpin/lobby/natsconn"
 	"github.com/tenpin/tenpin/lobby/server"
 	"github.com/tenpin/tenpin/lobby/server/servertest"
 	"github.com/tenpin/tenpin/protocol"
@@ -16,7 +16,7 @@ import (
 // changes after them.
 func TestStoredLeaguesComeBack(t *testing.T) {
 	dir := t.TempDir()
-	first := servertest.Start(t, server.Config{Store: nats.StoreConfig{Dir: dir}})
+	first := servertest.Start(t, server.Config{Store: natsconn.Config{Dir: dir}})
 	ctx := t.Context()
 	l, err := first.API.CreateLeague(ctx, protocol.CreateLeague{
 		Name: "Thursday Mixed", GamesPerNight: 1, Handicap: &protocol.LeagueHandicap{Basis: 220, Percent: 90},
@@ -42,7 +42,7 @@ func TestStoredLeaguesComeBack(t *testing.T) {
 	history, _ := first.API.LeagueHistory(ctx, l.ID)
 	first.Shutdown()
 
-	again := servertest.Start(t, server.Config{Store: nats.StoreConfig{Dir: dir}})
+	again := servertest.Start(t, server.Config{Store: natsconn.Config{Dir: dir}})
 	gotLeague, err := again.API.League(ctx, l.ID)
 	if err != nil {
 		t.Fatalf("the league after a restart: %v", err)

@@ -22,7 +22,9 @@ import (
 	"github.com/tenpin/tenpin/lane/ws"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/lobby/memjournal"
-	"github.com/tenpin/tenpin/lobby/nats"
+	"github.com/tenpin/tenpin/lobby/natscluster"
+	"github.com/tenpin/tenpin/lobby/natsconn"
+	"github.com/tenpin/tenpin/lobby/natsstore"
 	"github.com/tenpin/tenpin/web"
 )
 
@@ -37,9 +39,10 @@ type Config struct {
 	Lobby lobby.Config
 
 	// Memory keeps the lanes in memory only: a restart forgets them.
-	// Otherwise they are stored in JetStream, as Store says.
+	// Otherwise they are stored in JetStream, on the NATS that Store
+	// says: embedded in a data directory, or at a URL.
 	Memory bool
-	Store  nats.StoreConfig
+	Store  natsconn.Config
 
 	// Keep is how long the night of a lane that closed is kept, read-only
 	// (0: forever), in the same store as the lanes (lobby.Archive).
@@ -50,7 +53,7 @@ type Config struct {
 	// embedded servers routed together, or Store.URL for an external NATS
 	// cluster). Cluster's Conn, Node, URLs, Lane and Logger are set by New.
 	Node    string
-	Cluster nats.ClusterConfig
+	Cluster natscluster.Config
 
 	Logger *slog.Logger // default: discard
 }
@@ -58,8 +61,9 @@ type Config struct {
 // Server is one node: its parts, made and run together.
 type Server struct {
 	Lobby   *lobby.Lobby
-	Journal *nats.Journal // nil with Config.Memory
-	Cluster *nats.Cluster // nil but for a node of a cluster
+	Conn    *natsconn.Conn       // the store's and the cluster's NATS; nil with Config.Memory
+	Journal *natsstore.Journal   // nil with Config.Memory
+	Cluster *natscluster.Cluster // nil but for a node of a cluster
 
 	poller   *ws.Poller // serves the lobby's WebSockets at rest; see Run
 	log      *slog.Logger
@@ -90,29 +94,36 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		lc.Lane.Bowlers = memjournal.NewBowlers()
 		lc.Leagues = memjournal.NewLeagues()
 	default:
-		store := cfg.Store
-		if store.Logger == nil {
-			store.Logger = cfg.Logger
+		cc := cfg.Store
+		if cc.Logger == nil {
+			cc.Logger = cfg.Logger
 		}
+		var sc natsstore.Config
 		if cfg.Node != "" {
-			store.Node, store.Shared = cfg.Node, store.URL != ""
+			cc.Node, sc.Shared = cfg.Node, cc.URL != ""
 		}
-		j, err := nats.Open(ctx, store)
+		conn, err := natsconn.Open(ctx, cc)
 		if err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
+		s.Conn = conn
+		j, err := natsstore.Open(ctx, conn, sc)
+		if err != nil {
+			s.Close()
 			return nil, fmt.Errorf("server: %w", err)
 		}
 		s.Journal = j
 		lc.Lane.Journal, lc.Lane.Durable, lc.Health = j, true, j.Check
 		if lc.Archive, err = j.Archive(ctx, cfg.Keep); err != nil {
-			j.Close()
+			s.Close()
 			return nil, fmt.Errorf("server: %w", err)
 		}
 		if lc.Lane.Bowlers, err = j.Bowlers(ctx); err != nil {
-			j.Close()
+			s.Close()
 			return nil, fmt.Errorf("server: %w", err)
 		}
 		if lc.Leagues, err = j.Leagues(ctx); err != nil {
-			j.Close()
+			s.Close()
 			return nil, fmt.Errorf("server: %w", err)
 		}
 	}
@@ -126,10 +137,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		lc.Lane.Node = cfg.Node
 		cc := cfg.Cluster
-		cc.Conn, cc.Node, cc.URLs, cc.Lane, cc.Logger = s.Journal.Conn(), cfg.Node, lc.URLs, lc.Lane, lc.Logger
-		cl, err := nats.NewCluster(cc)
+		cc.Conn, cc.Node, cc.URLs, cc.Lane, cc.Logger = s.Conn.NATS(), cfg.Node, lc.URLs, lc.Lane, lc.Logger
+		cl, err := natscluster.New(cc)
 		if err != nil {
-			s.Journal.Close()
+			s.Close()
 			return nil, fmt.Errorf("server: %w", err)
 		}
 		s.Cluster = cl
@@ -144,7 +155,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.Lobby = lobby.New(lc)
 	if s.Cluster == nil && !cfg.Memory {
 		// A cluster's lanes are adopted by whichever node finds them
-		// unowned (see nats.Cluster.Run), not restored by each.
+		// unowned (see natscluster.Cluster.Run), not restored by each.
 		n, err := s.Lobby.Restore(ctx)
 		if err != nil {
 			s.Close()
@@ -202,17 +213,23 @@ func (s *Server) Run(ctx context.Context) {
 	wg.Wait()
 }
 
-// Close closes the store, and the sockets' poller of a server that never
-// ran: after Run has returned, for every lane to have stored what it
-// acknowledged. It may be called more than once.
+// Close closes the store and then its connection to NATS, and the
+// sockets' poller of a server that never ran: after Run has returned, for
+// every lane to have stored what it acknowledged. It may be called more
+// than once.
 func (s *Server) Close() error {
 	s.close.Do(func() {
 		if s.poller != nil {
 			s.poller.Close() // for a server that never ran
 		}
+		var errs []error
 		if s.Journal != nil {
-			s.closeErr = s.Journal.Close()
+			errs = append(errs, s.Journal.Close())
 		}
+		if s.Conn != nil {
+			errs = append(errs, s.Conn.Close())
+		}
+		s.closeErr = errors.Join(errs...)
 	})
 	return s.closeErr
 }

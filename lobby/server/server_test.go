@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/tenpin/tenpin/lobby/nats"
+	"github.com/tenpin/tenpin/lobby/natsconn"
 	"github.com/tenpin/tenpin/lobby/server"
 	"github.com/tenpin/tenpin/lobby/server/servertest"
 )
@@ -16,14 +16,14 @@ import (
 // forgets them.
 func TestStoredLanesComeBack(t *testing.T) {
 	dir := t.TempDir()
-	first := servertest.Start(t, server.Config{Store: nats.StoreConfig{Dir: dir}})
+	first := servertest.Start(t, server.Config{Store: natsconn.Config{Dir: dir}})
 	l, err := first.API.CreateLane(t.Context(), "Friday")
 	if err != nil {
 		t.Fatal(err)
 	}
 	first.Shutdown()
 
-	again := servertest.Start(t, server.Config{Store: nats.StoreConfig{Dir: dir}})
+	again := servertest.Start(t, server.Config{Store: natsconn.Config{Dir: dir}})
 	if n := again.Restored(); n != 1 {
 		t.Errorf("the server started again on its data restored %d lanes, want 1", n)
 	}

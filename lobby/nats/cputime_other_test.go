@@ -1,8 +1,0 @@
-//go:build !unix
-
-package nats
-
-import "time"
-
-// cpuTime is 0 where getrusage is missing: no CPU time is reported.
-func cpuTime() time.Duration { return 0 }

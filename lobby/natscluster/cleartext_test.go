@@ -1,0 +1,107 @@
+package natscluster_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	natsgo "github.com/nats-io/nats.go"
+
+	"github.com/tenpin/tenpin/lobby/natscluster"
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// The test of this file needs the package's cluster whole: it runs
+// before TestFailover (cluster_test.go), which stops a node, since go test
+// runs a package's tests file by file in the order of the files' names.
+
+// TestNoSecretCrossesNodes: a lane's host, connected to a node that does
+// not run the lane, joins with the host key, plays, loses the connection
+// and resumes the seat through a third node; a stranger's resume with a
+// made-up token is refused. Neither the host key nor the seat's token is
+// in any message published in the cluster meanwhile (the sniffer
+// subscribes to every subject of the nodes' account, on a node's own
+// connection, which may subscribe to any), while the messages that used
+// to carry them (the join and the resume to the lane's node, the welcomes
+// back) are there: the relays carry hashes, and put the token back into
+// the welcomes they deliver.
+func TestNoSecretCrossesNodes(t *testing.T) {
+	s := sniff(t, ">")
+	ctx := t.Context()
+	owner, first, second := nodes[0], nodes[1], nodes[2]
+	created, err := owner.API.CreateLane(ctx, "no cleartext")
+	if err != nil {
+		t.Fatalf("creating a lane on %s: %v", owner.Name, err)
+	}
+	id, key := created.ID, created.HostKey
+
+	aaa := dial(t, first, id, "AAA")
+	w, err := aaa.conn.JoinHost(ctx, "AAA", key)
+	if err != nil {
+		t.Fatalf("AAA joins with the host key through %s: %v", first.Name, err)
+	}
+	token := w.Token
+	if w.Name != "AAA" || w.Seat != 0 || token == "" {
+		t.Fatalf("AAA's welcome through %s: %+v, want seat 0 with a token", first.Name, w)
+	}
+	a, err := aaa.conn.Start(ctx)
+	if err != nil {
+		t.Fatalf("AAA, the host, starts the game through %s: %v", first.Name, err)
+	}
+	aaa.acked("start", a)
+	aaa.roll(1, 1, 3)
+	aaa.conn.Close()
+
+	stranger := dial(t, second, id, "a stranger")
+	var pe *protocol.Error
+	if _, err := stranger.conn.Resume(ctx, strings.Repeat("x", len(token))); !errors.As(err, &pe) || pe.Code != protocol.CodeBadToken {
+		t.Errorf("a resume with a made-up token through %s: %v, want %s", second.Name, err, protocol.CodeBadToken)
+	}
+
+	aaa.at = second
+	aaa.connect()
+	w, err = aaa.conn.Resume(ctx, token)
+	if err != nil {
+		t.Fatalf("AAA resumes through %s: %v", second.Name, err)
+	}
+	if w.Name != "AAA" || w.Seat != 0 || w.Token != token {
+		t.Errorf("AAA's welcome back through %s: %+v, want seat 0 and the token %q", second.Name, w, token)
+	}
+	aaa.board = nil
+	aaa.roll(1, 2, 4)
+	if b := aaa.waitBoard("AAA's two balls", func(b *protocol.Board) bool {
+		return len(b.Players[0].Frames) == 1 && len(b.Players[0].Frames[0].Rolls) == 2
+	}); b.Host != "AAA" {
+		t.Errorf("the board after the resume shows %q as the host, want AAA", b.Host)
+	}
+
+	// What carried the secrets before crossed all the same: the join and
+	// the resumes, and the welcomes to both relays' connections.
+	reads := func(node *node) string { return "tenpin.own." + id + ".read." + node.Name + "." }
+	s.until(t, ">", "the join, the resumes and their welcomes", func(msgs []*natsgo.Msg) bool {
+		var joins, resumes, welcomes int
+		for _, m := range msgs {
+			switch {
+			case strings.HasPrefix(m.Subject, reads(first)) && bytes.Contains(m.Data, []byte(`"join"`)):
+				joins++
+			case strings.HasPrefix(m.Subject, reads(second)) && bytes.Contains(m.Data, []byte(`"resume"`)):
+				resumes++
+			case strings.HasPrefix(m.Subject, "tenpin.to.") && strings.Contains(m.Subject, "."+id+"."):
+				if kind, _, _, data, ok := natscluster.Unframe(m.Data); ok && kind == natscluster.KindReply && bytes.Contains(data, []byte(`"welcome"`)) {
+					welcomes++
+				}
+			}
+		}
+		return joins >= 1 && resumes >= 2 && welcomes >= 2
+	})
+	msgs := s.on(">")
+	for _, secret := range []struct{ what, text string }{{"the host key", key}, {"the seat's token", token}} {
+		for _, m := range msgs {
+			if bytes.Contains(m.Data, []byte(secret.text)) || strings.Contains(fmt.Sprint(m.Header), secret.text) {
+				t.Errorf("%s crossed on %s: %q", secret.what, m.Subject, m.Data)
+			}
+		}
+	}
+}

@@ -1,0 +1,896 @@
+package natscluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/nats-io/nats.go"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// Subjects. Lane ids and node names are single subject tokens.
+const (
+	subjOwn   = "tenpin.own."   // + lane.op.node.conn
+	subjBoard = "tenpin.board." // + lane.seq
+	subjTo    = "tenpin.to."    // + node.lane.conn
+	subjNode  = "tenpin.node."  // + node
+	subjLanes = "tenpin.lanes." // + the asking node
+	subjSnap  = "tenpin.snap."  // + the asking node: snapshot your lanes (see SnapshotAll)
+	subjPing  = "tenpin.ping."  // + node: are you there? (see sweep)
+)
+
+// Messages to a lane's node (the op token of tenpin.own.<lane>.<op>…).
+const (
+	opPing   = "ping"   // does a node run the lane? It answers its name
+	opAttach = "attach" // a connection comes
+	opRead   = "read"   // the connection sent the body (published: the lane answers on the connection's subject)
+	opDetach = "detach" // the connection went away (published: no answer)
+	opLane   = "lane"   // the lane's HTTP views (lobby.LaneView)
+	opAlive  = "alive"  // the relay's newest seq and its connections (see owned.alive): answered with a newer board, or nothing
+)
+
+// hdrRefused is the header of an answer that refuses a request: the
+// refusal's code in refusals, with no body.
+const hdrRefused = "Tenpin-Refused"
+
+// hdrNode is the header of a node's answer to a list of lanes: its name.
+const hdrNode = "Tenpin-Node"
+
+// hdrSeq is the header of an answer to alive that carries a board: its
+// seq.
+const hdrSeq = "Tenpin-Seq"
+
+// refusals is the one table of the refusals a lane's node answers with,
+// read both ways: the node that runs a lane answers an error with its
+// code, and the node that asked returns that error again.
+var refusals = []struct {
+	code string
+	err  error
+}{
+	{"claiming", lobby.ErrClaiming}, // the node is taking the lane over
+	{"gone", lobby.ErrNoOwner},      // it does not run the lane (any more)
+	{"conn", lane.ErrConnGone},      // the lane does not know that connection
+	{"busy", lane.ErrBusy},          // the lane did not take the message in time
+	{"failed", errFailed},           // anything else: see refusalCode
+}
+
+// errFailed is the refusal of a lane's node for an error refusals does
+// not name: the asking node is told the message was not taken, rather
+// than the answering node failing.
+var errFailed = errors.New("natscluster: the lane's node could not take the message")
+
+// refusalCode returns the code of err in refusals; "failed" for an error
+// the table does not name (a refusal added without its entry must not
+// take the node down).
+func refusalCode(err error) string {
+	for _, r := range refusals {
+		if errors.Is(err, r.err) {
+			return r.code
+		}
+	}
+	return "failed"
+}
+
+// refusalErr returns the error of the refusal code in refusals, or nil
+// for an answer that is no refusal.
+func refusalErr(m *nats.Msg) error {
+	code := m.Header.Get(hdrRefused)
+	if code == "" {
+		return nil
+	}
+	for _, r := range refusals {
+		if r.code == code {
+			return r.err
+		}
+	}
+	return fmt.Errorf("natscluster: unknown refusal %q", code)
+}
+
+// Defaults of [Config].
+const (
+	DefaultHeartbeat      = time.Second
+	DefaultNodeTimeout    = 3 * time.Second
+	DefaultRequestTimeout = 2 * time.Second
+)
+
+// relayIdle is how long a relay with no connections is kept, for the next
+// one to come.
+const relayIdle = 5 * time.Second
+
+// aliveEvery is how often a relay tells the lane's node which connections
+// it has: a detach lost on its way would leave the lane counting a client
+// that is gone (shown connected, never skippable) for good.
+const aliveEvery = 5 * time.Second
+
+// Lanes is what a cluster asks of its node's lanes: a *lobby.Lobby, given
+// to [Cluster.Run] once it exists (it needs the cluster to be made).
+type Lanes interface {
+	// Adopt takes over the lanes no node runs: at start, once the routes
+	// have told this node which lanes the others run, and when a node that
+	// was alive falls silent, for the lanes it ran.
+	Adopt(ctx context.Context) (int, error)
+	// Verify has every lane read its log back before its next decision:
+	// this node was paused long enough for the others to think it dead,
+	// or cut off from them, and may have lost lanes to them.
+	Verify(ctx context.Context)
+	// SnapshotLanes has each of this node's lanes store a snapshot and
+	// returns their ids, and the first position of the journal those that
+	// failed to store one still need (0: none): the node's part of a
+	// compaction of the shared journal.
+	SnapshotLanes(ctx context.Context) (ids []string, keep uint64, err error)
+}
+
+// adoptAfter is how long a node waits after it starts before it adopts
+// the lanes that no node runs: for the routes to tell it which lanes the
+// others run (a lane taken from a running node would move for nothing:
+// the fence lets the later claim in).
+func (c *Cluster) adoptAfter() time.Duration { return 2 * c.cfg.NodeTimeout }
+
+// Config configures [New].
+type Config struct {
+	Conn *nats.Conn // the node's connection to the NATS cluster
+	Node string     // this node's name, unique in the cluster
+
+	// URLs are the addresses at which clients open this node (see
+	// lobby.Config.URLs): every node tells the others, for their pages to
+	// try this one when their own node stops answering.
+	URLs []string
+
+	// Lane gives the settings of the relays' connections (rate limits,
+	// timeouts): those of the node's lanes.
+	Lane lane.Config
+
+	Heartbeat      time.Duration // how often the node says it is alive; default DefaultHeartbeat
+	NodeTimeout    time.Duration // silent that long, a node is dead; default DefaultNodeTimeout
+	RequestTimeout time.Duration // a request to another node; default DefaultRequestTimeout
+
+	Logger *slog.Logger
+}
+
+// Cluster is this node's part of a cluster; see the package documentation.
+// Run it with [Cluster.Run].
+type Cluster struct {
+	cfg Config
+	nc  *nats.Conn
+	log *slog.Logger
+
+	mu         sync.Mutex
+	owned      map[string]*owned      // lanes this node runs, or is taking over
+	relays     map[string]*relayEntry // lanes of other nodes this node has clients of
+	seen       map[string]time.Time   // each node's last heartbeat
+	urls       map[string][]string    // each node's addresses, as its heartbeats say
+	dead       map[string]bool        // nodes in seen that fell silent
+	asking     map[string]bool        // silent nodes being pinged (see ask)
+	unanswered map[string]bool        // silent nodes that did not answer
+	subs       []*nats.Subscription   // the node's own subjects
+	listed     map[string]listed      // each node's lanes, as it last answered a list
+	relaid     singleflight.Group     // relays being made, by lane
+
+	// relaying holds, by lane id, the relays whose boards the node
+	// receives (see relayBoards): each from before it subscribes to
+	// them until after it unsubscribes. boards is their subscriptions'
+	// channel, and stop ends its goroutines.
+	relaying sync.Map
+	boards   chan *nats.Msg
+	stop     chan struct{}
+
+	// lastBeat is when the heartbeat loop last ran (UnixNano), or a
+	// pause was found, and wakes counts the pauses found: see Wakes and
+	// checkPaused, which alone moves both under pauseMu.
+	lastBeat, wakes atomic.Int64
+	pauseMu         sync.Mutex
+	closed          bool
+
+	running atomic.Pointer[running] // once Run runs
+}
+
+// running is what Run was given: the node's lanes, and the context of
+// what it does for them.
+type running struct {
+	ctx   context.Context
+	lanes Lanes
+}
+
+var _ lobby.Cluster = (*Cluster)(nil)
+
+// New joins the node to the cluster: it subscribes to the node's
+// subjects. Its heartbeats start with [Cluster.Run].
+func New(cfg Config) (*Cluster, error) {
+	if cfg.Conn == nil {
+		return nil, errors.New("natscluster: no NATS connection")
+	}
+	if !token(cfg.Node) {
+		return nil, fmt.Errorf("natscluster: node name %q: want letters, digits, - or _", cfg.Node)
+	}
+	if cfg.Heartbeat <= 0 {
+		cfg.Heartbeat = DefaultHeartbeat
+	}
+	if cfg.NodeTimeout <= 0 {
+		cfg.NodeTimeout = DefaultNodeTimeout
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	c := &Cluster{
+		cfg:        cfg,
+		nc:         cfg.Conn,
+		log:        cfg.Logger.With("node", cfg.Node),
+		owned:      make(map[string]*owned),
+		relays:     make(map[string]*relayEntry),
+		seen:       make(map[string]time.Time),
+		listed:     make(map[string]listed),
+		dead:       make(map[string]bool),
+		asking:     make(map[string]bool),
+		unanswered: make(map[string]bool),
+		urls:       make(map[string][]string),
+		boards:     make(chan *nats.Msg, relayBacklog),
+		stop:       make(chan struct{}),
+	}
+	for subj, h := range map[string]nats.MsgHandler{
+		subjTo + cfg.Node + ".>": c.delivered,
+		subjNode + "*":           c.heartbeat,
+		subjLanes + "*":          c.listLanes,
+		subjPing + cfg.Node:      func(m *nats.Msg) { m.Respond(nil) },
+	} {
+		sub, err := c.nc.Subscribe(subj, h)
+		if err != nil {
+			c.unsubscribe()
+			return nil, fmt.Errorf("natscluster: subscribing to %s: %w", subj, err)
+		}
+		c.subs = append(c.subs, sub)
+	}
+	if err := c.nc.Flush(); err != nil {
+		c.unsubscribe()
+		return nil, fmt.Errorf("natscluster: %w", err)
+	}
+	return c, nil
+}
+
+func (c *Cluster) unsubscribe() {
+	for _, sub := range c.subs {
+		sub.Unsubscribe()
+	}
+}
+
+// token reports whether s may be one token of a subject.
+func token(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// Publish publishes a board of a lane this node runs, for the nodes that
+// relay it: the lane's Config.Publish.
+func (c *Cluster) Publish(id string, board []byte, seq uint64) {
+	c.nc.Publish(subjBoard+id+"."+strconv.FormatUint(seq, 10), board)
+}
+
+// Run says the node is alive every heartbeat, and lets go of dead nodes:
+// relays of their lanes close, their clients leave this node's lanes, and
+// lanes adopts the lanes they ran. When ctx ends, every relay closes (its
+// clients reconnect, to a node that runs), and the node leaves the
+// cluster.
+func (c *Cluster) Run(ctx context.Context, lanes Lanes) error {
+	// Other nodes' compactions ask for this node's snapshots only once it
+	// runs, and has its lanes.
+	c.running.Store(&running{ctx, lanes})
+	adopt := time.AfterFunc(c.adoptAfter(), c.adopt)
+	defer adopt.Stop()
+	sub, err := c.nc.Subscribe(subjSnap+"*", c.snapshot)
+	if err != nil {
+		return fmt.Errorf("natscluster: subscribing to %s: %w", subjSnap+"*", err)
+	}
+	c.mu.Lock()
+	c.subs = append(c.subs, sub)
+	c.mu.Unlock()
+	for range runtime.GOMAXPROCS(0) {
+		go c.relayBoards() // until close
+	}
+	tick := time.NewTicker(c.cfg.Heartbeat)
+	defer tick.Stop()
+	c.lastBeat.Store(time.Now().UnixNano())
+	beat, _ := json.Marshal(protocol.Node{Name: c.cfg.Node, URLs: c.cfg.URLs}) // plain values: cannot fail
+	for {
+		c.nc.Publish(subjNode+c.cfg.Node, beat)
+		select {
+		case <-ctx.Done():
+			c.close()
+			return ctx.Err()
+		case <-tick.C:
+			// The tick's own time is when it was due: after a pause, the
+			// one that waited. Now is when it ran.
+			c.beat(time.Now())
+		}
+	}
+}
+
+// beat does a heartbeat's work at now.
+func (c *Cluster) beat(now time.Time) {
+	c.checkPaused(now)
+	c.lastBeat.Store(now.UnixNano())
+	c.sweep(now)
+}
+
+// checkPaused finds whether the node was paused (its process stopped, its
+// machine frozen) before now: the heartbeat loop last ran longer ago than
+// a heartbeat and the node timeout. The first to find a pause, the loop
+// or a lane asking Wakes, counts it, once, and has the node's lanes
+// verify (see Verify) and the other nodes excused (see excuse).
+func (c *Cluster) checkPaused(now time.Time) {
+	last := c.lastBeat.Load()
+	late := now.Sub(time.Unix(0, last)) - c.cfg.Heartbeat
+	if last == 0 || late <= c.cfg.NodeTimeout {
+		return
+	}
+	c.pauseMu.Lock()
+	defer c.pauseMu.Unlock()
+	if c.lastBeat.Load() != last {
+		return // found and counted already
+	}
+	c.wakes.Add(1) // before lastBeat: see Wakes
+	c.lastBeat.Store(now.UnixNano())
+	c.log.Warn("this node was paused: the others may have taken its lanes", "late", late)
+	c.excuse(now)
+	go c.verify()
+}
+
+// excuse gives the nodes alive before this one was paused a node timeout
+// from now to be heard again: their silence was this node's, which heard
+// nobody while paused, and may find its routes to them broken by the
+// pause (a nemesis run saw a node wake, find its pings unanswered at once
+// for want of routes, take the others for dead, and take over a lane
+// that one of them ran, whose clients it sent away). One that died
+// meanwhile is found out a node timeout later.
+func (c *Cluster) excuse(now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for node := range c.seen {
+		if !c.dead[node] {
+			c.seen[node] = now
+			delete(c.unanswered, node)
+		}
+	}
+}
+
+// nodeLanes returns the node's lanes, once Run runs; nil before, or if
+// Run was given none.
+func (c *Cluster) nodeLanes() Lanes {
+	if r := c.running.Load(); r != nil {
+		return r.lanes
+	}
+	return nil
+}
+
+// adopt takes over the lanes no node runs, and logs how many it took.
+func (c *Cluster) adopt() {
+	r := c.running.Load()
+	if r == nil || r.lanes == nil {
+		return
+	}
+	ctx := r.ctx
+	n, err := r.lanes.Adopt(ctx)
+	if err != nil && ctx.Err() == nil {
+		c.log.Warn("lanes not adopted", "err", err)
+	}
+	if n > 0 {
+		c.log.Info("lanes adopted", "lanes", n)
+	}
+}
+
+// verify has the node's lanes read their logs back (see Lanes.Verify).
+func (c *Cluster) verify() {
+	if r := c.running.Load(); r != nil && r.lanes != nil {
+		r.lanes.Verify(r.ctx)
+	}
+}
+
+// close closes every relay and leaves the cluster's subjects.
+func (c *Cluster) close() {
+	c.mu.Lock()
+	if !c.closed {
+		// The boards' channel itself stays open: a subscription not yet
+		// left may still deliver to it.
+		close(c.stop)
+	}
+	c.closed = true
+	relays := make([]*relayEntry, 0, len(c.relays))
+	for _, rl := range c.relays {
+		relays = append(relays, rl)
+	}
+	c.mu.Unlock()
+	for _, rl := range relays {
+		rl.r.Close(protocol.CodeServerRestarting, "the server is restarting: reconnect, your seat is kept")
+	}
+	c.unsubscribe()
+}
+
+func (c *Cluster) heartbeat(m *nats.Msg) {
+	node := strings.TrimPrefix(m.Subject, subjNode)
+	var beat protocol.Node
+	json.Unmarshal(m.Data, &beat) // a node that says nothing has no address
+	c.mu.Lock()
+	c.seen[node] = time.Now()
+	c.urls[node] = beat.URLs
+	back := c.dead[node]
+	delete(c.dead, node)
+	delete(c.unanswered, node)
+	c.mu.Unlock()
+	if back && node != c.cfg.Node {
+		// A node thought dead is heard again: the network between them
+		// was cut, not the node. Each side may have taken lanes the other
+		// still runs; the fence keeps either from writing after the
+		// other's claim, and a lane that reads its log back now stops at
+		// once if it lost: as after a pause.
+		c.log.Warn("a node thought dead is back", "node", node)
+		c.wakes.Add(1)
+		go c.verify()
+	}
+}
+
+// alive reports whether node was heard of lately. c.mu is held.
+func (c *Cluster) alive(node string, now time.Time) bool {
+	return node == c.cfg.Node || now.Sub(c.seen[node]) < c.cfg.NodeTimeout || c.asking[node]
+}
+
+// ask pings a node whose heartbeats stopped, before it is taken for dead:
+// on saturated cores heartbeats come late, and taking a node that is only
+// slow for dead closes its relays and detaches its clients, which
+// reconnect, and load the cores more. A node that answers within a
+// request's time is alive; one killed has no responders at once (its
+// routes closed with it); one paused does not answer.
+func (c *Cluster) ask(node string) {
+	wakes := c.wakes.Load()
+	_, err := c.nc.Request(subjPing+node, nil, c.cfg.RequestTimeout)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.asking, node)
+	if err == nil {
+		c.seen[node] = time.Now()
+		return
+	}
+	if c.wakes.Load() != wakes {
+		return // asked before a pause of this node's: its silence is excused (see excuse)
+	}
+	c.unanswered[node] = true // dead, unless heard again
+	c.log.Info("a silent node does not answer", "silent", node, "err", err)
+}
+
+// sweep closes the relays of lanes whose node is dead, and those idle,
+// and detaches the clients of dead nodes from this node's lanes.
+func (c *Cluster) sweep(now time.Time) {
+	var dead, tell []*relayEntry
+	var gone []*lane.Client
+	c.mu.Lock()
+	for node, at := range c.seen {
+		if node != c.cfg.Node && !c.asking[node] && !c.unanswered[node] && now.Sub(at) >= c.cfg.NodeTimeout && now.Sub(at) < 10*c.cfg.NodeTimeout {
+			c.asking[node] = true
+			go c.ask(node)
+		}
+	}
+	for id, rl := range c.relays {
+		switch {
+		case !c.alive(rl.owner, now):
+			dead = append(dead, rl)
+		case rl.r.Len() > 0:
+			rl.idleSince = time.Time{}
+			if now.Sub(rl.aliveAt) >= aliveEvery {
+				rl.aliveAt = now
+				tell = append(tell, rl)
+			}
+		case rl.idleSince.IsZero():
+			rl.idleSince = now
+		case now.Sub(rl.idleSince) > relayIdle:
+			delete(c.relays, id)
+			dead = append(dead, rl)
+		}
+	}
+	owned := make([]*owned, 0, len(c.owned))
+	for _, o := range c.owned {
+		owned = append(owned, o)
+	}
+	var died []string
+	for node, at := range c.seen {
+		switch {
+		case now.Sub(at) > 10*c.cfg.NodeTimeout:
+			delete(c.seen, node) // long gone: forget it
+			delete(c.urls, node)
+			delete(c.unanswered, node)
+		case !c.alive(node, now) && !c.dead[node]:
+			c.dead[node] = true
+			died = append(died, node)
+		}
+	}
+	alive := func(node string) bool { return c.alive(node, now) }
+	for _, o := range owned {
+		gone = append(gone, o.deadRemotes(alive)...)
+	}
+	c.mu.Unlock()
+	for _, rl := range dead {
+		if rl.r.Len() > 0 {
+			c.log.Warn("the node of a lane is silent: its clients here reconnect", "lane", rl.r.ID(), "owner", rl.owner)
+		}
+		rl.r.Close(protocol.CodeServerRestarting, "the lane's server went away: reconnect, your seat is kept")
+	}
+	for _, rl := range tell {
+		go c.tellAlive(rl)
+	}
+	// A lane's inbox may be full: the heartbeats must not wait for it.
+	for _, rm := range gone {
+		go rm.Detach()
+	}
+	for _, node := range died {
+		c.log.Warn("a node fell silent", "dead", node)
+		go c.adopt()
+	}
+}
+
+// Leader reports whether this node is the one that compacts the shared
+// journal: the first alive by name. Two nodes may both think so for a
+// moment (they hear each other's heartbeats at different times); each
+// compaction is safe on its own.
+func (c *Cluster) Leader() bool {
+	return c.Nodes()[0] == c.cfg.Node
+}
+
+// snapshotTimeout bounds a node's snapshot of its lanes, asked by the
+// leader's compaction: a lane stalled on its store holds the round back.
+const snapshotTimeout = 30 * time.Second
+
+// snapshotAnswer is a node's answer to SnapshotAll.
+type snapshotAnswer struct {
+	Lanes []string `json:"lanes"`
+	Keep  uint64   `json:"keep,omitempty"` // see lobby.Cluster.SnapshotAll
+	Err   string   `json:"err,omitempty"`
+}
+
+// SnapshotAll has every node alive snapshot the lanes it runs, and
+// returns their ids: see lobby.Cluster.
+func (c *Cluster) SnapshotAll(ctx context.Context) (ids []string, keep uint64, err error) {
+	lanes := c.nodeLanes()
+	if lanes == nil {
+		return nil, 0, errors.New("natscluster: no snapshot for this node's lanes: the cluster does not run")
+	}
+	ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
+	defer cancel()
+	others := len(c.Nodes()) - 1
+	inbox := c.nc.NewRespInbox()
+	sub, err := c.nc.SubscribeSync(inbox)
+	if err != nil {
+		return nil, 0, fmt.Errorf("natscluster: snapshots: %w", err)
+	}
+	defer sub.Unsubscribe()
+	if err := c.nc.PublishRequest(subjSnap+c.cfg.Node, inbox, nil); err != nil {
+		return nil, 0, fmt.Errorf("natscluster: snapshots: %w", err)
+	}
+	ids, keep, err = lanes.SnapshotLanes(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	for got := 0; got < others; got++ {
+		m, err := sub.NextMsgWithContext(ctx)
+		if err != nil {
+			return nil, 0, fmt.Errorf("natscluster: snapshots: %d of %d nodes answered: %w", got, others, err)
+		}
+		var a snapshotAnswer
+		if err := json.Unmarshal(m.Data, &a); err != nil {
+			return nil, 0, fmt.Errorf("natscluster: snapshots: %w", err)
+		}
+		if a.Err != "" {
+			return nil, 0, fmt.Errorf("natscluster: snapshots: %s", a.Err)
+		}
+		ids = append(ids, a.Lanes...)
+		if a.Keep > 0 && (keep == 0 || a.Keep < keep) {
+			keep = a.Keep
+		}
+	}
+	return ids, keep, nil
+}
+
+// snapshot answers another node's SnapshotAll. It runs on its own
+// goroutine: snapshots wait for every lane's store.
+func (c *Cluster) snapshot(m *nats.Msg) {
+	lanes := c.nodeLanes()
+	if strings.TrimPrefix(m.Subject, subjSnap) == c.cfg.Node || lanes == nil {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), snapshotTimeout)
+		defer cancel()
+		var a snapshotAnswer
+		ids, keep, err := lanes.SnapshotLanes(ctx)
+		if err != nil {
+			a.Err = fmt.Sprintf("node %s: %v", c.cfg.Node, err)
+		}
+		a.Lanes, a.Keep = ids, keep
+		data, _ := json.Marshal(a) // plain values: cannot fail
+		m.Respond(data)
+	}()
+}
+
+// Wakes counts the times this node was found paused: its heartbeats
+// stopped for longer than the node timeout, long enough for the others to
+// think it dead and take its lanes over. It is lane.Config.Wakes. A lane
+// that asks while the heartbeat loop has not run for that long (the
+// process has just woken, and the loop is yet to notice) finds the pause
+// itself; either way each pause counts once (see checkPaused), so that a
+// lane claims its lane again once for it, not once for every lane that
+// asked.
+func (c *Cluster) Wakes() uint64 {
+	c.checkPaused(time.Now())
+	return uint64(c.wakes.Load())
+}
+
+// Peers returns the nodes alive now, this one first, with the addresses
+// at which clients open them: see lobby.Cluster.
+func (c *Cluster) Peers() []protocol.Node {
+	out := []protocol.Node{{Name: c.cfg.Node, URLs: c.cfg.URLs}}
+	for _, name := range c.Nodes() {
+		if name == c.cfg.Node {
+			continue
+		}
+		c.mu.Lock()
+		urls := c.urls[name]
+		c.mu.Unlock()
+		out = append(out, protocol.Node{Name: name, URLs: urls})
+	}
+	return out
+}
+
+// Nodes returns the names of the nodes alive now, this one's among them,
+// in order: those heard from within the node timeout. A node hears of the
+// others within a heartbeat of joining.
+func (c *Cluster) Nodes() []string {
+	now := time.Now()
+	c.mu.Lock()
+	out := []string{c.cfg.Node}
+	for node := range c.seen {
+		if node != c.cfg.Node && c.alive(node, now) {
+			out = append(out, node)
+		}
+	}
+	c.mu.Unlock()
+	slices.Sort(out)
+	return out
+}
+
+// request sends a request about lane id to the node that runs it and
+// returns its answer, or an error wrapping lobby.ErrNoOwner (no node runs
+// it) or lobby.ErrClaiming (one is taking it).
+func (c *Cluster) request(ctx context.Context, id, op string, conn uint64, data []byte) ([]byte, error) {
+	m, err := c.requestMsg(ctx, id, op, conn, data)
+	if err != nil {
+		return nil, err
+	}
+	return m.Data, nil
+}
+
+// requestMsg is request, returning the whole answer.
+func (c *Cluster) requestMsg(ctx context.Context, id, op string, conn uint64, data []byte) (*nats.Msg, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
+	defer cancel()
+	subj := subjOwn + id + "." + op + "." + c.cfg.Node + "." + strconv.FormatUint(conn, 10)
+	m, err := c.nc.RequestWithContext(ctx, subj, data)
+	switch {
+	case errors.Is(err, nats.ErrNoResponders):
+		return nil, fmt.Errorf("%w: lane %s", lobby.ErrNoOwner, id)
+	case err != nil:
+		return nil, fmt.Errorf("natscluster: %s for lane %s: %w", op, id, err)
+	}
+	if err := refusalErr(m); err != nil {
+		return nil, fmt.Errorf("%w: lane %s, %s of connection %d", err, id, op, conn)
+	}
+	return m, nil
+}
+
+// Lane returns what the node that runs lane id shows of it.
+func (c *Cluster) Lane(ctx context.Context, id string) (*lobby.LaneView, error) {
+	if !token(id) {
+		return nil, fmt.Errorf("%w: %q is no lane id", lobby.ErrNoOwner, id)
+	}
+	data, err := c.request(ctx, id, opLane, 0, nil)
+	if err != nil {
+		return nil, err
+	}
+	var rl lobby.LaneView
+	if err := json.Unmarshal(data, &rl); err != nil {
+		return nil, fmt.Errorf("natscluster: lane %s: %w", id, err)
+	}
+	return &rl, nil
+}
+
+// Lanes returns the listed lanes of the other nodes that answer before ctx
+// ends (or all of them have), and, after them, those of the nodes that did
+// not answer as they last did, for [listKeep]: a node that died takes its
+// lanes out of the lobby only once another node runs them (they come
+// back after a new stream leader is elected, seconds later), and a node
+// too busy to answer in time leaves them where they were.
+func (c *Cluster) Lanes(ctx context.Context) ([]protocol.LaneSummary, error) {
+	now := time.Now()
+	c.mu.Lock()
+	want := 0
+	for node := range c.seen {
+		if node != c.cfg.Node && c.alive(node, now) {
+			want++
+		}
+	}
+	c.mu.Unlock()
+	var (
+		out      []protocol.LaneSummary
+		answered map[string][]protocol.LaneSummary
+		err      error
+	)
+	if want > 0 {
+		out, answered, err = c.askLanes(ctx, want)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for node, lanes := range answered {
+		c.listed[node] = listed{lanes: lanes, at: now}
+	}
+	for node, l := range c.listed {
+		switch _, ok := answered[node]; {
+		case ok:
+		case now.Sub(l.at) > listKeep:
+			delete(c.listed, node)
+		default:
+			out = append(out, l.lanes...) // after the answers: the lobby keeps a lane's first listing
+		}
+	}
+	return out, err
+}
+
+// listKeep is how long a node's lanes stay listed after it last answered
+// a list: longer than another node takes to run them (a node declared
+// dead, a new stream leader elected), so a lane does not leave the lobby
+// on its way between nodes.
+const listKeep = 30 * time.Second
+
+// listed is a node's answer to a list of lanes, and when it came.
+type listed struct {
+	lanes []protocol.LaneSummary
+	at    time.Time
+}
+
+// askLanes asks the other nodes for their listed lanes and returns them
+// as they come, until want nodes have answered or ctx ends, and by node
+// the lanes of each node that answered whole.
+func (c *Cluster) askLanes(ctx context.Context, want int) (out []protocol.LaneSummary, answered map[string][]protocol.LaneSummary, err error) {
+	inbox := c.nc.NewRespInbox()
+	sub, err := c.nc.SubscribeSync(inbox)
+	if err != nil {
+		return nil, nil, fmt.Errorf("natscluster: listing lanes: %w", err)
+	}
+	defer sub.Unsubscribe()
+	if err := c.nc.PublishRequest(subjLanes+c.cfg.Node, inbox, nil); err != nil {
+		return nil, nil, fmt.Errorf("natscluster: listing lanes: %w", err)
+	}
+	answered = make(map[string][]protocol.LaneSummary)
+	parts := make(map[string][]protocol.LaneSummary) // by node, as its parts come
+	for done := 0; done < want; {
+		m, err := sub.NextMsgWithContext(ctx)
+		if err != nil {
+			return out, answered, fmt.Errorf("natscluster: listing lanes: %d of %d nodes answered: %w", done, want, err)
+		}
+		if len(m.Data) == 0 {
+			continue
+		}
+		var lanes []protocol.LaneSummary
+		if err := json.Unmarshal(m.Data[1:], &lanes); err != nil {
+			return out, answered, fmt.Errorf("natscluster: listing lanes: %w", err)
+		}
+		out = append(out, lanes...)
+		node := m.Header.Get(hdrNode)
+		parts[node] = append(parts[node], lanes...)
+		if m.Data[0] == lastPart {
+			done++
+			if node != "" {
+				answered[node] = parts[node]
+			}
+		}
+	}
+	return out, answered, nil
+}
+
+// A node answers a list in parts of at most listPart lanes, each under
+// NATS's largest message (1 MB by default) however many lanes it runs;
+// each part starts with morePart, but its last with lastPart.
+const (
+	listPart = 500
+	morePart = '+'
+	lastPart = '.'
+)
+
+// listLanes answers another node's list with this node's listed lanes.
+func (c *Cluster) listLanes(m *nats.Msg) {
+	if strings.TrimPrefix(m.Subject, subjLanes) == c.cfg.Node {
+		return
+	}
+	c.mu.Lock()
+	out := make([]protocol.LaneSummary, 0, len(c.owned))
+	for _, o := range c.owned {
+		if l := o.lane(); l != nil && !l.Private() {
+			out = append(out, l.Summary())
+		}
+	}
+	c.mu.Unlock()
+	for {
+		part := out[:min(listPart, len(out))]
+		out = out[len(part):]
+		mark := byte(morePart)
+		if len(out) == 0 {
+			mark = lastPart
+		}
+		data, _ := json.Marshal(part) // plain values: cannot fail
+		answer := &nats.Msg{Subject: m.Reply, Header: nats.Header{hdrNode: {c.cfg.Node}}, Data: append([]byte{mark}, data...)}
+		if err := m.RespondMsg(answer); err != nil {
+			c.log.Warn("a list of lanes not answered", "err", err)
+			return
+		}
+		if len(out) == 0 {
+			return
+		}
+	}
+}
+
+// delivered hands a message of a lane to the relay of its client:
+// tenpin.to.<node>.<lane>.<conn>, framed (see frame).
+func (c *Cluster) delivered(m *nats.Msg) {
+	rest := strings.TrimPrefix(m.Subject, subjTo+c.cfg.Node+".")
+	id, num, _ := strings.Cut(rest, ".")
+	conn, err := strconv.ParseUint(num, 10, 64)
+	kind, n, seq, data, ok := unframe(m.Data)
+	if err != nil || !ok {
+		return
+	}
+	c.mu.Lock()
+	rl := c.relays[id]
+	c.mu.Unlock()
+	if rl == nil {
+		return
+	}
+	if kind == kindClose { // the status is seq's place
+		rl.r.Drop(conn, websocket.StatusCode(seq), string(data))
+		delete(rl.got, conn)
+		return
+	}
+	// Messages to a connection come numbered from 1: one missing (core
+	// NATS delivers at most once) could be the welcome with its seat's
+	// token, an ack, or the board an ack follows. The connection closes,
+	// to reconnect and resume. This subscription's goroutine alone reads
+	// and writes got.
+	if last := rl.got[conn]; n != last+1 {
+		rl.got[conn] = n
+		if last != math.MaxUint64 {
+			rl.r.Drop(conn, websocket.StatusGoingAway, "messages were lost between servers: reconnect, your seat is kept")
+			rl.got[conn] = math.MaxUint64 // dropped: once is enough
+		}
+		return
+	}
+	rl.got[conn] = n
+	rl.r.Deliver(conn, data, seq, kind == kindBoard)
+}

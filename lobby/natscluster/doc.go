@@ -1,0 +1,73 @@
+// Package natscluster is the [Cluster] that joins the lobbies of several
+// tenpin nodes through NATS core messaging: a [lobby.Cluster]. It talks
+// over the connection that lobby/natsconn opens, and knows nothing of
+// the store the nodes share (lobby/natsstore) but its fence.
+//
+// # Its parts
+//
+//   - Membership and heartbeats (cluster.go): [Cluster.Run] says this
+//     node is alive, hears the others, asks a silent one before taking
+//     it for dead, and has the lobby adopt a dead node's lanes; the
+//     leader's compaction asks every node for snapshots, and a lobby's
+//     list asks every node for its lanes.
+//   - Ownership (owner.go): a lane this node runs answers the other
+//     nodes about it, and sends what it has for their clients.
+//   - Relays (relay.go): the lanes of other nodes that this node has
+//     clients of, their boards and their clients' messages.
+//
+// # How the nodes talk
+//
+// The nodes share one journal (lobby/natsstore, on one NATS cluster);
+// each lane runs on one of them, and the others reach it through the
+// cluster:
+//
+//   - A node that runs a lane listens on tenpin.own.<lane>.<op>.<node>.<conn>
+//     for what the other nodes send about it. Requests are answered once:
+//     a client of another node attaching (answered when the lane has it),
+//     the lane's HTTP views, and a relay's alive (below). No responders
+//     there means no node runs the lane: the node that looked takes it
+//     over (see lobby.Lobby). What a client sends (read) and its going
+//     away (detach) are published, not requests: nothing answers them but
+//     the lane. A join or a resume crosses with the SHA-256 of its token
+//     and host key in their place, and its welcome back with the hash
+//     where the token goes: the relay keeps the token, and puts it back
+//     (see lane.Relay). No seat's token nor host key crosses between
+//     nodes.
+//   - It publishes each board of a lane that has clients elsewhere once,
+//     on tenpin.board.<lane>.<seq>; every node with clients of that lane
+//     relays it to them (lane.Relay), as a lane sends its own clients
+//     theirs: written at once to the first, queued for the others.
+//   - What a lane sends one client of another node alone goes to that
+//     node on the connection's subject, tenpin.to.<node>.<lane>.<conn>,
+//     each message framed with its kind (board, reply, close), its number
+//     and the seq of the board it follows. The lane sends a board there
+//     before a reply unless it sent that board there already, so the ack
+//     of a roll follows its board on one subject from one publisher,
+//     which NATS delivers in order: the relay hands each on as it comes,
+//     and holds nothing back. (Boards published for all come on another
+//     subject and subscription, and may be overtaken: see
+//     lane.Relay.Deliver for what the relay does with a board ahead.)
+//     A refusal of a read the lane did not take
+//     (busy) comes the same way, from the lane's node; a read of a
+//     connection the lane does not know closes it (it reconnects).
+//   - Every node says it is alive on tenpin.node.<node> every
+//     [Config.Heartbeat]. A node silent for [Config.NodeTimeout] is dead:
+//     the lanes it ran close their relays (the clients reconnect, and the
+//     node they reach takes the lane over), and its clients leave the
+//     lanes they were on.
+//   - Every 5 seconds, a relay with connections asks the lane's node
+//     (alive) with the seq of the newest board it relayed and its
+//     connections: the lane detaches those of its clients on that node
+//     that are not listed (their detach was lost), and answers with its
+//     board if it is newer. No responders closes the relay: a read is
+//     published, and a lane gone from its node would not say so.
+//   - A lobby's list asks every node on tenpin.lanes.<node>.
+//
+// Core NATS delivers at most once. A lost board is repaired by the next
+// (boards are whole); for the clients who would not see another, the
+// last of a game say, by the answer to the relay's next alive; and for
+// the roller, by the board sent before the ack. A lost message to one
+// connection (its number skips) closes the connection, which reconnects
+// and resumes its seat. Which node may write a lane's log is never
+// decided here: the log's fence decides (see lane.Restore).
+package natscluster

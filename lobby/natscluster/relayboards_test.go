@@ -1,0 +1,91 @@
+package natscluster
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lobby/natsconn"
+)
+
+// TestRelaysShareTheirGoroutines: a node relaying many lanes hands each
+// its boards, without a goroutine parked for each (the client's async
+// subscriptions keep one each: a thousand relays, a thousand stacks).
+func TestRelaysShareTheirGoroutines(t *testing.T) {
+	const lanes = 64
+	j, err := natsconn.Open(t.Context(), natsconn.Config{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { j.Close() })
+	cfg := Config{Conn: j.NATS(), Heartbeat: 100 * time.Millisecond, NodeTimeout: time.Second}
+	cfg.Node = "n1"
+	n1, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Node = "n2"
+	n2, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	wg.Go(func() { n1.Run(ctx, nil) })
+	wg.Go(func() { n2.Run(ctx, nil) })
+
+	ids := make([]string, lanes)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("lane%d", i)
+		cl, err := n1.Claim(ids[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := lane.New(ids[i], ids[i], lane.Config{Publish: n1.Publish})
+		cl.Bind(l)
+		wg.Go(func() { l.Run(ctx) })
+	}
+	before := settledGoroutines()
+	relays := make([]*lane.Relay, lanes)
+	for i, id := range ids {
+		if relays[i], err = n2.Relay(t.Context(), id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Every relay is handed its lane's boards.
+	for i, id := range ids {
+		n1.Publish(id, []byte(`{"type":"board"}`), uint64(10+i))
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for i, r := range relays {
+		for r.Seq() != uint64(10+i) {
+			if time.Now().After(deadline) {
+				t.Fatalf("relay of %s: newest board %d, want %d", ids[i], r.Seq(), 10+i)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	if more := settledGoroutines() - before; more >= lanes/2 {
+		t.Errorf("%d relays added %d goroutines", lanes, more)
+	}
+}
+
+// settledGoroutines returns how many goroutines there are once those
+// that were ending have ended.
+func settledGoroutines() int {
+	n := runtime.NumGoroutine()
+	for range 20 {
+		time.Sleep(10 * time.Millisecond)
+		m := runtime.NumGoroutine()
+		if m == n {
+			return n
+		}
+		n = m
+	}
+	return n
+}

@@ -1,0 +1,556 @@
+package natsstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tenpin/tenpin/lane/bowler"
+)
+
+// Names in the store of bowlers. They are stored: never change them.
+const (
+	// BowlersBucket is the key-value bucket of bowlers: their records
+	// (b.ID), their games (g.ID.N, N from 1 in the order they ended), the
+	// hashes of their keys (k.HASH, holding the bowler's id) and of their
+	// shares (s.HASH), and the one-time codes that link a device (c.HASH),
+	// each dropped by JetStream once codeTTL old. One bucket, one raft
+	// group in a cluster: each more is another leader to elect when a
+	// node dies.
+	BowlersBucket = "TENPIN_BOWLERS"
+)
+
+// codeTTL is how long the bucket keeps a code: longer than any code
+// lives (its expiry is in it), so that JetStream drops only dead ones.
+const codeTTL = 30 * time.Minute
+
+// Bowlers is a [bowler.Service] in JetStream key-value buckets on the
+// journal's server (or cluster), as many copies as the lanes' stream. It
+// is safe for concurrent use: a record changes by compare-and-set, and
+// the games of one bowler that end on this node are added one at a time.
+type Bowlers struct {
+	kv      jetstream.KeyValue
+	stream  jetstream.Stream // the bucket's stream, to purge a bowler's games
+	timeout time.Duration
+	seed    maphash.Seed
+	locks   [64]sync.Mutex // bowlers' adds, by a hash of their id
+
+	mu      sync.Mutex
+	written map[bowler.ID]written // guarded by mu: see change
+}
+
+var _ bowler.Service = (*Bowlers)(nil)
+
+// Bowlers creates the buckets of bowlers, or brings their settings up to
+// date, and returns the store in them.
+func (j *Journal) Bowlers(ctx context.Context) (*Bowlers, error) {
+	b := &Bowlers{timeout: j.cfg.Timeout, seed: maphash.MakeSeed()}
+	var err error
+	b.kv, err = j.keyValue(ctx, jetstream.KeyValueConfig{
+		Bucket:      BowlersBucket,
+		Description: "tenpin: bowlers, their games, keys, shares and one-time codes",
+		// Keys may have a time to live of their own (the codes').
+		LimitMarkerTTL: time.Minute,
+	})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, j.conn.TakeWait())
+	defer cancel()
+	if b.stream, err = j.js.Stream(ctx, "KV_"+BowlersBucket); err != nil {
+		return nil, fmt.Errorf("natsstore: the stream of bucket %s: %w", BowlersBucket, err)
+	}
+	return b, nil
+}
+
+func recordKey(id bowler.ID) string      { return "b." + string(id) }
+func gameKey(id bowler.ID, n int) string { return "g." + string(id) + "." + strconv.Itoa(n) }
+func keyKey(h bowler.KeyHash) string     { return "k." + h.String() }
+func shareKey(h bowler.KeyHash) string   { return "s." + h.String() }
+func codeKey(h bowler.KeyHash) string    { return "c." + h.String() }
+func (b *Bowlers) lock(id bowler.ID) *sync.Mutex {
+	return &b.locks[maphash.String(b.seed, string(id))%uint64(len(b.locks))]
+}
+
+// validID refuses an id that is no key of the bucket: ids are drawn by
+// bowler.NewID, letters and digits.
+func validID(id bowler.ID) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for _, r := range id {
+		if !('A' <= r && r <= 'Z' || 'a' <= r && r <= 'z' || '0' <= r && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func (b *Bowlers) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, b.timeout)
+}
+
+// Create makes a bowler holding key.
+func (b *Bowlers) Create(ctx context.Context, key bowler.KeyHash, name string, at time.Time) (*bowler.Record, error) {
+	ctx, cancel := b.ctx(ctx)
+	defer cancel()
+	r := bowler.New(bowler.NewID(), name, key, at)
+	data, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := b.kv.Create(ctx, recordKey(r.ID), data); err != nil {
+		return nil, fmt.Errorf("natsstore: creating a bowler: %w", err)
+	}
+	if _, err := b.kv.Create(ctx, keyKey(key), []byte(r.ID)); err != nil {
+		return nil, fmt.Errorf("natsstore: creating a bowler's key: %w", err)
+	}
+	return r, nil
+}
+
+// Find returns the bowler holding key.
+func (b *Bowlers) Find(ctx context.Context, key bowler.KeyHash) (*bowler.Record, error) {
+	ctx, cancel := b.ctx(ctx)
+	defer cancel()
+	id, err := b.id(ctx, keyKey(key))
+	if err != nil {
+		return nil, err
+	}
+	r, _, err := b.get(ctx, id)
+	if err == nil && !r.HasKey(key) {
+		err = bowler.ErrUnknown // revoked while being read
+	}
+	return r, err
+}
+
+// id returns the bowler id stored at k, or ErrUnknown.
+func (b *Bowlers) id(ctx context.Context, k string) (bowler.ID, error) {
+	e, err := b.kv.Get(ctx, k)
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound):
+		return "", bowler.ErrUnknown
+	case err != nil:
+		return "", fmt.Errorf("natsstore: reading bowlers: %w", err)
+	}
+	return bowler.ID(e.Value()), nil
+}
+
+// Get returns bowler id.
+func (b *Bowlers) Get(ctx context.Context, id bowler.ID) (*bowler.Record, error) {
+	ctx, cancel := b.ctx(ctx)
+	defer cancel()
+	r, _, err := b.get(ctx, id)
+	return r, err
+}
+
+// get returns bowler id's record and its revision.
+func (b *Bowlers) get(ctx context.Context, id bowler.ID) (*bowler.Record, uint64, error) {
+	if !validID(id) {
+		return nil, 0, bowler.ErrUnknown
+	}
+	e, err := b.kv.Get(ctx, recordKey(id))
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound):
+		return nil, 0, bowler.ErrUnknown
+	case err != nil:
+		return nil, 0, fmt.Errorf("natsstore: reading bowler %s: %w", id, err)
+	}
+	r := new(bowler.Record)
+	if err := json.Unmarshal(e.Value(), r); err != nil {
+		return nil, 0, fmt.Errorf("natsstore: bowler %s: %w", id, err)
+	}
+	return r, e.Revision(), nil
+}
+
+// change applies f to bowler id's record and stores it, reading it again
+// and trying again if another change came first. f returns false to
+// store nothing.
+//
+// It starts from the record as this node last wrote it, if it did, rather
+// than read it: the compare-and-set refuses it if another node wrote
+// since, and the record is read then. A game's end so costs a bowler two
+// writes, not a read and two writes.
+func (b *Bowlers) change(ctx context.Context, id bowler.ID, f func(r *bowler.Record) (bool, error)) (*bowler.Record, error) {
+	for cached := true; ; cached = false {
+		r, rev, err := b.lastWritten(id)
+		if !cached || r == nil {
+			r, rev, err = b.get(ctx, id)
+		}
+		if err != nil {
+			return nil, err
+		}
+		ok, err := f(r)
+		if errors.Is(err, errTaken) {
+			b.forget(id)
+			continue
+		}
+		if err != nil || !ok {
+			return r, err
+		}
+		data, err := json.Marshal(r)
+		if err != nil {
+			return nil, err
+		}
+		rev, err = b.kv.Update(ctx, recordKey(id), data, rev)
+		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+			b.forget(id)
+			continue
+		}
+		if err != nil {
+			b.forget(id)
+			return nil, fmt.Errorf("natsstore: storing bowler %s: %w", id, err)
+		}
+		b.wrote(id, data, rev)
+		return r, nil
+	}
+}
+
+// maxWritten bounds the records a store remembers it wrote: the bowlers
+// of the games ending on this node lately.
+const maxWritten = 4096
+
+// written is a record as this node last wrote it, and its revision.
+type written struct {
+	data []byte
+	rev  uint64
+}
+
+// lastWritten returns bowler id's record as this node last wrote it, or
+// nil.
+func (b *Bowlers) lastWritten(id bowler.ID) (*bowler.Record, uint64, error) {
+	b.mu.Lock()
+	w, ok := b.written[id]
+	b.mu.Unlock()
+	if !ok {
+		return nil, 0, nil
+	}
+	r := new(bowler.Record)
+	if err := json.Unmarshal(w.data, r); err != nil {
+		return nil, 0, nil // read it from the store
+	}
+	return r, w.rev, nil
+}
+
+func (b *Bowlers) wrote(id bowler.ID, data []byte, rev uint64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.written == nil || len(b.written) >= maxWritten {
+		b.written = make(map[bowler.ID]written)
+	}
+	b.written[id] = written{data, rev}
+}
+
+func (b *Bowlers) forget(id bowler.ID) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.written, id)
+}
+
+// Add adds a finished game to bowler id, once.
+//
+// The game is stored at its place in the history (the record's count of
+// games once it is in) before the record that counts it: a failure
+// between the two leaves a game no record counts, which the next add
+// writes over. Adds of one bowler on this node take turns, so that two
+// never write the same place; across nodes (a bowler's games ending on
+// two nodes in the same moment) the place is created, not overwritten,
+// and the one that finds it taken reads the record again.
+func (b *Bowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (*bowler.Record, bowler.News, error) {
+	mu := b.lock(id)
+	mu.Lock()
+	defer mu.Unlock()
+	ctx, cancel := b.ctx(ctx)
+	defer cancel()
+	data, err := json.Marshal(g)
+	if err != nil {
+		return nil, bowler.News{}, err
+	}
+	var news bowler.News
+	var placed string // the history's key this add wrote
+	r, err := b.change(ctx, id, func(r *bowler.Record) (bool, error) {
+		n, added := r.Add(g)
+		if !added {
+			return false, nil
+		}
+		news = n
+		wrote, err := b.putGame(ctx, id, r.Stats.Games, g, data)
+		if wrote {
+			placed = gameKey(id, r.Stats.Games)
+		}
+		return true, err
+	})
+	if err != nil && placed != "" {
+		// No record counts the game written: a bowler deleted meanwhile
+		// must not keep it, and a retry writes it again.
+		b.kv.Purge(context.WithoutCancel(ctx), placed)
+	}
+	return r, news, err
+}
+
+// putGame stores game g (encoded, data) at place n of bowler id's
+// history, unless another game is there that a record counts, and says
+// whether it wrote there.
+func (b *Bowlers) putGame(ctx context.Context, id bowler.ID, n int, g bowler.Game, data []byte) (bool, error) {
+	k := gameKey(id, n)
+	_, err := b.kv.Create(ctx, k, data)
+	if !errors.Is(err, jetstream.ErrKeyExists) {
+		return err == nil, err
+	}
+	// Taken: by this very game (an add whose record was not stored), by
+	// a game no record counts (one whose add failed there), or by another
+	// node's add of this bowler, whose record will count it.
+	e, err := b.kv.Get(ctx, k)
+	if err != nil {
+		return false, fmt.Errorf("natsstore: reading bowler %s's game %d: %w", id, n, err)
+	}
+	var there bowler.Game
+	if json.Unmarshal(e.Value(), &there) == nil && there.Lane == g.Lane && there.Game == g.Game {
+		return true, nil
+	}
+	r, _, err := b.get(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	if r.Stats.Games >= n {
+		return false, errTaken // counted: the caller reads the record again
+	}
+	// Another node's add writes its record within its timeout; a game
+	// older than that no record will count.
+	if time.Since(e.Created()) < b.timeout {
+		time.Sleep(10 * time.Millisecond)
+		return false, errTaken
+	}
+	_, err = b.kv.Update(ctx, k, data, e.Revision())
+	return err == nil, err
+}
+
+// errTaken: a place in a history that another add took; read the record
+// again (see change).
+var errTaken = errors.New("natsstore: the place in the history was taken")
+
+// Games returns a page of bowler id's history, newest first: each game
+// is one direct get, the page's asked at once.
+func (b *Bowlers) Games(ctx context.Context, id bowler.ID, before, limit int) ([]bowler.Game, error) {
+	ctx, cancel := b.ctx(ctx)
+	defer cancel()
+	r, _, err := b.get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	last := r.Stats.Games
+	if before <= 0 || before > last+1 {
+		before = last + 1
+	}
+	n := min(limit, before-1)
+	if n <= 0 {
+		return nil, nil
+	}
+	out := make([]bowler.Game, n)
+	var g errgroup.Group
+	g.SetLimit(8)
+	for i := range n {
+		g.Go(func() error {
+			e, err := b.kv.Get(ctx, gameKey(id, before-1-i))
+			if err != nil {
+				return fmt.Errorf("natsstore: reading bowler %s's game %d: %w", id, before-1-i, err)
+			}
+			return json.Unmarshal(e.Value(), &out[i])
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// AddKey gives bowler id another key.
+func (b *Bowlers) AddKey(ctx context.Context, id bowler.ID, key bowler.KeyHash) error {
+	ctx, cancel := b.ctx(ctx)
+	defer cancel()
+	_, err := b.addKey(ctx, id, key)
+	return err
+}
+
+func (b *Bowlers) addKey(ctx context.Context, id bowler.ID, key bowler.KeyHash) (*bowler.Record, error) {
+	r, err := b.change(ctx, id, func(r *bowler.Record) (bool, error) {
+		if r.HasKey(key) {
+			return false, nil
+		}
+		r.Keys = append(r.Keys, key)
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := b.kv.Put(ctx, keyKey(key), []byte(id)); err != nil {
+		return nil, fmt.Errorf("natsstore: storing a key of bowler %s: %w", id, err)
+	}
+	return r, nil
+}
+
+// Revoke takes a key from its bowler.
+func (b *Bowlers) Revoke(ctx context.Context, key bowler.KeyHash) error {
+	ctx, cancel := b.ctx(ctx)
+	defer cancel()
+	id, err := b.id(ctx, keyKey(key))
+	if err != nil {
+		return err
+	}
+	if err := b.kv.Purge(ctx, keyKey(key)); err != nil {
+		return fmt.Errorf("natsstore: revoking a key: %w", err)
+	}
+	_, err = b.change(ctx, id, func(r *bowler.Record) (bool, error) {
+		n := len(r.Keys)
+		r.Keys = deleteKey(r.Keys, key)
+		return len(r.Keys) != n, nil
+	})
+	if errors.Is(err, bowler.ErrUnknown) {
+		return nil // the bowler went too
+	}
+	return err
+}
+
+func deleteKey(keys []bowler.KeyHash, key bowler.KeyHash) []bowler.KeyHash {
+	out := keys[:0]
+	for _, k := range keys {
+		if k != key {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Delete erases bowler id: its keys and share first, so that nobody finds
+// it meanwhile, then its games, then its record. An add of this node's
+// waits for it (or it for the add).
+func (b *Bowlers) Delete(ctx context.Context, id bowler.ID) error {
+	mu := b.lock(id)
+	mu.Lock()
+	defer mu.Unlock()
+	ctx, cancel := b.ctx(ctx)
+	defer cancel()
+	r, _, err := b.get(ctx, id)
+	if err != nil {
+		return err
+	}
+	for _, k := range r.Keys {
+		if err := b.kv.Purge(ctx, keyKey(k)); err != nil {
+			return fmt.Errorf("natsstore: deleting bowler %s's keys: %w", id, err)
+		}
+	}
+	if !r.Share.IsZero() {
+		if err := b.kv.Purge(ctx, shareKey(r.Share)); err != nil {
+			return fmt.Errorf("natsstore: deleting bowler %s's share: %w", id, err)
+		}
+	}
+	if err := b.stream.Purge(ctx, jetstream.WithPurgeSubject("$KV."+BowlersBucket+"."+"g."+string(id)+".>")); err != nil {
+		return fmt.Errorf("natsstore: deleting bowler %s's games: %w", id, err)
+	}
+	b.forget(id)
+	if err := b.kv.Purge(ctx, recordKey(id)); err != nil {
+		return fmt.Errorf("natsstore: deleting bowler %s: %w", id, err)
+	}
+	return nil
+}
+
+// code is a one-time code as the codes bucket keeps it.
+type code struct {
+	ID      bowler.ID `json:"id"`
+	Expires time.Time `json:"expires"`
+}
+
+// AddCode stores a one-time code for bowler id.
+func (b *Bowlers) AddCode(ctx context.Context, id bowler.ID, c bowler.KeyHash, expires time.Time) error {
+	ctx, cancel := b.ctx(ctx)
+	defer cancel()
+	if _, _, err := b.get(ctx, id); err != nil {
+		return err
+	}
+	data, _ := json.Marshal(code{id, expires}) // plain values: cannot fail
+	if _, err := b.kv.Create(ctx, codeKey(c), data, jetstream.KeyTTL(codeTTL)); err != nil {
+		return fmt.Errorf("natsstore: storing a code: %w", err)
+	}
+	return nil
+}
+
+// Redeem uses a code once: its deletion, fenced by its revision, is
+// what makes it once.
+func (b *Bowlers) Redeem(ctx context.Context, c, key bowler.KeyHash, now time.Time) (*bowler.Record, error) {
+	ctx, cancel := b.ctx(ctx)
+	defer cancel()
+	e, err := b.kv.Get(ctx, codeKey(c))
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound):
+		return nil, bowler.ErrCode
+	case err != nil:
+		return nil, fmt.Errorf("natsstore: reading a code: %w", err)
+	}
+	if err := b.kv.Purge(ctx, codeKey(c), jetstream.LastRevision(e.Revision())); err != nil {
+		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || isWrongLast(err) {
+			return nil, bowler.ErrCode // redeemed by another request first
+		}
+		return nil, fmt.Errorf("natsstore: using a code: %w", err)
+	}
+	var cd code
+	if err := json.Unmarshal(e.Value(), &cd); err != nil || !now.Before(cd.Expires) {
+		return nil, bowler.ErrCode
+	}
+	return b.addKey(ctx, cd.ID, key)
+}
+
+// isWrongLast reports whether err is JetStream's refusal of a fenced
+// write whose expected last sequence was not the subject's.
+func isWrongLast(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence
+}
+
+// Share makes share the link to bowler id's page.
+func (b *Bowlers) Share(ctx context.Context, id bowler.ID, share bowler.KeyHash) error {
+	ctx, cancel := b.ctx(ctx)
+	defer cancel()
+	var old bowler.KeyHash
+	if _, err := b.change(ctx, id, func(r *bowler.Record) (bool, error) {
+		old, r.Share = r.Share, share
+		return true, nil
+	}); err != nil {
+		return err
+	}
+	if !old.IsZero() && old != share {
+		if err := b.kv.Purge(ctx, shareKey(old)); err != nil {
+			return fmt.Errorf("natsstore: revoking bowler %s's share: %w", id, err)
+		}
+	}
+	if !share.IsZero() {
+		if _, err := b.kv.Put(ctx, shareKey(share), []byte(id)); err != nil {
+			return fmt.Errorf("natsstore: storing bowler %s's share: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// Shared returns the bowler share links to.
+func (b *Bowlers) Shared(ctx context.Context, share bowler.KeyHash) (*bowler.Record, error) {
+	ctx, cancel := b.ctx(ctx)
+	defer cancel()
+	if share.IsZero() {
+		return nil, bowler.ErrUnknown
+	}
+	id, err := b.id(ctx, shareKey(share))
+	if err != nil {
+		return nil, err
+	}
+	r, _, err := b.get(ctx, id)
+	if err == nil && r.Share != share {
+		err = bowler.ErrUnknown
+	}
+	return r, err
+}
