@@ -4,9 +4,8 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/coder/websocket"
-
 	"github.com/tenpin/tenpin/lane/bowling"
+	"github.com/tenpin/tenpin/protocol"
 )
 
 // Conn is a client's connection as a lane sees it, whatever carries it: a
@@ -26,9 +25,12 @@ type Conn interface {
 	// never dropped; a connection whose client lets too many pile up
 	// closes itself.
 	Reply(msg []byte, seq uint64)
-	// Close closes the connection with status and reason once what was
-	// queued before has been written. Only the first call counts.
-	Close(status websocket.StatusCode, reason string)
+	// Close closes the connection once what was queued before has been
+	// written, saying why: code, the refusal's a client would be sent,
+	// and reason, words for a person. The transport maps the code to its
+	// own close status (lane/ws: a WebSocket's). Only the first call
+	// counts.
+	Close(code protocol.Code, reason string)
 }
 
 // BoardWriter is a [Conn] that may also write a board itself, on the
@@ -100,7 +102,7 @@ func (l *Lane) Attach(ctx context.Context, conn Conn) (Session, bool) {
 	// was still in the inbox when it stopped (at once if it has stopped
 	// already). context.AfterFunc on the lane's own context costs no
 	// goroutine.
-	c.unwatch = context.AfterFunc(l.stopped, func() { conn.Close(websocket.StatusGoingAway, "lane closed") })
+	c.unwatch = context.AfterFunc(l.stopped, func() { conn.Close(protocol.CodeLaneClosed, "lane closed") })
 	return c, true
 }
 

@@ -14,8 +14,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/protocol"
@@ -354,8 +352,8 @@ func TestWokenLaneShowsNoStaleBoard(t *testing.T) {
 			if len(got) != 1 || !strings.Contains(got[0], `"code":"`+tt.code+`"`) {
 				t.Errorf("the newcomer was sent %q, want one %s notice", got, tt.code)
 			}
-			if status, closed := b.dropStatus(); !closed || status != websocket.StatusGoingAway {
-				t.Errorf("the newcomer's connection: closed %v with %v, want StatusGoingAway", closed, status)
+			if status, closed := b.dropStatus(); !closed || status != protocol.Code(tt.code) {
+				t.Errorf("the newcomer's connection: closed %v with %v, want %s", closed, status, tt.code)
 			}
 			if l.tenure.moved() != tt.moved {
 				t.Errorf("the lane moved: %v, want %v", l.tenure.moved(), tt.moved)

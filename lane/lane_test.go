@@ -12,8 +12,6 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/coder/websocket"
-
 	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lobby/memjournal"
@@ -229,8 +227,8 @@ func TestLanePanicIsContained(t *testing.T) {
 		}
 		if status, dropped := c.dropStatus(); !dropped {
 			t.Fatal("client of a failed lane was not dropped")
-		} else if status != websocket.StatusInternalError {
-			t.Errorf("client closed with %v, want StatusInternalError", status)
+		} else if status != protocol.CodeInternal {
+			t.Errorf("client closed with %v, want %s", status, protocol.CodeInternal)
 		}
 		r := replies(c)
 		if len(r) == 0 || r[len(r)-1]["code"] != "internal" {

@@ -3,7 +3,7 @@ package lane
 import (
 	"sync"
 
-	"github.com/coder/websocket"
+	"github.com/tenpin/tenpin/protocol"
 )
 
 // memConn is a Conn kept in memory, for tests that drive a lane without a
@@ -16,7 +16,7 @@ type memConn struct {
 	queue   []outgoing
 	boards  int // in queue
 	dropped bool
-	status  websocket.StatusCode
+	code    protocol.Code // why it was closed
 }
 
 type outgoing struct {
@@ -59,18 +59,18 @@ func (m *memConn) Reply(b []byte, seq uint64) {
 	m.mu.Lock()
 	if len(m.queue)-m.boards >= memQueuedReplies {
 		m.mu.Unlock()
-		m.Close(websocket.StatusPolicyViolation, "too many unread replies")
+		m.Close(protocol.CodeRateLimited, "too many unread replies")
 		return
 	}
 	m.queue = append(m.queue, outgoing{data: b, seq: seq})
 	m.mu.Unlock()
 }
 
-func (m *memConn) Close(status websocket.StatusCode, _ string) {
+func (m *memConn) Close(code protocol.Code, _ string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.dropped {
-		m.dropped, m.status = true, status
+		m.dropped, m.code = true, code
 	}
 }
 
@@ -89,10 +89,10 @@ func (c *Client) take(buf []outgoing) []outgoing {
 	return buf
 }
 
-// dropStatus reports whether c was closed, and with what status.
-func (c *Client) dropStatus() (websocket.StatusCode, bool) {
+// dropStatus reports whether c was closed, and with what code.
+func (c *Client) dropStatus() (protocol.Code, bool) {
 	m := c.conn.(*memConn)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.status, m.dropped
+	return m.code, m.dropped
 }

@@ -9,8 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/coder/websocket"
-
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -234,7 +232,7 @@ func (r *Relay) failed(id uint64, data []byte, err error) {
 		r.Deliver(id, encodeReply(pe), 0, false)
 	case errors.Is(err, ErrConnGone):
 		r.log.Info("the lane does not know a connection", "err", err)
-		r.Drop(id, websocket.StatusGoingAway, "the lane lost this connection: reconnect, your seat is kept")
+		r.Drop(id, protocol.CodeServerRestarting, "the lane lost this connection: reconnect, your seat is kept")
 	default:
 		r.lost(err)
 	}
@@ -325,7 +323,7 @@ func (r *Relay) Deliver(conn uint64, msg []byte, seq uint64, board bool) {
 		w, ok := rc.welcome(msg)
 		if !ok {
 			r.log.Warn("a welcome for a token the relay does not hold", "conn", conn)
-			rc.conn.Close(websocket.StatusInternalError, "the seat's token was lost: join or resume again")
+			rc.conn.Close(protocol.CodeInternal, "the seat's token was lost: join or resume again")
 			return
 		}
 		rc.conn.Reply(w, seq)
@@ -345,11 +343,11 @@ func (r *Relay) Deliver(conn uint64, msg []byte, seq uint64, board bool) {
 }
 
 // Drop closes connection conn as the lane asked, after what it was sent.
-func (r *Relay) Drop(conn uint64, status websocket.StatusCode, reason string) {
+func (r *Relay) Drop(conn uint64, code protocol.Code, reason string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if rc := r.conns[conn]; rc != nil {
-		rc.conn.Close(status, reason)
+		rc.conn.Close(code, reason)
 	}
 }
 
@@ -365,7 +363,7 @@ func (r *Relay) Close(code protocol.Code, why string) {
 	notice := encodeReply(protocol.Errorf(code, "%s", why))
 	for _, rc := range r.conns {
 		rc.conn.Reply(notice, r.seq)
-		rc.conn.Close(websocket.StatusGoingAway, why)
+		rc.conn.Close(code, why)
 	}
 	r.stop()
 }

@@ -6,8 +6,6 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/protocol"
@@ -25,7 +23,7 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			l.log.Error("lane panicked", "panic", p, "stack", string(debug.Stack()))
-			l.closeAll(websocket.StatusInternalError, protocol.CodeInternal, "the lane failed and was closed")
+			l.closeAll(protocol.CodeInternal, "the lane failed and was closed")
 			err = fmt.Errorf("%w: %v", ErrPanic, p)
 		}
 	}()
@@ -34,9 +32,9 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 		select {
 		case <-ctx.Done():
 			if l.cfg.Durable {
-				l.closeAll(websocket.StatusGoingAway, protocol.CodeServerRestarting, "the server is restarting: reconnect in a moment, your seat is kept")
+				l.closeAll(protocol.CodeServerRestarting, "the server is restarting: reconnect in a moment, your seat is kept")
 			} else {
-				l.closeAll(websocket.StatusGoingAway, protocol.CodeLaneClosed, "the server is shutting down")
+				l.closeAll(protocol.CodeLaneClosed, "the server is shutting down")
 			}
 			return ctx.Err()
 		case <-l.shown.presence.C:
@@ -56,7 +54,7 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 			l.handle(ctx, r)
 			if l.tenure.moved() {
 				l.log.Warn("another server took the lane over", "epoch", l.state.Epoch())
-				l.closeAll(websocket.StatusGoingAway, protocol.CodeServerRestarting, "the lane moved to another server: reconnect, your seat is kept")
+				l.closeAll(protocol.CodeServerRestarting, "the lane moved to another server: reconnect, your seat is kept")
 				return ErrMoved
 			}
 			if r.op != opSnapshot && r.op != opRetry && r.op != opRecorded && r.op != opLeagueSheet { // the journal's compaction, or the lane itself, is not someone using the lane
@@ -74,7 +72,7 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 func (l *Lane) closeIdle(ctx context.Context) error {
 	err := l.sync(ctx)
 	if l.tenure.moved() { // the lane lives on with another server: it is not closed
-		l.closeAll(websocket.StatusGoingAway, protocol.CodeServerRestarting, "the lane moved to another server: reconnect, your seat is kept")
+		l.closeAll(protocol.CodeServerRestarting, "the lane moved to another server: reconnect, your seat is kept")
 		return ErrMoved
 	}
 	if err == nil {
@@ -96,7 +94,7 @@ func (l *Lane) closeIdle(ctx context.Context) error {
 	if err != nil {
 		l.log.Warn("could not record the lane's closing", "err", err)
 	}
-	l.closeAll(websocket.StatusGoingAway, protocol.CodeLaneIdle, "the lane was idle and has closed")
+	l.closeAll(protocol.CodeLaneIdle, "the lane was idle and has closed")
 	return ErrIdle
 }
 
@@ -276,16 +274,16 @@ func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request, k *se
 
 // closeAll tells every client, waiting ones too, why the lane is closing
 // and disconnects it.
-func (l *Lane) closeAll(status websocket.StatusCode, code protocol.Code, why string) {
+func (l *Lane) closeAll(code protocol.Code, why string) {
 	for c, timer := range l.conns.waiting {
 		timer.Stop()
 		l.reply(c, protocol.Errorf(code, "%s", why))
-		c.conn.Close(status, why)
+		c.conn.Close(code, why)
 		delete(l.conns.waiting, c)
 	}
 	for c := range l.conns.attached {
 		l.reply(c, protocol.Errorf(code, "%s", why)) // a notice, not a refused message
-		c.conn.Close(status, why)
+		c.conn.Close(code, why)
 		l.exit(c)
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/protocol"
@@ -59,7 +57,7 @@ func (l *Lane) attach(ctx context.Context, c *Client) {
 			// that reply sends a client of another node first.
 			pe, _ := ErrorFor(err)
 			c.conn.Reply(encodeReply(pe), 0)
-			c.conn.Close(websocket.StatusGoingAway, pe.Message)
+			c.conn.Close(pe.Code, pe.Message)
 			return
 		}
 	}
@@ -145,7 +143,7 @@ func (l *Lane) turnAway(c *Client, ref string) {
 		l.exit(c) // a spectator: it holds no seat
 	}
 	l.refuse(c, ref, protocol.Errorf(protocol.CodeSpectatorsFull, "the lane has its %d watchers already", l.cfg.MaxSpectators))
-	c.conn.Close(websocket.StatusTryAgainLater, "lane full")
+	c.conn.Close(protocol.CodeSpectatorsFull, "lane full")
 }
 
 func (l *Lane) detach(c *Client) {

@@ -8,8 +8,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -106,8 +104,8 @@ func TestIdleLaneCloses(t *testing.T) {
 		if r := replies(waiting); len(r) != 1 || r[0]["code"] != "lane_idle" {
 			t.Errorf("the waiting connection was told %v, want the lane_idle notice", r)
 		}
-		if status, closed := waiting.dropStatus(); !closed || status != websocket.StatusGoingAway {
-			t.Errorf("the waiting connection: closed %v with %v, want StatusGoingAway", closed, status)
+		if status, closed := waiting.dropStatus(); !closed || status != protocol.CodeLaneIdle {
+			t.Errorf("the waiting connection: closed %v with %v, want %s", closed, status, protocol.CodeLaneIdle)
 		}
 	})
 }
@@ -133,8 +131,8 @@ func TestResumeGraceTurnsAway(t *testing.T) {
 		}
 		time.Sleep(time.Nanosecond)
 		synctest.Wait()
-		if status, closed := waiting.dropStatus(); !closed || status != websocket.StatusTryAgainLater {
-			t.Fatalf("after its grace a waiting connection is closed %v with %v, want StatusTryAgainLater", closed, status)
+		if status, closed := waiting.dropStatus(); !closed || status != protocol.CodeSpectatorsFull {
+			t.Fatalf("after its grace a waiting connection is closed %v with %v, want spectators_full", closed, status)
 		}
 		if r := replies(waiting); len(r) != 1 || r[0]["code"] != "spectators_full" {
 			t.Errorf("the connection turned away was told %v, want spectators_full", r)
@@ -240,8 +238,8 @@ func TestAttachInTheInboxOfAStoppedLaneIsClosed(t *testing.T) {
 		c := s.(*Client)
 		l.stop() // as Run does when it returns
 		synctest.Wait()
-		if status, closed := c.dropStatus(); !closed || status != websocket.StatusGoingAway {
-			t.Errorf("the attached connection of a stopped lane: closed %v with %v, want StatusGoingAway", closed, status)
+		if status, closed := c.dropStatus(); !closed || status != protocol.CodeLaneClosed {
+			t.Errorf("the attached connection of a stopped lane: closed %v with %v, want %s", closed, status, protocol.CodeLaneClosed)
 		}
 	})
 }

@@ -62,7 +62,7 @@ func (s *sink) Reply(msg []byte, seq uint64) {
 	s.mu.Unlock()
 }
 
-func (s *sink) Close(websocket.StatusCode, string) {}
+func (s *sink) Close(protocol.Code, string) {}
 
 // remotePlayer attaches a client to l, without a connection, through a
 // relay of its own as another node would, and returns it and the function
@@ -128,8 +128,8 @@ func (c relayed) Board(board []byte, seq uint64) int {
 
 func (c relayed) Reply(msg []byte, seq uint64) { c.r.Deliver(c.conn, msg, seq, false) }
 
-func (c relayed) Close(status websocket.StatusCode, reason string) {
-	c.r.Drop(c.conn, status, reason)
+func (c relayed) Close(code protocol.Code, reason string) {
+	c.r.Drop(c.conn, code, reason)
 }
 
 // get serves a GET of path by lb's handler.

@@ -13,6 +13,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/protocol"
 )
 
 // errDropped ends a connection the lane (or its own outbox) dropped.
@@ -162,7 +163,7 @@ func (c *Conn) WriteBoard(b []byte, _ uint64, reply []byte) (skipped int) {
 	c.startWriterLocked()
 	c.mu.Unlock()
 	if over {
-		c.Close(websocket.StatusPolicyViolation, "too many unread replies")
+		c.closeWith(websocket.StatusPolicyViolation, "too many unread replies")
 	}
 	return skipped
 }
@@ -242,7 +243,7 @@ func (c *Conn) writeNow(b, reply []byte) {
 	}
 	c.mu.Unlock()
 	if over {
-		c.Close(websocket.StatusPolicyViolation, "too many unread replies")
+		c.closeWith(websocket.StatusPolicyViolation, "too many unread replies")
 	}
 }
 
@@ -257,7 +258,7 @@ func (c *Conn) Reply(b []byte, _ uint64) {
 	}
 	c.mu.Unlock()
 	if over {
-		c.Close(websocket.StatusPolicyViolation, "too many unread replies")
+		c.closeWith(websocket.StatusPolicyViolation, "too many unread replies")
 	}
 }
 
@@ -271,9 +272,28 @@ func (c *Conn) queueReplyLocked(b []byte) bool {
 	return true
 }
 
-// Close closes the connection with the given status once what is already
-// queued is written. Only the first call counts.
-func (c *Conn) Close(status websocket.StatusCode, reason string) {
+// Close closes the connection once what is already queued is written, with
+// the WebSocket status of code (see Status). Only the first call counts.
+func (c *Conn) Close(code protocol.Code, reason string) { c.closeWith(Status(code), reason) }
+
+// Status is the WebSocket close status a connection closed with a
+// refusal's code is sent: the one place where a lane's reasons to close
+// meet WebSocket's. The page and the clients reconnect after any of them;
+// "try again later" says that waiting helps (the lane is full), and an
+// internal error that the lane failed.
+func Status(code protocol.Code) websocket.StatusCode {
+	switch code {
+	case protocol.CodeInternal:
+		return websocket.StatusInternalError
+	case protocol.CodeSpectatorsFull, protocol.CodeLaneFull, protocol.CodeTooManyConnections:
+		return websocket.StatusTryAgainLater
+	}
+	return websocket.StatusGoingAway
+}
+
+// closeWith closes the connection with status once what is already queued
+// is written. Only the first call counts.
+func (c *Conn) closeWith(status websocket.StatusCode, reason string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.dropped {

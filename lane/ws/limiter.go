@@ -43,7 +43,7 @@ func (lim *limiter) allow(now time.Time) bool {
 	}
 	lim.mu.Unlock()
 	if flood {
-		lim.conn.Close(websocket.StatusPolicyViolation, "flooding")
+		lim.conn.closeWith(websocket.StatusPolicyViolation, "flooding")
 	}
 	return ok
 }

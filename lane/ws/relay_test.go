@@ -120,9 +120,9 @@ func (s linkSink) Reply(msg []byte, seq uint64) {
 	}
 }
 
-func (s linkSink) Close(status websocket.StatusCode, reason string) {
+func (s linkSink) Close(code protocol.Code, reason string) {
 	if !s.k.gone.Load() {
-		s.k.relay.Drop(s.conn, status, reason)
+		s.k.relay.Drop(s.conn, code, reason)
 	}
 }
 

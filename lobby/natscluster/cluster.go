@@ -15,7 +15,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/coder/websocket"
 	"github.com/nats-io/nats.go"
 	"golang.org/x/sync/singleflight"
 
@@ -873,8 +872,9 @@ func (c *Cluster) delivered(m *nats.Msg) {
 	if rl == nil {
 		return
 	}
-	if kind == kindClose { // the status is seq's place
-		rl.r.Drop(conn, websocket.StatusCode(seq), string(data))
+	if kind == kindClose {
+		code, reason := closed(data)
+		rl.r.Drop(conn, code, reason)
 		delete(rl.got, conn)
 		return
 	}
@@ -886,7 +886,7 @@ func (c *Cluster) delivered(m *nats.Msg) {
 	if last := rl.got[conn]; n != last+1 {
 		rl.got[conn] = n
 		if last != math.MaxUint64 {
-			rl.r.Drop(conn, websocket.StatusGoingAway, "messages were lost between servers: reconnect, your seat is kept")
+			rl.r.Drop(conn, protocol.CodeServerRestarting, "messages were lost between servers: reconnect, your seat is kept")
 			rl.got[conn] = math.MaxUint64 // dropped: once is enough
 		}
 		return

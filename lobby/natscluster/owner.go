@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/coder/websocket"
 	"github.com/nats-io/nats.go"
 
 	"github.com/tenpin/tenpin/lane"
@@ -80,7 +79,7 @@ func (o *owned) Bind(l *lane.Lane) {
 		o.remotes = make(map[remoteKey]*attachedConn)
 		o.mu.Unlock()
 		for _, r := range remotes {
-			r.sink.Close(websocket.StatusGoingAway, "the lane stopped here: reconnect, your seat is kept")
+			r.sink.Close(protocol.CodeServerRestarting, "the lane stopped here: reconnect, your seat is kept")
 		}
 	})
 }
@@ -178,7 +177,7 @@ func (o *owned) handle(m *nats.Msg) {
 		case r == nil:
 			// Its attach was refused, or it was detached (its node did
 			// not list it): it reconnects, and resumes its seat.
-			o.c.sendTo(node, o.id, conn, frame(nil, kindClose, 0, uint64(websocket.StatusGoingAway), []byte(connGone)))
+			o.c.sendTo(node, o.id, conn, frame(nil, kindClose, 0, 0, closing(protocol.CodeServerRestarting, connGone)))
 		case !r.rm.Read(ctx, m.Data) && !stopped(l):
 			msg, _ := protocol.Decode(m.Data)
 			pe := protocol.Errorf(protocol.CodeUnavailable, "the lane is busy; nothing changed, try again")
@@ -320,15 +319,32 @@ func (s *sink) Reply(msg []byte, seq uint64) {
 	s.publish(kindReply, seq, msg)
 }
 
-func (s *sink) Close(status websocket.StatusCode, reason string) {
-	s.publish(kindClose, uint64(status), []byte(reason))
+func (s *sink) Close(code protocol.Code, reason string) {
+	s.publish(kindClose, 0, closing(code, reason))
+}
+
+// closing is what a close frame carries: the code a lane closed the
+// connection with, a newline, and the reason.
+func closing(code protocol.Code, reason string) []byte {
+	return []byte(string(code) + "\n" + reason)
+}
+
+// closed reads what closing wrote. A frame without the code's newline is
+// a node's of an older version, which sent a WebSocket status in the
+// seq's place: its reason alone counts, and the client reconnects.
+func closed(data []byte) (protocol.Code, string) {
+	code, reason, ok := strings.Cut(string(data), "\n")
+	if !ok {
+		return protocol.CodeServerRestarting, string(data)
+	}
+	return protocol.Code(code), reason
 }
 
 // Kinds of the messages to one connection of another node (see frame).
 const (
 	kindBoard = 'b' // a board, of seq
 	kindReply = 'm' // a message for the client alone, after the board of seq
-	kindClose = 'c' // close the connection: seq is the status, the bytes the reason
+	kindClose = 'c' // close the connection: the bytes say why (see closing)
 )
 
 // frame appends to dst a message to one connection of another node: its
