@@ -6,14 +6,16 @@ import (
 
 	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/lane/league"
 	"github.com/tenpin/tenpin/protocol"
 )
 
-// errorCodes maps the domain's errors to the codes a client is sent: the
-// one place where the rules meet the wire. The first that matches counts.
-// Refusals of the server itself (the lobby's limits, a lane that cannot be
-// reached) are made as a *protocol.Error where they happen, with a text
-// meant for the client, and need no entry.
+// errorCodes maps the domain's errors — a game's, a lane's, a league's —
+// to the codes a client is sent: the one place where the rules meet the
+// wire. The first that matches counts. Refusals of the server itself (the
+// lobby's limits, a lane that cannot be reached) are made as a
+// *protocol.Error where they happen, with a text meant for the client,
+// and need no entry.
 var errorCodes = []struct {
 	err  error
 	code protocol.Code
@@ -39,6 +41,22 @@ var errorCodes = []struct {
 	{game.ErrNotOnRoster, protocol.CodeNotOnRoster},
 	{game.ErrRemoved, protocol.CodeRemoved},
 	{bowling.ErrInvalidCorrection, protocol.CodeInvalidCorrection},
+
+	// A league's, on the leagues' API. An opening's unknown name is made
+	// an invalid night before it gets here (see lobby's openWeek).
+	{league.ErrInvalid, protocol.CodeInvalidLeague},
+	{league.ErrWeek, protocol.CodeWrongWeek},
+	{league.ErrInvalidNight, protocol.CodeInvalidNight},
+	{league.ErrInvalidScore, protocol.CodeInvalidScore},
+	{league.ErrUnknownBowler, protocol.CodeInvalidScore},
+	{league.ErrIncomplete, protocol.CodeNightIncomplete},
+	{league.ErrNotFound, protocol.CodeLeagueNotFound},
+}
+
+// errorTexts are the client's words for the domain errors whose own texts
+// are the server's: a store's, naming its parts.
+var errorTexts = map[error]string{
+	league.ErrNotFound: "no such league: check its link",
 }
 
 // internalMessage is all a client is told of an error the table does not
@@ -48,8 +66,9 @@ const internalMessage = "the server could not handle that"
 
 // ErrorFor returns the refusal a client is sent for err, on a lane's
 // socket or from the HTTP API: a copy of the *protocol.Error err is or
-// wraps, or the code of the domain error it wraps (with its message but
-// for the sentinel's prefix). Any other error is the server's own failure:
+// wraps, or the code of the domain error it wraps, with its message from
+// after the sentinel's text (what the caller wrapped around it before
+// names the server's parts). Any other error is the server's own failure:
 // the client is told only that (internal), and known reports false so
 // that the caller logs err.
 func ErrorFor(err error) (pe *protocol.Error, known bool) {
@@ -59,7 +78,14 @@ func ErrorFor(err error) (pe *protocol.Error, known bool) {
 	}
 	for _, ec := range errorCodes {
 		if errors.Is(err, ec.err) {
-			return protocol.Errorf(ec.code, "%s", strings.TrimPrefix(err.Error(), ec.err.Error()+": ")), true
+			msg := errorTexts[ec.err]
+			if msg == "" {
+				msg = err.Error()
+				if _, after, ok := strings.Cut(msg, ec.err.Error()+": "); ok {
+					msg = after
+				}
+			}
+			return protocol.Errorf(ec.code, "%s", msg), true
 		}
 	}
 	return protocol.Errorf(protocol.CodeInternal, internalMessage), false

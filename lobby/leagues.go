@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lane/league"
 	"github.com/tenpin/tenpin/protocol"
@@ -223,15 +224,11 @@ func (lb *Lobby) changeLeague(ctx context.Context, e *leagueEntry, by string, de
 }
 
 // failLeague answers a league's request whose change or read failed: a
-// refusal of the league's (see leagueError) or the lobby's with its code;
-// anything else is the store's failure, logged, and answered unavailable.
+// refusal of the league's or the lobby's with its code (see
+// lane.ErrorFor); anything else is the store's failure, logged, and
+// answered unavailable.
 func (lb *Lobby) failLeague(w http.ResponseWriter, err error) {
-	if pe, ok := leagueError(err); ok {
-		lb.fail(w, pe.Code, pe.Message)
-		return
-	}
-	var pe *protocol.Error
-	if errors.As(err, &pe) { // the lobby's own refusals: a lane the night needs and cannot have
+	if _, known := lane.ErrorFor(err); known {
 		lb.failErr(w, err)
 		return
 	}
