@@ -3,6 +3,7 @@ package web_test
 import (
 	"log/slog"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -27,9 +28,12 @@ func TestPageMovesToAnotherNode(t *testing.T) {
 	bowl(t, p, "AAA", 7, 10, false)
 	until(t, p, "the other two nodes known", `tenpin.nodes().length === 2`)
 
+	died := time.Now()
 	first.Stop()
-	until(t, p, "the page on another node", `location.origin !== `+js(first.URL)+
-		` && document.querySelector("#conn").textContent === "connected"`)
+	until(t, p, "the page on another node", `location.origin !== `+js(first.URL))
+	// A figure for OPERATING.md, not a test: timings vary with the machine.
+	t.Logf("the page left the dead node %v after its death", time.Since(died).Round(10*time.Millisecond))
+	until(t, p, "the page connected there", `document.querySelector("#conn").textContent === "connected"`)
 	until(t, p, "the seat taken back there", `document.querySelector("#me").textContent === "You are AAA."`)
 	if hash := eval[string](t, p, `location.hash`); hash != "" {
 		t.Errorf("the token stays in the address bar: %q", hash)

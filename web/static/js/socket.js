@@ -15,9 +15,13 @@
 import { t } from "./i18n.js";
 
 // moveAfter is how many visits in a row must find this page's node down
-// (about 4 s of backoff) before the page looks for another node: a node
-// restarting is back sooner.
-const moveAfter = 4;
+// before the page looks for another node: two (the second about 1.2 s
+// after the socket dropped) when the node went without a word, as a
+// crash does, so that the page is on another node within 2 s of the
+// death; four (about 4 s of backoff) when it said it was restarting (a
+// close going away, 1001), as a node that restarts is back sooner.
+const moveAfter = 2;
+const moveAfterRestart = 4;
 
 // backoffCap is the longest the page waits between two visits, in ms,
 // when the server turned it away (all the watchers it takes, or too many
@@ -80,7 +84,7 @@ export function createSocket(laneID, hooks) {
       connect();
       hooks.visited();
       nodes();
-    } else if (!res && ++conn.unreachable >= moveAfter && conn.nodes.length && await moveNode()) {
+    } else if (!res && ++conn.unreachable >= (conn.restarting ? moveAfterRestart : moveAfter) && conn.nodes.length && await moveNode()) {
       // Only a node that does not answer at all is left: one that answers
       // 503 is up, and busy taking the lane over or waiting for its store.
       hooks.status(() => t("connMoving"), false);
