@@ -127,6 +127,7 @@ func TestPrint(t *testing.T) {
 		StalledNext: 2, StalledGap: 2, LongestGap: s(20.1),
 		Disconnects: []Disconnect{
 			{Node: "n3", Lane: 1, Client: "watcher", After: s(0.16), Why: "notice server_restarting, closed 1001 StatusGoingAway"},
+			{Node: "n3", Lane: 4, Client: "watcher", After: s(0.161), Why: "notice server_restarting, closed 1001 StatusGoingAway"},
 			{Node: "n2", Lane: 1, Client: "watcher", After: s(0.06), Why: "notice server_restarting, closed 1001 StatusGoingAway"},
 			{Node: "n2", Lane: 4, Client: "watcher", After: s(0.07), Why: "notice server_restarting, closed 1001 StatusGoingAway"},
 			{Node: "n2", Lane: 1, Client: "watcher", After: s(2.5), Why: "connection lost"},

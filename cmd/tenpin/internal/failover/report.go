@@ -27,8 +27,8 @@ func Print(w io.Writer, res Result) {
 		len(res.Disconnects), res.DeadNode, res.BeforeKill)
 	for _, g := range groupDisconnects(res.Disconnects) {
 		when := secs(g.first)
-		if g.last != g.first {
-			when += "–" + secs(g.last)
+		if last := secs(g.last); last != when {
+			when += "–" + last
 		}
 		fmt.Fprintf(w, "  %3d × %s on %s, %s after the kill: %s\n", g.n, g.client, g.node, when, g.why)
 	}
