@@ -316,8 +316,9 @@ func Do(ctx context.Context, cfg Config) (Result, error) {
 	cancel()
 	r.logf("cluster up: %s, %s, %s", nodes[0].URL, nodes[1].URL, nodes[2].URL)
 
+	// The clients end before the processes: the deferred calls run last
+	// to first.
 	loadCtx, stopLoad := context.WithCancel(ctx)
-	defer stopLoad()
 	var load sync.WaitGroup
 	defer load.Wait()
 	defer stopLoad()
@@ -379,32 +380,48 @@ func (r *run) target(ctx context.Context, servers []*cluster.Process, natsURLs s
 	if err != nil {
 		return nil, "", err
 	}
+	var names []string
+	for _, s := range servers {
+		names = append(names, s.Name)
+	}
+	name, role, err := pickServer(r.cfg.Kill, leaders, names)
+	if err != nil {
+		return nil, "", err
+	}
+	i := slices.Index(names, name)
+	return servers[i], role, nil
+}
+
+// pickServer picks the NATS server of names that kill targets, given the
+// server leading each stream, and says what it leads: KillNATSLeader the
+// leader of the lanes' stream, KillNATS another, the one leading the
+// fewest streams (the first of them in names).
+func pickServer(kill Target, leaders map[string]string, names []string) (name, role string, err error) {
 	lead := leaders[lanesStream]
 	if lead == "" {
-		return nil, "", fmt.Errorf("failover: stream %s has no leader to kill", lanesStream)
+		return "", "", fmt.Errorf("failover: stream %s has no leader to kill", lanesStream)
 	}
 	led := map[string][]string{} // the streams each server leads
 	for stream, server := range leaders {
 		led[server] = append(led[server], stream)
 	}
-	var victim *cluster.Process
-	for _, s := range servers {
+	for _, n := range names {
 		switch {
-		case r.cfg.Kill == KillNATSLeader && s.Name == lead:
-			victim = s
-		case r.cfg.Kill == KillNATS && s.Name != lead && (victim == nil || len(led[s.Name]) < len(led[victim.Name])):
-			victim = s
+		case kill == KillNATSLeader && n == lead:
+			name = n
+		case kill == KillNATS && n != lead && (name == "" || len(led[n]) < len(led[name])):
+			name = n
 		}
 	}
-	if victim == nil {
-		return nil, "", fmt.Errorf("failover: the leader of %s is %q, which is none of the run's NATS servers", lanesStream, lead)
+	if name == "" {
+		return "", "", fmt.Errorf("failover: no NATS server of %v to kill for -kill %s: %s leads %s", names, kill, lead, lanesStream)
 	}
-	streams := led[victim.Name]
+	streams := led[name]
 	slices.Sort(streams)
 	if len(streams) == 0 {
-		return victim, "NATS server leading no stream", nil
+		return name, "NATS server leading no stream", nil
 	}
-	return victim, "NATS server leading " + strings.Join(streams, ", "), nil
+	return name, "NATS server leading " + strings.Join(streams, ", "), nil
 }
 
 // streamLeaders returns the server that leads each stream of the NATS

@@ -139,3 +139,36 @@ func TestPrint(t *testing.T) {
 	Print(&buf, res)
 	golden.Check(t, "report.golden", buf.Bytes())
 }
+
+func TestPickServer(t *testing.T) {
+	names := []string{"s1", "s2", "s3"}
+	tests := []struct {
+		name     string
+		kill     Target
+		leaders  map[string]string
+		want     string
+		wantRole string
+		wantErr  bool
+	}{
+		{"the lanes' leader", KillNATSLeader, map[string]string{"TENPIN_LANES": "s2", "KV_TENPIN_KEPT": "s1"},
+			"s2", "NATS server leading TENPIN_LANES", false},
+		{"the leader, with what else it leads", KillNATSLeader, map[string]string{"TENPIN_LANES": "s3", "KV_B": "s3", "KV_A": "s3"},
+			"s3", "NATS server leading KV_A, KV_B, TENPIN_LANES", false},
+		{"one leading nothing", KillNATS, map[string]string{"TENPIN_LANES": "s1", "KV_TENPIN_KEPT": "s2"},
+			"s3", "NATS server leading no stream", false},
+		{"the one leading the fewest", KillNATS, map[string]string{"TENPIN_LANES": "s1", "KV_A": "s2", "KV_B": "s2", "KV_C": "s3"},
+			"s3", "NATS server leading KV_C", false},
+		{"never the lanes' leader, however little it leads", KillNATS, map[string]string{"TENPIN_LANES": "s1", "KV_A": "s2", "KV_B": "s3"},
+			"s2", "NATS server leading KV_A", false},
+		{"no leader of the lanes", KillNATSLeader, map[string]string{"KV_A": "s1"}, "", "", true},
+		{"a leader that is none of the run's", KillNATSLeader, map[string]string{"TENPIN_LANES": "s9"}, "", "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, role, err := pickServer(tt.kill, tt.leaders, names)
+			if (err != nil) != tt.wantErr || got != tt.want || role != tt.wantRole {
+				t.Errorf("pickServer = %q, %q, %v; want %q, %q, error %v", got, role, err, tt.want, tt.wantRole, tt.wantErr)
+			}
+		})
+	}
+}
