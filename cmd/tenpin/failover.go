@@ -44,16 +44,11 @@ func runFailover(ctx context.Context, args []string, _ io.Reader, stdout, stderr
 	if err := cfg.Check(); err != nil {
 		return err
 	}
-	keep := cfg.Dir != ""
-	if !keep {
-		dir, err := os.MkdirTemp("", "tenpin-failover-")
-		if err != nil {
-			return fmt.Errorf("failover: %w", err)
-		}
-		cfg.Dir = dir
-	} else if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
-		return fmt.Errorf("failover: %w", err)
+	dir, keep, err := runDir(cfg.Dir, "failover")
+	if err != nil {
+		return err
 	}
+	cfg.Dir = dir
 	fmt.Fprintf(stderr, "tenpin failover: processes' data and logs in %s\n", cfg.Dir)
 
 	res, err := failover.Do(ctx, cfg)
