@@ -8,6 +8,7 @@
 //	tenpin play [-lang en|ko]               play at the console, one or more players
 //	tenpin load [flags]                     drive simulated players against a server
 //	tenpin nemesis [flags]                  kill and pause the nodes of a cluster under load, and check every roll
+//	tenpin failover [flags]                 kill -9 a node or a NATS server of a cluster under load, and measure the stall
 //
 // Run "tenpin COMMAND -h" for a command's flags.
 package main
@@ -55,11 +56,12 @@ func exitCode(err error, stderr io.Writer) int {
 
 // commands maps each subcommand to the function that runs it.
 var commands = map[string]func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error{
-	"serve":   runServe,
-	"score":   runScore,
-	"play":    runPlay,
-	"load":    runLoad,
-	"nemesis": runNemesis,
+	"serve":    runServe,
+	"score":    runScore,
+	"play":     runPlay,
+	"load":     runLoad,
+	"nemesis":  runNemesis,
+	"failover": runFailover,
 }
 
 const usage = `usage:
@@ -68,6 +70,7 @@ const usage = `usage:
   tenpin play [-lang en|ko]           play at the console, one or more players
   tenpin load [-url ws://localhost:8080] [-lanes N] …   drive simulated players against a server
   tenpin nemesis [-duration 1m] …     kill and pause the nodes of a cluster under load, and check every roll
+  tenpin failover [-kill node] …      kill -9 a node or a NATS server of a cluster under load, and measure the stall
 `
 
 // run is the whole program, apart from the process: its arguments (without

@@ -99,6 +99,11 @@ func TestUsage(t *testing.T) {
 		{[]string{"help"}, 0, "tenpin nemesis"},
 		{[]string{"nemesis", "-h"}, 0, "usage: tenpin nemesis"},
 		{[]string{"nemesis", "-games", "0"}, 1, "1 to 90 games a lane"},
+		{[]string{"help"}, 0, "tenpin failover"},
+		{[]string{"failover", "-h"}, 0, "usage: tenpin failover"},
+		{[]string{"failover", "-kill", "nats-leader"}, 1, "give -natscluster the path of natscluster"},
+		{[]string{"failover", "-kill", "disk"}, 1, `kill "disk": want node, nats-leader or nats`},
+		{[]string{"failover", "-kill", "node", "-node", "n4"}, 1, `node "n4": the nodes are n1, n2 and n3`},
 	}
 	for _, tt := range tests {
 		_, stderr, code := runCmd(t, "", tt.args...)

@@ -58,16 +58,11 @@ func runNemesis(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	if fs.NArg() > 0 {
 		return fmt.Errorf("nemesis: unexpected arguments %q", fs.Args())
 	}
-	keep := cfg.Dir != ""
-	if !keep {
-		dir, err := os.MkdirTemp("", "tenpin-nemesis-")
-		if err != nil {
-			return fmt.Errorf("nemesis: %w", err)
-		}
-		cfg.Dir = dir
-	} else if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
-		return fmt.Errorf("nemesis: %w", err)
+	dir, keep, err := runDir(cfg.Dir, "nemesis")
+	if err != nil {
+		return err
 	}
+	cfg.Dir = dir
 	fmt.Fprintf(stderr, "tenpin nemesis: seed %d, nodes' data and logs in %s\n", cfg.Seed, cfg.Dir)
 
 	res, err := nemesis.Do(ctx, cfg)
@@ -95,6 +90,21 @@ func runNemesis(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 		return errors.New("nemesis: the run was too short for a kill and a pause: lengthen -duration or shorten -gap")
 	}
 	return nil
+}
+
+// runDir returns the directory of a run's processes (tenpin nemesis,
+// tenpin failover): dir, made if need be, to keep; or, if dir is empty, a
+// new temporary one, which the run removes unless it fails.
+func runDir(dir, command string) (_ string, keep bool, err error) {
+	if dir == "" {
+		dir, err = os.MkdirTemp("", "tenpin-"+command+"-")
+	} else {
+		keep, err = true, os.MkdirAll(dir, 0o755)
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("%s: %w", command, err)
+	}
+	return dir, keep, nil
 }
 
 func printNemesis(w io.Writer, cfg nemesis.Config, res nemesis.Result) {

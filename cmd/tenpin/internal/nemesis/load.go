@@ -148,7 +148,7 @@ func (c *clientState) connect(ctx context.Context) error {
 			// lost): the seat is nobody's to resume.
 			return err
 		}
-		c.run.logf("%s: connect via %s: %v", c.who, c.run.nodes[c.node].name, err)
+		c.run.logf("%s: connect via %s: %v", c.who, c.run.nodes[c.node].Name, err)
 		c.node = (c.node + 1) % len(c.run.nodes)
 		select {
 		case <-time.After(pause):
@@ -163,7 +163,7 @@ func (c *clientState) dial(ctx context.Context) error {
 	n := c.run.nodes[c.node]
 	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
-	api := &client.Client{URL: n.url, HTTPClient: c.run.http}
+	api := &client.Client{URL: n.URL, HTTPClient: c.run.http}
 	no := c.opened + 1
 	c.mu.Lock()
 	c.current = no
@@ -171,7 +171,7 @@ func (c *clientState) dial(ctx context.Context) error {
 	c.mu.Unlock()
 	first := true // the reading goroutine's own
 	conn, err := api.DialFunc(ctx, c.lane, func(data []byte) {
-		if c.handle(n.name, no, first, data) {
+		if c.handle(n.Name, no, first, data) {
 			first = false
 		}
 	})
@@ -192,7 +192,7 @@ func (c *clientState) dial(ctx context.Context) error {
 		}
 		c.token = w.Token
 	}
-	c.conn, c.connNode, c.after, c.since = conn, n.name, 0, time.Now()
+	c.conn, c.connNode, c.after, c.since = conn, n.Name, 0, time.Now()
 	c.conns++
 	c.run.rec.count(func(k *Counts) {
 		k.Connections++
@@ -520,7 +520,7 @@ func (r *Run) createLane(ctx context.Context, name string, node int) (string, er
 		cctx, cancel := context.WithTimeout(ctx, commandTimeout)
 		// Given away: its players join in any order, and the first seated
 		// hosts it, whichever node's creation answered.
-		l, err := (&client.Client{URL: n.url, HTTPClient: r.http}).Create(cctx, protocol.CreateLane{Name: name, GiveAway: true})
+		l, err := (&client.Client{URL: n.URL, HTTPClient: r.http}).Create(cctx, protocol.CreateLane{Name: name, GiveAway: true})
 		cancel()
 		if err == nil {
 			return l.ID, nil
@@ -528,7 +528,7 @@ func (r *Run) createLane(ctx context.Context, name string, node int) (string, er
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		r.logf("create lane %q via %s: %v", name, n.name, err)
+		r.logf("create lane %q via %s: %v", name, n.Name, err)
 		select {
 		case <-time.After(200 * time.Millisecond):
 		case <-ctx.Done():

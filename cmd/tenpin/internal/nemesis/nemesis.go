@@ -46,6 +46,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tenpin/tenpin/cmd/tenpin/internal/cluster"
 	"github.com/tenpin/tenpin/protocol"
 	"github.com/tenpin/tenpin/protocol/client"
 )
@@ -108,7 +109,7 @@ type Result struct {
 // Run is one run of the nemesis.
 type Run struct {
 	cfg   Config
-	nodes []*node
+	nodes []*cluster.Process
 	http  *http.Client
 	rec   recorder
 	start time.Time
@@ -138,23 +139,23 @@ func Do(ctx context.Context, cfg Config) (Result, error) {
 		return Result{}, errors.New("nemesis: need 1 lane or more, 1 to 8 players, 0 spectators or more, 1 to 90 games a lane")
 	case cfg.Duration <= 0, cfg.Gap <= 0, cfg.Down <= 0, cfg.Pause < time.Second:
 		return Result{}, errors.New("nemesis: need a positive duration, gap and down time, and a pause of 1s or more")
-	case pauseSignal == nil && !cfg.NoPause:
+	case cluster.PauseSignal == nil && !cfg.NoPause:
 		return Result{}, errors.New("nemesis: pausing a node takes SIGSTOP and SIGCONT, which this system lacks: leave pauses out (-no-pause)")
 	}
 	r := &Run{cfg: cfg, http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}, start: time.Now()}
 	defer r.http.CloseIdleConnections()
-	nodes, err := r.newNodes()
+	nodes, err := cluster.Nodes(cfg.Spawn, cfg.Dir, cfg.NATS)
 	if err != nil {
 		return Result{}, err
 	}
 	r.nodes = nodes
 	defer func() {
 		for _, n := range nodes {
-			n.stop()
+			n.Stop()
 		}
 	}()
 	startCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	err = startAll(startCtx, nodes)
+	err = cluster.StartAll(startCtx, nodes)
 	if err == nil {
 		err = r.allHealthy(startCtx)
 	}
@@ -162,7 +163,7 @@ func Do(ctx context.Context, cfg Config) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	r.logf("cluster up: %s, %s, %s", nodes[0].url, nodes[1].url, nodes[2].url)
+	r.logf("cluster up: %s, %s, %s", nodes[0].URL, nodes[1].URL, nodes[2].URL)
 
 	r.start = time.Now()
 	loadCtx, stopLoad := context.WithTimeout(ctx, cfg.Duration)
@@ -245,42 +246,40 @@ func (r *Run) faults(ctx context.Context) ([]Fault, error) {
 			kill = true
 		}
 		n := r.nodes[rng.IntN(len(r.nodes))]
-		f := Fault{Node: n.name, At: time.Since(r.start)}
+		f := Fault{Node: n.Name, At: time.Since(r.start)}
 		if kill {
 			f.Kind = "kill"
 			f.For = r.cfg.Down/10 + time.Duration(rng.Int64N(int64(r.cfg.Down-r.cfg.Down/10)+1))
-			r.logf("kill %s (SIGKILL), down for %v", n.name, f.For.Round(time.Millisecond))
-			if err := n.kill(); err != nil {
+			r.logf("kill %s (SIGKILL), down for %v", n.Name, f.For.Round(time.Millisecond))
+			if err := n.Kill(); err != nil {
 				return out, err
 			}
 			time.Sleep(f.For) // not cut short: the node comes back whatever happens
-			ready, err := n.start()
+			ready, err := n.Start()
 			if err != nil {
 				return out, err
 			}
 			select {
 			case err = <-ready:
 			case <-time.After(2 * time.Minute):
-				err = fmt.Errorf("nemesis: %s did not serve again within 2 minutes of its restart", n.name)
+				err = fmt.Errorf("nemesis: %s did not serve again within 2 minutes of its restart", n.Name)
 			}
 			if err != nil {
 				return out, err
 			}
-			r.logf("%s restarted", n.name)
+			r.logf("%s restarted", n.Name)
 		} else {
 			f.Kind = "pause"
 			f.For = time.Second + time.Duration(rng.Int64N(int64(r.cfg.Pause-time.Second)+1))
-			r.logf("pause %s (SIGSTOP) for %v", n.name, f.For.Round(time.Millisecond))
-			if err := n.signal(pauseSignal); err != nil {
+			r.logf("pause %s (SIGSTOP) for %v", n.Name, f.For.Round(time.Millisecond))
+			if err := n.Signal(cluster.PauseSignal); err != nil {
 				return out, err
 			}
-			n.setState("paused")
 			time.Sleep(f.For)
-			if err := n.signal(resumeSignal); err != nil {
+			if err := n.Signal(cluster.ResumeSignal); err != nil {
 				return out, err
 			}
-			n.setState("up")
-			r.logf("%s continued (SIGCONT)", n.name)
+			r.logf("%s continued (SIGCONT)", n.Name)
 		}
 		ended := time.Now()
 		hctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -298,10 +297,10 @@ func (r *Run) faults(ctx context.Context) ([]Fault, error) {
 // allHealthy waits until every node is running and healthy.
 func (r *Run) allHealthy(ctx context.Context) error {
 	for _, n := range r.nodes {
-		if n.stopped() {
-			return fmt.Errorf("nemesis: %s has exited (see %s)", n.name, n.log.Name())
+		if n.Stopped() {
+			return fmt.Errorf("nemesis: %s has exited (see %s)", n.Name, n.LogName())
 		}
-		if err := n.healthy(ctx, r.http); err != nil {
+		if err := n.Healthy(ctx, r.http); err != nil {
 			return err
 		}
 	}
@@ -319,13 +318,13 @@ func (r *Run) readGames(ctx context.Context, id string) (*protocol.Games, []Viol
 			var err error
 			for try := 0; ; try++ {
 				cctx, cancel := context.WithTimeout(ctx, commandTimeout)
-				all[i], err = (&client.Client{URL: n.url, HTTPClient: r.http}).Games(cctx, id)
+				all[i], err = (&client.Client{URL: n.URL, HTTPClient: r.http}).Games(cctx, id)
 				cancel()
 				if err == nil {
 					break
 				}
 				if ctx.Err() != nil {
-					return nil, nil, fmt.Errorf("nemesis: lane %s's games through %s: %w", id, n.name, err)
+					return nil, nil, fmt.Errorf("nemesis: lane %s's games through %s: %w", id, n.Name, err)
 				}
 				time.Sleep(200 * time.Millisecond)
 			}
@@ -333,7 +332,7 @@ func (r *Run) readGames(ctx context.Context, id string) (*protocol.Games, []Viol
 		var v []Violation
 		for i := 1; i < len(all); i++ {
 			if !reflect.DeepEqual(all[0], all[i]) {
-				v = append(v, Violation{"nodes disagree", fmt.Sprintf("lane %s: %s shows %s, %s shows %s", id, r.nodes[0].name, summary(all[0]), r.nodes[i].name, summary(all[i]))})
+				v = append(v, Violation{"nodes disagree", fmt.Sprintf("lane %s: %s shows %s, %s shows %s", id, r.nodes[0].Name, summary(all[0]), r.nodes[i].Name, summary(all[i]))})
 			}
 		}
 		if v == nil || time.Now().After(settle) {
