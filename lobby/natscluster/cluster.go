@@ -170,17 +170,13 @@ type Cluster struct {
 	nc  *nats.Conn
 	log *slog.Logger
 
-	mu         sync.Mutex
-	owned      map[string]*owned      // lanes this node runs, or is taking over
-	relays     map[string]*relayEntry // lanes of other nodes this node has clients of
-	seen       map[string]time.Time   // each node's last heartbeat
-	urls       map[string][]string    // each node's addresses, as its heartbeats say
-	dead       map[string]bool        // nodes in seen that fell silent
-	asking     map[string]bool        // silent nodes being pinged (see ask)
-	unanswered map[string]bool        // silent nodes that did not answer
-	subs       []*nats.Subscription   // the node's own subjects
-	listed     map[string]listed      // each node's lanes, as it last answered a list
-	relaid     singleflight.Group     // relays being made, by lane
+	mu      sync.Mutex
+	owned   map[string]*owned      // lanes this node runs, or is taking over
+	relays  map[string]*relayEntry // lanes of other nodes this node has clients of
+	members members                // every node heard of, and where it stands
+	subs    []*nats.Subscription   // the node's own subjects
+	listed  map[string]listed      // each node's lanes, as it last answered a list
+	relaid  singleflight.Group     // relays being made, by lane
 
 	// relaying holds, by lane id, the relays whose boards the node
 	// receives (see relayBoards): each from before it subscribes to
@@ -231,19 +227,15 @@ func New(cfg Config) (*Cluster, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	c := &Cluster{
-		cfg:        cfg,
-		nc:         cfg.Conn,
-		log:        cfg.Logger.With("node", cfg.Node),
-		owned:      make(map[string]*owned),
-		relays:     make(map[string]*relayEntry),
-		seen:       make(map[string]time.Time),
-		listed:     make(map[string]listed),
-		dead:       make(map[string]bool),
-		asking:     make(map[string]bool),
-		unanswered: make(map[string]bool),
-		urls:       make(map[string][]string),
-		boards:     make(chan *nats.Msg, relayBacklog),
-		stop:       make(chan struct{}),
+		cfg:     cfg,
+		nc:      cfg.Conn,
+		log:     cfg.Logger.With("node", cfg.Node),
+		owned:   make(map[string]*owned),
+		relays:  make(map[string]*relayEntry),
+		members: newMembers(cfg.Node, cfg.NodeTimeout),
+		listed:  make(map[string]listed),
+		boards:  make(chan *nats.Msg, relayBacklog),
+		stop:    make(chan struct{}),
 	}
 	for subj, h := range map[string]nats.MsgHandler{
 		subjTo + cfg.Node + ".>": c.delivered,
@@ -369,12 +361,7 @@ func (c *Cluster) checkPaused(now time.Time) {
 func (c *Cluster) excuse(now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for node := range c.seen {
-		if !c.dead[node] {
-			c.seen[node] = now
-			delete(c.unanswered, node)
-		}
-	}
+	c.members.excuse(now)
 }
 
 // nodeLanes returns the node's lanes, once Run runs; nil before, or if
@@ -434,11 +421,7 @@ func (c *Cluster) heartbeat(m *nats.Msg) {
 	var beat protocol.Node
 	json.Unmarshal(m.Data, &beat) // a node that says nothing has no address
 	c.mu.Lock()
-	c.seen[node] = time.Now()
-	c.urls[node] = beat.URLs
-	back := c.dead[node]
-	delete(c.dead, node)
-	delete(c.unanswered, node)
+	back := c.members.heard(node, beat.URLs, time.Now())
 	c.mu.Unlock()
 	if back && node != c.cfg.Node {
 		// A node thought dead is heard again: the network between them
@@ -452,11 +435,6 @@ func (c *Cluster) heartbeat(m *nats.Msg) {
 	}
 }
 
-// alive reports whether node was heard of lately. c.mu is held.
-func (c *Cluster) alive(node string, now time.Time) bool {
-	return node == c.cfg.Node || now.Sub(c.seen[node]) < c.cfg.NodeTimeout || c.asking[node]
-}
-
 // ask pings a node whose heartbeats stopped, before it is taken for dead:
 // on saturated cores heartbeats come late, and taking a node that is only
 // slow for dead closes its relays and detaches its clients, which
@@ -466,18 +444,15 @@ func (c *Cluster) alive(node string, now time.Time) bool {
 func (c *Cluster) ask(node string) {
 	wakes := c.wakes.Load()
 	_, err := c.nc.Request(subjPing+node, nil, c.cfg.RequestTimeout)
+	// Asked before a pause of this node's, its silence is excused (see
+	// excuse).
+	excused := c.wakes.Load() != wakes
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.asking, node)
-	if err == nil {
-		c.seen[node] = time.Now()
-		return
+	c.members.answered(node, err == nil, excused, time.Now())
+	c.mu.Unlock()
+	if err != nil && !excused {
+		c.log.Info("a silent node does not answer", "silent", node, "err", err)
 	}
-	if c.wakes.Load() != wakes {
-		return // asked before a pause of this node's: its silence is excused (see excuse)
-	}
-	c.unanswered[node] = true // dead, unless heard again
-	c.log.Info("a silent node does not answer", "silent", node, "err", err)
 }
 
 // sweep closes the relays of lanes whose node is dead, and those idle,
@@ -486,15 +461,12 @@ func (c *Cluster) sweep(now time.Time) {
 	var dead, tell []*relayEntry
 	var gone []*lane.Client
 	c.mu.Lock()
-	for node, at := range c.seen {
-		if node != c.cfg.Node && !c.asking[node] && !c.unanswered[node] && now.Sub(at) >= c.cfg.NodeTimeout && now.Sub(at) < 10*c.cfg.NodeTimeout {
-			c.asking[node] = true
-			go c.ask(node)
-		}
+	for _, node := range c.members.toAsk(now) {
+		go c.ask(node)
 	}
 	for id, rl := range c.relays {
 		switch {
-		case !c.alive(rl.owner, now):
+		case !c.members.alive(rl.owner, now):
 			dead = append(dead, rl)
 		case rl.r.Len() > 0:
 			rl.idleSince = time.Time{}
@@ -513,19 +485,8 @@ func (c *Cluster) sweep(now time.Time) {
 	for _, o := range c.owned {
 		owned = append(owned, o)
 	}
-	var died []string
-	for node, at := range c.seen {
-		switch {
-		case now.Sub(at) > 10*c.cfg.NodeTimeout:
-			delete(c.seen, node) // long gone: forget it
-			delete(c.urls, node)
-			delete(c.unanswered, node)
-		case !c.alive(node, now) && !c.dead[node]:
-			c.dead[node] = true
-			died = append(died, node)
-		}
-	}
-	alive := func(node string) bool { return c.alive(node, now) }
+	died := c.members.sweep(now)
+	alive := func(node string) bool { return c.members.alive(node, now) }
 	for _, o := range owned {
 		gone = append(gone, o.deadRemotes(alive)...)
 	}
@@ -654,7 +615,7 @@ func (c *Cluster) Peers() []protocol.Node {
 			continue
 		}
 		c.mu.Lock()
-		urls := c.urls[name]
+		urls := c.members.urls(name)
 		c.mu.Unlock()
 		out = append(out, protocol.Node{Name: name, URLs: urls})
 	}
@@ -667,12 +628,7 @@ func (c *Cluster) Peers() []protocol.Node {
 func (c *Cluster) Nodes() []string {
 	now := time.Now()
 	c.mu.Lock()
-	out := []string{c.cfg.Node}
-	for node := range c.seen {
-		if node != c.cfg.Node && c.alive(node, now) {
-			out = append(out, node)
-		}
-	}
+	out := append([]string{c.cfg.Node}, c.members.others(now)...)
 	c.mu.Unlock()
 	slices.Sort(out)
 	return out
@@ -732,12 +688,7 @@ func (c *Cluster) Lane(ctx context.Context, id string) (*lobby.LaneView, error) 
 func (c *Cluster) Lanes(ctx context.Context) ([]protocol.LaneSummary, error) {
 	now := time.Now()
 	c.mu.Lock()
-	want := 0
-	for node := range c.seen {
-		if node != c.cfg.Node && c.alive(node, now) {
-			want++
-		}
-	}
+	want := len(c.members.others(now))
 	c.mu.Unlock()
 	var (
 		out      []protocol.LaneSummary

@@ -97,9 +97,7 @@ func (c *Cluster) newRelay(ctx context.Context, id string) (*lane.Relay, error) 
 		return nil, fmt.Errorf("natscluster: the node is leaving the cluster")
 	}
 	c.relays[id] = rl
-	if _, ok := c.seen[rl.owner]; !ok {
-		c.seen[rl.owner] = time.Now() // not to be swept before its first heartbeat
-	}
+	c.members.met(rl.owner, time.Now())
 	c.mu.Unlock()
 	rl.r.AfterClose(func() {
 		unsubscribe(sub)
