@@ -17,6 +17,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/nats-io/nats.go"
+	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/singleflight"
 
 	"github.com/tenpin/tenpin/lane"
@@ -196,11 +197,54 @@ type Cluster struct {
 	running atomic.Pointer[running] // once Run runs
 }
 
-// running is what Run was given: the node's lanes, and the context of
-// what it does for them.
+// running is what Run was given — the node's lanes, and the context of
+// what it does for them — and the goroutines it owns: every goroutine
+// the cluster starts is one of group's (see spawn), and Run returns only
+// once they all have.
 type running struct {
-	ctx   context.Context
+	ctx   context.Context // the group's: it ends with Run's
 	lanes Lanes
+
+	mu      sync.Mutex
+	group   *errgroup.Group
+	stopped bool // no more goroutines: Run is waiting for its group
+}
+
+func newRunning(ctx context.Context, lanes Lanes) *running {
+	g, ctx := errgroup.WithContext(ctx)
+	return &running{ctx: ctx, lanes: lanes, group: g}
+}
+
+// spawn runs f on a goroutine of the group, and reports whether it did:
+// not once Run is waiting for the group to end.
+func (r *running) spawn(f func(ctx context.Context)) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stopped {
+		return false
+	}
+	r.group.Go(func() error {
+		f(r.ctx)
+		return nil
+	})
+	return true
+}
+
+// wait takes no more goroutines, and waits for those of the group.
+func (r *running) wait() {
+	r.mu.Lock()
+	r.stopped = true // under mu: no spawn adds to the group once Wait may run
+	r.mu.Unlock()
+	r.group.Wait()
+}
+
+// spawn runs f on a goroutine that Run waits for, and reports whether it
+// did: not before Run runs, nor once it is returning. Nothing is lost by
+// that: before Run there are no lanes to adopt or verify, nor heartbeats
+// to ask about; once Run returns the node has left the cluster.
+func (c *Cluster) spawn(f func(ctx context.Context)) bool {
+	r := c.running.Load()
+	return r != nil && r.spawn(f)
 }
 
 var _ lobby.Cluster = (*Cluster)(nil)
@@ -286,13 +330,15 @@ func (c *Cluster) Publish(id string, board []byte, seq uint64) {
 // relays of their lanes close, their clients leave this node's lanes, and
 // lanes adopts the lanes they ran. When ctx ends, every relay closes (its
 // clients reconnect, to a node that runs), and the node leaves the
-// cluster.
+// cluster. Every goroutine the cluster starts is Run's: it returns once
+// they all have (those in lanes' methods once these return, after ctx
+// ends). Run it once.
 func (c *Cluster) Run(ctx context.Context, lanes Lanes) error {
 	// Other nodes' compactions ask for this node's snapshots only once it
 	// runs, and has its lanes.
-	c.running.Store(&running{ctx, lanes})
-	adopt := time.AfterFunc(c.adoptAfter(), c.adopt)
-	defer adopt.Stop()
+	r := newRunning(ctx, lanes)
+	c.running.Store(r)
+	defer r.wait() // after close, below: the goroutines end with the relays and ctx
 	sub, err := c.nc.Subscribe(subjSnap+"*", c.snapshot)
 	if err != nil {
 		return fmt.Errorf("natscluster: subscribing to %s: %w", subjSnap+"*", err)
@@ -300,8 +346,17 @@ func (c *Cluster) Run(ctx context.Context, lanes Lanes) error {
 	c.mu.Lock()
 	c.subs = append(c.subs, sub)
 	c.mu.Unlock()
+	r.spawn(func(ctx context.Context) {
+		t := time.NewTimer(c.adoptAfter())
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+			c.adopt(ctx)
+		}
+	})
 	for range runtime.GOMAXPROCS(0) {
-		go c.relayBoards() // until close
+		r.spawn(func(context.Context) { c.relayBoards() }) // until close
 	}
 	tick := time.NewTicker(c.cfg.Heartbeat)
 	defer tick.Stop()
@@ -348,7 +403,7 @@ func (c *Cluster) checkPaused(now time.Time) {
 	c.lastBeat.Store(now.UnixNano())
 	c.log.Warn("this node was paused: the others may have taken its lanes", "late", late)
 	c.excuse(now)
-	go c.verify()
+	c.spawn(c.verify)
 }
 
 // excuse gives the nodes alive before this one was paused a node timeout
@@ -374,13 +429,12 @@ func (c *Cluster) nodeLanes() Lanes {
 }
 
 // adopt takes over the lanes no node runs, and logs how many it took.
-func (c *Cluster) adopt() {
-	r := c.running.Load()
-	if r == nil || r.lanes == nil {
+func (c *Cluster) adopt(ctx context.Context) {
+	lanes := c.nodeLanes()
+	if lanes == nil {
 		return
 	}
-	ctx := r.ctx
-	n, err := r.lanes.Adopt(ctx)
+	n, err := lanes.Adopt(ctx)
 	if err != nil && ctx.Err() == nil {
 		c.log.Warn("lanes not adopted", "err", err)
 	}
@@ -390,9 +444,9 @@ func (c *Cluster) adopt() {
 }
 
 // verify has the node's lanes read their logs back (see Lanes.Verify).
-func (c *Cluster) verify() {
-	if r := c.running.Load(); r != nil && r.lanes != nil {
-		r.lanes.Verify(r.ctx)
+func (c *Cluster) verify(ctx context.Context) {
+	if lanes := c.nodeLanes(); lanes != nil {
+		lanes.Verify(ctx)
 	}
 }
 
@@ -431,7 +485,7 @@ func (c *Cluster) heartbeat(m *nats.Msg) {
 		// once if it lost: as after a pause.
 		c.log.Warn("a node thought dead is back", "node", node)
 		c.wakes.Add(1)
-		go c.verify()
+		c.spawn(c.verify)
 	}
 }
 
@@ -441,9 +495,14 @@ func (c *Cluster) heartbeat(m *nats.Msg) {
 // reconnect, and load the cores more. A node that answers within a
 // request's time is alive; one killed has no responders at once (its
 // routes closed with it); one paused does not answer.
-func (c *Cluster) ask(node string) {
+func (c *Cluster) ask(ctx context.Context, node string) {
 	wakes := c.wakes.Load()
-	_, err := c.nc.Request(subjPing+node, nil, c.cfg.RequestTimeout)
+	rctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
+	_, err := c.nc.RequestWithContext(rctx, subjPing+node, nil)
+	cancel()
+	if ctx.Err() != nil {
+		return // Run is returning: the node leaves, and the answer no longer matters
+	}
 	// Asked before a pause of this node's, its silence is excused (see
 	// excuse).
 	excused := c.wakes.Load() != wakes
@@ -462,7 +521,9 @@ func (c *Cluster) sweep(now time.Time) {
 	var gone []*lane.Client
 	c.mu.Lock()
 	for _, node := range c.members.toAsk(now) {
-		go c.ask(node)
+		if !c.spawn(func(ctx context.Context) { c.ask(ctx, node) }) {
+			c.members.answered(node, false, true, now) // not asked: as if excused
+		}
 	}
 	for id, rl := range c.relays {
 		switch {
@@ -498,15 +559,15 @@ func (c *Cluster) sweep(now time.Time) {
 		rl.r.Close(protocol.CodeServerRestarting, "the lane's server went away: reconnect, your seat is kept")
 	}
 	for _, rl := range tell {
-		go c.tellAlive(rl)
+		c.spawn(func(ctx context.Context) { c.tellAlive(ctx, rl) })
 	}
 	// A lane's inbox may be full: the heartbeats must not wait for it.
 	for _, rm := range gone {
-		go rm.Detach()
+		c.spawn(func(context.Context) { rm.Detach() })
 	}
 	for _, node := range died {
 		c.log.Warn("a node fell silent", "dead", node)
-		go c.adopt()
+		c.spawn(c.adopt)
 	}
 }
 
@@ -572,15 +633,15 @@ func (c *Cluster) SnapshotAll(ctx context.Context) (ids []string, keep uint64, e
 	return ids, keep, nil
 }
 
-// snapshot answers another node's SnapshotAll. It runs on its own
-// goroutine: snapshots wait for every lane's store.
+// snapshot answers another node's SnapshotAll. It runs on a goroutine
+// of its own: snapshots wait for every lane's store.
 func (c *Cluster) snapshot(m *nats.Msg) {
 	lanes := c.nodeLanes()
 	if strings.TrimPrefix(m.Subject, subjSnap) == c.cfg.Node || lanes == nil {
 		return
 	}
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), snapshotTimeout)
+	c.spawn(func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
 		defer cancel()
 		var a snapshotAnswer
 		ids, keep, err := lanes.SnapshotLanes(ctx)
@@ -590,7 +651,7 @@ func (c *Cluster) snapshot(m *nats.Msg) {
 		a.Lanes, a.Keep = ids, keep
 		data, _ := json.Marshal(a) // plain values: cannot fail
 		m.Respond(data)
-	}()
+	})
 }
 
 // Wakes counts the times this node was found paused: its heartbeats

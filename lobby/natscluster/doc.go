@@ -15,6 +15,12 @@
 //   - Relays (relay.go): the lanes of other nodes that this node has
 //     clients of, their boards and their clients' messages.
 //
+// Every goroutine the cluster starts — the relays' board handlers, a
+// ping of a silent node, a lane told its relay's connections, a client
+// detached, the lanes adopted or verified, snapshots asked by another
+// node — belongs to [Cluster.Run], which waits for them all before it
+// returns; none is started before Run, nor once it is returning.
+//
 // # How the nodes talk
 //
 // The nodes share one journal (lobby/natsstore, on one NATS cluster);

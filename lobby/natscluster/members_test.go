@@ -70,7 +70,11 @@ func TestMemberTransitions(t *testing.T) {
 		{dead, "sweep", dead, false, false}, // dies once
 		{dead, "long sweep", dead, false, false},
 	} {
-		t.Run(tc.from.String()+"/"+tc.event, func(t *testing.T) {
+		from := tc.from.String()
+		if tc.from == unknown {
+			from = "unknown"
+		}
+		t.Run(from+"/"+tc.event, func(t *testing.T) {
 			ms := newMembers("n1", timeout)
 			if tc.from != unknown {
 				ms.nodes["n2"] = &member{state: tc.from, seen: t0}

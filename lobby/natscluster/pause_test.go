@@ -27,7 +27,7 @@ func TestAWokenNodeTakesNobodyForDead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(c.close)
+	c.runByHand(t)
 	// The node's last heartbeat and n3's were 5 s ago: since then the
 	// node was paused.
 	start := time.Now().Add(-5 * time.Second)
@@ -79,7 +79,7 @@ func TestAPingAcrossAPauseIsNotHeld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(c.close)
+	c.runByHand(t)
 	var pings atomic.Int32
 	held := make(chan struct{})
 	sub, err := j.NATS().Subscribe(subjPing+"n4", func(m *nats.Msg) {
@@ -145,4 +145,16 @@ func (c *Cluster) isDead(node string) bool {
 	defer c.mu.Unlock()
 	s, _ := c.members.state(node)
 	return s == dead
+}
+
+// runByHand has c take goroutines as Run does, for a test that beats by
+// hand rather than run the heartbeat loop: when the test ends, c leaves
+// the cluster and they are waited for, as Run would.
+func (c *Cluster) runByHand(t *testing.T) {
+	r := newRunning(t.Context(), nil)
+	c.running.Store(r)
+	t.Cleanup(func() {
+		c.close()
+		r.wait()
+	})
 }
