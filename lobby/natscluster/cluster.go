@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/singleflight"
 
 	"github.com/tenpin/tenpin/lane"
@@ -169,17 +170,13 @@ type Cluster struct {
 	nc  *nats.Conn
 	log *slog.Logger
 
-	mu         sync.Mutex
-	owned      map[string]*owned      // lanes this node runs, or is taking over
-	relays     map[string]*relayEntry // lanes of other nodes this node has clients of
-	seen       map[string]time.Time   // each node's last heartbeat
-	urls       map[string][]string    // each node's addresses, as its heartbeats say
-	dead       map[string]bool        // nodes in seen that fell silent
-	asking     map[string]bool        // silent nodes being pinged (see ask)
-	unanswered map[string]bool        // silent nodes that did not answer
-	subs       []*nats.Subscription   // the node's own subjects
-	listed     map[string]listed      // each node's lanes, as it last answered a list
-	relaid     singleflight.Group     // relays being made, by lane
+	mu      sync.Mutex
+	owned   map[string]*owned      // lanes this node runs, or is taking over
+	relays  map[string]*relayEntry // lanes of other nodes this node has clients of
+	members members                // every node heard of, and where it stands
+	subs    []*nats.Subscription   // the node's own subjects
+	listed  map[string]listed      // each node's lanes, as it last answered a list
+	relaid  singleflight.Group     // relays being made, by lane
 
 	// relaying holds, by lane id, the relays whose boards the node
 	// receives (see relayBoards): each from before it subscribes to
@@ -199,11 +196,54 @@ type Cluster struct {
 	running atomic.Pointer[running] // once Run runs
 }
 
-// running is what Run was given: the node's lanes, and the context of
-// what it does for them.
+// running is what Run was given — the node's lanes, and the context of
+// what it does for them — and the goroutines it owns: every goroutine
+// the cluster starts is one of group's (see spawn), and Run returns only
+// once they all have.
 type running struct {
-	ctx   context.Context
+	ctx   context.Context // the group's: it ends with Run's
 	lanes Lanes
+
+	mu      sync.Mutex
+	group   *errgroup.Group
+	stopped bool // no more goroutines: Run is waiting for its group
+}
+
+func newRunning(ctx context.Context, lanes Lanes) *running {
+	g, ctx := errgroup.WithContext(ctx)
+	return &running{ctx: ctx, lanes: lanes, group: g}
+}
+
+// spawn runs f on a goroutine of the group, and reports whether it did:
+// not once Run is waiting for the group to end.
+func (r *running) spawn(f func(ctx context.Context)) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stopped {
+		return false
+	}
+	r.group.Go(func() error {
+		f(r.ctx)
+		return nil
+	})
+	return true
+}
+
+// wait takes no more goroutines, and waits for those of the group.
+func (r *running) wait() {
+	r.mu.Lock()
+	r.stopped = true // under mu: no spawn adds to the group once Wait may run
+	r.mu.Unlock()
+	r.group.Wait()
+}
+
+// spawn runs f on a goroutine that Run waits for, and reports whether it
+// did: not before Run runs, nor once it is returning. Nothing is lost by
+// that: before Run there are no lanes to adopt or verify, nor heartbeats
+// to ask about; once Run returns the node has left the cluster.
+func (c *Cluster) spawn(f func(ctx context.Context)) bool {
+	r := c.running.Load()
+	return r != nil && r.spawn(f)
 }
 
 var _ lobby.Cluster = (*Cluster)(nil)
@@ -230,19 +270,15 @@ func New(cfg Config) (*Cluster, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	c := &Cluster{
-		cfg:        cfg,
-		nc:         cfg.Conn,
-		log:        cfg.Logger.With("node", cfg.Node),
-		owned:      make(map[string]*owned),
-		relays:     make(map[string]*relayEntry),
-		seen:       make(map[string]time.Time),
-		listed:     make(map[string]listed),
-		dead:       make(map[string]bool),
-		asking:     make(map[string]bool),
-		unanswered: make(map[string]bool),
-		urls:       make(map[string][]string),
-		boards:     make(chan *nats.Msg, relayBacklog),
-		stop:       make(chan struct{}),
+		cfg:     cfg,
+		nc:      cfg.Conn,
+		log:     cfg.Logger.With("node", cfg.Node),
+		owned:   make(map[string]*owned),
+		relays:  make(map[string]*relayEntry),
+		members: newMembers(cfg.Node, cfg.NodeTimeout),
+		listed:  make(map[string]listed),
+		boards:  make(chan *nats.Msg, relayBacklog),
+		stop:    make(chan struct{}),
 	}
 	for subj, h := range map[string]nats.MsgHandler{
 		subjTo + cfg.Node + ".>": c.delivered,
@@ -293,13 +329,15 @@ func (c *Cluster) Publish(id string, board []byte, seq uint64) {
 // relays of their lanes close, their clients leave this node's lanes, and
 // lanes adopts the lanes they ran. When ctx ends, every relay closes (its
 // clients reconnect, to a node that runs), and the node leaves the
-// cluster.
+// cluster. Every goroutine the cluster starts is Run's: it returns once
+// they all have (those in lanes' methods once these return, after ctx
+// ends). Run it once.
 func (c *Cluster) Run(ctx context.Context, lanes Lanes) error {
 	// Other nodes' compactions ask for this node's snapshots only once it
 	// runs, and has its lanes.
-	c.running.Store(&running{ctx, lanes})
-	adopt := time.AfterFunc(c.adoptAfter(), c.adopt)
-	defer adopt.Stop()
+	r := newRunning(ctx, lanes)
+	c.running.Store(r)
+	defer r.wait() // after close, below: the goroutines end with the relays and ctx
 	sub, err := c.nc.Subscribe(subjSnap+"*", c.snapshot)
 	if err != nil {
 		return fmt.Errorf("natscluster: subscribing to %s: %w", subjSnap+"*", err)
@@ -307,8 +345,17 @@ func (c *Cluster) Run(ctx context.Context, lanes Lanes) error {
 	c.mu.Lock()
 	c.subs = append(c.subs, sub)
 	c.mu.Unlock()
+	r.spawn(func(ctx context.Context) {
+		t := time.NewTimer(c.adoptAfter())
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+			c.adopt(ctx)
+		}
+	})
 	for range runtime.GOMAXPROCS(0) {
-		go c.relayBoards() // until close
+		r.spawn(func(context.Context) { c.relayBoards() }) // until close
 	}
 	tick := time.NewTicker(c.cfg.Heartbeat)
 	defer tick.Stop()
@@ -355,7 +402,7 @@ func (c *Cluster) checkPaused(now time.Time) {
 	c.lastBeat.Store(now.UnixNano())
 	c.log.Warn("this node was paused: the others may have taken its lanes", "late", late)
 	c.excuse(now)
-	go c.verify()
+	c.spawn(c.verify)
 }
 
 // excuse gives the nodes alive before this one was paused a node timeout
@@ -368,12 +415,7 @@ func (c *Cluster) checkPaused(now time.Time) {
 func (c *Cluster) excuse(now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for node := range c.seen {
-		if !c.dead[node] {
-			c.seen[node] = now
-			delete(c.unanswered, node)
-		}
-	}
+	c.members.excuse(now)
 }
 
 // nodeLanes returns the node's lanes, once Run runs; nil before, or if
@@ -386,13 +428,12 @@ func (c *Cluster) nodeLanes() Lanes {
 }
 
 // adopt takes over the lanes no node runs, and logs how many it took.
-func (c *Cluster) adopt() {
-	r := c.running.Load()
-	if r == nil || r.lanes == nil {
+func (c *Cluster) adopt(ctx context.Context) {
+	lanes := c.nodeLanes()
+	if lanes == nil {
 		return
 	}
-	ctx := r.ctx
-	n, err := r.lanes.Adopt(ctx)
+	n, err := lanes.Adopt(ctx)
 	if err != nil && ctx.Err() == nil {
 		c.log.Warn("lanes not adopted", "err", err)
 	}
@@ -402,9 +443,9 @@ func (c *Cluster) adopt() {
 }
 
 // verify has the node's lanes read their logs back (see Lanes.Verify).
-func (c *Cluster) verify() {
-	if r := c.running.Load(); r != nil && r.lanes != nil {
-		r.lanes.Verify(r.ctx)
+func (c *Cluster) verify(ctx context.Context) {
+	if lanes := c.nodeLanes(); lanes != nil {
+		lanes.Verify(ctx)
 	}
 }
 
@@ -433,11 +474,7 @@ func (c *Cluster) heartbeat(m *nats.Msg) {
 	var beat protocol.Node
 	json.Unmarshal(m.Data, &beat) // a node that says nothing has no address
 	c.mu.Lock()
-	c.seen[node] = time.Now()
-	c.urls[node] = beat.URLs
-	back := c.dead[node]
-	delete(c.dead, node)
-	delete(c.unanswered, node)
+	back := c.members.heard(node, beat.URLs, time.Now())
 	c.mu.Unlock()
 	if back && node != c.cfg.Node {
 		// A node thought dead is heard again: the network between them
@@ -447,13 +484,8 @@ func (c *Cluster) heartbeat(m *nats.Msg) {
 		// once if it lost: as after a pause.
 		c.log.Warn("a node thought dead is back", "node", node)
 		c.wakes.Add(1)
-		go c.verify()
+		c.spawn(c.verify)
 	}
-}
-
-// alive reports whether node was heard of lately. c.mu is held.
-func (c *Cluster) alive(node string, now time.Time) bool {
-	return node == c.cfg.Node || now.Sub(c.seen[node]) < c.cfg.NodeTimeout || c.asking[node]
 }
 
 // ask pings a node whose heartbeats stopped, before it is taken for dead:
@@ -462,21 +494,23 @@ func (c *Cluster) alive(node string, now time.Time) bool {
 // reconnect, and load the cores more. A node that answers within a
 // request's time is alive; one killed has no responders at once (its
 // routes closed with it); one paused does not answer.
-func (c *Cluster) ask(node string) {
+func (c *Cluster) ask(ctx context.Context, node string) {
 	wakes := c.wakes.Load()
-	_, err := c.nc.Request(subjPing+node, nil, c.cfg.RequestTimeout)
+	rctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
+	_, err := c.nc.RequestWithContext(rctx, subjPing+node, nil)
+	cancel()
+	if ctx.Err() != nil {
+		return // Run is returning: the node leaves, and the answer no longer matters
+	}
+	// Asked before a pause of this node's, its silence is excused (see
+	// excuse).
+	excused := c.wakes.Load() != wakes
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.asking, node)
-	if err == nil {
-		c.seen[node] = time.Now()
-		return
+	c.members.answered(node, err == nil, excused, time.Now())
+	c.mu.Unlock()
+	if err != nil && !excused {
+		c.log.Info("a silent node does not answer", "silent", node, "err", err)
 	}
-	if c.wakes.Load() != wakes {
-		return // asked before a pause of this node's: its silence is excused (see excuse)
-	}
-	c.unanswered[node] = true // dead, unless heard again
-	c.log.Info("a silent node does not answer", "silent", node, "err", err)
 }
 
 // sweep closes the relays of lanes whose node is dead, and those idle,
@@ -485,15 +519,14 @@ func (c *Cluster) sweep(now time.Time) {
 	var dead, tell []*relayEntry
 	var gone []*lane.Client
 	c.mu.Lock()
-	for node, at := range c.seen {
-		if node != c.cfg.Node && !c.asking[node] && !c.unanswered[node] && now.Sub(at) >= c.cfg.NodeTimeout && now.Sub(at) < 10*c.cfg.NodeTimeout {
-			c.asking[node] = true
-			go c.ask(node)
+	for _, node := range c.members.toAsk(now) {
+		if !c.spawn(func(ctx context.Context) { c.ask(ctx, node) }) {
+			c.members.answered(node, false, true, now) // not asked: as if excused
 		}
 	}
 	for id, rl := range c.relays {
 		switch {
-		case !c.alive(rl.owner, now):
+		case !c.members.alive(rl.owner, now):
 			dead = append(dead, rl)
 		case rl.r.Len() > 0:
 			rl.idleSince = time.Time{}
@@ -512,19 +545,8 @@ func (c *Cluster) sweep(now time.Time) {
 	for _, o := range c.owned {
 		owned = append(owned, o)
 	}
-	var died []string
-	for node, at := range c.seen {
-		switch {
-		case now.Sub(at) > 10*c.cfg.NodeTimeout:
-			delete(c.seen, node) // long gone: forget it
-			delete(c.urls, node)
-			delete(c.unanswered, node)
-		case !c.alive(node, now) && !c.dead[node]:
-			c.dead[node] = true
-			died = append(died, node)
-		}
-	}
-	alive := func(node string) bool { return c.alive(node, now) }
+	died := c.members.sweep(now)
+	alive := func(node string) bool { return c.members.alive(node, now) }
 	for _, o := range owned {
 		gone = append(gone, o.deadRemotes(alive)...)
 	}
@@ -536,15 +558,15 @@ func (c *Cluster) sweep(now time.Time) {
 		rl.r.Close(protocol.CodeServerRestarting, "the lane's server went away: reconnect, your seat is kept")
 	}
 	for _, rl := range tell {
-		go c.tellAlive(rl)
+		c.spawn(func(ctx context.Context) { c.tellAlive(ctx, rl) })
 	}
 	// A lane's inbox may be full: the heartbeats must not wait for it.
 	for _, rm := range gone {
-		go rm.Detach()
+		c.spawn(func(context.Context) { rm.Detach() })
 	}
 	for _, node := range died {
 		c.log.Warn("a node fell silent", "dead", node)
-		go c.adopt()
+		c.spawn(c.adopt)
 	}
 }
 
@@ -610,15 +632,15 @@ func (c *Cluster) SnapshotAll(ctx context.Context) (ids []string, keep uint64, e
 	return ids, keep, nil
 }
 
-// snapshot answers another node's SnapshotAll. It runs on its own
-// goroutine: snapshots wait for every lane's store.
+// snapshot answers another node's SnapshotAll. It runs on a goroutine
+// of its own: snapshots wait for every lane's store.
 func (c *Cluster) snapshot(m *nats.Msg) {
 	lanes := c.nodeLanes()
 	if strings.TrimPrefix(m.Subject, subjSnap) == c.cfg.Node || lanes == nil {
 		return
 	}
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), snapshotTimeout)
+	c.spawn(func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
 		defer cancel()
 		var a snapshotAnswer
 		ids, keep, err := lanes.SnapshotLanes(ctx)
@@ -628,7 +650,7 @@ func (c *Cluster) snapshot(m *nats.Msg) {
 		a.Lanes, a.Keep = ids, keep
 		data, _ := json.Marshal(a) // plain values: cannot fail
 		m.Respond(data)
-	}()
+	})
 }
 
 // Wakes counts the times this node was found paused: its heartbeats
@@ -653,7 +675,7 @@ func (c *Cluster) Peers() []protocol.Node {
 			continue
 		}
 		c.mu.Lock()
-		urls := c.urls[name]
+		urls := c.members.urls(name)
 		c.mu.Unlock()
 		out = append(out, protocol.Node{Name: name, URLs: urls})
 	}
@@ -666,12 +688,7 @@ func (c *Cluster) Peers() []protocol.Node {
 func (c *Cluster) Nodes() []string {
 	now := time.Now()
 	c.mu.Lock()
-	out := []string{c.cfg.Node}
-	for node := range c.seen {
-		if node != c.cfg.Node && c.alive(node, now) {
-			out = append(out, node)
-		}
-	}
+	out := append([]string{c.cfg.Node}, c.members.others(now)...)
 	c.mu.Unlock()
 	slices.Sort(out)
 	return out
@@ -731,12 +748,7 @@ func (c *Cluster) Lane(ctx context.Context, id string) (*lobby.LaneView, error) 
 func (c *Cluster) Lanes(ctx context.Context) ([]protocol.LaneSummary, error) {
 	now := time.Now()
 	c.mu.Lock()
-	want := 0
-	for node := range c.seen {
-		if node != c.cfg.Node && c.alive(node, now) {
-			want++
-		}
-	}
+	want := len(c.members.others(now))
 	c.mu.Unlock()
 	var (
 		out      []protocol.LaneSummary

@@ -5,15 +5,21 @@
 //
 // # Its parts
 //
-//   - Membership and heartbeats (cluster.go): [Cluster.Run] says this
-//     node is alive, hears the others, asks a silent one before taking
-//     it for dead, and has the lobby adopt a dead node's lanes; the
-//     leader's compaction asks every node for snapshots, and a lobby's
-//     list asks every node for its lanes.
+//   - Membership and heartbeats (cluster.go, members.go): [Cluster.Run]
+//     says this node is alive, hears the others, asks a silent one before
+//     taking it for dead, and has the lobby adopt a dead node's lanes;
+//     the leader's compaction asks every node for snapshots, and a
+//     lobby's list asks every node for its lanes.
 //   - Ownership (owner.go): a lane this node runs answers the other
 //     nodes about it, and sends what it has for their clients.
 //   - Relays (relay.go): the lanes of other nodes that this node has
 //     clients of, their boards and their clients' messages.
+//
+// Every goroutine the cluster starts — the relays' board handlers, a
+// ping of a silent node, a lane told its relay's connections, a client
+// detached, the lanes adopted or verified, snapshots asked by another
+// node — belongs to [Cluster.Run], which waits for them all before it
+// returns; none is started before Run, nor once it is returning.
 //
 // # How the nodes talk
 //
@@ -51,10 +57,12 @@
 //     (busy) comes the same way, from the lane's node; a read of a
 //     connection the lane does not know closes it (it reconnects).
 //   - Every node says it is alive on tenpin.node.<node> every
-//     [Config.Heartbeat]. A node silent for [Config.NodeTimeout] is dead:
+//     [Config.Heartbeat]. A node silent for [Config.NodeTimeout] is
+//     pinged on tenpin.ping.<node>, and if it does not answer it is dead:
 //     the lanes it ran close their relays (the clients reconnect, and the
 //     node they reach takes the lane over), and its clients leave the
-//     lanes they were on.
+//     lanes they were on. Where each node stands (heard, asked, not
+//     answering, dead) is one state a node, in members.go.
 //   - Every 5 seconds, a relay with connections asks the lane's node
 //     (alive) with the seq of the newest board it relayed and its
 //     connections: the lane detaches those of its clients on that node

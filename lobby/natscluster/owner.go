@@ -151,9 +151,7 @@ func (o *owned) handle(m *nats.Msg) {
 		m.Respond(data)
 	case opAttach:
 		o.c.mu.Lock()
-		if _, ok := o.c.seen[node]; !ok {
-			o.c.seen[node] = time.Now() // not to be swept before its first heartbeat
-		}
+		o.c.members.met(node, time.Now())
 		o.c.mu.Unlock()
 		sk := newSink(o.c, node, o.id, conn)
 		rm, ok := l.AttachRemote(ctx, sk)

@@ -27,12 +27,12 @@ func TestAWokenNodeTakesNobodyForDead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(c.close)
+	c.runByHand(t)
 	// The node's last heartbeat and n3's were 5 s ago: since then the
 	// node was paused.
 	start := time.Now().Add(-5 * time.Second)
 	c.mu.Lock()
-	c.seen["n3"] = start
+	c.members.nodes["n3"] = &member{seen: start}
 	c.mu.Unlock()
 	c.lastBeat.Store(start.UnixNano())
 
@@ -79,7 +79,7 @@ func TestAPingAcrossAPauseIsNotHeld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(c.close)
+	c.runByHand(t)
 	var pings atomic.Int32
 	held := make(chan struct{})
 	sub, err := j.NATS().Subscribe(subjPing+"n4", func(m *nats.Msg) {
@@ -96,7 +96,7 @@ func TestAPingAcrossAPauseIsNotHeld(t *testing.T) {
 
 	now := time.Now()
 	c.mu.Lock()
-	c.seen["n4"] = now.Add(-cfg.NodeTimeout) // silent: asked at the next heartbeat
+	c.members.nodes["n4"] = &member{seen: now.Add(-cfg.NodeTimeout)} // silent: asked at the next heartbeat
 	c.mu.Unlock()
 	c.lastBeat.Store(now.UnixNano())
 	c.beat(now.Add(cfg.Heartbeat))
@@ -123,7 +123,12 @@ func (c *Cluster) settle(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		c.mu.Lock()
-		n := len(c.asking)
+		n := 0
+		for _, m := range c.members.nodes {
+			if m.state == asking {
+				n++
+			}
+		}
 		c.mu.Unlock()
 		if n == 0 {
 			return
@@ -138,5 +143,18 @@ func (c *Cluster) settle(t *testing.T) {
 func (c *Cluster) isDead(node string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.dead[node]
+	s, _ := c.members.state(node)
+	return s == dead
+}
+
+// runByHand has c take goroutines as Run does, for a test that beats by
+// hand rather than run the heartbeat loop: when the test ends, c leaves
+// the cluster and they are waited for, as Run would.
+func (c *Cluster) runByHand(t *testing.T) {
+	r := newRunning(t.Context(), nil)
+	c.running.Store(r)
+	t.Cleanup(func() {
+		c.close()
+		r.wait()
+	})
 }

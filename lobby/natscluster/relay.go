@@ -97,9 +97,7 @@ func (c *Cluster) newRelay(ctx context.Context, id string) (*lane.Relay, error) 
 		return nil, fmt.Errorf("natscluster: the node is leaving the cluster")
 	}
 	c.relays[id] = rl
-	if _, ok := c.seen[rl.owner]; !ok {
-		c.seen[rl.owner] = time.Now() // not to be swept before its first heartbeat
-	}
+	c.members.met(rl.owner, time.Now())
 	c.mu.Unlock()
 	rl.r.AfterClose(func() {
 		unsubscribe(sub)
@@ -187,7 +185,7 @@ func (u upstream) subject(op string, conn uint64) string {
 // was lost on its way (boards travel at most once, and the last of a game
 // has no next to repair it), which the relay relays. No node that runs
 // the lane closes the relay: a read is published, and would go nowhere.
-func (c *Cluster) tellAlive(rl *relayEntry) {
+func (c *Cluster) tellAlive(ctx context.Context, rl *relayEntry) {
 	conns := rl.r.Conns()
 	msg := make([]byte, 0, 24+12*len(conns))
 	msg = strconv.AppendUint(msg, rl.r.Seq(), 10)
@@ -198,7 +196,7 @@ func (c *Cluster) tellAlive(rl *relayEntry) {
 		}
 		msg = strconv.AppendUint(msg, conn, 10)
 	}
-	answer, err := c.requestMsg(context.Background(), rl.r.ID(), opAlive, 0, msg)
+	answer, err := c.requestMsg(ctx, rl.r.ID(), opAlive, 0, msg)
 	switch {
 	case errors.Is(err, lobby.ErrNoOwner), errors.Is(err, lobby.ErrClaiming):
 		rl.r.Close(protocol.CodeServerRestarting, "the lane's server went away: reconnect, your seat is kept")

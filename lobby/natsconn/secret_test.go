@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
+	natsd "github.com/nats-io/nats-server/v2/server"
 )
 
 var testSecret = []byte("correct horse battery staple, twice")
@@ -91,14 +91,14 @@ func TestSecretKeepsStrangersOut(t *testing.T) {
 
 // startStranger starts a bare NATS server, no JetStream, that routes to
 // url as a node would with secret (none if nil).
-func startStranger(t *testing.T, url string, secret []byte) *server.Server {
+func startStranger(t *testing.T, url string, secret []byte) *natsd.Server {
 	t.Helper()
 	c := &Conn{cfg: Config{Cluster: "127.0.0.1:0", Routes: []string{url}, Node: "stranger", Secret: secret}}
-	opts := &server.Options{ServerName: "stranger", NoSigs: true, NoLog: true}
+	opts := &natsd.Options{ServerName: "stranger", NoSigs: true, NoLog: true}
 	if err := c.clusterOptions(opts); err != nil {
 		t.Fatal(err)
 	}
-	s, err := server.NewServer(opts)
+	s, err := natsd.NewServer(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,8 +46,8 @@ func (j *Journal) Archive(ctx context.Context, keep time.Duration) (*Archive, er
 }
 
 // keyValue creates a bucket of cfg, or brings its settings up to date,
-// waiting as untilTaken does for NATS to take it: kept on file, as many
-// copies as the lanes' stream, a key's latest value only.
+// waiting as natsconn.Conn.Take does for NATS to take it: kept on file,
+// as many copies as the lanes' stream, a key's latest value only.
 func (j *Journal) keyValue(ctx context.Context, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
 	ctx, cancel := context.WithTimeout(ctx, j.conn.TakeWait())
 	defer cancel()

@@ -88,8 +88,8 @@ var _ game.Journal = (*Journal)(nil)
 
 // Open creates the stream of lanes on conn, or brings its settings up to
 // date, and at a URL that the nodes do not share takes the lease on it
-// ([natsconn.ErrLocked] if another server holds it). Close the journal before
-// conn.
+// ([natsconn.ErrLocked] if another server holds it). Close the journal
+// before conn.
 func Open(ctx context.Context, conn *natsconn.Conn, cfg Config) (*Journal, error) {
 	if cfg.LeaseTTL <= 0 {
 		cfg.LeaseTTL = DefaultLeaseTTL
@@ -135,7 +135,7 @@ func (j *Journal) open(ctx context.Context) error {
 }
 
 // createStream creates the stream of lanes, or brings its settings up to
-// date, waiting as untilTaken does for the cluster to take it.
+// date, waiting as natsconn.Conn.Take does for the cluster to take it.
 func (j *Journal) createStream(ctx context.Context, url string) (jetstream.Stream, error) {
 	var stream jetstream.Stream
 	err := j.conn.Take(ctx, "stream "+StreamName, func(ctx context.Context) (err error) {
