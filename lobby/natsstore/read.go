@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -132,9 +133,13 @@ func decode(msgs []stored) ([]game.Event, error) {
 // misses an acknowledged event. So read stops once it has had that last
 // message, and never waits for a message that will not come.
 //
-// A lane reading its log back mostly wants the few events since it last
-// looked: those it asks the leader for one by one (getEach). Only a
-// longer read takes a consumer (consume), of which a stream has a limited
+// A lane reading its log back (after > 0) wants the events since it last
+// looked: those it asks the leader for one by one (getEach), however
+// many, for a consumer is made by the cluster's meta leader, and a lane
+// reads back when the cluster is in trouble (an append's answer lost, its
+// node paused): a meta leader being elected must not hold it up. Only a
+// longer read of a lane from its start (a lane taken over) takes a
+// consumer (consume), of which a stream has a limited
 // number (1,000 by default): when a node dies, the survivors read back
 // the logs of every lane it ran at once, which with a consumer each
 // failed past a thousand lanes, and would have queued that many consumer
@@ -154,7 +159,11 @@ func (j *Journal) read(ctx context.Context, filter string, after uint64) ([]stor
 	var msgs []stored
 	if !strings.HasSuffix(filter, "*") {
 		var done bool
-		if msgs, done, err = j.getEach(ctx, filter, after, last); err != nil {
+		most := maxGets
+		if after > 0 {
+			most = math.MaxInt // a read-back
+		}
+		if msgs, done, err = j.getEach(ctx, filter, after, last, most); err != nil {
 			return nil, err
 		}
 		if n := len(msgs); !done {
@@ -170,17 +179,17 @@ func (j *Journal) read(ctx context.Context, filter string, after uint64) ([]stor
 	return j.dropPurged(ctx, msgs)
 }
 
-// maxGets is how many messages read asks for one by one before it takes
-// a consumer for the rest.
+// maxGets is how many messages a read of a lane from its start asks for
+// one by one before it takes a consumer for the rest.
 const maxGets = 16
 
 // getEach returns the messages on filter after sequence after, up to
 // last, asking the stream's leader for each in turn: done is false if it
-// stopped at maxGets messages, and at least one remains (getEach returns
-// at least one then). A message purged on the way ends the read there:
+// stopped at most messages, and at least one remains (getEach returns at
+// least one then). A message purged on the way ends the read there:
 // the compaction that purged it purged what came before it too.
-func (j *Journal) getEach(ctx context.Context, filter string, after, last uint64) (msgs []stored, done bool, err error) {
-	for from := after + 1; len(msgs) < maxGets; {
+func (j *Journal) getEach(ctx context.Context, filter string, after, last uint64, most int) (msgs []stored, done bool, err error) {
+	for from := after + 1; len(msgs) < most; {
 		m, err := j.next(ctx, filter, from)
 		switch {
 		case errors.Is(err, jetstream.ErrMsgNotFound):

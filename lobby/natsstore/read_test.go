@@ -44,12 +44,15 @@ func takeConsumers(t *testing.T, j *opened, n int) {
 	}
 }
 
-// TestReadBackTakesNoConsumer: a lane reading back the few events since
-// it last looked asks for them one by one, so it works when the stream
-// has every consumer it may have (NATS's default limit, 1,000).
+// TestReadBackTakesNoConsumer: a lane reading back the events since it
+// last looked asks for them one by one, however many, and so does a read
+// of a short lane from its start: they work when the stream has every
+// consumer it may have (NATS's default limit, 1,000), and never wait for
+// the meta leader that makes one.
 func TestReadBackTakesNoConsumer(t *testing.T) {
 	j := open(t, t.TempDir())
 	seqs := appendEvents(t, j, "short", maxGets)
+	long := appendEvents(t, j, "long", 4*maxGets)
 	takeConsumers(t, j, 1000)
 	if _, err := j.stream.CreateConsumer(t.Context(), jetstream.ConsumerConfig{Name: "one-more"}); err == nil {
 		t.Fatal("the stream took a consumer past 1,000: the limit this test relies on is gone")
@@ -62,6 +65,10 @@ func TestReadBackTakesNoConsumer(t *testing.T) {
 		if want := len(seqs) - indexAfter(seqs, after); len(log.Events) != want || (want > 0 && log.Last != seqs[len(seqs)-1]) {
 			t.Errorf("Read(after %d): %d events up to %d, want %d up to %d", after, len(log.Events), log.Last, want, seqs[len(seqs)-1])
 		}
+	}
+	log, err := j.Read(t.Context(), "long", long[0])
+	if err != nil || len(log.Events) != len(long)-1 || log.Last != long[len(long)-1] {
+		t.Fatalf("a read-back of %d events with the stream's consumers all taken: %d events up to %d, %v; want %d up to %d", len(long)-1, len(log.Events), log.Last, err, len(long)-1, long[len(long)-1])
 	}
 }
 
