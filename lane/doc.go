@@ -22,7 +22,7 @@
 // client. A WebSocket of this server is a lane/ws.Conn, which the lane
 // attaches with [Lane.Attach]; a client of another node of a cluster is
 // attached with [Lane.AttachRemote], its Conn carrying what the lane
-// sends it to that node (lobby/nats). The lane tells the two apart in one
+// sends it to that node (lobby/natscluster). The lane tells the two apart in one
 // respect only: a client of another node is not sent every board on its
 // own, since the lane publishes each board once for all of another
 // node's clients ([Config.Publish]).
@@ -46,7 +46,7 @@
 // Across nodes: a client whose lane runs on another node is served by a
 // [Relay] of the lane on its own node, the [Endpoint] its WebSocket is
 // attached to in the lane's stead. The relay forwards the roll to the
-// lane's node ([Upstream], over NATS in lobby/nats): published, not
+// lane's node ([Upstream], over NATS in lobby/natscluster): published, not
 // asked, so nothing answers it but the lane. There it reaches the lane as
 // any roll does, from a client attached with AttachRemote. The board
 // comes back once per node ([Relay.Board]) and is handed to each of the

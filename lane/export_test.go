@@ -1,7 +1,7 @@
 package lane
 
 // Hooks for the external tests of package lane_test, which may import what
-// imports lane (the NATS journal of lobby/nats) where the internal tests
+// imports lane (the NATS journal of lobby/natsstore) where the internal tests
 // may not.
 
 // BenchRollStored is benchRollStored.
