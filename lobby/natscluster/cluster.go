@@ -357,6 +357,7 @@ func (c *Cluster) Run(ctx context.Context, lanes Lanes) error {
 	for range runtime.GOMAXPROCS(0) {
 		r.spawn(func(context.Context) { c.relayBoards() }) // until close
 	}
+	r.spawn(c.keepListed)
 	tick := time.NewTicker(c.cfg.Heartbeat)
 	defer tick.Stop()
 	c.lastBeat.Store(time.Now().UnixNano())
@@ -773,6 +774,30 @@ func (c *Cluster) Lanes(ctx context.Context) ([]protocol.LaneSummary, error) {
 		}
 	}
 	return out, err
+}
+
+// listEvery is how often a node asks the others for their lanes when
+// nobody asks it for a list: well within listKeep, so that it always has
+// every node's lanes of a moment ago, and lists a dead node's lanes while
+// another takes them over even if nobody had asked it for a list before
+// the death. One small answer a node every few seconds.
+const listEvery = 5 * time.Second
+
+// keepListed asks the other nodes for their lanes every listEvery, until
+// ctx ends: see Lanes.
+func (c *Cluster) keepListed(ctx context.Context) {
+	t := time.NewTicker(listEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
+			c.Lanes(ctx) // a node that does not answer keeps its last answer
+			cancel()
+		}
+	}
 }
 
 // listKeep is how long a node's lanes stay listed after it last answered

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/lobby/natscluster"
 	"github.com/tenpin/tenpin/lobby/server"
 	"github.com/tenpin/tenpin/lobby/server/servertest"
 	"github.com/tenpin/tenpin/protocol"
@@ -399,6 +400,21 @@ func TestListKeepsASilentNodesLanes(t *testing.T) {
 	}
 	if !ok {
 		t.Errorf("with %s silent, %s lists %+v, without its lane %s", nodes[2].Name, nodes[0].Name, lanes, id)
+	}
+}
+
+// TestListKnowsLanesUnasked: a node knows the other nodes' lanes of a
+// moment ago though nobody asked it for a list: it asks them every few
+// seconds, so that a node that dies before anyone listed its lanes does
+// not take them out of the others' lobbies.
+func TestListKnowsLanesUnasked(t *testing.T) {
+	id := createLane(t, nodes[2], "listed unasked")
+	deadline := time.Now().Add(wait + 2*natscluster.ListEvery)
+	for !slices.Contains(nodes[1].Cluster.Listed(), id) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s does not know lane %s of %s, %v after it was created", nodes[1].Name, id, nodes[2].Name, wait+2*natscluster.ListEvery)
+		}
+		time.Sleep(50 * time.Millisecond) // polling, bounded by the deadline
 	}
 }
 

@@ -64,3 +64,20 @@ func (c *Cluster) MuteLists(t testing.TB) (unmute func()) {
 	t.Fatal("no subscription to lists of lanes")
 	return nil
 }
+
+// Listed returns the ids of the lanes the node lists for the other nodes
+// from their last answers, without asking them.
+func (c *Cluster) Listed() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var ids []string
+	for _, l := range c.listed {
+		for _, sum := range l.lanes {
+			ids = append(ids, sum.ID)
+		}
+	}
+	return ids
+}
+
+// ListEvery is how often a node asks the others for their lanes.
+const ListEvery = listEvery
