@@ -2,8 +2,14 @@ package lobby
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/lobby/memjournal"
+	"github.com/tenpin/tenpin/protocol"
 )
 
 // TestBuiltCache: a lane's exports are kept for its latest change only;
@@ -69,5 +75,58 @@ func TestExportTurns(t *testing.T) {
 		t.Errorf("a turn ended, and the next was refused")
 	} else {
 		end()
+	}
+}
+
+// TestBuiltParts: a finished game's part of an export is built once and
+// kept across the lane's changes, the game in play's every time; a lane
+// restored (another *lane.Lane of the id) has its parts built again; and
+// the bytes kept are those of the parts.
+func TestBuiltParts(t *testing.T) {
+	j := memjournal.New()
+	series := make([]game.Result, 3)
+	for i := range series {
+		series[i].Players = []game.Score{{Name: "Ann"}}
+	}
+	snap := game.Event{Kind: game.Snapshot, Snapshot: &game.LaneSnapshot{ID: "abc", Name: "Three", MaxPlayers: 8, Series: series}}
+	if _, err := j.Append(t.Context(), "abc", 0, snap); err != nil {
+		t.Fatal(err)
+	}
+	restore := func() *lane.Lane {
+		log, err := j.Read(t.Context(), "abc", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := lane.Restore(t.Context(), log, lane.Config{Journal: j})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	var c builtCache
+	var built []int
+	part := func(g protocol.Game) (gamePart, error) {
+		built = append(built, g.Game)
+		return gamePart{[]byte("<"), []byte(">")}, nil
+	}
+	first, again := restore(), restore()
+	for _, step := range []struct {
+		name  string
+		l     *lane.Lane
+		built []int
+	}{
+		{"first asked", first, []int{1, 2, 3}},
+		{"asked again", first, nil},
+		{"restored", again, []int{1, 2, 3}},
+		{"restored, asked again", again, nil},
+	} {
+		built = nil
+		d, err := c.assemble("abc", step.l, "kind", "[", ",", "]", part)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(d) != "[<1>,<2>,<3>]" || !slices.Equal(built, step.built) || c.bytes != 3*len("<>") {
+			t.Errorf("%s: %q, games %v built, %d bytes kept; want [<1>,<2>,<3>], %v, 6", step.name, d, built, c.bytes, step.built)
+		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"weak"
 
 	"github.com/coder/websocket"
 	"golang.org/x/sync/singleflight"
@@ -291,8 +292,26 @@ func (lb *Lobby) getBoardText(w http.ResponseWriter, r *http.Request) {
 
 func (lb *Lobby) getGames(w http.ResponseWriter, r *http.Request) {
 	lb.export(w, r, "games", "application/json", nil, func(l apiLane) ([]byte, error) {
+		if here, ok := l.(*lane.Lane); ok {
+			return lb.built.assemble(l.ID(), here, "games", `{"games":[`, ",", "]}", gameJSON)
+		}
 		return json.Marshal(l.Games())
 	})
+}
+
+// gameJSON is g's part of the games export: its JSON object as
+// json.Marshal writes it in [protocol.Games], the number left out.
+func gameJSON(g protocol.Game) (gamePart, error) {
+	g.Game = 0
+	b, err := json.Marshal(g)
+	if err != nil {
+		return nil, err
+	}
+	const head = `{"game":`
+	if !bytes.HasPrefix(b, []byte(head+"0,")) {
+		return nil, fmt.Errorf("lobby: a game's JSON starts %.20q, not with its number", b)
+	}
+	return gamePart{b[:len(head):len(head)], b[len(head)+1:]}, nil
 }
 
 func (lb *Lobby) getStats(w http.ResponseWriter, r *http.Request) {
@@ -306,10 +325,27 @@ func (lb *Lobby) getCSV(w http.ResponseWriter, r *http.Request) {
 	lb.export(w, r, "csv", "text/csv; charset=utf-8", func(h http.Header, l apiLane) {
 		h.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="tenpin-%s.csv"`, l.ID()))
 	}, func(l apiLane) ([]byte, error) {
+		if here, ok := l.(*lane.Lane); ok {
+			return lb.built.assemble(l.ID(), here, "csv", csvHead(), "", "", gameRows)
+		}
 		var buf bytes.Buffer
 		err := sheet.CSV(&buf, l.Games())
 		return buf.Bytes(), err
 	})
+}
+
+// csvHead is how games.csv starts, before the games' rows.
+var csvHead = sync.OnceValue(func() string {
+	var b strings.Builder
+	sheet.CSV(&b, protocol.Games{}) // a strings.Builder takes every write
+	return b.String()
+})
+
+// gameRows is g's part of games.csv: its rows, each but for the number
+// that starts it.
+func gameRows(g protocol.Game) (gamePart, error) {
+	rows, err := sheet.Rows(g)
+	return append(gamePart{nil}, rows...), err
 }
 
 // getScorecard answers games/{n}.svg: game n of the lane's series as a
@@ -494,10 +530,142 @@ func (c *builtCache) turn(ctx context.Context) (func(), bool) {
 	return nil, false
 }
 
-// builtLane is one lane's exports of its change seq, by kind.
+// builtLane is one lane's exports of its change seq, by kind, and the
+// parts of them its finished games make, which outlive a change.
 type builtLane struct {
 	seq  uint64
 	data map[string][]byte
+	// parts are what its finished games make of its exports, by kind and
+	// the game's lane.Series.Number, built once, as a finished game never
+	// changes, from the series of the lane of. A lane restored or taken
+	// over since is another *lane.Lane: its parts are built again.
+	of    weak.Pointer[lane.Lane]
+	parts map[partKey]gamePart
+}
+
+type partKey struct {
+	kind   string
+	number int
+}
+
+// gamePart is a game's part of an export but for its number in the
+// series, which changes once the series moves past its longest (see
+// lane.Series.Number): the number goes between its pieces.
+type gamePart [][]byte
+
+// appendTo appends the part as of game n of the series.
+func (p gamePart) appendTo(b []byte, n int) []byte {
+	for i, piece := range p {
+		if i > 0 {
+			b = strconv.AppendInt(b, int64(n), 10)
+		}
+		b = append(b, piece...)
+	}
+	return b
+}
+
+// size is how many bytes the part's pieces take, the number left out.
+func (p gamePart) size() int {
+	n := 0
+	for _, piece := range p {
+		n += len(piece)
+	}
+	return n
+}
+
+// assemble returns export kind of l, lane id, as it stands: head, each
+// game's part as part writes it, sep between, then tail. The parts of its
+// finished games are built once, and kept with the lane's exports; only
+// the game in play's is built each time.
+func (c *builtCache) assemble(id string, l *lane.Lane, kind, head, sep, tail string, part func(protocol.Game) (gamePart, error)) ([]byte, error) {
+	s, of := l.Series(), weak.Make(l)
+	parts := make([]gamePart, s.Finished(), s.Finished()+1)
+	built := c.takeParts(id, of, kind, s, parts)
+	for i := range parts {
+		if parts[i] != nil {
+			continue
+		}
+		g, _ := s.Game(i + 1)
+		p, err := part(g)
+		if err != nil {
+			return nil, err
+		}
+		parts[i] = p
+	}
+	if built < len(parts) {
+		c.keepParts(id, of, kind, s, parts)
+	}
+	if g, ok := s.Game(s.Finished() + 1); ok {
+		p, err := part(g)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, p)
+	}
+	size := len(head) + len(sep)*max(len(parts)-1, 0) + len(tail)
+	for i, p := range parts {
+		size += p.size() + (len(p)-1)*len(strconv.Itoa(i+1))
+	}
+	b := append(make([]byte, 0, size), head...)
+	for i, p := range parts {
+		if i > 0 {
+			b = append(b, sep...)
+		}
+		b = p.appendTo(b, i+1)
+	}
+	return append(b, tail...), nil
+}
+
+// takeParts fills parts — game n's at n-1 — with the parts kept of
+// export kind of series s of lane id, and returns how many it filled.
+func (c *builtCache) takeParts(id string, of weak.Pointer[lane.Lane], kind string, s lane.Series, parts []gamePart) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l := c.lanes[id]
+	if l == nil || l.of != of {
+		return 0
+	}
+	found := 0
+	for i := range parts {
+		if p, ok := l.parts[partKey{kind, s.Number(i + 1)}]; ok {
+			parts[i] = p
+			found++
+		}
+	}
+	return found
+}
+
+// keepParts keeps parts, of export kind of series s of lane id, and
+// forgets those of the games s no longer holds.
+func (c *builtCache) keepParts(id string, of weak.Pointer[lane.Lane], kind string, s lane.Series, parts []gamePart) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l := c.lane(id)
+	if l.of != of {
+		for k, p := range l.parts {
+			c.bytes -= p.size()
+			delete(l.parts, k)
+		}
+		l.of = of
+	}
+	if l.parts == nil {
+		l.parts = make(map[partKey]gamePart)
+	}
+	first, added := s.Number(1), 0
+	for k, p := range l.parts {
+		if k.kind == kind && k.number < first {
+			c.bytes -= p.size()
+			delete(l.parts, k)
+		}
+	}
+	for i, p := range parts {
+		k := partKey{kind, s.Number(i + 1)}
+		if _, ok := l.parts[k]; !ok {
+			l.parts[k] = p
+			added += p.size()
+		}
+	}
+	c.fit(id, added)
 }
 
 // builtCacheBytes bounds the exports kept: a lane of a hundred games of
@@ -539,30 +707,48 @@ func (c *builtCache) get(id string, seq uint64, kind string) ([]byte, bool) {
 func (c *builtCache) put(id string, seq uint64, kind string, d []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	l := c.lanes[id]
+	l := c.lane(id)
 	switch {
-	case l != nil && seq < l.seq:
+	case seq < l.seq:
 		return // built of a change already past
-	case l != nil && seq > l.seq:
+	case seq > l.seq || l.data == nil:
 		for _, d := range l.data {
 			c.bytes -= len(d)
 		}
 		l.seq, l.data = seq, make(map[string][]byte)
-	case l == nil:
+	}
+	c.bytes -= len(l.data[kind])
+	l.data[kind] = d
+	c.fit(id, len(d))
+}
+
+// lane returns the exports kept of lane id, added if there are none.
+func (c *builtCache) lane(id string) *builtLane {
+	l := c.lanes[id]
+	if l == nil {
 		if c.lanes == nil {
 			c.lanes = make(map[string]*builtLane)
 		}
-		l = &builtLane{seq: seq, data: make(map[string][]byte)}
+		l = new(builtLane)
 		c.lanes[id] = l
 	}
-	if c.bytes+len(d) > builtCacheBytes {
-		c.lanes, c.bytes = map[string]*builtLane{id: l}, 0
-		for _, d := range l.data {
-			c.bytes += len(d)
-		}
+	return l
+}
+
+// fit counts added bytes more kept for lane id and, past
+// builtCacheBytes, forgets the other lanes' exports.
+func (c *builtCache) fit(id string, added int) {
+	if c.bytes += added; c.bytes <= builtCacheBytes {
+		return
 	}
-	c.bytes += len(d) - len(l.data[kind])
-	l.data[kind] = d
+	l := c.lanes[id]
+	c.lanes, c.bytes = map[string]*builtLane{id: l}, 0
+	for _, d := range l.data {
+		c.bytes += len(d)
+	}
+	for _, p := range l.parts {
+		c.bytes += p.size()
+	}
 }
 
 func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
