@@ -5,7 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
+	"net/netip"
 	"testing"
 	"time"
 
@@ -16,10 +19,10 @@ import (
 	"github.com/tenpin/tenpin/lobby/sheet"
 )
 
-// TestExportsAsBuiltAfresh: a lane's games and games.csv, assembled from
-// its finished games' parts built once and kept, are byte for byte what
-// building them afresh from the lane's games writes, at every step of a
-// night: a game in play, a correction, a game over and corrected, the
+// TestExportsAsBuiltAfresh: a lane's games, games.csv and scorecards,
+// made of its finished games' parts built once and kept, are byte for
+// byte what building them afresh from the lane's games writes, at every
+// step of a night: a game in play, a correction, a game over and corrected, the
 // series with the next game, and a series past its longest, whose games
 // all move down a number.
 func TestExportsAsBuiltAfresh(t *testing.T) {
@@ -37,7 +40,10 @@ func TestExportsAsBuiltAfresh(t *testing.T) {
 	if _, err := j.Append(context.Background(), long, 0, snap); err != nil {
 		t.Fatal(err)
 	}
-	s, _ := startServer(t, lobby.Config{Lane: lane.Config{Journal: j}}, func(lb *lobby.Lobby) {
+	// Each step asks from an address of its own: the exports' rate is
+	// not what is tested.
+	trust := []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+	s, _ := startServer(t, lobby.Config{Lane: lane.Config{Journal: j}, TrustProxy: trust}, func(lb *lobby.Lobby) {
 		if n, err := lb.Restore(context.Background()); n != 1 || err != nil {
 			t.Fatalf("Restore = %d, %v; want the lane of a hundred games", n, err)
 		}
@@ -114,7 +120,8 @@ func TestExportsAsBuiltAfresh(t *testing.T) {
 			}},
 		}},
 	} {
-		for _, step := range ln.steps {
+		for i, step := range ln.steps {
+			addr := fmt.Sprintf("10.0.%d.%d", len(ln.name), i+1)
 			t.Run(ln.name+"/"+step.name, func(t *testing.T) {
 				step.do(t)
 				// Twice: the second from the parts the first kept.
@@ -132,8 +139,22 @@ func TestExportsAsBuiltAfresh(t *testing.T) {
 					if err := sheet.CSV(&wantCSV, l.Games()); err != nil {
 						t.Fatal(err)
 					}
-					for path, want := range map[string][]byte{"/games": want, "/games.csv": wantCSV.Bytes()} {
-						if _, _, got := get(t, s.srv.URL+"/api/lanes/"+ln.id+path); !bytes.Equal(got, want) {
+					wants := map[string][]byte{"/games": want, "/games.csv": wantCSV.Bytes()}
+					for _, n := range []int{1, 2, 57, 100, 101} {
+						g, ok := l.Game(n)
+						if !ok {
+							continue
+						}
+						for _, lang := range []string{"en", "ko"} {
+							var svg bytes.Buffer
+							if err := sheet.SVG(&svg, g, sheet.Card{Lane: l.Name(), Date: time.Now(), Lang: lang}); err != nil {
+								t.Fatal(err)
+							}
+							wants[fmt.Sprintf("/games/%d.svg?lang=%s", n, lang)] = svg.Bytes()
+						}
+					}
+					for path, want := range wants {
+						if got := getFrom(t, s.srv.URL+"/api/lanes/"+ln.id+path, addr); !bytes.Equal(got, want) {
 							t.Errorf("GET %s differs from it built afresh at byte %d:\ngot  %s\nwant %s", path, firstDiff(got, want), around(got, want), around(want, got))
 						}
 					}
@@ -141,6 +162,24 @@ func TestExportsAsBuiltAfresh(t *testing.T) {
 			})
 		}
 	}
+}
+
+// getFrom fetches url as a request from addr, behind a proxy, and
+// returns its body if it is answered 200.
+func getFrom(t *testing.T, url, addr string) []byte {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("X-Forwarded-For", addr)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d, %v:\n%s", url, res.StatusCode, err, body)
+	}
+	return body
 }
 
 // firstDiff is the offset of the first byte where a and b differ.

@@ -367,11 +367,14 @@ func (lb *Lobby) getScorecard(w http.ResponseWriter, r *http.Request) {
 		// slip in, an SVG opened on its own must not run it.
 		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
 	}, func(l apiLane) ([]byte, error) {
-		var buf bytes.Buffer
 		card := sheet.Card{Lane: l.Name(), Date: time.Now(), Lang: lang}
 		if k, ok := l.(*keptLane); ok {
 			card.Date = k.ClosedAt // the night's, not today's
 		}
+		if here, ok := l.(*lane.Lane); ok {
+			return lb.built.scorecard(l.ID(), here, n, card)
+		}
+		var buf bytes.Buffer
 		g, ok := l.Game(n)
 		if !ok {
 			return nil, errNoGame
@@ -540,12 +543,20 @@ type builtLane struct {
 	// changes, from the series of the lane of. A lane restored or taken
 	// over since is another *lane.Lane: its parts are built again.
 	of    weak.Pointer[lane.Lane]
-	parts map[partKey]gamePart
+	parts map[partKey]keptPart
+	first int // the Number of the first game of the series, as last kept
 }
 
 type partKey struct {
 	kind   string
 	number int
+}
+
+// keptPart is a finished game's part of an export, and what else it was
+// built for, if anything: a scorecard's place in the series and day.
+type keptPart struct {
+	gamePart
+	as string
 }
 
 // gamePart is a game's part of an export but for its number in the
@@ -580,7 +591,8 @@ func (p gamePart) size() int {
 func (c *builtCache) assemble(id string, l *lane.Lane, kind, head, sep, tail string, part func(protocol.Game) (gamePart, error)) ([]byte, error) {
 	s, of := l.Series(), weak.Make(l)
 	parts := make([]gamePart, s.Finished(), s.Finished()+1)
-	built := c.takeParts(id, of, kind, s, parts)
+	c.takeParts(id, of, kind, s, parts)
+	var fresh map[partKey]keptPart
 	for i := range parts {
 		if parts[i] != nil {
 			continue
@@ -591,9 +603,13 @@ func (c *builtCache) assemble(id string, l *lane.Lane, kind, head, sep, tail str
 			return nil, err
 		}
 		parts[i] = p
+		if fresh == nil {
+			fresh = make(map[partKey]keptPart)
+		}
+		fresh[partKey{kind, s.Number(i + 1)}] = keptPart{gamePart: p}
 	}
-	if built < len(parts) {
-		c.keepParts(id, of, kind, s, parts)
+	if fresh != nil {
+		c.keepParts(id, of, s.Number(1), fresh)
 	}
 	if g, ok := s.Game(s.Finished() + 1); ok {
 		p, err := part(g)
@@ -616,56 +632,97 @@ func (c *builtCache) assemble(id string, l *lane.Lane, kind, head, sep, tail str
 	return append(b, tail...), nil
 }
 
+// scorecard returns game n of l's series, lane id, drawn as card says. A
+// finished game's card is drawn once for its place in the series and its
+// day, and kept with the lane's exports.
+func (c *builtCache) scorecard(id string, l *lane.Lane, n int, card sheet.Card) ([]byte, error) {
+	s, of := l.Series(), weak.Make(l)
+	k, as := partKey{"svg-" + card.Lang, s.Number(n)}, strconv.Itoa(n)+" "+card.Date.Format(time.DateOnly)
+	finished := n >= 1 && n <= s.Finished()
+	if finished {
+		if p, ok := c.takePart(id, of, k, as); ok {
+			return p[0], nil
+		}
+	}
+	g, ok := s.Game(n)
+	if !ok {
+		return nil, errNoGame
+	}
+	var buf bytes.Buffer
+	if err := sheet.SVG(&buf, g, card); err != nil {
+		return nil, err
+	}
+	if finished {
+		c.keepParts(id, of, s.Number(1), map[partKey]keptPart{k: {gamePart{buf.Bytes()}, as}})
+	}
+	return buf.Bytes(), nil
+}
+
 // takeParts fills parts — game n's at n-1 — with the parts kept of
-// export kind of series s of lane id, and returns how many it filled.
-func (c *builtCache) takeParts(id string, of weak.Pointer[lane.Lane], kind string, s lane.Series, parts []gamePart) int {
+// export kind of series s of lane id.
+func (c *builtCache) takeParts(id string, of weak.Pointer[lane.Lane], kind string, s lane.Series, parts []gamePart) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	l := c.lanes[id]
 	if l == nil || l.of != of {
-		return 0
+		return
 	}
-	found := 0
 	for i := range parts {
 		if p, ok := l.parts[partKey{kind, s.Number(i + 1)}]; ok {
-			parts[i] = p
-			found++
+			parts[i] = p.gamePart
 		}
 	}
-	return found
 }
 
-// keepParts keeps parts, of export kind of series s of lane id, and
-// forgets those of the games s no longer holds.
-func (c *builtCache) keepParts(id string, of weak.Pointer[lane.Lane], kind string, s lane.Series, parts []gamePart) {
+// takePart returns part k of lane id if it is kept, built for as.
+func (c *builtCache) takePart(id string, of weak.Pointer[lane.Lane], k partKey, as string) (gamePart, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l := c.lanes[id]
+	if l == nil || l.of != of {
+		return nil, false
+	}
+	p, ok := l.parts[k]
+	return p.gamePart, ok && p.as == as
+}
+
+// keepParts keeps parts of lane id, whose series now starts with game
+// number first, in place of any kept by their keys, and forgets those of
+// the games before first, which the series no longer holds.
+func (c *builtCache) keepParts(id string, of weak.Pointer[lane.Lane], first int, parts map[partKey]keptPart) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	l := c.lane(id)
 	if l.of != of {
-		for k, p := range l.parts {
-			c.bytes -= p.size()
-			delete(l.parts, k)
-		}
-		l.of = of
+		c.bytes -= l.dropParts(func(partKey) bool { return true })
+		l.of, l.first = of, 0
+	}
+	if first > l.first {
+		c.bytes -= l.dropParts(func(k partKey) bool { return k.number < first })
+		l.first = first
 	}
 	if l.parts == nil {
-		l.parts = make(map[partKey]gamePart)
+		l.parts = make(map[partKey]keptPart)
 	}
-	first, added := s.Number(1), 0
+	added := 0
+	for k, p := range parts {
+		added += p.size() - l.parts[k].size()
+		l.parts[k] = p
+	}
+	c.fit(id, added)
+}
+
+// dropParts forgets the parts whose keys drop says, and returns how many
+// bytes they took.
+func (l *builtLane) dropParts(drop func(partKey) bool) int {
+	n := 0
 	for k, p := range l.parts {
-		if k.kind == kind && k.number < first {
-			c.bytes -= p.size()
+		if drop(k) {
+			n += p.size()
 			delete(l.parts, k)
 		}
 	}
-	for i, p := range parts {
-		k := partKey{kind, s.Number(i + 1)}
-		if _, ok := l.parts[k]; !ok {
-			l.parts[k] = p
-			added += p.size()
-		}
-	}
-	c.fit(id, added)
+	return n
 }
 
 // builtCacheBytes bounds the exports kept: a lane of a hundred games of
@@ -736,18 +793,30 @@ func (c *builtCache) lane(id string) *builtLane {
 }
 
 // fit counts added bytes more kept for lane id and, past
-// builtCacheBytes, forgets the other lanes' exports.
+// builtCacheBytes, forgets the other lanes' exports: first those of
+// their latest change, which their parts build again at little cost,
+// then their parts.
 func (c *builtCache) fit(id string, added int) {
-	if c.bytes += added; c.bytes <= builtCacheBytes {
-		return
+	c.bytes += added
+	for other, l := range c.lanes {
+		if c.bytes <= builtCacheBytes {
+			return
+		}
+		if other != id {
+			for _, d := range l.data {
+				c.bytes -= len(d)
+			}
+			l.data = nil
+		}
 	}
-	l := c.lanes[id]
-	c.lanes, c.bytes = map[string]*builtLane{id: l}, 0
-	for _, d := range l.data {
-		c.bytes += len(d)
-	}
-	for _, p := range l.parts {
-		c.bytes += p.size()
+	for other, l := range c.lanes {
+		if c.bytes <= builtCacheBytes {
+			return
+		}
+		if other != id {
+			c.bytes -= l.dropParts(func(partKey) bool { return true })
+			delete(c.lanes, other)
+		}
 	}
 }
 
