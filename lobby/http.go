@@ -725,9 +725,11 @@ func (l *builtLane) dropParts(drop func(partKey) bool) int {
 	return n
 }
 
-// builtCacheBytes bounds the exports kept: a lane of a hundred games of
-// four bowlers has 440 kB of games, 42 kB of CSV and 12 kB a scorecard
-// (two languages of each game: 2.4 MB), so a few such lanes at once.
+// builtCacheBytes bounds the exports kept, and their parts: a lane of a
+// hundred games of four bowlers has 440 kB of games, 42 kB of CSV and 12
+// kB a scorecard (two languages of each game: 2.4 MB), the same again in
+// parts, so a few such lanes at once. A scorecard kept both ways is
+// counted twice: the bound errs on the side of less.
 const builtCacheBytes = 16 << 20
 
 // build returns the export kind of lane id at its change seq, built by

@@ -64,6 +64,7 @@ func CSV(w io.Writer, games protocol.Games) error {
 // series changes once the series moves past its longest.
 func Rows(g protocol.Game) ([][]byte, error) {
 	var buf bytes.Buffer
+	buf.Grow(128 * len(g.Players)) // a row is about 100 bytes: grown once, not from 64
 	cw := csv.NewWriter(&buf)
 	row := make([]string, 0, len(Header))
 	ends := make([]int, len(g.Players))
