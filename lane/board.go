@@ -14,23 +14,48 @@ import (
 // Games returns the games of the lane's series, oldest first: the
 // finished ones, and the one in play or waiting for a rematch.
 func (l *Lane) Games() protocol.Games {
-	v := l.view.Load()
-	out := protocol.Games{Games: make([]protocol.Game, 0, len(v.series)+1)}
-	for i := range v.series {
-		out.Games = append(out.Games, seriesGame(v, i+1))
+	s := l.Series()
+	out := protocol.Games{Games: make([]protocol.Game, 0, s.Finished()+1)}
+	for n := 1; ; n++ {
+		g, ok := s.Game(n)
+		if !ok {
+			return out
+		}
+		out.Games = append(out.Games, g)
 	}
-	if len(v.players) > 0 {
-		out.Games = append(out.Games, playingGame(v))
-	}
-	return out
 }
 
 // Game returns game n of the lane's series as [Lane.Games] numbers and
 // shows it (1 for the oldest the series holds), built alone: a scorecard
 // asks for one game of a series of a hundred. False if the series holds
 // no game n.
-func (l *Lane) Game(n int) (protocol.Game, bool) {
-	switch v := l.view.Load(); {
+func (l *Lane) Game(n int) (protocol.Game, bool) { return l.Series().Game(n) }
+
+// Series returns the lane's series as its latest change left it.
+func (l *Lane) Series() Series { return Series{l.view.Load()} }
+
+// Series is a lane's series as one change left it: its finished games,
+// oldest first, then the game in play or waiting for a rematch, if any.
+// A finished game never changes (a correction is of the game in play),
+// so an export of a long series may build each finished game's part once
+// and keep it by the game's [Series.Number].
+type Series struct{ v *view }
+
+// Finished returns how many finished games the series holds: games 1 to
+// Finished; the game in play, if any, is Finished+1.
+func (s Series) Finished() int { return len(s.v.series) }
+
+// Number returns the lane's own number of game n of the series (n from
+// 1), which no other game of the lane has while it runs: the lane counts
+// every game it finished, those the series no longer holds included,
+// whereas game n of the series is another game once the series has moved
+// past [game.MaxSeries].
+func (s Series) Number(n int) int { return s.v.number - len(s.v.series) + n - 1 }
+
+// Game returns game n of the series (n from 1) as [Lane.Games] numbers
+// and shows it, built alone, and false if the series holds no game n.
+func (s Series) Game(n int) (protocol.Game, bool) {
+	switch v := s.v; {
 	case n >= 1 && n <= len(v.series):
 		return seriesGame(v, n), true
 	case n == len(v.series)+1 && len(v.players) > 0:
@@ -228,7 +253,7 @@ func (l *Lane) buildBoard() *view {
 	stats, statsJSON := l.enc.night.of(l.state.Series(), players)
 	data := l.encodeBoard(head, players, correctedFrames(l.state.Corrections()), series(l.state.Totals(), players), statsJSON)
 	l.forgetFrames(players)
-	v := &view{board: data, seq: head.Seq, summary: summary, players: players, series: l.state.Series(), corrections: l.state.Corrections(), phase: l.state.Phase(), stats: stats}
+	v := &view{board: data, seq: head.Seq, summary: summary, players: players, series: l.state.Series(), number: l.state.GameNumber(), corrections: l.state.Corrections(), phase: l.state.Phase(), stats: stats}
 	l.view.Store(v)
 	return v
 }

@@ -62,6 +62,7 @@ type view struct {
 	summary     protocol.LaneSummary
 	players     []bowling.Player
 	series      []game.Result // the finished games before this one
+	number      int           // the lane's number of the game in play (see game.State.GameNumber)
 	corrections []game.Event  // this game's
 	phase       game.Phase
 	stats       tally // the night's numbers, as the board shows them

@@ -129,6 +129,31 @@ func BenchmarkExport(b *testing.B) {
 	}
 }
 
+// BenchmarkExportAfterRoll is BenchmarkExport as a lane goes on: before
+// each request a bowler rolls on the lane, which makes every export
+// stale, and the next request builds it again from what was kept of the
+// lane's finished games. cpu-ns/op counts the roll too, the bowler's and
+// the lane's.
+func BenchmarkExportAfterRoll(b *testing.B) {
+	e := newExportBench(b, 1, 100)
+	base := "/api/lanes/" + e.long[0]
+	r := newRoller(b.Context(), b, e.srv.URL, e.long[0], "Buster")
+	for _, path := range []string{"/games", "/stats", "/games.csv", "/games/57.svg"} {
+		b.Run(path[1:], func(b *testing.B) {
+			addr := 0
+			start := processCPU()
+			for b.Loop() {
+				r.roll(b.Context())
+				addr++ // an address each: the rate limit is not measured here
+				if status := e.get(b, base+path, "10.0.0."+strconv.Itoa(addr%250+1)); status != http.StatusOK {
+					b.Fatalf("GET %s: %d", path, status)
+				}
+			}
+			b.ReportMetric(float64((processCPU()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
+
 // BenchmarkRollsBesideExports measures other lanes' rolls while the
 // exports of long series are asked for. TENPIN_BENCH_LANES lanes (default
 // 8) have a bowler each, who rolls as soon as the last roll is

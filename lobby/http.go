@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"weak"
 
 	"github.com/coder/websocket"
 	"golang.org/x/sync/singleflight"
@@ -301,8 +302,26 @@ func (lb *Lobby) getBoardText(w http.ResponseWriter, r *http.Request) {
 
 func (lb *Lobby) getGames(w http.ResponseWriter, r *http.Request) {
 	lb.export(w, r, "games", "application/json", nil, func(l apiLane) ([]byte, error) {
+		if here, ok := l.(*lane.Lane); ok {
+			return lb.built.assemble(l.ID(), here, "games", `{"games":[`, ",", "]}", gameJSON)
+		}
 		return json.Marshal(l.Games())
 	})
+}
+
+// gameJSON is g's part of the games export: its JSON object as
+// json.Marshal writes it in [protocol.Games], the number left out.
+func gameJSON(g protocol.Game) (gamePart, error) {
+	g.Game = 0
+	b, err := json.Marshal(g)
+	if err != nil {
+		return nil, err
+	}
+	const head = `{"game":`
+	if !bytes.HasPrefix(b, []byte(head+"0,")) {
+		return nil, fmt.Errorf("lobby: a game's JSON starts %.20q, not with its number", b)
+	}
+	return gamePart{b[:len(head):len(head)], b[len(head)+1:]}, nil
 }
 
 func (lb *Lobby) getStats(w http.ResponseWriter, r *http.Request) {
@@ -316,10 +335,27 @@ func (lb *Lobby) getCSV(w http.ResponseWriter, r *http.Request) {
 	lb.export(w, r, "csv", "text/csv; charset=utf-8", func(h http.Header, l apiLane) {
 		h.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="tenpin-%s.csv"`, l.ID()))
 	}, func(l apiLane) ([]byte, error) {
+		if here, ok := l.(*lane.Lane); ok {
+			return lb.built.assemble(l.ID(), here, "csv", csvHead(), "", "", gameRows)
+		}
 		var buf bytes.Buffer
 		err := sheet.CSV(&buf, l.Games())
 		return buf.Bytes(), err
 	})
+}
+
+// csvHead is how games.csv starts, before the games' rows.
+var csvHead = sync.OnceValue(func() string {
+	var b strings.Builder
+	sheet.CSV(&b, protocol.Games{}) // a strings.Builder takes every write
+	return b.String()
+})
+
+// gameRows is g's part of games.csv: its rows, each but for the number
+// that starts it.
+func gameRows(g protocol.Game) (gamePart, error) {
+	rows, err := sheet.Rows(g)
+	return append(gamePart{nil}, rows...), err
 }
 
 // getScorecard answers games/{n}.svg: game n of the lane's series as a
@@ -341,11 +377,14 @@ func (lb *Lobby) getScorecard(w http.ResponseWriter, r *http.Request) {
 		// slip in, an SVG opened on its own must not run it.
 		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
 	}, func(l apiLane) ([]byte, error) {
-		var buf bytes.Buffer
 		card := sheet.Card{Lane: l.Name(), Date: time.Now(), Lang: lang}
 		if k, ok := l.(*keptLane); ok {
 			card.Date = k.ClosedAt // the night's, not today's
 		}
+		if here, ok := l.(*lane.Lane); ok {
+			return lb.built.scorecard(l.ID(), here, n, card)
+		}
+		var buf bytes.Buffer
 		g, ok := l.Game(n)
 		if !ok {
 			return nil, errNoGame
@@ -504,15 +543,203 @@ func (c *builtCache) turn(ctx context.Context) (func(), bool) {
 	return nil, false
 }
 
-// builtLane is one lane's exports of its change seq, by kind.
+// builtLane is one lane's exports of its change seq, by kind, and the
+// parts of them its finished games make, which outlive a change.
 type builtLane struct {
 	seq  uint64
 	data map[string][]byte
+	// parts are what its finished games make of its exports, by kind and
+	// the game's lane.Series.Number, built once, as a finished game never
+	// changes, from the series of the lane of. A lane restored or taken
+	// over since is another *lane.Lane: its parts are built again.
+	of    weak.Pointer[lane.Lane]
+	parts map[partKey]keptPart
+	first int // the Number of the first game of the series, as last kept
 }
 
-// builtCacheBytes bounds the exports kept: a lane of a hundred games of
-// four bowlers has 440 kB of games, 42 kB of CSV and 12 kB a scorecard
-// (two languages of each game: 2.4 MB), so a few such lanes at once.
+type partKey struct {
+	kind   string
+	number int
+}
+
+// keptPart is a finished game's part of an export, and what else it was
+// built for, if anything: a scorecard's place in the series and day.
+type keptPart struct {
+	gamePart
+	as string
+}
+
+// gamePart is a game's part of an export but for its number in the
+// series, which changes once the series moves past its longest (see
+// lane.Series.Number): the number goes between its pieces.
+type gamePart [][]byte
+
+// appendTo appends the part as of game n of the series.
+func (p gamePart) appendTo(b []byte, n int) []byte {
+	for i, piece := range p {
+		if i > 0 {
+			b = strconv.AppendInt(b, int64(n), 10)
+		}
+		b = append(b, piece...)
+	}
+	return b
+}
+
+// size is how many bytes the part's pieces take, the number left out.
+func (p gamePart) size() int {
+	n := 0
+	for _, piece := range p {
+		n += len(piece)
+	}
+	return n
+}
+
+// assemble returns export kind of l, lane id, as it stands: head, each
+// game's part as part writes it, sep between, then tail. The parts of its
+// finished games are built once, and kept with the lane's exports; only
+// the game in play's is built each time.
+func (c *builtCache) assemble(id string, l *lane.Lane, kind, head, sep, tail string, part func(protocol.Game) (gamePart, error)) ([]byte, error) {
+	s, of := l.Series(), weak.Make(l)
+	parts := make([]gamePart, s.Finished(), s.Finished()+1)
+	c.takeParts(id, of, kind, s, parts)
+	var fresh map[partKey]keptPart
+	for i := range parts {
+		if parts[i] != nil {
+			continue
+		}
+		g, _ := s.Game(i + 1)
+		p, err := part(g)
+		if err != nil {
+			return nil, err
+		}
+		parts[i] = p
+		if fresh == nil {
+			fresh = make(map[partKey]keptPart)
+		}
+		fresh[partKey{kind, s.Number(i + 1)}] = keptPart{gamePart: p}
+	}
+	if fresh != nil {
+		c.keepParts(id, of, s.Number(1), fresh)
+	}
+	if g, ok := s.Game(s.Finished() + 1); ok {
+		p, err := part(g)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, p)
+	}
+	size := len(head) + len(sep)*max(len(parts)-1, 0) + len(tail)
+	for i, p := range parts {
+		size += p.size() + (len(p)-1)*len(strconv.Itoa(i+1))
+	}
+	b := append(make([]byte, 0, size), head...)
+	for i, p := range parts {
+		if i > 0 {
+			b = append(b, sep...)
+		}
+		b = p.appendTo(b, i+1)
+	}
+	return append(b, tail...), nil
+}
+
+// scorecard returns game n of l's series, lane id, drawn as card says. A
+// finished game's card is drawn once for its place in the series and its
+// day, and kept with the lane's exports.
+func (c *builtCache) scorecard(id string, l *lane.Lane, n int, card sheet.Card) ([]byte, error) {
+	s, of := l.Series(), weak.Make(l)
+	k, as := partKey{"svg-" + card.Lang, s.Number(n)}, strconv.Itoa(n)+" "+card.Date.Format(time.DateOnly)
+	finished := n >= 1 && n <= s.Finished()
+	if finished {
+		if p, ok := c.takePart(id, of, k, as); ok {
+			return p[0], nil
+		}
+	}
+	g, ok := s.Game(n)
+	if !ok {
+		return nil, errNoGame
+	}
+	var buf bytes.Buffer
+	if err := sheet.SVG(&buf, g, card); err != nil {
+		return nil, err
+	}
+	if finished {
+		c.keepParts(id, of, s.Number(1), map[partKey]keptPart{k: {gamePart{buf.Bytes()}, as}})
+	}
+	return buf.Bytes(), nil
+}
+
+// takeParts fills parts — game n's at n-1 — with the parts kept of
+// export kind of series s of lane id.
+func (c *builtCache) takeParts(id string, of weak.Pointer[lane.Lane], kind string, s lane.Series, parts []gamePart) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l := c.lanes[id]
+	if l == nil || l.of != of {
+		return
+	}
+	for i := range parts {
+		if p, ok := l.parts[partKey{kind, s.Number(i + 1)}]; ok {
+			parts[i] = p.gamePart
+		}
+	}
+}
+
+// takePart returns part k of lane id if it is kept, built for as.
+func (c *builtCache) takePart(id string, of weak.Pointer[lane.Lane], k partKey, as string) (gamePart, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l := c.lanes[id]
+	if l == nil || l.of != of {
+		return nil, false
+	}
+	p, ok := l.parts[k]
+	return p.gamePart, ok && p.as == as
+}
+
+// keepParts keeps parts of lane id, whose series now starts with game
+// number first, in place of any kept by their keys, and forgets those of
+// the games before first, which the series no longer holds.
+func (c *builtCache) keepParts(id string, of weak.Pointer[lane.Lane], first int, parts map[partKey]keptPart) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l := c.lane(id)
+	if l.of != of {
+		c.bytes -= l.dropParts(func(partKey) bool { return true })
+		l.of, l.first = of, 0
+	}
+	if first > l.first {
+		c.bytes -= l.dropParts(func(k partKey) bool { return k.number < first })
+		l.first = first
+	}
+	if l.parts == nil {
+		l.parts = make(map[partKey]keptPart)
+	}
+	added := 0
+	for k, p := range parts {
+		added += p.size() - l.parts[k].size()
+		l.parts[k] = p
+	}
+	c.fit(id, added)
+}
+
+// dropParts forgets the parts whose keys drop says, and returns how many
+// bytes they took.
+func (l *builtLane) dropParts(drop func(partKey) bool) int {
+	n := 0
+	for k, p := range l.parts {
+		if drop(k) {
+			n += p.size()
+			delete(l.parts, k)
+		}
+	}
+	return n
+}
+
+// builtCacheBytes bounds the exports kept, and their parts: a lane of a
+// hundred games of four bowlers has 440 kB of games, 42 kB of CSV and 12
+// kB a scorecard (two languages of each game: 2.4 MB), the same again in
+// parts, so a few such lanes at once. A scorecard kept both ways is
+// counted twice: the bound errs on the side of less.
 const builtCacheBytes = 16 << 20
 
 // build returns the export kind of lane id at its change seq, built by
@@ -549,30 +776,60 @@ func (c *builtCache) get(id string, seq uint64, kind string) ([]byte, bool) {
 func (c *builtCache) put(id string, seq uint64, kind string, d []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	l := c.lanes[id]
+	l := c.lane(id)
 	switch {
-	case l != nil && seq < l.seq:
+	case seq < l.seq:
 		return // built of a change already past
-	case l != nil && seq > l.seq:
+	case seq > l.seq || l.data == nil:
 		for _, d := range l.data {
 			c.bytes -= len(d)
 		}
 		l.seq, l.data = seq, make(map[string][]byte)
-	case l == nil:
+	}
+	c.bytes -= len(l.data[kind])
+	l.data[kind] = d
+	c.fit(id, len(d))
+}
+
+// lane returns the exports kept of lane id, added if there are none.
+func (c *builtCache) lane(id string) *builtLane {
+	l := c.lanes[id]
+	if l == nil {
 		if c.lanes == nil {
 			c.lanes = make(map[string]*builtLane)
 		}
-		l = &builtLane{seq: seq, data: make(map[string][]byte)}
+		l = new(builtLane)
 		c.lanes[id] = l
 	}
-	if c.bytes+len(d) > builtCacheBytes {
-		c.lanes, c.bytes = map[string]*builtLane{id: l}, 0
-		for _, d := range l.data {
-			c.bytes += len(d)
+	return l
+}
+
+// fit counts added bytes more kept for lane id and, past
+// builtCacheBytes, forgets the other lanes' exports: first those of
+// their latest change, which their parts build again at little cost,
+// then their parts.
+func (c *builtCache) fit(id string, added int) {
+	c.bytes += added
+	for other, l := range c.lanes {
+		if c.bytes <= builtCacheBytes {
+			return
+		}
+		if other != id {
+			for _, d := range l.data {
+				c.bytes -= len(d)
+			}
+			l.data = nil
 		}
 	}
-	c.bytes += len(d) - len(l.data[kind])
-	l.data[kind] = d
+	for other, l := range c.lanes {
+		if c.bytes <= builtCacheBytes {
+			return
+		}
+		if other != id {
+			c.bytes -= l.dropParts(func(partKey) bool { return true })
+			delete(c.lanes, other)
+		}
+	}
 }
 
 func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {

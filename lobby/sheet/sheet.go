@@ -10,6 +10,7 @@
 package sheet
 
 import (
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"io"
@@ -54,6 +55,35 @@ func CSV(w io.Writer, games protocol.Games) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// Rows returns game g's rows of [CSV], one a bowler, each as CSV writes
+// it but for the game's number that starts it: what follows the number,
+// from the comma after it to the end of the row. A lane's export keeps a
+// finished game's rows, written once, though the game's number in the
+// series changes once the series moves past its longest.
+func Rows(g protocol.Game) ([][]byte, error) {
+	var buf bytes.Buffer
+	buf.Grow(128 * len(g.Players)) // a row is about 100 bytes: grown once, not from 64
+	cw := csv.NewWriter(&buf)
+	row := make([]string, 0, len(Header))
+	ends := make([]int, len(g.Players))
+	for i, p := range g.Players {
+		buf.WriteByte(',')
+		if err := cw.Write(appendRow(row[:0], g, p)[1:]); err != nil {
+			return nil, err
+		}
+		cw.Flush()
+		ends[i] = buf.Len()
+	}
+	if err := cw.Error(); err != nil {
+		return nil, err
+	}
+	rows, start := make([][]byte, len(ends)), 0
+	for i, end := range ends {
+		rows[i], start = buf.Bytes()[start:end:end], end
+	}
+	return rows, nil
 }
 
 // appendRow appends p's row of game g, as [Header] names its columns.
