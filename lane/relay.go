@@ -2,10 +2,14 @@ package lane
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -80,6 +84,10 @@ type Relay struct {
 	seq    uint64 // the newest board relayed
 	board  []byte // and its bytes
 	closed bool
+	// handing is made when the relay starts handing its connections over
+	// to a lane of this node ([Relay.HandOver]), and closed once it has:
+	// what the connections read meanwhile waits for their new session.
+	handing chan struct{}
 }
 
 // relayed is one connection of a relay, and its [Session].
@@ -95,7 +103,35 @@ type relayed struct {
 	// the client saw before it reconnected here (from the lane's own node,
 	// or a relay ahead of this one), and its seq would go back.
 	fresh bool
+	// token is the token of the seat the connection's latest welcome
+	// gave it, "" for none (or none any more): the seat a handover
+	// resumes (see HandOver).
+	token string
+	// unanswered are the messages forwarded to the lane that no reply
+	// has answered yet, oldest first: a handover has the lane that takes
+	// the connections read them again, for the lane's node may have died
+	// before it answered them, or before it read them.
+	unanswered []unanswered
+	// to is the lane's client the connection became when the relay
+	// handed it over, and the session its reads go to since.
+	to Session
 }
+
+// unanswered is a message a relayed connection sent, forwarded and not
+// answered yet.
+type unanswered struct {
+	id   string // the message's, which its answer's ref names
+	data []byte // as the client sent it: its secrets in plaintext
+	// token is, for a join, the seat's token the relay drew (see
+	// hashSecrets): the seat the lane's node may have stored.
+	token string
+}
+
+// maxUnanswered bounds the messages a relayed connection keeps for a
+// handover: the connection's rate limit keeps well under it what a lane
+// that answers leaves unanswered; past it the oldest go (a client that
+// sends so many without waiting for answers resends what matters).
+const maxUnanswered = 64
 
 // NewRelay returns a relay of lane id whose traffic goes through up. Of
 // cfg it reads the logger and the metrics.
@@ -176,16 +212,27 @@ func (rc *relayed) attached() bool {
 // the lane would refuse it: it may hold a secret where none belongs, and
 // is not forwarded.
 func (rc *relayed) Read(ctx context.Context, data []byte) bool {
+	if s := rc.handedTo(ctx); s != nil {
+		return s.Read(ctx, data)
+	}
 	if !rc.attached() {
 		return false
 	}
-	out, msg, err := rc.hashSecrets(data)
+	out, msg, token, err := rc.hashSecrets(data)
 	if err != nil {
 		rc.r.cfg.Metrics.Refused.Add(1)
 		pe, _ := ErrorFor(err) // protocol.Decode's errors are *protocol.Error
 		pe.Ref = msg.ID
 		rc.r.Deliver(rc.id, encodeReply(pe), 0, false)
 		return true
+	}
+	if !rc.forwarding(msg.ID, data, token) {
+		// The relay started handing its connections over meanwhile, or
+		// closed.
+		if s := rc.handedTo(ctx); s != nil {
+			return s.Read(ctx, data)
+		}
+		return false
 	}
 	if err := rc.r.up.Read(ctx, rc.id, out); err != nil {
 		rc.r.failed(rc.id, data, err)
@@ -196,6 +243,9 @@ func (rc *relayed) Read(ctx context.Context, data []byte) bool {
 // Refuse answers a message the transport refused, here: the lane never
 // hears of it.
 func (rc *relayed) Refuse(ctx context.Context, data []byte, why error) bool {
+	if s := rc.handedTo(ctx); s != nil {
+		return s.Refuse(ctx, data, why)
+	}
 	if !rc.attached() {
 		return false
 	}
@@ -208,6 +258,10 @@ func (rc *relayed) Refuse(ctx context.Context, data []byte, why error) bool {
 
 // Detach takes the connection out of the relay, and tells the lane.
 func (rc *relayed) Detach() {
+	if s := rc.handedTo(context.Background()); s != nil {
+		s.Detach()
+		return
+	}
 	r := rc.r
 	r.mu.Lock()
 	ok := r.conns[rc.id] == rc
@@ -220,6 +274,143 @@ func (rc *relayed) Detach() {
 		r.up.Detach(rc.id)
 	}
 }
+
+// forwarding notes a message the connection is about to forward, with
+// its id, as unanswered (see HandOver); token is a join's (see
+// hashSecrets). It reports false if the relay has closed, or is handing
+// its connections over: the message is not to be forwarded.
+func (rc *relayed) forwarding(id string, data []byte, token string) bool {
+	r := rc.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed || r.conns[rc.id] != rc {
+		return false
+	}
+	if id == "" {
+		return true // no answer can name it: the client expects none
+	}
+	if len(rc.unanswered) == maxUnanswered {
+		rc.unanswered = slices.Delete(rc.unanswered, 0, 1)
+	}
+	rc.unanswered = append(rc.unanswered, unanswered{id: id, data: data, token: token})
+	return true
+}
+
+// errorPrefix are the first bytes of an error, as a lane encodes it.
+var errorPrefix = []byte(`{"type":"error",`)
+
+// answered takes the message that msg, a reply to the connection,
+// answers out of its unanswered, and forgets the seat's token if msg
+// says another connection took the seat. Only the message it names: a
+// lane holds the acks of what it stored while it could not show its
+// board, and refuses the messages that come meanwhile at once (see
+// Lane.changedAcking). r.mu is held.
+func (rc *relayed) answered(msg []byte) {
+	isErr := bytes.HasPrefix(msg, errorPrefix)
+	if len(rc.unanswered) == 0 && !isErr {
+		return
+	}
+	var a struct {
+		Ref  string        `json:"ref"`
+		Code protocol.Code `json:"code"`
+	}
+	if json.Unmarshal(msg, &a) != nil {
+		return
+	}
+	if isErr && a.Code == protocol.CodeSeatTakenOver {
+		rc.token = ""
+	}
+	if a.Ref == "" {
+		return
+	}
+	if i := slices.IndexFunc(rc.unanswered, func(u unanswered) bool { return u.id == a.Ref }); i >= 0 {
+		rc.unanswered = slices.Delete(rc.unanswered, i, i+1)
+	}
+}
+
+// handedTo returns the lane's client the connection became in a
+// handover, waiting for one under way (or ctx); nil if it was not handed
+// over.
+func (rc *relayed) handedTo(ctx context.Context) Session {
+	r := rc.r
+	r.mu.Lock()
+	to, handing := rc.to, r.handing
+	r.mu.Unlock()
+	if to != nil || handing == nil {
+		return to
+	}
+	select {
+	case <-handing:
+	case <-ctx.Done():
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return rc.to
+}
+
+// HandOver hands the relay's connections over to l, its lane, which this
+// node took over from the log once the lane's node was gone: each becomes
+// a client of l as one attached to it ([Lane.Attach]) is, and is not
+// closed. l resumes the seat the connection's latest welcome gave it, if
+// it is still the connection's (a spectator otherwise), sends it its
+// board (of the epoch l claimed: a higher seq than any the relay sent),
+// and reads again, in the order they were sent, the messages the lane's
+// node did not answer: that node may have stored them before it died, or
+// never read them, so they are answered as if resent: a roll stored
+// already is refused as stale, one not stored is stored. The token of a
+// join not welcomed resumes the seat if it was stored. No token crosses
+// between nodes: the relay kept them, and l is this node's.
+//
+// The relay closes: it takes no more connections, nor relays anything
+// more from the lane's old node; its connections' reads go to l once
+// each is handed over, and those read meanwhile wait for it. A connection
+// l does not take (it stopped) is closed, to reconnect. HandOver reports
+// false if the relay had closed already: its connections were sent away.
+func (r *Relay) HandOver(ctx context.Context, l *Lane) bool {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return false
+	}
+	r.closed = true
+	handing := make(chan struct{})
+	r.handing = handing
+	// In the order they came: a seat's connection of two gets it back
+	// as it would resuming.
+	moving := slices.SortedFunc(maps.Values(r.conns), func(a, b *relayed) int { return cmp.Compare(a.id, b.id) })
+	ins := make([]*handIn, len(moving))
+	for i, rc := range moving {
+		ins[i] = &handIn{token: rc.token, unanswered: rc.unanswered}
+		rc.unanswered = nil
+	}
+	clear(r.conns)
+	r.mu.Unlock()
+	defer func() {
+		close(handing)
+		r.stop()
+	}()
+	r.cfg.Metrics.Connections.Add(-int64(len(moving))) // the lane counts those it takes
+	moved := 0
+	for i, rc := range moving {
+		c, ok := l.handIn(ctx, rc.conn, ins[i])
+		if !ok {
+			rc.conn.Reply(encodeReply(protocol.Errorf(protocol.CodeServerRestarting, "%s", relayLost)), 0)
+			rc.conn.Close(protocol.CodeServerRestarting, relayLost)
+			continue
+		}
+		r.mu.Lock()
+		rc.to = c
+		r.mu.Unlock()
+		moved++
+	}
+	r.log.Info("relay handed its connections over to the lane taken over here", "conns", moved, "closed", len(moving)-moved)
+	return true
+}
+
+// relayLost is what a relay's connections are told when it closes for
+// want of its lane's node.
+const relayLost = "the lane's server went away: reconnect, your seat is kept"
 
 // failed handles a message of connection id the lane's node did not take:
 // see Upstream. data is the message, if any.
@@ -242,7 +433,7 @@ func (r *Relay) failed(id uint64, data []byte, err error) {
 // gone or no longer runs it.
 func (r *Relay) lost(err error) {
 	r.log.Info("relay lost its lane", "err", err)
-	r.Close(protocol.CodeServerRestarting, "the lane's server went away: reconnect, your seat is kept")
+	r.Close(protocol.CodeServerRestarting, relayLost)
 }
 
 // Board relays a board the lane published, with its seq: every connection
@@ -317,6 +508,8 @@ func (r *Relay) Deliver(conn uint64, msg []byte, seq uint64, board bool) {
 	}
 	if board {
 		rc.fresh = false // its first board: now it follows the newest
+	} else {
+		rc.answered(msg)
 	}
 	switch {
 	case !board && bytes.HasPrefix(msg, welcomePrefix):

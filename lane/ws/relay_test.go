@@ -37,6 +37,10 @@ type link struct {
 
 	loseBoards atomic.Bool // published boards go missing, as they may between nodes
 	gone       atomic.Bool // the lane's node is gone: nothing reaches it, nothing comes back
+	// The lane's node died, as a cluster sees it: what the relay sends
+	// it is published, so no error says so. mute: nothing comes back;
+	// deaf: nothing reaches it either.
+	mute, deaf atomic.Bool
 
 	mu      sync.Mutex
 	remotes map[uint64]*lane.Client
@@ -77,6 +81,9 @@ func (k *link) Attach(ctx context.Context, conn uint64) error {
 
 func (k *link) Read(ctx context.Context, conn uint64, data []byte) error {
 	k.cross(data)
+	if k.deaf.Load() {
+		return nil
+	}
 	if rm := k.remote(conn); rm == nil || !rm.Read(ctx, data) {
 		return errLaneGone
 	}
@@ -94,7 +101,7 @@ func (k *link) Detach(conn uint64) {
 }
 
 func (k *link) publish(_ string, board []byte, seq uint64) {
-	if !k.loseBoards.Load() && !k.gone.Load() {
+	if !k.loseBoards.Load() && !k.gone.Load() && !k.mute.Load() {
 		k.relay.Board(board, seq)
 	}
 }
@@ -107,7 +114,7 @@ type linkSink struct {
 // linkSink is the lane.Conn of a client the relay serves, on the lane's
 // node: what the lane sends it goes to the relay.
 func (s linkSink) Board(board []byte, seq uint64) int {
-	if !s.k.gone.Load() {
+	if !s.k.gone.Load() && !s.k.mute.Load() {
 		s.k.relay.Deliver(s.conn, board, seq, true)
 	}
 	return 0
@@ -115,13 +122,13 @@ func (s linkSink) Board(board []byte, seq uint64) int {
 
 func (s linkSink) Reply(msg []byte, seq uint64) {
 	s.k.cross(msg)
-	if !s.k.gone.Load() {
+	if !s.k.gone.Load() && !s.k.mute.Load() {
 		s.k.relay.Deliver(s.conn, msg, seq, false)
 	}
 }
 
 func (s linkSink) Close(code protocol.Code, reason string) {
-	if !s.k.gone.Load() {
+	if !s.k.gone.Load() && !s.k.mute.Load() {
 		s.k.relay.Drop(s.conn, code, reason)
 	}
 }
