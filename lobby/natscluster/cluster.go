@@ -129,6 +129,10 @@ type Lanes interface {
 	// this node was paused long enough for the others to think it dead,
 	// or cut off from them, and may have lost lanes to them.
 	Verify(ctx context.Context)
+	// TakeOver takes lane id over on this node, from its log, for the
+	// connections a relay of it here serves: the lane's node is gone. It
+	// fails if another node runs the lane, or takes it first.
+	TakeOver(ctx context.Context, id string) (*lane.Lane, error)
 	// SnapshotLanes has each of this node's lanes store a snapshot and
 	// returns their ids, and the first position of the journal those that
 	// failed to store one still need (0: none): the node's part of a
@@ -527,7 +531,10 @@ func (c *Cluster) sweep(now time.Time) {
 	}
 	for id, rl := range c.relays {
 		switch {
+		case rl.orphaned:
+			// Being taken over, or sent away (see takeOver).
 		case !c.members.alive(rl.owner, now):
+			rl.orphaned = true
 			dead = append(dead, rl)
 		case rl.r.Len() > 0:
 			rl.idleSince = time.Time{}
@@ -553,8 +560,8 @@ func (c *Cluster) sweep(now time.Time) {
 	}
 	c.mu.Unlock()
 	for _, rl := range dead {
-		if rl.r.Len() > 0 {
-			c.log.Warn("the node of a lane is silent: its clients here reconnect", "lane", rl.r.ID(), "owner", rl.owner)
+		if rl.r.Len() > 0 && c.spawn(func(ctx context.Context) { c.takeOver(ctx, rl) }) {
+			continue
 		}
 		rl.r.Close(protocol.CodeServerRestarting, "the lane's server went away: reconnect, your seat is kept")
 	}

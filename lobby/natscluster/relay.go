@@ -22,6 +22,10 @@ type relayEntry struct {
 	boards    *nats.Subscription // the lane's boards
 	idleSince time.Time          // since when it has had no connection; guarded by Cluster.mu
 	aliveAt   time.Time          // when the lane's node was last told the relay's connections; guarded by Cluster.mu
+	// orphaned: the lane's node is gone, and the relay is being handed
+	// over to the lane taken over here, or closed (see takeOver); guarded
+	// by Cluster.mu.
+	orphaned bool
 
 	// got is the number of the last message to each connection (see
 	// Cluster.delivered), read and written by the subscription to the
@@ -198,7 +202,13 @@ func (c *Cluster) tellAlive(ctx context.Context, rl *relayEntry) {
 	}
 	answer, err := c.requestMsg(ctx, rl.r.ID(), opAlive, 0, msg)
 	switch {
-	case errors.Is(err, lobby.ErrNoOwner), errors.Is(err, lobby.ErrClaiming):
+	case errors.Is(err, lobby.ErrNoOwner):
+		// Its node stopped running it, or died and is not known dead
+		// yet.
+		if c.orphan(rl) {
+			c.takeOver(ctx, rl)
+		}
+	case errors.Is(err, lobby.ErrClaiming):
 		rl.r.Close(protocol.CodeServerRestarting, "the lane's server went away: reconnect, your seat is kept")
 	case err != nil:
 		// Slow, or gone: the heartbeats tell.
@@ -206,5 +216,69 @@ func (c *Cluster) tellAlive(ctx context.Context, rl *relayEntry) {
 		if seq, err := strconv.ParseUint(answer.Header.Get(hdrSeq), 10, 64); err == nil {
 			rl.r.Board(answer.Data, seq)
 		}
+	}
+}
+
+// orphan marks rl's lane as having lost its node, and reports whether it
+// was the first to: the one to take it over.
+func (c *Cluster) orphan(rl *relayEntry) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if rl.orphaned {
+		return false
+	}
+	rl.orphaned = true
+	return true
+}
+
+// takeOver takes over the lane of rl, whose node is gone, for the
+// relay's connections, and hands them to it (lane.Relay.HandOver): its
+// clients here are not disconnected. If this node cannot (another node
+// runs the lane, or claimed it first: the log's fence lets one in), the
+// relay closes, and its clients reconnect, to find the lane where it
+// runs.
+func (c *Cluster) takeOver(ctx context.Context, rl *relayEntry) {
+	id := rl.r.ID()
+	lanes := c.nodeLanes()
+	if lanes == nil {
+		rl.r.Close(protocol.CodeServerRestarting, "the lane's server went away: reconnect, your seat is kept")
+		return
+	}
+	l, err := c.takeOverLane(ctx, lanes, rl)
+	if err != nil {
+		c.log.Info("the node of a lane is gone, and the lane was not taken over here: its clients here reconnect", "lane", id, "owner", rl.owner, "err", err)
+		rl.r.Close(protocol.CodeServerRestarting, "the lane's server went away: reconnect, your seat is kept")
+		return
+	}
+	if rl.r.HandOver(ctx, l) {
+		c.log.Info("the node of a lane is gone: the lane was taken over here, with its clients", "lane", id, "owner", rl.owner)
+	}
+}
+
+// takeOverFor bounds how long a node tries to take over a lane whose node
+// is gone while the store cannot take the claim: longer than a
+// replicated stream takes to elect a new leader (4–9 s) when the dead
+// node led it, which is as long as the relay's clients wait anyway, and
+// as long as they would reconnecting.
+const takeOverFor = 20 * time.Second
+
+// takeOverLane has lanes take rl's lane over, again while the store is
+// unavailable (see takeOverFor) and the relay still has connections.
+func (c *Cluster) takeOverLane(ctx context.Context, lanes Lanes, rl *relayEntry) (*lane.Lane, error) {
+	deadline := time.Now().Add(takeOverFor)
+	pause := 100 * time.Millisecond
+	for {
+		l, err := lanes.TakeOver(ctx, rl.r.ID())
+		if err == nil || !errors.Is(err, lobby.ErrUnavailable) || time.Now().Add(pause).After(deadline) || rl.r.Len() == 0 {
+			return l, err
+		}
+		select {
+		case <-time.After(pause):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-rl.r.Done():
+			return nil, errors.New("natscluster: the relay closed")
+		}
+		pause = min(2*pause, time.Second)
 	}
 }
