@@ -23,7 +23,9 @@ import (
 // connection comes back through [Relay.Deliver], each message once, in
 // the order the lane sent it. An error means the lane's node did not take
 // the message: one wrapping [ErrBusy] refuses that message alone, one
-// wrapping [ErrConnGone] closes that connection alone, and any other
+// wrapping [ErrConnGone] closes that connection alone, one wrapping
+// [ErrTakingOver] keeps the connection for what the relay's node does
+// next ([Relay.HandOver], [Relay.Follow] or [Relay.Close]), and any other
 // closes the relay: its clients reconnect and find the lane where it runs
 // now.
 type Upstream interface {
@@ -46,6 +48,11 @@ var (
 	// ErrConnGone: the lane does not know the connection (any more). It
 	// is closed, to reconnect.
 	ErrConnGone = errors.New("lane: connection unknown to the lane")
+	// ErrTakingOver: no node runs the lane any more, and the relay's node
+	// is taking it over, or finding the node that did. The connection
+	// waits, attached to the relay alone, to be handed over with the
+	// others, or sent away if the relay closes.
+	ErrTakingOver = errors.New("lane: the lane's node is gone: it is being taken over")
 )
 
 // relayConns numbers the connections of every relay of the process. It
@@ -85,8 +92,11 @@ type Relay struct {
 	board  []byte // and its bytes
 	closed bool
 	// handing is made when the relay starts handing its connections over
-	// to a lane of this node ([Relay.HandOver]), and closed once it has:
-	// what the connections read meanwhile waits for their new session.
+	// to a lane of this node ([Relay.HandOver]), or to the lane's new
+	// node ([Relay.Follow]), and closed once it has: what the
+	// connections read meanwhile waits, and then goes to their new
+	// session, or to the lane's new node. nil when no handover is under
+	// way, nor was ever made but by HandOver.
 	handing chan struct{}
 }
 
@@ -115,6 +125,9 @@ type relayed struct {
 	// to is the lane's client the connection became when the relay
 	// handed it over, and the session its reads go to since.
 	to Session
+	// following: the relay resumed the connection's seat on the lane's
+	// new node (see Follow), and its answer has not come.
+	following bool
 }
 
 // unanswered is a message a relayed connection sent, forwarded and not
@@ -122,6 +135,7 @@ type relayed struct {
 type unanswered struct {
 	id   string // the message's, which its answer's ref names
 	data []byte // as the client sent it: its secrets in plaintext
+	sent []byte // as the relay forwarded it: its secrets hashed
 	// token is, for a join, the seat's token the relay drew (see
 	// hashSecrets): the seat the lane's node may have stored.
 	token string
@@ -226,13 +240,15 @@ func (rc *relayed) Read(ctx context.Context, data []byte) bool {
 		rc.r.Deliver(rc.id, encodeReply(pe), 0, false)
 		return true
 	}
-	if !rc.forwarding(msg.ID, data, token) {
-		// The relay started handing its connections over meanwhile, or
-		// closed.
+	for !rc.forwarding(msg.ID, data, out, token) {
+		// The relay is handing its connections over, or closed: the
+		// message goes where the handover takes the connection.
 		if s := rc.handedTo(ctx); s != nil {
 			return s.Read(ctx, data)
 		}
-		return false
+		if !rc.attached() || ctx.Err() != nil {
+			return false
+		}
 	}
 	if err := rc.r.up.Read(ctx, rc.id, out); err != nil {
 		rc.r.failed(rc.id, data, err)
@@ -279,11 +295,11 @@ func (rc *relayed) Detach() {
 // its id, as unanswered (see HandOver); token is a join's (see
 // hashSecrets). It reports false if the relay has closed, or is handing
 // its connections over: the message is not to be forwarded.
-func (rc *relayed) forwarding(id string, data []byte, token string) bool {
+func (rc *relayed) forwarding(id string, data, sent []byte, token string) bool {
 	r := rc.r
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed || r.conns[rc.id] != rc {
+	if r.closed || r.handing != nil || r.conns[rc.id] != rc {
 		return false
 	}
 	if id == "" {
@@ -292,7 +308,7 @@ func (rc *relayed) forwarding(id string, data []byte, token string) bool {
 	if len(rc.unanswered) == maxUnanswered {
 		rc.unanswered = slices.Delete(rc.unanswered, 0, 1)
 	}
-	rc.unanswered = append(rc.unanswered, unanswered{id: id, data: data, token: token})
+	rc.unanswered = append(rc.unanswered, unanswered{id: id, data: data, sent: sent, token: token})
 	return true
 }
 
@@ -305,27 +321,34 @@ var errorPrefix = []byte(`{"type":"error",`)
 // lane holds the acks of what it stored while it could not show its
 // board, and refuses the messages that come meanwhile at once (see
 // Lane.changedAcking). r.mu is held.
-func (rc *relayed) answered(msg []byte) {
+func (rc *relayed) answered(msg []byte) (ref string) {
 	isErr := bytes.HasPrefix(msg, errorPrefix)
-	if len(rc.unanswered) == 0 && !isErr {
-		return
+	if len(rc.unanswered) == 0 && !isErr && !rc.following {
+		return ""
 	}
 	var a struct {
 		Ref  string        `json:"ref"`
 		Code protocol.Code `json:"code"`
 	}
 	if json.Unmarshal(msg, &a) != nil {
-		return
+		return ""
 	}
 	if isErr && a.Code == protocol.CodeSeatTakenOver {
 		rc.token = ""
 	}
 	if a.Ref == "" {
-		return
+		return ""
 	}
 	if i := slices.IndexFunc(rc.unanswered, func(u unanswered) bool { return u.id == a.Ref }); i >= 0 {
 		rc.unanswered = slices.Delete(rc.unanswered, i, i+1)
 	}
+	if a.Ref == followRef {
+		rc.following = false
+		if isErr {
+			rc.token = "" // the seat is no longer the token's
+		}
+	}
+	return a.Ref
 }
 
 // handedTo returns the lane's client the connection became in a
@@ -408,6 +431,86 @@ func (r *Relay) HandOver(ctx context.Context, l *Lane) bool {
 	return true
 }
 
+// followRef is the id of the resume a relay sends for a connection it
+// attaches again on the lane's new node (see Follow): no client's, for
+// the relay answers it itself.
+const followRef = "\x00follow"
+
+// Follow has the relay follow its lane to the node that took it over
+// once the lane's node was gone, when that node is not this one: its
+// upstream reaches the lane's new node now. Each connection is attached
+// to the lane there again, not closed: the relay resumes for it the seat
+// its latest welcome gave it (the hash of its token crosses, as in any
+// resume, and the welcome is not the client's: it is not sent), and
+// forwards again, in order, the messages the old node did not answer:
+// they are answered as HandOver's are. What the connections read
+// meanwhile waits, and follows. If the lane's node does not take a
+// connection, the relay closes (its clients reconnect), and Follow
+// reports false, as it does for a relay closed already.
+func (r *Relay) Follow(ctx context.Context) bool {
+	r.mu.Lock()
+	if r.closed || r.handing != nil {
+		r.mu.Unlock()
+		return false
+	}
+	handing := make(chan struct{})
+	r.handing = handing
+	conns := slices.SortedFunc(maps.Values(r.conns), func(a, b *relayed) int { return cmp.Compare(a.id, b.id) })
+	type resend struct {
+		rc         *relayed
+		resume     []byte
+		unanswered [][]byte
+	}
+	all := make([]resend, len(conns))
+	for i, rc := range conns {
+		// As a newcomer: the lane there sends it its first board on
+		// attaching, and the relay none before (see Attach).
+		rc.fresh = true
+		all[i].rc = rc
+		if rc.token != "" {
+			h := held{hash: hashText(rc.token), token: rc.token}
+			if len(rc.held) == maxHeld {
+				rc.held = slices.Delete(rc.held, 0, 1)
+			}
+			rc.held = append(rc.held, h)
+			rc.following = true
+			all[i].resume = encodeReply(relayedRequest{Type: protocol.TypeResume, ID: followRef, Token: h.hash})
+		}
+		for _, u := range rc.unanswered {
+			all[i].unanswered = append(all[i].unanswered, u.sent)
+		}
+	}
+	r.mu.Unlock()
+	var err error
+	for _, a := range all {
+		if err = r.up.Attach(ctx, a.rc.id); err != nil {
+			break
+		}
+		if a.resume != nil {
+			err = r.up.Read(ctx, a.rc.id, a.resume)
+		}
+		for _, data := range a.unanswered {
+			if err == nil {
+				err = r.up.Read(ctx, a.rc.id, data)
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	r.mu.Lock()
+	r.handing = nil
+	r.mu.Unlock()
+	close(handing)
+	if err != nil {
+		r.log.Info("relay could not follow its lane to its new node", "err", err)
+		r.Close(protocol.CodeServerRestarting, relayLost)
+		return false
+	}
+	r.log.Info("relay follows its lane to its new node", "conns", len(all))
+	return true
+}
+
 // relayLost is what a relay's connections are told when it closes for
 // want of its lane's node.
 const relayLost = "the lane's server went away: reconnect, your seat is kept"
@@ -424,6 +527,8 @@ func (r *Relay) failed(id uint64, data []byte, err error) {
 	case errors.Is(err, ErrConnGone):
 		r.log.Info("the lane does not know a connection", "err", err)
 		r.Drop(id, protocol.CodeServerRestarting, "the lane lost this connection: reconnect, your seat is kept")
+	case errors.Is(err, ErrTakingOver):
+		// Its node goes on: see Upstream.
 	default:
 		r.lost(err)
 	}
@@ -506,10 +611,11 @@ func (r *Relay) Deliver(conn uint64, msg []byte, seq uint64, board bool) {
 	if rc == nil {
 		return
 	}
+	var ref string
 	if board {
 		rc.fresh = false // its first board: now it follows the newest
 	} else {
-		rc.answered(msg)
+		ref = rc.answered(msg)
 	}
 	switch {
 	case !board && bytes.HasPrefix(msg, welcomePrefix):
@@ -519,7 +625,12 @@ func (r *Relay) Deliver(conn uint64, msg []byte, seq uint64, board bool) {
 			rc.conn.Close(protocol.CodeInternal, "the seat's token was lost: join or resume again")
 			return
 		}
-		rc.conn.Reply(w, seq)
+		if ref != followRef {
+			rc.conn.Reply(w, seq)
+		}
+	case !board && ref == followRef:
+		// The answer to the relay's own resume (see Follow): the client
+		// holds its seat as it did, or lost it meanwhile.
 	case !board:
 		rc.conn.Reply(msg, seq)
 	case seq <= r.seq:

@@ -22,9 +22,37 @@ import (
 // stored and acknowledged), and the player's seat is theirs: their next
 // roll is acknowledged.
 func TestRelayHandsItsConnectionsToTheLaneTakenOver(t *testing.T) {
+	testTakeOver(t, "handover", func(t *testing.T, k *link, l2 *lane.Lane) bool {
+		ok := k.relay.HandOver(t.Context(), l2)
+		if n := k.relay.Len(); n != 0 {
+			t.Errorf("the relay still serves %d connections after handing them over", n)
+		}
+		return ok
+	})
+}
+
+// TestRelayFollowsItsLaneToItsNewNode is
+// TestRelayHandsItsConnectionsToTheLaneTakenOver with the lane taken over
+// by a third node: the relay attaches its connections there again, and
+// each is answered as if the lane had been taken over here.
+func TestRelayFollowsItsLaneToItsNewNode(t *testing.T) {
+	testTakeOver(t, "follow", func(t *testing.T, k *link, l2 *lane.Lane) bool {
+		k.mu.Lock()
+		k.l = l2
+		k.mu.Unlock()
+		k.node.Add(1)
+		k.mute.Store(false)
+		k.deaf.Store(false)
+		return k.relay.Follow(t.Context())
+	})
+}
+
+// testTakeOver runs a relayed player and watcher through the death of
+// their lane's node, and the lane's take-over, which move does: see
+// TestRelayHandsItsConnectionsToTheLaneTakenOver.
+func testTakeOver(t *testing.T, id string, move func(t *testing.T, k *link, l2 *lane.Lane) bool) {
 	ctx := t.Context()
 	j := memjournal.New()
-	const id = "handover"
 	_, other, k := serveRelayedLane(t, id, func(cfg lane.Config) *lane.Lane {
 		cfg.Journal, cfg.Node = j, "n1"
 		l, err := lane.Open(ctx, id, id, cfg)
@@ -65,7 +93,9 @@ func TestRelayHandsItsConnectionsToTheLaneTakenOver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l2, err := lane.Restore(ctx, log, lane.Config{Journal: j, Node: "n2", Logger: testLogger(t)})
+	l2, err := lane.Restore(ctx, log, lane.Config{Journal: j, Node: "n2", Logger: testLogger(t), Publish: func(_ string, board []byte, seq uint64) {
+		k.relay.Board(board, seq) // used by a relay that follows the lane here alone
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,8 +107,8 @@ func TestRelayHandsItsConnectionsToTheLaneTakenOver(t *testing.T) {
 		}
 	})
 	defer func() { stop(); ran.Wait() }()
-	if !k.relay.HandOver(ctx, l2) {
-		t.Fatal("HandOver = false, want true")
+	if !move(t, k, l2) {
+		t.Fatal("the lane's take-over: the relay could not move its connections")
 	}
 
 	answer := func(ref string) wireMsg {
@@ -110,9 +140,6 @@ func TestRelayHandsItsConnectionsToTheLaneTakenOver(t *testing.T) {
 			t.Errorf("%s was disconnected: %v", c.name, c.c.err)
 		default:
 		}
-	}
-	if k.relay.Len() != 0 {
-		t.Errorf("the relay still serves %d connections", k.relay.Len())
 	}
 }
 

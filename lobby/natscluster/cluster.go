@@ -925,9 +925,11 @@ func (c *Cluster) delivered(m *nats.Msg) {
 	// Messages to a connection come numbered from 1: one missing (core
 	// NATS delivers at most once) could be the welcome with its seat's
 	// token, an ack, or the board an ack follows. The connection closes,
-	// to reconnect and resume. This subscription's goroutine alone reads
-	// and writes got.
-	if last := rl.got[conn]; n != last+1 {
+	// to reconnect and resume. A message numbered 1 starts the count
+	// again: the connection was attached on the lane's new node (see
+	// lane.Relay.Follow). This subscription's goroutine alone reads and
+	// writes got.
+	if last := rl.got[conn]; n != last+1 && (n != 1 || last == math.MaxUint64) {
 		rl.got[conn] = n
 		if last != math.MaxUint64 {
 			rl.r.Drop(conn, protocol.CodeServerRestarting, "messages were lost between servers: reconnect, your seat is kept")

@@ -10,19 +10,21 @@ import (
 	"github.com/tenpin/tenpin/protocol"
 )
 
-// TestSurvivorKeepsItsClients: the node that runs a lane stops abruptly
-// in the middle of a game whose player and watcher are connected to
-// another node, which relays the lane to them. That node takes the lane
-// over and hands them to it: neither is disconnected, no board goes
-// back, and the player bowls the game to its end, every roll acked.
+// TestSurvivorsKeepTheirClients: the node that runs a lane stops
+// abruptly in the middle of a game whose player and watcher are
+// connected to the two other nodes, which relay the lane to them. Both
+// try to take the lane over: one does, and hands its client to it; the
+// other's relay follows the lane there. Neither client is disconnected,
+// no board goes back, and the player bowls the game to its end, every
+// roll acked.
 //
 // It stops a node: it runs a cluster of its own, not the package's.
-func TestSurvivorKeepsItsClients(t *testing.T) {
+func TestSurvivorsKeepTheirClients(t *testing.T) {
 	cl := servertest.StartCluster(t, 3, server.Config{})
-	owner, survivor := cl[2], cl[0]
-	id := createLane(t, owner, "survivor")
-	aaa := dial(t, survivor, id, "AAA")
-	watcher := dial(t, survivor, id, "watcher")
+	owner := cl[2]
+	id := createLane(t, owner, "survivors")
+	aaa := dial(t, cl[0], id, "AAA")
+	watcher := dial(t, cl[1], id, "watcher")
 	aaa.join()
 	ctx, cancel := context.WithTimeout(t.Context(), wait)
 	defer cancel()
@@ -44,8 +46,10 @@ func TestSurvivorKeepsItsClients(t *testing.T) {
 			}
 		}
 	}
-	if _, ok := survivor.Lobby.Get(id); !ok {
-		t.Errorf("lane %s does not run on %s, whose clients it had", id, survivor.Name)
+	_, on1 := cl[0].Lobby.Get(id)
+	_, on2 := cl[1].Lobby.Get(id)
+	if on1 == on2 {
+		t.Errorf("lane %s runs on %s: %t, on %s: %t; want one of them", id, cl[0].Name, on1, cl[1].Name, on2)
 	}
 	b := watcher.waitBoard("the final board", func(b *protocol.Board) bool { return b.Phase == protocol.PhaseFinished })
 	if len(b.Players) != 1 || b.Players[0].Total != wantTotal || !b.Players[0].Connected || b.Spectators != 1 {
@@ -54,7 +58,7 @@ func TestSurvivorKeepsItsClients(t *testing.T) {
 	for _, p := range []*player{aaa, watcher} {
 		select {
 		case <-p.conn.Done():
-			t.Errorf("%s's connection to %s closed", p.name, survivor.Name)
+			t.Errorf("%s's connection to %s closed", p.name, p.at.Name)
 		default:
 		}
 	}

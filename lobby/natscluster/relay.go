@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/protocol"
 )
@@ -73,7 +74,7 @@ func (c *Cluster) relayOf(id string) *lane.Relay {
 
 func (c *Cluster) newRelay(ctx context.Context, id string) (*lane.Relay, error) {
 	rl := &relayEntry{got: make(map[uint64]uint64)}
-	rl.r = lane.NewRelay(id, upstream{c: c, id: id}, c.cfg.Lane)
+	rl.r = lane.NewRelay(id, upstream{c: c, id: id, rl: rl}, c.cfg.Lane)
 	// Subscribed before the lane's node hears of this one: no board it
 	// publishes for the relay's first connection is missed.
 	c.relaying.Store(id, rl)
@@ -160,10 +161,21 @@ func (c *Cluster) relayBoard(m *nats.Msg) {
 type upstream struct {
 	c  *Cluster
 	id string
+	rl *relayEntry
 }
 
+// Attach attaches the connection on the lane's node. If no node runs the
+// lane, its node is gone, as the heartbeats will say in a moment: this
+// node takes the lane over at once (see takeOver), and the connection
+// waits to be handed over with the relay's others.
 func (u upstream) Attach(ctx context.Context, conn uint64) error {
 	_, err := u.c.request(ctx, u.id, opAttach, conn, nil)
+	if errors.Is(err, lobby.ErrNoOwner) && u.c.orphan(u.rl) && !u.c.spawn(func(ctx context.Context) { u.c.takeOver(ctx, u.rl) }) {
+		return err // the node is leaving the cluster: the relay closes
+	}
+	if errors.Is(err, lobby.ErrNoOwner) {
+		return fmt.Errorf("%w: %w", lane.ErrTakingOver, err)
+	}
 	return err
 }
 
@@ -245,6 +257,11 @@ func (c *Cluster) takeOver(ctx context.Context, rl *relayEntry) {
 		return
 	}
 	l, err := c.takeOverLane(ctx, lanes, rl)
+	if errors.Is(err, lobby.ErrClaiming) || errors.Is(err, game.ErrConflict) {
+		// Another node runs it, or claimed it first.
+		c.follow(ctx, rl)
+		return
+	}
 	if err != nil {
 		c.log.Info("the node of a lane is gone, and the lane was not taken over here: its clients here reconnect", "lane", id, "owner", rl.owner, "err", err)
 		rl.r.Close(protocol.CodeServerRestarting, "the lane's server went away: reconnect, your seat is kept")
@@ -254,6 +271,47 @@ func (c *Cluster) takeOver(ctx context.Context, rl *relayEntry) {
 		c.log.Info("the node of a lane is gone: the lane was taken over here, with its clients", "lane", id, "owner", rl.owner)
 	}
 }
+
+// follow has rl follow its lane to the node that took it over (see
+// lane.Relay.Follow), once that node answers for it, trying as a client
+// finding the lane would (findTries' time); if none does, or the relay
+// cannot follow, the relay closes and its clients reconnect.
+func (c *Cluster) follow(ctx context.Context, rl *relayEntry) {
+	id := rl.r.ID()
+	pause := 20 * time.Millisecond
+	deadline := time.Now().Add(followFor)
+	for {
+		owner, err := c.request(ctx, id, opPing, 0, nil)
+		if err == nil {
+			if !rl.r.Follow(ctx) {
+				return
+			}
+			c.mu.Lock()
+			rl.owner, rl.orphaned = string(owner), false
+			c.members.met(rl.owner, time.Now())
+			c.mu.Unlock()
+			c.log.Info("the node of a lane is gone: its clients here follow it to the node that took it over", "lane", id, "owner", rl.owner)
+			return
+		}
+		if !errors.Is(err, lobby.ErrClaiming) && !errors.Is(err, lobby.ErrNoOwner) || time.Now().Add(pause).After(deadline) {
+			c.log.Info("the node of a lane is gone, and the node that took it over does not answer: its clients here reconnect", "lane", id, "err", err)
+			rl.r.Close(protocol.CodeServerRestarting, "the lane's server went away: reconnect, your seat is kept")
+			return
+		}
+		select {
+		case <-time.After(pause):
+		case <-ctx.Done():
+			rl.r.Close(protocol.CodeServerRestarting, "the server is restarting: reconnect, your seat is kept")
+			return
+		}
+		pause = min(2*pause, time.Second)
+	}
+}
+
+// followFor bounds how long a relay waits for the node that claimed its
+// lane to run it: as long as a client finding the lane would (see
+// lobby's findTries).
+const followFor = 6 * time.Second
 
 // takeOverFor bounds how long a node tries to take over a lane whose node
 // is gone while the store cannot take the claim: longer than a
