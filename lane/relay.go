@@ -503,7 +503,7 @@ func (r *Relay) Follow(ctx context.Context) bool {
 	r.mu.Unlock()
 	close(handing)
 	if err != nil {
-		r.log.Info("relay could not follow its lane to its new node", "err", err)
+		r.log.Warn("relay could not follow its lane to its new node", "err", err)
 		r.Close(protocol.CodeServerRestarting, relayLost)
 		return false
 	}

@@ -269,8 +269,9 @@ func (lb *Lobby) takeOver(ctx context.Context, id string) (*lane.Lane, error) {
 // Adopt takes over every lane in the journal that no node runs: at the
 // start of a node, when lanes have no owner because the whole cluster
 // stopped, and after a node died, for the lanes it ran that nobody uses
-// now (those in use are taken over by the node their clients reach
-// first). It returns how many lanes this node took. Nodes that adopt at
+// now (those in use are taken over by a node that relays them to its
+// clients, see TakeOver, or the node their clients reach first). It
+// returns how many lanes this node took. Nodes that adopt at
 // the same time share the orphans: each lane's fence lets one of them in.
 func (lb *Lobby) Adopt(ctx context.Context) (int, error) {
 	if lb.cfg.Cluster == nil {

@@ -165,18 +165,19 @@ type upstream struct {
 }
 
 // Attach attaches the connection on the lane's node. If no node runs the
-// lane, its node is gone, as the heartbeats will say in a moment: this
-// node takes the lane over at once (see takeOver), and the connection
+// lane, its node is gone, as the heartbeats will say in a moment, and if
+// one is claiming it, it is taking it over: this node takes the lane over
+// at once, or follows it to that node (see takeOver), and the connection
 // waits to be handed over with the relay's others.
 func (u upstream) Attach(ctx context.Context, conn uint64) error {
 	_, err := u.c.request(ctx, u.id, opAttach, conn, nil)
-	if errors.Is(err, lobby.ErrNoOwner) && u.c.orphan(u.rl) && !u.c.spawn(func(ctx context.Context) { u.c.takeOver(ctx, u.rl) }) {
+	if !errors.Is(err, lobby.ErrNoOwner) && !errors.Is(err, lobby.ErrClaiming) {
+		return err
+	}
+	if u.c.orphan(u.rl) && !u.c.spawn(func(ctx context.Context) { u.c.takeOver(ctx, u.rl) }) {
 		return err // the node is leaving the cluster: the relay closes
 	}
-	if errors.Is(err, lobby.ErrNoOwner) {
-		return fmt.Errorf("%w: %w", lane.ErrTakingOver, err)
-	}
-	return err
+	return fmt.Errorf("%w: %w", lane.ErrTakingOver, err)
 }
 
 // Read publishes what the connection sent to the lane's node: no answer
@@ -214,14 +215,12 @@ func (c *Cluster) tellAlive(ctx context.Context, rl *relayEntry) {
 	}
 	answer, err := c.requestMsg(ctx, rl.r.ID(), opAlive, 0, msg)
 	switch {
-	case errors.Is(err, lobby.ErrNoOwner):
+	case errors.Is(err, lobby.ErrNoOwner), errors.Is(err, lobby.ErrClaiming):
 		// Its node stopped running it, or died and is not known dead
-		// yet.
+		// yet; or another node is taking it over.
 		if c.orphan(rl) {
 			c.takeOver(ctx, rl)
 		}
-	case errors.Is(err, lobby.ErrClaiming):
-		rl.r.Close(protocol.CodeServerRestarting, "the lane's server went away: reconnect, your seat is kept")
 	case err != nil:
 		// Slow, or gone: the heartbeats tell.
 	case answer.Header.Get(hdrSeq) != "":
@@ -245,10 +244,15 @@ func (c *Cluster) orphan(rl *relayEntry) bool {
 
 // takeOver takes over the lane of rl, whose node is gone, for the
 // relay's connections, and hands them to it (lane.Relay.HandOver): its
-// clients here are not disconnected. If this node cannot (another node
-// runs the lane, or claimed it first: the log's fence lets one in), the
-// relay closes, and its clients reconnect, to find the lane where it
-// runs.
+// clients here are not disconnected. Another node may run the lane
+// already, or claim it first (the log's fence lets one in): then the
+// relay follows the lane there (lane.Relay.Follow) once that node
+// answers for it. While the store cannot take the claim (a new stream
+// leader being elected when the dead node led it), or the node that
+// claimed the lane does not run it yet, it tries again, for up to
+// takeOverFor: as long as the relay's clients would wait reconnecting.
+// If nothing works by then, or the relay has no connection left to keep,
+// the relay closes, and its clients reconnect.
 func (c *Cluster) takeOver(ctx context.Context, rl *relayEntry) {
 	id := rl.r.ID()
 	lanes := c.nodeLanes()
@@ -256,45 +260,33 @@ func (c *Cluster) takeOver(ctx context.Context, rl *relayEntry) {
 		rl.r.Close(protocol.CodeServerRestarting, "the lane's server went away: reconnect, your seat is kept")
 		return
 	}
-	l, err := c.takeOverLane(ctx, lanes, rl)
-	if errors.Is(err, lobby.ErrClaiming) || errors.Is(err, game.ErrConflict) {
-		// Another node runs it, or claimed it first.
-		c.follow(ctx, rl)
-		return
-	}
-	if err != nil {
-		c.log.Info("the node of a lane is gone, and the lane was not taken over here: its clients here reconnect", "lane", id, "owner", rl.owner, "err", err)
-		rl.r.Close(protocol.CodeServerRestarting, "the lane's server went away: reconnect, your seat is kept")
-		return
-	}
-	if rl.r.HandOver(ctx, l) {
-		c.log.Info("the node of a lane is gone: the lane was taken over here, with its clients", "lane", id, "owner", rl.owner)
-	}
-}
-
-// follow has rl follow its lane to the node that took it over (see
-// lane.Relay.Follow), once that node answers for it, trying as a client
-// finding the lane would (findTries' time); if none does, or the relay
-// cannot follow, the relay closes and its clients reconnect.
-func (c *Cluster) follow(ctx context.Context, rl *relayEntry) {
-	id := rl.r.ID()
+	deadline := time.Now().Add(takeOverFor)
 	pause := 20 * time.Millisecond
-	deadline := time.Now().Add(followFor)
 	for {
-		owner, err := c.request(ctx, id, opPing, 0, nil)
-		if err == nil {
-			if !rl.r.Follow(ctx) {
+		l, err := lanes.TakeOver(ctx, id)
+		switch {
+		case err == nil:
+			if rl.r.HandOver(ctx, l) {
+				c.log.Info("the node of a lane is gone: the lane was taken over here, with its clients", "lane", id, "owner", rl.owner)
+			}
+			return
+		case errors.Is(err, lobby.ErrClaiming), errors.Is(err, game.ErrConflict):
+			// Another node runs it, or is taking it: follow it there
+			// once it answers for the lane. This node, if it took the
+			// lane meanwhile for a client that came, takes it above.
+			owner, perr := c.request(ctx, id, opPing, 0, nil)
+			if err = perr; perr == nil && string(owner) != c.cfg.Node {
+				c.follow(ctx, rl, string(owner))
 				return
 			}
-			c.mu.Lock()
-			rl.owner, rl.orphaned = string(owner), false
-			c.members.met(rl.owner, time.Now())
-			c.mu.Unlock()
-			c.log.Info("the node of a lane is gone: its clients here follow it to the node that took it over", "lane", id, "owner", rl.owner)
+		case errors.Is(err, lobby.ErrUnavailable):
+		default:
+			c.log.Warn("the node of a lane is gone, and the lane was not taken over here: its clients here reconnect", "lane", id, "owner", rl.owner, "err", err)
+			rl.r.Close(protocol.CodeServerRestarting, "the lane's server went away: reconnect, your seat is kept")
 			return
 		}
-		if !errors.Is(err, lobby.ErrClaiming) && !errors.Is(err, lobby.ErrNoOwner) || time.Now().Add(pause).After(deadline) {
-			c.log.Info("the node of a lane is gone, and the node that took it over does not answer: its clients here reconnect", "lane", id, "err", err)
+		if time.Now().Add(pause).After(deadline) || rl.r.Len() == 0 {
+			c.log.Warn("the node of a lane is gone, and no node took it over in time: its clients here reconnect", "lane", id, "owner", rl.owner, "err", err)
 			rl.r.Close(protocol.CodeServerRestarting, "the lane's server went away: reconnect, your seat is kept")
 			return
 		}
@@ -303,40 +295,29 @@ func (c *Cluster) follow(ctx context.Context, rl *relayEntry) {
 		case <-ctx.Done():
 			rl.r.Close(protocol.CodeServerRestarting, "the server is restarting: reconnect, your seat is kept")
 			return
-		}
-		pause = min(2*pause, time.Second)
-	}
-}
-
-// followFor bounds how long a relay waits for the node that claimed its
-// lane to run it: as long as a client finding the lane would (see
-// lobby's findTries).
-const followFor = 6 * time.Second
-
-// takeOverFor bounds how long a node tries to take over a lane whose node
-// is gone while the store cannot take the claim: longer than a
-// replicated stream takes to elect a new leader (4–9 s) when the dead
-// node led it, which is as long as the relay's clients wait anyway, and
-// as long as they would reconnecting.
-const takeOverFor = 20 * time.Second
-
-// takeOverLane has lanes take rl's lane over, again while the store is
-// unavailable (see takeOverFor) and the relay still has connections.
-func (c *Cluster) takeOverLane(ctx context.Context, lanes Lanes, rl *relayEntry) (*lane.Lane, error) {
-	deadline := time.Now().Add(takeOverFor)
-	pause := 100 * time.Millisecond
-	for {
-		l, err := lanes.TakeOver(ctx, rl.r.ID())
-		if err == nil || !errors.Is(err, lobby.ErrUnavailable) || time.Now().Add(pause).After(deadline) || rl.r.Len() == 0 {
-			return l, err
-		}
-		select {
-		case <-time.After(pause):
-		case <-ctx.Done():
-			return nil, ctx.Err()
 		case <-rl.r.Done():
-			return nil, errors.New("natscluster: the relay closed")
+			return
 		}
 		pause = min(2*pause, time.Second)
 	}
 }
+
+// follow has rl follow its lane to owner, the node that took it over
+// (see lane.Relay.Follow), and makes it the relay's lane's node.
+func (c *Cluster) follow(ctx context.Context, rl *relayEntry, owner string) {
+	if !rl.r.Follow(ctx) {
+		return // the relay closed: its clients reconnect
+	}
+	c.mu.Lock()
+	rl.owner, rl.orphaned = owner, false
+	c.members.met(owner, time.Now())
+	c.mu.Unlock()
+	c.log.Info("the node of a lane is gone: its clients here follow it to the node that took it over", "lane", rl.r.ID(), "owner", owner)
+}
+
+// takeOverFor bounds how long a node tries to take over a lane whose
+// node is gone, or to find the node that took it: longer than a
+// replicated stream takes to elect a new leader (4–9 s) when the dead
+// node led it, which is as long as the relay's clients would wait
+// reconnecting.
+const takeOverFor = 20 * time.Second
