@@ -95,8 +95,8 @@ type Relay struct {
 	// to a lane of this node ([Relay.HandOver]), or to the lane's new
 	// node ([Relay.Follow]), and closed once it has: what the
 	// connections read meanwhile waits, and then goes to their new
-	// session, or to the lane's new node. nil when no handover is under
-	// way, nor was ever made but by HandOver.
+	// session, or to the lane's new node. nil but while Follow runs, and
+	// from the start of HandOver on.
 	handing chan struct{}
 }
 

@@ -111,8 +111,15 @@ func testTakeOver(t *testing.T, id string, move func(t *testing.T, k *link, l2 *
 		t.Fatal("the lane's take-over: the relay could not move its connections")
 	}
 
+	// The player holds their seat as they did: no welcome tells them so
+	// again.
 	answer := func(ref string) wireMsg {
-		return p.next("the answer to "+ref, func(m wireMsg) bool { return m.Ref == ref })
+		return p.next("the answer to "+ref, func(m wireMsg) bool {
+			if m.Type == "welcome" {
+				t.Errorf("the player was welcomed again after the take-over: %s", m.raw)
+			}
+			return m.Ref == ref
+		})
 	}
 	if m := answer("r2"); m.Type != "error" || m.Code != string(protocol.CodeStaleRoll) {
 		t.Errorf("r2, stored by the dead node, was answered %s; want %s", m.raw, protocol.CodeStaleRoll)
