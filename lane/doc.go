@@ -60,6 +60,18 @@
 // connections if it is the next they wait for (and drops the published
 // one when it comes), to the roller's alone if not.
 //
+// When the lane's node dies, the relay's node takes the lane over from
+// its log, and the relay hands its connections to the lane
+// ([Relay.HandOver]); or, if another node took it over first, the relay
+// follows the lane there ([Relay.Follow]). Either way no connection is
+// closed: each keeps the seat its latest welcome gave it (the relay kept
+// the token), is sent the board of the lane's new epoch, whose seq is
+// higher than any before, and has the messages the dead node never
+// answered read again, in order: a roll the dead node stored is refused
+// as stale, one it never read is stored and acknowledged. So a roll in
+// flight is answered, never lost, and never told "nothing changed" when
+// it may have.
+//
 // # Fan-out never blocks the lane
 //
 // After every change the lane builds one board, encodes it once, and

@@ -81,6 +81,7 @@ const (
 	opRetry       // a woken lane tries again to read its log back: see retryLater
 	opRecorded    // a game's end was recorded in its bowlers' histories: see gameOver
 	opLeagueSheet // a league night's sheet came: recorded.sheet (see league.go)
+	opHandIn      // a relay hands the lane a connection: handIn (see handover.go)
 )
 
 type request struct {
@@ -99,6 +100,8 @@ type request struct {
 	result chan<- error // for opSnapshot
 
 	recorded *recorded // for opRecorded
+
+	handIn *handIn // for opHandIn
 }
 
 // New returns a lane kept in memory only: cfg.Journal is not used. Call

@@ -2,10 +2,14 @@ package lane
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -19,7 +23,9 @@ import (
 // connection comes back through [Relay.Deliver], each message once, in
 // the order the lane sent it. An error means the lane's node did not take
 // the message: one wrapping [ErrBusy] refuses that message alone, one
-// wrapping [ErrConnGone] closes that connection alone, and any other
+// wrapping [ErrConnGone] closes that connection alone, one wrapping
+// [ErrTakingOver] keeps the connection for what the relay's node does
+// next ([Relay.HandOver], [Relay.Follow] or [Relay.Close]), and any other
 // closes the relay: its clients reconnect and find the lane where it runs
 // now.
 type Upstream interface {
@@ -42,6 +48,11 @@ var (
 	// ErrConnGone: the lane does not know the connection (any more). It
 	// is closed, to reconnect.
 	ErrConnGone = errors.New("lane: connection unknown to the lane")
+	// ErrTakingOver: no node runs the lane any more, and the relay's node
+	// is taking it over, or finding the node that did. The connection
+	// waits, attached to the relay alone, to be handed over with the
+	// others, or sent away if the relay closes.
+	ErrTakingOver = errors.New("lane: the lane's node is gone: it is being taken over")
 )
 
 // relayConns numbers the connections of every relay of the process. It
@@ -80,6 +91,13 @@ type Relay struct {
 	seq    uint64 // the newest board relayed
 	board  []byte // and its bytes
 	closed bool
+	// handing is made when the relay starts handing its connections over
+	// to a lane of this node ([Relay.HandOver]), or to the lane's new
+	// node ([Relay.Follow]), and closed once it has: what the
+	// connections read meanwhile waits, and then goes to their new
+	// session, or to the lane's new node. nil but while Follow runs, and
+	// from the start of HandOver on.
+	handing chan struct{}
 }
 
 // relayed is one connection of a relay, and its [Session].
@@ -95,7 +113,39 @@ type relayed struct {
 	// the client saw before it reconnected here (from the lane's own node,
 	// or a relay ahead of this one), and its seq would go back.
 	fresh bool
+	// token is the token of the seat the connection's latest welcome
+	// gave it, "" for none (or none any more): the seat a handover
+	// resumes (see HandOver).
+	token string
+	// unanswered are the messages forwarded to the lane that no reply
+	// has answered yet, oldest first: a handover has the lane that takes
+	// the connections read them again, for the lane's node may have died
+	// before it answered them, or before it read them.
+	unanswered []unanswered
+	// to is the lane's client the connection became when the relay
+	// handed it over, and the session its reads go to since.
+	to Session
+	// following: the relay resumed the connection's seat on the lane's
+	// new node (see Follow), and its answer has not come.
+	following bool
 }
+
+// unanswered is a message a relayed connection sent, forwarded and not
+// answered yet.
+type unanswered struct {
+	id   string // the message's, which its answer's ref names
+	data []byte // as the client sent it: its secrets in plaintext
+	sent []byte // as the relay forwarded it: its secrets hashed
+	// token is, for a join, the seat's token the relay drew (see
+	// hashSecrets): the seat the lane's node may have stored.
+	token string
+}
+
+// maxUnanswered bounds the messages a relayed connection keeps for a
+// handover: the connection's rate limit keeps well under it what a lane
+// that answers leaves unanswered; past it the oldest go (a client that
+// sends so many without waiting for answers resends what matters).
+const maxUnanswered = 64
 
 // NewRelay returns a relay of lane id whose traffic goes through up. Of
 // cfg it reads the logger and the metrics.
@@ -176,16 +226,29 @@ func (rc *relayed) attached() bool {
 // the lane would refuse it: it may hold a secret where none belongs, and
 // is not forwarded.
 func (rc *relayed) Read(ctx context.Context, data []byte) bool {
+	if s := rc.handedTo(ctx); s != nil {
+		return s.Read(ctx, data)
+	}
 	if !rc.attached() {
 		return false
 	}
-	out, msg, err := rc.hashSecrets(data)
+	out, msg, token, err := rc.hashSecrets(data)
 	if err != nil {
 		rc.r.cfg.Metrics.Refused.Add(1)
 		pe, _ := ErrorFor(err) // protocol.Decode's errors are *protocol.Error
 		pe.Ref = msg.ID
 		rc.r.Deliver(rc.id, encodeReply(pe), 0, false)
 		return true
+	}
+	for !rc.forwarding(msg.ID, data, out, token) {
+		// The relay is handing its connections over, or closed: the
+		// message goes where the handover takes the connection.
+		if s := rc.handedTo(ctx); s != nil {
+			return s.Read(ctx, data)
+		}
+		if !rc.attached() || ctx.Err() != nil {
+			return false
+		}
 	}
 	if err := rc.r.up.Read(ctx, rc.id, out); err != nil {
 		rc.r.failed(rc.id, data, err)
@@ -196,6 +259,9 @@ func (rc *relayed) Read(ctx context.Context, data []byte) bool {
 // Refuse answers a message the transport refused, here: the lane never
 // hears of it.
 func (rc *relayed) Refuse(ctx context.Context, data []byte, why error) bool {
+	if s := rc.handedTo(ctx); s != nil {
+		return s.Refuse(ctx, data, why)
+	}
 	if !rc.attached() {
 		return false
 	}
@@ -208,6 +274,10 @@ func (rc *relayed) Refuse(ctx context.Context, data []byte, why error) bool {
 
 // Detach takes the connection out of the relay, and tells the lane.
 func (rc *relayed) Detach() {
+	if s := rc.handedTo(context.Background()); s != nil {
+		s.Detach()
+		return
+	}
 	r := rc.r
 	r.mu.Lock()
 	ok := r.conns[rc.id] == rc
@@ -221,6 +291,230 @@ func (rc *relayed) Detach() {
 	}
 }
 
+// forwarding notes a message the connection is about to forward, with
+// its id, as unanswered (see HandOver); token is a join's (see
+// hashSecrets). It reports false if the relay has closed, or is handing
+// its connections over: the message is not to be forwarded.
+func (rc *relayed) forwarding(id string, data, sent []byte, token string) bool {
+	r := rc.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed || r.handing != nil || r.conns[rc.id] != rc {
+		return false
+	}
+	if id == "" {
+		return true // no answer can name it: the client expects none
+	}
+	if len(rc.unanswered) == maxUnanswered {
+		rc.unanswered = slices.Delete(rc.unanswered, 0, 1)
+	}
+	rc.unanswered = append(rc.unanswered, unanswered{id: id, data: data, sent: sent, token: token})
+	return true
+}
+
+// errorPrefix are the first bytes of an error, as a lane encodes it.
+var errorPrefix = []byte(`{"type":"error",`)
+
+// answered takes the message that msg, a reply to the connection,
+// answers out of its unanswered, and forgets the seat's token if msg
+// says another connection took the seat. Only the message it names: a
+// lane holds the acks of what it stored while it could not show its
+// board, and refuses the messages that come meanwhile at once (see
+// Lane.changedAcking). r.mu is held.
+func (rc *relayed) answered(msg []byte) (ref string) {
+	isErr := bytes.HasPrefix(msg, errorPrefix)
+	if len(rc.unanswered) == 0 && !isErr && !rc.following {
+		return ""
+	}
+	var a struct {
+		Ref  string        `json:"ref"`
+		Code protocol.Code `json:"code"`
+	}
+	if json.Unmarshal(msg, &a) != nil {
+		return ""
+	}
+	if isErr && a.Code == protocol.CodeSeatTakenOver {
+		rc.token = ""
+	}
+	if a.Ref == "" {
+		return ""
+	}
+	if i := slices.IndexFunc(rc.unanswered, func(u unanswered) bool { return u.id == a.Ref }); i >= 0 {
+		rc.unanswered = slices.Delete(rc.unanswered, i, i+1)
+	}
+	if a.Ref == followRef {
+		rc.following = false
+		if isErr {
+			rc.token = "" // the seat is no longer the token's
+		}
+	}
+	return a.Ref
+}
+
+// handedTo returns the lane's client the connection became in a
+// handover, waiting for one under way (or ctx); nil if it was not handed
+// over.
+func (rc *relayed) handedTo(ctx context.Context) Session {
+	r := rc.r
+	r.mu.Lock()
+	to, handing := rc.to, r.handing
+	r.mu.Unlock()
+	if to != nil || handing == nil {
+		return to
+	}
+	select {
+	case <-handing:
+	case <-ctx.Done():
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return rc.to
+}
+
+// HandOver hands the relay's connections over to l, its lane, which this
+// node took over from the log once the lane's node was gone: each becomes
+// a client of l as one attached to it ([Lane.Attach]) is, and is not
+// closed. l resumes the seat the connection's latest welcome gave it, if
+// it is still the connection's (a spectator otherwise), sends it its
+// board (of the epoch l claimed: a higher seq than any the relay sent),
+// and reads again, in the order they were sent, the messages the lane's
+// node did not answer: that node may have stored them before it died, or
+// never read them, so they are answered as if resent: a roll stored
+// already is refused as stale, one not stored is stored. The token of a
+// join not welcomed resumes the seat if it was stored. No token crosses
+// between nodes: the relay kept them, and l is this node's.
+//
+// The relay closes: it takes no more connections, nor relays anything
+// more from the lane's old node; its connections' reads go to l once
+// each is handed over, and those read meanwhile wait for it. A connection
+// l does not take (it stopped) is closed, to reconnect. HandOver reports
+// false if the relay had closed already: its connections were sent away.
+func (r *Relay) HandOver(ctx context.Context, l *Lane) bool {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return false
+	}
+	r.closed = true
+	handing := make(chan struct{})
+	r.handing = handing
+	// In the order they came: a seat's connection of two gets it back
+	// as it would resuming.
+	moving := slices.SortedFunc(maps.Values(r.conns), func(a, b *relayed) int { return cmp.Compare(a.id, b.id) })
+	ins := make([]*handIn, len(moving))
+	for i, rc := range moving {
+		ins[i] = &handIn{token: rc.token, unanswered: rc.unanswered}
+		rc.unanswered = nil
+	}
+	clear(r.conns)
+	r.mu.Unlock()
+	defer func() {
+		close(handing)
+		r.stop()
+	}()
+	r.cfg.Metrics.Connections.Add(-int64(len(moving))) // the lane counts those it takes
+	moved := 0
+	for i, rc := range moving {
+		c, ok := l.handIn(ctx, rc.conn, ins[i])
+		if !ok {
+			rc.conn.Reply(encodeReply(protocol.Errorf(protocol.CodeServerRestarting, "%s", relayLost)), 0)
+			rc.conn.Close(protocol.CodeServerRestarting, relayLost)
+			continue
+		}
+		r.mu.Lock()
+		rc.to = c
+		r.mu.Unlock()
+		moved++
+	}
+	r.log.Info("relay handed its connections over to the lane taken over here", "conns", moved, "closed", len(moving)-moved)
+	return true
+}
+
+// followRef is the id of the resume a relay sends for a connection it
+// attaches again on the lane's new node (see Follow): no client's, for
+// the relay answers it itself.
+const followRef = "\x00follow"
+
+// Follow has the relay follow its lane to the node that took it over
+// once the lane's node was gone, when that node is not this one: its
+// upstream reaches the lane's new node now. Each connection is attached
+// to the lane there again, not closed: the relay resumes for it the seat
+// its latest welcome gave it (the hash of its token crosses, as in any
+// resume, and the welcome is not the client's: it is not sent), and
+// forwards again, in order, the messages the old node did not answer:
+// they are answered as HandOver's are. What the connections read
+// meanwhile waits, and follows. If the lane's node does not take a
+// connection, the relay closes (its clients reconnect), and Follow
+// reports false, as it does for a relay closed already.
+func (r *Relay) Follow(ctx context.Context) bool {
+	r.mu.Lock()
+	if r.closed || r.handing != nil {
+		r.mu.Unlock()
+		return false
+	}
+	handing := make(chan struct{})
+	r.handing = handing
+	conns := slices.SortedFunc(maps.Values(r.conns), func(a, b *relayed) int { return cmp.Compare(a.id, b.id) })
+	type resend struct {
+		rc         *relayed
+		resume     []byte
+		unanswered [][]byte
+	}
+	all := make([]resend, len(conns))
+	for i, rc := range conns {
+		// As a newcomer: the lane there sends it its first board on
+		// attaching, and the relay none before (see Attach).
+		rc.fresh = true
+		all[i].rc = rc
+		if rc.token != "" {
+			h := held{hash: hashText(rc.token), token: rc.token}
+			if len(rc.held) == maxHeld {
+				rc.held = slices.Delete(rc.held, 0, 1)
+			}
+			rc.held = append(rc.held, h)
+			rc.following = true
+			all[i].resume = encodeReply(relayedRequest{Type: protocol.TypeResume, ID: followRef, Token: h.hash})
+		}
+		for _, u := range rc.unanswered {
+			all[i].unanswered = append(all[i].unanswered, u.sent)
+		}
+	}
+	r.mu.Unlock()
+	var err error
+	for _, a := range all {
+		if err = r.up.Attach(ctx, a.rc.id); err != nil {
+			break
+		}
+		if a.resume != nil {
+			err = r.up.Read(ctx, a.rc.id, a.resume)
+		}
+		for _, data := range a.unanswered {
+			if err == nil {
+				err = r.up.Read(ctx, a.rc.id, data)
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	r.mu.Lock()
+	r.handing = nil
+	r.mu.Unlock()
+	close(handing)
+	if err != nil {
+		r.log.Warn("relay could not follow its lane to its new node", "err", err)
+		r.Close(protocol.CodeServerRestarting, relayLost)
+		return false
+	}
+	r.log.Info("relay follows its lane to its new node", "conns", len(all))
+	return true
+}
+
+// relayLost is what a relay's connections are told when it closes for
+// want of its lane's node.
+const relayLost = "the lane's server went away: reconnect, your seat is kept"
+
 // failed handles a message of connection id the lane's node did not take:
 // see Upstream. data is the message, if any.
 func (r *Relay) failed(id uint64, data []byte, err error) {
@@ -233,6 +527,8 @@ func (r *Relay) failed(id uint64, data []byte, err error) {
 	case errors.Is(err, ErrConnGone):
 		r.log.Info("the lane does not know a connection", "err", err)
 		r.Drop(id, protocol.CodeServerRestarting, "the lane lost this connection: reconnect, your seat is kept")
+	case errors.Is(err, ErrTakingOver):
+		// Its node goes on: see Upstream.
 	default:
 		r.lost(err)
 	}
@@ -242,7 +538,7 @@ func (r *Relay) failed(id uint64, data []byte, err error) {
 // gone or no longer runs it.
 func (r *Relay) lost(err error) {
 	r.log.Info("relay lost its lane", "err", err)
-	r.Close(protocol.CodeServerRestarting, "the lane's server went away: reconnect, your seat is kept")
+	r.Close(protocol.CodeServerRestarting, relayLost)
 }
 
 // Board relays a board the lane published, with its seq: every connection
@@ -315,8 +611,11 @@ func (r *Relay) Deliver(conn uint64, msg []byte, seq uint64, board bool) {
 	if rc == nil {
 		return
 	}
+	var ref string
 	if board {
 		rc.fresh = false // its first board: now it follows the newest
+	} else {
+		ref = rc.answered(msg)
 	}
 	switch {
 	case !board && bytes.HasPrefix(msg, welcomePrefix):
@@ -326,7 +625,12 @@ func (r *Relay) Deliver(conn uint64, msg []byte, seq uint64, board bool) {
 			rc.conn.Close(protocol.CodeInternal, "the seat's token was lost: join or resume again")
 			return
 		}
-		rc.conn.Reply(w, seq)
+		if ref != followRef {
+			rc.conn.Reply(w, seq)
+		}
+	case !board && ref == followRef:
+		// The answer to the relay's own resume (see Follow): the client
+		// holds its seat as it did, or lost it meanwhile.
 	case !board:
 		rc.conn.Reply(msg, seq)
 	case seq <= r.seq:

@@ -136,6 +136,8 @@ func (l *Lane) handle(ctx context.Context, r request) {
 	switch r.op {
 	case opAttach:
 		l.attach(ctx, r.c)
+	case opHandIn:
+		l.handedIn(ctx, r.c, r.handIn)
 	case opDetach:
 		l.detach(r.c)
 	case opMessage:

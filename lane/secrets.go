@@ -186,14 +186,15 @@ type held struct {
 
 // hashSecrets returns what the relay forwards to the lane of data, a
 // message its client sent: a join or a resume as a relayedRequest, the
-// token kept for its welcome; any other message as it is. A message that
-// does not decode is refused with protocol.Decode's error, and its
-// request, whose id the refusal answers: it is not forwarded, as it may
-// hold a secret where none belongs.
-func (rc *relayed) hashSecrets(data []byte) ([]byte, protocol.Request, error) {
-	m, err := protocol.Decode(data)
+// token kept for its welcome; any other message as it is. Of a join, it
+// returns the token it drew for the seat too. A message that does not
+// decode is refused with protocol.Decode's error, and its request, whose
+// id the refusal answers: it is not forwarded, as it may hold a secret
+// where none belongs.
+func (rc *relayed) hashSecrets(data []byte) (out []byte, m protocol.Request, drawn string, err error) {
+	m, err = protocol.Decode(data)
 	if err != nil {
-		return nil, m, err
+		return nil, m, "", err
 	}
 	r := relayedRequest{Type: m.Type, ID: m.ID, Name: m.Name}
 	token := m.Token
@@ -219,18 +220,21 @@ func (rc *relayed) hashSecrets(data []byte) ([]byte, protocol.Request, error) {
 		if err != nil {
 			panic(fmt.Sprintf("lane: encoding a relayed give: %v", err)) // only plain values: cannot fail
 		}
-		return out, m, nil
+		return out, m, "", nil
 	default:
-		return data, m, nil
+		return data, m, "", nil
 	}
 	r.Token = hashText(token)
 	h.hash, h.token = r.Token, token
 	rc.hold(h)
-	out, err := json.Marshal(r)
+	out, err = json.Marshal(r)
 	if err != nil {
 		panic(fmt.Sprintf("lane: encoding a relayed %s: %v", r.Type, err)) // only plain values: cannot fail
 	}
-	return out, m, nil
+	if m.Type == protocol.TypeJoin {
+		drawn = token
+	}
+	return out, m, drawn, nil
 }
 
 // hold keeps a token for the welcome that may answer it, before its
@@ -261,6 +265,7 @@ func (rc *relayed) welcome(msg []byte) ([]byte, bool) {
 	for i, h := range rc.held {
 		if h.hash == w.Token {
 			w.Token = h.token
+			rc.token = h.token
 			if h.bowlerHash != "" && w.BowlerKey == h.bowlerHash {
 				w.BowlerKey = h.bowlerKey
 			}

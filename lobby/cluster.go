@@ -226,6 +226,28 @@ func (lb *Lobby) claim(ctx context.Context, id string) (*lane.Lane, error) {
 	return v.(*lane.Lane), nil
 }
 
+// TakeOver takes lane id over on this node from its log, as find does
+// for a client that finds no node running it: for the connections a
+// relay of it on this node serves, once the lane's node is gone
+// (lobby/natscluster), so that they move to the lane here and are not
+// closed. It fails with an error wrapping ErrClaiming if another node
+// runs the lane, and game.ErrConflict if another claimed it first.
+func (lb *Lobby) TakeOver(ctx context.Context, id string) (*lane.Lane, error) {
+	if l, ok := lb.Get(id); ok {
+		return l, nil
+	}
+	if lb.cfg.Cluster == nil {
+		return nil, errNoLane
+	}
+	// Asked twice a moment apart, as find does: a survivor that took it
+	// over first may not be known here yet, and a claim now would take
+	// the lane, and its clients, from it.
+	if !lb.unowned(ctx, id) {
+		return nil, fmt.Errorf("%w: lane %s runs on another node", ErrClaiming, id)
+	}
+	return lb.claim(ctx, id)
+}
+
 // takeOver restores lane id from its log, appending this node's claim.
 func (lb *Lobby) takeOver(ctx context.Context, id string) (*lane.Lane, error) {
 	log, err := lb.cfg.Lane.Journal.Read(ctx, id, 0)
@@ -247,8 +269,9 @@ func (lb *Lobby) takeOver(ctx context.Context, id string) (*lane.Lane, error) {
 // Adopt takes over every lane in the journal that no node runs: at the
 // start of a node, when lanes have no owner because the whole cluster
 // stopped, and after a node died, for the lanes it ran that nobody uses
-// now (those in use are taken over by the node their clients reach
-// first). It returns how many lanes this node took. Nodes that adopt at
+// now (those in use are taken over by a node that relays them to its
+// clients, see TakeOver, or the node their clients reach first). It
+// returns how many lanes this node took. Nodes that adopt at
 // the same time share the orphans: each lane's fence lets one of them in.
 func (lb *Lobby) Adopt(ctx context.Context) (int, error) {
 	if lb.cfg.Cluster == nil {

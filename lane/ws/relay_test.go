@@ -37,6 +37,13 @@ type link struct {
 
 	loseBoards atomic.Bool // published boards go missing, as they may between nodes
 	gone       atomic.Bool // the lane's node is gone: nothing reaches it, nothing comes back
+	// The lane's node died, as a cluster sees it: what the relay sends
+	// it is published, so no error says so. mute: nothing comes back;
+	// deaf: nothing reaches it either.
+	mute, deaf atomic.Bool
+	// node counts the lane's moves to another node (see Relay.Follow):
+	// what the lane on an earlier node sends goes nowhere.
+	node atomic.Int32
 
 	mu      sync.Mutex
 	remotes map[uint64]*lane.Client
@@ -65,7 +72,10 @@ func (k *link) Attach(ctx context.Context, conn uint64) error {
 	if k.gone.Load() {
 		return errLaneGone
 	}
-	rm, ok := k.l.AttachRemote(ctx, linkSink{k, conn})
+	k.mu.Lock()
+	l := k.l
+	k.mu.Unlock()
+	rm, ok := l.AttachRemote(ctx, linkSink{k, conn, k.node.Load()})
 	if !ok {
 		return errLaneGone
 	}
@@ -77,6 +87,9 @@ func (k *link) Attach(ctx context.Context, conn uint64) error {
 
 func (k *link) Read(ctx context.Context, conn uint64, data []byte) error {
 	k.cross(data)
+	if k.deaf.Load() {
+		return nil
+	}
 	if rm := k.remote(conn); rm == nil || !rm.Read(ctx, data) {
 		return errLaneGone
 	}
@@ -94,7 +107,7 @@ func (k *link) Detach(conn uint64) {
 }
 
 func (k *link) publish(_ string, board []byte, seq uint64) {
-	if !k.loseBoards.Load() && !k.gone.Load() {
+	if !k.loseBoards.Load() && !k.gone.Load() && !k.mute.Load() && k.node.Load() == 0 {
 		k.relay.Board(board, seq)
 	}
 }
@@ -102,12 +115,18 @@ func (k *link) publish(_ string, board []byte, seq uint64) {
 type linkSink struct {
 	k    *link
 	conn uint64
+	node int32 // of the lane's node that attached it
+}
+
+// cut reports whether what the lane sends the sink goes nowhere.
+func (s linkSink) cut() bool {
+	return s.k.gone.Load() || s.k.mute.Load() || s.node != s.k.node.Load()
 }
 
 // linkSink is the lane.Conn of a client the relay serves, on the lane's
 // node: what the lane sends it goes to the relay.
 func (s linkSink) Board(board []byte, seq uint64) int {
-	if !s.k.gone.Load() {
+	if !s.cut() {
 		s.k.relay.Deliver(s.conn, board, seq, true)
 	}
 	return 0
@@ -115,13 +134,13 @@ func (s linkSink) Board(board []byte, seq uint64) int {
 
 func (s linkSink) Reply(msg []byte, seq uint64) {
 	s.k.cross(msg)
-	if !s.k.gone.Load() {
+	if !s.cut() {
 		s.k.relay.Deliver(s.conn, msg, seq, false)
 	}
 }
 
 func (s linkSink) Close(code protocol.Code, reason string) {
-	if !s.k.gone.Load() {
+	if !s.cut() {
 		s.k.relay.Drop(s.conn, code, reason)
 	}
 }

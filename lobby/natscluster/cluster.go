@@ -129,6 +129,10 @@ type Lanes interface {
 	// this node was paused long enough for the others to think it dead,
 	// or cut off from them, and may have lost lanes to them.
 	Verify(ctx context.Context)
+	// TakeOver takes lane id over on this node, from its log, for the
+	// connections a relay of it here serves: the lane's node is gone. It
+	// fails if another node runs the lane, or takes it first.
+	TakeOver(ctx context.Context, id string) (*lane.Lane, error)
 	// SnapshotLanes has each of this node's lanes store a snapshot and
 	// returns their ids, and the first position of the journal those that
 	// failed to store one still need (0: none): the node's part of a
@@ -527,7 +531,10 @@ func (c *Cluster) sweep(now time.Time) {
 	}
 	for id, rl := range c.relays {
 		switch {
+		case rl.orphaned:
+			// Being taken over, or sent away (see takeOver).
 		case !c.members.alive(rl.owner, now):
+			rl.orphaned = true
 			dead = append(dead, rl)
 		case rl.r.Len() > 0:
 			rl.idleSince = time.Time{}
@@ -553,8 +560,8 @@ func (c *Cluster) sweep(now time.Time) {
 	}
 	c.mu.Unlock()
 	for _, rl := range dead {
-		if rl.r.Len() > 0 {
-			c.log.Warn("the node of a lane is silent: its clients here reconnect", "lane", rl.r.ID(), "owner", rl.owner)
+		if rl.r.Len() > 0 && c.spawn(func(ctx context.Context) { c.takeOver(ctx, rl) }) {
+			continue
 		}
 		rl.r.Close(protocol.CodeServerRestarting, "the lane's server went away: reconnect, your seat is kept")
 	}
@@ -918,9 +925,11 @@ func (c *Cluster) delivered(m *nats.Msg) {
 	// Messages to a connection come numbered from 1: one missing (core
 	// NATS delivers at most once) could be the welcome with its seat's
 	// token, an ack, or the board an ack follows. The connection closes,
-	// to reconnect and resume. This subscription's goroutine alone reads
-	// and writes got.
-	if last := rl.got[conn]; n != last+1 {
+	// to reconnect and resume. A message numbered 1 starts the count
+	// again: the connection was attached on the lane's new node (see
+	// lane.Relay.Follow). This subscription's goroutine alone reads and
+	// writes got.
+	if last := rl.got[conn]; n != last+1 && (n != 1 || last == math.MaxUint64) {
 		rl.got[conn] = n
 		if last != math.MaxUint64 {
 			rl.r.Drop(conn, protocol.CodeServerRestarting, "messages were lost between servers: reconnect, your seat is kept")

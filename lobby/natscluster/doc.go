@@ -58,17 +58,28 @@
 //     connection the lane does not know closes it (it reconnects).
 //   - Every node says it is alive on tenpin.node.<node> every
 //     [Config.Heartbeat]. A node silent for [Config.NodeTimeout] is
-//     pinged on tenpin.ping.<node>, and if it does not answer it is dead:
-//     the lanes it ran close their relays (the clients reconnect, and the
-//     node they reach takes the lane over), and its clients leave the
-//     lanes they were on. Where each node stands (heard, asked, not
+//     pinged on tenpin.ping.<node>, and if it does not answer it is dead,
+//     and its clients leave the lanes they were on. A lane it ran that
+//     this node relays to clients is taken over here, from the log
+//     (lobby.Lobby.TakeOver, the claim a client's find makes), and the
+//     relay hands its connections to the lane (lane.Relay.HandOver): they
+//     are not closed, their seats are resumed, and the messages the dead
+//     node left unanswered are read again. Several nodes may try at once:
+//     the log's fence lets one in, and the others' relays follow the lane
+//     to it (lane.Relay.Follow: each connection attached there again,
+//     its seat resumed with its token's hash, its unanswered messages
+//     forwarded again). A relay closes, and its clients reconnect, only
+//     if neither works (the store stays unavailable for 20 s, or the
+//     node that claimed the lane never answers for it). A connection that
+//     attaches while no node answers for the lane starts the same
+//     take-over at once, before the heartbeats tell. Where each node stands (heard, asked, not
 //     answering, dead) is one state a node, in members.go.
 //   - Every 5 seconds, a relay with connections asks the lane's node
 //     (alive) with the seq of the newest board it relayed and its
 //     connections: the lane detaches those of its clients on that node
 //     that are not listed (their detach was lost), and answers with its
-//     board if it is newer. No responders closes the relay: a read is
-//     published, and a lane gone from its node would not say so.
+//     board if it is newer. No responders starts the take-over above: a
+//     read is published, and a lane gone from its node would not say so.
 //   - A lobby's list asks every node on tenpin.lanes.<node>.
 //
 // Core NATS delivers at most once. A lost board is repaired by the next

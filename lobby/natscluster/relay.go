@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/protocol"
 )
@@ -22,6 +23,10 @@ type relayEntry struct {
 	boards    *nats.Subscription // the lane's boards
 	idleSince time.Time          // since when it has had no connection; guarded by Cluster.mu
 	aliveAt   time.Time          // when the lane's node was last told the relay's connections; guarded by Cluster.mu
+	// orphaned: the lane's node is gone, and the relay is being handed
+	// over to the lane taken over here, or closed (see takeOver); guarded
+	// by Cluster.mu.
+	orphaned bool
 
 	// got is the number of the last message to each connection (see
 	// Cluster.delivered), read and written by the subscription to the
@@ -69,7 +74,7 @@ func (c *Cluster) relayOf(id string) *lane.Relay {
 
 func (c *Cluster) newRelay(ctx context.Context, id string) (*lane.Relay, error) {
 	rl := &relayEntry{got: make(map[uint64]uint64)}
-	rl.r = lane.NewRelay(id, upstream{c: c, id: id}, c.cfg.Lane)
+	rl.r = lane.NewRelay(id, upstream{c: c, id: id, rl: rl}, c.cfg.Lane)
 	// Subscribed before the lane's node hears of this one: no board it
 	// publishes for the relay's first connection is missed.
 	c.relaying.Store(id, rl)
@@ -156,11 +161,23 @@ func (c *Cluster) relayBoard(m *nats.Msg) {
 type upstream struct {
 	c  *Cluster
 	id string
+	rl *relayEntry
 }
 
+// Attach attaches the connection on the lane's node. If no node runs the
+// lane, its node is gone, as the heartbeats will say in a moment, and if
+// one is claiming it, it is taking it over: this node takes the lane over
+// at once, or follows it to that node (see takeOver), and the connection
+// waits to be handed over with the relay's others.
 func (u upstream) Attach(ctx context.Context, conn uint64) error {
 	_, err := u.c.request(ctx, u.id, opAttach, conn, nil)
-	return err
+	if !errors.Is(err, lobby.ErrNoOwner) && !errors.Is(err, lobby.ErrClaiming) {
+		return err
+	}
+	if u.c.orphan(u.rl) && !u.c.spawn(func(ctx context.Context) { u.c.takeOver(ctx, u.rl) }) {
+		return err // the node is leaving the cluster: the relay closes
+	}
+	return fmt.Errorf("%w: %w", lane.ErrTakingOver, err)
 }
 
 // Read publishes what the connection sent to the lane's node: no answer
@@ -199,7 +216,11 @@ func (c *Cluster) tellAlive(ctx context.Context, rl *relayEntry) {
 	answer, err := c.requestMsg(ctx, rl.r.ID(), opAlive, 0, msg)
 	switch {
 	case errors.Is(err, lobby.ErrNoOwner), errors.Is(err, lobby.ErrClaiming):
-		rl.r.Close(protocol.CodeServerRestarting, "the lane's server went away: reconnect, your seat is kept")
+		// Its node stopped running it, or died and is not known dead
+		// yet; or another node is taking it over.
+		if c.orphan(rl) {
+			c.takeOver(ctx, rl)
+		}
 	case err != nil:
 		// Slow, or gone: the heartbeats tell.
 	case answer.Header.Get(hdrSeq) != "":
@@ -208,3 +229,95 @@ func (c *Cluster) tellAlive(ctx context.Context, rl *relayEntry) {
 		}
 	}
 }
+
+// orphan marks rl's lane as having lost its node, and reports whether it
+// was the first to: the one to take it over.
+func (c *Cluster) orphan(rl *relayEntry) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if rl.orphaned {
+		return false
+	}
+	rl.orphaned = true
+	return true
+}
+
+// takeOver takes over the lane of rl, whose node is gone, for the
+// relay's connections, and hands them to it (lane.Relay.HandOver): its
+// clients here are not disconnected. Another node may run the lane
+// already, or claim it first (the log's fence lets one in): then the
+// relay follows the lane there (lane.Relay.Follow) once that node
+// answers for it. While the store cannot take the claim (a new stream
+// leader being elected when the dead node led it), or the node that
+// claimed the lane does not run it yet, it tries again, for up to
+// takeOverFor: as long as the relay's clients would wait reconnecting.
+// If nothing works by then, or the relay has no connection left to keep,
+// the relay closes, and its clients reconnect.
+func (c *Cluster) takeOver(ctx context.Context, rl *relayEntry) {
+	id := rl.r.ID()
+	lanes := c.nodeLanes()
+	if lanes == nil {
+		rl.r.Close(protocol.CodeServerRestarting, "the lane's server went away: reconnect, your seat is kept")
+		return
+	}
+	deadline := time.Now().Add(takeOverFor)
+	pause := 20 * time.Millisecond
+	for {
+		l, err := lanes.TakeOver(ctx, id)
+		switch {
+		case err == nil:
+			if rl.r.HandOver(ctx, l) {
+				c.log.Info("the node of a lane is gone: the lane was taken over here, with its clients", "lane", id, "owner", rl.owner)
+			}
+			return
+		case errors.Is(err, lobby.ErrClaiming), errors.Is(err, game.ErrConflict):
+			// Another node runs it, or is taking it: follow it there
+			// once it answers for the lane. This node, if it took the
+			// lane meanwhile for a client that came, takes it above.
+			owner, perr := c.request(ctx, id, opPing, 0, nil)
+			if err = perr; perr == nil && string(owner) != c.cfg.Node {
+				c.follow(ctx, rl, string(owner))
+				return
+			}
+		case errors.Is(err, lobby.ErrUnavailable):
+		default:
+			c.log.Warn("the node of a lane is gone, and the lane was not taken over here: its clients here reconnect", "lane", id, "owner", rl.owner, "err", err)
+			rl.r.Close(protocol.CodeServerRestarting, "the lane's server went away: reconnect, your seat is kept")
+			return
+		}
+		if time.Now().Add(pause).After(deadline) || rl.r.Len() == 0 {
+			c.log.Warn("the node of a lane is gone, and no node took it over in time: its clients here reconnect", "lane", id, "owner", rl.owner, "err", err)
+			rl.r.Close(protocol.CodeServerRestarting, "the lane's server went away: reconnect, your seat is kept")
+			return
+		}
+		select {
+		case <-time.After(pause):
+		case <-ctx.Done():
+			rl.r.Close(protocol.CodeServerRestarting, "the server is restarting: reconnect, your seat is kept")
+			return
+		case <-rl.r.Done():
+			return
+		}
+		pause = min(2*pause, time.Second)
+	}
+}
+
+// follow has rl follow its lane to owner, the node that took it over
+// (see lane.Relay.Follow), and makes it the relay's lane's node.
+func (c *Cluster) follow(ctx context.Context, rl *relayEntry, owner string) {
+	if !rl.r.Follow(ctx) {
+		return // the relay closed: its clients reconnect
+	}
+	c.mu.Lock()
+	rl.owner, rl.orphaned = owner, false
+	c.members.met(owner, time.Now())
+	c.mu.Unlock()
+	c.log.Info("the node of a lane is gone: its clients here follow it to the node that took it over", "lane", rl.r.ID(), "owner", owner)
+}
+
+// takeOverFor bounds how long a node tries to take over a lane whose
+// node is gone, or to find the node that took it: longer than a
+// replicated stream takes to elect a new leader (4–9 s) when the dead
+// node led it, which is as long as the relay's clients would wait
+// reconnecting.
+const takeOverFor = 20 * time.Second
