@@ -423,8 +423,10 @@ func TestListKnowsLanesUnasked(t *testing.T) {
 // of those nodes takes the lane over from the journal, the other relays
 // it, and the game goes on to the end with every acknowledged ball.
 //
-// It stops a node of the package's cluster: it must be the last test.
+// It stops a node: it runs a cluster of its own, not the package's, so
+// that no test depends on running before it.
 func TestFailover(t *testing.T) {
+	nodes := servertest.StartCluster(t, 3, server.Config{})
 	owner := nodes[2]
 	id := createLane(t, owner, "failover")
 	aaa := dial(t, nodes[0], id, "AAA")
