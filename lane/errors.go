@@ -90,3 +90,16 @@ func ErrorFor(err error) (pe *protocol.Error, known bool) {
 	}
 	return protocol.Errorf(protocol.CodeInternal, internalMessage), false
 }
+
+// The notices a client is sent, with code server_restarting, as its
+// connection closes while its seat stays its own: why, then what to do.
+// The one place they are written, so that every node, the lane's and
+// the relaying ones, says one thing one way.
+const (
+	NoticeRestarting  = "the server is restarting: reconnect, your seat is kept"
+	NoticeMoved       = "the lane moved to another server: reconnect, your seat is kept"
+	NoticeServerGone  = "the lane's server went away: reconnect, your seat is kept"
+	NoticeConnLost    = "the lane lost this connection: reconnect, your seat is kept"
+	NoticeStoppedHere = "the lane stopped here: reconnect, your seat is kept"
+	NoticeLostBetween = "messages were lost between servers: reconnect, your seat is kept"
+)

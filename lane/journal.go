@@ -231,7 +231,7 @@ func (l *Lane) unsure() bool {
 	return l.cfg.Wakes != nil && l.stored.journal != nil && l.cfg.Wakes() != l.tenure.wakes.Load()
 }
 
-var errMoved = protocol.Errorf(protocol.CodeServerRestarting, "the lane moved to another server: reconnect, your seat is kept")
+var errMoved = protocol.Errorf(protocol.CodeServerRestarting, NoticeMoved)
 
 var errStoreDown = protocol.Errorf(protocol.CodeUnavailable, "the lane could not read its log back in time; nothing changed, try again")
 

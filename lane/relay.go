@@ -418,8 +418,8 @@ func (r *Relay) HandOver(ctx context.Context, l *Lane) bool {
 	for i, rc := range moving {
 		c, ok := l.handIn(ctx, rc.conn, ins[i])
 		if !ok {
-			rc.conn.Reply(encodeReply(protocol.Errorf(protocol.CodeServerRestarting, "%s", relayLost)), 0)
-			rc.conn.Close(protocol.CodeServerRestarting, relayLost)
+			rc.conn.Reply(encodeReply(protocol.Errorf(protocol.CodeServerRestarting, "%s", NoticeServerGone)), 0)
+			rc.conn.Close(protocol.CodeServerRestarting, NoticeServerGone)
 			continue
 		}
 		r.mu.Lock()
@@ -504,16 +504,12 @@ func (r *Relay) Follow(ctx context.Context) bool {
 	close(handing)
 	if err != nil {
 		r.log.Warn("relay could not follow its lane to its new node", "err", err)
-		r.Close(protocol.CodeServerRestarting, relayLost)
+		r.Close(protocol.CodeServerRestarting, NoticeServerGone)
 		return false
 	}
 	r.log.Info("relay follows its lane to its new node", "conns", len(all))
 	return true
 }
-
-// relayLost is what a relay's connections are told when it closes for
-// want of its lane's node.
-const relayLost = "the lane's server went away: reconnect, your seat is kept"
 
 // failed handles a message of connection id the lane's node did not take:
 // see Upstream. data is the message, if any.
@@ -526,7 +522,7 @@ func (r *Relay) failed(id uint64, data []byte, err error) {
 		r.Deliver(id, encodeReply(pe), 0, false)
 	case errors.Is(err, ErrConnGone):
 		r.log.Info("the lane does not know a connection", "err", err)
-		r.Drop(id, protocol.CodeServerRestarting, "the lane lost this connection: reconnect, your seat is kept")
+		r.Drop(id, protocol.CodeServerRestarting, NoticeConnLost)
 	case errors.Is(err, ErrTakingOver):
 		// Its node goes on: see Upstream.
 	default:
@@ -538,7 +534,7 @@ func (r *Relay) failed(id uint64, data []byte, err error) {
 // gone or no longer runs it.
 func (r *Relay) lost(err error) {
 	r.log.Info("relay lost its lane", "err", err)
-	r.Close(protocol.CodeServerRestarting, relayLost)
+	r.Close(protocol.CodeServerRestarting, NoticeServerGone)
 }
 
 // Board relays a board the lane published, with its seq: every connection

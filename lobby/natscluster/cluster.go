@@ -469,7 +469,7 @@ func (c *Cluster) close() {
 	}
 	c.mu.Unlock()
 	for _, rl := range relays {
-		rl.r.Close(protocol.CodeServerRestarting, "the server is restarting: reconnect, your seat is kept")
+		rl.r.Close(protocol.CodeServerRestarting, lane.NoticeRestarting)
 	}
 	c.unsubscribe()
 }
@@ -563,7 +563,7 @@ func (c *Cluster) sweep(now time.Time) {
 		if rl.r.Len() > 0 && c.spawn(func(ctx context.Context) { c.takeOver(ctx, rl) }) {
 			continue
 		}
-		rl.r.Close(protocol.CodeServerRestarting, "the lane's server went away: reconnect, your seat is kept")
+		rl.r.Close(protocol.CodeServerRestarting, lane.NoticeServerGone)
 	}
 	for _, rl := range tell {
 		c.spawn(func(ctx context.Context) { c.tellAlive(ctx, rl) })
@@ -932,7 +932,7 @@ func (c *Cluster) delivered(m *nats.Msg) {
 	if last := rl.got[conn]; n != last+1 && (n != 1 || last == math.MaxUint64) {
 		rl.got[conn] = n
 		if last != math.MaxUint64 {
-			rl.r.Drop(conn, protocol.CodeServerRestarting, "messages were lost between servers: reconnect, your seat is kept")
+			rl.r.Drop(conn, protocol.CodeServerRestarting, lane.NoticeLostBetween)
 			rl.got[conn] = math.MaxUint64 // dropped: once is enough
 		}
 		return

@@ -79,7 +79,7 @@ func (o *owned) Bind(l *lane.Lane) {
 		o.remotes = make(map[remoteKey]*attachedConn)
 		o.mu.Unlock()
 		for _, r := range remotes {
-			r.sink.Close(protocol.CodeServerRestarting, "the lane stopped here: reconnect, your seat is kept")
+			r.sink.Close(protocol.CodeServerRestarting, lane.NoticeStoppedHere)
 		}
 	})
 }
@@ -175,7 +175,7 @@ func (o *owned) handle(m *nats.Msg) {
 		case r == nil:
 			// Its attach was refused, or it was detached (its node did
 			// not list it): it reconnects, and resumes its seat.
-			o.c.sendTo(node, o.id, conn, frame(nil, kindClose, 0, 0, closing(protocol.CodeServerRestarting, connGone)))
+			o.c.sendTo(node, o.id, conn, frame(nil, kindClose, 0, 0, closing(protocol.CodeServerRestarting, lane.NoticeConnLost)))
 		case !r.rm.Read(ctx, m.Data) && !stopped(l):
 			msg, _ := protocol.Decode(m.Data)
 			pe := protocol.Errorf(protocol.CodeUnavailable, "the lane is busy; nothing changed, try again")
@@ -195,10 +195,6 @@ func (o *owned) handle(m *nats.Msg) {
 		o.alive(l, node, m)
 	}
 }
-
-// connGone is the reason a connection the lane does not know is closed
-// with.
-const connGone = "the lane lost this connection: reconnect, your seat is kept"
 
 // stopped reports whether l has stopped.
 func stopped(l *lane.Lane) bool {
