@@ -120,7 +120,7 @@
 //	state      decide  show  event     when                                   next
 //	holding    yes     yes   lose      an append had no answer                behind
 //	                         wake      its server was found paused            woken
-//	                                   (Config.Wakes), or Lane.Verify
+//	                                   (Config.Wakes), or Lane.Wake
 //	behind     no      yes   caughtUp  it read its log back                   holding
 //	                         fail      it could not                           behind, reading again after a pause
 //	                         wake                                             woken, reading at once

@@ -45,12 +45,13 @@ func (l *Lane) record(ctx context.Context, e game.Event) error {
 	return nil
 }
 
-// Verify has the lane read its log back now, as before its next decision:
-// for a server that was paused (its process stopped, its machine frozen)
-// long enough for another to take its lanes over. A lane whose log holds
+// Wake wakes the lane's tenure (see the package documentation): the lane
+// reads its log back now, as before its next decision, for a server that
+// was paused (its process stopped, its machine frozen) long enough for
+// another to take its lanes over. A lane whose log holds
 // another server's later claim stops, and its clients are sent to
 // reconnect. It returns once the lane has the request, or has stopped.
-func (l *Lane) Verify(ctx context.Context) {
+func (l *Lane) Wake(ctx context.Context) {
 	l.submit(ctx, request{op: opWake})
 }
 

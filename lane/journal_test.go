@@ -502,7 +502,7 @@ func TestWokenLaneFindsOnItsOwnThatItMoved(t *testing.T) {
 		}
 		j.readFails.Store(true)
 		wakes.Add(1)
-		l.Verify(ctx)
+		l.Wake(ctx)
 		synctest.Wait()
 		select {
 		case err := <-ran:

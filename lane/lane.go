@@ -77,7 +77,7 @@ const (
 	opRead        // data, as a connection read it
 	opSnapshot    // store a snapshot, answer on result
 	opExpire      // a waiting connection's grace is over (see attach)
-	opWake        // Verify: wake the tenure, and read the log back
+	opWake        // Wake: wake the tenure, and read the log back
 	opRetry       // a woken lane tries again to read its log back: see retryLater
 	opRecorded    // a game's end was recorded in its bowlers' histories: see gameOver
 	opLeagueSheet // a league night's sheet came: recorded.sheet (see league.go)

@@ -111,7 +111,7 @@ func (t *tenure) lose() {
 }
 
 // wake: the lane's server was found paused (see Lane.checkWakes), or the
-// lobby asked the lane to verify its tenure (see Lane.Verify). A claim on
+// lobby woke the lane (see Lane.Wake). A claim on
 // its way stays on its way: reading it back later, the lane must know it
 // for its own.
 func (t *tenure) wake() {

@@ -312,12 +312,12 @@ func (lb *Lobby) adopt(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// Verify has every lane of this node read its log back (see
-// lane.Lane.Verify): for a node that was paused long enough for the
-// others to take its lanes over. Those they took stop here.
-func (lb *Lobby) Verify(ctx context.Context) {
+// Wake wakes every lane of this node (see lane.Lane.Wake): each reads
+// its log back, for a node that was paused long enough for the others to
+// take its lanes over. Those they took stop here.
+func (lb *Lobby) Wake(ctx context.Context) {
 	for _, l := range lb.openLanes() {
-		l.Verify(ctx)
+		l.Wake(ctx)
 	}
 }
 

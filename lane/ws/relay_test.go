@@ -393,7 +393,7 @@ func TestRelayedClientsSeeNoBoardAgainWhenTheLaneMoves(t *testing.T) {
 	if _, err := lane.Restore(ctx, log, lane.Config{Journal: j, Node: "n2"}); err != nil {
 		t.Fatal(err)
 	}
-	k.l.Verify(ctx) // as after its node was found paused
+	k.l.Wake(ctx) // as after its node was found paused
 	m := p.next("the notice", func(m wireMsg) bool { return m.Type == "error" })
 	if m.Code != string(protocol.CodeServerRestarting) {
 		t.Errorf("got %s, want %s", m.raw, protocol.CodeServerRestarting)

@@ -125,10 +125,10 @@ type Lanes interface {
 	// have told this node which lanes the others run, and when a node that
 	// was alive falls silent, for the lanes it ran.
 	Adopt(ctx context.Context) (int, error)
-	// Verify has every lane read its log back before its next decision:
+	// Wake has every lane read its log back before its next decision:
 	// this node was paused long enough for the others to think it dead,
 	// or cut off from them, and may have lost lanes to them.
-	Verify(ctx context.Context)
+	Wake(ctx context.Context)
 	// TakeOver takes lane id over on this node, from its log, for the
 	// connections a relay of it here serves: the lane's node is gone. It
 	// fails if another node runs the lane, or takes it first.
@@ -243,7 +243,7 @@ func (r *running) wait() {
 
 // spawn runs f on a goroutine that Run waits for, and reports whether it
 // did: not before Run runs, nor once it is returning. Nothing is lost by
-// that: before Run there are no lanes to adopt or verify, nor heartbeats
+// that: before Run there are no lanes to adopt or wake, nor heartbeats
 // to ask about; once Run returns the node has left the cluster.
 func (c *Cluster) spawn(f func(ctx context.Context)) bool {
 	r := c.running.Load()
@@ -391,7 +391,7 @@ func (c *Cluster) beat(now time.Time) {
 // machine frozen) before now: the heartbeat loop last ran longer ago than
 // a heartbeat and the node timeout. The first to find a pause, the loop
 // or a lane asking Wakes, counts it, once, and has the node's lanes
-// verify (see Verify) and the other nodes excused (see excuse).
+// wake (see Lanes.Wake) and the other nodes excused (see excuse).
 func (c *Cluster) checkPaused(now time.Time) {
 	last := c.lastBeat.Load()
 	late := now.Sub(time.Unix(0, last)) - c.cfg.Heartbeat
@@ -407,7 +407,7 @@ func (c *Cluster) checkPaused(now time.Time) {
 	c.lastBeat.Store(now.UnixNano())
 	c.log.Warn("this node was paused: the others may have taken its lanes", "late", late)
 	c.excuse(now)
-	c.spawn(c.verify)
+	c.spawn(c.wake)
 }
 
 // excuse gives the nodes alive before this one was paused a node timeout
@@ -447,10 +447,10 @@ func (c *Cluster) adopt(ctx context.Context) {
 	}
 }
 
-// verify has the node's lanes read their logs back (see Lanes.Verify).
-func (c *Cluster) verify(ctx context.Context) {
+// wake has the node's lanes read their logs back (see Lanes.Wake).
+func (c *Cluster) wake(ctx context.Context) {
 	if lanes := c.nodeLanes(); lanes != nil {
-		lanes.Verify(ctx)
+		lanes.Wake(ctx)
 	}
 }
 
@@ -489,7 +489,7 @@ func (c *Cluster) heartbeat(m *nats.Msg) {
 		// once if it lost: as after a pause.
 		c.log.Warn("a node thought dead is back", "node", node)
 		c.wakes.Add(1)
-		c.spawn(c.verify)
+		c.spawn(c.wake)
 	}
 }
 

@@ -35,7 +35,7 @@ func (l *stuckLanes) Adopt(ctx context.Context) (int, error) {
 	return 0, ctx.Err()
 }
 
-func (l *stuckLanes) Verify(ctx context.Context) { l.hold(ctx, "verify") }
+func (l *stuckLanes) Wake(ctx context.Context) { l.hold(ctx, "wake") }
 
 func (l *stuckLanes) TakeOver(ctx context.Context, id string) (*lane.Lane, error) {
 	l.hold(ctx, "take over")
@@ -99,12 +99,12 @@ func TestRunLeavesNoGoroutine(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A pause of this node's, found by a lane asking Wakes: its lanes
-	// verify. (The heartbeat loop may note its beat between the two:
+	// wake. (The heartbeat loop may note its beat between the two:
 	// try again.)
 	for c.Wakes() == 0 {
 		c.lastBeat.Store(time.Now().Add(-time.Hour).UnixNano())
 	}
-	for _, call := range []string{"adopt", "verify", "snapshot"} {
+	for _, call := range []string{"adopt", "wake", "snapshot"} {
 		for {
 			if _, ok := lanes.in.Load(call); ok {
 				break
