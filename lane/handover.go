@@ -35,13 +35,8 @@ func (l *Lane) handIn(ctx context.Context, conn Conn, h *handIn) (*Client, bool)
 // seat's holder on this node, if it has one already, keeps it: c is a
 // spectator then, as it would be resuming after it.
 func (l *Lane) handedIn(ctx context.Context, c *Client, h *handIn) {
-	if l.checkWakes(); !l.tenure.mayShow() {
-		if err := l.sync(ctx); err != nil {
-			pe, _ := ErrorFor(err)
-			c.conn.Reply(encodeReply(pe), 0)
-			c.conn.Close(pe.Code, pe.Message)
-			return
-		}
+	if !l.mayShowTo(ctx, c) {
+		return
 	}
 	if h.token != "" {
 		if name, ok := l.tokenSeat(game.HashToken(h.token)); ok && l.seats.holders[name] == nil {

@@ -243,6 +243,9 @@ func (l *Lane) Private() bool { return l.private }
 // Done is closed when the lane has stopped.
 func (l *Lane) Done() <-chan struct{} { return l.stopped.Done() }
 
+// Stopped reports whether the lane has stopped: Done is closed.
+func (l *Lane) Stopped() bool { return l.stopped.Err() != nil }
+
 // AfterStop arranges to call f in its own goroutine once the lane has
 // stopped, as [context.AfterFunc] does, with no goroutine waiting
 // meanwhile: a node keeps one such for each lane it runs. Calling stop

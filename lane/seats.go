@@ -34,6 +34,25 @@ func (l *Lane) spectators() int {
 	return len(l.conns.attached) - len(l.seats.holders)
 }
 
+// mayShowTo reports whether the lane may show c, a connection coming to
+// it, a board: a lane whose server was found paused reads its log back
+// first, and if it cannot, sends c away to reconnect (see attach), and
+// reports false.
+func (l *Lane) mayShowTo(ctx context.Context, c *Client) bool {
+	if l.checkWakes(); l.tenure.mayShow() {
+		return true
+	}
+	if err := l.sync(ctx); err != nil {
+		// A notice (why the connection closes) without the board
+		// that reply sends a client of another node first.
+		pe, _ := ErrorFor(err)
+		c.conn.Reply(encodeReply(pe), 0)
+		c.conn.Close(pe.Code, pe.Message)
+		return false
+	}
+	return true
+}
+
 // attach attaches a new connection as a spectator, if the lane has room
 // for one more. If it has not, the connection may be a seated player
 // coming back, or a friend come to play, who must get in however many
@@ -51,15 +70,8 @@ func (l *Lane) spectators() int {
 // seconds, while its store could not be read, to every client that came;
 // see changed for the boards of its clients).
 func (l *Lane) attach(ctx context.Context, c *Client) {
-	if l.checkWakes(); !l.tenure.mayShow() {
-		if err := l.sync(ctx); err != nil {
-			// A notice (why the connection closes) without the board
-			// that reply sends a client of another node first.
-			pe, _ := ErrorFor(err)
-			c.conn.Reply(encodeReply(pe), 0)
-			c.conn.Close(pe.Code, pe.Message)
-			return
-		}
+	if !l.mayShowTo(ctx, c) {
+		return
 	}
 	if l.spectators() >= l.cfg.MaxSpectators {
 		l.conns.waiting[c] = time.AfterFunc(l.cfg.ResumeGrace, func() {

@@ -241,7 +241,7 @@ func (lb *Lobby) laneOf(ctx context.Context, id string) (apiLane, error) {
 		return err
 	})
 	switch {
-	case l != nil && stopped(l):
+	case l != nil && l.Stopped():
 		// Closed a moment ago, and not yet out of the lobby: its kept
 		// night, if it has one, is what is true now.
 		if k, kerr := lb.kept(ctx, id); kerr == nil {
@@ -263,16 +263,6 @@ func (lb *Lobby) laneOf(ctx context.Context, id string) (apiLane, error) {
 		}
 	}
 	return nil, err
-}
-
-// stopped reports whether l has stopped.
-func stopped(l *lane.Lane) bool {
-	select {
-	case <-l.Done():
-		return true
-	default:
-		return false
-	}
 }
 
 // failFind answers a request for lane id that could not be found.

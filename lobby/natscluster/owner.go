@@ -128,7 +128,7 @@ func (o *owned) handle(m *nats.Msg) {
 		m.RespondMsg(r)
 	}
 	switch {
-	case l != nil && !stopped(l):
+	case l != nil && !l.Stopped():
 	case published:
 		// Nothing to answer: a node taking the lane over knows no
 		// connection yet, and a lane that stopped has closed those it had.
@@ -176,7 +176,7 @@ func (o *owned) handle(m *nats.Msg) {
 			// Its attach was refused, or it was detached (its node did
 			// not list it): it reconnects, and resumes its seat.
 			o.c.sendTo(node, o.id, conn, frame(nil, kindClose, 0, 0, closing(protocol.CodeServerRestarting, lane.NoticeConnLost)))
-		case !r.rm.Read(ctx, m.Data) && !stopped(l):
+		case !r.rm.Read(ctx, m.Data) && !l.Stopped():
 			msg, _ := protocol.Decode(m.Data)
 			pe := protocol.Errorf(protocol.CodeUnavailable, "the lane is busy; nothing changed, try again")
 			pe.Ref = msg.ID
@@ -196,20 +196,10 @@ func (o *owned) handle(m *nats.Msg) {
 	}
 }
 
-// stopped reports whether l has stopped.
-func stopped(l *lane.Lane) bool {
-	select {
-	case <-l.Done():
-		return true
-	default:
-		return false
-	}
-}
-
 // busyOrGone is the refusal of a message the lane did not take: it
 // stopped, or its inbox stayed full.
 func busyOrGone(l *lane.Lane) error {
-	if stopped(l) {
+	if l.Stopped() {
 		return lobby.ErrNoOwner
 	}
 	return lane.ErrBusy
