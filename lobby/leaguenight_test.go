@@ -171,6 +171,7 @@ func correctABall(t *testing.T, c *tenpin.Client, l protocol.CreatedLeague) {
 		ball protocol.LeagueBall
 		want protocol.Code
 	}{
+		{"no such ball", protocol.LeagueBall{Week: 1, Bowler: "Park", Game: 1, Frame: 0, Ball: 4, Pins: -1}, protocol.CodeInvalidCorrection},
 		{"more pins than stood", protocol.LeagueBall{Week: 1, Bowler: "Park", Game: 1, Frame: 3, Ball: 2, Pins: 3}, protocol.CodeInvalidCorrection},
 		{"a ball not bowled", protocol.LeagueBall{Week: 1, Bowler: "Park", Game: 1, Frame: 10, Ball: 3, Pins: 1}, protocol.CodeInvalidCorrection},
 		{"a game the night has not", protocol.LeagueBall{Week: 1, Bowler: "Park", Game: 2, Frame: 3, Ball: 2, Pins: 2}, protocol.CodeInvalidScore},
@@ -180,6 +181,11 @@ func correctABall(t *testing.T, c *tenpin.Client, l protocol.CreatedLeague) {
 		if _, err := c.CorrectBall(t.Context(), l.ID, l.SecretaryKey, tc.ball); code(err) != tc.want {
 			t.Errorf("%s: %v, want %s", tc.name, err, tc.want)
 		}
+	}
+	// Every fault of the ball is said at once, before the lane is read.
+	if _, err := c.CorrectBall(t.Context(), l.ID, l.SecretaryKey, protocol.LeagueBall{Week: 1, Bowler: "Park", Game: 1, Frame: 0, Ball: 4, Pins: -1}); err == nil ||
+		!strings.Contains(err.Error(), "frame 0") || !strings.Contains(err.Error(), "ball 4") || !strings.Contains(err.Error(), "-1 pins") {
+		t.Errorf("no such ball: %v, want frame 0, ball 4 and -1 pins named", err)
 	}
 	if _, err := c.CorrectBall(t.Context(), l.ID, "not the key", protocol.LeagueBall{Week: 1, Bowler: "Park", Game: 1, Frame: 3, Ball: 2, Pins: 2}); code(err) != protocol.CodeNotSecretary {
 		t.Errorf("another key: %v, want %s", err, protocol.CodeNotSecretary)

@@ -98,6 +98,8 @@ func TestCorrectBallRefused(t *testing.T) {
 		bowled bowling.Game
 		want   error
 	}{
+		{"no such ball", BallFix{Week: 1, Bowler: "Ann", Game: 1, Frame: 0, Ball: 4, Pins: -1}, bowled, bowling.ErrInvalidCorrection},
+		{"eleven pins", BallFix{Week: 1, Bowler: "Ann", Game: 1, Frame: 11, Ball: 1, Pins: 11}, bowled, bowling.ErrInvalidCorrection},
 		{"a week not opened", BallFix{Week: 2, Bowler: "Ann", Game: 1, Frame: 1, Ball: 1, Pins: 8}, bowled, ErrWeek},
 		{"nobody of the league", BallFix{Week: 1, Bowler: "Zed", Game: 1, Frame: 1, Ball: 1, Pins: 8}, bowled, ErrUnknownBowler},
 		{"an absent bowler", BallFix{Week: 1, Bowler: "Bob", Game: 1, Frame: 1, Ball: 1, Pins: 8}, bowled, ErrInvalidScore},

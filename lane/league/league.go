@@ -290,6 +290,21 @@ func (l *League) scored(f BallFix) (*night, int, string, error) {
 	if f.Game < 1 || f.Game > l.s.GamesPerNight {
 		return nil, 0, "", fmt.Errorf("%w: game %d: a night has games 1 to %d", ErrInvalidScore, f.Game, l.s.GamesPerNight)
 	}
+	// The ball, before anything looks for the game: refused whatever
+	// the game holds.
+	var bad []string
+	if f.Frame < 1 || f.Frame > bowling.NumFrames {
+		bad = append(bad, fmt.Sprintf("frame %d (a game has frames 1 to %d)", f.Frame, bowling.NumFrames))
+	}
+	if f.Ball < 1 || f.Ball > 3 {
+		bad = append(bad, fmt.Sprintf("ball %d (a frame has balls 1 to 3)", f.Ball))
+	}
+	if f.Pins < 0 || f.Pins > 10 {
+		bad = append(bad, fmt.Sprintf("%d pins (a ball knocks down 0 to 10)", f.Pins))
+	}
+	if len(bad) > 0 {
+		return nil, 0, "", fmt.Errorf("%w: %s", bowling.ErrInvalidCorrection, strings.Join(bad, ", "))
+	}
 	if n.score(i, f.Game-1, l.s.GamesPerNight) < 0 {
 		return nil, 0, "", fmt.Errorf("%w: %q's game %d of week %d has no score yet: a game in play is corrected on its lane", bowling.ErrInvalidCorrection, name, f.Game, f.Week)
 	}
