@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/rivo/uniseg"
 
@@ -25,18 +26,23 @@ type leagueLane struct {
 }
 
 // name is the lane's name: the week and the teams, cut to a lane name's
-// length.
+// length. A lane name is counted in code points (bowling.ParseTitle), and
+// cut between characters as a reader sees them, so that no emoji or
+// accent is cut in two.
 func (ll leagueLane) name() string {
 	n := fmt.Sprintf("Week %d: %s v %s", ll.Week, ll.Home.Team, ll.Away.Team)
-	if uniseg.GraphemeClusterCount(n) <= MaxLaneName {
+	if utf8.RuneCountInString(n) <= MaxLaneName {
 		return n
 	}
 	out, rest, count := "", n, 0
-	for len(rest) > 0 && count < MaxLaneName-1 {
+	for len(rest) > 0 {
 		var c string
 		c, rest, _, _ = uniseg.FirstGraphemeClusterInString(rest, -1)
+		if count+utf8.RuneCountInString(c) > MaxLaneName-1 { // room for the ellipsis
+			break
+		}
 		out += c
-		count++
+		count += utf8.RuneCountInString(c)
 	}
 	return out + "…"
 }
