@@ -36,7 +36,7 @@ func ParseTitle(s string, max int) (string, error) {
 		case unicode.Is(unicode.Bidi_Control, r):
 			return "", fmt.Errorf("%U at byte %d, a bidirectional formatting character that could disguise the name", r, i)
 		case r == '\u200d' || r == '\ufe0f': // an emoji's joiner and presentation selector
-		case unicode.In(r, unicode.Cf, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector):
+		case hidden(r): // as in a player's name
 			return "", fmt.Errorf("%U at byte %d, an invisible character", r, i)
 		case r&0xFFFE == 0xFFFE || 0xFDD0 <= r && r <= 0xFDEF:
 			return "", fmt.Errorf("%U at byte %d, which is no character", r, i)
