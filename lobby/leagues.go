@@ -684,23 +684,27 @@ func (lb *Lobby) bowled(ctx context.Context, e *leagueEntry, fix league.BallFix)
 }
 
 // gameOfFrames bowls again a game as a lane showed it: each ball's pins,
-// its deck if it named one, and whether it was a foul.
+// its deck if it named one, and whether it was a foul. A frame the rules
+// refuse is the server's own failure (the lane showed it), not the
+// secretary's: its error wraps no rule's.
 func gameOfFrames(frames []protocol.Frame) (bowling.Game, error) {
-	var g bowling.Game
+	var balls []bowling.Ball
 	for _, f := range frames {
 		for i, pins := range f.Rolls {
 			b := bowling.Ball{Pins: pins, Foul: slices.Contains(f.Fouls, i+1)}
 			if i < len(f.Decks) && f.Decks[i] != nil {
 				d, err := bowling.NewDeck(*f.Decks[i]...)
 				if err != nil {
-					return bowling.Game{}, fmt.Errorf("lobby: a lane's frame %q: %w", f.Marks, err)
+					return bowling.Game{}, fmt.Errorf("lobby: a lane's frame %q: %v", f.Marks, err)
 				}
 				b.Deck, b.HasDeck = d, true
 			}
-			if err := g.RollBall(b); err != nil {
-				return bowling.Game{}, fmt.Errorf("lobby: a lane's frame %q: %w", f.Marks, err)
-			}
+			balls = append(balls, b)
 		}
+	}
+	g, err := bowling.ReplayBalls(balls)
+	if err != nil {
+		return bowling.Game{}, fmt.Errorf("lobby: a lane's game does not bowl again: %v", err)
 	}
 	return g, nil
 }
