@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/relay"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -24,7 +25,7 @@ func TestAfterStop(t *testing.T) {
 			return cancel
 		}},
 		{"relay", func(t *testing.T, f func()) func() {
-			r := lane.NewRelay("closes", nil, lane.Config{})
+			r := relay.New("closes", nil, lane.Config{})
 			r.AfterClose(f)
 			return func() { r.Close(protocol.CodeUnavailable, "the test is over") }
 		}},

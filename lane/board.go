@@ -173,22 +173,22 @@ func (l *Lane) show(c *Client, ref string) {
 	seq := v.seq
 	var first *Client // queued the board already
 	if ref != "" {
-		if _, in := l.conns.attached[c]; in && !c.relayed {
+		if _, in := l.conns.attached[c]; in {
 			first = c
 			// The board and its ack, in one write if it can be.
 			if skipped := boardTo(c.conn, v.board, seq, true, encodeReply(l.ackOf(ref))); skipped > 0 {
 				l.cfg.Metrics.BoardsSkipped.Add(int64(skipped))
 			}
 		} else {
-			l.ack(c, ref) // of another node: queued its board on its own first (see reply)
+			l.ack(c, ref)
 		}
 	}
 	n := 0
 	for cl := range l.conns.attached {
-		if cl.relayed || cl == first {
-			continue // a relayed one's node relays the board published below
+		if cl == first {
+			continue
 		}
-		if skipped := boardTo(cl.conn, v.board, seq, n < directBoards, nil); skipped > 0 {
+		if skipped := boardTo(cl.conn, v.board, seq, n < DirectBoards, nil); skipped > 0 {
 			l.cfg.Metrics.BoardsSkipped.Add(int64(skipped))
 		}
 		if n++; n%fanOutYield == 0 {
@@ -198,8 +198,8 @@ func (l *Lane) show(c *Client, ref string) {
 			runtime.Gosched()
 		}
 	}
-	l.cfg.Metrics.BoardsSent.Add(int64(len(l.conns.attached) - l.conns.remotes))
-	if l.conns.remotes > 0 && l.cfg.Publish != nil {
+	l.cfg.Metrics.BoardsSent.Add(int64(len(l.conns.attached)))
+	if l.cfg.Publish != nil {
 		l.cfg.Publish(l.id, v.board, seq)
 	}
 }
@@ -221,7 +221,6 @@ func boardTo(conn Conn, board []byte, seq uint64, now bool, reply []byte) (skipp
 // the seq it was built with.
 func (l *Lane) sendBoard(c *Client) {
 	v := l.view.Load()
-	c.sent = v.seq
 	c.conn.Board(v.board, v.seq)
 }
 
@@ -272,18 +271,12 @@ func frameViews(g *bowling.Game, corrected uint16) []protocol.Frame {
 }
 
 // reply queues a message for one client, which must not get it before
-// the lane's current board. A client of the lane's node has been queued
-// that board already. A client of another node is sent each board once
-// for all its node's clients ([Config.Publish]), on its way apart from
-// this message and never sure to arrive (see [Relay]): so it is queued
-// the board first, unless it was queued that board on its own already,
-// and its node hands both on in the order they come.
+// the lane's current board, of seq: an attached client has been given
+// that board already. The connection keeps the order; one served
+// elsewhere makes sure its own way that the board of seq reaches its
+// client before the message (see lane/relay).
 func (l *Lane) reply(c *Client, msg any) {
-	seq := l.view.Load().seq
-	if c.relayed && c.sent < seq {
-		l.sendBoard(c)
-	}
-	c.conn.Reply(encodeReply(msg), seq)
+	c.conn.Reply(encodeReply(msg), l.view.Load().seq)
 }
 
 func (l *Lane) ack(c *Client, ref string) {

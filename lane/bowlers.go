@@ -62,12 +62,12 @@ var errUnknownBowler = protocol.Errorf(protocol.CodeUnknownBowler, "that bowler 
 // linkBowler links the seat e takes to the bowler of k's key, or to a new
 // bowler if the join asked to be remembered; a guest's join is left as it
 // is. It returns the key the welcome carries ("" but for a new bowler).
-func (l *Lane) linkBowler(ctx context.Context, e *game.Event, k *secrets) (string, error) {
-	if k.bowlerKey.IsZero() && k.newBowler.IsZero() {
+func (l *Lane) linkBowler(ctx context.Context, e *game.Event, k *Secrets) (string, error) {
+	if k.BowlerKey.IsZero() && k.NewBowler.IsZero() {
 		return "", nil
 	}
 	if l.cfg.Bowlers == nil {
-		if !k.bowlerKey.IsZero() {
+		if !k.BowlerKey.IsZero() {
 			return "", errUnknownBowler
 		}
 		return "", nil // nowhere to remember: a guest
@@ -77,11 +77,11 @@ func (l *Lane) linkBowler(ctx context.Context, e *game.Event, k *secrets) (strin
 	var r *bowler.Record
 	var err error
 	welcome := ""
-	if !k.bowlerKey.IsZero() {
-		r, err = l.cfg.Bowlers.Find(ctx, k.bowlerKey)
+	if !k.BowlerKey.IsZero() {
+		r, err = l.cfg.Bowlers.Find(ctx, k.BowlerKey)
 	} else {
-		r, err = l.cfg.Bowlers.Create(ctx, k.newBowler, string(e.Player), time.Now())
-		welcome = k.newBowlerWelcome
+		r, err = l.cfg.Bowlers.Create(ctx, k.NewBowler, string(e.Player), time.Now())
+		welcome = k.NewBowlerWelcome
 	}
 	switch {
 	case errors.Is(err, bowler.ErrUnknown):

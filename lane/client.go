@@ -10,7 +10,7 @@ import (
 
 // Conn is a client's connection as a lane sees it, whatever carries it: a
 // WebSocket of this server (package lane/ws), or one of another node of a
-// cluster, which relays to it ([Lane.AttachRemote], [Relay]). A lane
+// cluster, which relays to it ([Lane.AttachRemote], lane/relay). A lane
 // calls its methods on its own goroutine, a relay under its lock: they
 // must not block. They queue what they are given, and the connection
 // writes it on a goroutine of its own.
@@ -36,7 +36,7 @@ type Conn interface {
 // BoardWriter is a [Conn] that may also write a board itself, on the
 // caller's goroutine, when it has nothing else to write and can do so
 // without waiting; otherwise it queues the board as Board does. A lane
-// writes each board so to its first clients (see directBoards): for a
+// writes each board so to its first clients (see DirectBoards): for a
 // lane of a dozen, that spares waking a writer goroutine for each board.
 // A reply, if not nil, follows the board as Reply would queue it, in the
 // same write: the bowler's ack goes with the board of its ball.
@@ -46,7 +46,7 @@ type BoardWriter interface {
 }
 
 // Endpoint is what a transport serves a connection to: a [Lane], or a
-// [Relay] of a lane that another node runs.
+// relay of a lane that another node runs (lane/relay).
 type Endpoint interface {
 	// Attach attaches conn and returns the session through which the
 	// transport hands over what the client sends. It reports false if the
@@ -77,18 +77,17 @@ type Session interface {
 type Client struct {
 	l    *Lane
 	conn Conn
-	// relayed says the client is connected to another node: the lane
-	// publishes each board once for all that node's clients
-	// ([Config.Publish]) instead of queueing it on each connection, and
-	// that node counts the connection.
-	relayed bool
-	// unwatch stops closing a local connection when the lane stops (see
-	// Attach).
-	unwatch func() bool
 
 	// Owned by the lane goroutine.
 	seat bowling.Name // "" for a spectator
-	sent uint64       // the seq of the last board queued on conn alone (see reply)
+}
+
+// local is the session of a connection of this server ([Lane.Attach]):
+// the lane's client, counted among the server's connections while it is
+// attached, and closed when the lane stops.
+type local struct {
+	*Client
+	unwatch func() bool // stops closing the connection when the lane stops
 }
 
 // Attach attaches a connection of this server to the lane: see
@@ -98,28 +97,41 @@ func (l *Lane) Attach(ctx context.Context, conn Conn) (Session, bool) {
 	if !l.submit(ctx, request{op: opAttach, c: c}) {
 		return nil, false
 	}
-	// A lane that stops closes its clients; this closes one whose attach
-	// was still in the inbox when it stopped (at once if it has stopped
-	// already). context.AfterFunc on the lane's own context costs no
-	// goroutine.
-	c.unwatch = context.AfterFunc(l.stopped, func() { conn.Close(protocol.CodeLaneClosed, "lane closed") })
-	return c, true
+	return l.watch(c), true
 }
 
-// AttachRemote attaches a client connected to another node, whose node
-// relays to it through conn: the lane counts it, seats it and answers it
-// like any other, but queues boards on conn only when it arrives and
-// before a reply, each board that conn has not been queued yet; the
-// others reach its node through [Config.Publish]. So what conn carries
-// comes in the order the client must see it: an ack after the board it
-// follows. What the client sends reaches the lane as its relay forwards
-// it ([Relay], [Upstream]): a join or a resume with the hashes of its
-// token and host key in their place (a join's token is drawn by the
-// relay). The lane welcomes conn with the hash where the token goes, for
-// the relay to put the token back: no seat's token nor host key crosses
-// between the nodes. It reports false if the lane has stopped.
+// watch counts c among the server's connections until it detaches, and
+// closes its connection when the lane stops, if c's attach was still in
+// the inbox then (at once if the lane has stopped already).
+// context.AfterFunc on the lane's own context costs no goroutine.
+func (l *Lane) watch(c *Client) *local {
+	l.cfg.Metrics.Connections.Add(1)
+	conn := c.conn
+	return &local{Client: c, unwatch: context.AfterFunc(l.stopped, func() { conn.Close(protocol.CodeLaneClosed, "lane closed") })}
+}
+
+// Detach tells the lane the client's connection is over.
+func (s *local) Detach() {
+	s.unwatch()
+	s.l.cfg.Metrics.Connections.Add(-1)
+	s.Client.Detach()
+}
+
+// AttachRemote attaches a client whose connection is served elsewhere: by
+// another node of a cluster, which relays the lane to it (lane/relay).
+// The lane treats it as any other client. What differs is its
+// transport's, not the lane's: the connection is counted by the node that
+// serves it, not here, and closed by whoever attached it when the lane
+// stops ([Lane.AfterStop]). Its conn is given every board, as any
+// client's is, and sends its node what that node's relay needs (see
+// lane/relay). What the client sends reaches the lane through
+// [Client.ReadRequest], decoded by its relay's protocol, the secrets of a
+// join or a resume as hashes: the lane welcomes the client with the hash
+// where the token goes, for the relay to put the token back, so no seat's
+// token nor host key crosses between the nodes. It reports false if the
+// lane has stopped.
 func (l *Lane) AttachRemote(ctx context.Context, conn Conn) (*Client, bool) {
-	c := &Client{l: l, conn: conn, relayed: true}
+	c := &Client{l: l, conn: conn}
 	if !l.submit(ctx, request{op: opAttach, c: c}) {
 		return nil, false
 	}
@@ -130,10 +142,23 @@ func (l *Lane) AttachRemote(ctx context.Context, conn Conn) (*Client, bool) {
 func (l *Lane) Logger() *slog.Logger { return l.log }
 
 // Read hands the lane a message the client sent, as its connection read
-// it. Its transport (or node) has applied the connection's rate limit.
-// It reports false if the lane has stopped or ctx ended first.
+// it: the lane goroutine decodes it. Its transport (or node) has applied
+// the connection's rate limit. It reports false if the lane has stopped
+// or ctx ended first.
 func (c *Client) Read(ctx context.Context, data []byte) bool {
 	return c.l.submit(ctx, request{op: opRead, c: c, data: data})
+}
+
+// ReadRequest hands the lane a message decoded already, with the secrets
+// of a join, a resume or a give: their hashes, and the token its welcome
+// carries (see [Secrets]). If err is not nil the message did not decode,
+// and the lane refuses m's id with err. It reports false if the lane has
+// stopped or ctx ended first.
+func (c *Client) ReadRequest(ctx context.Context, m protocol.Request, k *Secrets, err error) bool {
+	if err != nil {
+		return c.l.submit(ctx, request{op: opRead, c: c, msg: &protocol.Request{ID: m.ID}, refusal: err})
+	}
+	return c.l.submit(ctx, request{op: opMessage, c: c, msg: &m, k: k})
 }
 
 // Refuse has the lane refuse a message its transport refused already:
@@ -144,8 +169,5 @@ func (c *Client) Refuse(ctx context.Context, data []byte, why error) bool {
 
 // Detach tells the lane the client's connection is over.
 func (c *Client) Detach() {
-	if c.unwatch != nil {
-		c.unwatch()
-	}
 	c.l.submit(context.Background(), request{op: opDetach, c: c})
 }

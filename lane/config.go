@@ -48,10 +48,10 @@ type Config struct {
 	League      *game.LeagueLane
 	LeagueNight LeagueNight
 
-	// Publish, if set, is given every board of a lane that has clients
-	// connected to other nodes ([Lane.AttachRemote]), once: their nodes
-	// relay it to them ([Relay.Board]). It is called on the lane
-	// goroutine and must not block.
+	// Publish, if set, is given every board the lane shows, once, for
+	// the clients other nodes serve ([Lane.AttachRemote]): their nodes
+	// relay it to them (lane/relay). It is called on the lane goroutine
+	// and must not block: one with no such clients returns at once.
 	Publish func(lane string, board []byte, seq uint64)
 
 	// Bowlers, if set, keeps the bowlers seats may be linked to (a join
@@ -113,8 +113,8 @@ func (c Config) withDefaults() Config {
 // Metrics counts what lanes do, for the server's /debug/vars. Its fields are
 // updated atomically and may be read at any time.
 type Metrics struct {
-	Connections   atomic.Int64 // connections attached now
-	BoardsSent    atomic.Int64 // boards queued to clients
+	Connections   atomic.Int64 // connections of this server attached now, to a lane or a relay
+	BoardsSent    atomic.Int64 // boards given to a lane's clients, wherever they are served
 	BoardsSkipped atomic.Int64 // boards dropped for clients that fell behind
 	Refused       atomic.Int64 // client messages refused with an error
 	Changes       atomic.Int64 // accepted changes of any lane

@@ -13,19 +13,22 @@
 // attach, detach and hand in the messages they read (the lane goroutine
 // decodes them), and a waiting connection's timer says when its grace is
 // over; nothing else touches that state. A connection's outbox and
-// goroutines are its transport's; a [Relay] keeps its connections under
-// its own lock, and has no goroutine.
+// goroutines are its transport's; a relay of the lane on another node
+// (lane/relay) keeps its connections under its own lock, and has no
+// goroutine.
 //
 // Clients reach the lane through one small interface, [Conn]: Board
 // queues a board, Reply a message for that client alone, Close closes
 // it; none may block. The lane neither knows nor asks what carries a
 // client. A WebSocket of this server is a lane/ws.Conn, which the lane
 // attaches with [Lane.Attach]; a client of another node of a cluster is
-// attached with [Lane.AttachRemote], its Conn carrying what the lane
-// sends it to that node (lobby/natscluster). The lane tells the two apart in one
-// respect only: a client of another node is not sent every board on its
-// own, since the lane publishes each board once for all of another
-// node's clients ([Config.Publish]).
+// attached with [Lane.AttachRemote] (by lane/relay's Attach), its Conn
+// carrying what the lane sends it to that node. The lane never tells
+// the two apart: each is given every board, and each reply after the
+// board it follows. What a relayed client is sent on its own way, and
+// what is published once for all of its node's clients
+// ([Config.Publish]), is its Conn's business (see lane/relay); that its
+// node counts it and closes it is its transport's.
 //
 // # A roll's path
 //
@@ -35,8 +38,8 @@
 // [Session] (a [Client]). The lane goroutine decodes it, decides it
 // (lane/game), stores the event in the journal and applies it, builds
 // the board and encodes it once, and hands the same bytes to every
-// client's Conn and, if other nodes have clients of the lane, to
-// Config.Publish; then it replies the ack to the roller. A lane/ws.Conn
+// client's Conn, and to Config.Publish for other nodes' clients; then it
+// replies the ack to the roller. A lane/ws.Conn
 // with nothing queued writes the board at once, on the lane goroutine,
 // if its socket takes it without waiting (for a lane's first 128
 // clients, see [BoardWriter]); otherwise it queues what it is handed in
@@ -44,33 +47,12 @@
 // queued, writes the outbox out in one system call.
 //
 // Across nodes: a client whose lane runs on another node is served by a
-// [Relay] of the lane on its own node, the [Endpoint] its WebSocket is
-// attached to in the lane's stead. The relay forwards the roll to the
-// lane's node ([Upstream], over NATS in lobby/natscluster): published, not
-// asked, so nothing answers it but the lane. There it reaches the lane as
-// any roll does, from a client attached with AttachRemote. The board
-// comes back once per node ([Relay.Board]) and is handed to each of the
-// relay's connections. What the lane sends the roller alone comes back to
-// the roller's node on the connection's own way, in order
-// ([Relay.Deliver]): the lane sends it the board first if it has not sent
-// it on that way already, then the ack. So the ack never arrives before
-// the board it acknowledges, and the relay hands both on as they come,
-// holding nothing back. Sent the roller's node on its own way, a board may
-// overtake those published for all: the relay hands it to all its
-// connections if it is the next they wait for (and drops the published
-// one when it comes), to the roller's alone if not.
-//
-// When the lane's node dies, the relay's node takes the lane over from
-// its log, and the relay hands its connections to the lane
-// ([Relay.HandOver]); or, if another node took it over first, the relay
-// follows the lane there ([Relay.Follow]). Either way no connection is
-// closed: each keeps the seat its latest welcome gave it (the relay kept
-// the token), is sent the board of the lane's new epoch, whose seq is
-// higher than any before, and has the messages the dead node never
-// answered read again, in order: a roll the dead node stored is refused
-// as stale, one it never read is stored and acknowledged. So a roll in
-// flight is answered, never lost, and never told "nothing changed" when
-// it may have.
+// relay of the lane on its own node (lane/relay), the [Endpoint] its
+// WebSocket is attached to in the lane's stead, which forwards the roll
+// to the lane's node, where it reaches the lane as any roll does. When
+// the lane's node dies, a node that relayed it takes the lane over and
+// hands the relay's connections to it ([Lane.HandIn]): no connection is
+// closed. The whole story is in lane/relay's documentation.
 //
 // # Fan-out never blocks the lane
 //

@@ -4,28 +4,37 @@ import (
 	"context"
 
 	"github.com/tenpin/tenpin/lane/game"
-	"github.com/tenpin/tenpin/protocol"
 )
 
-// handIn is what a relay hands a lane of this node with one of its
-// connections ([Relay.HandOver]): the token of the seat the connection
-// held, and the messages it sent that were never answered.
-type handIn struct {
-	token      string
-	unanswered []unanswered
+// HandIn is what a relay hands a lane of this node with one of its
+// connections, when this node took the lane over from a node that died
+// (lane/relay's HandOver): the token of the seat the connection held, and
+// the messages it sent that were never answered.
+type HandIn struct {
+	Token      string    // of the seat the connection's latest welcome gave it; "" for none
+	Unanswered []Message // oldest first
 }
 
-// handIn attaches conn, a connection a relay of the lane served, as
+// Message is a message a client sent, that its lane's node never
+// answered.
+type Message struct {
+	ID   string // the message's
+	Data []byte // as the client sent it, its secrets in plaintext
+	// Token is, for a join, the seat's token its relay drew: the seat
+	// the lane's node may have stored.
+	Token string
+}
+
+// HandIn attaches conn, a connection that a relay of the lane served, as
 // Attach does, but without welcoming it: the lane goroutine resumes its
 // seat, sends it the board, and reads again what it sent unanswered (see
 // handedIn). It reports false if the lane has stopped, or ctx ended.
-func (l *Lane) handIn(ctx context.Context, conn Conn, h *handIn) (*Client, bool) {
+func (l *Lane) HandIn(ctx context.Context, conn Conn, h HandIn) (Session, bool) {
 	c := &Client{l: l, conn: conn}
-	if !l.submit(ctx, request{op: opHandIn, c: c, handIn: h}) {
+	if !l.submit(ctx, request{op: opHandIn, c: c, handIn: &h}) {
 		return nil, false
 	}
-	c.unwatch = context.AfterFunc(l.stopped, func() { conn.Close(protocol.CodeLaneClosed, "lane closed") })
-	return c, true
+	return l.watch(c), true
 }
 
 // handedIn attaches c, handed over by a relay, on the lane goroutine.
@@ -34,12 +43,12 @@ func (l *Lane) handIn(ctx context.Context, conn Conn, h *handIn) (*Client, bool)
 // page nothing, and a resume of its own, in flight, is read below). The
 // seat's holder on this node, if it has one already, keeps it: c is a
 // spectator then, as it would be resuming after it.
-func (l *Lane) handedIn(ctx context.Context, c *Client, h *handIn) {
+func (l *Lane) handedIn(ctx context.Context, c *Client, h *HandIn) {
 	if !l.mayShowTo(ctx, c) {
 		return
 	}
-	if h.token != "" {
-		if name, ok := l.tokenSeat(game.HashToken(h.token)); ok && l.seats.holders[name] == nil {
+	if h.Token != "" {
+		if name, ok := l.tokenSeat(game.HashToken(h.Token)); ok && l.seats.holders[name] == nil {
 			c.seat = name
 			l.seats.holders[name] = c
 			delete(l.seats.offline, name)
@@ -56,18 +65,18 @@ func (l *Lane) handedIn(ctx context.Context, c *Client, h *handIn) {
 	if !l.presenceChanged() {
 		l.sendBoard(c)
 	}
-	for _, u := range h.unanswered {
+	for _, u := range h.Unanswered {
 		if _, ok := l.conns.attached[c]; !ok {
 			return // turned away by what it sent
 		}
-		if u.token != "" && c.seat == "" {
+		if u.Token != "" && c.seat == "" {
 			// A join whose welcome never came: the lane's old node may
 			// have seated it.
-			if name, ok := l.tokenSeat(game.HashToken(u.token)); ok && l.seats.holders[name] == nil {
-				l.seat(c, name, u.id, u.token, "", true)
+			if name, ok := l.tokenSeat(game.HashToken(u.Token)); ok && l.seats.holders[name] == nil {
+				l.seat(c, name, u.ID, u.Token, "", true)
 				continue
 			}
 		}
-		l.read(ctx, c, u.data, nil)
+		l.read(ctx, c, u.Data, nil, nil)
 	}
 }

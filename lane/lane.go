@@ -73,7 +73,7 @@ type op uint8
 const (
 	opAttach op = iota + 1
 	opDetach
-	opMessage     // msg, decoded
+	opMessage     // msg, decoded, with k
 	opRead        // data, as a connection read it
 	opSnapshot    // store a snapshot, answer on result
 	opExpire      // a waiting connection's grace is over (see attach)
@@ -87,9 +87,11 @@ const (
 type request struct {
 	op op
 	c  *Client
-	// For opMessage, which only tests and benchmarks send: a pointer,
-	// as every slot of every lane's inbox pays for what a request holds.
+	// For opMessage, a message decoded already (see [Client.ReadRequest]),
+	// and the hashes of its secrets: pointers, as every slot of every
+	// lane's inbox pays for what a request holds.
 	msg *protocol.Request
+	k   *Secrets
 
 	// For opRead: a message as a connection read it, for the lane
 	// goroutine to decode (see lane/ws), and why the reader refused it
@@ -101,7 +103,7 @@ type request struct {
 
 	recorded *recorded // for opRecorded
 
-	handIn *handIn // for opHandIn
+	handIn *HandIn // for opHandIn
 }
 
 // New returns a lane kept in memory only: cfg.Journal is not used. Call

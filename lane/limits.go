@@ -45,7 +45,7 @@ const (
 
 	// inboxSize is the buffer of a lane's command channel: it absorbs
 	// bursts so that readers rarely wait on a busy lane. Every lane pays
-	// for it (72 bytes a slot: keep a request small), so it is sized for
+	// for it (96 bytes a slot: keep a request small), so it is sized for
 	// a lane's dozen connections sending at once, not for thousands (64
 	// slots were 4.6 KB a lane, 0.5 KiB of every connection's share at 500
 	// lanes of ten).
@@ -56,12 +56,12 @@ const (
 	// large as a crowded lane's watchers would hold every other lane back.
 	fanOutYield = 128
 
-	// directBoards is how many clients a lane writes a board to itself
-	// (see BoardWriter), before it queues the board for the others'
+	// DirectBoards is how many clients a lane, or a relay of it, writes a
+	// board to itself (see BoardWriter), before it queues the board for the others'
 	// writers (and the roller, whose board comes first, besides). A lane
 	// of a dozen writes to all of them; a crowded lane would make one
 	// goroutine of the writes of thousands, at the back of the run queue
 	// after each yield: with 10,000 watchers beside 200 lanes it fell
 	// behind by seconds and its watchers skipped boards.
-	directBoards = fanOutYield
+	DirectBoards = fanOutYield
 )

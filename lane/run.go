@@ -141,9 +141,9 @@ func (l *Lane) handle(ctx context.Context, r request) {
 	case opDetach:
 		l.detach(r.c)
 	case opMessage:
-		l.message(ctx, r.c, *r.msg, nil)
+		l.message(ctx, r.c, *r.msg, r.k)
 	case opRead:
-		l.read(ctx, r.c, r.data, r.refusal)
+		l.read(ctx, r.c, r.data, r.msg, r.refusal)
 	case opExpire:
 		if _, ok := l.conns.waiting[r.c]; ok {
 			l.turnAway(r.c, "")
@@ -173,15 +173,14 @@ func (l *Lane) handle(ctx context.Context, r request) {
 	}
 }
 
-// read decodes a message as a connection read it, or its relay forwarded
-// it (see decodeRelayed), and handles it, or refuses it: undecodable, or
-// refused already by the reader (answered by its id alone).
-func (l *Lane) read(ctx context.Context, c *Client, data []byte, refusal error) {
+// read decodes a message as a connection read it, and handles it, or
+// refuses it: undecodable, or refused already by the reader (answered by
+// its id alone; m, if not nil, is the message as its relay decoded it).
+func (l *Lane) read(ctx context.Context, c *Client, data []byte, m *protocol.Request, refusal error) {
 	var msg protocol.Request
-	var k *secrets
 	var err error
-	if c.relayed {
-		msg, k, err = decodeRelayed(data)
+	if m != nil {
+		msg = *m
 	} else {
 		msg, err = protocol.Decode(data)
 	}
@@ -196,12 +195,13 @@ func (l *Lane) read(ctx context.Context, c *Client, data []byte, refusal error) 
 		}
 		return
 	}
-	l.message(ctx, c, msg, k)
+	l.message(ctx, c, msg, nil)
 }
 
-// message handles one decoded client message; k holds a relayed join's or
-// resume's secrets (nil: a local connection's, taken from m).
-func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request, k *secrets) {
+// message handles one decoded client message; k holds the secrets of a
+// join, a resume or a give as its relay hashed them (nil: the lane takes
+// them from m: see localSecrets).
+func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request, k *Secrets) {
 	if k == nil && (m.Type == protocol.TypeJoin || m.Type == protocol.TypeResume || m.Type == protocol.TypeGive) {
 		k = localSecrets(m)
 	}
@@ -235,7 +235,7 @@ func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request, k *se
 	case m.Type == protocol.TypeGive:
 		// The creator need not be seated: a lane made for others is
 		// given away by a page that never joins it.
-		e, err = l.state.Give(k.hostKey)
+		e, err = l.state.Give(k.HostKey)
 	case c.seat == "":
 		l.refuse(c, m.ID, protocol.Errorf(protocol.CodeNotSeated, "only a seated player may %s; join first", m.Type))
 		return

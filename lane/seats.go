@@ -12,7 +12,6 @@ import (
 // connections is a lane's connections: attached, and waiting to be.
 type connections struct {
 	attached map[*Client]struct{}
-	remotes  int                     // of those attached, connected to other nodes
 	waiting  map[*Client]*time.Timer // not attached yet: see attach
 	idle     *time.Timer             // nobody attached: see armIdle
 }
@@ -80,10 +79,8 @@ func (l *Lane) attach(ctx context.Context, c *Client) {
 		return
 	}
 	l.enter(c)
-	// The newcomer gets the board at once, everyone the count soon. One
-	// of another node gets it on its own even when the count is shown at
-	// once: its relay shows it no board before (see Relay).
-	if !l.presenceChanged() || c.relayed {
+	// The newcomer gets the board at once, everyone the count soon.
+	if !l.presenceChanged() {
 		l.sendBoard(c)
 	}
 }
@@ -95,28 +92,18 @@ func (l *Lane) enter(c *Client) {
 		delete(l.conns.waiting, c)
 	}
 	l.conns.attached[c] = struct{}{}
-	if c.relayed {
-		l.conns.remotes++
-		return // counted by its own node
-	}
-	l.cfg.Metrics.Connections.Add(1)
 }
 
 // exit takes an attached client out of the lane's clients.
 func (l *Lane) exit(c *Client) {
 	delete(l.conns.attached, c)
-	if c.relayed {
-		l.conns.remotes--
-		return
-	}
-	l.cfg.Metrics.Connections.Add(-1)
 }
 
 // admit handles the message of a waiting connection: a resume with a
 // token that holds a seat attaches it, as that seat's player, and so does
 // a join the lane takes (seats have their own count: a lane full of
 // watchers still seats a player); anything else turns it away.
-func (l *Lane) admit(ctx context.Context, c *Client, m protocol.Request, k *secrets) {
+func (l *Lane) admit(ctx context.Context, c *Client, m protocol.Request, k *Secrets) {
 	if m.Type != protocol.TypeResume && m.Type != protocol.TypeJoin {
 		l.turnAway(c, m.ID)
 		return
@@ -134,7 +121,7 @@ func (l *Lane) admit(ctx context.Context, c *Client, m protocol.Request, k *secr
 		}
 		return
 	}
-	if _, ok := l.tokenSeat(k.token); !ok {
+	if _, ok := l.tokenSeat(k.Token); !ok {
 		l.refuse(c, m.ID, errBadToken)
 		l.turnAway(c, "")
 		return
@@ -223,13 +210,13 @@ func (l *Lane) upOffline() bool {
 	return l.seats.holders[l.state.Match().At(seat).Name] == nil
 }
 
-func (l *Lane) join(ctx context.Context, c *Client, m protocol.Request, k *secrets) {
+func (l *Lane) join(ctx context.Context, c *Client, m protocol.Request, k *Secrets) {
 	var e game.Event
 	var err error
-	if k.hostKey != (game.TokenHash{}) {
-		e, err = l.state.JoinHost(m.Name, k.token, k.hostKey)
+	if k.HostKey != (game.TokenHash{}) {
+		e, err = l.state.JoinHost(m.Name, k.Token, k.HostKey)
 	} else {
-		e, err = l.state.Join(m.Name, k.token)
+		e, err = l.state.Join(m.Name, k.Token)
 	}
 	var bowlerKey string
 	if err == nil {
@@ -243,11 +230,11 @@ func (l *Lane) join(ctx context.Context, c *Client, m protocol.Request, k *secre
 		// The seat may have been stored all the same, and only this
 		// connection knows its token: if reading the log back shows the
 		// seat, the connection is seated then (see readBack).
-		l.seats.pending = append(l.seats.pending, pendingJoin{c: c, ref: m.ID, name: e.Player, token: k.token, welcome: k.welcome, bowlerKey: bowlerKey})
+		l.seats.pending = append(l.seats.pending, pendingJoin{c: c, ref: m.ID, name: e.Player, token: k.Token, welcome: k.Welcome, bowlerKey: bowlerKey})
 		l.refuse(c, m.ID, err)
 		return
 	}
-	l.seat(c, e.Player, m.ID, k.welcome, bowlerKey, false)
+	l.seat(c, e.Player, m.ID, k.Welcome, bowlerKey, false)
 }
 
 // joinPending reports whether c's join waits for its append's outcome.
@@ -281,8 +268,8 @@ func (l *Lane) tokenSeat(token game.TokenHash) (bowling.Name, bool) {
 	return name, ok && l.state.Seated(name)
 }
 
-func (l *Lane) resume(ctx context.Context, c *Client, m protocol.Request, k *secrets) {
-	name, ok := l.tokenSeat(k.token)
+func (l *Lane) resume(ctx context.Context, c *Client, m protocol.Request, k *Secrets) {
+	name, ok := l.tokenSeat(k.Token)
 	if !ok {
 		l.refuse(c, m.ID, errBadToken)
 		return
@@ -299,7 +286,7 @@ func (l *Lane) resume(ctx context.Context, c *Client, m protocol.Request, k *sec
 			l.turnAway(old, "")
 		}
 	}
-	l.seat(c, name, m.ID, k.welcome, "", true)
+	l.seat(c, name, m.ID, k.Welcome, "", true)
 	l.welcomeBack(ctx, name)
 }
 

@@ -1,12 +1,6 @@
 package lane
 
 import (
-	"bytes"
-	"encoding/hex"
-	"encoding/json"
-	"fmt"
-	"slices"
-
 	"github.com/google/uuid"
 
 	"github.com/tenpin/tenpin/lane/bowler"
@@ -16,262 +10,53 @@ import (
 
 // A seat's token, and a lane's host key, never leave the node of the
 // connection that holds them: the lane keeps their SHA-256 alone
-// ([game.HashToken]), and the hash is all a relay sends the lane's node.
-// Whoever sees the traffic between nodes sees no secret that takes a seat
-// or makes a host. So a [Relay] forwards a join or a resume as a relayed
-// request (relayedRequest): for a join, it draws the seat's token itself
-// and sends its hash, and the host key's; for a resume, the token's hash.
-// The lane welcomes the connection with the hash in the token's place,
-// and the relay, which kept the token, puts it back before its client
-// sees the welcome. What the client sends and is sent does not change.
+// ([game.HashToken]), and the hash is all a relay sends the lane's node
+// (lane/relay). Whoever sees the traffic between nodes sees no secret
+// that takes a seat or makes a host. So the lane reads a join, a resume
+// or a give with its secrets apart: a connection of this node's from its
+// message ([localSecrets]), one of another node's as its relay hashed
+// them ([Client.ReadRequest]).
 
-// secrets are what the lane uses of a join's or a resume's secrets: their
-// hashes, and the token its welcome carries. A local connection's come
-// from its message ([localSecrets]); a relayed connection's from its
-// relay, which hashed them ([decodeRelayed]).
-type secrets struct {
-	token   game.TokenHash // join: of the new seat's token; resume: of the token
-	hostKey game.TokenHash // join: of the host key; zero without one
-	// welcome is the token the welcome carries: to a connection of this
+// Secrets are what the lane uses of a join's, a resume's or a give's
+// secrets: their hashes, and what the welcome carries in the token's
+// place.
+type Secrets struct {
+	Token   game.TokenHash // join: of the new seat's token; resume: of the token
+	HostKey game.TokenHash // join, give: of the host key; zero without one
+	// Welcome is the token the welcome carries: to a connection of this
 	// node the token, to one of another node its hash in hex, which that
-	// node's relay swaps for the token (see [Relay.Deliver]).
-	welcome string
+	// node's relay swaps for the token.
+	Welcome string
 
-	// bowlerKey, of a join, is the hash of the bowler key it came with;
+	// BowlerKey, of a join, is the hash of the bowler key it came with;
 	// zero for none.
-	bowlerKey bowler.KeyHash
-	// newBowler, of a join asking to be remembered without a key, is the
-	// hash of the key drawn for the new bowler, and newBowlerWelcome
-	// what the welcome carries of it: the key, or for a connection of
-	// another node its hash in hex, which the relay swaps as the token's.
-	newBowler        bowler.KeyHash
-	newBowlerWelcome string
+	BowlerKey bowler.KeyHash
+	// NewBowler, of a join asking to be remembered without a key, is the
+	// hash of the key drawn for the new bowler, and NewBowlerWelcome what
+	// the welcome carries of it: the key, or for a connection of another
+	// node its hash in hex, which the relay swaps as the token's.
+	NewBowler        bowler.KeyHash
+	NewBowlerWelcome string
 }
 
-// localSecrets returns the secrets of m, a join or a resume of a
+// localSecrets returns the secrets of m, a join, a resume or a give of a
 // connection of this node: a join's token is drawn here.
-func localSecrets(m protocol.Request) *secrets {
-	k := &secrets{welcome: m.Token}
+func localSecrets(m protocol.Request) *Secrets {
+	k := &Secrets{Welcome: m.Token}
 	if m.Type == protocol.TypeJoin {
-		k.welcome = uuid.NewString()
+		k.Welcome = uuid.NewString()
 	}
-	k.token = game.HashToken(k.welcome)
+	k.Token = game.HashToken(k.Welcome)
 	if m.HostKey != "" {
-		k.hostKey = game.HashToken(m.HostKey)
+		k.HostKey = game.HashToken(m.HostKey)
 	}
 	switch {
 	case m.Type != protocol.TypeJoin:
 	case m.BowlerKey != "":
-		k.bowlerKey = bowler.HashKey(m.BowlerKey)
+		k.BowlerKey = bowler.HashKey(m.BowlerKey)
 	case m.Remember:
-		k.newBowlerWelcome = bowler.NewKey()
-		k.newBowler = bowler.HashKey(k.newBowlerWelcome)
+		k.NewBowlerWelcome = bowler.NewKey()
+		k.NewBowler = bowler.HashKey(k.NewBowlerWelcome)
 	}
 	return k
-}
-
-// relayedRequest is a join, a resume or a give as a relay forwards it:
-// the client's message with its secrets replaced by their SHA-256, in
-// hex. Its type comes first, so that the lane tells it from the messages
-// a relay forwards as its client sent them (which are never a join, a
-// resume nor a give) by its first bytes.
-type relayedRequest struct {
-	Type protocol.Type `json:"type"`
-	ID   string        `json:"id,omitempty"`
-	Name string        `json:"name,omitempty"` // join
-	// Token is the hash of the resume's token, or of the token the relay
-	// drew for the join's seat; "" for a give.
-	Token   string `json:"token_sha256"`
-	HostKey string `json:"host_key_sha256,omitempty"` // join, give: the hash of its host key
-	// BowlerKey is the hash of a join's bowler key; NewBowler, of a join
-	// asking to be remembered, the hash of the key the relay drew for
-	// the new bowler.
-	BowlerKey string `json:"bowler_key_sha256,omitempty"`
-	NewBowler string `json:"new_bowler_key_sha256,omitempty"`
-}
-
-// The first bytes of a relayedRequest.
-var (
-	relayedJoin   = []byte(`{"type":"join",`)
-	relayedResume = []byte(`{"type":"resume",`)
-	relayedGive   = []byte(`{"type":"give",`)
-)
-
-// hashText returns the SHA-256 of a secret in hex, as a relayedRequest
-// and a relayed connection's welcome carry it.
-func hashText(secret string) string {
-	h := game.HashToken(secret)
-	return hex.EncodeToString(h[:])
-}
-
-// parseHash reads hashText's text back.
-func parseHash(field, s string) (game.TokenHash, error) {
-	var h game.TokenHash
-	b, err := hex.DecodeString(s)
-	if err != nil || len(b) != len(h) {
-		return h, fmt.Errorf("%q is not a SHA-256 in hex", field)
-	}
-	copy(h[:], b)
-	return h, nil
-}
-
-// errPlainSecret refuses a join or a resume that a relay forwarded as its
-// client sent it, token or host key in plaintext: a relay of a build
-// before hashing them (a cluster runs one version).
-var errPlainSecret = protocol.Errorf(protocol.CodeBadMessage, "this server's relay sent the lane a join or a resume unhashed: the cluster's servers run different versions")
-
-// decodeRelayed decodes a message a relay forwarded to the lane: a
-// relayedRequest, with its secrets, or else a message as the client sent
-// it, which [protocol.Decode] decodes (the relay decoded it already, and
-// refused it if it did not decode).
-func decodeRelayed(data []byte) (protocol.Request, *secrets, error) {
-	if !bytes.HasPrefix(data, relayedJoin) && !bytes.HasPrefix(data, relayedResume) && !bytes.HasPrefix(data, relayedGive) {
-		m, err := protocol.Decode(data)
-		if err == nil && (m.Type == protocol.TypeJoin || m.Type == protocol.TypeResume || m.Type == protocol.TypeGive) {
-			return protocol.Request{ID: m.ID}, nil, errPlainSecret
-		}
-		return m, nil, err
-	}
-	var r relayedRequest
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		return protocol.Request{}, nil, protocol.Errorf(protocol.CodeBadMessage, "not a relayed join or resume: %v", err)
-	}
-	m := protocol.Request{Type: r.Type, ID: r.ID, Name: r.Name}
-	k := &secrets{welcome: r.Token}
-	var err error
-	if r.Type != protocol.TypeGive {
-		if k.token, err = parseHash("token_sha256", r.Token); err != nil {
-			return protocol.Request{ID: r.ID}, nil, protocol.Errorf(protocol.CodeBadMessage, "a relayed %s: %v", r.Type, err)
-		}
-	}
-	if r.HostKey != "" {
-		if k.hostKey, err = parseHash("host_key_sha256", r.HostKey); err != nil {
-			return protocol.Request{ID: r.ID}, nil, protocol.Errorf(protocol.CodeBadMessage, "a relayed %s: %v", r.Type, err)
-		}
-	}
-	for _, h := range []struct {
-		field, text string
-		hash        *bowler.KeyHash
-	}{{"bowler_key_sha256", r.BowlerKey, &k.bowlerKey}, {"new_bowler_key_sha256", r.NewBowler, &k.newBowler}} {
-		if h.text == "" {
-			continue
-		}
-		th, err := parseHash(h.field, h.text)
-		if err != nil {
-			return protocol.Request{ID: r.ID}, nil, protocol.Errorf(protocol.CodeBadMessage, "a relayed %s: %v", r.Type, err)
-		}
-		*h.hash = bowler.KeyHash(th)
-	}
-	k.newBowlerWelcome = r.NewBowler
-	return m, k, nil
-}
-
-// maxHeld bounds the tokens a relayed connection keeps for the welcomes
-// to come: a client waits for the answer to its join or resume, so more
-// unanswered at once than this is no client's doing, and the oldest
-// (surely answered by a refusal) goes.
-const maxHeld = 8
-
-// held is a token a relayed connection sent as its hash, kept for the
-// welcome that may answer it.
-type held struct {
-	hash  string // hashText's
-	token string
-	// bowlerHash and bowlerKey are the key drawn for a new bowler, if the
-	// join asked to be remembered, and its hash, which its welcome carries.
-	bowlerHash, bowlerKey string
-}
-
-// hashSecrets returns what the relay forwards to the lane of data, a
-// message its client sent: a join or a resume as a relayedRequest, the
-// token kept for its welcome; any other message as it is. Of a join, it
-// returns the token it drew for the seat too. A message that does not
-// decode is refused with protocol.Decode's error, and its request, whose
-// id the refusal answers: it is not forwarded, as it may hold a secret
-// where none belongs.
-func (rc *relayed) hashSecrets(data []byte) (out []byte, m protocol.Request, drawn string, err error) {
-	m, err = protocol.Decode(data)
-	if err != nil {
-		return nil, m, "", err
-	}
-	r := relayedRequest{Type: m.Type, ID: m.ID, Name: m.Name}
-	token := m.Token
-	var h held
-	switch m.Type {
-	case protocol.TypeJoin:
-		token = uuid.NewString()
-		if m.HostKey != "" {
-			r.HostKey = hashText(m.HostKey)
-		}
-		switch {
-		case m.BowlerKey != "":
-			r.BowlerKey = hashText(m.BowlerKey)
-		case m.Remember:
-			h.bowlerKey = bowler.NewKey()
-			h.bowlerHash = hashText(h.bowlerKey)
-			r.NewBowler = h.bowlerHash
-		}
-	case protocol.TypeResume:
-	case protocol.TypeGive:
-		r.HostKey = hashText(m.HostKey)
-		out, err := json.Marshal(r)
-		if err != nil {
-			panic(fmt.Sprintf("lane: encoding a relayed give: %v", err)) // only plain values: cannot fail
-		}
-		return out, m, "", nil
-	default:
-		return data, m, "", nil
-	}
-	r.Token = hashText(token)
-	h.hash, h.token = r.Token, token
-	rc.hold(h)
-	out, err = json.Marshal(r)
-	if err != nil {
-		panic(fmt.Sprintf("lane: encoding a relayed %s: %v", r.Type, err)) // only plain values: cannot fail
-	}
-	if m.Type == protocol.TypeJoin {
-		drawn = token
-	}
-	return out, m, drawn, nil
-}
-
-// hold keeps a token for the welcome that may answer it, before its
-// message leaves: the welcome cannot come first.
-func (rc *relayed) hold(h held) {
-	rc.r.mu.Lock()
-	defer rc.r.mu.Unlock()
-	if len(rc.held) == maxHeld {
-		rc.held = slices.Delete(rc.held, 0, 1)
-	}
-	rc.held = append(rc.held, h)
-}
-
-// welcomePrefix are the first bytes of a welcome, as a lane encodes it.
-var welcomePrefix = []byte(`{"type":"welcome",`)
-
-// welcome returns msg, a welcome the lane sent the connection with its
-// token's hash, with the token the relay kept in its place; false if the
-// relay kept no token of that hash. The tokens of the joins and resumes
-// the connection sent before are dropped: the lane answers a
-// connection's messages in order, so they have been answered. r.mu is
-// held.
-func (rc *relayed) welcome(msg []byte) ([]byte, bool) {
-	var w protocol.Welcome
-	if err := protocol.Unmarshal(msg, &w); err != nil {
-		return nil, false
-	}
-	for i, h := range rc.held {
-		if h.hash == w.Token {
-			w.Token = h.token
-			rc.token = h.token
-			if h.bowlerHash != "" && w.BowlerKey == h.bowlerHash {
-				w.BowlerKey = h.bowlerKey
-			}
-			rc.held = slices.Delete(rc.held, 0, i+1)
-			return encodeReply(w), true
-		}
-	}
-	return nil, false
 }

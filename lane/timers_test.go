@@ -38,7 +38,7 @@ func attachRunning(t *testing.T, l *Lane) *Client {
 	if !ok {
 		t.Fatalf("lane %s stopped before a client attached", l.ID())
 	}
-	return s.(*Client)
+	return s.(*local).Client
 }
 
 // sendRunning hands a running lane a message from c, and waits until the
@@ -235,7 +235,7 @@ func TestAttachInTheInboxOfAStoppedLaneIsClosed(t *testing.T) {
 		if !ok {
 			t.Fatal("a lane that has not stopped refused an attach")
 		}
-		c := s.(*Client)
+		c := s.(*local).Client
 		l.stop() // as Run does when it returns
 		synctest.Wait()
 		if status, closed := c.dropStatus(); !closed || status != protocol.CodeLaneClosed {

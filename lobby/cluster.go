@@ -13,6 +13,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/lane/relay"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -31,7 +32,7 @@ type Cluster interface {
 	// Relay returns a relay of lane id, which another node runs, for this
 	// node's connections to it. It fails with [ErrNoOwner] when no node
 	// runs the lane, and [ErrClaiming] while one is taking it.
-	Relay(ctx context.Context, id string) (*lane.Relay, error)
+	Relay(ctx context.Context, id string) (*relay.Relay, error)
 	// Lane returns what the node that runs lane id shows of it, failing as
 	// Relay does.
 	Lane(ctx context.Context, id string) (*LaneView, error)

@@ -25,6 +25,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/lane/relay"
 	"github.com/tenpin/tenpin/lane/ws"
 	"github.com/tenpin/tenpin/lobby/sheet"
 	"github.com/tenpin/tenpin/protocol"
@@ -848,9 +849,9 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 	// cluster, looking may cost requests to other nodes, and the limits
 	// come first.
 	id := r.PathValue("id")
-	var relay *lane.Relay
+	var rl *relay.Relay
 	l, err := lb.find(r.Context(), id, func(ctx context.Context, id string) (err error) {
-		relay, err = lb.cfg.Cluster.Relay(ctx, id)
+		rl, err = lb.cfg.Cluster.Relay(ctx, id)
 		return err
 	})
 	if err != nil {
@@ -860,7 +861,7 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 	}
 	var to lane.Endpoint = l
 	if l == nil {
-		to = relay
+		to = rl
 	}
 	key := id + " " + addr
 	lb.mu.Lock()

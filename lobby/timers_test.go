@@ -16,6 +16,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/relay"
 	"github.com/tenpin/tenpin/lane/ws/wstest"
 	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/protocol"
@@ -26,7 +27,7 @@ import (
 // synctest.Wait says when the lobby and its lanes have done what that
 // time made them do. No network inside: the lobby's Go API, its handler
 // called directly, and players attached as a cluster's other nodes attach
-// theirs (a lane.Relay, its lane.Upstream handing what it forwards
+// theirs (a relay.Relay, its relay.Upstream handing what it forwards
 // straight to lane.AttachRemote's client).
 
 // runBubbled runs lb until the returned function is called, which waits
@@ -70,7 +71,7 @@ func (s *sink) Close(protocol.Code, string) {}
 func remotePlayer(t *testing.T, l *lane.Lane) (r lane.Session, send func(string)) {
 	t.Helper()
 	up := &direct{t: t, l: l}
-	up.relay = lane.NewRelay(l.ID(), up, lane.Config{})
+	up.relay = relay.New(l.ID(), up, lane.Config{})
 	r, ok := up.relay.Attach(t.Context(), new(sink))
 	if !ok || up.rm == nil {
 		t.Fatalf("lane %s stopped before a client attached", l.ID())
@@ -89,14 +90,14 @@ func remotePlayer(t *testing.T, l *lane.Lane) (r lane.Session, send func(string)
 type direct struct {
 	t     *testing.T
 	l     *lane.Lane
-	relay *lane.Relay
-	rm    *lane.Client // the connection, attached to the lane
+	relay *relay.Relay
+	rm    lane.Session // the connection, attached to the lane
 }
 
 var errStopped = errors.New("the lane has stopped")
 
 func (d *direct) Attach(ctx context.Context, conn uint64) error {
-	rm, ok := d.l.AttachRemote(ctx, relayed{d.relay, conn})
+	rm, ok := relay.Attach(ctx, d.l, relayed{d.relay, conn})
 	if !ok {
 		return errStopped
 	}
@@ -117,7 +118,7 @@ func (d *direct) Detach(uint64) { d.rm.Detach() }
 // relayed is the lane.Conn of a relay's connection, on the lane's side:
 // what the lane sends it goes to the relay.
 type relayed struct {
-	r    *lane.Relay
+	r    *relay.Relay
 	conn uint64
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/bowler"
 	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/lane/relay"
 	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/protocol"
 )
@@ -33,7 +34,7 @@ import (
 // between two nodes, handed over directly.
 type link struct {
 	l     *lane.Lane
-	relay *lane.Relay
+	relay *relay.Relay
 
 	loseBoards atomic.Bool // published boards go missing, as they may between nodes
 	gone       atomic.Bool // the lane's node is gone: nothing reaches it, nothing comes back
@@ -46,7 +47,7 @@ type link struct {
 	node atomic.Int32
 
 	mu      sync.Mutex
-	remotes map[uint64]*lane.Client
+	remotes map[uint64]lane.Session
 	crossed [][]byte // every message read and reply, as it crossed
 }
 
@@ -59,7 +60,7 @@ func (k *link) cross(msg []byte) {
 
 var errLaneGone = errors.New("test link: the lane has stopped")
 
-func (k *link) remote(conn uint64) *lane.Client {
+func (k *link) remote(conn uint64) lane.Session {
 	if k.gone.Load() {
 		return nil
 	}
@@ -75,7 +76,7 @@ func (k *link) Attach(ctx context.Context, conn uint64) error {
 	k.mu.Lock()
 	l := k.l
 	k.mu.Unlock()
-	rm, ok := l.AttachRemote(ctx, linkSink{k, conn, k.node.Load()})
+	rm, ok := relay.Attach(ctx, l, linkSink{k, conn, k.node.Load()})
 	if !ok {
 		return errLaneGone
 	}
@@ -156,10 +157,10 @@ func serveRelayed(t *testing.T, id string) (owner, other *testServer, k *link) {
 // configuration given.
 func serveRelayedLane(t *testing.T, id string, newLane func(lane.Config) *lane.Lane) (owner, other *testServer, k *link) {
 	t.Helper()
-	k = &link{remotes: make(map[uint64]*lane.Client)}
+	k = &link{remotes: make(map[uint64]lane.Session)}
 	cfg := lane.Config{Logger: testLogger(t), Publish: k.publish}
 	k.l = newLane(cfg)
-	k.relay = lane.NewRelay(id, k, cfg)
+	k.relay = relay.New(id, k, cfg)
 	owner = serveLane(t, k.l, Config{})
 	p := runPoller(t)
 	var wg sync.WaitGroup
@@ -272,10 +273,10 @@ func TestRelayedPlayersPlayAGame(t *testing.T) {
 // empties, and no time passes.
 func TestRelayedAckFollowsItsBoardAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		k := &link{remotes: make(map[uint64]*lane.Client)}
+		k := &link{remotes: make(map[uint64]lane.Session)}
 		cfg := lane.Config{Logger: testLogger(t), Publish: k.publish}
 		k.l = lane.New("lost-boards", "lost boards", cfg)
-		k.relay = lane.NewRelay(k.l.ID(), k, cfg)
+		k.relay = relay.New(k.l.ID(), k, cfg)
 		k.loseBoards.Store(true) // no published board reaches the relay
 		ctx, cancel := context.WithCancel(t.Context())
 		ran := make(chan error, 1)
@@ -414,7 +415,7 @@ func (nowhere) Detach(uint64)                              {}
 // the board next to the relay's newest goes to every connection at once,
 // and the same board published later to none.
 func TestRelayBoardAheadIsTheConnectionsAlone(t *testing.T) {
-	r := lane.NewRelay("ahead", nowhere{}, lane.Config{Logger: testLogger(t)})
+	r := relay.New("ahead", nowhere{}, lane.Config{Logger: testLogger(t)})
 	defer r.Close(protocol.CodeLaneClosed, "the test is over")
 	roller, other := newConn(), newConn()
 	rollerID := attachRelayed(t, r, roller)
@@ -466,10 +467,10 @@ func TestRelayBoardAheadIsTheConnectionsAlone(t *testing.T) {
 func TestRelayedSecretsStayOnTheirNode(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const key = "the lane's host key"
-		k := &link{remotes: make(map[uint64]*lane.Client)}
+		k := &link{remotes: make(map[uint64]lane.Session)}
 		cfg := lane.Config{Logger: testLogger(t), Publish: k.publish, HostKey: game.HashToken(key)}
 		k.l = lane.New("secrets", "secrets", cfg)
-		k.relay = lane.NewRelay(k.l.ID(), k, cfg)
+		k.relay = relay.New(k.l.ID(), k, cfg)
 		ctx, cancel := context.WithCancel(t.Context())
 		ran := make(chan error, 1)
 		go func() { ran <- k.l.Run(ctx) }()
@@ -554,7 +555,7 @@ func TestRelayedSecretsStayOnTheirNode(t *testing.T) {
 // client may have seen a later board on the lane's own node before it
 // reconnected here. Its seq would go back.
 func TestRelayNewcomerSeesNoOlderBoard(t *testing.T) {
-	r := lane.NewRelay("newcomer", nowhere{}, lane.Config{Logger: testLogger(t)})
+	r := relay.New("newcomer", nowhere{}, lane.Config{Logger: testLogger(t)})
 	defer r.Close(protocol.CodeLaneClosed, "the test is over")
 	board := func(seq uint64) []byte { return fmt.Appendf(nil, `{"type":"board","seq":%d}`, seq) }
 	old := newConn()
@@ -580,7 +581,7 @@ func TestRelayNewcomerSeesNoOlderBoard(t *testing.T) {
 }
 
 // attachRelayed attaches c to r and returns its number.
-func attachRelayed(t *testing.T, r *lane.Relay, c *Conn) uint64 {
+func attachRelayed(t *testing.T, r *relay.Relay, c *Conn) uint64 {
 	t.Helper()
 	before := r.Conns()
 	r.Attach(t.Context(), c)
@@ -600,11 +601,11 @@ func attachRelayed(t *testing.T, r *lane.Relay, c *Conn) uint64 {
 // take twice. Neither key crosses between the nodes.
 func TestRelayedBowlerKeysStayOnTheirNode(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		k := &link{remotes: make(map[uint64]*lane.Client)}
+		k := &link{remotes: make(map[uint64]lane.Session)}
 		bowlers := memjournal.NewBowlers()
 		cfg := lane.Config{Logger: testLogger(t), Publish: k.publish, Bowlers: bowlers}
 		k.l = lane.New("bowlers", "bowlers", cfg)
-		k.relay = lane.NewRelay(k.l.ID(), k, cfg)
+		k.relay = relay.New(k.l.ID(), k, cfg)
 		ctx, cancel := context.WithCancel(t.Context())
 		ran := make(chan error, 1)
 		go func() { ran <- k.l.Run(ctx) }()

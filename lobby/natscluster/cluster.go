@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/relay"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/protocol"
 )
@@ -65,8 +66,8 @@ var refusals = []struct {
 }{
 	{"claiming", lobby.ErrClaiming}, // the node is taking the lane over
 	{"gone", lobby.ErrNoOwner},      // it does not run the lane (any more)
-	{"conn", lane.ErrConnGone},      // the lane does not know that connection
-	{"busy", lane.ErrBusy},          // the lane did not take the message in time
+	{"conn", relay.ErrConnGone},     // the lane does not know that connection
+	{"busy", relay.ErrBusy},         // the lane did not take the message in time
 	{"failed", errFailed},           // anything else: see refusalCode
 }
 
@@ -324,8 +325,16 @@ func token(s string) bool {
 }
 
 // Publish publishes a board of a lane this node runs, for the nodes that
-// relay it: the lane's Config.Publish.
+// relay it: the lane's Config.Publish. A lane no other node's client
+// follows publishes nothing: a relay attaches each of its connections,
+// and is sent its first board on its own (see relay.Attach).
 func (c *Cluster) Publish(id string, board []byte, seq uint64) {
+	c.mu.Lock()
+	o := c.owned[id]
+	c.mu.Unlock()
+	if o == nil || !o.relayed() {
+		return
+	}
 	c.nc.Publish(subjBoard+id+"."+strconv.FormatUint(seq, 10), board)
 }
 
@@ -522,7 +531,7 @@ func (c *Cluster) ask(ctx context.Context, node string) {
 // and detaches the clients of dead nodes from this node's lanes.
 func (c *Cluster) sweep(now time.Time) {
 	var dead, tell []*relayEntry
-	var gone []*lane.Client
+	var gone []lane.Session
 	c.mu.Lock()
 	for _, node := range c.members.toAsk(now) {
 		if !c.spawn(func(ctx context.Context) { c.ask(ctx, node) }) {
@@ -927,7 +936,7 @@ func (c *Cluster) delivered(m *nats.Msg) {
 	// token, an ack, or the board an ack follows. The connection closes,
 	// to reconnect and resume. A message numbered 1 starts the count
 	// again: the connection was attached on the lane's new node (see
-	// lane.Relay.Follow). This subscription's goroutine alone reads and
+	// relay.Relay.Follow). This subscription's goroutine alone reads and
 	// writes got.
 	if last := rl.got[conn]; n != last+1 && (n != 1 || last == math.MaxUint64) {
 		rl.got[conn] = n

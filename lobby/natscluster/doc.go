@@ -37,11 +37,11 @@
 //     the lane. A join or a resume crosses with the SHA-256 of its token
 //     and host key in their place, and its welcome back with the hash
 //     where the token goes: the relay keeps the token, and puts it back
-//     (see lane.Relay). No seat's token nor host key crosses between
+//     (see relay.Relay). No seat's token nor host key crosses between
 //     nodes.
 //   - It publishes each board of a lane that has clients elsewhere once,
 //     on tenpin.board.<lane>.<seq>; every node with clients of that lane
-//     relays it to them (lane.Relay), as a lane sends its own clients
+//     relays it to them (relay.Relay), as a lane sends its own clients
 //     theirs: written at once to the first, queued for the others.
 //   - What a lane sends one client of another node alone goes to that
 //     node on the connection's subject, tenpin.to.<node>.<lane>.<conn>,
@@ -52,7 +52,7 @@
 //     which NATS delivers in order: the relay hands each on as it comes,
 //     and holds nothing back. (Boards published for all come on another
 //     subject and subscription, and may be overtaken: see
-//     lane.Relay.Deliver for what the relay does with a board ahead.)
+//     relay.Relay.Deliver for what the relay does with a board ahead.)
 //     A refusal of a read the lane did not take
 //     (busy) comes the same way, from the lane's node; a read of a
 //     connection the lane does not know closes it (it reconnects).
@@ -62,11 +62,11 @@
 //     and its clients leave the lanes they were on. A lane it ran that
 //     this node relays to clients is taken over here, from the log
 //     (lobby.Lobby.TakeOver, the claim a client's find makes), and the
-//     relay hands its connections to the lane (lane.Relay.HandOver): they
+//     relay hands its connections to the lane (relay.Relay.HandOver): they
 //     are not closed, their seats are resumed, and the messages the dead
 //     node left unanswered are read again. Several nodes may try at once:
 //     the log's fence lets one in, and the others' relays follow the lane
-//     to it (lane.Relay.Follow: each connection attached there again,
+//     to it (relay.Relay.Follow: each connection attached there again,
 //     its seat resumed with its token's hash, its unanswered messages
 //     forwarded again). A relay closes, and its clients reconnect, only
 //     if neither works (the store stays unavailable for 20 s, or the

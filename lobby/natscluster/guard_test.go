@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/relay"
 	"github.com/tenpin/tenpin/lane/ws"
 	"github.com/tenpin/tenpin/lobby/natsconn"
 	"github.com/tenpin/tenpin/protocol"
@@ -28,7 +29,7 @@ import (
 type pair struct {
 	n1, n2 *Cluster
 	l      *lane.Lane
-	relay  *lane.Relay
+	relay  *relay.Relay
 	ws     *websocket.Conn
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/relay"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/protocol"
 )
@@ -37,7 +38,7 @@ type remoteKey struct {
 
 // attachedConn is a client of the lane on another node.
 type attachedConn struct {
-	rm    *lane.Client
+	rm    lane.Session
 	sink  *sink
 	since time.Time // attached
 }
@@ -93,6 +94,14 @@ func (o *owned) Release() {
 		delete(o.c.owned, o.id)
 	}
 	o.c.mu.Unlock()
+}
+
+// relayed reports whether a client of another node is attached to the
+// lane.
+func (o *owned) relayed() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.remotes) > 0
 }
 
 func (o *owned) lane() *lane.Lane {
@@ -154,7 +163,7 @@ func (o *owned) handle(m *nats.Msg) {
 		o.c.members.met(node, time.Now())
 		o.c.mu.Unlock()
 		sk := newSink(o.c, node, o.id, conn)
-		rm, ok := l.AttachRemote(ctx, sk)
+		rm, ok := relay.Attach(ctx, l, sk)
 		if !ok {
 			refuse(busyOrGone(l))
 			return
@@ -164,7 +173,7 @@ func (o *owned) handle(m *nats.Msg) {
 		o.remotes[k] = &attachedConn{rm: rm, sink: sk, since: time.Now()}
 		o.mu.Unlock()
 		if old != nil {
-			old.rm.Detach() // never twice one number from one node: see lane.Relay
+			old.rm.Detach() // never twice one number from one node: see relay.Relay
 		}
 		m.Respond(nil)
 	case opRead:
@@ -202,7 +211,7 @@ func busyOrGone(l *lane.Lane) error {
 	if l.Stopped() {
 		return lobby.ErrNoOwner
 	}
-	return lane.ErrBusy
+	return relay.ErrBusy
 }
 
 // aliveGrace is how long a connection attached is kept even when its
@@ -225,7 +234,7 @@ func (o *owned) alive(l *lane.Lane, node string, m *nats.Msg) {
 		}
 	}
 	now := time.Now()
-	var gone []*lane.Client
+	var gone []lane.Session
 	o.mu.Lock()
 	for k, r := range o.remotes {
 		if k.node == node && !live[k.conn] && now.Sub(r.since) > aliveGrace {
@@ -249,10 +258,10 @@ func (o *owned) alive(l *lane.Lane, node string, m *nats.Msg) {
 
 // deadRemotes takes out, and returns, the clients of nodes no longer
 // alive.
-func (o *owned) deadRemotes(alive func(node string) bool) []*lane.Client {
+func (o *owned) deadRemotes(alive func(node string) bool) []lane.Session {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	var out []*lane.Client
+	var out []lane.Session
 	for k, r := range o.remotes {
 		if !alive(k.node) {
 			delete(o.remotes, k)

@@ -12,13 +12,14 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/lane/relay"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/protocol"
 )
 
 // relayEntry is a lane another node runs, that this node has clients of.
 type relayEntry struct {
-	r         *lane.Relay
+	r         *relay.Relay
 	owner     string             // the node that runs the lane
 	boards    *nats.Subscription // the lane's boards
 	idleSince time.Time          // since when it has had no connection; guarded by Cluster.mu
@@ -37,7 +38,7 @@ type relayEntry struct {
 // Relay returns a relay of lane id, which another node runs: see
 // lobby.Cluster. This node's connections to one lane share one relay,
 // and its boards' subscription.
-func (c *Cluster) Relay(ctx context.Context, id string) (*lane.Relay, error) {
+func (c *Cluster) Relay(ctx context.Context, id string) (*relay.Relay, error) {
 	if !token(id) {
 		return nil, fmt.Errorf("%w: %q is no lane id", lobby.ErrNoOwner, id)
 	}
@@ -53,11 +54,11 @@ func (c *Cluster) Relay(ctx context.Context, id string) (*lane.Relay, error) {
 	if err != nil {
 		return nil, err
 	}
-	return v.(*lane.Relay), nil
+	return v.(*relay.Relay), nil
 }
 
 // relayOf returns the open relay of lane id, if there is one.
-func (c *Cluster) relayOf(id string) *lane.Relay {
+func (c *Cluster) relayOf(id string) *relay.Relay {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	rl := c.relays[id]
@@ -72,9 +73,9 @@ func (c *Cluster) relayOf(id string) *lane.Relay {
 	}
 }
 
-func (c *Cluster) newRelay(ctx context.Context, id string) (*lane.Relay, error) {
+func (c *Cluster) newRelay(ctx context.Context, id string) (*relay.Relay, error) {
 	rl := &relayEntry{got: make(map[uint64]uint64)}
-	rl.r = lane.NewRelay(id, upstream{c: c, id: id, rl: rl}, c.cfg.Lane)
+	rl.r = relay.New(id, upstream{c: c, id: id, rl: rl}, c.cfg.Lane)
 	// Subscribed before the lane's node hears of this one: no board it
 	// publishes for the relay's first connection is missed.
 	c.relaying.Store(id, rl)
@@ -177,7 +178,7 @@ func (u upstream) Attach(ctx context.Context, conn uint64) error {
 	if u.c.orphan(u.rl) && !u.c.spawn(func(ctx context.Context) { u.c.takeOver(ctx, u.rl) }) {
 		return err // the node is leaving the cluster: the relay closes
 	}
-	return fmt.Errorf("%w: %w", lane.ErrTakingOver, err)
+	return fmt.Errorf("%w: %w", relay.ErrTakingOver, err)
 }
 
 // Read publishes what the connection sent to the lane's node: no answer
@@ -243,10 +244,10 @@ func (c *Cluster) orphan(rl *relayEntry) bool {
 }
 
 // takeOver takes over the lane of rl, whose node is gone, for the
-// relay's connections, and hands them to it (lane.Relay.HandOver): its
+// relay's connections, and hands them to it (relay.Relay.HandOver): its
 // clients here are not disconnected. Another node may run the lane
 // already, or claim it first (the log's fence lets one in): then the
-// relay follows the lane there (lane.Relay.Follow) once that node
+// relay follows the lane there (relay.Relay.Follow) once that node
 // answers for it. While the store cannot take the claim (a new stream
 // leader being elected when the dead node led it), or the node that
 // claimed the lane does not run it yet, it tries again, for up to
@@ -303,7 +304,7 @@ func (c *Cluster) takeOver(ctx context.Context, rl *relayEntry) {
 }
 
 // follow has rl follow its lane to owner, the node that took it over
-// (see lane.Relay.Follow), and makes it the relay's lane's node.
+// (see relay.Relay.Follow), and makes it the relay's lane's node.
 func (c *Cluster) follow(ctx context.Context, rl *relayEntry, owner string) {
 	if !rl.r.Follow(ctx) {
 		return // the relay closed: its clients reconnect

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/relay"
 	"github.com/tenpin/tenpin/lobby/natsconn"
 )
 
@@ -51,15 +53,17 @@ func TestRelaysShareTheirGoroutines(t *testing.T) {
 		wg.Go(func() { l.Run(ctx) })
 	}
 	before := settledGoroutines()
-	relays := make([]*lane.Relay, lanes)
+	relays := make([]*relay.Relay, lanes)
 	for i, id := range ids {
 		if relays[i], err = n2.Relay(t.Context(), id); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// Every relay is handed its lane's boards.
+	// Every relay is handed its lane's boards, as the lane's node
+	// publishes them for its relays' connections (the relays here have
+	// none, so n1.Publish would publish nothing).
 	for i, id := range ids {
-		n1.Publish(id, []byte(`{"type":"board"}`), uint64(10+i))
+		n1.nc.Publish(subjBoard+id+"."+strconv.Itoa(10+i), []byte(`{"type":"board"}`))
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for i, r := range relays {

@@ -1,4 +1,4 @@
-package lane
+package relay
 
 import (
 	"bytes"
@@ -13,12 +13,12 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/protocol"
 )
 
 // Upstream carries a relay's traffic to the node that runs its lane, where
-// each of the relay's connections is a client of the lane
-// ([Lane.AttachRemote]). A relay numbers its connections; conn is that
+// each of the relay's connections is a client of the lane ([Attach]). A relay numbers its connections; conn is that
 // number, never used twice by one process. What the lane sends a
 // connection comes back through [Relay.Deliver], each message once, in
 // the order the lane sent it. An error means the lane's node did not take
@@ -32,9 +32,9 @@ type Upstream interface {
 	// Attach attaches connection conn to the lane.
 	Attach(ctx context.Context, conn uint64) error
 	// Read hands the lane a message connection conn sent, as the relay
-	// forwards it: a join's or a resume's secrets hashed (see
-	// [Lane.AttachRemote]). It does not wait for the lane: the lane's
-	// answer, or the refusal of its node, comes through Deliver.
+	// forwards it: a join's, a resume's or a give's secrets hashed (see
+	// [Attach]). It does not wait for the lane: the lane's answer, or the
+	// refusal of its node, comes through Deliver.
 	Read(ctx context.Context, conn uint64, data []byte) error
 	// Detach tells the lane connection conn is over.
 	Detach(conn uint64)
@@ -44,15 +44,15 @@ type Upstream interface {
 var (
 	// ErrBusy: the lane's node runs it, but the lane did not take the
 	// message in time. The client is told to try again.
-	ErrBusy = errors.New("lane: the lane is busy")
+	ErrBusy = errors.New("relay: the lane is busy")
 	// ErrConnGone: the lane does not know the connection (any more). It
 	// is closed, to reconnect.
-	ErrConnGone = errors.New("lane: connection unknown to the lane")
+	ErrConnGone = errors.New("relay: connection unknown to the lane")
 	// ErrTakingOver: no node runs the lane any more, and the relay's node
 	// is taking it over, or finding the node that did. The connection
 	// waits, attached to the relay alone, to be handed over with the
 	// others, or sent away if the relay closes.
-	ErrTakingOver = errors.New("lane: the lane's node is gone: it is being taken over")
+	ErrTakingOver = errors.New("relay: the lane's node is gone: it is being taken over")
 )
 
 // relayConns numbers the connections of every relay of the process. It
@@ -64,13 +64,14 @@ var relayConns atomic.Uint64
 func init() { relayConns.Store(rand.Uint64() >> 16) }
 
 // Relay serves the local connections of a lane that runs on another node
-// of a cluster: an [Endpoint], as the lane is on its own node. It forwards
+// of a cluster: a [lane.Endpoint], as the lane is on its own node. It forwards
 // what they send to the lane ([Upstream]), and fans out each board the
 // lane publishes once ([Relay.Board]) to all of them, each through its
-// [Conn] as a lane's own connections are sent theirs. What the lane sends
-// one connection alone ([Relay.Deliver]) it hands on as it comes: the lane
-// sends a connection of another node the board a reply follows before the
-// reply, unless it sent it that board already (see [Lane.AttachRemote]),
+// [lane.Conn] as a lane's own connections are sent theirs. What the lane
+// sends one connection alone ([Relay.Deliver]) it hands on as it comes:
+// the lane's node sends a connection of another node the board a reply
+// follows before the reply, unless it sent it that board already (see
+// [Attach]),
 // so an ack never reaches a client before the board it acknowledges, and
 // the relay holds nothing back. No seat's token nor host key leaves the
 // relay's node: it forwards their hashes, and keeps the tokens for the
@@ -81,7 +82,7 @@ func init() { relayConns.Store(rand.Uint64() >> 16) }
 type Relay struct {
 	id      string
 	up      Upstream
-	cfg     Config
+	metrics *lane.Metrics
 	log     *slog.Logger
 	stopped context.Context
 	stop    context.CancelFunc
@@ -104,7 +105,7 @@ type Relay struct {
 type relayed struct {
 	r    *Relay
 	id   uint64
-	conn Conn
+	conn lane.Conn
 	seen uint64 // the seq of the newest board sent to it
 	held []held // the tokens of its joins and resumes not yet welcomed (see hashSecrets)
 	// fresh: the lane has not sent the connection its first board yet
@@ -124,7 +125,7 @@ type relayed struct {
 	unanswered []unanswered
 	// to is the lane's client the connection became when the relay
 	// handed it over, and the session its reads go to since.
-	to Session
+	to lane.Session
 	// following: the relay resumed the connection's seat on the lane's
 	// new node (see Follow), and its answer has not come.
 	following bool
@@ -147,16 +148,21 @@ type unanswered struct {
 // sends so many without waiting for answers resends what matters).
 const maxUnanswered = 64
 
-// NewRelay returns a relay of lane id whose traffic goes through up. Of
-// cfg it reads the logger and the metrics.
-func NewRelay(id string, up Upstream, cfg Config) *Relay {
-	cfg = cfg.withDefaults()
+// New returns a relay of lane id whose traffic goes through up. Of cfg
+// it reads the logger and the metrics.
+func New(id string, up Upstream, cfg lane.Config) *Relay {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = new(lane.Metrics)
+	}
 	r := &Relay{
-		id:    id,
-		up:    up,
-		cfg:   cfg,
-		log:   cfg.Logger.With("lane", id, "relay", true),
-		conns: make(map[uint64]*relayed),
+		id:      id,
+		up:      up,
+		metrics: cfg.Metrics,
+		log:     cfg.Logger.With("lane", id, "relay", true),
+		conns:   make(map[uint64]*relayed),
 	}
 	r.stopped, r.stop = context.WithCancel(context.Background())
 	return r
@@ -196,8 +202,8 @@ func (r *Relay) Conns() []uint64 {
 func (r *Relay) Logger() *slog.Logger { return r.log }
 
 // Attach attaches a connection to the relay, and through it to the lane:
-// see [Endpoint]. A relay that has closed refuses it: find the lane again.
-func (r *Relay) Attach(ctx context.Context, conn Conn) (Session, bool) {
+// see [lane.Endpoint]. A relay that has closed refuses it: find the lane again.
+func (r *Relay) Attach(ctx context.Context, conn lane.Conn) (lane.Session, bool) {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
@@ -206,7 +212,7 @@ func (r *Relay) Attach(ctx context.Context, conn Conn) (Session, bool) {
 	rc := &relayed{r: r, id: relayConns.Add(1), conn: conn, fresh: true}
 	r.conns[rc.id] = rc
 	r.mu.Unlock()
-	r.cfg.Metrics.Connections.Add(1)
+	r.metrics.Connections.Add(1)
 	if err := r.up.Attach(ctx, rc.id); err != nil {
 		r.failed(rc.id, nil, err)
 	}
@@ -234,8 +240,8 @@ func (rc *relayed) Read(ctx context.Context, data []byte) bool {
 	}
 	out, msg, token, err := rc.hashSecrets(data)
 	if err != nil {
-		rc.r.cfg.Metrics.Refused.Add(1)
-		pe, _ := ErrorFor(err) // protocol.Decode's errors are *protocol.Error
+		rc.r.metrics.Refused.Add(1)
+		pe, _ := lane.ErrorFor(err) // protocol.Decode's errors are *protocol.Error
 		pe.Ref = msg.ID
 		rc.r.Deliver(rc.id, encodeReply(pe), 0, false)
 		return true
@@ -266,7 +272,7 @@ func (rc *relayed) Refuse(ctx context.Context, data []byte, why error) bool {
 		return false
 	}
 	msg, _ := protocol.Decode(data)
-	pe, _ := ErrorFor(why) // a transport's refusals are *protocol.Error
+	pe, _ := lane.ErrorFor(why) // a transport's refusals are *protocol.Error
 	pe.Ref = msg.ID
 	rc.r.Deliver(rc.id, encodeReply(pe), 0, false)
 	return true
@@ -286,7 +292,7 @@ func (rc *relayed) Detach() {
 	}
 	r.mu.Unlock()
 	if ok {
-		r.cfg.Metrics.Connections.Add(-1)
+		r.metrics.Connections.Add(-1)
 		r.up.Detach(rc.id)
 	}
 }
@@ -354,7 +360,7 @@ func (rc *relayed) answered(msg []byte) (ref string) {
 // handedTo returns the lane's client the connection became in a
 // handover, waiting for one under way (or ctx); nil if it was not handed
 // over.
-func (rc *relayed) handedTo(ctx context.Context) Session {
+func (rc *relayed) handedTo(ctx context.Context) lane.Session {
 	r := rc.r
 	r.mu.Lock()
 	to, handing := rc.to, r.handing
@@ -374,8 +380,8 @@ func (rc *relayed) handedTo(ctx context.Context) Session {
 
 // HandOver hands the relay's connections over to l, its lane, which this
 // node took over from the log once the lane's node was gone: each becomes
-// a client of l as one attached to it ([Lane.Attach]) is, and is not
-// closed. l resumes the seat the connection's latest welcome gave it, if
+// a client of l as one attached to it ([lane.Lane.Attach]) is, and is
+// not closed. l resumes the seat the connection's latest welcome gave it, if
 // it is still the connection's (a spectator otherwise), sends it its
 // board (of the epoch l claimed: a higher seq than any the relay sent),
 // and reads again, in the order they were sent, the messages the lane's
@@ -390,7 +396,7 @@ func (rc *relayed) handedTo(ctx context.Context) Session {
 // each is handed over, and those read meanwhile wait for it. A connection
 // l does not take (it stopped) is closed, to reconnect. HandOver reports
 // false if the relay had closed already: its connections were sent away.
-func (r *Relay) HandOver(ctx context.Context, l *Lane) bool {
+func (r *Relay) HandOver(ctx context.Context, l *lane.Lane) bool {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
@@ -402,9 +408,12 @@ func (r *Relay) HandOver(ctx context.Context, l *Lane) bool {
 	// In the order they came: a seat's connection of two gets it back
 	// as it would resuming.
 	moving := slices.SortedFunc(maps.Values(r.conns), func(a, b *relayed) int { return cmp.Compare(a.id, b.id) })
-	ins := make([]*handIn, len(moving))
+	ins := make([]lane.HandIn, len(moving))
 	for i, rc := range moving {
-		ins[i] = &handIn{token: rc.token, unanswered: rc.unanswered}
+		ins[i].Token = rc.token
+		for _, u := range rc.unanswered {
+			ins[i].Unanswered = append(ins[i].Unanswered, lane.Message{ID: u.id, Data: u.data, Token: u.token})
+		}
 		rc.unanswered = nil
 	}
 	clear(r.conns)
@@ -413,13 +422,13 @@ func (r *Relay) HandOver(ctx context.Context, l *Lane) bool {
 		close(handing)
 		r.stop()
 	}()
-	r.cfg.Metrics.Connections.Add(-int64(len(moving))) // the lane counts those it takes
+	r.metrics.Connections.Add(-int64(len(moving))) // the lane counts those it takes
 	moved := 0
 	for i, rc := range moving {
-		c, ok := l.handIn(ctx, rc.conn, ins[i])
+		c, ok := l.HandIn(ctx, rc.conn, ins[i])
 		if !ok {
-			rc.conn.Reply(encodeReply(protocol.Errorf(protocol.CodeServerRestarting, "%s", NoticeServerGone)), 0)
-			rc.conn.Close(protocol.CodeServerRestarting, NoticeServerGone)
+			rc.conn.Reply(encodeReply(protocol.Errorf(protocol.CodeServerRestarting, "%s", lane.NoticeServerGone)), 0)
+			rc.conn.Close(protocol.CodeServerRestarting, lane.NoticeServerGone)
 			continue
 		}
 		r.mu.Lock()
@@ -474,7 +483,7 @@ func (r *Relay) Follow(ctx context.Context) bool {
 			}
 			rc.held = append(rc.held, h)
 			rc.following = true
-			all[i].resume = encodeReply(relayedRequest{Type: protocol.TypeResume, ID: followRef, Token: h.hash})
+			all[i].resume = encodeReply(Request{Type: protocol.TypeResume, ID: followRef, Token: h.hash})
 		}
 		for _, u := range rc.unanswered {
 			all[i].unanswered = append(all[i].unanswered, u.sent)
@@ -504,7 +513,7 @@ func (r *Relay) Follow(ctx context.Context) bool {
 	close(handing)
 	if err != nil {
 		r.log.Warn("relay could not follow its lane to its new node", "err", err)
-		r.Close(protocol.CodeServerRestarting, NoticeServerGone)
+		r.Close(protocol.CodeServerRestarting, lane.NoticeServerGone)
 		return false
 	}
 	r.log.Info("relay follows its lane to its new node", "conns", len(all))
@@ -522,7 +531,7 @@ func (r *Relay) failed(id uint64, data []byte, err error) {
 		r.Deliver(id, encodeReply(pe), 0, false)
 	case errors.Is(err, ErrConnGone):
 		r.log.Info("the lane does not know a connection", "err", err)
-		r.Drop(id, protocol.CodeServerRestarting, NoticeConnLost)
+		r.Drop(id, protocol.CodeServerRestarting, lane.NoticeConnLost)
 	case errors.Is(err, ErrTakingOver):
 		// Its node goes on: see Upstream.
 	default:
@@ -534,7 +543,7 @@ func (r *Relay) failed(id uint64, data []byte, err error) {
 // gone or no longer runs it.
 func (r *Relay) lost(err error) {
 	r.log.Info("relay lost its lane", "err", err)
-	r.Close(protocol.CodeServerRestarting, NoticeServerGone)
+	r.Close(protocol.CodeServerRestarting, lane.NoticeServerGone)
 }
 
 // Board relays a board the lane published, with its seq: every connection
@@ -555,7 +564,7 @@ func (r *Relay) Seq() uint64 {
 
 // newest makes board the relay's newest, if it is newer, and sends it to
 // every connection not sent it yet: written at once to the first of them
-// if direct (see [BoardWriter]). Not from Deliver, whose caller may carry
+// if direct (see [lane.BoardWriter]). Not from Deliver, whose caller may carry
 // the replies of many connections besides. r.mu is held.
 func (r *Relay) newest(board []byte, seq uint64, direct bool) {
 	if seq <= r.seq || r.closed {
@@ -564,7 +573,7 @@ func (r *Relay) newest(board []byte, seq uint64, direct bool) {
 	r.seq, r.board = seq, board
 	n := 0
 	for _, rc := range r.conns {
-		if r.catchUp(rc, direct && n < directBoards) {
+		if r.catchUp(rc, direct && n < lane.DirectBoards) {
 			n++
 		}
 	}
@@ -572,21 +581,20 @@ func (r *Relay) newest(board []byte, seq uint64, direct bool) {
 
 // catchUp sends a connection the newest board if it has not had it (nor
 // one newer, sent it alone), written at once if now and it can be (see
-// [BoardWriter]), and reports whether it sent it. r.mu is held.
+// [lane.BoardWriter]), and reports whether it sent it. r.mu is held.
 func (r *Relay) catchUp(rc *relayed, now bool) bool {
 	if rc.fresh || rc.seen >= r.seq {
 		return false
 	}
 	rc.seen = r.seq
-	if n := boardTo(rc.conn, r.board, r.seq, now, nil); n > 0 {
-		r.cfg.Metrics.BoardsSkipped.Add(int64(n))
+	if n := boardTo(rc.conn, r.board, r.seq, now); n > 0 {
+		r.metrics.BoardsSkipped.Add(int64(n))
 	}
-	r.cfg.Metrics.BoardsSent.Add(1)
 	return true
 }
 
 // Deliver delivers what the lane sent connection conn alone, in the order
-// the lane sent it: a board (see [Lane.AttachRemote]), or a message, which
+// the lane sent it: a board (see [Attach]), or a message, which
 // follows the board of seq, sent before it. The message goes to the
 // connection at once: its board has been, on its own or as the newest of
 // all. A welcome carries the hash of the seat's token, which the relay
@@ -636,9 +644,8 @@ func (r *Relay) Deliver(conn uint64, msg []byte, seq uint64, board bool) {
 	case seq > rc.seen:
 		rc.seen = seq
 		if n := rc.conn.Board(msg, seq); n > 0 {
-			r.cfg.Metrics.BoardsSkipped.Add(int64(n))
+			r.metrics.BoardsSkipped.Add(int64(n))
 		}
-		r.cfg.Metrics.BoardsSent.Add(1)
 	}
 }
 
