@@ -348,3 +348,42 @@ func TestBowlerIsAckedBeforeWatchersAreQueued(t *testing.T) {
 		t.Errorf("a roll queued, in order: %q (%d), want AAA's board, its ack, then 100 watchers' boards", log[:min(len(log), 4)], len(log))
 	}
 }
+
+// TestJoinStoredAlreadyTakesItsSeat: a join sent again with the token of
+// one the lane stored (its answer lost with the node that stored it) is
+// welcomed to that seat, not refused as a name taken; a join with a new
+// token under that name still is.
+func TestJoinStoredAlreadyTakesItsSeat(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := New("again", "again", Config{})
+		go l.Run(t.Context())
+		join := protocol.Request{Type: protocol.TypeJoin, ID: "j1", Name: "Ann"}
+		k := &Secrets{Token: game.HashToken("drawn-once"), Welcome: "hash-of-drawn-once"}
+
+		first := attachRunning(t, l)
+		first.ReadRequest(t.Context(), join, k, nil)
+		synctest.Wait()
+		first.Detach() // the answer never reached the client
+		synctest.Wait()
+
+		again := attachRunning(t, l)
+		again.take(nil)
+		again.ReadRequest(t.Context(), join, k, nil)
+		synctest.Wait()
+		got := replies(again)
+		if len(got) != 1 || got[0]["type"] != "welcome" || got[0]["name"] != "Ann" || got[0]["token"] != "hash-of-drawn-once" || got[0]["ref"] != "j1" {
+			t.Fatalf("the join sent again was answered %v; want Ann's welcome, with its token", got)
+		}
+		if n := len(currentBoard(t, l).Players); n != 1 {
+			t.Errorf("%d players after the join sent again; want 1", n)
+		}
+
+		other := attachRunning(t, l)
+		other.take(nil)
+		other.ReadRequest(t.Context(), join, &Secrets{Token: game.HashToken("another"), Welcome: "another"}, nil)
+		synctest.Wait()
+		if got := replies(other); len(got) != 1 || got[0]["type"] != "error" {
+			t.Errorf("a new join under Ann's name was answered %v; want a refusal", got)
+		}
+	})
+}

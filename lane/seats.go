@@ -211,6 +211,16 @@ func (l *Lane) upOffline() bool {
 }
 
 func (l *Lane) join(ctx context.Context, c *Client, m protocol.Request, k *Secrets) {
+	// A join whose token holds a seat already was stored, and its answer
+	// lost: the lane's node died, and the client's relay sent the join
+	// again, with the token it drew for it, to the node that took the
+	// lane over (see lane/relay's Follow). The client takes its seat, as
+	// if it had been answered the first time. A token is drawn for one
+	// join alone: no other client can send it.
+	if name, ok := l.tokenSeat(k.Token); ok && l.seats.holders[name] == nil {
+		l.seat(c, name, m.ID, k.Welcome, "", true)
+		return
+	}
 	var e game.Event
 	var err error
 	if k.HostKey != (game.TokenHash{}) {
