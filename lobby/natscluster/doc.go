@@ -89,4 +89,21 @@
 // connection (its number skips) closes the connection, which reconnects
 // and resumes its seat. Which node may write a lane's log is never
 // decided here: the log's fence decides (see lane.Restore).
+//
+// # A lane's tenure, from here
+//
+// A lane's tenure is one state of six, changed by the events of one
+// table, in package lane's documentation ("A lane's tenure"). Of those
+// events the cluster causes two, and decides none:
+//
+//   - wake: a node that finds it was paused past the others' patience,
+//     or is heard again after the others took it for dead, wakes its
+//     lanes ([Lanes.Wake]): each reads its log back before it decides
+//     or shows anything again (woken), for another node may have taken
+//     it over meanwhile.
+//   - claim: a node that takes over a dead node's lane, or a woken lane
+//     nobody else claimed, restores it from the log and appends a claim
+//     of the next epoch (claiming, then took or moved): the store's
+//     fence lets one claim of an epoch in, and a lane that finds a later
+//     claim than its own epoch in its log has moved, and stops.
 package natscluster
