@@ -118,6 +118,11 @@ func TestCorrectBallRefused(t *testing.T) {
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("CorrectBall = %+v, %v; want an error wrapping %v", e, err, tc.want)
 			}
+			if !reflect.DeepEqual(e, Event{}) {
+				t.Errorf("refused, CorrectBall still gave an event to apply: %+v", e)
+			}
+			// CorrectBall decides and Apply changes: a refusal that
+			// touched the league would show here.
 			if after := s.standings(); !reflect.DeepEqual(after, before) {
 				t.Errorf("standings changed: %+v, were %+v", after, before)
 			}
