@@ -48,10 +48,17 @@ type member struct {
 
 // forgetAfter is how many node timeouts a node not taken for dead (met,
 // say, and never heard) is kept after it was last heard: a node that long
-// silent is forgotten, and neither asked nor taken for dead. A dead node
-// is kept however long it is silent, so that it is known to be back if
-// it is heard again.
+// silent is forgotten, and neither asked nor taken for dead.
 const forgetAfter = 10
+
+// forgetDead is how long a dead node is kept after it was last heard, so
+// that it is known to be back if it is heard again (its lanes and this
+// node's then read their logs back: see Cluster.heartbeat). Past it the node
+// is forgotten, and one heard again is new: the store's fence still
+// keeps either side from writing after the other's claim, and a lane that
+// appends reads its log back. Without it, a cluster whose nodes take a
+// new name each start (a pod's) would keep one entry for every death.
+const forgetDead = time.Hour
 
 // members is this node's view of the other nodes: one member a node, each
 // in one state (see memberState), moved by the methods below alone.
@@ -169,10 +176,12 @@ func (ms members) excuse(now time.Time) {
 
 // sweep takes for dead the nodes no longer alive at now, and returns
 // them; it forgets those silent for forgetAfter node timeouts that are
-// not dead (see forgetAfter).
+// not dead, and the dead silent for forgetDead.
 func (ms members) sweep(now time.Time) (died []string) {
 	for node, m := range ms.nodes {
 		switch {
+		case m.state == dead && now.Sub(m.seen) > forgetDead:
+			delete(ms.nodes, node)
 		case m.state == dead:
 		case now.Sub(m.seen) > forgetAfter*ms.timeout:
 			delete(ms.nodes, node)

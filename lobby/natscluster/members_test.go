@@ -26,6 +26,7 @@ func TestMemberTransitions(t *testing.T) {
 		"long sweep": func(ms members) any {
 			return slices.Contains(ms.sweep(t0.Add(forgetAfter*timeout+time.Second)), "n2")
 		},
+		"hour's sweep": func(ms members) any { return slices.Contains(ms.sweep(t0.Add(forgetDead+time.Second)), "n2") },
 	}
 	const unknown memberState = -1 // n2 not in the view
 	for _, tc := range []struct {
@@ -69,6 +70,7 @@ func TestMemberTransitions(t *testing.T) {
 		{dead, "pause", dead, nil, false},
 		{dead, "sweep", dead, false, false}, // dies once
 		{dead, "long sweep", dead, false, false},
+		{dead, "hour's sweep", unknown, false, false}, // forgotten: one heard again is new
 	} {
 		from := tc.from.String()
 		if tc.from == unknown {
