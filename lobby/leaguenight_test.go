@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/polltest"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/lobby/memjournal"
-	"github.com/tenpin/tenpin/lobby/server/servertest/polltest"
 	"github.com/tenpin/tenpin/protocol"
 	tenpin "github.com/tenpin/tenpin/protocol/client"
 )

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tenpin/tenpin/lobby/server/servertest/polltest"
+	"github.com/tenpin/tenpin/lane/polltest"
 	"github.com/tenpin/tenpin/protocol"
 	"github.com/tenpin/tenpin/protocol/client"
 )

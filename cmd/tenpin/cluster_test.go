@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tenpin/tenpin/lane/polltest"
 	"github.com/tenpin/tenpin/lobby/natsconn/natstest"
-	"github.com/tenpin/tenpin/lobby/server/servertest/polltest"
 	"github.com/tenpin/tenpin/protocol"
 	"github.com/tenpin/tenpin/protocol/client"
 )

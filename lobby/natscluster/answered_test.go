@@ -11,8 +11,8 @@ import (
 
 	natsgo "github.com/nats-io/nats.go"
 
+	"github.com/tenpin/tenpin/lane/polltest"
 	"github.com/tenpin/tenpin/lobby/natscluster"
-	"github.com/tenpin/tenpin/lobby/server/servertest/polltest"
 	"github.com/tenpin/tenpin/protocol"
 )
 

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/lane/polltest"
 	"github.com/tenpin/tenpin/lobby/natscluster"
 	"github.com/tenpin/tenpin/lobby/server"
 	"github.com/tenpin/tenpin/lobby/server/servertest"
-	"github.com/tenpin/tenpin/lobby/server/servertest/polltest"
 	"github.com/tenpin/tenpin/protocol"
 	"github.com/tenpin/tenpin/protocol/client"
 )

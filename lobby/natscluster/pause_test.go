@@ -8,8 +8,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/tenpin/tenpin/lane/polltest"
 	"github.com/tenpin/tenpin/lobby/natsconn"
-	"github.com/tenpin/tenpin/lobby/server/servertest/polltest"
 )
 
 // TestAWokenNodeTakesNobodyForDead: a node that finds it was paused

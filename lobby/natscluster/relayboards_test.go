@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/polltest"
 	"github.com/tenpin/tenpin/lobby/natsconn"
-	"github.com/tenpin/tenpin/lobby/server/servertest/polltest"
 )
 
 // TestRelaysShareTheirGoroutines: a node relaying many lanes hands each

@@ -11,7 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/tenpin/tenpin/lane"
-	"github.com/tenpin/tenpin/lobby/server/servertest/polltest"
+	"github.com/tenpin/tenpin/lane/polltest"
 
 	"github.com/tenpin/tenpin/lobby/natsconn"
 )

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tenpin/tenpin/lobby/server/servertest/polltest"
+	"github.com/tenpin/tenpin/lane/polltest"
 )
 
 // openCluster opens n connections whose embedded servers form one

@@ -11,7 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/tenpin/tenpin/lobby/server/servertest/polltest"
+	"github.com/tenpin/tenpin/lane/polltest"
 )
 
 // countHandler counts the records logged whose message holds a string.

@@ -20,8 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tenpin/tenpin/lane/polltest"
 	"github.com/tenpin/tenpin/lobby/server"
-	"github.com/tenpin/tenpin/lobby/server/servertest/polltest"
 	"github.com/tenpin/tenpin/protocol/client"
 )
 

@@ -10,7 +10,9 @@
 // bubble the time is the bubble's, as for any timer.
 //
 // It imports nothing of tenpin, so that the tests of any package may use
-// it, those inside the package's own tree included.
+// it, internal tests of the packages it would otherwise sit above
+// included: it sits under lane, the lowest of the packages that tests
+// poll (lane/ws, lobby, lobby/natscluster, cmd/tenpin).
 package polltest
 
 import (

@@ -9,7 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/tenpin/tenpin/lobby/server/servertest/polltest"
+	"github.com/tenpin/tenpin/lane/polltest"
 )
 
 // TestWait: a condition that comes to hold is waited for, and no longer;
