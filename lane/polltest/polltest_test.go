@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -49,6 +50,51 @@ func TestWait(t *testing.T) {
 				}
 				if tt.err != "" && !errors.Is(err, context.DeadlineExceeded) {
 					t.Errorf("Wait = %v, want it to wrap %v", err, context.DeadlineExceeded)
+				}
+			})
+		})
+	}
+}
+
+// fatalTB records what Until fails a test with, and ends the goroutine
+// as t.Fatal does.
+type fatalTB struct {
+	testing.TB
+	failed string
+}
+
+func (f *fatalTB) Helper() {}
+
+func (f *fatalTB) Fatal(args ...any) {
+	f.failed = fmt.Sprint(args...)
+	runtime.Goexit()
+}
+
+// TestUntil: a condition that holds fails nothing; one that does not
+// within the timeout fails the test with what was awaited, for how long,
+// and the state last seen.
+func TestUntil(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		holds  bool
+		failed string // "" for not failed
+	}{
+		{"holds", true, ""},
+		{"never holds", false, "waited 50ms for lane l1 to be listed on n2: context deadline exceeded; last seen: [l2 l3]"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := &fatalTB{TB: t}
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					polltest.Until(f, 50*time.Millisecond, "lane l1 to be listed on n2", func() (any, bool) {
+						return []string{"l2", "l3"}, tt.holds
+					})
+				}()
+				<-done
+				if f.failed != tt.failed {
+					t.Errorf("Until failed the test with %q, want %q", f.failed, tt.failed)
 				}
 			})
 		})
