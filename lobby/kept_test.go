@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/polltest"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/lobby/natsstore"
@@ -166,17 +167,15 @@ func TestALaneWhoseNightCannotBeKeptStaysOpen(t *testing.T) {
 	})
 	l := leftAfter(t, s, 3)
 	id := l.ID()
-	deadline := time.Now().Add(wait)
-	for a.tries.Load() < 3 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the lane tried to keep its night %d times, want 3", a.tries.Load())
-		}
+	polltest.Until(t, wait, "the lane to try to keep its night 3 times", func() (any, bool) {
 		select {
 		case <-l.Done():
 			t.Fatal("the lane closed though its night could not be kept")
-		case <-time.After(10 * time.Millisecond):
+		default:
 		}
-	}
+		n := a.tries.Load()
+		return fmt.Sprint(n, " tries"), n >= 3
+	})
 	if status, _, _ := get(t, s.srv.URL+"/api/lanes/"+id); status != http.StatusOK {
 		t.Errorf("GET the lane that stays open: %d, want 200", status)
 	}
@@ -234,20 +233,14 @@ func TestAKeptNightSurvivesARestartAndExpires(t *testing.T) {
 	if _, err = j.Archive(context.Background(), time.Second); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(wait)
-	for {
+	// JetStream expires it on its own time.
+	polltest.Until(t, wait, "the kept lane to be dropped after its keep time", func() (any, bool) {
 		status, _, body := get(t, s.srv.URL+"/api/lanes/"+id)
-		if status == http.StatusNotFound {
-			break
-		}
-		if status != http.StatusOK || !strings.Contains(string(body), `"closed_at"`) {
+		if status != http.StatusNotFound && (status != http.StatusOK || !strings.Contains(string(body), `"closed_at"`)) {
 			t.Fatalf("GET the kept lane: %d %s; want it kept, then 404", status, body)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the kept lane was not dropped after its keep time")
-		}
-		time.Sleep(100 * time.Millisecond) // polling for JetStream to expire it
-	}
+		return fmt.Sprint(status, " ", string(body)), status == http.StatusNotFound
+	})
 }
 
 var _ lobby.Archive = (*natsstore.Archive)(nil)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/polltest"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/protocol"
@@ -143,14 +144,10 @@ func TestCorrectABallOfAKeptNight(t *testing.T) {
 			}
 			// A lane that has stopped answers with its last games until
 			// the lobby lets it go.
-			for deadline := time.Now().Add(wait); ; time.Sleep(time.Millisecond) {
-				if _, ok := s.lobby.Get(id); !ok {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatal("the closed lane stays in the lobby")
-				}
-			}
+			polltest.Until(t, wait, "the lobby to let the closed lane go", func() (any, bool) {
+				_, in := s.lobby.Get(id)
+				return "the lane in the lobby", !in
+			})
 			_, err = c.CorrectBall(t.Context(), l.ID, l.SecretaryKey, protocol.LeagueBall{Week: 1, Bowler: "Park", Game: 1, Frame: 3, Ball: 2, Pins: 2})
 			if code(err) != protocol.CodeInvalidCorrection || !strings.Contains(err.Error(), "no longer kept") {
 				t.Errorf("a ball of a lane not kept: %v, want %s saying the lane is no longer kept", err, protocol.CodeInvalidCorrection)

@@ -28,7 +28,7 @@ import (
 // time made them do. No network inside: the lobby's Go API, its handler
 // called directly, and players attached as a cluster's other nodes attach
 // theirs (a relay.Relay, its relay.Upstream handing what it forwards
-// straight to lane.AttachRemote's client).
+// straight to the lane's client that relay.Attach made).
 
 // runBubbled runs lb until the returned function is called, which waits
 // for it and its lanes to stop: a bubble ends only once its goroutines

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tenpin/tenpin/lane/polltest"
 	"github.com/tenpin/tenpin/protocol"
 	"github.com/tenpin/tenpin/protocol/client"
 )
@@ -128,13 +129,11 @@ func TestBudgetListener(t *testing.T) {
 	}
 	waitOpen := func(want int) {
 		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
-		for open() != want {
-			if time.Now().After(deadline) {
-				t.Fatalf("%d connections counted, want %d", open(), want)
-			}
-			time.Sleep(time.Millisecond) // the server's goroutines close on their own time; bounded by the deadline
-		}
+		// The server's goroutines close connections on their own time.
+		polltest.Until(t, 5*time.Second, fmt.Sprint(want, " connections counted"), func() (any, bool) {
+			n := open()
+			return fmt.Sprint(n, " connections"), n == want
+		})
 	}
 	get := func(path string) net.Conn {
 		t.Helper()
@@ -177,13 +176,10 @@ func TestBudgetListener(t *testing.T) {
 		defer bl.mu.Unlock()
 		return bl.idle.Len()
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for idleConns() != 1 {
-		if time.Now().After(deadline) {
-			t.Fatal("the kept-alive connection was never idle")
-		}
-		time.Sleep(time.Millisecond) // bounded by the deadline
-	}
+	polltest.Until(t, 5*time.Second, "the kept-alive connection to be idle", func() (any, bool) {
+		n := idleConns()
+		return fmt.Sprint(n, " idle connections"), n == 1
+	})
 	// At the budget: the idle one makes room for the next.
 	next := get("/")
 	idle.SetReadDeadline(time.Now().Add(5 * time.Second))

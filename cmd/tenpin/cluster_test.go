@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tenpin/tenpin/lane/polltest"
 	"github.com/tenpin/tenpin/lobby/natsconn/natstest"
 	"github.com/tenpin/tenpin/protocol"
 	"github.com/tenpin/tenpin/protocol/client"
@@ -96,20 +97,19 @@ func (s *seat) dial(ctx context.Context) error {
 // ack was lost with its connection.
 func (s *seat) do(what string, cmd func(ctx context.Context, c *client.Conn) error) {
 	s.t.Helper()
-	deadline := time.Now().Add(2 * time.Minute) // a node woken from a pause may take a minute to read its log again
-	for {
+	var logged string // the last error logged: a node down fails every try alike
+	// A node woken from a pause may take a minute to read its log again.
+	polltest.Until(s.t, 2*time.Minute, fmt.Sprintf("%s's %s to be taken", s.name, what), func() (any, bool) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
 		err := cmd(ctx, s.conn)
 		var pe *protocol.Error
-		if err != nil {
+		if err != nil && err.Error() != logged {
+			logged = err.Error()
 			s.t.Logf("%s: %s: %v", s.name, what, err)
 		}
-		if errors.As(err, &pe) && pe.Code == protocol.CodeStaleRoll {
-			err = nil
-		}
-		if err == nil {
-			cancel()
-			return
+		if err == nil || errors.As(err, &pe) && pe.Code == protocol.CodeStaleRoll {
+			return nil, true
 		}
 		select {
 		case <-s.conn.Done():
@@ -118,15 +118,8 @@ func (s *seat) do(what string, cmd func(ctx context.Context, c *client.Conn) err
 			}
 		default:
 		}
-		cancel()
-		if time.Now().After(deadline) {
-			s.t.Fatalf("%s: %s: %v", s.name, what, err)
-		}
-		// A pause between tries of a command the lane did not take (a node
-		// was stopped, or its lanes are being taken over): the next try
-		// is an answer, not a wait for one. Bounded by deadline.
-		time.Sleep(100 * time.Millisecond)
-	}
+		return err, false
+	})
 }
 
 // startGame creates a lane named name on the node laneAt, seats a player

@@ -3,6 +3,7 @@ package ws
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/polltest"
 )
 
 // goroutinesIn counts the goroutines whose stack has fn.
@@ -164,13 +166,10 @@ func (ps *polledServer) failingWait(epfd int, events []syscall.EpollEvent) (int,
 // atRest waits until no server goroutine waits in a read.
 func atRest(t *testing.T, what string) {
 	t.Helper()
-	deadline := time.Now().Add(wait)
-	for serverReaders() > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %d server goroutines wait in a read, want none", what, serverReaders())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	polltest.Until(t, wait, what+": no server goroutine waiting in a read", func() (any, bool) {
+		n := serverReaders()
+		return fmt.Sprint(n, " waiting"), n == 0
+	})
 }
 
 // expectEnded waits for n connections of ps to end, each with an error
@@ -260,11 +259,10 @@ func TestPollerFailureIsReturned(t *testing.T) {
 		t.Fatal("the poller's Run did not return when epoll_wait failed")
 	}
 	// A worker's last act is to say it is done: it may still be exiting.
-	for deadline := time.Now().Add(time.Second); goroutinesIn("lane/ws.(*workers).work(") > 0; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d workers run after their poller's Run returned, want none", goroutinesIn("lane/ws.(*workers).work("))
-		}
-	}
+	polltest.Until(t, time.Second, "no worker to run once their poller's Run returned", func() (any, bool) {
+		n := goroutinesIn("lane/ws.(*workers).work(")
+		return fmt.Sprint(n, " workers"), n == 0
+	})
 	s.expectEnded(t, 2, ErrPollerStopped)
 	for _, c := range []*testClient{player, watcher} {
 		select {

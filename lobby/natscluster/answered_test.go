@@ -11,26 +11,43 @@ import (
 
 	natsgo "github.com/nats-io/nats.go"
 
+	"github.com/tenpin/tenpin/lane/polltest"
 	"github.com/tenpin/tenpin/lobby/natscluster"
 	"github.com/tenpin/tenpin/protocol"
 )
 
-// The tests of this file need the package's cluster whole: they run
-// before TestFailover (cluster_test.go), which stops a node, since go test
-// runs a package's tests file by file in the order of the files' names.
+// TestMessagesBetweenNodes runs the tests of what crosses between the
+// nodes of one cluster, which none of them stops: each sniffs the
+// subjects of lanes of its own.
+func TestMessagesBetweenNodes(t *testing.T) {
+	t.Parallel()
+	nodes := newCluster(t)
+	for _, tt := range []struct {
+		name string
+		test func(*testing.T, []*node)
+	}{
+		{"RelayedCommandIsAnsweredOnce", testRelayedCommandIsAnsweredOnce},
+		{"RelayRepairsALostBoard", testRelayRepairsALostBoard},
+		{"NoSecretCrossesNodes", testNoSecretCrossesNodes},
+	} {
+		t.Run(tt.name, func(t *testing.T) { tt.test(t, nodes) })
+	}
+}
 
-// sniffer keeps the messages on some subjects of the package's cluster,
-// as they cross between its nodes, in the order they came on each.
+// sniffer keeps the messages on some subjects of a cluster, as they
+// cross between its nodes, in the order they came on each.
 type sniffer struct {
 	mu   sync.Mutex
 	msgs map[string][]*natsgo.Msg // by the subscription's subject
 	more chan struct{}
 }
 
-func sniff(t *testing.T, subjects ...string) *sniffer {
+// sniff subscribes to subjects on the last of nodes, which hears what
+// every node publishes on them.
+func sniff(t *testing.T, nodes []*node, subjects ...string) *sniffer {
 	t.Helper()
 	s := &sniffer{msgs: make(map[string][]*natsgo.Msg), more: make(chan struct{}, 1)}
-	nc := nodes[2].Conn.NATS()
+	nc := nodes[len(nodes)-1].Conn.NATS()
 	for _, subj := range subjects {
 		sub, err := nc.Subscribe(subj, func(m *natsgo.Msg) {
 			s.mu.Lock()
@@ -63,21 +80,20 @@ func sniff(t *testing.T, subjects ...string) *sniffer {
 	if err := nc.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range nodes[:2] {
-		deadline := time.After(wait)
-	probing:
-		for {
-			n.Conn.NATS().Publish(probe, []byte(n.Name))
-			select {
-			case from := <-heard:
-				if from == n.Name {
-					break probing
+	for _, n := range nodes[:len(nodes)-1] {
+		polltest.Until(t, wait, n.Name+"'s server to learn of the sniffer's subscriptions", func() (any, bool) {
+			for {
+				select {
+				case from := <-heard:
+					if from == n.Name {
+						return nil, true
+					}
+				default: // probe again: the last may have gone before the server learnt
+					n.Conn.NATS().Publish(probe, []byte(n.Name))
+					return "no probe heard back", false
 				}
-			case <-time.After(10 * time.Millisecond):
-			case <-deadline:
-				t.Fatalf("%s's server never learnt of the sniffer's subscriptions", n.Name)
 			}
-		}
+		})
 	}
 	return s
 }
@@ -133,11 +149,11 @@ func frames(t *testing.T, msgs []*natsgo.Msg) []frame {
 	return out
 }
 
-// TestRelayedCommandIsAnsweredOnce: a roll from a client of another node
+// testRelayedCommandIsAnsweredOnce: a roll from a client of another node
 // crosses to the lane's node once, published (no request, so no
 // "queued" answer), and comes back answered once, on the connection's
 // subject: the board it acknowledges, then the ack, in that order.
-func TestRelayedCommandIsAnsweredOnce(t *testing.T) {
+func testRelayedCommandIsAnsweredOnce(t *testing.T, nodes []*node) {
 	id := createLane(t, nodes[0], "answered once")
 	aaa := dial(t, nodes[1], id, "AAA")
 	aaa.join()
@@ -147,7 +163,7 @@ func TestRelayedCommandIsAnsweredOnce(t *testing.T) {
 	}
 	reads := "tenpin.own." + id + ".read.>"
 	to := "tenpin.to." + nodes[1].Name + "." + id + ".>"
-	s := sniff(t, reads, to, "_INBOX.>")
+	s := sniff(t, nodes, reads, to, "_INBOX.>")
 	aaa.roll(1, 1, 3)
 	aaa.roll(1, 2, 4) // its ack comes after every answer to the first on the connection's subject
 	got := s.until(t, to, "both acks", func(msgs []*natsgo.Msg) bool {
@@ -200,12 +216,12 @@ func TestRelayedCommandIsAnsweredOnce(t *testing.T) {
 	}
 }
 
-// TestRelayRepairsALostBoard: a node that relays a lane misses every
+// testRelayRepairsALostBoard: a node that relays a lane misses every
 // board the lane publishes (core NATS delivers at most once); its watcher
 // still sees the lane's latest board, the last of a game included, which
 // no later board repairs: the relay's alive, every few seconds, tells the
 // lane's node the newest board it has, and the answer is a newer one.
-func TestRelayRepairsALostBoard(t *testing.T) {
+func testRelayRepairsALostBoard(t *testing.T, nodes []*node) {
 	id := createLane(t, nodes[0], "lost boards")
 	aaa := dial(t, nodes[0], id, "AAA")
 	watcher := dial(t, nodes[2], id, "a watcher")

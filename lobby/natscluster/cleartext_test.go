@@ -13,11 +13,7 @@ import (
 	"github.com/tenpin/tenpin/protocol"
 )
 
-// The test of this file needs the package's cluster whole: it runs
-// before TestFailover (cluster_test.go), which stops a node, since go test
-// runs a package's tests file by file in the order of the files' names.
-
-// TestNoSecretCrossesNodes: a lane's host, connected to a node that does
+// testNoSecretCrossesNodes: a lane's host, connected to a node that does
 // not run the lane, joins with the host key, plays, loses the connection
 // and resumes the seat through a third node; a stranger's resume with a
 // made-up token is refused. Neither the host key nor the seat's token is
@@ -27,8 +23,8 @@ import (
 // to carry them (the join and the resume to the lane's node, the welcomes
 // back) are there: the relays carry hashes, and put the token back into
 // the welcomes they deliver.
-func TestNoSecretCrossesNodes(t *testing.T) {
-	s := sniff(t, ">")
+func testNoSecretCrossesNodes(t *testing.T, nodes []*node) {
+	s := sniff(t, nodes, ">")
 	ctx := t.Context()
 	owner, first, second := nodes[0], nodes[1], nodes[2]
 	created, err := owner.API.CreateLane(ctx, "no cleartext")

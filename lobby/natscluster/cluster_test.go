@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/lane/polltest"
 	"github.com/tenpin/tenpin/lobby/natscluster"
 	"github.com/tenpin/tenpin/lobby/server"
 	"github.com/tenpin/tenpin/lobby/server/servertest"
@@ -20,11 +19,12 @@ import (
 	"github.com/tenpin/tenpin/protocol/client"
 )
 
-// The tests of this package share one cluster of three nodes, formed once
-// (it takes seconds): see TestMain. Each node is what tenpin serve runs —
-// an embedded NATS server routed to the others, the journal on it, the
-// lobby and its HTTP server — in this process. The failover test stops a
-// node; the tests that need all three run before it.
+// The tests of this package that need a cluster form their own, of three
+// nodes, with newCluster: each node is what tenpin serve runs — an
+// embedded NATS server routed to the others, the journal on it, the lobby
+// and its HTTP server — in this process. Tests that stop a node have a
+// cluster each; those that leave it whole share one per group, as
+// subtests: forming a cluster takes seconds.
 
 // wait bounds every wait for something a test expects; failing over takes
 // seconds (a new stream leader, a node declared dead).
@@ -32,33 +32,18 @@ const wait = 30 * time.Second
 
 type node = servertest.Node
 
-var nodes []*node
-
-func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "tenpin-nats")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	nodes, err = servertest.StartNodes(ctx, dir, 3, server.Config{Logger: logger})
-	defer func() {
-		for _, n := range nodes {
-			n.Stop()
-		}
-	}()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
+// newCluster forms a cluster of three nodes for tb, which stops it when it
+// ends. Forming one takes about 11 s on a 2-core VM, nearly all of it
+// waiting for JetStream to elect its first leaders (nats-server's
+// election timeout is 4 to 9 s), little of it CPU: the tests that form
+// one run in parallel with each other (t.Parallel), never beside the
+// tests that count goroutines, which run first.
+func newCluster(tb testing.TB) []*node {
+	tb.Helper()
+	start := time.Now()
+	nodes := servertest.StartCluster(tb, 3, server.Config{})
+	tb.Logf("the cluster formed in %v", time.Since(start).Round(time.Millisecond))
+	return nodes
 }
 
 // player is a client of one lane through one node: it checks that the
@@ -87,13 +72,15 @@ func dial(t *testing.T, at *node, id, name string) *player {
 // it, which takes a moment.
 func (p *player) connect() {
 	p.t.Helper()
-	ctx, cancel := context.WithTimeout(p.t.Context(), wait)
-	defer cancel()
-	conn, err := p.at.API.Dial(ctx, p.lane)
-	for pe := (*protocol.Error)(nil); errors.As(err, &pe) && pe.Code == protocol.CodeUnavailable && ctx.Err() == nil; {
-		time.Sleep(50 * time.Millisecond) // bounded by ctx
+	var conn *client.Conn
+	var err error
+	polltest.Until(p.t, wait, fmt.Sprintf("%s to hear of lane %s", p.at.Name, p.lane), func() (any, bool) {
+		ctx, cancel := context.WithTimeout(p.t.Context(), wait)
+		defer cancel()
 		conn, err = p.at.API.Dial(ctx, p.lane)
-	}
+		var pe *protocol.Error
+		return err, !errors.As(err, &pe) || pe.Code != protocol.CodeUnavailable
+	})
 	if err != nil {
 		p.t.Fatalf("%s dials lane %s on %s: %v", p.name, p.lane, p.at.Name, err)
 	}
@@ -202,12 +189,31 @@ func startGame(t *testing.T, host, other *player) {
 	host.acked("start", a)
 }
 
-// TestGameAcrossNodes: a lane created on the first node; its players on
+// TestLanesAcrossNodes runs the tests of lanes played, listed and
+// compacted across the nodes of one cluster, which none of them stops:
+// each creates lanes of its own, and leaves the cluster as it found it.
+func TestLanesAcrossNodes(t *testing.T) {
+	t.Parallel()
+	nodes := newCluster(t)
+	for _, tt := range []struct {
+		name string
+		test func(*testing.T, []*node)
+	}{
+		{"GameAcrossNodes", testGameAcrossNodes},
+		{"CompactionAcrossNodes", testCompactionAcrossNodes},
+		{"ListKeepsASilentNodesLanes", testListKeepsASilentNodesLanes},
+		{"ListKnowsLanesUnasked", testListKnowsLanesUnasked},
+	} {
+		t.Run(tt.name, func(t *testing.T) { tt.test(t, nodes) })
+	}
+}
+
+// testGameAcrossNodes: a lane created on the first node; its players on
 // the first and second, a watcher on the third. They play a game to the
 // end: every ack comes after its board, no board goes back, everyone ends
 // with the same board, which counts the watcher and shows both players
 // connected; and every node lists the lane.
-func TestGameAcrossNodes(t *testing.T) {
+func testGameAcrossNodes(t *testing.T, nodes []*node) {
 	id := createLane(t, nodes[0], "across nodes")
 	aaa := dial(t, nodes[0], id, "AAA")
 	bbb := dial(t, nodes[1], id, "BBB")
@@ -257,12 +263,12 @@ func TestGameAcrossNodes(t *testing.T) {
 	aaa.waitBoard("a board with no watcher", func(b *protocol.Board) bool { return b.Spectators == 0 })
 }
 
-// TestCompactionAcrossNodes: the leader compacts the shared journal once
+// testCompactionAcrossNodes: the leader compacts the shared journal once
 // every node has snapshotted its lanes, and not while a lane in it runs
 // on no node: the orphan's log is all it has. The leader takes the orphan
 // over; then the compaction drops what the snapshots replaced, and every
 // lane's log starts with a snapshot that replays to the lane.
-func TestCompactionAcrossNodes(t *testing.T) {
+func testCompactionAcrossNodes(t *testing.T, nodes []*node) {
 	ctx := t.Context()
 	var ids []string
 	for i, n := range nodes {
@@ -297,14 +303,10 @@ func TestCompactionAcrossNodes(t *testing.T) {
 	// own, which tells nobody when it is done: the lobby's Get is all
 	// there is to watch. (Dialling the lane would claim it, the test's
 	// point being that the compaction does.)
-	for deadline := time.Now().Add(wait); ; time.Sleep(20 * time.Millisecond) {
-		if _, ok := leader.Lobby.Get("orphanlane"); ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the leader did not take the orphan over")
-		}
-	}
+	polltest.Until(t, wait, fmt.Sprintf("%s, the leader, to take the orphan over", leader.Name), func() (any, bool) {
+		_, ok := leader.Lobby.Get("orphanlane")
+		return "no orphanlane in its lobby", ok
+	})
 	for round := range 2 { // the first sets the mark, the second drops what came before it
 		if err := leader.Lobby.Compact(ctx); err != nil {
 			t.Fatalf("round %d of compaction once the orphan runs: %v", round+1, err)
@@ -329,60 +331,53 @@ func TestCompactionAcrossNodes(t *testing.T) {
 // means an earlier try landed but its ack was lost with the connection.
 func (p *player) rollSurely(frame, ball, pins int) {
 	p.t.Helper()
-	deadline := time.Now().Add(wait)
-	for {
-		ctx, cancel := context.WithTimeout(p.t.Context(), 5*time.Second)
-		a, err := p.conn.Roll(ctx, frame, ball, pins)
-		cancel()
-		var pe *protocol.Error
-		switch {
-		case err == nil:
-			p.acked(fmt.Sprintf("frame %d ball %d", frame, ball), a)
-			return
-		case errors.As(err, &pe) && pe.Code == protocol.CodeStaleRoll:
-			return
-		case time.Now().After(deadline):
-			p.t.Fatalf("%s could not roll frame %d ball %d within %v: %v", p.name, frame, ball, wait, err)
-		}
+	var ack *protocol.Ack
+	polltest.Until(p.t, wait, fmt.Sprintf("%s's frame %d ball %d to be taken", p.name, frame, ball), func() (any, bool) {
 		select {
 		case <-p.conn.Done():
-			p.reconnect(deadline)
+			p.reconnect()
 		default:
-			time.Sleep(50 * time.Millisecond) // between tries of a roll the failing-over lane did not take; bounded by deadline
 		}
+		ctx, cancel := context.WithTimeout(p.t.Context(), 5*time.Second)
+		defer cancel()
+		a, err := p.conn.Roll(ctx, frame, ball, pins)
+		if err == nil {
+			ack = a
+		}
+		var pe *protocol.Error
+		return err, err == nil || errors.As(err, &pe) && pe.Code == protocol.CodeStaleRoll
+	})
+	if ack != nil {
+		p.acked(fmt.Sprintf("frame %d ball %d", frame, ball), ack)
 	}
 }
 
 // reconnect dials the lane again and resumes the player's seat, trying
 // again while the cluster is failing over.
-func (p *player) reconnect(deadline time.Time) {
+func (p *player) reconnect() {
 	p.t.Helper()
-	for {
+	polltest.Until(p.t, wait, fmt.Sprintf("%s to resume its seat on lane %s through %s", p.name, p.lane, p.at.Name), func() (any, bool) {
 		ctx, cancel := context.WithTimeout(p.t.Context(), 5*time.Second)
+		defer cancel()
 		conn, err := p.at.API.Dial(ctx, p.lane)
-		if err == nil {
-			if _, err = conn.Resume(ctx, p.token); err != nil {
-				conn.CloseNow()
-			}
+		if err != nil {
+			return err, false
 		}
-		cancel()
-		if err == nil {
-			p.conn, p.board = conn, nil
-			p.t.Cleanup(func() { conn.CloseNow() })
-			return
+		if _, err := conn.Resume(ctx, p.token); err != nil {
+			conn.CloseNow()
+			return err, false
 		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("%s could not reconnect to lane %s on %s within %v: %v", p.name, p.lane, p.at.Name, wait, err)
-		}
-		time.Sleep(100 * time.Millisecond) // between tries of the dial while the cluster fails over; bounded by deadline
-	}
+		p.conn, p.board = conn, nil
+		p.t.Cleanup(func() { conn.CloseNow() })
+		return nil, true
+	})
 }
 
-// TestListKeepsASilentNodesLanes: a node that stops answering lists of
+// testListKeepsASilentNodesLanes: a node that stops answering lists of
 // lanes (it died, or is too busy to answer in time) does not take its
 // lanes out of the other nodes' lobbies: they list them as it last did,
 // while another node takes them over.
-func TestListKeepsASilentNodesLanes(t *testing.T) {
+func testListKeepsASilentNodesLanes(t *testing.T, nodes []*node) {
 	id := createLane(t, nodes[2], "silent node")
 	list := func(within time.Duration) ([]protocol.LaneSummary, bool, error) {
 		ctx, cancel := context.WithTimeout(t.Context(), within)
@@ -403,19 +398,16 @@ func TestListKeepsASilentNodesLanes(t *testing.T) {
 	}
 }
 
-// TestListKnowsLanesUnasked: a node knows the other nodes' lanes of a
+// testListKnowsLanesUnasked: a node knows the other nodes' lanes of a
 // moment ago though nobody asked it for a list: it asks them every few
 // seconds, so that a node that dies before anyone listed its lanes does
 // not take them out of the others' lobbies.
-func TestListKnowsLanesUnasked(t *testing.T) {
+func testListKnowsLanesUnasked(t *testing.T, nodes []*node) {
 	id := createLane(t, nodes[2], "listed unasked")
-	deadline := time.Now().Add(wait + 2*natscluster.ListEvery)
-	for !slices.Contains(nodes[1].Cluster.Listed(), id) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s does not know lane %s of %s, %v after it was created", nodes[1].Name, id, nodes[2].Name, wait+2*natscluster.ListEvery)
-		}
-		time.Sleep(50 * time.Millisecond) // polling, bounded by the deadline
-	}
+	polltest.Until(t, wait+2*natscluster.ListEvery, fmt.Sprintf("%s to know lane %s of %s", nodes[1].Name, id, nodes[2].Name), func() (any, bool) {
+		listed := nodes[1].Cluster.Listed()
+		return listed, slices.Contains(listed, id)
+	})
 }
 
 // TestFailover: the node that runs a lane stops abruptly in the middle of
@@ -423,10 +415,10 @@ func TestListKnowsLanesUnasked(t *testing.T) {
 // of those nodes takes the lane over from the journal, the other relays
 // it, and the game goes on to the end with every acknowledged ball.
 //
-// It stops a node: it runs a cluster of its own, not the package's, so
-// that no test depends on running before it.
+// It stops a node: it runs a cluster of its own.
 func TestFailover(t *testing.T) {
-	nodes := servertest.StartCluster(t, 3, server.Config{})
+	t.Parallel()
+	nodes := newCluster(t)
 	owner := nodes[2]
 	id := createLane(t, owner, "failover")
 	aaa := dial(t, nodes[0], id, "AAA")

@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tenpin/tenpin/lobby/server"
-	"github.com/tenpin/tenpin/lobby/server/servertest"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -18,9 +16,10 @@ import (
 // no board goes back, and the player bowls the game to its end, every
 // roll acked.
 //
-// It stops a node: it runs a cluster of its own, not the package's.
+// It stops a node: it runs a cluster of its own.
 func TestSurvivorsKeepTheirClients(t *testing.T) {
-	cl := servertest.StartCluster(t, 3, server.Config{})
+	t.Parallel()
+	cl := newCluster(t)
 	owner := cl[2]
 	id := createLane(t, owner, "survivors")
 	aaa := dial(t, cl[0], id, "AAA")

@@ -1,11 +1,14 @@
 package natscluster
 
 import (
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/tenpin/tenpin/lane/polltest"
 	"github.com/tenpin/tenpin/lobby/natsconn"
 )
 
@@ -120,24 +123,17 @@ func TestAPingAcrossAPauseIsNotHeld(t *testing.T) {
 // not.
 func (c *Cluster) settle(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	polltest.Until(t, 10*time.Second, "every ping of a silent node to be answered or fail", func() (any, bool) {
 		c.mu.Lock()
-		n := 0
-		for _, m := range c.members.nodes {
+		defer c.mu.Unlock()
+		var asked []string
+		for name, m := range c.members.nodes {
 			if m.state == asking {
-				n++
+				asked = append(asked, name)
 			}
 		}
-		c.mu.Unlock()
-		if n == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("pings still unanswered after 10s")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return fmt.Sprint("still asking ", asked), len(asked) == 0
+	})
 }
 
 func (c *Cluster) isDead(node string) bool {

@@ -10,7 +10,7 @@ import (
 )
 
 // BenchmarkRelayedRoll measures a command through a relay: a player on
-// the second node of the package's cluster rolls on a lane the first
+// the second node of a cluster of its own rolls on a lane the first
 // node runs, and waits for the ack; four watchers on the second node and
 // four on the third are sent each board. An op is one command (a roll,
 // or the rematch and start between games): to the lane's node, into the
@@ -19,6 +19,7 @@ import (
 // of the whole process (three nodes, their NATS servers, the clients);
 // boards/op the boards the watchers were sent.
 func BenchmarkRelayedRoll(b *testing.B) {
+	nodes := newCluster(b)
 	ctx := context.Background()
 	l, err := nodes[0].API.Create(ctx, protocol.CreateLane{Name: "relayed bench", GiveAway: true})
 	if err != nil {

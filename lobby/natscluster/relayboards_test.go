@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/polltest"
 	"github.com/tenpin/tenpin/lane/relay"
 	"github.com/tenpin/tenpin/lobby/natsconn"
 )
@@ -65,31 +66,31 @@ func TestRelaysShareTheirGoroutines(t *testing.T) {
 	for i, id := range ids {
 		n1.nc.Publish(subjBoard+id+"."+strconv.Itoa(10+i), []byte(`{"type":"board"}`))
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for i, r := range relays {
-		for r.Seq() != uint64(10+i) {
-			if time.Now().After(deadline) {
-				t.Fatalf("relay of %s: newest board %d, want %d", ids[i], r.Seq(), 10+i)
+	polltest.Until(t, 10*time.Second, "every relay to be handed its lane's board", func() (any, bool) {
+		for i, r := range relays {
+			if r.Seq() != uint64(10+i) {
+				return fmt.Sprintf("relay of %s: newest board %d, want %d", ids[i], r.Seq(), 10+i), false
 			}
-			time.Sleep(5 * time.Millisecond)
 		}
-	}
+		return nil, true
+	})
 	if more := settledGoroutines() - before; more >= lanes/2 {
 		t.Errorf("%d relays added %d goroutines", lanes, more)
 	}
 }
 
 // settledGoroutines returns how many goroutines there are once those
-// that were ending have ended.
+// that were ending have ended: once two counts a poll apart agree, or
+// the newest count after 200 ms of goroutines coming and going.
 func settledGoroutines() int {
-	n := runtime.NumGoroutine()
-	for range 20 {
-		time.Sleep(10 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	n := -1
+	polltest.Wait(ctx, "the count of goroutines to settle", func() (any, bool) {
 		m := runtime.NumGoroutine()
-		if m == n {
-			return n
-		}
+		settled := m == n
 		n = m
-	}
+		return n, settled
+	}) // unsettled, the newest count is what there is
 	return n
 }

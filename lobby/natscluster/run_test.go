@@ -2,6 +2,7 @@ package natscluster
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/polltest"
 
 	"github.com/tenpin/tenpin/lobby/natsconn"
 )
@@ -104,18 +106,14 @@ func TestRunLeavesNoGoroutine(t *testing.T) {
 	for c.Wakes() == 0 {
 		c.lastBeat.Store(time.Now().Add(-time.Hour).UnixNano())
 	}
-	for _, call := range []string{"adopt", "wake", "snapshot"} {
-		for {
-			if _, ok := lanes.in.Load(call); ok {
-				break
-			}
-			select {
-			case <-deadline:
-				t.Fatalf("the cluster did not call %s in 10 s", call)
-			case <-time.After(10 * time.Millisecond): // polling lanes.in; bounded by deadline
-			}
-		}
-	}
+	polltest.Until(t, 10*time.Second, "the cluster to adopt, wake and snapshot its lanes", func() (any, bool) {
+		var called []string
+		lanes.in.Range(func(call, _ any) bool {
+			called = append(called, call.(string))
+			return true
+		})
+		return fmt.Sprint("called ", called), len(called) == 3
+	})
 
 	cancel()
 	select {
@@ -126,17 +124,14 @@ func TestRunLeavesNoGoroutine(t *testing.T) {
 	if n := lanes.running.Load(); n != 0 {
 		t.Errorf("Run returned while %d calls to its lanes still ran", n)
 	}
-	// The other tests' nodes run beside this one, and their goroutines
-	// come and go: wait for the count to come back down rather than read
+	// The NATS client's goroutines of the connection may take a moment
+	// to settle: wait for the count to come back down rather than read
 	// it once. The ping of n3, which waits a minute for its answer unless
-	// Run ends it, would keep it up.
-	for end := time.Now().Add(5 * time.Second); ; {
+	// Run ends it, would keep it up. (No other test's nodes run beside
+	// this one: the tests that form clusters are parallel, and run only
+	// once this one has ended.)
+	polltest.Until(t, 5*time.Second, fmt.Sprintf("the goroutines to come back to the %d before the cluster was made", before), func() (any, bool) {
 		after := settledGoroutines()
-		if after <= before {
-			break
-		}
-		if time.Now().After(end) {
-			t.Fatalf("%d goroutines 5 s after Run returned, %d before the cluster was made", after, before)
-		}
-	}
+		return fmt.Sprint(after, " goroutines"), after <= before
+	})
 }

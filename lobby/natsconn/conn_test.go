@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tenpin/tenpin/lane/polltest"
 )
 
 // openCluster opens n connections whose embedded servers form one
@@ -186,11 +188,10 @@ func TestNoRouteIsNoError(t *testing.T) {
 			cfg.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		}
 	})
-	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(logs.String(), "missing port"); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the server never tried its route to nowhere; it logged:\n%s", logs.String())
-		}
-	}
+	polltest.Until(t, 30*time.Second, "the server to try its route to nowhere", func() (any, bool) {
+		log := logs.String()
+		return "a log of:\n" + log, strings.Contains(log, "missing port")
+	})
 	for line := range strings.Lines(logs.String()) {
 		if strings.Contains(line, "missing port") && !strings.Contains(line, "level=DEBUG") {
 			t.Errorf("the route to nowhere was logged above debug: %s", line)

@@ -2,6 +2,7 @@ package natsconn
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/tenpin/tenpin/lane/polltest"
 )
 
 // countHandler counts the records logged whose message holds a string.
@@ -62,11 +65,16 @@ func TestSlowConsumersLogOnce(t *testing.T) {
 	if err := nc.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for h.count() == 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	time.Sleep(200 * time.Millisecond) // for the other reports to come
+	// Each subscription reports its drop once, on the client's goroutine
+	// of callbacks: wait until the connection has handled every report,
+	// each either logged or counted for the next line.
+	polltest.Until(t, 5*time.Second, fmt.Sprint("the reports of all ", subs, " subscriptions"), func() (any, bool) {
+		c.slow.mu.Lock()
+		unlogged := c.slow.events
+		c.slow.mu.Unlock()
+		lines := h.count()
+		return fmt.Sprintf("%d lines, %d reports not logged", lines, unlogged), lines+unlogged >= subs
+	})
 	if n := h.count(); n != 1 {
 		t.Errorf("%d subscriptions dropping messages logged %d lines, want 1", subs, n)
 	}

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tenpin/tenpin/lane/polltest"
 	"github.com/tenpin/tenpin/lobby/server"
 	"github.com/tenpin/tenpin/protocol/client"
 )
@@ -151,12 +152,14 @@ func StartNodes(ctx context.Context, dir string, n int, cfg server.Config) ([]*N
 		return started, fmt.Errorf("servertest: forming a cluster of %d: %w", n, err)
 	}
 	for _, node := range nodes { // every node has heard of the others
-		deadline := time.Now().Add(10 * time.Second)
-		for len(node.Cluster.Nodes()) < n {
-			if time.Now().After(deadline) {
-				return started, fmt.Errorf("servertest: %s hears of %v only", node.Name, node.Cluster.Nodes())
-			}
-			time.Sleep(10 * time.Millisecond)
+		hearing, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := polltest.Wait(hearing, fmt.Sprintf("%s to hear of %d nodes", node.Name, n), func() (any, bool) {
+			heard := node.Cluster.Nodes()
+			return heard, len(heard) >= n
+		})
+		cancel()
+		if err != nil {
+			return started, fmt.Errorf("servertest: %w", err)
 		}
 	}
 	return nodes, nil
