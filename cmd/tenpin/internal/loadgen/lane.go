@@ -219,7 +219,7 @@ type user struct {
 	rejoined   bool       // connected again: the next board may repeat the last seq
 	resync     bool       // connected again: a roll sent may not have counted
 	rematchDue bool       // the rematch was cut off by the connection closing
-	failover   bool       // connected again, or a roll not stored in time: boards may lag an event
+	failover   bool       // connected again, a roll not stored in time, or the lane taken over: boards may lag an event
 	seat       int
 	rolls      []int // this player's rolls in the current game
 	inflight   bool  // a roll sent and not yet acknowledged
@@ -387,8 +387,14 @@ func (c *user) seen(seq uint64) (last uint64, ok bool) {
 		return last, false
 	}
 	// A lane taken over starts a new epoch, in seq's high 32 bits: what
-	// it skips then is no board a slow reader missed.
-	if last != 0 && seq > last+1 && seq>>32 == last>>32 {
+	// it skips then is no board a slow reader missed. And a roll in
+	// flight when the lane's node died may have been stored there: the
+	// node that took the lane over, reading it again, refuses it as
+	// stale (see roll).
+	switch {
+	case last != 0 && seq>>32 > last>>32:
+		c.failover = true
+	case last != 0 && seq > last+1:
 		r.skipped.Add(int64(seq - last - 1))
 	}
 	c.lastSeq = seq
