@@ -78,8 +78,9 @@ type leagueNight struct{ lb *Lobby }
 // Scores enters a game's scores as its lane reports them, each place's
 // in order, and closes the night once its every game is scored (the last
 // game's end makes the night final); then it returns the match's sheet.
-// A score the league has already is no change: a lane that reports a game
-// again adds nothing.
+// A game the league has scored already is left as it is: a lane reports
+// a game again only when it did not hear the first answer, and the score
+// the league has since may be a secretary's correction (league.Report).
 func (n leagueNight) Scores(ctx context.Context, laneID string, m game.LeagueLane, g int, scores map[bowling.Name]int) (league.MatchSheet, error) {
 	var sheet league.MatchSheet
 	err := n.lb.withLeague(ctx, m.League, func(e *leagueEntry) error {
@@ -90,7 +91,7 @@ func (n leagueNight) Scores(ctx context.Context, laneID string, m game.LeagueLan
 				continue
 			}
 			score := league.GameScore{Week: m.Week, Bowler: string(p.Name), Game: g, Pins: pins}
-			if _, _, err := n.lb.changeLeague(ctx, e, by, func(l *league.League) (league.Event, error) { return l.Score(score) }, nil); err != nil {
+			if _, _, err := n.lb.changeLeague(ctx, e, by, func(l *league.League) (league.Event, error) { return l.Report(score) }, nil); err != nil {
 				return err
 			}
 		}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/bowling"
+	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/polltest"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/lobby/memjournal"
@@ -140,6 +142,7 @@ func TestCorrectABallOfAKeptNight(t *testing.T) {
 			}
 			if keep {
 				correctABall(t, c, l)
+				lateReport(t, s, c, l, id)
 				return
 			}
 			// A lane that has stopped answers with its last games until
@@ -224,5 +227,33 @@ func correctABall(t *testing.T, c *tenpin.Client, l protocol.CreatedLeague) {
 	}
 	if h, err = c.LeagueHistory(t.Context(), l.ID); err != nil || len(h) != before+2 {
 		t.Errorf("history: %d records, %v; want %d (refusals store nothing)", len(h), err, before+2)
+	}
+}
+
+// lateReport: the night's lane reports Park's game again, 80 as bowled
+// (a lane does when it did not hear the first answer), after the
+// secretary corrected it to 89: the correction stands, and nothing is
+// recorded.
+func lateReport(t *testing.T, s *testServer, c *tenpin.Client, l protocol.CreatedLeague, laneID string) {
+	t.Helper()
+	h, err := c.LeagueHistory(t.Context(), l.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := game.LeagueLane{League: l.ID, Week: 1, Games: 1, Teams: [2]string{"Pin Pals", "Strikers"}, Places: []game.LeaguePlace{{Name: "Park", Team: 1}}}
+	if _, err := s.lobby.LeagueNight().Scores(t.Context(), laneID, m, 1, map[bowling.Name]int{"Park": 80}); err != nil {
+		t.Fatalf("the late report: %v", err)
+	}
+	st, err := c.Standings(t.Context(), l.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bw := range st.Bowlers {
+		if bw.Name == "Park" && bw.Pins != 89 {
+			t.Errorf("after the lane's late report, Park's line: %+v, want the secretary's 89", bw)
+		}
+	}
+	if again, err := c.LeagueHistory(t.Context(), l.ID); err != nil || len(again) != len(h) {
+		t.Errorf("after the lane's late report: %d records, %v; want %d", len(again), err, len(h))
 	}
 }

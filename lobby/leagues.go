@@ -196,6 +196,9 @@ func (lb *Lobby) changeLeague(ctx context.Context, e *leagueEntry, by string, de
 		if err != nil {
 			return league.Record{}, false, err
 		}
+		if ev.Kind == "" { // decided: no change
+			return league.Record{}, false, nil
+		}
 		if ev.Kind == league.Corrected && ev.Was == ev.Pins && ev.Frame == 0 { // a ball's correction is kept even if the score stays
 			return league.Record{Event: ev}, false, nil
 		}

@@ -249,6 +249,20 @@ func (l *League) Score(g GameScore) (Event, error) {
 	return e, nil
 }
 
+// Report decides a lane's report of a game it saw bowled: as [League.Score]
+// does, but a game scored already is left as it is, and Report returns
+// the zero Event (no change). A lane reports each game once, when it
+// ends, and again only if it did not hear the answer: the score the
+// league has since then is the lane's, or a secretary's correction of it,
+// which a late report must not take back.
+func (l *League) Report(g GameScore) (Event, error) {
+	e, err := l.Score(g)
+	if err != nil || e.Kind == Corrected {
+		return Event{}, err
+	}
+	return e, nil
+}
+
 // BallFix is a ball of a game already scored that the secretary corrects:
 // the week's night, who bowled it (as [GameScore] names them), which game
 // (from 1), which ball — frame 1 to 10, ball 1 to 3 within it — and the

@@ -554,3 +554,29 @@ func TestSheetFirstNight(t *testing.T) {
 		t.Errorf("Sue's place = %+v, want %+v", got, want)
 	}
 }
+
+// TestReportKeepsWhatTheLeagueHas: a lane's report scores a game the
+// league has not; a report of a game scored already (the lane did not
+// hear the first answer, and a secretary may have corrected the game
+// meanwhile) changes nothing.
+func TestReportKeepsWhatTheLeagueHas(t *testing.T) {
+	s := newSeason(t, Settings{
+		Name: "Reports", GamesPerNight: 2, Points: Points{1, 1},
+		Teams: duo("A", Bowler{Name: "Ann"}, "B", Bowler{"Cat", 170}), Weeks: 2,
+	})
+	s.open(1)
+	e, err := s.l.Report(GameScore{Week: 1, Bowler: "Ann", Game: 1, Pins: 130})
+	if want := (Event{Kind: Scored, Week: 1, Bowler: "Ann", Game: 1, Pins: 130}); !reflect.DeepEqual(e, want) || err != nil {
+		t.Fatalf("Report(a game not scored) = %+v, %v; want %+v", e, err, want)
+	}
+	s.apply(e, err)
+	s.apply(s.l.Score(GameScore{Week: 1, Bowler: "Ann", Game: 1, Pins: 150})) // the secretary's correction
+	for _, pins := range []int{130, 150, 170} {
+		if e, err := s.l.Report(GameScore{Week: 1, Bowler: "Ann", Game: 1, Pins: pins}); !reflect.DeepEqual(e, Event{}) || err != nil {
+			t.Errorf("Report(game 1 again, %d pins) = %+v, %v; want no change", pins, e, err)
+		}
+	}
+	if _, err := s.l.Report(GameScore{Week: 1, Bowler: "Zed", Game: 1, Pins: 100}); !errors.Is(err, ErrUnknownBowler) {
+		t.Errorf("Report(nobody of the league) = %v; want %v", err, ErrUnknownBowler)
+	}
+}
