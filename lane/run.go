@@ -2,6 +2,7 @@ package lane
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"time"
@@ -255,6 +256,12 @@ func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request, k *Se
 		e, err = l.state.NewGame(c.seat)
 	case protocol.TypeCorrect, protocol.TypeSkip, protocol.TypeRemove, protocol.TypeReadmit, protocol.TypeFree:
 		e, err = l.decideFairPlay(c, m)
+	}
+	if errors.Is(err, game.ErrRolledAlready) {
+		// The roll sent again: acknowledged with the board the lane
+		// shows, which has it (the lane holds it: see sync).
+		l.ack(c, m.ID)
+		return
 	}
 	if err == nil {
 		err = l.record(ctx, e)

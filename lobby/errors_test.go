@@ -85,7 +85,7 @@ func TestErrorCodes(t *testing.T) {
 		a.expectAck(t, "r")
 		check(t, []step{
 			{"more than standing", a, `{"type":"roll","pins":5,"frame":1,"ball":2,"id":"e"}`, "invalid_pins"},
-			{"the same ball again", a, `{"type":"roll","pins":6,"frame":1,"ball":1,"id":"e"}`, "stale_roll"},
+			{"the ball bowled, another count", a, `{"type":"roll","pins":5,"frame":1,"ball":1,"id":"e"}`, "stale_roll"},
 		})
 	})
 	// Malformed JSON has no id to answer to, but is answered all the same.

@@ -71,10 +71,14 @@
 // # Rolls
 //
 // A roll names the ball it is for: frame (1–10) and ball (1–3 within that
-// frame), both required — the board's up.frame and up.ball. A roll for any
-// other ball than the one up is refused with stale_roll and changes
-// nothing, so a repeated, late or doubled roll (a held key, a double tap, a
-// retry after a lost ack) can never count twice.
+// frame), both required — the board's up.frame and up.ball. So a repeated,
+// late or doubled roll (a held key, a double tap, a retry after a lost
+// ack) can never count twice. A roll for a ball bowled already that gives
+// what that ball has (its pins, its deck if it gives one, its foul) is
+// that ball sent again: it is acknowledged, with the seq of a board that
+// shows it, and changes nothing, so a client that never heard its roll's
+// answer may send it again and learn that it counted. A roll for any other
+// ball than the one up is refused with stale_roll and changes nothing.
 //
 // A player enters their own balls. The host — the first player seated, or
 // after they leave the next in seat order; the board's "host" — may enter
@@ -236,7 +240,7 @@
 //	game_started     start once the game has started; join once the game is over, before the rematch
 //	not_playing      roll or skip while no game is in play, correct before a ball is bowled
 //	not_your_turn    roll by a player who is not up
-//	stale_roll       roll for a ball other than the one up (frame and ball): repeated, late, or ahead of the game
+//	stale_roll       roll for a ball other than the one up (frame and ball): late, ahead of the game, or a ball bowled already with other pins
 //	not_host         start, rematch or remove from a player who is not the host; a roll for a connected player, or a correction of another's ball, by someone else; a join with a "host_key" that is not the lane's
 //	invalid_pins     pins below 0, above 10, or more than are standing
 //	bad_token        resume with a token that holds no seat on this lane
@@ -277,7 +281,9 @@
 //	← {"type":"board",…,"seq":3,"up":{"seat":0,"frame":2,"ball":1,"standing":10},"host":"PJS","players":[{…,"frames":[{"marks":"X","rolls":[10],"score":null}],…}],…}
 //	← {"type":"ack","ref":"4","seq":3}
 //	→ {"type":"roll","pins":10,"frame":1,"ball":1,"id":"5"}
-//	← {"type":"error","code":"stale_roll","message":"frame 1 ball 1 is not PJS's next ball (that is frame 2 ball 1)","ref":"5"}
+//	← {"type":"ack","ref":"5","seq":3}
+//	→ {"type":"roll","pins":9,"frame":1,"ball":1,"id":"5b"}
+//	← {"type":"error","code":"stale_roll","message":"frame 1 ball 1 is not PJS's next ball (that is frame 2 ball 1)","ref":"5b"}
 //
 // Fair play: BOB's 7 was an 8 (a correction the rules refuse changes
 // nothing); BOB's phone then locks while BOB is up, and PJS skips BOB once

@@ -19,7 +19,7 @@ const (
 	CodeGameStarted       Code = "game_started"       // start once the game has started; join once it is over, before the rematch
 	CodeNotPlaying        Code = "not_playing"        // roll when no game is in play
 	CodeNotYourTurn       Code = "not_your_turn"      // roll by a player who is not up
-	CodeStaleRoll         Code = "stale_roll"         // roll for a ball that is not the one up: repeated, late, or ahead
+	CodeStaleRoll         Code = "stale_roll"         // roll for a ball that is not the one up: late, ahead, or a ball bowled with other pins
 	CodeNotHost           Code = "not_host"           // start or rematch from a player who is not the host
 	CodeInvalidPins       Code = "invalid_pins"       // pins below 0, above 10 or above those standing; a deck that cannot be
 	CodeBadToken          Code = "bad_token"          // resume with a token that holds no seat here

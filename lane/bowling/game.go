@@ -291,6 +291,15 @@ func (g *Game) CorrectBall(frame, ball int, b Ball) (was Ball, err error) {
 	return was, nil
 }
 
+// BallAt returns ball (1 to 3) of frame (1 to 10), if it has been bowled.
+func (g *Game) BallAt(frame, ball int) (Ball, bool) {
+	i, err := g.ballIndex(frame, ball)
+	if err != nil {
+		return Ball{}, false
+	}
+	return g.ball(i), true
+}
+
 // ballIndex returns the index in the rolls of ball (1 to 3) of frame (1 to
 // 10), or an error wrapping [ErrInvalidCorrection] if it was not bowled.
 func (g *Game) ballIndex(frame, ball int) (int, error) {

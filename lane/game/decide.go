@@ -24,9 +24,15 @@ var (
 	ErrNotFinished = errors.New("game: game not finished")
 	// ErrClosed: any command to a lane that has closed.
 	ErrClosed = errors.New("game: lane closed")
-	// ErrStaleRoll: a roll for a ball other than the one up: a repeated
-	// or late roll, which must never count twice, or one ahead of the game.
+	// ErrStaleRoll: a roll for a ball other than the one up: a late
+	// roll, which must never count, or one ahead of the game.
 	ErrStaleRoll = errors.New("game: stale roll")
+	// ErrRolledAlready: a roll for a ball bowled already, as that very
+	// ball — the same pins, deck and foul: the roll sent again, whose
+	// answer was lost (a retry, or a lane's node that died after storing
+	// it and before answering). It changes nothing, and is no refusal:
+	// the lane acknowledges it as the roll that counted.
+	ErrRolledAlready = errors.New("game: rolled already")
 	// ErrNotHost: a command only the host may give (start, a new game,
 	// remove, another player's correction), from another player.
 	ErrNotHost = errors.New("game: not the host")
@@ -221,8 +227,9 @@ type Throw struct {
 }
 
 // Roll decides whether a throw counts. It must be for the ball up — the
-// player up, the frame and the ball they are on — so that a repeated or
-// late roll is refused (ErrStaleRoll) and never counts twice. A player
+// player up, the frame and the ball they are on — so that a late roll is
+// refused (ErrStaleRoll) and a repeated one never counts twice: one that
+// is the ball bowled already is ErrRolledAlready. A player
 // enters their own balls; the host may enter anyone's, and any seated
 // player may enter the ball of a player up who is offline.
 func (s *State) Roll(t Throw) (Event, error) {
@@ -247,6 +254,9 @@ func (s *State) Roll(t Throw) (Event, error) {
 	case t.For != t.By && t.By != s.Host() && !(t.For == up && t.UpOffline):
 		return Event{}, fmt.Errorf("%w: only the host%s may enter %s's roll while %s is connected", ErrNotHost, s.hostNamed(), t.For, t.For)
 	case g.Over() || t.Frame != g.CurrentFrame() || t.Ball != g.Ball():
+		if b, ok := g.BallAt(t.Frame, t.Ball); ok && t.is(b) {
+			return Event{}, fmt.Errorf("%w: frame %d ball %d of %s is %s", ErrRolledAlready, t.Frame, t.Ball, t.For, b)
+		}
 		return Event{}, fmt.Errorf("%w: frame %d ball %d is not %s's next ball%s", ErrStaleRoll, t.Frame, t.Ball, t.For, next(g))
 	case t.For != up:
 		return Event{}, fmt.Errorf("%w: it is %s's turn, not %s's", bowling.ErrNotYourTurn, up, t.For)
@@ -266,6 +276,20 @@ func (s *State) Roll(t Throw) (Event, error) {
 		e.By = t.By
 	}
 	return e, nil
+}
+
+// is reports whether b, a ball bowled, is the ball t throws: the same
+// pins, or the same deck if t gives the deck alone, and the same foul.
+func (t Throw) is(b bowling.Ball) bool {
+	switch {
+	case b.Foul != t.Foul:
+		return false
+	case t.FromDeck:
+		return b.HasDeck && b.Deck == t.Deck
+	case t.HasDeck:
+		return b.Pins == t.Pins && b.HasDeck && b.Deck == t.Deck
+	}
+	return b.Pins == t.Pins
 }
 
 // correctGame corrects a ball of g: a count only as [bowling.Game.Correct]

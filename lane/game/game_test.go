@@ -157,13 +157,16 @@ func TestDecideAndApply(t *testing.T) {
 		{"roll 11", roll("AAA", 11), bowling.ErrInvalidPins, Playing},
 		{"roll 10", roll("AAA", 10), nil, Playing},
 		{"roll by a stranger", roll("ZZZ", 1), bowling.ErrUnknownPlayer, Playing},
-		{"AAA's strike again", throw(Throw{By: "AAA", Frame: 1, Ball: 1, Pins: 10}), ErrStaleRoll, Playing},
+		{"AAA's strike again", throw(Throw{By: "AAA", Frame: 1, Ball: 1, Pins: 10}), ErrRolledAlready, Playing},
+		{"AAA's first ball again, another count", throw(Throw{By: "AAA", Frame: 1, Ball: 1, Pins: 9}), ErrStaleRoll, Playing},
+		{"AAA's first ball again, a foul", throw(Throw{By: "AAA", Frame: 1, Ball: 1, Pins: 10, Foul: true}), ErrStaleRoll, Playing},
 		{"BBB's ball ahead", throw(Throw{By: "BBB", Frame: 1, Ball: 2, Pins: 1}), ErrStaleRoll, Playing},
 		{"BBB's ball in another frame", throw(Throw{By: "BBB", Frame: 2, Ball: 1, Pins: 1}), ErrStaleRoll, Playing},
 		{"BBB's ball with no frame", throw(Throw{By: "BBB", Pins: 1}), ErrStaleRoll, Playing},
 		{"AAA's next ball out of turn", throw(Throw{By: "AAA", Frame: 2, Ball: 1, Pins: 1}), bowling.ErrNotYourTurn, Playing},
 		{"roll 6", roll("BBB", 6), nil, Playing},
-		{"BBB's 6 again", throw(Throw{By: "BBB", Frame: 1, Ball: 1, Pins: 6}), ErrStaleRoll, Playing},
+		{"BBB's 6 again", throw(Throw{By: "BBB", Frame: 1, Ball: 1, Pins: 6}), ErrRolledAlready, Playing},
+		{"BBB's 6 again as its deck", throw(Throw{By: "BBB", Frame: 1, Ball: 1, Deck: bowling.Deck(0b1111), HasDeck: true, FromDeck: true}), ErrStaleRoll, Playing}, // its deck is not known
 		{"roll 5 of 4 standing", roll("BBB", 5), bowling.ErrTooManyPins, Playing},
 		{"BBB leaves", leave("BBB"), nil, Playing},
 		{"BBB leaves again", leave("BBB"), bowling.ErrUnknownPlayer, Playing},
@@ -304,7 +307,7 @@ func TestHostAndScoringForOthers(t *testing.T) {
 		{"BBB enters AAA's ball, AAA offline", throw(Throw{By: "BBB", For: "AAA", Frame: 1, Ball: 1, Pins: 3, UpOffline: true}), nil, Playing},
 		{"AAA, the host, enters AAA's second", throw(Throw{By: "AAA", Frame: 1, Ball: 2, Pins: 4}), nil, Playing},
 		{"AAA, the host, enters BBB's", throw(Throw{By: "AAA", For: "BBB", Frame: 1, Ball: 1, Pins: 10}), nil, Playing},
-		{"the host enters BBB's again", throw(Throw{By: "AAA", For: "BBB", Frame: 1, Ball: 1, Pins: 10}), ErrStaleRoll, Playing},
+		{"the host enters BBB's again", throw(Throw{By: "AAA", For: "BBB", Frame: 1, Ball: 1, Pins: 10}), ErrRolledAlready, Playing},
 	})
 	var events []Event
 	for _, e := range s.Snapshot().Snapshot.Game {
@@ -895,6 +898,34 @@ func TestLeagueLaneCheck(t *testing.T) {
 		tc.change(l)
 		if err := l.Check(); (err == nil) != tc.ok {
 			t.Errorf("%s: Check() = %v, want ok %v", tc.what, err, tc.ok)
+		}
+	}
+}
+
+// TestThrowIsTheBallBowled: a roll sent again is the ball bowled only if
+// it gives what the ball has: its count, its deck if it gives one (by
+// the deck alone, the deck), its foul.
+func TestThrowIsTheBallBowled(t *testing.T) {
+	deck := bowling.Deck(0b0000001011) // pins 1, 2 and 4 left
+	for _, tt := range []struct {
+		name  string
+		ball  bowling.Ball
+		throw Throw
+		is    bool
+	}{
+		{"the count", bowling.Ball{Pins: 7}, Throw{Pins: 7}, true},
+		{"another count", bowling.Ball{Pins: 7}, Throw{Pins: 6}, false},
+		{"a foul for a count", bowling.Ball{Pins: 0}, Throw{Pins: 0, Foul: true}, false},
+		{"the foul", bowling.Ball{Pins: 0, Foul: true}, Throw{Pins: 0, Foul: true}, true},
+		{"the count of a ball with its deck", bowling.Ball{Pins: 7, Deck: deck, HasDeck: true}, Throw{Pins: 7}, true},
+		{"the deck alone", bowling.Ball{Pins: 7, Deck: deck, HasDeck: true}, Throw{Deck: deck, HasDeck: true, FromDeck: true}, true},
+		{"another deck", bowling.Ball{Pins: 7, Deck: deck, HasDeck: true}, Throw{Deck: deck | 1<<9, HasDeck: true, FromDeck: true}, false},
+		{"a deck where none was given", bowling.Ball{Pins: 7}, Throw{Deck: deck, HasDeck: true, FromDeck: true}, false},
+		{"the count and the deck", bowling.Ball{Pins: 7, Deck: deck, HasDeck: true}, Throw{Pins: 7, Deck: deck, HasDeck: true}, true},
+		{"the count and another deck", bowling.Ball{Pins: 7, Deck: deck, HasDeck: true}, Throw{Pins: 7, Deck: deck >> 1, HasDeck: true}, false},
+	} {
+		if got := tt.throw.is(tt.ball); got != tt.is {
+			t.Errorf("%s: %+v is %+v: %v, want %v", tt.name, tt.throw, tt.ball, got, tt.is)
 		}
 	}
 }

@@ -48,7 +48,7 @@
 // seat its latest welcome gave it (the relay kept the token), is sent the
 // board of the lane's new epoch, whose seq is higher than any before, and
 // has the messages the dead node never answered read again, in order: a
-// roll the dead node stored is refused as stale, one it never read is
-// stored and acknowledged. So a roll in flight is answered, never lost,
-// and never told "nothing changed" when it may have.
+// roll the dead node stored is acknowledged as the ball bowled already,
+// one it never read is stored and acknowledged. So a roll in flight is
+// answered, never lost, and never told "nothing changed" when it did.
 package relay

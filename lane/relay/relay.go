@@ -387,7 +387,7 @@ func (rc *relayed) handedTo(ctx context.Context) lane.Session {
 // and reads again, in the order they were sent, the messages the lane's
 // node did not answer: that node may have stored them before it died, or
 // never read them, so they are answered as if resent: a roll stored
-// already is refused as stale, one not stored is stored. The token of a
+// already is acknowledged as the ball bowled, one not stored is stored. The token of a
 // join not welcomed resumes the seat if it was stored. No token crosses
 // between nodes: the relay kept them, and l is this node's.
 //

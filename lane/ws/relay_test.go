@@ -316,7 +316,8 @@ func TestRelayedAckFollowsItsBoardAtOnce(t *testing.T) {
 			{`{"type":"join","name":"AAA","id":"join"}`, "welcome join", true},
 			{`{"type":"start","id":"start"}`, "ack start", true},
 			{`{"type":"roll","frame":1,"ball":1,"pins":3,"id":"r1"}`, "ack r1", true},
-			{`{"type":"roll","frame":1,"ball":1,"pins":3,"id":"again"}`, "error again", false}, // stale: no change, its board sent already
+			{`{"type":"roll","frame":1,"ball":1,"pins":3,"id":"again"}`, "ack again", false}, // sent again: no change, its board sent already
+			{`{"type":"roll","frame":1,"ball":1,"pins":4,"id":"stale"}`, "error stale", false},
 		} {
 			s.Read(t.Context(), []byte(m.msg))
 			synctest.Wait()

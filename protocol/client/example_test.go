@@ -67,14 +67,20 @@ func Example() {
 		}
 	}
 
-	// The same roll again is refused: a roll names its ball.
-	_, err = conn.Roll(ctx, 1, 1, 10)
+	// The same roll again is the ball bowled: acknowledged, it changes
+	// nothing. Another count for that ball is refused: a roll names its
+	// ball.
+	if again, err := conn.Roll(ctx, 1, 1, 10); err == nil && again.Seq == ack.Seq {
+		fmt.Println("again: the same ball")
+	}
+	_, err = conn.Roll(ctx, 1, 1, 9)
 	var refused *protocol.Error
 	if errors.As(err, &refused) {
-		fmt.Println("again:", refused.Code)
+		fmt.Println("a 9 for it:", refused.Code)
 	}
 	// Output:
 	// seat 0 for PJS
 	// PJS: X, then frame 2 ball 1
-	// again: stale_roll
+	// again: the same ball
+	// a 9 for it: stale_roll
 }
