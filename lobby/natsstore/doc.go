@@ -39,9 +39,10 @@
 // every lane for the 4–9 s its followers take to elect another. With a
 // stream led by each server, one death stalls only the lanes of the
 // streams it led. JetStream picks a new stream's leader at random, so
-// [Open] asks a server that leads more streams than another to hand one
-// over (spreadLeaders); after a failover the leaders stay where the
-// elections put them, until a node opens its journal again.
+// [Open] asks a server that leads two streams more than another to hand
+// one over (spreadLeaders), and the journal looks again every minute or
+// so: after a failover the survivors lead the dead server's streams, and
+// once it is back one is handed to it.
 //
 // A lane's position is its stream sequence times the count of shards,
 // plus its shard: it grows with the lane's appends and names one event,

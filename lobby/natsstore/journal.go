@@ -81,8 +81,10 @@ type Journal struct {
 	cfg  natsconn.Config // the connection's settings
 	opts Config
 	log  *slog.Logger
-	// stopWatch ends the health watch of an embedded server alone.
+	// stopWatch ends the journal's own goroutines: the health watch of an
+	// embedded server alone, the spreading of a cluster's leaders.
 	stopWatch context.CancelFunc
+	watchCtx  context.Context
 	watched   sync.WaitGroup
 	probed    atomic.Pointer[probeResult] // the last probe of the store: see lastProbe
 	lease     *lease                      // the hold on a stream at a URL; nil for the embedded server
@@ -142,15 +144,25 @@ func (j *Journal) open(ctx context.Context) error {
 		// more of the lanes.
 		j.log.Warn("natsstore: the streams' leaders not spread over the servers", "err", err)
 	}
+	if j.spreads() {
+		j.goWatch(j.keepSpread)
+	}
 	if j.cfg.URL != "" && !j.opts.Shared {
 		return j.takeLease(ctx) // the embedded server's directory has its file lock instead
 	}
 	if j.probes() {
-		wctx, stop := context.WithCancel(context.Background())
-		j.stopWatch = stop
-		j.watched.Go(func() { j.watch(wctx) })
+		j.goWatch(j.watch)
 	}
 	return nil
+}
+
+// goWatch runs f on a goroutine of its own until Close.
+func (j *Journal) goWatch(f func(ctx context.Context)) {
+	if j.stopWatch == nil {
+		j.watchCtx, j.stopWatch = context.WithCancel(context.Background())
+	}
+	ctx := j.watchCtx
+	j.watched.Go(func() { f(ctx) })
 }
 
 // createStreams makes the streams of lanes, or brings their settings up

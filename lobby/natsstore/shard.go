@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"sync"
@@ -225,6 +226,35 @@ func (j *Journal) each(ctx context.Context, f func(ctx context.Context, s *shard
 // have a leader.
 const leaderWait = 5 * time.Second
 
+// spreadEvery is how often a journal of several shards with copies on
+// several servers looks at its streams' leaders again (with up to a tenth
+// more at random, so that the nodes' journals do not all look at once):
+// after a server's death its streams' leadership stays with the
+// survivors, and once it is back spreadLeaders moves one over to it.
+var spreadEvery = time.Minute
+
+// spreads reports whether the journal spreads its streams' leaders.
+func (j *Journal) spreads() bool { return len(j.shards) > 1 && j.cfg.Replicas > 1 }
+
+// keepSpread spreads the leaders every spreadEvery until ctx ends.
+func (j *Journal) keepSpread(ctx context.Context) {
+	for {
+		every := spreadEvery
+		t := time.NewTimer(every + rand.N(every/10+1))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		if err := j.spreadLeaders(ctx); err != nil && ctx.Err() == nil {
+			// Another node may have moved the same leader a moment before:
+			// the next look settles it.
+			j.log.Debug("natsstore: the streams' leaders not spread over the servers", "err", err)
+		}
+	}
+}
+
 // stepdownTimeout bounds a request that a stream's leader step down.
 const stepdownTimeout = 2 * time.Second
 
@@ -235,7 +265,7 @@ const stepdownTimeout = 2 * time.Second
 // 10 ms (a named follower campaigns at once): appends to that shard wait
 // that long.
 func (j *Journal) spreadLeaders(ctx context.Context) error {
-	if len(j.shards) < 2 || j.cfg.Replicas < 2 {
+	if !j.spreads() {
 		return nil
 	}
 	infos := make([]*jetstream.StreamInfo, len(j.shards))

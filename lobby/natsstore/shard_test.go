@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -169,6 +171,61 @@ func TestShardLeadersSpread(t *testing.T) {
 		t.Logf("leaders: %q", l)
 		return l[0] != "" && l[1] != "" && l[2] != "" && l[0] != l[1] && l[1] != l[2] && l[0] != l[2]
 	})
+}
+
+// TestShardLeadersRespread: once a server leads two streams while another
+// leads none (as after it died and came back), the journal moves one
+// over within a look or two (spreadEvery, shortened here).
+func TestShardLeadersRespread(t *testing.T) {
+	if testing.Short() {
+		t.Skip("forming a cluster takes seconds")
+	}
+	every := spreadEvery
+	spreadEvery = time.Second
+	t.Cleanup(func() { spreadEvery = every }) // after the journal's Close, registered later
+	c := natstest.NewCluster(t, 3)
+	for i := range 3 {
+		c.Start(i)
+	}
+	moves := &moveCounter{t: t}
+	logger := slog.New(slog.NewTextHandler(moves, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	j, err := openOn(t.Context(), natsconn.Config{URL: c.URLs(), Replicas: 3, Logger: logger}, Config{Shards: 3, Shared: true})
+	if err != nil {
+		t.Fatalf("Open on a cluster of 3: %v", err)
+	}
+	t.Cleanup(func() { j.Close() })
+	ctx := t.Context()
+	var l []string
+	distinct := func() bool {
+		l = leaders(ctx, j.Journal, time.Second)
+		return l[0] != "" && l[1] != "" && l[2] != "" && l[0] != l[1] && l[1] != l[2] && l[0] != l[2]
+	}
+	waitFor(t, 10*time.Second, "every stream led by a server of its own", distinct)
+	before := moves.n.Load()
+	// Shard 1's leadership to shard 0's leader: it leads two, and the
+	// server that led shard 1 none.
+	if err := j.stepDown(ctx, j.shards[1].name, l[0]); err != nil {
+		t.Fatalf("move %s's leader to %s: %v", j.shards[1].name, l[0], err)
+	}
+	t.Logf("moved %s's leader from %s to %s", j.shards[1].name, l[1], l[0])
+	waitFor(t, 20*time.Second, "a leader moved back by the journal, and every stream led by a server of its own", func() bool {
+		return moves.n.Load() > before && distinct()
+	})
+}
+
+// moveCounter counts the journal's log lines that say it moved a leader,
+// and passes every line to the test's log.
+type moveCounter struct {
+	t testing.TB
+	n atomic.Int64
+}
+
+func (w *moveCounter) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), "moved to spread the leaders") {
+		w.n.Add(1)
+	}
+	w.t.Logf("%s", strings.TrimSuffix(string(p), "\n"))
+	return len(p), nil
 }
 
 // natsProcesses builds cmd/natscluster and runs a NATS cluster of three
