@@ -74,8 +74,8 @@ type Config struct {
 	Shards int
 }
 
-// Journal is a [game.Journal] in a JetStream stream. It is safe for
-// concurrent use.
+// Journal is a [game.Journal] in JetStream streams, one a shard. It is
+// safe for concurrent use.
 type Journal struct {
 	conn *natsconn.Conn
 	cfg  natsconn.Config // the connection's settings
@@ -177,10 +177,10 @@ func (j *Journal) createStreams(ctx context.Context, url string) error {
 	return nil
 }
 
-// Close stops the health watch and lets the lease go. The connection
-// stays open: its opener closes it, after the journal. The journal's
-// methods fail once the connection is closed, with an error that is not
-// [game.ErrConflict].
+// Close stops the health watch and the spreading of the leaders, and
+// lets the lease go. The connection stays open: its opener closes it,
+// after the journal. The journal's methods fail once the connection is
+// closed, with an error that is not [game.ErrConflict].
 func (j *Journal) Close() error {
 	j.closeOnce.Do(func() {
 		if j.stopWatch != nil {
