@@ -24,10 +24,11 @@ func runFailover(ctx context.Context, args []string, _ io.Reader, stdout, stderr
 	fs.DurationVar(&cfg.Every, "every", 100*time.Millisecond, "how often each player rolls (a gutter ball)")
 	fs.DurationVar(&cfg.Warmup, "warmup", 10*time.Second, "how long the lanes play before the kill")
 	fs.DurationVar(&cfg.Measure, "measure", 20*time.Second, "how long the lanes play after the kill (longer than a NATS election, 4–9 s)")
-	kill := fs.String("kill", "node", "the `target` to kill: node (a tenpin node running lanes), nats-leader (the NATS server leading the lanes' stream TENPIN_LANES) or nats (a NATS server not leading it); the two last need -natscluster")
+	kill := fs.String("kill", "node", "the `target` to kill: node (a tenpin node running lanes), nats-leader (the NATS server leading the lanes' stream TENPIN_LANES, the first shard's with -shards) or nats (a NATS server not leading it); the two last need -natscluster")
 	fs.StringVar(&cfg.Node, "node", "", "the tenpin node -kill node kills, by its `name`: n1, n2 or n3 (default: the first lane's)")
 	fs.StringVar(&cfg.NATS, "nats", "", "`URLs` (comma-separated) of an external NATS cluster with JetStream for the nodes; its servers are not killed")
 	fs.StringVar(&cfg.NATSCluster, "natscluster", "", "`path` of natscluster (go build -o /tmp/natscluster ./cmd/natscluster): the nodes use three NATS servers of their own processes, which -kill nats and nats-leader kill")
+	fs.IntVar(&cfg.Shards, "shards", 0, "the nodes' -shards: the streams the lanes are spread over (0: tenpin serve's default, 3 in a cluster)")
 	fs.StringVar(&cfg.Dir, "dir", "", "`dir`ectory for the processes' data and logs (default: a new temporary one, removed unless the run fails)")
 	jsonOut := fs.Bool("json", false, "write the report as JSON")
 	fs.Usage = func() {

@@ -23,6 +23,7 @@ import (
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/lobby/natsconn"
+	"github.com/tenpin/tenpin/lobby/natsstore"
 	"github.com/tenpin/tenpin/lobby/server"
 )
 
@@ -76,6 +77,7 @@ type serveFlags struct {
 	logLevel                                slog.Level
 	memory                                  bool
 	store                                   natsconn.Config
+	shards                                  int    // streams the lanes are spread over; 0: the store's, or the default
 	node                                    string // a node of a cluster: its name
 }
 
@@ -114,6 +116,7 @@ func parseServe(args []string, stderr io.Writer) (*serveFlags, error) {
 	tlsCA := fs.String("cluster-tls-ca", "", "`file` of the authority (PEM) that issued every node's -cluster-tls-cert")
 	routes := fs.String("routes", "", "comma-separated cluster `URLs` (nats://host:port) of every other node's embedded NATS server")
 	replicas := fs.Int("replicas", 0, "copies of each event and of every bucket a cluster keeps, each on a NATS server of its own (0: 3; with -cluster fewer when -routes names fewer other nodes); with -nats, 1 only on a single NATS server, or to lose the lanes while the one that holds them is down")
+	fs.IntVar(&f.shards, "shards", 0, fmt.Sprintf("streams the lanes' events are spread over, each led by a NATS server, so that one server's death stalls only its streams' share of the lanes (1 to %d; 0: as many as the store was made with, or for a new store 3 with several copies (-node or -nats) and 1 alone); a store keeps the count it was made with, and refuses another", natsstore.MaxShards))
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: tenpin [serve] [flags]\n\nRuns the tenpin server.")
 		fs.PrintDefaults()
@@ -159,6 +162,12 @@ func parseServe(args []string, stderr io.Writer) (*serveFlags, error) {
 		return nil, errors.New("serve: -replicas needs -node or -nats: the embedded server alone keeps one copy")
 	}
 	store.Replicas = *replicas
+	switch {
+	case f.shards < 0 || f.shards > natsstore.MaxShards:
+		return nil, fmt.Errorf("serve: -shards %d: want 1 to %d, or 0 for the store's count", f.shards, natsstore.MaxShards)
+	case f.shards > 0 && f.memory:
+		return nil, errors.New("serve: -shards and -memory exclude each other: lanes kept in memory are in no stream")
+	}
 	f.store = store
 	return f, nil
 }
@@ -305,8 +314,10 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		// tells the next one where to route, before the cluster forms.
 		store.Listening = func(url string) { fmt.Fprintf(stdout, "tenpin cluster routes to this node: %s\n", url) }
 	}
-	node, err := server.New(ctx, server.Config{Lobby: cfg, Memory: f.memory, Store: store, Keep: f.keep, Node: f.node, Logger: logger})
+	node, err := server.New(ctx, server.Config{Lobby: cfg, Memory: f.memory, Store: store, Shards: f.shards, Keep: f.keep, Node: f.node, Logger: logger})
 	switch {
+	case errors.Is(err, natsstore.ErrShards):
+		return fmt.Errorf("serve: -shards %d: %w; start it with -shards 0 (or the store's count)", f.shards, err)
 	case errors.Is(err, natsconn.ErrNoSecret):
 		return fmt.Errorf("serve: -cluster %s: %w; give every node the same -cluster-secret-file (head -c 32 /dev/urandom | base64 > cluster.secret), or keep -cluster on 127.0.0.1", store.Cluster, err)
 	case errors.Is(err, natsconn.ErrFewServers):
@@ -365,9 +376,9 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fmt.Fprintf(stdout, "tenpin serving on http://%s\n", displayAddr(ln.Addr()))
 	fmt.Fprintf(stdout, "tenpin friends: %s\n", describeInvite(ln.Addr(), urls))
 	if node.Cluster != nil {
-		fmt.Fprintf(stdout, "tenpin lanes: %s; node %s of a cluster: lanes no node runs are taken over\n", describeStore(f.store, f.memory), f.node)
+		fmt.Fprintf(stdout, "tenpin lanes: %s%s; node %s of a cluster: lanes no node runs are taken over\n", describeStore(f.store, f.memory), describeShards(node.Journal), f.node)
 	} else {
-		fmt.Fprintf(stdout, "tenpin lanes: %s; %d restored\n", describeStore(f.store, f.memory), restored)
+		fmt.Fprintf(stdout, "tenpin lanes: %s%s; %d restored\n", describeStore(f.store, f.memory), describeShards(node.Journal), restored)
 	}
 	fmt.Fprintf(stdout, "tenpin connections: %s\n", describeConns(maxConns, f.maxConns, nofile, known, lowered))
 	fmt.Fprintf(stdout, "tenpin answers to: %s\n", hosts)
@@ -524,6 +535,18 @@ func parseStore(dir string, memory bool, url, fsync string) (natsconn.Config, er
 	}
 	cfg.SyncInterval = d
 	return cfg, nil
+}
+
+// describeShards says over how many streams the lanes are spread, if
+// they are in streams.
+func describeShards(j *natsstore.Journal) string {
+	if j == nil {
+		return ""
+	}
+	if n := j.Shards(); n > 1 {
+		return fmt.Sprintf(", spread over %d streams (-shards)", n)
+	}
+	return ", in one stream (-shards)"
 }
 
 // describeStore says where lanes are kept and what an ack promises.

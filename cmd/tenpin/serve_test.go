@@ -227,7 +227,10 @@ func TestServeFlags(t *testing.T) {
 		{"-node", "n1"}, // with -memory
 		{"-routes", "nats://127.0.0.1:6223", "-node", "n1"},
 		{"-replicas", "-1"},
-		{"-replicas", "3"},                         // without -node
+		{"-replicas", "3"}, // without -node
+		{"-shards", "-1"},
+		{"-shards", "17"},
+		{"-shards", "3"},                           // with -memory
 		{"-cluster-secret-file", "cluster.secret"}, // without -cluster
 		{"-cluster-tls-cert", "node.pem"},          // without -cluster
 	} {

@@ -12,11 +12,16 @@ import (
 var ErrConflict = errors.New("game: journal: the lane's log moved on")
 
 // Journal stores the events of lanes, each lane's in order. Positions are
-// the journal's own: they grow with every append, across all lanes, so a
-// lane's positions increase but need not be consecutive. Implementations
-// are in lobby/memjournal (in memory) and lobby/natsstore (NATS
-// JetStream); they must be safe for concurrent use by many lanes, and one
-// lane's append must not wait for another's.
+// the journal's own: a lane's grow with each of its appends, and no two
+// events have the same one. A journal may spread its lanes over shards,
+// each in an order of its own (lobby/natsstore's streams): then the
+// positions of two lanes of one shard say which event came first, and
+// those of two lanes of different shards do not, for a quiet shard's
+// appends get positions below those a busy one gave earlier. With one
+// shard, positions grow with every append, across all lanes.
+// Implementations are in lobby/memjournal (in memory, one shard) and
+// lobby/natsstore (NATS JetStream); they must be safe for concurrent use
+// by many lanes, and one lane's append must not wait for another's.
 type Journal interface {
 	// Append stores e as the next event of lane, whose last stored event
 	// is at position last (0: the lane has none yet), and returns e's
@@ -30,9 +35,9 @@ type Journal interface {
 	// before appending again.
 	Append(ctx context.Context, lane string, last uint64, e Event) (uint64, error)
 
-	// Read returns the events of lane stored after position after (0: all
-	// of them), in order. The log's Last is the position of the last of
-	// them, or after if there are none.
+	// Read returns the events of lane stored at positions above after (0:
+	// all of them), in order. The log's Last is the position of the last
+	// of them, or after if there are none.
 	Read(ctx context.Context, lane string, after uint64) (Log, error)
 
 	// Lanes returns the logs of every lane stored, ordered by the position
@@ -42,15 +47,25 @@ type Journal interface {
 	// so that one bad log does not keep the others from being restored.
 	Lanes(ctx context.Context) ([]Log, error)
 
-	// Last returns the position of the last event stored, of any lane (0
-	// if none ever was). Positions never go back, not even after Compact
-	// or a restart of the store.
+	// Last returns a mark of what is stored now, for Compact: at or above
+	// the position of every event stored (0 if none ever was), greater
+	// after any append, and never lower, not even after Compact or a
+	// restart of the store. With one shard it is the position of the last
+	// event stored, of any lane.
 	Last(ctx context.Context) (uint64, error)
 
-	// Compact drops every event stored at a position below before, of
-	// every lane; a lane left with no events is gone from Lanes. The
-	// caller first makes sure that every lane still open has a snapshot at
-	// or after before. Appends may run while it does.
+	// Compact drops stored events, of every lane; a lane left with no
+	// events is gone from Lanes. Given before = m+1, m a mark that Last
+	// returned, it drops every event stored before that call of Last and
+	// none appended after it returned. Given a lower before (the mark
+	// lowered to a position that a lane still needs), it drops no event
+	// at a position at or above before, nor any appended after such a
+	// mark, and may keep more than the events below before. A before
+	// beyond the last mark plus one is taken as that. With one shard,
+	// Compact(before) drops exactly the events at positions below before.
+	// The caller first makes sure that every lane still open has a
+	// snapshot stored after the Last it compacts by, or keeps its events
+	// from a position it lowers before to. Appends may run while it does.
 	Compact(ctx context.Context, before uint64) error
 }
 

@@ -8,10 +8,11 @@
 //
 // # Its parts
 //
-//   - The journal (journal.go): [Open] makes the stream of lanes, and
-//     [Journal.Append] appends behind the lane's fence; publish.go sends
-//     an append without the jetstream package's costs; read.go reads a
-//     lane back, or every lane at once.
+//   - The journal (journal.go): [Open] makes the streams of lanes, and
+//     [Journal.Append] appends behind the lane's fence; shard.go spreads
+//     the lanes over the streams and their leaders over the servers;
+//     publish.go sends an append without the jetstream package's costs;
+//     read.go reads a lane back, or every lane at once.
 //   - Its health (health.go): [Journal.Check], and on an embedded server
 //     alone a probe every few seconds that restarts JetStream when the
 //     store stops taking writes.
@@ -22,12 +23,30 @@
 //
 // # Layout
 //
-// One stream, [StreamName], holds every lane, one subject a lane:
-// [SubjectPrefix] followed by the lane's id, which must therefore be a
-// single subject token (no '.', '*', '>' or white space). A lane's
-// positions are the stream's sequence numbers. One stream rather than one
-// a lane because a stream costs memory, goroutines and start-up time of its
-// own, and in a cluster a raft group of its own.
+// The lanes are spread over [Config.Shards] streams, one subject a lane:
+// shard 0's stream is [StreamName], its subjects [SubjectPrefix] followed
+// by the lane's id (which must therefore be a single subject token: no
+// '.', '*', '>' or white space); shard k's is StreamName_k, its subjects
+// tenpin.shard.k.lane.<id>. A lane's shard is a hash of its id modulo the
+// count, which the store keeps in shard 0's metadata from the day it is
+// made: a journal opened with another count would look for lanes in the
+// wrong streams, and is refused ([ErrShards]). A store made before there
+// were shards is one shard of one.
+//
+// One stream for every lane would be cheapest — a stream costs memory,
+// goroutines and start-up time of its own, and in a cluster a raft group
+// of its own — but then the death of the server that leads it stalls
+// every lane for the 4–9 s its followers take to elect another. With a
+// stream led by each server, one death stalls only the lanes of the
+// streams it led. JetStream picks a new stream's leader at random, so
+// [Open] asks a server that leads two streams more than another to hand
+// one over (spreadLeaders), and the journal looks again every minute or
+// so: after a failover the survivors lead the dead server's streams, and
+// once it is back one is handed to it.
+//
+// A lane's position is its stream sequence times the count of shards,
+// plus its shard: it grows with the lane's appends and names one event,
+// and with one shard it is the stream sequence itself.
 //
 // # Appends
 //
@@ -49,11 +68,16 @@
 // A [game.Snapshot] is a message like any other: no subject rollup, which
 // would purge the lane's subject, scanning every message stored since the
 // lane's first (all lanes' messages interleave). [Journal.Compact] purges
-// the stream up to a sequence instead, of every lane at once: the blocks
-// below it are removed whole. [Journal.Last] is the stream's last
-// sequence, which JetStream keeps after a purge, even of every message,
-// and across restarts: positions never go back. A read that runs into a
-// compaction returns what the stream holds after it.
+// each stream up to a sequence instead, of every lane at once: the blocks
+// below it are removed whole. With one shard, [Journal.Last] is the
+// stream's last sequence, which JetStream keeps after a purge, even of
+// every message, and across restarts: positions never go back. With
+// several, a quiet shard's appends get positions below those a busy one
+// gave earlier, so Last returns a mark (see markOf) and the journal
+// remembers the sequence each stream stood at when it handed it out:
+// Compact(mark+1) purges each stream up to there, and never drops the
+// snapshots the lanes stored after Last, whatever their positions. A read
+// that runs into a compaction returns what the stream holds after it.
 //
 // # Durability
 //

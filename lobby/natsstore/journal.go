@@ -25,9 +25,11 @@ import (
 
 // Names in the store. They are stored: never change them.
 const (
-	// StreamName is the stream of every lane.
+	// StreamName is the stream of every lane, or of the lanes of the
+	// first shard; shard k's is StreamName_k.
 	StreamName = "TENPIN_LANES"
-	// SubjectPrefix followed by a lane's id is the lane's subject.
+	// SubjectPrefix followed by a lane's id is the lane's subject in the
+	// first shard; in shard k, tenpin.shard.k.lane. is.
 	SubjectPrefix = "tenpin.lane."
 )
 
@@ -62,24 +64,36 @@ type Config struct {
 	// cluster: no lease is taken on it, for every node writes to it, and
 	// each lane's fence keeps them apart.
 	Shared bool
+
+	// Shards is how many streams the lanes' events are spread over (at
+	// most [MaxShards]): the death of the NATS server that leads one of
+	// them stalls its lanes alone while a new leader is elected. It is
+	// fixed when the store is made: 0 takes the store's, or for a new
+	// store [DefaultShards] of the connection's replicas; another count
+	// than the store's fails with [ErrShards].
+	Shards int
 }
 
-// Journal is a [game.Journal] in a JetStream stream. It is safe for
-// concurrent use.
+// Journal is a [game.Journal] in JetStream streams, one a shard. It is
+// safe for concurrent use.
 type Journal struct {
 	conn *natsconn.Conn
 	cfg  natsconn.Config // the connection's settings
 	opts Config
 	log  *slog.Logger
-	// stopWatch ends the health watch of an embedded server alone.
+	// stopWatch ends the journal's own goroutines: the health watch of an
+	// embedded server alone, the spreading of a cluster's leaders.
 	stopWatch context.CancelFunc
+	watchCtx  context.Context
 	watched   sync.WaitGroup
 	probed    atomic.Pointer[probeResult] // the last probe of the store: see lastProbe
 	lease     *lease                      // the hold on a stream at a URL; nil for the embedded server
 	nc        *nats.Conn
 	js        jetstream.JetStream
-	stream    jetstream.Stream
-	consumers chan struct{} // a slot for each consumer a read may hold: see consume
+	shards    []*shard         // the streams of lanes: see shardOf
+	stream    jetstream.Stream // the first shard's, where the health probes are stored too
+	marks     marks            // what Last handed out: see Compact
+	consumers chan struct{}    // a slot for each consumer a read may hold: see consume
 
 	closeOnce sync.Once
 }
@@ -93,6 +107,9 @@ var _ game.Journal = (*Journal)(nil)
 func Open(ctx context.Context, conn *natsconn.Conn, cfg Config) (*Journal, error) {
 	if cfg.LeaseTTL <= 0 {
 		cfg.LeaseTTL = DefaultLeaseTTL
+	}
+	if cfg.Shards < 0 || cfg.Shards > MaxShards {
+		return nil, fmt.Errorf("natsstore: %d shards: want 1 to %d, or 0 for the store's", cfg.Shards, MaxShards)
 	}
 	cc := conn.Config()
 	j := &Journal{
@@ -119,58 +136,51 @@ func (j *Journal) open(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, j.conn.TakeWait())
 	defer cancel()
-	var err error
-	if j.stream, err = j.createStream(ctx, url); err != nil {
+	if err := j.createStreams(ctx, url); err != nil {
 		return err
+	}
+	if err := j.spreadLeaders(ctx); err != nil {
+		// The streams serve all the same, with a server's death stalling
+		// more of the lanes.
+		j.log.Warn("natsstore: the streams' leaders not spread over the servers", "err", err)
+	}
+	if j.spreads() {
+		j.goWatch(j.keepSpread)
 	}
 	if j.cfg.URL != "" && !j.opts.Shared {
 		return j.takeLease(ctx) // the embedded server's directory has its file lock instead
 	}
 	if j.probes() {
-		wctx, stop := context.WithCancel(context.Background())
-		j.stopWatch = stop
-		j.watched.Go(func() { j.watch(wctx) })
+		j.goWatch(j.watch)
 	}
 	return nil
 }
 
-// createStream creates the stream of lanes, or brings its settings up to
-// date, waiting as natsconn.Conn.Take does for the cluster to take it.
-func (j *Journal) createStream(ctx context.Context, url string) (jetstream.Stream, error) {
-	var stream jetstream.Stream
-	err := j.conn.Take(ctx, "stream "+StreamName, func(ctx context.Context) (err error) {
-		stream, err = j.tryCreateStream(ctx)
-		return err
-	})
-	if err != nil {
-		err = fmt.Errorf("natsstore: create or update stream %s on %s: %w", StreamName, url, err)
+// goWatch runs f on a goroutine of its own until Close.
+func (j *Journal) goWatch(f func(ctx context.Context)) {
+	if j.stopWatch == nil {
+		j.watchCtx, j.stopWatch = context.WithCancel(context.Background())
 	}
-	return stream, err
+	ctx := j.watchCtx
+	j.watched.Go(func() { f(ctx) })
 }
 
-func (j *Journal) tryCreateStream(ctx context.Context) (jetstream.Stream, error) {
-	ctx, cancel := context.WithTimeout(ctx, max(j.cfg.Timeout, 5*time.Second))
-	defer cancel()
-	return j.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name:        StreamName,
-		Description: "tenpin: the events of every lane, a subject a lane",
-		Subjects:    []string{SubjectPrefix + "*", HealthPrefix + "*"},
-		Storage:     jetstream.FileStorage,
-		Replicas:    j.cfg.Replicas,
-		// Appends no longer roll a lane's subject up, but a server of an
-		// earlier version still does with every snapshot: while one
-		// shares a cluster with this one (a rolling upgrade), turning
-		// rollups off would make its snapshots fail. Allowing them costs
-		// nothing.
-		AllowRollup: true,
-		Duplicates:  max(duplicateWindow, 5*j.cfg.Timeout),
-	})
+// createStreams makes the streams of lanes, or brings their settings up
+// to date, waiting as natsconn.Conn.Take does for the cluster to take
+// them.
+func (j *Journal) createStreams(ctx context.Context, url string) error {
+	err := j.conn.Take(ctx, "stream "+StreamName, j.makeStreams)
+	if err != nil {
+		return fmt.Errorf("natsstore: create or update the streams of lanes on %s: %w", url, err)
+	}
+	j.stream = j.shards[0].stream
+	return nil
 }
 
-// Close stops the health watch and lets the lease go. The connection
-// stays open: its opener closes it, after the journal. The journal's
-// methods fail once the connection is closed, with an error that is not
-// [game.ErrConflict].
+// Close stops the health watch and the spreading of the leaders, and
+// lets the lease go. The connection stays open: its opener closes it,
+// after the journal. The journal's methods fail once the connection is
+// closed, with an error that is not [game.ErrConflict].
 func (j *Journal) Close() error {
 	j.closeOnce.Do(func() {
 		if j.stopWatch != nil {
@@ -185,7 +195,8 @@ func (j *Journal) Close() error {
 }
 
 // Check reports whether the store takes writes: nil while the connection
-// is up, the stream answers a request and, on an embedded server alone,
+// is up, a stream of lanes answers a request (one at least: see below)
+// and, on an embedded server alone,
 // stores a probe (see [HealthPrefix]); an error that says what fails
 // otherwise. A journal on an embedded server alone probes by itself every
 // few seconds, and restarts the server's JetStream when probes fail, so
@@ -205,8 +216,23 @@ func (j *Journal) Check(ctx context.Context) error {
 	if err, ok := j.lastProbe(); ok {
 		return err
 	}
-	if _, err := j.stream.Info(ctx); err != nil {
-		return fmt.Errorf("natsstore: stream %s does not answer: %w", StreamName, err)
+	// A shard whose stream elects a leader (its server died) stalls its
+	// own lanes, on every node alike: the store still takes the others'
+	// writes, and a node that reported itself down for it would keep
+	// pages of every lane from moving to it. Only if no stream answers
+	// does the store take no writes.
+	var mu sync.Mutex
+	var errs []error
+	j.each(ctx, func(ctx context.Context, s *shard) error {
+		if _, err := s.stream.Info(ctx); err != nil {
+			mu.Lock()
+			errs = append(errs, fmt.Errorf("natsstore: stream %s does not answer: %w", s.name, err))
+			mu.Unlock()
+		}
+		return nil
+	})
+	if len(errs) == len(j.shards) {
+		return errors.Join(errs...)
 	}
 	if !j.probes() {
 		return nil
@@ -233,13 +259,17 @@ func (j *Journal) Append(ctx context.Context, lane string, last uint64, e game.E
 }
 
 func (j *Journal) append(ctx context.Context, lane string, last uint64, e game.Event) (uint64, error) {
-	subject, err := subjectOf(lane)
+	s, subject, err := j.subjectOf(lane)
 	if err != nil {
 		return 0, err
 	}
 	data, err := game.Marshal(e)
 	if err != nil {
 		return 0, fmt.Errorf("natsstore: append to lane %q: %w", lane, err)
+	}
+	if last != 0 && j.position(s, j.seqAt(s, last)) != last {
+		// A position of another shard's: the lane cannot end there.
+		return 0, fmt.Errorf("natsstore: append to lane %q after %d: a position of another shard than the lane's: %w", lane, last, game.ErrConflict)
 	}
 	if d, ok := ctx.Deadline(); !ok || time.Until(d) > j.cfg.Timeout {
 		// Only if the caller's deadline is later than Timeout, or it has
@@ -250,13 +280,13 @@ func (j *Journal) append(ctx context.Context, lane string, last uint64, e game.E
 		ctx, cancel = context.WithTimeout(ctx, j.cfg.Timeout)
 		defer cancel()
 	}
-	id, lastText := msgID(lane, last, data), strconv.FormatUint(last, 10)
+	id, lastText := msgID(lane, last, data), strconv.FormatUint(j.seqAt(s, last), 10)
 	pause := time.Millisecond
 	for again := false; ; again = true {
-		seq, duplicate, err := j.publish(ctx, subject, data, id, lastText)
+		seq, duplicate, err := j.publish(ctx, s, subject, data, id, lastText)
 		switch {
 		case err == nil && !duplicate:
-			return seq, nil
+			return j.position(s, seq), nil
 		case err != nil && !wrongLast(err):
 			return 0, fmt.Errorf("natsstore: append to lane %q after %d: %s%w", lane, last, j.conn.Explain(), err)
 		}
@@ -264,16 +294,16 @@ func (j *Journal) append(ctx context.Context, lane string, last uint64, e game.E
 		// id: either another writer got there first, or this very append
 		// landed before and its answer was lost. The lane's last message
 		// tells.
-		m, err := j.stream.GetLastMsgForSubject(ctx, subject)
+		m, err := s.stream.GetLastMsgForSubject(ctx, subject)
 		var at uint64 // the lane's last message; 0 if it has none
 		switch {
 		case errors.Is(err, jetstream.ErrMsgNotFound):
 		case err != nil:
 			return 0, fmt.Errorf("natsstore: append to lane %q after %d was refused, and reading its last event failed: %s%w", lane, last, j.conn.Explain(), err)
 		case sameAppend(m.Header.Get(jetstream.MsgIDHeader), id):
-			return m.Sequence, nil
+			return j.position(s, m.Sequence), nil
 		default:
-			at = m.Sequence
+			at = j.position(s, m.Sequence)
 		}
 		if !duplicate && at == last {
 			// Refused for a wrong last sequence, yet the lane ends where
@@ -303,25 +333,56 @@ func (j *Journal) append(ctx context.Context, lane string, last uint64, e game.E
 	}
 }
 
-// Last returns the position of the last event stored, of any lane: the
-// stream's last sequence, which a purge does not take back (JetStream
-// keeps it, across restarts too, even with no message left).
+// Last returns a mark of what the journal holds now, as [game.Journal]
+// says: with one shard, the stream's last sequence, which a purge does not
+// take back (JetStream keeps it, across restarts too, even with no
+// message left); with more, a mark above every shard's last position that
+// grows with every append to any of them (see markOf), and the journal
+// remembers each shard's last sequence with it, for Compact.
 func (j *Journal) Last(ctx context.Context) (uint64, error) {
-	ctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
-	defer cancel()
-	info, err := j.stream.Info(ctx)
+	cut, err := j.cut(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("natsstore: last position: %s%w", j.conn.Explain(), err)
 	}
-	return info.State.LastSeq, nil
+	if len(cut) == 1 {
+		return cut[0], nil
+	}
+	m := markOf(cut)
+	j.marks.add(m, cut)
+	return m, nil
 }
 
-// Compact drops every event stored at a position below before, of every
-// lane, with one purge of the stream up to that sequence: the message
-// blocks below it are removed whole, at a cost in proportion to what is
-// dropped rather than a scan of the stream for each lane. A before beyond
-// the position that follows [Journal.Last] is taken as that one:
-// JetStream would otherwise move its sequences on to before.
+// cut returns each shard's last sequence.
+func (j *Journal) cut(ctx context.Context) ([]uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
+	defer cancel()
+	cut := make([]uint64, len(j.shards))
+	err := j.each(ctx, func(ctx context.Context, s *shard) error {
+		info, err := s.stream.Info(ctx)
+		if err != nil {
+			return fmt.Errorf("stream %s: %w", s.name, err)
+		}
+		cut[s.index] = info.State.LastSeq
+		return nil
+	})
+	return cut, err
+}
+
+// Compact drops every event stored before before, of every lane, as
+// [game.Journal] says, with one purge of each shard's stream up to a
+// sequence: the message blocks below it are removed whole, at a cost in
+// proportion to what is dropped rather than a scan of the stream for each
+// lane. With one shard, before is a position like any other. With more,
+// a mark plus one (before-1 a mark that Last returned) drops, in each
+// shard, what it held when Last was called; any other before drops the
+// events at positions below it that were stored before the oldest mark
+// at or above before-1 this journal remembers (the lobby's compaction
+// lowers its mark to the position a lane that failed to snapshot still
+// needs), or, beyond every mark, that are stored now. A before that may
+// need a mark the journal forgot (it remembers the last [maxMarks]) drops
+// nothing, and says so. JetStream would otherwise move a stream's
+// sequences on to a before beyond its last one: a before is never taken
+// beyond the last.
 func (j *Journal) Compact(ctx context.Context, before uint64) error {
 	if before <= 1 {
 		// Nothing is below 1; and a purge up to sequence 0 would be a
@@ -330,15 +391,34 @@ func (j *Journal) Compact(ctx context.Context, before uint64) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
 	defer cancel()
-	info, err := j.stream.Info(ctx)
+	var (
+		cut   []uint64
+		exact bool
+	)
+	if len(j.shards) > 1 {
+		var ok bool
+		if cut, exact, ok = j.marks.find(before); !ok {
+			return fmt.Errorf("natsstore: compact before %d: older than every mark this journal remembers: nothing dropped", before)
+		}
+	}
+	err := j.each(ctx, func(ctx context.Context, s *shard) error {
+		info, err := s.stream.Info(ctx)
+		if err != nil {
+			return err
+		}
+		keep := info.State.LastSeq + 1 // the first sequence kept
+		if cut != nil {
+			keep = min(keep, cut[s.index]+1)
+		}
+		if !exact {
+			keep = min(keep, j.seqAt(s, before-1)+1)
+		}
+		if keep <= info.State.FirstSeq {
+			return nil // dropped already, or nothing stored
+		}
+		return s.stream.Purge(ctx, jetstream.WithPurgeSequence(keep))
+	})
 	if err != nil {
-		return fmt.Errorf("natsstore: compact before %d: %s%w", before, j.conn.Explain(), err)
-	}
-	before = min(before, info.State.LastSeq+1)
-	if before <= info.State.FirstSeq {
-		return nil // dropped already, or nothing stored
-	}
-	if err := j.stream.Purge(ctx, jetstream.WithPurgeSequence(before)); err != nil {
 		return fmt.Errorf("natsstore: compact before %d: %s%w", before, j.conn.Explain(), err)
 	}
 	return nil
@@ -364,7 +444,7 @@ func msgID(lane string, last uint64, data []byte) string {
 	var buf [256]byte // on the stack, unless the event is big (a snapshot)
 	b := binary.BigEndian.AppendUint64(buf[:0], last)
 	b = append(b, lane...)
-	b = append(b, 0) // which no lane id has (subjectOf)
+	b = append(b, 0) // which no lane id has (checkSubjectToken)
 	b = append(b, data...)
 	sum := sha256.Sum256(b)
 	return base64.RawURLEncoding.EncodeToString(sum[:12])
@@ -377,18 +457,28 @@ func sameAppend(got, id string) bool {
 	return got == id || strings.HasPrefix(got, id+"/")
 }
 
-// subjectOf returns a lane's subject, or an error if its id cannot be one
-// subject token.
-func subjectOf(lane string) (string, error) {
+// subjectOf returns a lane's shard and subject, or an error if its id
+// cannot be one subject token.
+func (j *Journal) subjectOf(lane string) (*shard, string, error) {
+	if err := checkSubjectToken(lane); err != nil {
+		return nil, "", err
+	}
+	s := j.shardOf(lane)
+	return s, s.prefix + lane, nil
+}
+
+// checkSubjectToken reports an error if a lane's id cannot be one subject
+// token.
+func checkSubjectToken(lane string) error {
 	if lane == "" {
-		return "", fmt.Errorf("%w: empty", ErrLaneID)
+		return fmt.Errorf("%w: empty", ErrLaneID)
 	}
 	if i := strings.IndexFunc(lane, func(r rune) bool {
 		return r == '.' || r == '*' || r == '>' || unicode.IsSpace(r) || unicode.IsControl(r)
 	}); i >= 0 {
-		return "", fmt.Errorf("%w: %q has %q, and a lane id must be one NATS subject token", ErrLaneID, lane, []rune(lane[i:])[0])
+		return fmt.Errorf("%w: %q has %q, and a lane id must be one NATS subject token", ErrLaneID, lane, []rune(lane[i:])[0])
 	}
-	return SubjectPrefix + lane, nil
+	return nil
 }
 
 // LaneIDs returns the ids of the lanes that have messages in the stream,
@@ -396,13 +486,22 @@ func subjectOf(lane string) (string, error) {
 func (j *Journal) LaneIDs(ctx context.Context) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
 	defer cancel()
-	info, err := j.stream.Info(ctx, jetstream.WithSubjectFilter(SubjectPrefix+"*"))
+	var mu sync.Mutex
+	var ids []string
+	err := j.each(ctx, func(ctx context.Context, s *shard) error {
+		info, err := s.stream.Info(ctx, jetstream.WithSubjectFilter(s.prefix+"*"))
+		if err != nil {
+			return fmt.Errorf("stream %s: %w", s.name, err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for subject := range info.State.Subjects {
+			ids = append(ids, strings.TrimPrefix(subject, s.prefix))
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("natsstore: the lanes' subjects: %s%w", j.conn.Explain(), err)
-	}
-	ids := make([]string, 0, len(info.State.Subjects))
-	for subject := range info.State.Subjects {
-		ids = append(ids, strings.TrimPrefix(subject, SubjectPrefix))
 	}
 	return ids, nil
 }
@@ -411,7 +510,8 @@ func (j *Journal) LaneIDs(ctx context.Context) ([]string, error) {
 func (j *Journal) LastEvent(ctx context.Context, lane string) (game.Event, error) {
 	ctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
 	defer cancel()
-	m, err := j.stream.GetLastMsgForSubject(ctx, SubjectPrefix+lane)
+	s := j.shardOf(lane)
+	m, err := s.stream.GetLastMsgForSubject(ctx, s.prefix+lane)
 	if err != nil {
 		return game.Event{}, fmt.Errorf("natsstore: lane %s's last event: %s%w", lane, j.conn.Explain(), err)
 	}

@@ -52,6 +52,22 @@ func open(t testing.TB, dir string) *opened {
 	return j
 }
 
+// openShards opens a journal of n shards on an embedded server in dir,
+// closed when the test ends.
+func openShards(t testing.TB, dir string, n int) *opened {
+	t.Helper()
+	j, err := openOn(t.Context(), natsconn.Config{Dir: dir, Logger: testLogger(t)}, Config{Shards: n})
+	if err != nil {
+		t.Fatalf("Open(%s, %d shards): %v", dir, n, err)
+	}
+	t.Cleanup(func() {
+		if err := j.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return j
+}
+
 func testLogger(t testing.TB) *slog.Logger {
 	return slog.New(slog.NewTextHandler(tlog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
@@ -74,6 +90,26 @@ func TestJournal(t *testing.T) {
 	}
 	if n := info.State.Consumers; n != 0 {
 		t.Errorf("after the reads the stream has %d consumers, want 0", n)
+	}
+}
+
+// TestJournalShards runs the suite against a journal whose lanes are
+// spread over three streams: every shard gets lanes, and every read
+// deleted its consumer.
+func TestJournalShards(t *testing.T) {
+	j := openShards(t, t.TempDir(), 3)
+	journaltest.Run(t, func(*testing.T) game.Journal { return j })
+	for _, s := range j.shards {
+		info, err := s.stream.Info(t.Context())
+		if err != nil {
+			t.Fatalf("stream %s info: %v", s.name, err)
+		}
+		if info.State.Msgs == 0 && info.State.LastSeq == 0 {
+			t.Errorf("stream %s never had a message: the suite's lanes all went elsewhere", s.name)
+		}
+		if n := info.State.Consumers; n != 0 {
+			t.Errorf("after the reads stream %s has %d consumers, want 0", s.name, n)
+		}
 	}
 }
 

@@ -43,7 +43,7 @@ var pubReqs = sync.Pool{New: func() any {
 // returns the message's sequence and whether the stream took it for a
 // duplicate, whose sequence it returns; or the error, which wraps a
 // *jetstream.APIError if the stream refused the message.
-func (j *Journal) publish(ctx context.Context, subject string, data []byte, id, last string) (seq uint64, duplicate bool, err error) {
+func (j *Journal) publish(ctx context.Context, s *shard, subject string, data []byte, id, last string) (seq uint64, duplicate bool, err error) {
 	r := pubReqs.Get().(*pubReq)
 	r.msg.Subject, r.msg.Data, r.id[0], r.last[0] = subject, data, id, last
 	resp, err := j.nc.RequestMsgWithContext(ctx, &r.msg)
@@ -67,22 +67,23 @@ func (j *Journal) publish(ctx context.Context, subject string, data []byte, id, 
 	case err != nil:
 		return 0, false, err
 	}
-	return parseAck(resp.Data)
+	return parseAck(resp.Data, s.ack)
 }
 
 // ackPrefix is how the server begins its answer to a message it stored or
 // found a duplicate of, in the stream StreamName of a server without a
 // JetStream domain (nats-server builds it once a stream, as mset.pubAck;
-// TestAck checks that it still does).
+// TestAck checks that it still does). A shard's is in shard.ack.
 const ackPrefix = `{"stream":"` + StreamName + `","seq":`
 
 // ackDuplicate ends the server's answer to a duplicate, after the sequence.
 const ackDuplicate = `,"duplicate": true}`
 
 // parseAck reads the stream's answer to a publish: the message's sequence
-// and whether it was a duplicate, or the error the answer holds.
-func parseAck(b []byte) (seq uint64, duplicate bool, err error) {
-	if seq, duplicate, ok := fastAck(b); ok {
+// and whether it was a duplicate, or the error the answer holds. prefix is
+// how the stream begins its answer (see ackPrefix).
+func parseAck(b []byte, prefix string) (seq uint64, duplicate bool, err error) {
+	if seq, duplicate, ok := fastAck(b, prefix); ok {
 		return seq, duplicate, nil
 	}
 	// An error, or an answer of another form (a JetStream domain, another
@@ -106,13 +107,14 @@ func parseAck(b []byte) (seq uint64, duplicate bool, err error) {
 }
 
 // fastAck reads, without encoding/json, the two answers of a successful
-// append, which the server writes by hand: ackPrefix, the sequence, and
-// '}' or ackDuplicate. It reports false for any other answer.
-func fastAck(b []byte) (seq uint64, duplicate, ok bool) {
-	if len(b) <= len(ackPrefix) || string(b[:len(ackPrefix)]) != ackPrefix {
+// append, which the server writes by hand: prefix (the stream's
+// ackPrefix), the sequence, and '}' or ackDuplicate. It reports false for
+// any other answer.
+func fastAck(b []byte, prefix string) (seq uint64, duplicate, ok bool) {
+	if len(b) <= len(prefix) || string(b[:len(prefix)]) != prefix {
 		return 0, false, false
 	}
-	b = b[len(ackPrefix):]
+	b = b[len(prefix):]
 	n := 0
 	for ; n < len(b) && n < 19 && '0' <= b[n] && b[n] <= '9'; n++ {
 		seq = seq*10 + uint64(b[n]-'0') // 19 digits cannot overflow

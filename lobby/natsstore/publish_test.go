@@ -13,35 +13,40 @@ import (
 // TestAck checks that the server answers a stored message and a duplicate
 // as fastAck reads them without encoding/json (a server that answered
 // otherwise would cost every append more CPU, and nothing else would
-// tell), and that its refusal of the fence comes out as wrongLast.
+// tell), and that its refusal of the fence comes out as wrongLast: in
+// the stream of every shard, whose answers name it.
 func TestAck(t *testing.T) {
-	j := open(t, t.TempDir())
-	request := func(last string) []byte {
-		t.Helper()
-		msg := &nats.Msg{Subject: SubjectPrefix + "ack", Data: []byte("{}"), Header: nats.Header{}}
-		msg.Header.Set(jetstream.MsgIDHeader, "ack-1")
-		if last != "" {
-			msg.Header.Set(jetstream.ExpectedLastSubjSeqHeader, last)
-		}
-		resp, err := j.nc.RequestMsgWithContext(t.Context(), msg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp.Data
-	}
+	j := openShards(t, t.TempDir(), 3)
+	for _, s := range j.shards {
+		t.Run(s.name, func(t *testing.T) {
+			request := func(last string) []byte {
+				t.Helper()
+				msg := &nats.Msg{Subject: s.prefix + "ack", Data: []byte("{}"), Header: nats.Header{}}
+				msg.Header.Set(jetstream.MsgIDHeader, "ack-1")
+				if last != "" {
+					msg.Header.Set(jetstream.ExpectedLastSubjSeqHeader, last)
+				}
+				resp, err := j.nc.RequestMsgWithContext(t.Context(), msg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return resp.Data
+			}
 
-	stored := request("0")
-	seq, dup, ok := fastAck(stored)
-	if !ok || seq == 0 || dup {
-		t.Errorf("fastAck(%#q) = %d, %t, %t; want the sequence, false, true", stored, seq, dup, ok)
-	}
-	again := request("") // the same id, unfenced
-	if got, dup, ok := fastAck(again); !ok || got != seq || !dup {
-		t.Errorf("fastAck(%#q) = %d, %t, %t; want %d, true, true", again, got, dup, ok, seq)
-	}
-	refused := request("0") // the lane no longer ends at 0
-	if _, _, err := parseAck(refused); !wrongLast(err) {
-		t.Errorf("parseAck(%#q) = %v, want an error that wrongLast takes", refused, err)
+			stored := request("0")
+			seq, dup, ok := fastAck(stored, s.ack)
+			if !ok || seq == 0 || dup {
+				t.Errorf("fastAck(%#q) = %d, %t, %t; want the sequence, false, true", stored, seq, dup, ok)
+			}
+			again := request("") // the same id, unfenced
+			if got, dup, ok := fastAck(again, s.ack); !ok || got != seq || !dup {
+				t.Errorf("fastAck(%#q) = %d, %t, %t; want %d, true, true", again, got, dup, ok, seq)
+			}
+			refused := request("0") // the lane no longer ends at 0
+			if _, _, err := parseAck(refused, s.ack); !wrongLast(err) {
+				t.Errorf("parseAck(%#q) = %v, want an error that wrongLast takes", refused, err)
+			}
+		})
 	}
 }
 
@@ -51,7 +56,7 @@ func TestAck(t *testing.T) {
 func TestNoStream(t *testing.T) {
 	j := open(t, t.TempDir())
 	start := time.Now()
-	_, _, err := j.publish(t.Context(), "tenpin.nostream", []byte("{}"), "id", "0")
+	_, _, err := j.publish(t.Context(), j.shards[0], "tenpin.nostream", []byte("{}"), "id", "0")
 	if !errors.Is(err, jetstream.ErrNoStreamResponse) {
 		t.Errorf("publish to no stream = %v, want jetstream.ErrNoStreamResponse", err)
 	}
@@ -62,7 +67,7 @@ func TestNoStream(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 	defer cancel()
 	start = time.Now()
-	if _, _, err := j.publish(ctx, "tenpin.nostream", []byte("{}"), "id", "0"); !errors.Is(err, context.DeadlineExceeded) {
+	if _, _, err := j.publish(ctx, j.shards[0], "tenpin.nostream", []byte("{}"), "id", "0"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("publish to no stream within 100 ms = %v, want context.DeadlineExceeded", err)
 	}
 	if took := time.Since(start); took > 400*time.Millisecond {
@@ -91,7 +96,7 @@ func TestParseAck(t *testing.T) {
 		{``, 0, false, jetstream.ErrInvalidJSAck},
 		{`{"error":{"code":400,"err_code":10071,"description":"wrong last sequence: 4"},"stream":"TENPIN_LANES","seq":0}`, 0, false, errAPI},
 	} {
-		seq, dup, err := parseAck([]byte(tc.in))
+		seq, dup, err := parseAck([]byte(tc.in), ackPrefix)
 		var api *jetstream.APIError
 		switch {
 		case tc.err == errAPI && errors.As(err, &api) && api.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence:

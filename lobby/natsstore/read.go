@@ -35,11 +35,11 @@ type stored struct {
 
 // Read returns the lane's events after position after.
 func (j *Journal) Read(ctx context.Context, lane string, after uint64) (game.Log, error) {
-	subject, err := subjectOf(lane)
+	s, subject, err := j.subjectOf(lane)
 	if err != nil {
 		return game.Log{}, err
 	}
-	msgs, err := j.read(ctx, subject, after)
+	msgs, err := j.read(ctx, s, subject, j.seqAt(s, after))
 	if err != nil {
 		return game.Log{}, fmt.Errorf("natsstore: read lane %q after %d: %s%w", lane, after, j.conn.Explain(), err)
 	}
@@ -49,17 +49,38 @@ func (j *Journal) Read(ctx context.Context, lane string, after uint64) (game.Log
 	}
 	log := game.Log{Lane: lane, Events: events, Last: after}
 	if len(msgs) > 0 {
-		log.First, log.Last = msgs[0].seq, msgs[len(msgs)-1].seq
+		log.First, log.Last = j.position(s, msgs[0].seq), j.position(s, msgs[len(msgs)-1].seq)
 	}
 	return log, nil
 }
 
 // Lanes returns every lane's log, ordered by the position of its first
-// stored event.
+// stored event. It reads the shards at once.
 func (j *Journal) Lanes(ctx context.Context) ([]game.Log, error) {
-	msgs, err := j.read(ctx, SubjectPrefix+"*", 0)
+	var mu sync.Mutex
+	var logs []game.Log
+	err := j.each(ctx, func(ctx context.Context, s *shard) error {
+		l, err := j.lanesOf(ctx, s)
+		mu.Lock()
+		defer mu.Unlock()
+		logs = append(logs, l...)
+		return err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("natsstore: read every lane: %s%w", j.conn.Explain(), err)
+		return nil, err
+	}
+	if len(j.shards) > 1 {
+		slices.SortStableFunc(logs, func(a, b game.Log) int { return cmp.Compare(a.First, b.First) })
+	}
+	return logs, nil
+}
+
+// lanesOf returns the logs of the lanes of shard s, ordered by the
+// position of their first stored event.
+func (j *Journal) lanesOf(ctx context.Context, s *shard) ([]game.Log, error) {
+	msgs, err := j.read(ctx, s, s.prefix+"*", 0)
+	if err != nil {
+		return nil, fmt.Errorf("natsstore: read every lane of stream %s: %s%w", s.name, j.conn.Explain(), err)
 	}
 	events, err := decode(msgs)
 	var logs []game.Log
@@ -71,11 +92,11 @@ func (j *Journal) Lanes(ctx context.Context) ([]game.Log, error) {
 			// message puts it in its place.
 			k = len(logs)
 			index[m.subject] = k
-			logs = append(logs, game.Log{Lane: strings.TrimPrefix(m.subject, SubjectPrefix), First: m.seq})
+			logs = append(logs, game.Log{Lane: strings.TrimPrefix(m.subject, s.prefix), First: j.position(s, m.seq)})
 		}
 		l := &logs[k]
 		l.Events = append(l.Events, events[i])
-		l.Last = m.seq
+		l.Last = j.position(s, m.seq)
 	}
 	if err != nil {
 		// Some event could not be decoded: say which lanes, so that one
@@ -148,8 +169,8 @@ func decode(msgs []stored) ([]game.Event, error) {
 // A compaction during the read would leave a gap between the messages
 // read before it and after it: read drops the first ones, as if it had
 // begun after the compaction.
-func (j *Journal) read(ctx context.Context, filter string, after uint64) ([]stored, error) {
-	last, err := j.lastOn(ctx, filter)
+func (j *Journal) read(ctx context.Context, s *shard, filter string, after uint64) ([]stored, error) {
+	last, err := j.lastOn(ctx, s, filter)
 	if err != nil {
 		return nil, err
 	}
@@ -163,20 +184,20 @@ func (j *Journal) read(ctx context.Context, filter string, after uint64) ([]stor
 		if after > 0 {
 			most = math.MaxInt // a read-back
 		}
-		if msgs, done, err = j.getEach(ctx, filter, after, last, most); err != nil {
+		if msgs, done, err = j.getEach(ctx, s, filter, after, last, most); err != nil {
 			return nil, err
 		}
 		if n := len(msgs); !done {
-			rest, err := j.consume(ctx, filter, msgs[n-1].seq, last)
+			rest, err := j.consume(ctx, s, filter, msgs[n-1].seq, last)
 			if err != nil {
 				return nil, err
 			}
 			msgs = append(msgs, rest...)
 		}
-	} else if msgs, err = j.consume(ctx, filter, after, last); err != nil {
+	} else if msgs, err = j.consume(ctx, s, filter, after, last); err != nil {
 		return nil, err
 	}
-	return j.dropPurged(ctx, msgs)
+	return j.dropPurged(ctx, s, msgs)
 }
 
 // maxGets is how many messages a read of a lane from its start asks for
@@ -188,9 +209,9 @@ const maxGets = 16
 // stopped at most messages, and at least one remains (getEach returns at
 // least one then). A message purged on the way ends the read there:
 // the compaction that purged it purged what came before it too.
-func (j *Journal) getEach(ctx context.Context, filter string, after, last uint64, most int) (msgs []stored, done bool, err error) {
+func (j *Journal) getEach(ctx context.Context, s *shard, filter string, after, last uint64, most int) (msgs []stored, done bool, err error) {
 	for from := after + 1; len(msgs) < most; {
-		m, err := j.next(ctx, filter, from)
+		m, err := j.next(ctx, s, filter, from)
 		switch {
 		case errors.Is(err, jetstream.ErrMsgNotFound):
 			return msgs, true, nil
@@ -208,10 +229,10 @@ func (j *Journal) getEach(ctx context.Context, filter string, after, last uint64
 
 // next returns the first message on filter at sequence from or after it,
 // as the stream's leader has it.
-func (j *Journal) next(ctx context.Context, filter string, from uint64) (*jetstream.RawStreamMsg, error) {
+func (j *Journal) next(ctx context.Context, s *shard, filter string, from uint64) (*jetstream.RawStreamMsg, error) {
 	ctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
 	defer cancel()
-	return j.stream.GetMsg(ctx, from, jetstream.WithGetMsgSubject(filter))
+	return s.stream.GetMsg(ctx, from, jetstream.WithGetMsgSubject(filter))
 }
 
 // maxConsumers is how many consumers a journal reads with at once. A read
@@ -227,7 +248,7 @@ const maxConsumers = 64
 // [quietProbe], consume asks the stream whether a message after the last
 // it had is still there to come, and stops if none is. A read that gets
 // no message for the configured Timeout fails.
-func (j *Journal) consume(ctx context.Context, filter string, after, last uint64) ([]stored, error) {
+func (j *Journal) consume(ctx context.Context, s *shard, filter string, after, last uint64) ([]stored, error) {
 	select {
 	case j.consumers <- struct{}{}:
 		defer func() { <-j.consumers }()
@@ -248,12 +269,12 @@ func (j *Journal) consume(ctx context.Context, filter string, after, last uint64
 		cfg.OptStartSeq = after + 1
 	}
 	cctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
-	cons, err := j.stream.OrderedConsumer(cctx, cfg)
+	cons, err := s.stream.OrderedConsumer(cctx, cfg)
 	cancel()
 	if err != nil {
 		return nil, fmt.Errorf("create a consumer: %w", err)
 	}
-	defer func() { j.deleteConsumer(ctx, cons.CachedInfo().Name) }()
+	defer func() { j.deleteConsumer(ctx, s, cons.CachedInfo().Name) }()
 	pending := cons.CachedInfo().NumPending
 
 	// The handler runs on the consumer's goroutine; msgs, done and
@@ -322,7 +343,7 @@ func (j *Journal) consume(ctx context.Context, filter string, after, last uint64
 				seen, since = n, now
 				continue
 			}
-			more, err := j.more(ctx, filter, next)
+			more, err := j.more(ctx, s, filter, next)
 			if err == nil && !more {
 				mu.Lock()
 				done = true
@@ -345,17 +366,17 @@ func (j *Journal) consume(ctx context.Context, filter string, after, last uint64
 // lastOn returns the stream sequence of the last message on filter (0 if
 // there is none), as the stream's leader has it. The stream does not
 // allow direct gets, so its followers never answer these requests.
-func (j *Journal) lastOn(ctx context.Context, filter string) (uint64, error) {
+func (j *Journal) lastOn(ctx context.Context, s *shard, filter string) (uint64, error) {
 	ctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
 	defer cancel()
 	if strings.HasSuffix(filter, "*") {
-		info, err := j.stream.Info(ctx)
+		info, err := s.stream.Info(ctx)
 		if err != nil {
 			return 0, fmt.Errorf("stream info: %w", err)
 		}
 		return info.State.LastSeq, nil
 	}
-	m, err := j.stream.GetLastMsgForSubject(ctx, filter)
+	m, err := s.stream.GetLastMsgForSubject(ctx, filter)
 	switch {
 	case errors.Is(err, jetstream.ErrMsgNotFound):
 		return 0, nil
@@ -369,13 +390,13 @@ func (j *Journal) lastOn(ctx context.Context, filter string) (uint64, error) {
 // purged since they were read, so that a read that ran into a compaction
 // returns what the stream holds after it, not the messages before it and
 // after it without those it purged on the way.
-func (j *Journal) dropPurged(ctx context.Context, msgs []stored) ([]stored, error) {
+func (j *Journal) dropPurged(ctx context.Context, s *shard, msgs []stored) ([]stored, error) {
 	if len(msgs) == 0 {
 		return msgs, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, j.cfg.Timeout)
 	defer cancel()
-	info, err := j.stream.Info(ctx)
+	info, err := s.stream.Info(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("stream info: %w", err)
 	}
@@ -389,8 +410,8 @@ const quietProbe = 100 * time.Millisecond
 
 // more reports whether the stream holds a message on the subjects of
 // filter at sequence from or after it.
-func (j *Journal) more(ctx context.Context, filter string, from uint64) (bool, error) {
-	_, err := j.next(ctx, filter, from)
+func (j *Journal) more(ctx context.Context, s *shard, filter string, from uint64) (bool, error) {
+	_, err := j.next(ctx, s, filter, from)
 	switch {
 	case err == nil:
 		return true, nil
@@ -402,10 +423,10 @@ func (j *Journal) more(ctx context.Context, filter string, from uint64) (bool, e
 
 // deleteConsumer deletes a read's consumer right away rather than leave
 // the server to time it out, even when ctx has ended.
-func (j *Journal) deleteConsumer(ctx context.Context, name string) {
+func (j *Journal) deleteConsumer(ctx context.Context, s *shard, name string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), j.cfg.Timeout)
 	defer cancel()
-	if err := j.js.DeleteConsumer(ctx, StreamName, name); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
-		j.log.Debug("natsstore: delete a read's consumer", "consumer", name, "err", err)
+	if err := j.js.DeleteConsumer(ctx, s.name, name); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		j.log.Debug("natsstore: delete a read's consumer", "stream", s.name, "consumer", name, "err", err)
 	}
 }

@@ -43,6 +43,9 @@ type Config struct {
 	// says: embedded in a data directory, or at a URL.
 	Memory bool
 	Store  natsconn.Config
+	// Shards is how many streams the lanes are spread over (see
+	// natsstore.Config.Shards; 0: the store's, or the default).
+	Shards int
 
 	// Keep is how long the night of a lane that closed is kept, read-only
 	// (0: forever), in the same store as the lanes (lobby.Archive).
@@ -98,7 +101,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		if cc.Logger == nil {
 			cc.Logger = cfg.Logger
 		}
-		var sc natsstore.Config
+		sc := natsstore.Config{Shards: cfg.Shards}
 		if cfg.Node != "" {
 			cc.Node, sc.Shared = cfg.Node, cc.URL != ""
 		}

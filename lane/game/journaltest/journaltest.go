@@ -7,11 +7,16 @@
 //	}
 //
 // The suite covers fenced appends and conflicts, reads after a position,
-// snapshots stored like any event, the listing of every lane, the last
-// position, compaction, concurrent appends (run it with -race) and the
+// snapshots stored like any event, the listing of every lane, the mark
+// Last returns, compaction, concurrent appends (run it with -race) and the
 // exact round trip of every kind of event: field for field, except that an
 // empty slice in a snapshot may come back nil or the other way round, as
-// the stored form does not tell them apart.
+// the stored form does not tell them apart. It asks nothing a journal that
+// spreads its lanes over shards cannot give: the order of positions
+// across lanes, which such a journal keeps only within a shard, matters
+// only where the suite knows it (Lanes' order by first position, a
+// compaction below a lane's position); the Compact subtests compact with
+// a mark from Last, as a server does.
 //
 // open may return a fresh journal each time or the same one for every
 // subtest: the subtests use lane ids of their own, unique to the run, and
@@ -25,6 +30,7 @@
 package journaltest
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -67,6 +73,7 @@ func Run(t *testing.T, open func(t *testing.T) game.Journal) {
 		// These go last: they drop what the others stored.
 		{"Compact", testCompact},
 		{"CompactAll", testCompactAll},
+		{"CompactBelowALane", testCompactBelowALane},
 		{"CompactWhileAppending", testCompactWhileAppending},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -257,6 +264,9 @@ func testLanes(t *testing.T, ctx context.Context, j game.Journal, ids *idSource)
 		w := want[lane]
 		w.Last = mustAppend(t, ctx, j, lane, w.Last, e)
 		w.Events = append(w.Events, e)
+		if w.First == 0 {
+			w.First = w.Last
+		}
 	}
 	// Interleaved, with the lanes' first events in the order a, b, c.
 	ea, eb, ec := gameEvents(t, a), gameEvents(t, b), gameEvents(t, c)
@@ -277,9 +287,12 @@ func testLanes(t *testing.T, ctx context.Context, j game.Journal, ids *idSource)
 	wantLanes(t, ctx, j, ids, want, a, b, c)
 }
 
-// wantLanes checks that Lanes holds the logs of want, in the order of
-// lanes, among those of other subtests, and that it is well formed. A lane
-// of want that is not in lanes must not be listed.
+// wantLanes checks that Lanes holds the logs of want, among those of
+// other subtests, ordered by the positions of their first events, which
+// the logs of want hold in First; and that it is well formed. A lane of
+// want that is not in lanes must not be listed. lanes are in the order
+// their first events were stored: the order of their positions in a
+// journal of one shard, not necessarily in one of several.
 func wantLanes(t *testing.T, ctx context.Context, j game.Journal, ids *idSource, want map[string]*game.Log, lanes ...string) {
 	t.Helper()
 	logs, err := j.Lanes(ctx)
@@ -288,7 +301,7 @@ func wantLanes(t *testing.T, ctx context.Context, j game.Journal, ids *idSource,
 	}
 	seen := map[string]bool{}
 	var order []string
-	for _, l := range logs {
+	for i, l := range logs {
 		if seen[l.Lane] {
 			t.Errorf("Lanes lists lane %q twice", l.Lane)
 		}
@@ -299,32 +312,47 @@ func wantLanes(t *testing.T, ctx context.Context, j game.Journal, ids *idSource,
 		if l.First == 0 || l.First > l.Last {
 			t.Errorf("Lanes lists lane %q from %d to %d: want the positions of its first and last events", l.Lane, l.First, l.Last)
 		}
+		if i > 0 && l.First <= logs[i-1].First {
+			t.Errorf("Lanes lists lane %q, first at %d, after lane %q, first at %d: want them ordered by the position of their first event", l.Lane, l.First, logs[i-1].Lane, logs[i-1].First)
+		}
 		if ids.ours(l.Lane) && want[l.Lane] != nil {
 			order = append(order, l.Lane)
-			if w := want[l.Lane]; !equalLogs(l, *w) {
+			w := want[l.Lane]
+			if !equalLogs(l, *w) {
 				t.Errorf("Lanes: lane %s = %s", l.Lane, diff(l, *w))
+			}
+			if w.First != 0 && l.First != w.First {
+				t.Errorf("Lanes: lane %s's first event at %d, want %d", l.Lane, l.First, w.First)
 			}
 		}
 	}
-	if !slices.Equal(order, lanes) {
-		t.Errorf("Lanes lists our lanes in the order %q, want %q (the order of their first stored event)", order, lanes)
+	byFirst := slices.Clone(lanes)
+	slices.SortStableFunc(byFirst, func(a, b string) int { return cmp.Compare(want[a].First, want[b].First) })
+	if !slices.Equal(order, byFirst) {
+		t.Errorf("Lanes lists our lanes in the order %q, want %q (the order of their first events' positions)", order, byFirst)
 	}
 }
 
-// testLast checks that Last is the position of the last append, of any
-// lane, and that only appends move it.
+// testLast checks that Last is a mark at or above the position of every
+// event appended before it, that each append moves it up, and that
+// nothing else moves it.
 func testLast(t *testing.T, ctx context.Context, j game.Journal, ids *idSource) {
 	a, b := ids.lane("last-a"), ids.lane("last-b")
-	start := mustLast(t, ctx, j)
-	pa := mustAppend(t, ctx, j, a, 0, game.Open(a, "Last", 2))
-	if pa <= start {
-		t.Fatalf("Append(%s, last 0) = %d, want a position above %d, the journal's Last before it", a, pa, start)
+	mark := mustLast(t, ctx, j)
+	appended := func(what string, pos uint64) {
+		t.Helper()
+		got := mustLast(t, ctx, j)
+		if got < pos || got <= mark {
+			t.Fatalf("Last after %s at %d = %d, want at least %d and above %d, the Last before it", what, pos, got, pos, mark)
+		}
+		mark = got
 	}
-	wantLast(t, ctx, j, pa)
+	pa := mustAppend(t, ctx, j, a, 0, game.Open(a, "Last", 2))
+	appended("an append to a new lane", pa)
 	pb := mustAppend(t, ctx, j, b, 0, game.Open(b, "Last", 2))
-	wantLast(t, ctx, j, pb)
+	appended("an append to another new lane", pb)
 	pa = mustAppend(t, ctx, j, a, pa, game.Event{Kind: game.Claimed, Epoch: 1, Node: "a"})
-	wantLast(t, ctx, j, pa)
+	appended("a second append to the first lane", pa)
 
 	// Neither a refused append nor a read moves it.
 	if _, err := j.Append(ctx, b, 0, game.Open(b, "Again", 2)); !errors.Is(err, game.ErrConflict) {
@@ -334,7 +362,7 @@ func testLast(t *testing.T, ctx context.Context, j game.Journal, ids *idSource) 
 	if _, err := j.Lanes(ctx); err != nil {
 		t.Fatalf("Lanes: %v", err)
 	}
-	wantLast(t, ctx, j, pa)
+	wantLast(t, ctx, j, mark)
 }
 
 func testConcurrentLanes(t *testing.T, ctx context.Context, j game.Journal, ids *idSource) {
@@ -477,10 +505,10 @@ func testRoundTrip(t *testing.T, ctx context.Context, j game.Journal, ids *idSou
 	}
 }
 
-// testCompact drops the events of four lanes, interleaved, below the
-// position of one of them: each lane keeps exactly its events at that
-// position and after, a lane left with none is gone, and appends go on
-// above every earlier position, fenced as before.
+// testCompact drops the events of four lanes, interleaved, stored before
+// a mark: each lane keeps exactly its events appended after it, a lane
+// left with none is gone, and appends go on above each lane's earlier
+// positions, fenced as before.
 func testCompact(t *testing.T, ctx context.Context, j game.Journal, ids *idSource) {
 	a, b, c, d := ids.lane("compact-a"), ids.lane("compact-b"), ids.lane("compact-c"), ids.lane("compact-d")
 	want := map[string]*game.Log{}
@@ -494,6 +522,9 @@ func testCompact(t *testing.T, ctx context.Context, j game.Journal, ids *idSourc
 		w.Last = mustAppend(t, ctx, j, lane, w.Last, e)
 		w.Events = append(w.Events, e)
 		pos[lane] = append(pos[lane], w.Last)
+		if w.First == 0 {
+			w.First = w.Last
+		}
 		return w.Last
 	}
 	ea, eb, ec, ed := gameEvents(t, a), gameEvents(t, b), gameEvents(t, c), gameEvents(t, d)
@@ -502,7 +533,8 @@ func testCompact(t *testing.T, ctx context.Context, j game.Journal, ids *idSourc
 	add(b, eb[0])
 	add(a, ea[1])
 	add(d, ed[1])
-	before := add(c, ec[0]) // d's events are all below it
+	add(c, ec[0])
+	mark := mustLast(t, ctx, j) // d's events are all before it
 	add(b, eb[1])
 	add(a, ea[2])
 	add(c, ec[1])
@@ -515,10 +547,10 @@ func testCompact(t *testing.T, ctx context.Context, j game.Journal, ids *idSourc
 	wantLanes(t, ctx, j, ids, want, a, d, b, c)
 
 	last := mustLast(t, ctx, j)
-	mustCompact(t, ctx, j, before)
-	want[a].Events = want[a].Events[2:]
-	want[b].Events = want[b].Events[1:]
-	// c's first event is at before: it stays.
+	mustCompact(t, ctx, j, mark+1)
+	want[a].Events, want[a].First = want[a].Events[2:], pos[a][2]
+	want[b].Events, want[b].First = want[b].Events[1:], pos[b][1]
+	want[c].Events, want[c].First = want[c].Events[1:], pos[c][1]
 	want[d] = &game.Log{Lane: d}
 	check := func() {
 		t.Helper()
@@ -528,14 +560,14 @@ func testCompact(t *testing.T, ctx context.Context, j game.Journal, ids *idSourc
 		// After a position that was dropped: the same.
 		wantLog(t, ctx, j, a, pos[a][0], want[a].Last, want[a].Events...)
 		wantLog(t, ctx, j, d, pos[d][0], pos[d][0])
-		wantLanes(t, ctx, j, ids, want, c, b, a)
+		wantLanes(t, ctx, j, ids, want, b, a, c)
 		wantLast(t, ctx, j, last)
 	}
 	check()
 
 	// Again, and below it: nothing more goes.
-	mustCompact(t, ctx, j, before)
-	mustCompact(t, ctx, j, before-1)
+	mustCompact(t, ctx, j, mark+1)
+	mustCompact(t, ctx, j, mark)
 	mustCompact(t, ctx, j, 1)
 	check()
 
@@ -559,10 +591,11 @@ func testCompact(t *testing.T, ctx context.Context, j game.Journal, ids *idSourc
 	}
 	check()
 
-	// Appends go on above every position given before the compaction. A
-	// lane that is gone starts again from 0, here with the same event
-	// after the same position as its first: a store that recognises a
-	// retried append by what it appends must not take it for one.
+	// Appends go on above every position the lane had before the
+	// compaction. A lane that is gone starts again from 0, here with the
+	// same event after the same position as its first: a store that
+	// recognises a retried append by what it appends must not take it
+	// for one.
 	for _, step := range []struct {
 		lane string
 		e    game.Event
@@ -571,17 +604,21 @@ func testCompact(t *testing.T, ctx context.Context, j game.Journal, ids *idSourc
 		{d, ed[0]},
 		{b, eb[2]},
 	} {
-		if p := add(step.lane, step.e); p <= last {
-			t.Errorf("Append(%s) after a compaction = %d, want a position above %d, the last before it", step.lane, p, last)
+		before := pos[step.lane][len(pos[step.lane])-1]
+		if p := add(step.lane, step.e); p <= before {
+			t.Errorf("Append(%s) after a compaction = %d, want a position above %d, its last before it", step.lane, p, before)
 		}
 	}
+	want[d].First = pos[d][2]
 	check = func() {
 		t.Helper()
 		for _, l := range []string{a, b, c, d} {
 			wantLog(t, ctx, j, l, 0, want[l].Last, want[l].Events...)
 		}
-		wantLanes(t, ctx, j, ids, want, c, b, a, d)
-		wantLast(t, ctx, j, want[b].Last)
+		wantLanes(t, ctx, j, ids, want, b, a, c, d)
+		if got := mustLast(t, ctx, j); got <= last || got < want[b].Last {
+			t.Errorf("Last after three appends = %d, want above %d, the Last before them, and at least %d, the last of them", got, last, want[b].Last)
+		}
 	}
 	check()
 }
@@ -591,10 +628,9 @@ func testCompact(t *testing.T, ctx context.Context, j game.Journal, ids *idSourc
 func testCompactAll(t *testing.T, ctx context.Context, j game.Journal, ids *idSource) {
 	a, b := ids.lane("all-a"), ids.lane("all-b")
 	ea, eb := gameEvents(t, a)[:4], gameEvents(t, b)[:3]
-	appendAll(t, ctx, j, a, ea)
-	pb := appendAll(t, ctx, j, b, eb)
-	last := pb[len(pb)-1]
-	wantLast(t, ctx, j, last)
+	pa := appendAll(t, ctx, j, a, ea)
+	appendAll(t, ctx, j, b, eb)
+	last := mustLast(t, ctx, j)
 
 	mustCompact(t, ctx, j, last+1)
 	gone := func(last uint64) {
@@ -616,30 +652,83 @@ func testCompactAll(t *testing.T, ctx context.Context, j game.Journal, ids *idSo
 
 	// The same first event again, after the same position.
 	p := mustAppend(t, ctx, j, a, 0, ea[0])
-	if p <= last {
-		t.Fatalf("Append(%s, last 0) after every event was dropped = %d, want a position above %d", a, p, last)
+	if p <= pa[len(pa)-1] {
+		t.Fatalf("Append(%s, last 0) after every event was dropped = %d, want a position above %d, its last before", a, p, pa[len(pa)-1])
 	}
-	wantLast(t, ctx, j, p)
+	if got := mustLast(t, ctx, j); got <= last || got < p {
+		t.Fatalf("Last after an append at %d = %d, want above %d, the Last before, and at least %d", p, got, last, p)
+	}
 	wantLog(t, ctx, j, a, 0, p, ea[0])
 
-	// Beyond the last position: everything goes all the same, and
-	// positions still grow.
-	mustCompact(t, ctx, j, p+1000)
+	// Beyond the last mark: everything goes all the same, and positions
+	// still grow.
+	mustCompact(t, ctx, j, mustLast(t, ctx, j)+1000)
 	wantLog(t, ctx, j, a, 0, 0)
 	last = mustLast(t, ctx, j)
 	if last < p {
-		t.Errorf("Last after Compact(%d) = %d, want at least %d: positions never go back", p+1000, last, p)
+		t.Errorf("Last after a compaction beyond the last mark = %d, want at least %d: marks never go back", last, p)
 	}
 	p2 := mustAppend(t, ctx, j, a, 0, ea[0])
-	if p2 <= last {
-		t.Errorf("Append(%s, last 0) = %d, want a position above %d", a, p2, last)
+	if p2 <= p {
+		t.Errorf("Append(%s, last 0) = %d, want a position above %d", a, p2, p)
 	}
 	wantLog(t, ctx, j, a, 0, p2, ea[0])
 }
 
+// testCompactBelowALane compacts as a server does when a lane failed to
+// store its snapshot: with the mark lowered to the position that lane
+// still needs. That lane keeps its events from there, and every lane
+// keeps what was appended after the mark — in a journal of shards too,
+// where a quieter shard's positions after the mark are below those of the
+// busy lane's shard before it.
+func testCompactBelowALane(t *testing.T, ctx context.Context, j game.Journal, ids *idSource) {
+	const (
+		lanes = 8  // enough to land in several shards of a journal that has them
+		busy  = 40 // events of lane 0, the one that fails, stored last
+	)
+	names := make([]string, lanes)
+	before := make([][]uint64, lanes) // positions before the mark
+	for i := lanes - 1; i >= 0; i-- {
+		names[i] = ids.lane(fmt.Sprintf("below%d", i))
+		n := 3
+		if i == 0 {
+			n = busy
+		}
+		before[i] = appendAll(t, ctx, j, names[i], rolls(n))
+	}
+	mark := mustLast(t, ctx, j)
+	after := make([]uint64, lanes) // a snapshot, stored after the mark
+	for i, l := range names {
+		after[i] = mustAppend(t, ctx, j, l, before[i][len(before[i])-1], game.Replay(rolls(len(before[i]))).Snapshot())
+	}
+	// Lane 0 failed to store its snapshot: it needs its log from its
+	// second last event before the mark.
+	keep := before[0][busy-2]
+	mustCompact(t, ctx, j, min(mark+1, keep))
+
+	// What lane 0 stored below keep may go, or stay: a journal of shards
+	// drops only what it knows was stored before the mark.
+	all := append(rolls(busy), game.Replay(rolls(busy)).Snapshot())
+	if log, err := j.Read(ctx, names[0], 0); err != nil || len(log.Events) < 3 {
+		t.Errorf("Read(%s) after Compact(%d) = %d events, %v; want at least its 3 from position %d", names[0], min(mark+1, keep), len(log.Events), err, keep)
+	} else {
+		wantLog(t, ctx, j, names[0], 0, after[0], all[len(all)-len(log.Events):]...)
+	}
+	for i, l := range names[1:] {
+		log, err := j.Read(ctx, l, 0)
+		if err != nil {
+			t.Fatalf("Read(%s): %v", l, err)
+		}
+		n := len(log.Events)
+		if n == 0 || log.Last != after[i+1] || log.Events[n-1].Kind != game.Snapshot {
+			t.Errorf("Read(%s) after Compact(%d) = %d events to %d; want its snapshot, stored after the mark, at %d, last", l, min(mark+1, keep), n, log.Last, after[i+1])
+		}
+	}
+}
+
 // testCompactWhileAppending compacts as a server does, while its lanes
-// append and are read: it takes the journal's last position, waits until
-// every lane has appended after it, then drops everything up to it. No
+// append and are read: it takes a mark from Last, waits until every lane
+// has appended after it, then drops everything stored before it. No
 // append fails, and every read is a run of the lane's events without a
 // gap, up to its last.
 func testCompactWhileAppending(t *testing.T, ctx context.Context, j game.Journal, ids *idSource) {
@@ -665,6 +754,7 @@ func testCompactWhileAppending(t *testing.T, ctx context.Context, j game.Journal
 	var (
 		ended       sync.WaitGroup
 		lasts       [lanes]atomic.Uint64 // each lane's last append
+		appended    [lanes]atomic.Int64  // each lane's appends done
 		over        [lanes]atomic.Bool   // each lane's end
 		counts      [lanes]int           // each lane's appends, once ended
 		compactions atomic.Int64
@@ -687,6 +777,7 @@ func testCompactWhileAppending(t *testing.T, ctx context.Context, j game.Journal
 				}
 				last = pos
 				lasts[i].Store(pos)
+				appended[i].Add(1)
 				counts[i] = k + 1
 				// Read now and then, while compactions run.
 				if k%5 != 4 {
@@ -714,11 +805,16 @@ func testCompactWhileAppending(t *testing.T, ctx context.Context, j game.Journal
 				t.Errorf("Last: %v", err)
 				return
 			}
-			// Wait until every lane has appended after upTo. A lane that
+			// Wait until every lane has appended after Last returned: an
+			// append that began after one that ended after it. A lane that
 			// ended will not: the compactions are over then.
+			var seen [lanes]int64
+			for i := range lanes {
+				seen[i] = appended[i].Load()
+			}
 			for i := 0; i < lanes; {
 				switch {
-				case lasts[i].Load() > upTo:
+				case appended[i].Load() >= seen[i]+2:
 					i++
 				case over[i].Load():
 					return

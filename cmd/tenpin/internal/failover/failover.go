@@ -39,6 +39,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -57,7 +58,8 @@ type Target string
 const (
 	// KillNode kills a tenpin node that runs lanes.
 	KillNode Target = "node"
-	// KillNATSLeader kills the NATS server that leads the lanes' stream.
+	// KillNATSLeader kills the NATS server that leads the lanes' stream
+	// (the first shard's).
 	KillNATSLeader Target = "nats-leader"
 	// KillNATS kills a NATS server that does not lead the lanes' stream,
 	// the one that leads the fewest streams.
@@ -65,8 +67,9 @@ const (
 )
 
 // lanesStream is the stream that holds every lane's events (tenpin's
-// JetStream journal names it so); its leader is the one NATS server whose
-// death stalls every lane.
+// JetStream journal names it so), or with -shards those of the first
+// shard: its leader is the NATS server whose death stalls every lane, or
+// that shard's share of them.
 const lanesStream = "TENPIN_LANES"
 
 const (
@@ -108,6 +111,9 @@ type Config struct {
 	Kill    Target
 	// Node is the tenpin node KillNode kills; "" is the first lane's.
 	Node string
+	// Shards, if above 0, is the nodes' -shards: the streams the lanes
+	// are spread over (0: tenpin serve's default).
+	Shards int
 
 	// Log, if set, gets a line for each noteworthy event.
 	Log io.Writer
@@ -239,6 +245,8 @@ func (cfg Config) Check() error {
 	switch {
 	case cfg.Lanes < 1:
 		return fmt.Errorf("failover: %d lanes: want 1 or more", cfg.Lanes)
+	case cfg.Shards < 0:
+		return fmt.Errorf("failover: -shards %d: want 0 (the default) or more", cfg.Shards)
 	case cfg.Every <= 0, cfg.Warmup <= 0, cfg.Measure <= 0:
 		return errors.New("failover: want a positive roll interval, warm-up and measure time")
 	case cfg.NATS != "" && cfg.NATSCluster != "":
@@ -290,7 +298,13 @@ func Do(ctx context.Context, cfg Config) (Result, error) {
 	} else if cfg.NATS != "" {
 		res.Topology = "external NATS at " + cfg.NATS
 	}
-	nodes, err := cluster.Nodes(cfg.Spawn, cfg.Dir, natsURLs)
+	spawn := cfg.Spawn
+	if cfg.Shards > 0 {
+		spawn = func(args []string) *exec.Cmd {
+			return cfg.Spawn(append(args, "-shards", strconv.Itoa(cfg.Shards)))
+		}
+	}
+	nodes, err := cluster.Nodes(spawn, cfg.Dir, natsURLs)
 	if err != nil {
 		return res, err
 	}
