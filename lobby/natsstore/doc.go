@@ -63,6 +63,24 @@
 // whose messages were all purged in the meantime is a new one, stored
 // under an id with a suffix of its own.
 //
+// # A lane's tenure, from here
+//
+// A lane's tenure is one state of six, changed by the events of one
+// table, in package lane's documentation ("A lane's tenure"). Of those
+// events the store's answers give three, and the fence above decides
+// who holds a lane:
+//
+//   - lose: an append with no answer (a timeout, a leader electing): the
+//     event may be in, so the lane is behind, and reads its log back
+//     before it decides again.
+//   - caughtUp or fail: that read back, done or not. A log that holds a
+//     claim of a later epoch than the lane's (appended by another
+//     server, behind the fence) says it moved.
+//   - took: the claim of a lane taken over, stored behind the fence.
+//
+// [game.ErrConflict] is the fence's refusal: another server appended
+// first, and the lane reads its log back to learn who.
+//
 // # Compaction
 //
 // A [game.Snapshot] is a message like any other: no subject rollup, which
