@@ -114,7 +114,7 @@ func (lb *Lobby) withRecord(w http.ResponseWriter, r *http.Request, find func(co
 	}
 	rec, err := find(r.Context())
 	if !errors.Is(err, bowler.ErrUnknown) {
-		lb.keyGuesses.refund(addr)
+		lb.admit.keyGuesses.refund(addr)
 	}
 	switch {
 	case errors.Is(err, bowler.ErrUnknown):
@@ -143,7 +143,7 @@ func (lb *Lobby) guess(w http.ResponseWriter, r *http.Request) (string, bool) {
 // saying why and reports false.
 func (lb *Lobby) spendGuess(w http.ResponseWriter, r *http.Request, why string) (string, bool) {
 	addr := lb.clientAddr(r)
-	if ok, wait := lb.keyGuesses.allow(addr, time.Now()); !ok {
+	if ok, wait := lb.admit.keyGuesses.allow(addr, time.Now()); !ok {
 		lb.rateLimited(LimitKeyGuesses)
 		lb.tooMany(w, wait, why)
 		return "", false
@@ -384,7 +384,7 @@ func (lb *Lobby) redeem(w http.ResponseWriter, r *http.Request) {
 	key := bowler.NewKey()
 	_, err := lb.cfg.Lane.Bowlers.Redeem(r.Context(), bowler.HashKey(body.Code), bowler.HashKey(key), time.Now())
 	if !errors.Is(err, bowler.ErrCode) && !errors.Is(err, bowler.ErrUnknown) {
-		lb.keyGuesses.refund(addr)
+		lb.admit.keyGuesses.refund(addr)
 	}
 	switch {
 	case errors.Is(err, bowler.ErrCode), errors.Is(err, bowler.ErrUnknown):

@@ -141,7 +141,7 @@ func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	addr := lb.clientAddr(r)
-	if ok, wait := lb.creations.allow(addr, time.Now()); !ok {
+	if ok, wait := lb.admit.creations.allow(addr, time.Now()); !ok {
 		lb.rateLimited(LimitCreations)
 		lb.tooMany(w, wait, "this address has created lanes too fast")
 		return
@@ -422,7 +422,7 @@ func (lb *Lobby) export(w http.ResponseWriter, r *http.Request, kind, contentTyp
 // exportAllowed reports whether the request's address may ask for an
 // export now (ExportRate, ExportBurst), or answers 429 saying why not.
 func (lb *Lobby) exportAllowed(w http.ResponseWriter, r *http.Request, why string) bool {
-	if ok, wait := lb.exportsAsked.allow(lb.clientAddr(r), time.Now()); !ok {
+	if ok, wait := lb.admit.exportsAsked.allow(lb.clientAddr(r), time.Now()); !ok {
 		lb.rateLimited(LimitExports)
 		lb.tooMany(w, wait, why)
 		return false
@@ -824,7 +824,7 @@ func (c *builtCache) fit(id string, added int) {
 
 func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 	addr := lb.clientAddr(r)
-	done, err := lb.connOpened(addr)
+	done, err := lb.admit.connOpened(addr)
 	switch {
 	case errors.Is(err, errRefusing):
 		lb.rateLimited(LimitConnsPerAddr)
@@ -862,10 +862,7 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 	if l == nil {
 		to = relay
 	}
-	key := id + " " + addr
-	lb.mu.Lock()
-	room := lb.laneConns.take(key, lb.cfg.ConnsPerLaneAddr)
-	lb.mu.Unlock()
+	left, room := lb.admit.laneConnOpened(id, addr)
 	if !room {
 		defer done()
 		lb.rateLimited(LimitLaneConns)
@@ -877,9 +874,7 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 	served := done
 	done = func() {
 		served()
-		lb.mu.Lock()
-		lb.laneConns.give(key)
-		lb.mu.Unlock()
+		left()
 	}
 	conn, err := ws.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: lb.cfg.OriginPatterns})
 	if err != nil {

@@ -257,7 +257,7 @@ func (lb *Lobby) createLeague(w http.ResponseWriter, r *http.Request) {
 	}
 	// Only a league that would be created costs the address a creation.
 	addr := lb.clientAddr(r)
-	if ok, wait := lb.leagueCreations.allow(addr, time.Now()); !ok {
+	if ok, wait := lb.admit.leagueCreations.allow(addr, time.Now()); !ok {
 		lb.rateLimited(LimitLeagueCreations)
 		lb.tooMany(w, wait, "this address has created leagues too fast")
 		return
@@ -271,7 +271,7 @@ func (lb *Lobby) createLeague(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err != nil {
-		lb.leagueCreations.refund(addr)
+		lb.admit.leagueCreations.refund(addr)
 		lb.failLeague(w, err)
 		return
 	}
@@ -329,7 +329,7 @@ func (lb *Lobby) asSecretary(w http.ResponseWriter, r *http.Request, key string,
 		if subtle.ConstantTimeCompare(hash[:], e.stored.Secretary[:]) != 1 {
 			return errNotSecretary
 		}
-		lb.keyGuesses.refund(addr)
+		lb.admit.keyGuesses.refund(addr)
 		return h(e)
 	})
 	switch {

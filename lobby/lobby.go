@@ -131,27 +131,16 @@ type Lobby struct {
 	restored []*lane.Lane    // lanes restored before Run, for it to start
 	stopped  chan struct{}   // closed when Run stops
 
-	conns       sync.WaitGroup // WebSocket connections being served
-	nconns      int            // guarded by mu: connections being served
-	closing     bool           // guarded by mu: no new connections once set
-	opening     int            // guarded by mu: lanes being created
-	connsByAddr addrCount      // guarded by mu: connections served, by client address
-	laneConns   addrCount      // guarded by mu: connections served, by lane and client address
-	refusing    addrCount      // guarded by mu: connections being refused, by client address
-	lanesByAddr addrCount      // guarded by mu: lanes open or being created, by the address that created them
-	gone        closedLanes    // guarded by mu: where lanes that closed were listed
+	opening int         // guarded by mu: lanes being created
+	gone    closedLanes // guarded by mu: where lanes that closed were listed
 
-	unrestored      map[string]struct{} // guarded by mu: lanes in the journal that failed to restore
-	creations       *addrLimiter        // lane creations per client address
-	qrDraws         *addrLimiter        // QR codes drawn per client address
-	keyGuesses      *addrLimiter        // unknown bowler keys, codes and shares tried per client address
-	list            listCache           // GET /api/lanes, encoded
-	sheets          sheetCache          // kept lanes' sheets read lately, decoded
-	built           builtCache          // exports built lately, by ETag
-	exportsAsked    *addrLimiter        // exports asked for per client address
-	leagueCreations *addrLimiter        // league creations per client address
-	leagues         leagueCache         // the leagues loaded
-	counters        counters            // refusals, for the metrics
+	unrestored map[string]struct{} // guarded by mu: lanes in the journal that failed to restore
+	admit      *admission          // what each client address may open
+	list       listCache           // GET /api/lanes, encoded
+	sheets     sheetCache          // kept lanes' sheets read lately, decoded
+	built      builtCache          // exports built lately, by ETag
+	leagues    leagueCache         // the leagues loaded
+	counters   counters            // refusals, for the metrics
 
 	compacting    sync.Mutex   // one compaction at a time
 	compactBefore uint64       // guarded by compacting: what the next compaction may drop
@@ -216,23 +205,15 @@ func New(cfg Config) *Lobby {
 		cfg.Leagues = memjournal.NewLeagues()
 	}
 	lb := &Lobby{
-		cfg:             cfg,
-		log:             cfg.Logger,
-		lanes:           make(map[string]*entry),
-		unrestored:      make(map[string]struct{}),
-		connsByAddr:     make(addrCount),
-		laneConns:       make(addrCount),
-		refusing:        make(addrCount),
-		lanesByAddr:     make(addrCount),
-		gone:            newClosedLanes(maxClosedLanes),
-		creations:       newAddrLimiter(cfg.CreateRate, cfg.CreateBurst),
-		qrDraws:         newAddrLimiter(QRRate, QRBurst),
-		keyGuesses:      newAddrLimiter(KeyGuessRate, KeyGuessBurst),
-		exportsAsked:    newAddrLimiter(ExportRate, ExportBurst),
-		leagueCreations: newAddrLimiter(LeagueCreateRate, LeagueCreateBurst),
-		leagues:         leagueCache{m: make(map[string]*leagueEntry)},
-		starts:          make(chan *lane.Lane),
-		stopped:         make(chan struct{}),
+		cfg:        cfg,
+		log:        cfg.Logger,
+		lanes:      make(map[string]*entry),
+		unrestored: make(map[string]struct{}),
+		gone:       newClosedLanes(maxClosedLanes),
+		admit:      newAdmission(cfg),
+		leagues:    leagueCache{m: make(map[string]*leagueEntry)},
+		starts:     make(chan *lane.Lane),
+		stopped:    make(chan struct{}),
 	}
 	if cfg.Archive != nil && cfg.Lane.Keep == nil {
 		lb.cfg.Lane.Keep = lb.keep
@@ -253,10 +234,8 @@ func (lb *Lobby) Run(ctx context.Context) error {
 	defer func() {
 		close(lb.stopped)
 		wg.Wait()
-		lb.mu.Lock()
-		lb.closing = true
-		lb.mu.Unlock()
-		lb.conns.Wait() // every socket has closed with its lane
+		lb.admit.close()
+		lb.admit.wait() // every socket has closed with its lane
 	}()
 	run := func(l *lane.Lane) {
 		wg.Go(func() {
@@ -487,12 +466,14 @@ func (lb *Lobby) create(ctx context.Context, name, owner string, private bool, h
 		lb.mu.Unlock()
 		return nil, refused(ErrFull, protocol.CodeTooManyLanes, "the server holds %d lanes, its limit", lb.cfg.MaxLanes)
 	}
-	if owner != "" && !lb.lanesByAddr.take(owner, lb.cfg.LanesPerAddr) {
+	lb.opening++ // a place held while the opening is stored, without the lock
+	lb.mu.Unlock()
+	if !lb.admit.laneOpening(owner) {
+		lb.mu.Lock()
+		lb.opening--
 		lb.mu.Unlock()
 		return nil, refused(errAddrLimit, protocol.CodeRateLimited, "%d lanes created from this address are open, its limit", lb.cfg.LanesPerAddr)
 	}
-	lb.opening++ // a place held while the opening is stored, without the lock
-	lb.mu.Unlock()
 	lb.creating.RLock()
 	defer lb.creating.RUnlock()
 
@@ -524,10 +505,8 @@ func (lb *Lobby) create(ctx context.Context, name, owner string, private bool, h
 		err = fmt.Errorf("lobby: lane id %s drawn twice", l.ID()) // 32^10 ids: never in practice
 	}
 	if err != nil {
-		if owner != "" {
-			lb.lanesByAddr.give(owner)
-		}
 		lb.mu.Unlock()
+		lb.admit.laneClosed(owner)
 		if cl != nil {
 			cl.Release()
 		}
@@ -589,75 +568,24 @@ func (lb *Lobby) Len() int {
 	return len(lb.lanes)
 }
 
-// connOpened counts a WebSocket connection from the client address addr
-// in, unless the lobby is closing or holds its limit, and returns the
-// function that counts it out.
-//
-// When addr holds its own limit, the error is errAddrLimit and the
-// connection is counted in the server's connections all the same, and
-// among addr's refusals in flight (not its connections), until done is
-// called: the refusal is a WebSocket of its own for a moment (see
-// refuseSocket), a file the server's limit must count. With maxRefusing
-// refusals in flight already, the error is errRefusing and nothing is
-// counted: the request gets a plain 429.
-func (lb *Lobby) connOpened(addr string) (done func(), err error) {
-	lb.mu.Lock()
-	defer lb.mu.Unlock()
-	switch {
-	case lb.closing:
-		return nil, errShuttingDown
-	case lb.nconns >= lb.cfg.MaxConnections:
-		return nil, refused(ErrFull, protocol.CodeTooManyConnections, "the server holds %d connections, its limit", lb.cfg.MaxConnections)
-	}
-	if lb.connsByAddr.take(addr, lb.cfg.ConnsPerAddr) {
-		lb.nconns++
-		lb.conns.Add(1)
-		return func() { lb.connClosed(addr, lb.connsByAddr) }, nil
-	}
-	// Over its limit: the socket is refused with a close frame, which
-	// holds a connection for a moment (see refuseSocket). An address may
-	// have only a few refusals at a time; past them it gets a plain 429.
-	if !lb.refusing.take(addr, maxRefusing) {
-		return nil, refused(errRefusing, protocol.CodeRateLimited, "this address has %d WebSocket connections open, its limit, and is being refused more", lb.cfg.ConnsPerAddr)
-	}
-	lb.nconns++
-	lb.conns.Add(1)
-	return func() { lb.connClosed(addr, lb.refusing) }, refused(errAddrLimit, protocol.CodeRateLimited, "this address has %d WebSocket connections open, its limit; try again later", lb.cfg.ConnsPerAddr)
-}
-
-// maxRefusing is how many of its sockets an address may have refused at
-// once, each held open for at most refuseTimeout.
-const maxRefusing = 4
-
-func (lb *Lobby) connClosed(addr string, counted addrCount) {
-	lb.mu.Lock()
-	lb.nconns--
-	counted.give(addr)
-	lb.mu.Unlock()
-	lb.conns.Done()
-}
-
 // Connections returns the WebSocket connections the lobby serves now,
 // those being refused included.
-func (lb *Lobby) Connections() int {
-	lb.mu.RLock()
-	defer lb.mu.RUnlock()
-	return lb.nconns
-}
+func (lb *Lobby) Connections() int { return lb.admit.connections() }
 
 func (lb *Lobby) remove(id string) {
 	lb.mu.Lock()
-	if e, ok := lb.lanes[id]; ok {
+	e, ok := lb.lanes[id]
+	if ok {
 		delete(lb.lanes, id)
-		if e.owner != "" {
-			lb.lanesByAddr.give(e.owner)
-		}
 		if e.claim != nil {
 			e.claim.Release()
 		}
 		lb.gone.add(id, e.n)
 	}
 	lb.mu.Unlock()
+	if ok {
+		lb.admit.laneClosed(e.owner)
+	}
 	lb.forgetList()
 }
 
