@@ -214,10 +214,7 @@ func (lb *Lobby) claim(ctx context.Context, id string) (*lane.Lane, error) {
 			cl.Release()
 			return nil, err
 		}
-		lb.mu.Lock()
-		lb.next++
-		lb.lanes[id] = &entry{lane: l, n: lb.next, claim: cl}
-		lb.mu.Unlock()
+		lb.lanes.takenOver(l, cl)
 		return l, lb.startLane(l, cl, "lane taken over")
 	})
 	if err != nil {

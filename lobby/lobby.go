@@ -2,7 +2,12 @@
 // closes them, runs each lane's goroutine, and serves the HTTP API and the
 // WebSocket endpoint that reach them.
 //
-// The lobby's map of lanes is guarded by a mutex that is never held while
+// A [Lobby] puts together parts that each keep their own state under
+// their own lock: its registry (registry.go) keeps the lanes, in the
+// order they were created, with those that closed or failed to restore;
+// its admission (admission.go) counts what each client address holds
+// open and how fast it asks; its compaction (compact.go) bounds the
+// journal. No lock of one is held while another's is taken, nor while
 // talking to a lane: a lane's summary is read from what the lane last
 // published, so listing thousands of lanes never waits on any of them.
 package lobby
@@ -13,9 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"net/netip"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -123,24 +126,16 @@ type Lobby struct {
 	log *slog.Logger
 	qrs qrCache // the invitations' QR codes, drawn once each
 
-	mu    sync.RWMutex
-	lanes map[string]*entry
-	next  uint64 // creation order, for listing
+	lanes   *registry       // the lanes kept, closed and unrestored
+	starts  chan *lane.Lane // lanes for Run to start
+	stopped chan struct{}   // closed when Run stops
 
-	starts   chan *lane.Lane // lanes for Run to start
-	restored []*lane.Lane    // lanes restored before Run, for it to start
-	stopped  chan struct{}   // closed when Run stops
-
-	opening int         // guarded by mu: lanes being created
-	gone    closedLanes // guarded by mu: where lanes that closed were listed
-
-	unrestored map[string]struct{} // guarded by mu: lanes in the journal that failed to restore
-	admit      *admission          // what each client address may open
-	list       listCache           // GET /api/lanes, encoded
-	sheets     sheetCache          // kept lanes' sheets read lately, decoded
-	built      builtCache          // exports built lately, by ETag
-	leagues    leagueCache         // the leagues loaded
-	counters   counters            // refusals, for the metrics
+	admit    *admission  // what each client address may open
+	list     listCache   // GET /api/lanes, encoded
+	sheets   sheetCache  // kept lanes' sheets read lately, decoded
+	built    builtCache  // exports built lately, by ETag
+	leagues  leagueCache // the leagues loaded
+	counters counters    // refusals, for the metrics
 
 	compacting    sync.Mutex   // one compaction at a time
 	compactBefore uint64       // guarded by compacting: what the next compaction may drop
@@ -152,13 +147,6 @@ type Lobby struct {
 	// the lane's opening until the lane is in lanes: a compaction takes it
 	// to see every lane whose opening it may drop.
 	creating sync.RWMutex
-}
-
-type entry struct {
-	lane  *lane.Lane
-	n     uint64 // creation order
-	owner string // the client address that created it; "" for none
-	claim Claim  // in a cluster, this node's claim on it
 }
 
 // New returns a lobby; it needs [Lobby.Run] running to start lanes.
@@ -205,15 +193,13 @@ func New(cfg Config) *Lobby {
 		cfg.Leagues = memjournal.NewLeagues()
 	}
 	lb := &Lobby{
-		cfg:        cfg,
-		log:        cfg.Logger,
-		lanes:      make(map[string]*entry),
-		unrestored: make(map[string]struct{}),
-		gone:       newClosedLanes(maxClosedLanes),
-		admit:      newAdmission(cfg),
-		leagues:    leagueCache{m: make(map[string]*leagueEntry)},
-		starts:     make(chan *lane.Lane),
-		stopped:    make(chan struct{}),
+		cfg:     cfg,
+		log:     cfg.Logger,
+		lanes:   newRegistry(cfg.MaxLanes),
+		admit:   newAdmission(cfg),
+		leagues: leagueCache{m: make(map[string]*leagueEntry)},
+		starts:  make(chan *lane.Lane),
+		stopped: make(chan struct{}),
 	}
 	if cfg.Archive != nil && cfg.Lane.Keep == nil {
 		lb.cfg.Lane.Keep = lb.keep
@@ -244,11 +230,7 @@ func (lb *Lobby) Run(ctx context.Context) error {
 			lb.log.Info("lane closed", "lane", l.ID(), "reason", err)
 		})
 	}
-	lb.mu.Lock()
-	restored := lb.restored
-	lb.restored = nil
-	lb.mu.Unlock()
-	for _, l := range restored {
+	for _, l := range lb.lanes.startAll() {
 		run(l)
 	}
 	ticker := time.NewTicker(lb.cfg.CompactEvery)
@@ -353,22 +335,13 @@ func (lb *Lobby) Compact(ctx context.Context) error {
 func (lb *Lobby) openLanes() []*lane.Lane {
 	lb.creating.Lock()
 	defer lb.creating.Unlock()
-	lb.mu.RLock()
-	defer lb.mu.RUnlock()
-	lanes := make([]*lane.Lane, 0, len(lb.lanes))
-	for _, e := range lb.lanes {
-		lanes = append(lanes, e.lane)
-	}
-	return lanes
+	return lb.lanes.all()
 }
 
 // restoreAgain tries again to restore the lanes that could not be: their
 // logs must not be dropped while they are not running.
 func (lb *Lobby) restoreAgain(ctx context.Context) error {
-	lb.mu.Lock()
-	ids := slices.Collect(maps.Keys(lb.unrestored))
-	lb.mu.Unlock()
-	for _, id := range ids {
+	for _, id := range lb.lanes.failed() {
 		log, err := lb.cfg.Lane.Journal.Read(ctx, id, 0)
 		if err == nil {
 			err = lb.restore(ctx, log)
@@ -377,21 +350,12 @@ func (lb *Lobby) restoreAgain(ctx context.Context) error {
 			return fmt.Errorf("lobby: not compacted while lane %s cannot be restored: %w", id, err)
 		}
 		select {
-		case lb.starts <- lb.take(id):
+		case lb.starts <- lb.lanes.start(id):
 		case <-lb.stopped:
 			return errShuttingDown
 		}
 	}
 	return nil
-}
-
-// take removes a restored lane from those waiting for Run to start them.
-func (lb *Lobby) take(id string) *lane.Lane {
-	lb.mu.Lock()
-	defer lb.mu.Unlock()
-	e := lb.lanes[id]
-	lb.restored = slices.DeleteFunc(lb.restored, func(l *lane.Lane) bool { return l == e.lane })
-	return e.lane
 }
 
 // Restore brings back every lane the journal holds open, as it was: call
@@ -424,20 +388,8 @@ func (lb *Lobby) restore(ctx context.Context, log game.Log) error {
 	if err == nil {
 		l, err = lane.Restore(ctx, log, lb.cfg.Lane)
 	}
-	lb.mu.Lock()
-	defer lb.mu.Unlock()
-	if err != nil && !errors.Is(err, lane.ErrNotRestorable) {
-		lb.unrestored[log.Lane] = struct{}{}
-		return err
-	}
-	delete(lb.unrestored, log.Lane)
-	if err != nil {
-		return err
-	}
-	lb.next++
-	lb.lanes[l.ID()] = &entry{lane: l, n: lb.next}
-	lb.restored = append(lb.restored, l)
-	return nil
+	lb.lanes.restored(log.Lane, l, err != nil && !errors.Is(err, lane.ErrNotRestorable))
+	return err
 }
 
 // Create opens a new lane with the given name, stores its opening in the
@@ -461,17 +413,11 @@ func (lb *Lobby) create(ctx context.Context, name, owner string, private bool, h
 	if err != nil {
 		return nil, err
 	}
-	lb.mu.Lock()
-	if len(lb.lanes)+lb.opening >= lb.cfg.MaxLanes {
-		lb.mu.Unlock()
+	if !lb.lanes.reserve() { // a place held while the opening is stored
 		return nil, refused(ErrFull, protocol.CodeTooManyLanes, "the server holds %d lanes, its limit", lb.cfg.MaxLanes)
 	}
-	lb.opening++ // a place held while the opening is stored, without the lock
-	lb.mu.Unlock()
 	if !lb.admit.laneOpening(owner) {
-		lb.mu.Lock()
-		lb.opening--
-		lb.mu.Unlock()
+		lb.lanes.unreserve()
 		return nil, refused(errAddrLimit, protocol.CodeRateLimited, "%d lanes created from this address are open, its limit", lb.cfg.LanesPerAddr)
 	}
 	lb.creating.RLock()
@@ -499,23 +445,18 @@ func (lb *Lobby) create(ctx context.Context, name, owner string, private bool, h
 			break
 		}
 	}
-	lb.mu.Lock()
-	lb.opening--
-	if err == nil && lb.lanes[l.ID()] != nil {
-		err = fmt.Errorf("lobby: lane id %s drawn twice", l.ID()) // 32^10 ids: never in practice
+	if err == nil {
+		err = lb.lanes.open(l, owner, cl)
+	} else {
+		lb.lanes.unreserve()
 	}
 	if err != nil {
-		lb.mu.Unlock()
 		lb.admit.laneClosed(owner)
 		if cl != nil {
 			cl.Release()
 		}
 		return nil, fmt.Errorf("%w: %w", refused(ErrUnavailable, protocol.CodeUnavailable, "the new lane could not be stored in time; try again"), err)
 	}
-	id := l.ID()
-	lb.next++
-	lb.lanes[id] = &entry{lane: l, n: lb.next, owner: owner, claim: cl}
-	lb.mu.Unlock()
 	if err := lb.startLane(l, cl, "lane created"); err != nil {
 		return nil, err
 	}
@@ -541,15 +482,7 @@ func (lb *Lobby) startLane(l *lane.Lane, cl Claim, said string) error {
 }
 
 // Get returns the lane with the given id.
-func (lb *Lobby) Get(id string) (*lane.Lane, bool) {
-	lb.mu.RLock()
-	defer lb.mu.RUnlock()
-	e, ok := lb.lanes[id]
-	if !ok {
-		return nil, false
-	}
-	return e.lane, true
-}
+func (lb *Lobby) Get(id string) (*lane.Lane, bool) { return lb.lanes.get(id) }
 
 // List returns the open lanes the lobby lists (not the private ones),
 // oldest first.
@@ -562,29 +495,15 @@ func (lb *Lobby) List() []protocol.LaneSummary {
 }
 
 // Len returns the number of open lanes.
-func (lb *Lobby) Len() int {
-	lb.mu.RLock()
-	defer lb.mu.RUnlock()
-	return len(lb.lanes)
-}
+func (lb *Lobby) Len() int { return lb.lanes.len() }
 
 // Connections returns the WebSocket connections the lobby serves now,
 // those being refused included.
 func (lb *Lobby) Connections() int { return lb.admit.connections() }
 
 func (lb *Lobby) remove(id string) {
-	lb.mu.Lock()
-	e, ok := lb.lanes[id]
-	if ok {
-		delete(lb.lanes, id)
-		if e.claim != nil {
-			e.claim.Release()
-		}
-		lb.gone.add(id, e.n)
-	}
-	lb.mu.Unlock()
-	if ok {
-		lb.admit.laneClosed(e.owner)
+	if owner, ok := lb.lanes.remove(id); ok {
+		lb.admit.laneClosed(owner)
 	}
 	lb.forgetList()
 }
