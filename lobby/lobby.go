@@ -20,7 +20,6 @@ import (
 	"log/slog"
 	"net/netip"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -137,16 +136,9 @@ type Lobby struct {
 	leagues  leagueCache // the leagues loaded
 	counters counters    // refusals, for the metrics
 
-	compacting    sync.Mutex   // one compaction at a time
-	compactBefore uint64       // guarded by compacting: what the next compaction may drop
-	quiet         atomic.Int64 // appends counted when the last compaction ended
+	compaction compaction // the journal's compactions, one at a time
 
 	claims singleflight.Group // lanes being taken over, by id (see claim)
-
-	// creating is read-held by every lane creation from before it stores
-	// the lane's opening until the lane is in lanes: a compaction takes it
-	// to see every lane whose opening it may drop.
-	creating sync.RWMutex
 }
 
 // New returns a lobby; it needs [Lobby.Run] running to start lanes.
@@ -244,7 +236,7 @@ func (lb *Lobby) Run(ctx context.Context) error {
 		case l := <-lb.starts:
 			run(l)
 		case <-ticker.C:
-			if lb.cfg.Cluster == nil && lb.cfg.Lane.Metrics.Appends.Load() == lb.quiet.Load() {
+			if lb.cfg.Cluster == nil && lb.compaction.idle(lb.cfg.Lane.Metrics.Appends.Load()) {
 				continue // nothing stored since the last compaction's own snapshots (in a cluster, the others store too)
 			}
 			select {
@@ -259,103 +251,6 @@ func (lb *Lobby) Run(ctx context.Context) error {
 			}
 		}
 	}
-}
-
-// Compact bounds the journal: every open lane stores a snapshot of itself,
-// then every event stored before the snapshots of the previous compaction
-// is dropped — the earlier events of open lanes, which their snapshots
-// replace, and the logs of lanes that closed. Dropping one round behind
-// means that what is dropped was replaced by snapshots a whole round old,
-// long since synced to disk: a power failure right after a compaction
-// cannot take a lane's snapshot with it and leave its log dropped. A
-// restart then replays a snapshot a lane and what came after it.
-//
-// A lane that cannot store its snapshot does not hold the others back:
-// the next round drops nothing it still needs (what came after its last
-// snapshot, or all of it if it never stored one), and the rest as usual;
-// the round reports it. If a lane in the journal could not be restored
-// (it is tried again first), nothing is dropped.
-//
-// In a cluster the journal is every node's: see compactCluster.
-func (lb *Lobby) Compact(ctx context.Context) error {
-	if lb.cfg.Cluster != nil {
-		return lb.compactCluster(ctx)
-	}
-	lb.compacting.Lock()
-	defer lb.compacting.Unlock()
-	if err := lb.restoreAgain(ctx); err != nil {
-		return err
-	}
-	j := lb.cfg.Lane.Journal
-	last, err := j.Last(ctx)
-	if err != nil || last == 0 {
-		return err
-	}
-	// Every lane whose opening is at or before last is in lanes once the
-	// creations in flight have finished.
-	lanes := lb.openLanes()
-	start := time.Now()
-	// next is what the next round may drop: everything before this one's
-	// snapshots, but not what a lane that failed to store one still needs.
-	next := last + 1
-	var failed []error
-	for _, l := range lanes {
-		// A lane that stopped has closed (or the server is stopping, and
-		// then ctx has ended): its log may go.
-		err := l.Snapshot(ctx)
-		switch {
-		case err == nil, errors.Is(err, lane.ErrStopped):
-		case ctx.Err() != nil:
-			return ctx.Err()
-		default:
-			failed = append(failed, fmt.Errorf("lane %s: %w", l.ID(), err))
-			next = min(next, max(l.Keep(), 1)) // its last snapshot, or all of its log
-		}
-	}
-	lb.quiet.Store(lb.cfg.Lane.Metrics.Appends.Load())
-	before := lb.compactBefore
-	lb.compactBefore = next
-	var notSnapped error
-	if len(failed) > 0 {
-		notSnapped = fmt.Errorf("lobby: compaction: %d lanes kept their logs: %w", len(failed), errors.Join(failed...))
-	}
-	if before <= 1 {
-		return notSnapped // the first round of this process: the next drops what this one replaced
-	}
-	if err := j.Compact(ctx, before); err != nil {
-		return errors.Join(fmt.Errorf("lobby: compaction: %w", err), notSnapped)
-	}
-	lb.log.Info("journal compacted", "lanes", len(lanes), "before", before, "took", time.Since(start))
-	return notSnapped
-}
-
-// openLanes returns the lanes open now, once the creations in flight
-// have stored their openings and joined them: a compaction must see every
-// lane whose opening it may drop.
-func (lb *Lobby) openLanes() []*lane.Lane {
-	lb.creating.Lock()
-	defer lb.creating.Unlock()
-	return lb.lanes.all()
-}
-
-// restoreAgain tries again to restore the lanes that could not be: their
-// logs must not be dropped while they are not running.
-func (lb *Lobby) restoreAgain(ctx context.Context) error {
-	for _, id := range lb.lanes.failed() {
-		log, err := lb.cfg.Lane.Journal.Read(ctx, id, 0)
-		if err == nil {
-			err = lb.restore(ctx, log)
-		}
-		if err != nil {
-			return fmt.Errorf("lobby: not compacted while lane %s cannot be restored: %w", id, err)
-		}
-		select {
-		case lb.starts <- lb.lanes.start(id):
-		case <-lb.stopped:
-			return errShuttingDown
-		}
-	}
-	return nil
 }
 
 // Restore brings back every lane the journal holds open, as it was: call
@@ -420,8 +315,7 @@ func (lb *Lobby) create(ctx context.Context, name, owner string, private bool, h
 		lb.lanes.unreserve()
 		return nil, refused(errAddrLimit, protocol.CodeRateLimited, "%d lanes created from this address are open, its limit", lb.cfg.LanesPerAddr)
 	}
-	lb.creating.RLock()
-	defer lb.creating.RUnlock()
+	defer lb.compaction.creation()()
 
 	var l *lane.Lane
 	var cl Claim
