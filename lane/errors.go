@@ -103,3 +103,15 @@ const (
 	NoticeStoppedHere = "the lane stopped here: reconnect, your seat is kept"
 	NoticeLostBetween = "messages were lost between servers: reconnect, your seat is kept"
 )
+
+// closeTexts are the reasons a WebSocket close frame gives, by the code it
+// closes for, where the code alone would not do: the words a page shows
+// as its connection's state. (lane/ws's Closing asks CloseText.)
+var closeTexts = map[protocol.Code]string{
+	protocol.CodeRateLimited: "too many connections from this address",
+	protocol.CodeLaneClosed:  "lane closed",
+}
+
+// CloseText returns the reason a connection closed for code is given, ""
+// if the code says it alone.
+func CloseText(code protocol.Code) string { return closeTexts[code] }

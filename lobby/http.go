@@ -1,7 +1,6 @@
 package lobby
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -11,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -828,7 +826,7 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.Is(err, errRefusing):
 		lb.rateLimited(LimitConnsPerAddr)
-		lb.tooMany(w, refuseTimeout, "this address has its WebSocket connections open, and more being refused")
+		lb.tooMany(w, ws.RefuseTimeout, "this address has its WebSocket connections open, and more being refused")
 		return
 	case errors.Is(err, errAddrLimit):
 		// Refused after the upgrade: a page cannot read the status of a
@@ -836,7 +834,6 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 		defer done()
 		lb.rateLimited(LimitConnsPerAddr)
 		pe, _ := lane.ErrorFor(err)
-		count(&lb.counters.refused, string(pe.Code))
 		lb.refuseSocket(w, r, pe)
 		return
 	case err != nil:
@@ -867,7 +864,6 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 		defer done()
 		lb.rateLimited(LimitLaneConns)
 		pe := protocol.Errorf(protocol.CodeRateLimited, "this address has %d connections on this lane, its limit; try again later", lb.cfg.ConnsPerLaneAddr)
-		count(&lb.counters.refused, string(pe.Code))
 		lb.refuseSocket(w, r, pe)
 		return
 	}
@@ -898,53 +894,11 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// refuseTimeout bounds turning a WebSocket away: writing the error, then
-// the close handshake. A client that reads gets both in a round trip; one
-// that does not holds its socket no longer than this.
-const refuseTimeout = time.Second
-
-// deadlineWriter hands over its connection with a deadline for every
-// read and write on it.
-type deadlineWriter struct {
-	http.ResponseWriter
-	deadline time.Time
-}
-
-func (w deadlineWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	conn, rw, err := http.NewResponseController(w.ResponseWriter).Hijack()
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := conn.SetDeadline(w.deadline); err != nil {
-		conn.Close()
-		return nil, nil, err
-	}
-	return conn, rw, nil
-}
-
-// refuseSocket upgrades the request, sends the error e and closes the
-// connection with 1013 (try again later): a page knows then to come back
-// later, with backoff. The origin check is the same as for a lane's
-// socket.
+// refuseSocket turns the WebSocket request away with e (see ws.Refuse)
+// and counts it by its code.
 func (lb *Lobby) refuseSocket(w http.ResponseWriter, r *http.Request, e *protocol.Error) {
-	// The close handshake waits for the client's echo, up to 5 s inside
-	// the library, and nothing it offers cuts that short: a client that
-	// never answers would hold the socket, and a place among the server's
-	// connections, that long. A deadline on the connection itself ends
-	// the whole exchange after refuseTimeout.
-	hw := deadlineWriter{w, time.Now().Add(refuseTimeout)}
-	ws, err := websocket.Accept(hw, r, &websocket.AcceptOptions{OriginPatterns: lb.cfg.OriginPatterns})
-	if err != nil {
-		return // Accept has answered the request
+	count(&lb.counters.refused, string(e.Code))
+	if ws.Refuse(w, r, &websocket.AcceptOptions{OriginPatterns: lb.cfg.OriginPatterns}, e) {
+		lb.log.Debug("websocket turned away", "lane", r.PathValue("id"), "remote", r.RemoteAddr, "reason", e.Message)
 	}
-	defer ws.CloseNow()
-	ws.SetReadLimit(protocol.MaxMessageSize)
-	ctx, cancel := context.WithTimeout(context.Background(), refuseTimeout)
-	defer cancel()
-	data, _ := json.Marshal(e) // plain values: cannot fail
-	if err := ws.Write(ctx, websocket.MessageText, data); err != nil {
-		return
-	}
-	ws.Close(websocket.StatusTryAgainLater, "too many connections from this address")
-	lb.log.Debug("websocket turned away", "lane", r.PathValue("id"), "remote", r.RemoteAddr, "reason", e.Message)
 }
