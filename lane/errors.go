@@ -14,8 +14,8 @@ import (
 // to the codes a client is sent: the one place where the rules meet the
 // wire. The first that matches counts. Refusals of the server itself (the
 // lobby's limits, a lane that cannot be reached) are made as a
-// *protocol.Error where they happen, with a text meant for the client,
-// and need no entry.
+// *protocol.Error from the lobby's one table of refusals (lobby/errors.go),
+// with a text meant for the client, and need no entry.
 var errorCodes = []struct {
 	err  error
 	code protocol.Code

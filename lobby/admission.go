@@ -1,10 +1,6 @@
 package lobby
 
-import (
-	"sync"
-
-	"github.com/tenpin/tenpin/protocol"
-)
+import "sync"
 
 // admission decides what each client address may open: the WebSocket
 // connections the server and each address hold, the lanes each address
@@ -74,7 +70,7 @@ func (a *admission) connOpened(addr string) (done func(), err error) {
 	case a.closing:
 		return nil, errShuttingDown
 	case a.conns >= a.maxConns:
-		return nil, refused(ErrFull, protocol.CodeTooManyConnections, "the server holds %d connections, its limit", a.maxConns)
+		return nil, refused(refuseConnsServer, a.maxConns)
 	}
 	if a.byAddr.take(addr, a.connsPerAddr) {
 		a.conns++
@@ -85,11 +81,11 @@ func (a *admission) connOpened(addr string) (done func(), err error) {
 	// holds a connection for a moment (see ws.Refuse). An address may
 	// have only a few refusals at a time; past them it gets a plain 429.
 	if !a.refusing.take(addr, maxRefusing) {
-		return nil, refused(errRefusing, protocol.CodeRateLimited, "this address has %d WebSocket connections open, its limit, and is being refused more", a.connsPerAddr)
+		return nil, refused(refuseConnsAddrRefusing, a.connsPerAddr)
 	}
 	a.conns++
 	a.served.Add(1)
-	return func() { a.connClosed(addr, a.refusing) }, refused(errAddrLimit, protocol.CodeRateLimited, "this address has %d WebSocket connections open, its limit; try again later", a.connsPerAddr)
+	return func() { a.connClosed(addr, a.refusing) }, refused(refuseConnsAddr, a.connsPerAddr)
 }
 
 // maxRefusing is how many of its sockets an address may have refused at

@@ -68,7 +68,7 @@ func (lb *Lobby) getQR(w http.ResponseWriter, r *http.Request) {
 	if !kept {
 		if ok, wait := lb.admit.qrDraws.allow(lb.clientAddr(r), time.Now()); !ok {
 			lb.rateLimited(LimitQRCodes)
-			lb.tooMany(w, wait, "this address has asked for new QR codes too fast")
+			lb.tooMany(w, wait, refuseQRCodesFast)
 			return
 		}
 		var err error

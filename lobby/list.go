@@ -98,7 +98,7 @@ func (lb *Lobby) listLanes(w http.ResponseWriter, r *http.Request) {
 	if s := q.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > MaxListLimit {
-			lb.fail(w, protocol.CodeBadRequest, fmt.Sprintf("limit %q: want a whole number of lanes from 1 to %d", s, MaxListLimit))
+			lb.fail(w, refuseListLimit, s, MaxListLimit)
 			return
 		}
 		limit = n
@@ -107,7 +107,7 @@ func (lb *Lobby) listLanes(w http.ResponseWriter, r *http.Request) {
 	if id := q.Get("after"); id != "" {
 		n, ok := lb.position(id)
 		if !ok {
-			lb.fail(w, protocol.CodeBadRequest, fmt.Sprintf("after %q: no such lane is listed, or closed lately; list again from the first page, without after", id))
+			lb.fail(w, refuseListAfter, id)
 			return
 		}
 		after = n

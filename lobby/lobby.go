@@ -7,9 +7,15 @@
 // order they were created, with those that closed or failed to restore;
 // its admission (admission.go) counts what each client address holds
 // open and how fast it asks; its compaction (compact.go) bounds the
-// journal. No lock of one is held while another's is taken, nor while
+// journal. Only a compaction takes one lock inside another: the
+// registry's, while creations wait to be seen. None is held while
 // talking to a lane: a lane's summary is read from what the lane last
 // published, so listing thousands of lanes never waits on any of them.
+//
+// What the lobby tells a client it turns away — an API error, or a
+// WebSocket refused before it reaches a lane (sent through lane/ws's
+// Refuse) — is written once, in the table of refusals in errors.go, by
+// reason; the domain's own refusals are lane.ErrorFor's.
 package lobby
 
 import (
@@ -309,11 +315,11 @@ func (lb *Lobby) create(ctx context.Context, name, owner string, private bool, h
 		return nil, err
 	}
 	if !lb.lanes.reserve() { // a place held while the opening is stored
-		return nil, refused(ErrFull, protocol.CodeTooManyLanes, "the server holds %d lanes, its limit", lb.cfg.MaxLanes)
+		return nil, refused(refuseLanesServer, lb.cfg.MaxLanes)
 	}
 	if !lb.admit.laneOpening(owner) {
 		lb.lanes.unreserve()
-		return nil, refused(errAddrLimit, protocol.CodeRateLimited, "%d lanes created from this address are open, its limit", lb.cfg.LanesPerAddr)
+		return nil, refused(refuseLanesAddr, lb.cfg.LanesPerAddr)
 	}
 	defer lb.compaction.creation()()
 
@@ -349,7 +355,7 @@ func (lb *Lobby) create(ctx context.Context, name, owner string, private bool, h
 		if cl != nil {
 			cl.Release()
 		}
-		return nil, fmt.Errorf("%w: %w", refused(ErrUnavailable, protocol.CodeUnavailable, "the new lane could not be stored in time; try again"), err)
+		return nil, fmt.Errorf("%w: %w", refused(refuseNotStored), err)
 	}
 	if err := lb.startLane(l, cl, "lane created"); err != nil {
 		return nil, err
@@ -407,7 +413,7 @@ func (lb *Lobby) remove(id string) {
 func cleanName(name string) (string, error) {
 	name, err := bowling.ParseTitle(name, MaxLaneName)
 	if err != nil {
-		return "", refused(ErrLaneName, protocol.CodeInvalidLaneName, "the lane's name: %v", err)
+		return "", refused(refuseLaneName, err)
 	}
 	return name, nil
 }
