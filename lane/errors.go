@@ -14,8 +14,8 @@ import (
 // to the codes a client is sent: the one place where the rules meet the
 // wire. The first that matches counts. Refusals of the server itself (the
 // lobby's limits, a lane that cannot be reached) are made as a
-// *protocol.Error where they happen, with a text meant for the client,
-// and need no entry.
+// *protocol.Error from the lobby's one table of refusals (lobby/errors.go),
+// with a text meant for the client, and need no entry.
 var errorCodes = []struct {
 	err  error
 	code protocol.Code
@@ -103,3 +103,15 @@ const (
 	NoticeStoppedHere = "the lane stopped here: reconnect, your seat is kept"
 	NoticeLostBetween = "messages were lost between servers: reconnect, your seat is kept"
 )
+
+// closeTexts are the reasons a WebSocket close frame gives, by the code it
+// closes for, where the code alone would not do: the words a page shows
+// as its connection's state. (lane/ws's Closing asks CloseText.)
+var closeTexts = map[protocol.Code]string{
+	protocol.CodeRateLimited: "too many connections from this address",
+	protocol.CodeLaneClosed:  "lane closed",
+}
+
+// CloseText returns the reason a connection closed for code is given, ""
+// if the code says it alone.
+func CloseText(code protocol.Code) string { return closeTexts[code] }

@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
-	"fmt"
 	"math"
 	"net/http"
 	"strconv"
@@ -83,7 +82,7 @@ func (lb *Lobby) withBowler(h func(http.ResponseWriter, *http.Request, bowlerReq
 		w.Header().Set("Cache-Control", "no-store")
 		key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bowler ")
 		if !ok || key == "" {
-			lb.fail(w, protocol.CodeUnknownBowler, `send the bowler's key as the header "Authorization: Bowler <key>"`)
+			lb.fail(w, refuseBowlerKeyMissing)
 			return
 		}
 		h0 := bowler.HashKey(key)
@@ -114,11 +113,11 @@ func (lb *Lobby) withRecord(w http.ResponseWriter, r *http.Request, find func(co
 	}
 	rec, err := find(r.Context())
 	if !errors.Is(err, bowler.ErrUnknown) {
-		lb.keyGuesses.refund(addr)
+		lb.admit.keyGuesses.refund(addr)
 	}
 	switch {
 	case errors.Is(err, bowler.ErrUnknown):
-		lb.fail(w, protocol.CodeUnknownBowler, "no bowler has that key or link: it was revoked, or its bowler deleted their history")
+		lb.fail(w, refuseBowlerUnknown)
 	case err != nil:
 		lb.failBowlers(w, err)
 	default:
@@ -132,18 +131,18 @@ func (lb *Lobby) withRecord(w http.ResponseWriter, r *http.Request, find func(co
 // refunds the token if what was tried was known.
 func (lb *Lobby) guess(w http.ResponseWriter, r *http.Request) (string, bool) {
 	if lb.cfg.Lane.Bowlers == nil {
-		lb.fail(w, protocol.CodeNotFound, "this server keeps no bowlers")
+		lb.fail(w, refuseNoBowlers)
 		return "", false
 	}
-	return lb.spendGuess(w, r, "this address has tried too many unknown bowler keys, codes or links")
+	return lb.spendGuess(w, r, refuseBowlerGuesses)
 }
 
 // spendGuess spends a token of the request's address on a key to try
 // (KeyGuessRate), and returns the address; past its limit it answers 429
 // saying why and reports false.
-func (lb *Lobby) spendGuess(w http.ResponseWriter, r *http.Request, why string) (string, bool) {
+func (lb *Lobby) spendGuess(w http.ResponseWriter, r *http.Request, why refusal) (string, bool) {
 	addr := lb.clientAddr(r)
-	if ok, wait := lb.keyGuesses.allow(addr, time.Now()); !ok {
+	if ok, wait := lb.admit.keyGuesses.allow(addr, time.Now()); !ok {
 		lb.rateLimited(LimitKeyGuesses)
 		lb.tooMany(w, wait, why)
 		return "", false
@@ -197,7 +196,7 @@ func (lb *Lobby) getMyGames(w http.ResponseWriter, r *http.Request, b bowlerRequ
 	if s := q.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > maxHistoryPage {
-			lb.fail(w, protocol.CodeBadRequest, fmt.Sprintf("limit is a number from 1 to %d, not %q", maxHistoryPage, s))
+			lb.fail(w, refusePageLimit, maxHistoryPage, s)
 			return
 		}
 		limit = n
@@ -205,7 +204,7 @@ func (lb *Lobby) getMyGames(w http.ResponseWriter, r *http.Request, b bowlerRequ
 	if s := q.Get("before"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
-			lb.fail(w, protocol.CodeBadRequest, fmt.Sprintf("before is a page's next, not %q", s))
+			lb.fail(w, refuseHistoryBefore, s)
 			return
 		}
 		before = n
@@ -232,12 +231,12 @@ func (lb *Lobby) getMyGames(w http.ResponseWriter, r *http.Request, b bowlerRequ
 // failBowlers answers a request whose store request failed.
 func (lb *Lobby) failBowlers(w http.ResponseWriter, err error) {
 	if errors.Is(err, bowler.ErrUnknown) {
-		lb.fail(w, protocol.CodeUnknownBowler, "that bowler was deleted meanwhile")
+		lb.fail(w, refuseBowlerDeleted)
 		return
 	}
 	lb.log.Warn("bowlers not reached", "err", err)
 	w.Header().Set("Retry-After", "1")
-	lb.fail(w, protocol.CodeUnavailable, "the bowlers' store does not answer; try again in a moment")
+	lb.fail(w, refuseBowlersDown)
 }
 
 // getMyCSV answers the whole history as a spreadsheet's file, newest
@@ -354,7 +353,7 @@ func (lb *Lobby) newCode(w http.ResponseWriter, r *http.Request, b bowlerRequest
 	png, err := qrPNG(link) // not kept: a code is a secret for ten minutes
 	if err != nil {
 		lb.log.Error("a link code's QR code not drawn") // its error would quote the code
-		lb.fail(w, protocol.CodeInternal, "the code's QR code could not be drawn")
+		lb.fail(w, refuseCodeQR)
 		return
 	}
 	writeJSON(w, http.StatusCreated, protocol.LinkCode{Code: code, Expires: expires, URL: link, QR: "data:image/png;base64," + base64.StdEncoding.EncodeToString(png)})
@@ -365,7 +364,7 @@ func (lb *Lobby) newCode(w http.ResponseWriter, r *http.Request, b bowlerRequest
 func (lb *Lobby) redeem(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	if !isJSON(r.Header.Get("Content-Type")) {
-		lb.fail(w, protocol.CodeUnsupportedMediaType, "send the body as JSON, with Content-Type: application/json")
+		lb.fail(w, refuseNotJSON)
 		return
 	}
 	addr, ok := lb.guess(w, r)
@@ -378,17 +377,17 @@ func (lb *Lobby) redeem(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if body.Code == "" {
-		lb.fail(w, protocol.CodeBadRequest, "the body must be one JSON object like "+example)
+		lb.fail(w, refuseBadBodyShape, example)
 		return
 	}
 	key := bowler.NewKey()
 	_, err := lb.cfg.Lane.Bowlers.Redeem(r.Context(), bowler.HashKey(body.Code), bowler.HashKey(key), time.Now())
 	if !errors.Is(err, bowler.ErrCode) && !errors.Is(err, bowler.ErrUnknown) {
-		lb.keyGuesses.refund(addr)
+		lb.admit.keyGuesses.refund(addr)
 	}
 	switch {
 	case errors.Is(err, bowler.ErrCode), errors.Is(err, bowler.ErrUnknown):
-		lb.fail(w, protocol.CodeInvalidCode, "that code is unknown, used already or expired: ask the other device for a new one")
+		lb.fail(w, refuseCodeUnknown)
 	case err != nil:
 		lb.failBowlers(w, err)
 	default:

@@ -215,10 +215,7 @@ func (lb *Lobby) claim(ctx context.Context, id string) (*lane.Lane, error) {
 			cl.Release()
 			return nil, err
 		}
-		lb.mu.Lock()
-		lb.next++
-		lb.lanes[id] = &entry{lane: l, n: lb.next, claim: cl}
-		lb.mu.Unlock()
+		lb.lanes.takenOver(l, cl)
 		return l, lb.startLane(l, cl, "lane taken over")
 	})
 	if err != nil {
@@ -409,74 +406,3 @@ func (lb *Lobby) SnapshotLanes(ctx context.Context) (ids []string, keep uint64, 
 // snapshotsAtOnce is how many lanes of a node store their snapshots at
 // once in a compaction round.
 const snapshotsAtOnce = 16
-
-// compactCluster is Compact for the nodes of a cluster, which share the
-// journal: the leader alone compacts, once every node has snapshotted the
-// lanes it runs, and only if every other lane in the journal has closed.
-// A lane that runs nowhere (its node died, and no node took it over yet)
-// holds the compaction back: its log is all it has.
-func (lb *Lobby) compactCluster(ctx context.Context) error {
-	j, ok := lb.cfg.Lane.Journal.(sharedJournal)
-	if !ok || !lb.cfg.Cluster.Leader() {
-		return nil
-	}
-	lb.compacting.Lock()
-	defer lb.compacting.Unlock()
-	last, err := lb.cfg.Lane.Journal.Last(ctx)
-	if err != nil || last == 0 {
-		return err
-	}
-	running, keep, err := lb.cfg.Cluster.SnapshotAll(ctx)
-	if err != nil {
-		return fmt.Errorf("lobby: compaction: %w", err)
-	}
-	// The mark moves only once every lane in the stream is known to have
-	// a snapshot after last, or to have closed: a lane that runs nowhere
-	// has its log alone, and a mark past it would let the next round drop
-	// its beginning.
-	ids, err := j.LaneIDs(ctx)
-	if err != nil {
-		return fmt.Errorf("lobby: compaction: %w", err)
-	}
-	runs := make(map[string]bool, len(running))
-	for _, id := range running {
-		runs[id] = true
-	}
-	for _, id := range ids {
-		if runs[id] {
-			continue
-		}
-		e, err := j.LastEvent(ctx, id)
-		if err != nil {
-			return fmt.Errorf("lobby: compaction: %w", err)
-		}
-		if e.Kind != game.Closed {
-			// Left to itself it would hold every later round back: take
-			// it over (it runs here then, and snapshots next round).
-			go func() {
-				ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-				defer cancel()
-				if !lb.unowned(ctx, id) {
-					return
-				}
-				if _, err := lb.claim(ctx, id); err != nil {
-					lb.log.Warn("a lane that runs on no node not taken over", "lane", id, "err", err)
-				}
-			}()
-			return fmt.Errorf("lobby: not compacted while lane %s runs on no node", id)
-		}
-	}
-	before := lb.compactBefore
-	lb.compactBefore = last + 1 // every lane open now has a snapshot after it
-	if keep > 0 {
-		lb.compactBefore = min(lb.compactBefore, keep) // but those that failed to store one
-	}
-	if before == 0 {
-		return nil // the leader's first round: the next drops what this one replaced
-	}
-	if err := lb.cfg.Lane.Journal.Compact(ctx, before); err != nil {
-		return fmt.Errorf("lobby: compaction: %w", err)
-	}
-	lb.log.Info("journal compacted", "lanes", len(running), "before", before)
-	return nil
-}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/tenpin/tenpin/lane/bowling"
+	"github.com/tenpin/tenpin/lane/league"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -27,13 +29,168 @@ var (
 	errRefusing = errors.New("lobby: refusals per client address")
 )
 
-// refused returns an error that is sentinel for the lobby's code and, for
-// its client, a refusal with code and a text meant for the client. A cause
-// wrapped around it stays in the log: lane.ErrorFor sends only the
-// refusal's text.
-func refused(sentinel error, code protocol.Code, format string, args ...any) error {
-	return fmt.Errorf("%w: %w", sentinel, protocol.Errorf(code, format, args...))
+// A refusal is one reason the lobby turns a request away, on its HTTP API
+// or its WebSocket endpoint. Its entry in refusals is what the client is
+// told: the only place the lobby's words to clients are written.
+type refusal uint8
+
+// The lobby's refusals. Those of the rates per client address end with
+// the seconds to wait, which tooMany adds to their arguments.
+const (
+	// The API's requests.
+	refuseNoAPI       refusal = iota // method, path
+	refuseNoScorecard                // method, path
+	refuseNotJSON
+	refuseTooLarge      // the limit in bytes
+	refuseBadBody       // an example of a body, what is wrong
+	refuseBadBodyShape  // an example of a body
+	refuseEncoding      // plain text: the answer could not be encoded
+	refuseStoreDown     // /healthz
+	refuseExportsBusy   // every export's turn taken
+	refuseListLimit     // limit given
+	refuseListAfter     // after given
+	refusePageLimit     // the most, limit given
+	refuseHistoryBefore // before given
+	refuseLeagueAfter   // the most, after given
+	refuseBadWeek       // week given
+
+	// Lanes.
+	refuseLaneName          // why the name is no title
+	refuseLanesServer       // the server's limit
+	refuseLanesAddr         // the address's limit
+	refuseLanesAddrOpen     // the address's limit, the idle timeout, seconds to wait
+	refuseNotStored         // a lane's opening not stored
+	refuseLaneNotFound      // id
+	refuseLaneUnreached     // id
+	refuseNoGame            // id, the game asked for
+	refuseShuttingDown      //
+	refuseCreationsFast     // seconds to wait
+	refuseExportsFast       // seconds to wait
+	refuseLaneGamesFast     // seconds to wait
+	refuseQRCodesFast       // seconds to wait
+	refuseConnsServer       // the server's limit
+	refuseConnsAddr         // the address's limit
+	refuseConnsAddrRefusing // the address's limit
+	refuseRefusalsInFlight  // seconds to wait: the plain 429 past the refusals in flight
+	refuseConnsLaneAddr     // the address's limit on one lane
+
+	// Bowlers.
+	refuseBowlerKeyMissing
+	refuseBowlerUnknown
+	refuseBowlerDeleted
+	refuseNoBowlers
+	refuseBowlersDown
+	refuseBowlerGuesses // seconds to wait
+	refuseCodeQR
+	refuseCodeUnknown
+
+	// Leagues.
+	refuseLeagueContended
+	refuseLeaguesDown
+	refuseLeaguesFast // seconds to wait
+	refuseNotSecretary
+	refuseSecretaryKeyMissing
+	refuseKeyGuesses // seconds to wait
+
+	// A league night's and a correction's, wrapping the league's and the
+	// rules' sentinels.
+	refuseSubstituteName // the bowler substituted for
+	refuseSubstitutes    // the bowler substituted for, the two substitutes
+	refuseFixNoLanes     // the week
+	refuseFixLaneGone    // the bowler, the week, the lane
+	refuseFixNotBowled   // the bowler, the game, the week, the lane
+	refuseFixInPlay      // the bowler, the game, the week
+	refuseFixNotBowler   // the bowler, the game, the week, the lane
+
+	numRefusals
+)
+
+// refusals are the lobby's words to clients, by refusal: the code, the
+// text (a format for the refusal's arguments, listed above) and, for the
+// refusals its callers tell apart, the lobby's sentinel error (see
+// refused). Keep their wording: pages and clients show them, and tests
+// pin them (TestRefusalTexts).
+var refusals = [numRefusals]struct {
+	code protocol.Code
+	text string
+	err  error
+}{
+	refuseNoAPI:         {protocol.CodeNotFound, "no API at %s %s", nil},
+	refuseNoScorecard:   {protocol.CodeNotFound, "no API at %s %s: a game's scorecard is games/{n}.svg, n from 1", nil},
+	refuseNotJSON:       {protocol.CodeUnsupportedMediaType, "send the body as JSON, with Content-Type: application/json", nil},
+	refuseTooLarge:      {protocol.CodeTooLarge, "the body is over %d bytes", nil},
+	refuseBadBody:       {protocol.CodeBadRequest, "the body must be one JSON object like %s: %s", nil},
+	refuseBadBodyShape:  {protocol.CodeBadRequest, "the body must be one JSON object like %s", nil},
+	refuseEncoding:      {protocol.CodeInternal, "internal error", nil},
+	refuseStoreDown:     {protocol.CodeUnavailable, "the store does not take writes", nil},
+	refuseExportsBusy:   {protocol.CodeUnavailable, "the server is answering other exports; try again in a moment", nil},
+	refuseListLimit:     {protocol.CodeBadRequest, "limit %q: want a whole number of lanes from 1 to %d", nil},
+	refuseListAfter:     {protocol.CodeBadRequest, "after %q: no such lane is listed, or closed lately; list again from the first page, without after", nil},
+	refusePageLimit:     {protocol.CodeBadRequest, "limit is a number from 1 to %d, not %q", nil},
+	refuseHistoryBefore: {protocol.CodeBadRequest, "before is a page's next, not %q", nil},
+	refuseLeagueAfter:   {protocol.CodeBadRequest, "after is a record's number, 0 to %d, not %q", nil},
+	refuseBadWeek:       {protocol.CodeBadRequest, "a week is a number from 1, not %q", nil},
+
+	refuseLaneName:          {protocol.CodeInvalidLaneName, "the lane's name: %v", ErrLaneName},
+	refuseLanesServer:       {protocol.CodeTooManyLanes, "the server holds %d lanes, its limit", ErrFull},
+	refuseLanesAddr:         {protocol.CodeRateLimited, "%d lanes created from this address are open, its limit", errAddrLimit},
+	refuseLanesAddrOpen:     {protocol.CodeRateLimited, "this address has %d lanes open, its limit; a lane closes once nobody has been on it for %v; try again in %d s", nil},
+	refuseNotStored:         {protocol.CodeUnavailable, "the new lane could not be stored in time; try again", ErrUnavailable},
+	refuseLaneNotFound:      {protocol.CodeLaneNotFound, "no lane %q: it may have closed", nil},
+	refuseLaneUnreached:     {protocol.CodeUnavailable, "lane %q cannot be reached now; try again in a moment", nil},
+	refuseNoGame:            {protocol.CodeNotFound, "lane %q has no game %s yet", nil},
+	refuseShuttingDown:      {protocol.CodeShuttingDown, "the server is shutting down", ErrClosed},
+	refuseCreationsFast:     {protocol.CodeRateLimited, "this address has created lanes too fast; try again in %d s", nil},
+	refuseExportsFast:       {protocol.CodeRateLimited, "this address has asked for exports too fast; try again in %d s", nil},
+	refuseLaneGamesFast:     {protocol.CodeRateLimited, "this address has asked for a lane's games too fast; try again in %d s", nil},
+	refuseQRCodesFast:       {protocol.CodeRateLimited, "this address has asked for new QR codes too fast; try again in %d s", nil},
+	refuseConnsServer:       {protocol.CodeTooManyConnections, "the server holds %d connections, its limit", ErrFull},
+	refuseConnsAddr:         {protocol.CodeRateLimited, "this address has %d WebSocket connections open, its limit; try again later", errAddrLimit},
+	refuseConnsAddrRefusing: {protocol.CodeRateLimited, "this address has %d WebSocket connections open, its limit, and is being refused more", errRefusing},
+	refuseRefusalsInFlight:  {protocol.CodeRateLimited, "this address has its WebSocket connections open, and more being refused; try again in %d s", nil},
+	refuseConnsLaneAddr:     {protocol.CodeRateLimited, "this address has %d connections on this lane, its limit; try again later", nil},
+
+	refuseBowlerKeyMissing: {protocol.CodeUnknownBowler, `send the bowler's key as the header "Authorization: Bowler <key>"`, nil},
+	refuseBowlerUnknown:    {protocol.CodeUnknownBowler, "no bowler has that key or link: it was revoked, or its bowler deleted their history", nil},
+	refuseBowlerDeleted:    {protocol.CodeUnknownBowler, "that bowler was deleted meanwhile", nil},
+	refuseNoBowlers:        {protocol.CodeNotFound, "this server keeps no bowlers", nil},
+	refuseBowlersDown:      {protocol.CodeUnavailable, "the bowlers' store does not answer; try again in a moment", nil},
+	refuseBowlerGuesses:    {protocol.CodeRateLimited, "this address has tried too many unknown bowler keys, codes or links; try again in %d s", nil},
+	refuseCodeQR:           {protocol.CodeInternal, "the code's QR code could not be drawn", nil},
+	refuseCodeUnknown:      {protocol.CodeInvalidCode, "that code is unknown, used already or expired: ask the other device for a new one", nil},
+
+	refuseLeagueContended:     {protocol.CodeUnavailable, "the league was changed meanwhile, again and again; try again", nil},
+	refuseLeaguesDown:         {protocol.CodeUnavailable, "the leagues' store does not answer; try again in a moment", nil},
+	refuseLeaguesFast:         {protocol.CodeRateLimited, "this address has created leagues too fast; try again in %d s", nil},
+	refuseNotSecretary:        {protocol.CodeNotSecretary, "that key is not this league's secretary's", nil},
+	refuseSecretaryKeyMissing: {protocol.CodeSecretaryRequired, `send the league secretary's key as the header "Authorization: Secretary <key>"`, nil},
+	refuseKeyGuesses:          {protocol.CodeRateLimited, "this address has tried too many wrong keys; try again in %d s", nil},
+
+	refuseSubstituteName: {protocol.CodeInvalidNight, "the substitute for %q has no name", league.ErrInvalidNight},
+	refuseSubstitutes:    {protocol.CodeInvalidNight, "%q has two substitutes, %q and %q: one place, one bowler", league.ErrInvalidNight},
+	refuseFixNoLanes:     {protocol.CodeInvalidCorrection, "week %d's night kept no lanes", bowling.ErrInvalidCorrection},
+	refuseFixLaneGone:    {protocol.CodeInvalidCorrection, "the lane of %q's match in week %d (%s) is no longer kept, nor its balls: correct the game's score instead", bowling.ErrInvalidCorrection},
+	refuseFixNotBowled:   {protocol.CodeInvalidCorrection, "%q's game %d of week %d was not bowled on its lane (%s): correct its score instead", bowling.ErrInvalidCorrection},
+	refuseFixInPlay:      {protocol.CodeInvalidCorrection, "%q's game %d of week %d is in play: it is corrected on its lane", bowling.ErrInvalidCorrection},
+	refuseFixNotBowler:   {protocol.CodeInvalidCorrection, "%q did not bowl game %d of week %d on its lane (%s): correct its score instead", bowling.ErrInvalidCorrection},
+}
+
+// error returns what the client is told for the refusal, with its
+// arguments.
+func (r refusal) error(args ...any) *protocol.Error {
+	return protocol.Errorf(refusals[r].code, refusals[r].text, args...)
+}
+
+// refused returns the refusal r as an error: its sentinel, if it has one,
+// wrapping what its client is told. A cause wrapped around it stays in the
+// log: lane.ErrorFor sends only the refusal's text.
+func refused(r refusal, args ...any) error {
+	pe := r.error(args...)
+	if refusals[r].err == nil {
+		return pe
+	}
+	return fmt.Errorf("%w: %w", refusals[r].err, pe)
 }
 
 // errShuttingDown refuses what comes while the lobby closes.
-var errShuttingDown = refused(ErrClosed, protocol.CodeShuttingDown, "the server is shutting down")
+var errShuttingDown = refused(refuseShuttingDown)

@@ -1,7 +1,6 @@
 package lobby
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -11,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -54,7 +52,7 @@ func (lb *Lobby) Handler() http.Handler {
 	lb.leagueRoutes(mux)
 	mux.HandleFunc("GET /healthz", lb.health)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		lb.fail(w, protocol.CodeNotFound, fmt.Sprintf("no API at %s %s", r.Method, r.URL.Path))
+		lb.fail(w, refuseNoAPI, r.Method, r.URL.Path)
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		SetHeaders(w.Header())
@@ -72,11 +70,13 @@ func SetHeaders(h http.Header) {
 	h.Set("Referrer-Policy", "no-referrer")
 }
 
-// fail answers a request with an API error — a protocol.Error, with its
-// code's HTTP status — and counts it by its code.
-func (lb *Lobby) fail(w http.ResponseWriter, code protocol.Code, message string) {
-	count(&lb.counters.refused, string(code))
-	WriteError(w, protocol.Errorf(code, "%s", message))
+// fail answers a request with an API error, the refusal r with its
+// arguments (a protocol.Error, with its code's HTTP status), and counts
+// it by its code.
+func (lb *Lobby) fail(w http.ResponseWriter, r refusal, args ...any) {
+	e := r.error(args...)
+	count(&lb.counters.refused, string(e.Code))
+	WriteError(w, e)
 }
 
 // failErr answers a request with the refusal err carries (see
@@ -99,7 +99,7 @@ func WriteError(w http.ResponseWriter, e *protocol.Error) {
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	data, err := json.Marshal(v)
 	if err != nil {
-		http.Error(w, "internal error", http.StatusInternalServerError)
+		http.Error(w, refuseEncoding.error().Message, http.StatusInternalServerError)
 		return
 	}
 	writeJSONBytes(w, status, data)
@@ -124,7 +124,7 @@ func (lb *Lobby) health(w http.ResponseWriter, r *http.Request) {
 		defer cancel()
 		if err := lb.cfg.Health(ctx); err != nil {
 			lb.log.Warn("health check failed", "err", err)
-			lb.fail(w, protocol.CodeUnavailable, "the store does not take writes")
+			lb.fail(w, refuseStoreDown)
 			return
 		}
 	}
@@ -138,13 +138,13 @@ func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
 	// without a CORS preflight, which we never answer. So only JSON
 	// creates lanes.
 	if !isJSON(r.Header.Get("Content-Type")) {
-		lb.fail(w, protocol.CodeUnsupportedMediaType, "send the body as JSON, with Content-Type: application/json")
+		lb.fail(w, refuseNotJSON)
 		return
 	}
 	addr := lb.clientAddr(r)
-	if ok, wait := lb.creations.allow(addr, time.Now()); !ok {
+	if ok, wait := lb.admit.creations.allow(addr, time.Now()); !ok {
 		lb.rateLimited(LimitCreations)
-		lb.tooMany(w, wait, "this address has created lanes too fast")
+		lb.tooMany(w, wait, refuseCreationsFast)
 		return
 	}
 	var body protocol.CreateLane
@@ -162,7 +162,7 @@ func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
 		// A lane nobody is on closes after the idle timeout: the soonest
 		// one of this address's lanes can make room.
 		lb.rateLimited(LimitLanesPerAddr)
-		lb.tooMany(w, lb.idleTimeout(), fmt.Sprintf("this address has %d lanes open, its limit; a lane closes once nobody has been on it for %v", lb.cfg.LanesPerAddr, lb.idleTimeout()))
+		lb.tooMany(w, lb.idleTimeout(), refuseLanesAddrOpen, lb.cfg.LanesPerAddr, lb.idleTimeout())
 		return
 	}
 	if err != nil {
@@ -173,12 +173,13 @@ func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, protocol.CreatedLane{LaneSummary: l.Summary(), HostKey: key})
 }
 
-// tooMany answers 429 rate_limited, with a Retry-After of wait (at
-// least a second).
-func (lb *Lobby) tooMany(w http.ResponseWriter, wait time.Duration, why string) {
+// tooMany answers 429 rate_limited, the refusal why with its arguments
+// and the seconds to wait, with a Retry-After of wait (at least a
+// second).
+func (lb *Lobby) tooMany(w http.ResponseWriter, wait time.Duration, why refusal, args ...any) {
 	secs := int(wait/time.Second) + 1
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	lb.fail(w, protocol.CodeRateLimited, fmt.Sprintf("%s; try again in %d s", why, secs))
+	lb.fail(w, why, append(args, secs)...)
 }
 
 // idleTimeout is how long a lane with nobody connected stays open.
@@ -194,21 +195,21 @@ func (lb *Lobby) idleTimeout() time.Duration {
 func (lb *Lobby) readJSON(w http.ResponseWriter, r *http.Request, limit int64, v any, example string, empty bool) bool {
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
-		lb.fail(w, protocol.CodeTooLarge, fmt.Sprintf("the body is over %d bytes", limit))
+		lb.fail(w, refuseTooLarge, limit)
 		return false
 	}
 	if err == nil && empty && len(bytes.TrimSpace(data)) == 0 {
 		return true
 	}
 	if !isJSON(r.Header.Get("Content-Type")) {
-		lb.fail(w, protocol.CodeUnsupportedMediaType, "send the body as JSON, with Content-Type: application/json")
+		lb.fail(w, refuseNotJSON)
 		return false
 	}
 	if err == nil {
 		err = protocol.Unmarshal(data, v)
 	}
 	if err != nil {
-		lb.fail(w, protocol.CodeBadRequest, "the body must be one JSON object like "+example+": "+strings.TrimPrefix(err.Error(), protocol.ErrUndecodable.Error()+": "))
+		lb.fail(w, refuseBadBody, example, strings.TrimPrefix(err.Error(), protocol.ErrUndecodable.Error()+": "))
 		return false
 	}
 	return true
@@ -269,12 +270,12 @@ func (lb *Lobby) laneOf(ctx context.Context, id string) (apiLane, error) {
 // failFind answers a request for lane id that could not be found.
 func (lb *Lobby) failFind(w http.ResponseWriter, id string, err error) {
 	if errors.Is(err, errNoLane) {
-		lb.fail(w, protocol.CodeLaneNotFound, fmt.Sprintf("no lane %q: it may have closed", id))
+		lb.fail(w, refuseLaneNotFound, id)
 		return
 	}
 	lb.log.Warn("lane not reached", "lane", id, "err", err)
 	w.Header().Set("Retry-After", "1")
-	lb.fail(w, protocol.CodeUnavailable, fmt.Sprintf("lane %q cannot be reached now; try again in a moment", id))
+	lb.fail(w, refuseLaneUnreached, id)
 }
 
 func (lb *Lobby) getBoard(w http.ResponseWriter, r *http.Request) {
@@ -355,7 +356,7 @@ func (lb *Lobby) getScorecard(w http.ResponseWriter, r *http.Request) {
 	num, ok := strings.CutSuffix(r.PathValue("file"), ".svg")
 	n, err := strconv.Atoi(num)
 	if !ok || err != nil || n < 1 || num != strconv.Itoa(n) {
-		lb.fail(w, protocol.CodeNotFound, fmt.Sprintf("no API at %s %s: a game's scorecard is games/{n}.svg, n from 1", r.Method, r.URL.Path))
+		lb.fail(w, refuseNoScorecard, r.Method, r.URL.Path)
 		return
 	}
 	lang := r.URL.Query().Get("lang")
@@ -397,7 +398,7 @@ var errNoGame = errors.New("lobby: no such game")
 // for ExportRate a second, in bursts of ExportBurst. decorate, if not
 // nil, sets the export's own headers.
 func (lb *Lobby) export(w http.ResponseWriter, r *http.Request, kind, contentType string, decorate func(http.Header, apiLane), build func(apiLane) ([]byte, error)) {
-	if !lb.exportAllowed(w, r, "this address has asked for a lane's games too fast") {
+	if !lb.exportAllowed(w, r, refuseLaneGamesFast) {
 		return
 	}
 	l, found := lb.lane(w, r)
@@ -414,7 +415,7 @@ func (lb *Lobby) export(w http.ResponseWriter, r *http.Request, kind, contentTyp
 	switch {
 	case err == nil:
 	case errors.Is(err, errNoGame):
-		lb.fail(w, protocol.CodeNotFound, fmt.Sprintf("lane %q has no game %s yet", l.ID(), strings.TrimSuffix(r.PathValue("file"), ".svg")))
+		lb.fail(w, refuseNoGame, l.ID(), strings.TrimSuffix(r.PathValue("file"), ".svg"))
 	default:
 		lb.failErr(w, err)
 	}
@@ -422,8 +423,8 @@ func (lb *Lobby) export(w http.ResponseWriter, r *http.Request, kind, contentTyp
 
 // exportAllowed reports whether the request's address may ask for an
 // export now (ExportRate, ExportBurst), or answers 429 saying why not.
-func (lb *Lobby) exportAllowed(w http.ResponseWriter, r *http.Request, why string) bool {
-	if ok, wait := lb.exportsAsked.allow(lb.clientAddr(r), time.Now()); !ok {
+func (lb *Lobby) exportAllowed(w http.ResponseWriter, r *http.Request, why refusal) bool {
+	if ok, wait := lb.admit.exportsAsked.allow(lb.clientAddr(r), time.Now()); !ok {
 		lb.rateLimited(LimitExports)
 		lb.tooMany(w, wait, why)
 		return false
@@ -460,7 +461,7 @@ func (lb *Lobby) answerExport(w http.ResponseWriter, r *http.Request, x exported
 	if !ok {
 		h.Del("ETag")
 		w.Header().Set("Retry-After", "1")
-		lb.fail(w, protocol.CodeUnavailable, "the server is answering other exports; try again in a moment")
+		lb.fail(w, refuseExportsBusy)
 		return nil
 	}
 	defer release()
@@ -825,11 +826,11 @@ func (c *builtCache) fit(id string, added int) {
 
 func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 	addr := lb.clientAddr(r)
-	done, err := lb.connOpened(addr)
+	done, err := lb.admit.connOpened(addr)
 	switch {
 	case errors.Is(err, errRefusing):
 		lb.rateLimited(LimitConnsPerAddr)
-		lb.tooMany(w, refuseTimeout, "this address has its WebSocket connections open, and more being refused")
+		lb.tooMany(w, ws.RefuseTimeout, refuseRefusalsInFlight)
 		return
 	case errors.Is(err, errAddrLimit):
 		// Refused after the upgrade: a page cannot read the status of a
@@ -837,7 +838,6 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 		defer done()
 		lb.rateLimited(LimitConnsPerAddr)
 		pe, _ := lane.ErrorFor(err)
-		count(&lb.counters.refused, string(pe.Code))
 		lb.refuseSocket(w, r, pe)
 		return
 	case err != nil:
@@ -863,24 +863,18 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 	if l == nil {
 		to = rl
 	}
-	key := id + " " + addr
-	lb.mu.Lock()
-	room := lb.laneConns.take(key, lb.cfg.ConnsPerLaneAddr)
-	lb.mu.Unlock()
+	left, room := lb.admit.laneConnOpened(id, addr)
 	if !room {
 		defer done()
 		lb.rateLimited(LimitLaneConns)
-		pe := protocol.Errorf(protocol.CodeRateLimited, "this address has %d connections on this lane, its limit; try again later", lb.cfg.ConnsPerLaneAddr)
-		count(&lb.counters.refused, string(pe.Code))
+		pe := refuseConnsLaneAddr.error(lb.cfg.ConnsPerLaneAddr)
 		lb.refuseSocket(w, r, pe)
 		return
 	}
 	served := done
 	done = func() {
 		served()
-		lb.mu.Lock()
-		lb.laneConns.give(key)
-		lb.mu.Unlock()
+		left()
 	}
 	conn, err := ws.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: lb.cfg.OriginPatterns})
 	if err != nil {
@@ -904,53 +898,11 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// refuseTimeout bounds turning a WebSocket away: writing the error, then
-// the close handshake. A client that reads gets both in a round trip; one
-// that does not holds its socket no longer than this.
-const refuseTimeout = time.Second
-
-// deadlineWriter hands over its connection with a deadline for every
-// read and write on it.
-type deadlineWriter struct {
-	http.ResponseWriter
-	deadline time.Time
-}
-
-func (w deadlineWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	conn, rw, err := http.NewResponseController(w.ResponseWriter).Hijack()
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := conn.SetDeadline(w.deadline); err != nil {
-		conn.Close()
-		return nil, nil, err
-	}
-	return conn, rw, nil
-}
-
-// refuseSocket upgrades the request, sends the error e and closes the
-// connection with 1013 (try again later): a page knows then to come back
-// later, with backoff. The origin check is the same as for a lane's
-// socket.
+// refuseSocket turns the WebSocket request away with e (see ws.Refuse)
+// and counts it by its code.
 func (lb *Lobby) refuseSocket(w http.ResponseWriter, r *http.Request, e *protocol.Error) {
-	// The close handshake waits for the client's echo, up to 5 s inside
-	// the library, and nothing it offers cuts that short: a client that
-	// never answers would hold the socket, and a place among the server's
-	// connections, that long. A deadline on the connection itself ends
-	// the whole exchange after refuseTimeout.
-	hw := deadlineWriter{w, time.Now().Add(refuseTimeout)}
-	ws, err := websocket.Accept(hw, r, &websocket.AcceptOptions{OriginPatterns: lb.cfg.OriginPatterns})
-	if err != nil {
-		return // Accept has answered the request
+	count(&lb.counters.refused, string(e.Code))
+	if ws.Refuse(w, r, &websocket.AcceptOptions{OriginPatterns: lb.cfg.OriginPatterns}, e) {
+		lb.log.Debug("websocket turned away", "lane", r.PathValue("id"), "remote", r.RemoteAddr, "reason", e.Message)
 	}
-	defer ws.CloseNow()
-	ws.SetReadLimit(protocol.MaxMessageSize)
-	ctx, cancel := context.WithTimeout(context.Background(), refuseTimeout)
-	defer cancel()
-	data, _ := json.Marshal(e) // plain values: cannot fail
-	if err := ws.Write(ctx, websocket.MessageText, data); err != nil {
-		return
-	}
-	ws.Close(websocket.StatusTryAgainLater, "too many connections from this address")
-	lb.log.Debug("websocket turned away", "lane", r.PathValue("id"), "remote", r.RemoteAddr, "reason", e.Message)
 }

@@ -66,9 +66,9 @@ func (lb *Lobby) getQR(w http.ResponseWriter, r *http.Request) {
 	text := lb.invite(r, l.ID()).URL
 	data, kept := lb.qrs.get(text)
 	if !kept {
-		if ok, wait := lb.qrDraws.allow(lb.clientAddr(r), time.Now()); !ok {
+		if ok, wait := lb.admit.qrDraws.allow(lb.clientAddr(r), time.Now()); !ok {
 			lb.rateLimited(LimitQRCodes)
-			lb.tooMany(w, wait, "this address has asked for new QR codes too fast")
+			lb.tooMany(w, wait, refuseQRCodesFast)
 			return
 		}
 		var err error

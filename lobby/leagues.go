@@ -237,12 +237,12 @@ func (lb *Lobby) failLeague(w http.ResponseWriter, err error) {
 	}
 	if errors.Is(err, league.ErrConflict) {
 		w.Header().Set("Retry-After", "1")
-		lb.fail(w, protocol.CodeUnavailable, "the league was changed meanwhile, again and again; try again")
+		lb.fail(w, refuseLeagueContended)
 		return
 	}
 	lb.log.Warn("leagues not reached", "err", err)
 	w.Header().Set("Retry-After", "1")
-	lb.fail(w, protocol.CodeUnavailable, "the leagues' store does not answer; try again in a moment")
+	lb.fail(w, refuseLeaguesDown)
 }
 
 func (lb *Lobby) createLeague(w http.ResponseWriter, r *http.Request) {
@@ -260,9 +260,9 @@ func (lb *Lobby) createLeague(w http.ResponseWriter, r *http.Request) {
 	}
 	// Only a league that would be created costs the address a creation.
 	addr := lb.clientAddr(r)
-	if ok, wait := lb.leagueCreations.allow(addr, time.Now()); !ok {
+	if ok, wait := lb.admit.leagueCreations.allow(addr, time.Now()); !ok {
 		lb.rateLimited(LimitLeagueCreations)
-		lb.tooMany(w, wait, "this address has created leagues too fast")
+		lb.tooMany(w, wait, refuseLeaguesFast)
 		return
 	}
 	key := rand.Text()
@@ -274,7 +274,7 @@ func (lb *Lobby) createLeague(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err != nil {
-		lb.leagueCreations.refund(addr)
+		lb.admit.leagueCreations.refund(addr)
 		lb.failLeague(w, err)
 		return
 	}
@@ -323,7 +323,7 @@ func (lb *Lobby) withLeagueRead(h func(http.ResponseWriter, *http.Request, *leag
 // key does (429 past them). The key is compared by its hash, in constant
 // time, and never logged.
 func (lb *Lobby) asSecretary(w http.ResponseWriter, r *http.Request, key string, h func(*leagueEntry) error) {
-	addr, ok := lb.spendGuess(w, r, "this address has tried too many wrong keys")
+	addr, ok := lb.spendGuess(w, r, refuseKeyGuesses)
 	if !ok {
 		return
 	}
@@ -332,12 +332,12 @@ func (lb *Lobby) asSecretary(w http.ResponseWriter, r *http.Request, key string,
 		if subtle.ConstantTimeCompare(hash[:], e.stored.Secretary[:]) != 1 {
 			return errNotSecretary
 		}
-		lb.keyGuesses.refund(addr)
+		lb.admit.keyGuesses.refund(addr)
 		return h(e)
 	})
 	switch {
 	case errors.Is(err, errNotSecretary):
-		lb.fail(w, protocol.CodeNotSecretary, "that key is not this league's secretary's")
+		lb.fail(w, refuseNotSecretary)
 	case err != nil:
 		lb.failLeague(w, err)
 	}
@@ -350,7 +350,7 @@ func (lb *Lobby) secretaryKey(w http.ResponseWriter, r *http.Request) (string, b
 	w.Header().Set("Cache-Control", "no-store")
 	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Secretary ")
 	if !ok || key == "" {
-		lb.fail(w, protocol.CodeSecretaryRequired, `send the league secretary's key as the header "Authorization: Secretary <key>"`)
+		lb.fail(w, refuseSecretaryKeyMissing)
 		return "", false
 	}
 	return key, true
@@ -361,7 +361,7 @@ func (lb *Lobby) week(w http.ResponseWriter, r *http.Request) (int, bool) {
 	s := r.PathValue("n")
 	n, err := strconv.Atoi(s)
 	if err != nil || strconv.Itoa(n) != s || n < 1 {
-		lb.fail(w, protocol.CodeBadRequest, fmt.Sprintf("a week is a number from 1, not %q", s))
+		lb.fail(w, refuseBadWeek, s)
 		return 0, false
 	}
 	return n, true
@@ -437,7 +437,7 @@ func (lb *Lobby) getLeagueHistory(w http.ResponseWriter, r *http.Request, e *lea
 	if s := q.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > maxLeagueHistoryPage {
-			lb.fail(w, protocol.CodeBadRequest, fmt.Sprintf("limit is a number from 1 to %d, not %q", maxLeagueHistoryPage, s))
+			lb.fail(w, refusePageLimit, maxLeagueHistoryPage, s)
 			return
 		}
 		limit = n
@@ -446,7 +446,7 @@ func (lb *Lobby) getLeagueHistory(w http.ResponseWriter, r *http.Request, e *lea
 	if s := q.Get("after"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 0 || n > len(recs) {
-			lb.fail(w, protocol.CodeBadRequest, fmt.Sprintf("after is a record's number, 0 to %d, not %q", len(recs), s))
+			lb.fail(w, refuseLeagueAfter, len(recs), s)
 			return
 		}
 		after = n
@@ -563,9 +563,9 @@ func absences(b protocol.OpenWeek) ([]league.Absence, error) {
 		}
 		switch {
 		case s.Name == "":
-			return nil, fmt.Errorf("%w: the substitute for %q has no name", league.ErrInvalidNight, s.For)
+			return nil, refused(refuseSubstituteName, s.For)
 		case out[i].Sub != (league.Substitute{}):
-			return nil, fmt.Errorf("%w: %q has two substitutes, %q and %q: one place, one bowler", league.ErrInvalidNight, s.For, out[i].Sub.Name, s.Name)
+			return nil, refused(refuseSubstitutes, s.For, out[i].Sub.Name, s.Name)
 		}
 		out[i].Sub = league.Substitute{Name: s.Name, Average: s.Average}
 	}
@@ -661,9 +661,9 @@ func (lb *Lobby) bowled(ctx context.Context, e *leagueEntry, fix league.BallFix)
 	}
 	lanes := nightLanes(e.stored.Records)[fix.Week]
 	if match >= len(lanes) {
-		return bowling.Game{}, fmt.Errorf("%w: week %d's night kept no lanes", bowling.ErrInvalidCorrection, fix.Week)
+		return bowling.Game{}, refused(refuseFixNoLanes, fix.Week)
 	}
-	gone := fmt.Errorf("%w: the lane of %q's match in week %d (%s) is no longer kept, nor its balls: correct the game's score instead", bowling.ErrInvalidCorrection, name, fix.Week, lanes[match])
+	gone := refused(refuseFixLaneGone, name, fix.Week, lanes[match])
 	l, err := lb.laneOf(ctx, lanes[match])
 	switch {
 	case errors.Is(err, errNoLane):
@@ -673,17 +673,17 @@ func (lb *Lobby) bowled(ctx context.Context, e *leagueEntry, fix league.BallFix)
 	}
 	g, ok := l.Game(fix.Game)
 	if !ok {
-		return bowling.Game{}, fmt.Errorf("%w: %q's game %d of week %d was not bowled on its lane (%s): correct its score instead", bowling.ErrInvalidCorrection, name, fix.Game, fix.Week, lanes[match])
+		return bowling.Game{}, refused(refuseFixNotBowled, name, fix.Game, fix.Week, lanes[match])
 	}
 	if !g.Finished {
-		return bowling.Game{}, fmt.Errorf("%w: %q's game %d of week %d is in play: it is corrected on its lane", bowling.ErrInvalidCorrection, name, fix.Game, fix.Week)
+		return bowling.Game{}, refused(refuseFixInPlay, name, fix.Game, fix.Week)
 	}
 	for _, p := range g.Players {
 		if p.Name == name && !p.Left {
 			return gameOfFrames(p.Frames)
 		}
 	}
-	return bowling.Game{}, fmt.Errorf("%w: %q did not bowl game %d of week %d on its lane (%s): correct its score instead", bowling.ErrInvalidCorrection, name, fix.Game, fix.Week, lanes[match])
+	return bowling.Game{}, refused(refuseFixNotBowler, name, fix.Game, fix.Week, lanes[match])
 }
 
 // gameOfFrames bowls again a game as a lane showed it: each ball's pins,

@@ -230,8 +230,9 @@ func (a *addrLimiter) refund(addr string) {
 }
 
 // addrCount counts what each client address holds open now: connections,
-// or lanes. Guarded by the lobby's mutex. An address is forgotten when it
-// holds nothing, so the map is bounded by what the server holds.
+// or lanes. Guarded by its owner's mutex (see admission). An address is
+// forgotten when it holds nothing, so the map is bounded by what the
+// server holds.
 type addrCount map[string]int
 
 // take counts one more for addr unless it holds limit already (a limit

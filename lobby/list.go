@@ -98,7 +98,7 @@ func (lb *Lobby) listLanes(w http.ResponseWriter, r *http.Request) {
 	if s := q.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > MaxListLimit {
-			lb.fail(w, protocol.CodeBadRequest, fmt.Sprintf("limit %q: want a whole number of lanes from 1 to %d", s, MaxListLimit))
+			lb.fail(w, refuseListLimit, s, MaxListLimit)
 			return
 		}
 		limit = n
@@ -107,7 +107,7 @@ func (lb *Lobby) listLanes(w http.ResponseWriter, r *http.Request) {
 	if id := q.Get("after"); id != "" {
 		n, ok := lb.position(id)
 		if !ok {
-			lb.fail(w, protocol.CodeBadRequest, fmt.Sprintf("after %q: no such lane is listed, or closed lately; list again from the first page, without after", id))
+			lb.fail(w, refuseListAfter, id)
 			return
 		}
 		after = n
@@ -136,13 +136,7 @@ func (lb *Lobby) position(id string) (uint64, bool) {
 	if lb.cfg.Cluster != nil {
 		return idOrder(id)
 	}
-	lb.mu.RLock()
-	defer lb.mu.RUnlock()
-	if e, ok := lb.lanes[id]; ok {
-		return e.n, true
-	}
-	n, ok := lb.gone.at[id]
-	return n, ok
+	return lb.lanes.position(id)
 }
 
 // listPage returns a page of the lobby's list, built at most listMaxAge
@@ -188,15 +182,8 @@ func (lb *Lobby) listPage(now time.Time, k pageKey) *encodedPage {
 // listed returns the summaries of the open lanes that are listed (not
 // private: see lane.Lane.Private), oldest first.
 func (lb *Lobby) listed() []listed {
-	lb.mu.RLock()
-	out := make([]listed, 0, len(lb.lanes))
-	lanes := make([]*entry, 0, len(lb.lanes))
-	for _, e := range lb.lanes {
-		if !e.lane.Private() {
-			lanes = append(lanes, e)
-		}
-	}
-	lb.mu.RUnlock()
+	lanes := lb.lanes.listed()
+	out := make([]listed, 0, len(lanes))
 	if lb.cfg.Cluster != nil {
 		return lb.listedInCluster(lanes)
 	}

@@ -2,9 +2,20 @@
 // closes them, runs each lane's goroutine, and serves the HTTP API and the
 // WebSocket endpoint that reach them.
 //
-// The lobby's map of lanes is guarded by a mutex that is never held while
+// A [Lobby] puts together parts that each keep their own state under
+// their own lock: its registry (registry.go) keeps the lanes, in the
+// order they were created, with those that closed or failed to restore;
+// its admission (admission.go) counts what each client address holds
+// open and how fast it asks; its compaction (compact.go) bounds the
+// journal. Only a compaction takes one lock inside another: the
+// registry's, while creations wait to be seen. None is held while
 // talking to a lane: a lane's summary is read from what the lane last
 // published, so listing thousands of lanes never waits on any of them.
+//
+// What the lobby tells a client it turns away — an API error, or a
+// WebSocket refused before it reaches a lane (sent through lane/ws's
+// Refuse) — is written once, in the table of refusals in errors.go, by
+// reason; the domain's own refusals are lane.ErrorFor's.
 package lobby
 
 import (
@@ -13,11 +24,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"net/netip"
-	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -123,53 +131,20 @@ type Lobby struct {
 	log *slog.Logger
 	qrs qrCache // the invitations' QR codes, drawn once each
 
-	mu    sync.RWMutex
-	lanes map[string]*entry
-	next  uint64 // creation order, for listing
+	lanes   *registry       // the lanes kept, closed and unrestored
+	starts  chan *lane.Lane // lanes for Run to start
+	stopped chan struct{}   // closed when Run stops
 
-	starts   chan *lane.Lane // lanes for Run to start
-	restored []*lane.Lane    // lanes restored before Run, for it to start
-	stopped  chan struct{}   // closed when Run stops
+	admit    *admission  // what each client address may open
+	list     listCache   // GET /api/lanes, encoded
+	sheets   sheetCache  // kept lanes' sheets read lately, decoded
+	built    builtCache  // exports built lately, by ETag
+	leagues  leagueCache // the leagues loaded
+	counters counters    // refusals, for the metrics
 
-	conns       sync.WaitGroup // WebSocket connections being served
-	nconns      int            // guarded by mu: connections being served
-	closing     bool           // guarded by mu: no new connections once set
-	opening     int            // guarded by mu: lanes being created
-	connsByAddr addrCount      // guarded by mu: connections served, by client address
-	laneConns   addrCount      // guarded by mu: connections served, by lane and client address
-	refusing    addrCount      // guarded by mu: connections being refused, by client address
-	lanesByAddr addrCount      // guarded by mu: lanes open or being created, by the address that created them
-	gone        closedLanes    // guarded by mu: where lanes that closed were listed
-
-	unrestored      map[string]struct{} // guarded by mu: lanes in the journal that failed to restore
-	creations       *addrLimiter        // lane creations per client address
-	qrDraws         *addrLimiter        // QR codes drawn per client address
-	keyGuesses      *addrLimiter        // unknown bowler keys, codes and shares tried per client address
-	list            listCache           // GET /api/lanes, encoded
-	sheets          sheetCache          // kept lanes' sheets read lately, decoded
-	built           builtCache          // exports built lately, by ETag
-	exportsAsked    *addrLimiter        // exports asked for per client address
-	leagueCreations *addrLimiter        // league creations per client address
-	leagues         leagueCache         // the leagues loaded
-	counters        counters            // refusals, for the metrics
-
-	compacting    sync.Mutex   // one compaction at a time
-	compactBefore uint64       // guarded by compacting: what the next compaction may drop
-	quiet         atomic.Int64 // appends counted when the last compaction ended
+	compaction compaction // the journal's compactions, one at a time
 
 	claims singleflight.Group // lanes being taken over, by id (see claim)
-
-	// creating is read-held by every lane creation from before it stores
-	// the lane's opening until the lane is in lanes: a compaction takes it
-	// to see every lane whose opening it may drop.
-	creating sync.RWMutex
-}
-
-type entry struct {
-	lane  *lane.Lane
-	n     uint64 // creation order
-	owner string // the client address that created it; "" for none
-	claim Claim  // in a cluster, this node's claim on it
 }
 
 // New returns a lobby; it needs [Lobby.Run] running to start lanes.
@@ -216,23 +191,13 @@ func New(cfg Config) *Lobby {
 		cfg.Leagues = memjournal.NewLeagues()
 	}
 	lb := &Lobby{
-		cfg:             cfg,
-		log:             cfg.Logger,
-		lanes:           make(map[string]*entry),
-		unrestored:      make(map[string]struct{}),
-		connsByAddr:     make(addrCount),
-		laneConns:       make(addrCount),
-		refusing:        make(addrCount),
-		lanesByAddr:     make(addrCount),
-		gone:            newClosedLanes(maxClosedLanes),
-		creations:       newAddrLimiter(cfg.CreateRate, cfg.CreateBurst),
-		qrDraws:         newAddrLimiter(QRRate, QRBurst),
-		keyGuesses:      newAddrLimiter(KeyGuessRate, KeyGuessBurst),
-		exportsAsked:    newAddrLimiter(ExportRate, ExportBurst),
-		leagueCreations: newAddrLimiter(LeagueCreateRate, LeagueCreateBurst),
-		leagues:         leagueCache{m: make(map[string]*leagueEntry)},
-		starts:          make(chan *lane.Lane),
-		stopped:         make(chan struct{}),
+		cfg:     cfg,
+		log:     cfg.Logger,
+		lanes:   newRegistry(cfg.MaxLanes),
+		admit:   newAdmission(cfg),
+		leagues: leagueCache{m: make(map[string]*leagueEntry)},
+		starts:  make(chan *lane.Lane),
+		stopped: make(chan struct{}),
 	}
 	if cfg.Archive != nil && cfg.Lane.Keep == nil {
 		lb.cfg.Lane.Keep = lb.keep
@@ -253,10 +218,8 @@ func (lb *Lobby) Run(ctx context.Context) error {
 	defer func() {
 		close(lb.stopped)
 		wg.Wait()
-		lb.mu.Lock()
-		lb.closing = true
-		lb.mu.Unlock()
-		lb.conns.Wait() // every socket has closed with its lane
+		lb.admit.close()
+		lb.admit.wait() // every socket has closed with its lane
 	}()
 	run := func(l *lane.Lane) {
 		wg.Go(func() {
@@ -265,11 +228,7 @@ func (lb *Lobby) Run(ctx context.Context) error {
 			lb.log.Info("lane closed", "lane", l.ID(), "reason", err)
 		})
 	}
-	lb.mu.Lock()
-	restored := lb.restored
-	lb.restored = nil
-	lb.mu.Unlock()
-	for _, l := range restored {
+	for _, l := range lb.lanes.startAll() {
 		run(l)
 	}
 	ticker := time.NewTicker(lb.cfg.CompactEvery)
@@ -283,7 +242,7 @@ func (lb *Lobby) Run(ctx context.Context) error {
 		case l := <-lb.starts:
 			run(l)
 		case <-ticker.C:
-			if lb.cfg.Cluster == nil && lb.cfg.Lane.Metrics.Appends.Load() == lb.quiet.Load() {
+			if lb.cfg.Cluster == nil && lb.compaction.idle(lb.cfg.Lane.Metrics.Appends.Load()) {
 				continue // nothing stored since the last compaction's own snapshots (in a cluster, the others store too)
 			}
 			select {
@@ -298,121 +257,6 @@ func (lb *Lobby) Run(ctx context.Context) error {
 			}
 		}
 	}
-}
-
-// Compact bounds the journal: every open lane stores a snapshot of itself,
-// then every event stored before the snapshots of the previous compaction
-// is dropped — the earlier events of open lanes, which their snapshots
-// replace, and the logs of lanes that closed. Dropping one round behind
-// means that what is dropped was replaced by snapshots a whole round old,
-// long since synced to disk: a power failure right after a compaction
-// cannot take a lane's snapshot with it and leave its log dropped. A
-// restart then replays a snapshot a lane and what came after it.
-//
-// A lane that cannot store its snapshot does not hold the others back:
-// the next round drops nothing it still needs (what came after its last
-// snapshot, or all of it if it never stored one), and the rest as usual;
-// the round reports it. If a lane in the journal could not be restored
-// (it is tried again first), nothing is dropped.
-//
-// In a cluster the journal is every node's: see compactCluster.
-func (lb *Lobby) Compact(ctx context.Context) error {
-	if lb.cfg.Cluster != nil {
-		return lb.compactCluster(ctx)
-	}
-	lb.compacting.Lock()
-	defer lb.compacting.Unlock()
-	if err := lb.restoreAgain(ctx); err != nil {
-		return err
-	}
-	j := lb.cfg.Lane.Journal
-	last, err := j.Last(ctx)
-	if err != nil || last == 0 {
-		return err
-	}
-	// Every lane whose opening is at or before last is in lanes once the
-	// creations in flight have finished.
-	lanes := lb.openLanes()
-	start := time.Now()
-	// next is what the next round may drop: everything before this one's
-	// snapshots, but not what a lane that failed to store one still needs.
-	next := last + 1
-	var failed []error
-	for _, l := range lanes {
-		// A lane that stopped has closed (or the server is stopping, and
-		// then ctx has ended): its log may go.
-		err := l.Snapshot(ctx)
-		switch {
-		case err == nil, errors.Is(err, lane.ErrStopped):
-		case ctx.Err() != nil:
-			return ctx.Err()
-		default:
-			failed = append(failed, fmt.Errorf("lane %s: %w", l.ID(), err))
-			next = min(next, max(l.Keep(), 1)) // its last snapshot, or all of its log
-		}
-	}
-	lb.quiet.Store(lb.cfg.Lane.Metrics.Appends.Load())
-	before := lb.compactBefore
-	lb.compactBefore = next
-	var notSnapped error
-	if len(failed) > 0 {
-		notSnapped = fmt.Errorf("lobby: compaction: %d lanes kept their logs: %w", len(failed), errors.Join(failed...))
-	}
-	if before <= 1 {
-		return notSnapped // the first round of this process: the next drops what this one replaced
-	}
-	if err := j.Compact(ctx, before); err != nil {
-		return errors.Join(fmt.Errorf("lobby: compaction: %w", err), notSnapped)
-	}
-	lb.log.Info("journal compacted", "lanes", len(lanes), "before", before, "took", time.Since(start))
-	return notSnapped
-}
-
-// openLanes returns the lanes open now, once the creations in flight
-// have stored their openings and joined them: a compaction must see every
-// lane whose opening it may drop.
-func (lb *Lobby) openLanes() []*lane.Lane {
-	lb.creating.Lock()
-	defer lb.creating.Unlock()
-	lb.mu.RLock()
-	defer lb.mu.RUnlock()
-	lanes := make([]*lane.Lane, 0, len(lb.lanes))
-	for _, e := range lb.lanes {
-		lanes = append(lanes, e.lane)
-	}
-	return lanes
-}
-
-// restoreAgain tries again to restore the lanes that could not be: their
-// logs must not be dropped while they are not running.
-func (lb *Lobby) restoreAgain(ctx context.Context) error {
-	lb.mu.Lock()
-	ids := slices.Collect(maps.Keys(lb.unrestored))
-	lb.mu.Unlock()
-	for _, id := range ids {
-		log, err := lb.cfg.Lane.Journal.Read(ctx, id, 0)
-		if err == nil {
-			err = lb.restore(ctx, log)
-		}
-		if err != nil {
-			return fmt.Errorf("lobby: not compacted while lane %s cannot be restored: %w", id, err)
-		}
-		select {
-		case lb.starts <- lb.take(id):
-		case <-lb.stopped:
-			return errShuttingDown
-		}
-	}
-	return nil
-}
-
-// take removes a restored lane from those waiting for Run to start them.
-func (lb *Lobby) take(id string) *lane.Lane {
-	lb.mu.Lock()
-	defer lb.mu.Unlock()
-	e := lb.lanes[id]
-	lb.restored = slices.DeleteFunc(lb.restored, func(l *lane.Lane) bool { return l == e.lane })
-	return e.lane
 }
 
 // Restore brings back every lane the journal holds open, as it was: call
@@ -445,20 +289,8 @@ func (lb *Lobby) restore(ctx context.Context, log game.Log) error {
 	if err == nil {
 		l, err = lane.Restore(ctx, log, lb.cfg.Lane)
 	}
-	lb.mu.Lock()
-	defer lb.mu.Unlock()
-	if err != nil && !errors.Is(err, lane.ErrNotRestorable) {
-		lb.unrestored[log.Lane] = struct{}{}
-		return err
-	}
-	delete(lb.unrestored, log.Lane)
-	if err != nil {
-		return err
-	}
-	lb.next++
-	lb.lanes[l.ID()] = &entry{lane: l, n: lb.next}
-	lb.restored = append(lb.restored, l)
-	return nil
+	lb.lanes.restored(log.Lane, l, err != nil && !errors.Is(err, lane.ErrNotRestorable))
+	return err
 }
 
 // Create opens a new lane with the given name, stores its opening in the
@@ -482,19 +314,14 @@ func (lb *Lobby) create(ctx context.Context, name, owner string, private bool, h
 	if err != nil {
 		return nil, err
 	}
-	lb.mu.Lock()
-	if len(lb.lanes)+lb.opening >= lb.cfg.MaxLanes {
-		lb.mu.Unlock()
-		return nil, refused(ErrFull, protocol.CodeTooManyLanes, "the server holds %d lanes, its limit", lb.cfg.MaxLanes)
+	if !lb.lanes.reserve() { // a place held while the opening is stored
+		return nil, refused(refuseLanesServer, lb.cfg.MaxLanes)
 	}
-	if owner != "" && !lb.lanesByAddr.take(owner, lb.cfg.LanesPerAddr) {
-		lb.mu.Unlock()
-		return nil, refused(errAddrLimit, protocol.CodeRateLimited, "%d lanes created from this address are open, its limit", lb.cfg.LanesPerAddr)
+	if !lb.admit.laneOpening(owner) {
+		lb.lanes.unreserve()
+		return nil, refused(refuseLanesAddr, lb.cfg.LanesPerAddr)
 	}
-	lb.opening++ // a place held while the opening is stored, without the lock
-	lb.mu.Unlock()
-	lb.creating.RLock()
-	defer lb.creating.RUnlock()
+	defer lb.compaction.creation()()
 
 	var l *lane.Lane
 	var cl Claim
@@ -518,25 +345,18 @@ func (lb *Lobby) create(ctx context.Context, name, owner string, private bool, h
 			break
 		}
 	}
-	lb.mu.Lock()
-	lb.opening--
-	if err == nil && lb.lanes[l.ID()] != nil {
-		err = fmt.Errorf("lobby: lane id %s drawn twice", l.ID()) // 32^10 ids: never in practice
+	if err == nil {
+		err = lb.lanes.open(l, owner, cl)
+	} else {
+		lb.lanes.unreserve()
 	}
 	if err != nil {
-		if owner != "" {
-			lb.lanesByAddr.give(owner)
-		}
-		lb.mu.Unlock()
+		lb.admit.laneClosed(owner)
 		if cl != nil {
 			cl.Release()
 		}
-		return nil, fmt.Errorf("%w: %w", refused(ErrUnavailable, protocol.CodeUnavailable, "the new lane could not be stored in time; try again"), err)
+		return nil, fmt.Errorf("%w: %w", refused(refuseNotStored), err)
 	}
-	id := l.ID()
-	lb.next++
-	lb.lanes[id] = &entry{lane: l, n: lb.next, owner: owner, claim: cl}
-	lb.mu.Unlock()
 	if err := lb.startLane(l, cl, "lane created"); err != nil {
 		return nil, err
 	}
@@ -562,15 +382,7 @@ func (lb *Lobby) startLane(l *lane.Lane, cl Claim, said string) error {
 }
 
 // Get returns the lane with the given id.
-func (lb *Lobby) Get(id string) (*lane.Lane, bool) {
-	lb.mu.RLock()
-	defer lb.mu.RUnlock()
-	e, ok := lb.lanes[id]
-	if !ok {
-		return nil, false
-	}
-	return e.lane, true
-}
+func (lb *Lobby) Get(id string) (*lane.Lane, bool) { return lb.lanes.get(id) }
 
 // List returns the open lanes the lobby lists (not the private ones),
 // oldest first.
@@ -583,81 +395,16 @@ func (lb *Lobby) List() []protocol.LaneSummary {
 }
 
 // Len returns the number of open lanes.
-func (lb *Lobby) Len() int {
-	lb.mu.RLock()
-	defer lb.mu.RUnlock()
-	return len(lb.lanes)
-}
-
-// connOpened counts a WebSocket connection from the client address addr
-// in, unless the lobby is closing or holds its limit, and returns the
-// function that counts it out.
-//
-// When addr holds its own limit, the error is errAddrLimit and the
-// connection is counted in the server's connections all the same, and
-// among addr's refusals in flight (not its connections), until done is
-// called: the refusal is a WebSocket of its own for a moment (see
-// refuseSocket), a file the server's limit must count. With maxRefusing
-// refusals in flight already, the error is errRefusing and nothing is
-// counted: the request gets a plain 429.
-func (lb *Lobby) connOpened(addr string) (done func(), err error) {
-	lb.mu.Lock()
-	defer lb.mu.Unlock()
-	switch {
-	case lb.closing:
-		return nil, errShuttingDown
-	case lb.nconns >= lb.cfg.MaxConnections:
-		return nil, refused(ErrFull, protocol.CodeTooManyConnections, "the server holds %d connections, its limit", lb.cfg.MaxConnections)
-	}
-	if lb.connsByAddr.take(addr, lb.cfg.ConnsPerAddr) {
-		lb.nconns++
-		lb.conns.Add(1)
-		return func() { lb.connClosed(addr, lb.connsByAddr) }, nil
-	}
-	// Over its limit: the socket is refused with a close frame, which
-	// holds a connection for a moment (see refuseSocket). An address may
-	// have only a few refusals at a time; past them it gets a plain 429.
-	if !lb.refusing.take(addr, maxRefusing) {
-		return nil, refused(errRefusing, protocol.CodeRateLimited, "this address has %d WebSocket connections open, its limit, and is being refused more", lb.cfg.ConnsPerAddr)
-	}
-	lb.nconns++
-	lb.conns.Add(1)
-	return func() { lb.connClosed(addr, lb.refusing) }, refused(errAddrLimit, protocol.CodeRateLimited, "this address has %d WebSocket connections open, its limit; try again later", lb.cfg.ConnsPerAddr)
-}
-
-// maxRefusing is how many of its sockets an address may have refused at
-// once, each held open for at most refuseTimeout.
-const maxRefusing = 4
-
-func (lb *Lobby) connClosed(addr string, counted addrCount) {
-	lb.mu.Lock()
-	lb.nconns--
-	counted.give(addr)
-	lb.mu.Unlock()
-	lb.conns.Done()
-}
+func (lb *Lobby) Len() int { return lb.lanes.len() }
 
 // Connections returns the WebSocket connections the lobby serves now,
 // those being refused included.
-func (lb *Lobby) Connections() int {
-	lb.mu.RLock()
-	defer lb.mu.RUnlock()
-	return lb.nconns
-}
+func (lb *Lobby) Connections() int { return lb.admit.connections() }
 
 func (lb *Lobby) remove(id string) {
-	lb.mu.Lock()
-	if e, ok := lb.lanes[id]; ok {
-		delete(lb.lanes, id)
-		if e.owner != "" {
-			lb.lanesByAddr.give(e.owner)
-		}
-		if e.claim != nil {
-			e.claim.Release()
-		}
-		lb.gone.add(id, e.n)
+	if owner, ok := lb.lanes.remove(id); ok {
+		lb.admit.laneClosed(owner)
 	}
-	lb.mu.Unlock()
 	lb.forgetList()
 }
 
@@ -666,7 +413,7 @@ func (lb *Lobby) remove(id string) {
 func cleanName(name string) (string, error) {
 	name, err := bowling.ParseTitle(name, MaxLaneName)
 	if err != nil {
-		return "", refused(ErrLaneName, protocol.CodeInvalidLaneName, "the lane's name: %v", err)
+		return "", refused(refuseLaneName, err)
 	}
 	return name, nil
 }

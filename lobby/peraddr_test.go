@@ -194,7 +194,7 @@ func TestRefusalsInFlight(t *testing.T) {
 		t.Errorf("the server holds %d connections, want the refusals bounded", n)
 	}
 	// The refused sockets never answer the close: that each is let go
-	// after refuseTimeout, not the library's own 5 s wait for the echo, is
+	// after ws.RefuseTimeout, not the library's own 5 s wait for the echo, is
 	// TestRefusedSocketsAreLetGo's, whose clock is fake.
 }
 

@@ -34,7 +34,7 @@ func (lb *Lobby) getRecapSVG(w http.ResponseWriter, r *http.Request) {
 // written by write. The file is named for the league's id and the
 // recap's week, never its name: an id is plain ASCII.
 func (lb *Lobby) recap(w http.ResponseWriter, r *http.Request, kind, contentType, disposition, ext, lang string, write func(io.Writer, sheet.Recap) error) {
-	if !lb.exportAllowed(w, r, "this address has asked for exports too fast") {
+	if !lb.exportAllowed(w, r, refuseExportsFast) {
 		return
 	}
 	var (

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/relay"
+	"github.com/tenpin/tenpin/lane/ws"
 	"github.com/tenpin/tenpin/lane/ws/wstest"
 	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/protocol"
@@ -457,7 +458,7 @@ func TestClosedConnectionFreesItsPlace(t *testing.T) {
 
 // TestRefusedSocketsAreLetGo: a socket past its address's limit is
 // refused with a close frame; a client that never answers it holds it for
-// refuseTimeout, not for the WebSocket library's own wait for the echo.
+// ws.RefuseTimeout, not for the WebSocket library's own wait for the echo.
 // (TestRefusalsInFlight floods a real server with such sockets.)
 func TestRefusedSocketsAreLetGo(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -488,7 +489,7 @@ func TestRefusedSocketsAreLetGo(t *testing.T) {
 		if n := lb.Connections(); n != 1+maxRefusing {
 			t.Errorf("refusing %d: the server holds %d connections, want %d", maxRefusing, n, 1+maxRefusing)
 		}
-		time.Sleep(refuseTimeout - time.Nanosecond)
+		time.Sleep(ws.RefuseTimeout - time.Nanosecond)
 		synctest.Wait()
 		if n := lb.Connections(); n != 1+maxRefusing {
 			t.Errorf("just before refuseTimeout: the server holds %d connections, want %d", n, 1+maxRefusing)

@@ -279,13 +279,13 @@ func (c *Conn) Close(code protocol.Code, reason string) { c.closeWith(Status(cod
 // Status is the WebSocket close status a connection closed with a
 // refusal's code is sent: the one place where a lane's reasons to close
 // meet WebSocket's. The page and the clients reconnect after any of them;
-// "try again later" says that waiting helps (the lane is full), and an
-// internal error that the lane failed.
+// "try again later" says that waiting helps (the lane is full, the
+// address holds its limit), and an internal error that the lane failed.
 func Status(code protocol.Code) websocket.StatusCode {
 	switch code {
 	case protocol.CodeInternal:
 		return websocket.StatusInternalError
-	case protocol.CodeSpectatorsFull, protocol.CodeLaneFull, protocol.CodeTooManyConnections:
+	case protocol.CodeSpectatorsFull, protocol.CodeLaneFull, protocol.CodeTooManyConnections, protocol.CodeRateLimited:
 		return websocket.StatusTryAgainLater
 	}
 	return websocket.StatusGoingAway

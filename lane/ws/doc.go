@@ -3,6 +3,12 @@
 // relay of a lane another node runs) and serves it ([Serve]) until either
 // side ends it. A [Conn] is the [lane.Conn] the lane sends to.
 //
+// A connection turned away before it reaches a lane (its address holds
+// its limit) is refused here too ([Refuse]): upgraded, sent the error and
+// closed, within [RefuseTimeout]. What a closed connection is told, its
+// close status and reason, comes from its refusal's protocol code alone
+// ([Closing], [Status]): the one place where a code meets a close.
+//
 // # A connection's goroutines
 //
 // A connection at rest holds no goroutine. Its reader reads the client's

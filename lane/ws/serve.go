@@ -50,7 +50,7 @@ func Start(ctx context.Context, conn *Conn, to lane.Endpoint, cfg Config, done f
 		if conn.poller != nil {
 			conn.poller.remove(conn.pollKey)
 		}
-		ws.Close(websocket.StatusGoingAway, "lane closed")
+		ws.Close(Closing(protocol.CodeLaneClosed))
 		done(errDropped)
 		return
 	}

@@ -20,6 +20,7 @@ func TestStatus(t *testing.T) {
 		{protocol.CodeSpectatorsFull, websocket.StatusTryAgainLater},
 		{protocol.CodeLaneFull, websocket.StatusTryAgainLater},
 		{protocol.CodeTooManyConnections, websocket.StatusTryAgainLater},
+		{protocol.CodeRateLimited, websocket.StatusTryAgainLater},
 		{protocol.CodeServerRestarting, websocket.StatusGoingAway},
 		{protocol.CodeLaneClosed, websocket.StatusGoingAway},
 		{protocol.CodeLaneIdle, websocket.StatusGoingAway},

@@ -1,0 +1,157 @@
+package lobby
+
+import "sync"
+
+// admission decides what each client address may open: the WebSocket
+// connections the server and each address hold, the lanes each address
+// created and holds open, and the rates at which an address may create
+// lanes and leagues, draw QR codes, guess keys and ask for exports. It is
+// the lobby's door, apart from its lanes: its own mutex guards its counts,
+// and it is never held while anything else is.
+type admission struct {
+	maxConns     int // the server's WebSocket connections
+	connsPerAddr int // Config.ConnsPerAddr; below 1, none
+	perLaneAddr  int // Config.ConnsPerLaneAddr; below 1, none
+	lanesPerAddr int // Config.LanesPerAddr; below 1, none
+
+	// The rates per client address; each has its own mutex.
+	creations       *addrLimiter // lane creations
+	qrDraws         *addrLimiter // QR codes drawn
+	keyGuesses      *addrLimiter // unknown bowler keys, codes and shares tried
+	exportsAsked    *addrLimiter // exports asked for
+	leagueCreations *addrLimiter // league creations
+
+	served sync.WaitGroup // connections being served, refusals in flight included
+
+	mu        sync.Mutex
+	closing   bool      // no new connections once set
+	conns     int       // connections being served, refusals in flight included
+	byAddr    addrCount // connections served, by client address
+	laneConns addrCount // connections served, by lane and client address
+	refusing  addrCount // connections being refused, by client address
+	lanes     addrCount // lanes open or being created, by the address that created them
+}
+
+// newAdmission returns the admission of a lobby whose Config has its
+// defaults filled in.
+func newAdmission(cfg Config) *admission {
+	return &admission{
+		maxConns:        cfg.MaxConnections,
+		connsPerAddr:    cfg.ConnsPerAddr,
+		perLaneAddr:     cfg.ConnsPerLaneAddr,
+		lanesPerAddr:    cfg.LanesPerAddr,
+		creations:       newAddrLimiter(cfg.CreateRate, cfg.CreateBurst),
+		qrDraws:         newAddrLimiter(QRRate, QRBurst),
+		keyGuesses:      newAddrLimiter(KeyGuessRate, KeyGuessBurst),
+		exportsAsked:    newAddrLimiter(ExportRate, ExportBurst),
+		leagueCreations: newAddrLimiter(LeagueCreateRate, LeagueCreateBurst),
+		byAddr:          make(addrCount),
+		laneConns:       make(addrCount),
+		refusing:        make(addrCount),
+		lanes:           make(addrCount),
+	}
+}
+
+// connOpened counts a WebSocket connection from the client address addr
+// in, unless the lobby is closing or holds its limit, and returns the
+// function that counts it out.
+//
+// When addr holds its own limit, the error is errAddrLimit and the
+// connection is counted in the server's connections all the same, and
+// among addr's refusals in flight (not its connections), until done is
+// called: the refusal is a WebSocket of its own for a moment (see
+// ws.Refuse), a file the server's limit must count. With maxRefusing
+// refusals in flight already, the error is errRefusing and nothing is
+// counted: the request gets a plain 429.
+func (a *admission) connOpened(addr string) (done func(), err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	switch {
+	case a.closing:
+		return nil, errShuttingDown
+	case a.conns >= a.maxConns:
+		return nil, refused(refuseConnsServer, a.maxConns)
+	}
+	if a.byAddr.take(addr, a.connsPerAddr) {
+		a.conns++
+		a.served.Add(1)
+		return func() { a.connClosed(addr, a.byAddr) }, nil
+	}
+	// Over its limit: the socket is refused with a close frame, which
+	// holds a connection for a moment (see ws.Refuse). An address may
+	// have only a few refusals at a time; past them it gets a plain 429.
+	if !a.refusing.take(addr, maxRefusing) {
+		return nil, refused(refuseConnsAddrRefusing, a.connsPerAddr)
+	}
+	a.conns++
+	a.served.Add(1)
+	return func() { a.connClosed(addr, a.refusing) }, refused(refuseConnsAddr, a.connsPerAddr)
+}
+
+// maxRefusing is how many of its sockets an address may have refused at
+// once, each held open for at most ws.RefuseTimeout.
+const maxRefusing = 4
+
+func (a *admission) connClosed(addr string, counted addrCount) {
+	a.mu.Lock()
+	a.conns--
+	counted.give(addr)
+	a.mu.Unlock()
+	a.served.Done()
+}
+
+// laneConnOpened counts a connection from addr to lane id in, unless addr
+// holds Config.ConnsPerLaneAddr there already, and returns the function
+// that counts it out.
+func (a *admission) laneConnOpened(id, addr string) (done func(), ok bool) {
+	key := id + " " + addr
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.laneConns.take(key, a.perLaneAddr) {
+		return nil, false
+	}
+	return func() {
+		a.mu.Lock()
+		a.laneConns.give(key)
+		a.mu.Unlock()
+	}, true
+}
+
+// laneOpening counts a lane created from owner in, unless owner holds
+// Config.LanesPerAddr open already ("": nobody's, never refused).
+func (a *admission) laneOpening(owner string) bool {
+	if owner == "" {
+		return true
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.lanes.take(owner, a.lanesPerAddr)
+}
+
+// laneClosed counts a lane created from owner out.
+func (a *admission) laneClosed(owner string) {
+	if owner == "" {
+		return
+	}
+	a.mu.Lock()
+	a.lanes.give(owner)
+	a.mu.Unlock()
+}
+
+// close refuses every connection from now on; wait waits for those being
+// served to end.
+func (a *admission) close() {
+	a.mu.Lock()
+	a.closing = true
+	a.mu.Unlock()
+}
+
+func (a *admission) wait() { a.served.Wait() }
+
+// connections returns the connections being served, refusals in flight
+// included.
+func (a *admission) connections() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.conns
+}

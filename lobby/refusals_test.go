@@ -1,0 +1,99 @@
+package lobby
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// TestRefusalTexts pins the words each refusal tells its client, as pages
+// and clients show them, and checks that every refusal has its entry, an
+// HTTP status, and, wrapped as an error, its sentinel and the same words
+// through lane.ErrorFor.
+func TestRefusalTexts(t *testing.T) {
+	tests := map[refusal]struct {
+		args []any
+		code protocol.Code
+		want string
+	}{
+		refuseNoAPI:         {[]any{"GET", "/api/x"}, protocol.CodeNotFound, "no API at GET /api/x"},
+		refuseNoScorecard:   {[]any{"GET", "/api/lanes/a/games/x"}, protocol.CodeNotFound, "no API at GET /api/lanes/a/games/x: a game's scorecard is games/{n}.svg, n from 1"},
+		refuseNotJSON:       {nil, protocol.CodeUnsupportedMediaType, "send the body as JSON, with Content-Type: application/json"},
+		refuseTooLarge:      {[]any{4096}, protocol.CodeTooLarge, "the body is over 4096 bytes"},
+		refuseBadBody:       {[]any{`{"name":"Friday night"}`, "unknown field"}, protocol.CodeBadRequest, `the body must be one JSON object like {"name":"Friday night"}: unknown field`},
+		refuseBadBodyShape:  {[]any{`{"code":"…"}`}, protocol.CodeBadRequest, `the body must be one JSON object like {"code":"…"}`},
+		refuseEncoding:      {nil, protocol.CodeInternal, "internal error"},
+		refuseStoreDown:     {nil, protocol.CodeUnavailable, "the store does not take writes"},
+		refuseExportsBusy:   {nil, protocol.CodeUnavailable, "the server is answering other exports; try again in a moment"},
+		refuseListLimit:     {[]any{"x", 200}, protocol.CodeBadRequest, `limit "x": want a whole number of lanes from 1 to 200`},
+		refuseListAfter:     {[]any{"abc"}, protocol.CodeBadRequest, `after "abc": no such lane is listed, or closed lately; list again from the first page, without after`},
+		refusePageLimit:     {[]any{100, "x"}, protocol.CodeBadRequest, `limit is a number from 1 to 100, not "x"`},
+		refuseHistoryBefore: {[]any{"x"}, protocol.CodeBadRequest, `before is a page's next, not "x"`},
+		refuseLeagueAfter:   {[]any{3, "x"}, protocol.CodeBadRequest, `after is a record's number, 0 to 3, not "x"`},
+		refuseBadWeek:       {[]any{"x"}, protocol.CodeBadRequest, `a week is a number from 1, not "x"`},
+
+		refuseLaneName:          {[]any{errors.New("empty")}, protocol.CodeInvalidLaneName, "the lane's name: empty"},
+		refuseLanesServer:       {[]any{10}, protocol.CodeTooManyLanes, "the server holds 10 lanes, its limit"},
+		refuseLanesAddr:         {[]any{2}, protocol.CodeRateLimited, "2 lanes created from this address are open, its limit"},
+		refuseLanesAddrOpen:     {[]any{2, 5 * time.Minute, 301}, protocol.CodeRateLimited, "this address has 2 lanes open, its limit; a lane closes once nobody has been on it for 5m0s; try again in 301 s"},
+		refuseNotStored:         {nil, protocol.CodeUnavailable, "the new lane could not be stored in time; try again"},
+		refuseLaneNotFound:      {[]any{"abc"}, protocol.CodeLaneNotFound, `no lane "abc": it may have closed`},
+		refuseLaneUnreached:     {[]any{"abc"}, protocol.CodeUnavailable, `lane "abc" cannot be reached now; try again in a moment`},
+		refuseNoGame:            {[]any{"abc", "3"}, protocol.CodeNotFound, `lane "abc" has no game 3 yet`},
+		refuseShuttingDown:      {nil, protocol.CodeShuttingDown, "the server is shutting down"},
+		refuseCreationsFast:     {[]any{6}, protocol.CodeRateLimited, "this address has created lanes too fast; try again in 6 s"},
+		refuseExportsFast:       {[]any{1}, protocol.CodeRateLimited, "this address has asked for exports too fast; try again in 1 s"},
+		refuseLaneGamesFast:     {[]any{1}, protocol.CodeRateLimited, "this address has asked for a lane's games too fast; try again in 1 s"},
+		refuseQRCodesFast:       {[]any{1}, protocol.CodeRateLimited, "this address has asked for new QR codes too fast; try again in 1 s"},
+		refuseConnsServer:       {[]any{100}, protocol.CodeTooManyConnections, "the server holds 100 connections, its limit"},
+		refuseConnsAddr:         {[]any{3}, protocol.CodeRateLimited, "this address has 3 WebSocket connections open, its limit; try again later"},
+		refuseConnsAddrRefusing: {[]any{3}, protocol.CodeRateLimited, "this address has 3 WebSocket connections open, its limit, and is being refused more"},
+		refuseRefusalsInFlight:  {[]any{2}, protocol.CodeRateLimited, "this address has its WebSocket connections open, and more being refused; try again in 2 s"},
+		refuseConnsLaneAddr:     {[]any{64}, protocol.CodeRateLimited, "this address has 64 connections on this lane, its limit; try again later"},
+
+		refuseBowlerKeyMissing: {nil, protocol.CodeUnknownBowler, `send the bowler's key as the header "Authorization: Bowler <key>"`},
+		refuseBowlerUnknown:    {nil, protocol.CodeUnknownBowler, "no bowler has that key or link: it was revoked, or its bowler deleted their history"},
+		refuseBowlerDeleted:    {nil, protocol.CodeUnknownBowler, "that bowler was deleted meanwhile"},
+		refuseNoBowlers:        {nil, protocol.CodeNotFound, "this server keeps no bowlers"},
+		refuseBowlersDown:      {nil, protocol.CodeUnavailable, "the bowlers' store does not answer; try again in a moment"},
+		refuseBowlerGuesses:    {[]any{1}, protocol.CodeRateLimited, "this address has tried too many unknown bowler keys, codes or links; try again in 1 s"},
+		refuseCodeQR:           {nil, protocol.CodeInternal, "the code's QR code could not be drawn"},
+		refuseCodeUnknown:      {nil, protocol.CodeInvalidCode, "that code is unknown, used already or expired: ask the other device for a new one"},
+
+		refuseLeagueContended:     {nil, protocol.CodeUnavailable, "the league was changed meanwhile, again and again; try again"},
+		refuseLeaguesDown:         {nil, protocol.CodeUnavailable, "the leagues' store does not answer; try again in a moment"},
+		refuseLeaguesFast:         {[]any{360}, protocol.CodeRateLimited, "this address has created leagues too fast; try again in 360 s"},
+		refuseNotSecretary:        {nil, protocol.CodeNotSecretary, "that key is not this league's secretary's"},
+		refuseSecretaryKeyMissing: {nil, protocol.CodeSecretaryRequired, `send the league secretary's key as the header "Authorization: Secretary <key>"`},
+		refuseKeyGuesses:          {[]any{1}, protocol.CodeRateLimited, "this address has tried too many wrong keys; try again in 1 s"},
+
+		refuseSubstituteName: {[]any{"AAA"}, protocol.CodeInvalidNight, `the substitute for "AAA" has no name`},
+		refuseSubstitutes:    {[]any{"AAA", "BBB", "CCC"}, protocol.CodeInvalidNight, `"AAA" has two substitutes, "BBB" and "CCC": one place, one bowler`},
+		refuseFixNoLanes:     {[]any{2}, protocol.CodeInvalidCorrection, "week 2's night kept no lanes"},
+		refuseFixLaneGone:    {[]any{"AAA", 2, "abc"}, protocol.CodeInvalidCorrection, `the lane of "AAA"'s match in week 2 (abc) is no longer kept, nor its balls: correct the game's score instead`},
+		refuseFixNotBowled:   {[]any{"AAA", 3, 2, "abc"}, protocol.CodeInvalidCorrection, `"AAA"'s game 3 of week 2 was not bowled on its lane (abc): correct its score instead`},
+		refuseFixInPlay:      {[]any{"AAA", 3, 2}, protocol.CodeInvalidCorrection, `"AAA"'s game 3 of week 2 is in play: it is corrected on its lane`},
+		refuseFixNotBowler:   {[]any{"AAA", 3, 2, "abc"}, protocol.CodeInvalidCorrection, `"AAA" did not bowl game 3 of week 2 on its lane (abc): correct its score instead`},
+	}
+	for r := range numRefusals {
+		tt, ok := tests[r]
+		if !ok {
+			t.Errorf("refusal %d (%q) has no test", r, refusals[r].text)
+			continue
+		}
+		e := r.error(tt.args...)
+		if e.Code != tt.code || e.Message != tt.want {
+			t.Errorf("refusal %d = %s: %q, want %s: %q", r, e.Code, e.Message, tt.code, tt.want)
+		}
+		err := refused(r, tt.args...)
+		if s := refusals[r].err; s != nil && !errors.Is(err, s) {
+			t.Errorf("refusal %d: %v is not %v", r, err, s)
+		}
+		if pe, known := lane.ErrorFor(err); !known || *pe != *e {
+			t.Errorf("refusal %d: lane.ErrorFor(%v) = %+v, %v; want %+v", r, err, pe, known, e)
+		}
+	}
+}
