@@ -108,8 +108,9 @@ const (
 // closes for, where the code alone would not do: the words a page shows
 // as its connection's state. (lane/ws's Closing asks CloseText.)
 var closeTexts = map[protocol.Code]string{
-	protocol.CodeRateLimited: "too many connections from this address",
-	protocol.CodeLaneClosed:  "lane closed",
+	protocol.CodeRateLimited:    "too many connections from this address",
+	protocol.CodeLaneClosed:     "lane closed",
+	protocol.CodeSpectatorsFull: "lane full",
 }
 
 // CloseText returns the reason a connection closed for code is given, ""

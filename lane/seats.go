@@ -142,7 +142,7 @@ func (l *Lane) turnAway(c *Client, ref string) {
 		l.exit(c) // a spectator: it holds no seat
 	}
 	l.refuse(c, ref, protocol.Errorf(protocol.CodeSpectatorsFull, "the lane has its %d watchers already", l.cfg.MaxSpectators))
-	c.conn.Close(protocol.CodeSpectatorsFull, "lane full")
+	c.conn.Close(protocol.CodeSpectatorsFull, CloseText(protocol.CodeSpectatorsFull))
 }
 
 func (l *Lane) detach(c *Client) {
