@@ -127,6 +127,10 @@ func (l *Lane) admit(ctx context.Context, c *Client, m protocol.Request, k *Secr
 		return
 	}
 	l.enter(c)
+	// It was sent nothing while it waited, and its coming back may be
+	// shown only later (see presenceChanged): the board comes before its
+	// welcome, as it does for a newcomer.
+	l.sendBoard(c)
 	l.resume(ctx, c, m, k)
 }
 
@@ -218,7 +222,7 @@ func (l *Lane) join(ctx context.Context, c *Client, m protocol.Request, k *Secre
 	// if it had been answered the first time. A token is drawn for one
 	// join alone: no other client can send it.
 	if name, ok := l.tokenSeat(k.Token); ok && l.seats.holders[name] == nil {
-		l.seat(c, name, m.ID, k.Welcome, "", true)
+		l.seat(c, name, m.ID, k.Welcome, "", false) // shown at once: it may be a client let in that had no board yet
 		return
 	}
 	var e game.Event

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -279,5 +280,36 @@ func TestPresenceWaitsLongerOnACrowdedLane(t *testing.T) {
 		}
 		attachRunning(t, l)
 		presenceShownAfter(t, w, 3*presenceEvery, 302) // 300 watchers' interval
+	})
+}
+
+// TestLetInIsSentTheBoardBeforeItsWelcome: a connection that waited on a
+// lane full of watchers and resumes its seat was sent nothing while it
+// waited; its coming back may be shown only later (the presence timer),
+// so it is sent the board before its welcome, as a newcomer is. A relay
+// shows its connection nothing but what the lane sends it alone until
+// that first board (lane/relay).
+func TestLetInIsSentTheBoardBeforeItsWelcome(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := New("let in", "let in", Config{MaxSpectators: 1, ResumeGrace: time.Hour})
+		defer runLane(l)()
+		player := attachRunning(t, l)
+		sendRunning(t, player, `{"type":"join","name":"AAA","id":"j"}`)
+		var token string
+		for _, r := range replies(player) {
+			if r["type"] == "welcome" {
+				token, _ = r["token"].(string)
+			}
+		}
+		player.Detach()
+		attachRunning(t, l) // the one watcher the lane has room for
+		synctest.Wait()
+		back := attachRunning(t, l) // waits
+		synctest.Wait()
+		sendRunning(t, back, `{"type":"resume","token":"`+token+`","id":"r"}`)
+		got := back.take(nil)
+		if len(got) < 2 || !got[0].board || got[1].board || !strings.Contains(string(got[1].data), `"welcome"`) {
+			t.Fatalf("the connection let in was sent %v; want the board, then its welcome", got)
+		}
 	})
 }
