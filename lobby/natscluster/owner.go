@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -28,6 +29,8 @@ type owned struct {
 	mu      sync.Mutex
 	l       *lane.Lane // nil while the lane is being taken over
 	remotes map[remoteKey]*attachedConn
+
+	attaching atomic.Int32 // connections of other nodes being attached, not in remotes yet
 }
 
 // remoteKey names a connection of another node.
@@ -97,8 +100,11 @@ func (o *owned) Release() {
 }
 
 // relayed reports whether a client of another node is attached to the
-// lane.
+// lane, or being attached.
 func (o *owned) relayed() bool {
+	if o.attaching.Load() > 0 {
+		return true
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return len(o.remotes) > 0
@@ -163,8 +169,13 @@ func (o *owned) handle(m *nats.Msg) {
 		o.c.members.met(node, time.Now())
 		o.c.mu.Unlock()
 		sk := newSink(o.c, node, o.id, conn)
+		// Counted as relayed from before the lane hears of it: its first
+		// board is sent on its own, and every board after published
+		// (see Cluster.Publish).
+		o.attaching.Add(1)
 		rm, ok := relay.Attach(ctx, l, sk)
 		if !ok {
+			o.attaching.Add(-1)
 			refuse(busyOrGone(l))
 			return
 		}
@@ -172,6 +183,7 @@ func (o *owned) handle(m *nats.Msg) {
 		old := o.remotes[k]
 		o.remotes[k] = &attachedConn{rm: rm, sink: sk, since: time.Now()}
 		o.mu.Unlock()
+		o.attaching.Add(-1)
 		if old != nil {
 			old.rm.Detach() // never twice one number from one node: see relay.Relay
 		}
