@@ -2,6 +2,7 @@ package natscluster
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -51,14 +52,15 @@ type member struct {
 // silent is forgotten, and neither asked nor taken for dead.
 const forgetAfter = 10
 
-// forgetDead is how long a dead node is kept after it was last heard, so
-// that it is known to be back if it is heard again (its lanes and this
-// node's then read their logs back: see Cluster.heartbeat). Past it the node
-// is forgotten, and one heard again is new: the store's fence still
-// keeps either side from writing after the other's claim, and a lane that
-// appends reads its log back. Without it, a cluster whose nodes take a
-// new name each start (a pod's) would keep one entry for every death.
-const forgetDead = time.Hour
+// maxDead is how many dead nodes are kept, so that one heard again is
+// known to be back (its lanes and this node's then read their logs back:
+// see Cluster.heartbeat), however long it was away: a cut network may
+// heal after hours. Past it the dead silent longest are forgotten (one
+// heard again is new: the store's fence still keeps either side from
+// writing after the other's claim). Without a bound, a cluster whose
+// nodes take a new name each start (a pod's) would keep one entry for
+// every death.
+const maxDead = 256
 
 // members is this node's view of the other nodes: one member a node, each
 // in one state (see memberState), moved by the methods below alone.
@@ -176,21 +178,39 @@ func (ms members) excuse(now time.Time) {
 
 // sweep takes for dead the nodes no longer alive at now, and returns
 // them; it forgets those silent for forgetAfter node timeouts that are
-// not dead, and the dead silent for forgetDead.
+// not dead, and the dead silent longest past maxDead.
 func (ms members) sweep(now time.Time) (died []string) {
+	ndead := 0
 	for node, m := range ms.nodes {
 		switch {
-		case m.state == dead && now.Sub(m.seen) > forgetDead:
-			delete(ms.nodes, node)
 		case m.state == dead:
+			ndead++
 		case now.Sub(m.seen) > forgetAfter*ms.timeout:
 			delete(ms.nodes, node)
 		case !ms.alive(node, now):
 			m.state = dead
 			died = append(died, node)
+			ndead++
 		}
 	}
+	if ndead > maxDead {
+		ms.forgetDead(ndead - maxDead)
+	}
 	return died
+}
+
+// forgetDead forgets the n dead nodes silent longest.
+func (ms members) forgetDead(n int) {
+	var gone []string
+	for node, m := range ms.nodes {
+		if m.state == dead {
+			gone = append(gone, node)
+		}
+	}
+	slices.SortFunc(gone, func(a, b string) int { return ms.nodes[a].seen.Compare(ms.nodes[b].seen) })
+	for _, node := range gone[:n] {
+		delete(ms.nodes, node)
+	}
 }
 
 // state returns node's state, and whether this node knows it.

@@ -1,6 +1,7 @@
 package natscluster
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -15,18 +16,18 @@ func TestMemberTransitions(t *testing.T) {
 	now := t0.Add(timeout + timeout/2) // n2, last heard at t0, has been silent a timeout and a half
 	// The events, each at now; out is what it reports about n2.
 	events := map[string]func(ms members) (out any){
-		"heartbeat": func(ms members) any { return ms.heard("n2", []string{"u"}, now) },
-		"met":       func(ms members) any { ms.met("n2", now); return nil },
-		"ask":       func(ms members) any { return slices.Contains(ms.toAsk(now), "n2") },
-		"answer":    func(ms members) any { ms.answered("n2", true, false, now); return nil },
-		"no answer": func(ms members) any { ms.answered("n2", false, false, now); return nil },
-		"excused":   func(ms members) any { ms.answered("n2", false, true, now); return nil },
-		"pause":     func(ms members) any { ms.excuse(now); return nil },
-		"sweep":     func(ms members) any { return slices.Contains(ms.sweep(now), "n2") },
+		"heartbeat":   func(ms members) any { return ms.heard("n2", []string{"u"}, now) },
+		"met":         func(ms members) any { ms.met("n2", now); return nil },
+		"ask":         func(ms members) any { return slices.Contains(ms.toAsk(now), "n2") },
+		"answer":      func(ms members) any { ms.answered("n2", true, false, now); return nil },
+		"no answer":   func(ms members) any { ms.answered("n2", false, false, now); return nil },
+		"excused":     func(ms members) any { ms.answered("n2", false, true, now); return nil },
+		"pause":       func(ms members) any { ms.excuse(now); return nil },
+		"sweep":       func(ms members) any { return slices.Contains(ms.sweep(now), "n2") },
+		"days' sweep": func(ms members) any { return slices.Contains(ms.sweep(t0.Add(72*time.Hour)), "n2") },
 		"long sweep": func(ms members) any {
 			return slices.Contains(ms.sweep(t0.Add(forgetAfter*timeout+time.Second)), "n2")
 		},
-		"hour's sweep": func(ms members) any { return slices.Contains(ms.sweep(t0.Add(forgetDead+time.Second)), "n2") },
 	}
 	const unknown memberState = -1 // n2 not in the view
 	for _, tc := range []struct {
@@ -70,7 +71,7 @@ func TestMemberTransitions(t *testing.T) {
 		{dead, "pause", dead, nil, false},
 		{dead, "sweep", dead, false, false}, // dies once
 		{dead, "long sweep", dead, false, false},
-		{dead, "hour's sweep", unknown, false, false}, // forgotten: one heard again is new
+		{dead, "days' sweep", dead, false, false}, // kept: heard again, it is back
 	} {
 		from := tc.from.String()
 		if tc.from == unknown {
@@ -119,5 +120,29 @@ func TestMembersSelf(t *testing.T) {
 	}
 	if others := ms.others(later); len(others) != 0 {
 		t.Errorf("others after n2 died = %v, want none", others)
+	}
+}
+
+// TestDeadNodesAreBounded: the dead are kept, however long silent, up to
+// maxDead; past it those silent longest are forgotten, and the newest
+// dead, heard again, is back.
+func TestDeadNodesAreBounded(t *testing.T) {
+	const timeout = time.Second
+	t0 := time.Date(2026, 1, 1, 20, 0, 0, 0, time.UTC)
+	ms := newMembers("n1", timeout)
+	for i := range maxDead + 10 {
+		ms.nodes[fmt.Sprint("gone", i)] = &member{state: dead, seen: t0.Add(time.Duration(i) * time.Minute)}
+	}
+	ms.sweep(t0.Add(48 * time.Hour))
+	if n := len(ms.nodes); n != maxDead {
+		t.Errorf("%d dead nodes kept, want %d", n, maxDead)
+	}
+	for i := range 10 {
+		if _, known := ms.state(fmt.Sprint("gone", i)); known {
+			t.Errorf("gone%d, silent longest, is still kept", i)
+		}
+	}
+	if !ms.heard(fmt.Sprint("gone", maxDead+9), nil, t0.Add(49*time.Hour)) {
+		t.Error("the newest dead, heard again, is not back")
 	}
 }
