@@ -101,10 +101,10 @@ func families(lb *lobby.Lobby, hostRefused *atomic.Int64) []family {
 	refused := lb.Refused()
 	refused[string(protocol.CodeHostNotAllowed)] += hostRefused.Load()
 	return []family{
-		{"tenpin_connections", "gauge", "WebSocket connections attached to lanes.", one(float64(m.Connections.Load()))},
+		{"tenpin_connections", "gauge", "WebSocket connections this node serves, to its lanes or relays of others'.", one(float64(m.Connections.Load()))},
 		{"tenpin_websockets", "gauge", "WebSocket connections the server holds, those waiting to resume a seat and those being turned away included.", one(float64(lb.Connections()))},
 		{"tenpin_lanes", "gauge", "Lanes open.", one(float64(lb.Len()))},
-		{"tenpin_boards_sent_total", "counter", "Boards queued to clients.", one(float64(m.BoardsSent.Load()))},
+		{"tenpin_boards_sent_total", "counter", "Boards given to the clients of the lanes this node runs, wherever they are connected.", one(float64(m.BoardsSent.Load()))},
 		{"tenpin_boards_skipped_total", "counter", "Boards dropped for clients that fell behind (they get the newest).", one(float64(m.BoardsSkipped.Load()))},
 		{"tenpin_changes_total", "counter", "Changes accepted, on every lane.", one(float64(m.Changes.Load()))},
 		{"tenpin_messages_refused_total", "counter", "Client messages refused with an error, every code.", one(float64(m.Refused.Load()))},

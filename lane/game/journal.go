@@ -61,8 +61,9 @@ type Journal interface {
 	// lowered to a position that a lane still needs), it drops no event
 	// at a position at or above before, nor any appended after such a
 	// mark, and may keep more than the events below before. A before
-	// beyond the last mark plus one is taken as that. With one shard,
-	// Compact(before) drops exactly the events at positions below before.
+	// beyond the last mark plus one drops every event stored when Compact
+	// is called. With one shard, Compact(before) drops exactly the events
+	// at positions below before.
 	// The caller first makes sure that every lane still open has a
 	// snapshot stored after the Last it compacts by, or keeps its events
 	// from a position it lowers before to. Appends may run while it does.
