@@ -84,7 +84,11 @@ func (c *compaction) seeCreations(f func()) {
 // In a cluster the journal is every node's: see compactCluster.
 func (lb *Lobby) Compact(ctx context.Context) error {
 	if lb.cfg.Cluster != nil {
-		return lb.compactCluster(ctx)
+		orphan, err := lb.compactCluster(ctx)
+		if orphan != "" {
+			lb.adoptOrphan(ctx, orphan)
+		}
+		return err
 	}
 	defer lb.compaction.round()()
 	if err := lb.restoreAgain(ctx); err != nil {
@@ -165,20 +169,23 @@ func (lb *Lobby) restoreAgain(ctx context.Context) error {
 // journal: the leader alone compacts, once every node has snapshotted the
 // lanes it runs, and only if every other lane in the journal has closed.
 // A lane that runs nowhere (its node died, and no node took it over yet)
-// holds the compaction back: its log is all it has.
-func (lb *Lobby) compactCluster(ctx context.Context) error {
+// holds the compaction back: its log is all it has. compactCluster
+// returns it, for Compact to take over once the round is over (a lane
+// restored waits for no compaction): it runs here then, and snapshots
+// next round.
+func (lb *Lobby) compactCluster(ctx context.Context) (orphan string, err error) {
 	j, ok := lb.cfg.Lane.Journal.(sharedJournal)
 	if !ok || !lb.cfg.Cluster.Leader() {
-		return nil
+		return "", nil
 	}
 	defer lb.compaction.round()()
 	last, err := lb.cfg.Lane.Journal.Last(ctx)
 	if err != nil || last == 0 {
-		return err
+		return "", err
 	}
 	running, keep, err := lb.cfg.Cluster.SnapshotAll(ctx)
 	if err != nil {
-		return fmt.Errorf("lobby: compaction: %w", err)
+		return "", fmt.Errorf("lobby: compaction: %w", err)
 	}
 	// The mark moves only once every lane in the stream is known to have
 	// a snapshot after last, or to have closed: a lane that runs nowhere
@@ -186,7 +193,7 @@ func (lb *Lobby) compactCluster(ctx context.Context) error {
 	// its beginning.
 	ids, err := j.LaneIDs(ctx)
 	if err != nil {
-		return fmt.Errorf("lobby: compaction: %w", err)
+		return "", fmt.Errorf("lobby: compaction: %w", err)
 	}
 	runs := make(map[string]bool, len(running))
 	for _, id := range running {
@@ -198,22 +205,11 @@ func (lb *Lobby) compactCluster(ctx context.Context) error {
 		}
 		e, err := j.LastEvent(ctx, id)
 		if err != nil {
-			return fmt.Errorf("lobby: compaction: %w", err)
+			return "", fmt.Errorf("lobby: compaction: %w", err)
 		}
 		if e.Kind != game.Closed {
-			// Left to itself it would hold every later round back: take
-			// it over (it runs here then, and snapshots next round).
-			go func() {
-				ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-				defer cancel()
-				if !lb.unowned(ctx, id) {
-					return
-				}
-				if _, err := lb.claim(ctx, id); err != nil {
-					lb.log.Warn("a lane that runs on no node not taken over", "lane", id, "err", err)
-				}
-			}()
-			return fmt.Errorf("lobby: not compacted while lane %s runs on no node", id)
+			// Left to itself it would hold every later round back.
+			return id, fmt.Errorf("lobby: not compacted while lane %s runs on no node", id)
 		}
 	}
 	next := last + 1 // every lane open now has a snapshot after it
@@ -222,11 +218,25 @@ func (lb *Lobby) compactCluster(ctx context.Context) error {
 	}
 	before := lb.compaction.advance(next)
 	if before == 0 {
-		return nil // the leader's first round: the next drops what this one replaced
+		return "", nil // the leader's first round: the next drops what this one replaced
 	}
 	if err := lb.cfg.Lane.Journal.Compact(ctx, before); err != nil {
-		return fmt.Errorf("lobby: compaction: %w", err)
+		return "", fmt.Errorf("lobby: compaction: %w", err)
 	}
 	lb.log.Info("journal compacted", "lanes", len(running), "before", before)
-	return nil
+	return "", nil
+}
+
+// adoptOrphan takes over lane id, which runs on no node, if it still does
+// (see compactCluster). It is the compaction's, and ends with it: within
+// a minute, or when the lobby stops.
+func (lb *Lobby) adoptOrphan(ctx context.Context, id string) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if !lb.unowned(ctx, id) {
+		return
+	}
+	if _, err := lb.claim(ctx, id); err != nil {
+		lb.log.Warn("a lane that runs on no node not taken over", "lane", id, "err", err)
+	}
 }
