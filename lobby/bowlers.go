@@ -15,6 +15,7 @@ import (
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/bowler"
 	"github.com/tenpin/tenpin/lane/bowling"
+	"github.com/tenpin/tenpin/lobby/qrcode"
 	"github.com/tenpin/tenpin/lobby/sheet"
 	"github.com/tenpin/tenpin/protocol"
 )
@@ -350,7 +351,7 @@ func (lb *Lobby) newCode(w http.ResponseWriter, r *http.Request, b bowlerRequest
 		return
 	}
 	link := lb.baseURL(r) + "/me#link=" + code
-	png, err := qrPNG(link) // not kept: a code is a secret for ten minutes
+	png, err := qrcode.PNG(link) // not kept: a code is a secret for ten minutes
 	if err != nil {
 		lb.log.Error("a link code's QR code not drawn") // its error would quote the code
 		lb.fail(w, refuseCodeQR)

@@ -36,6 +36,7 @@ import (
 	"github.com/tenpin/tenpin/lane/league"
 	"github.com/tenpin/tenpin/lane/ws"
 	"github.com/tenpin/tenpin/lobby/memjournal"
+	"github.com/tenpin/tenpin/lobby/qrcode"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -129,7 +130,7 @@ type Config struct {
 type Lobby struct {
 	cfg Config
 	log *slog.Logger
-	qrs qrCache // the invitations' QR codes, drawn once each
+	qrs qrcode.Cache // the invitations' QR codes, drawn once each
 
 	lanes   *registry       // the lanes kept, closed and unrestored
 	starts  chan *lane.Lane // lanes for Run to start
