@@ -259,8 +259,8 @@ func (lb *Lobby) createLeague(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Only a league that would be created costs the address a creation.
-	addr := lb.clientAddr(r)
-	if ok, wait := lb.admit.leagueCreations.allow(addr, time.Now()); !ok {
+	addr := lb.ClientAddr(r)
+	if ok, wait := lb.admit.leagueCreations.Allow(addr, time.Now()); !ok {
 		lb.rateLimited(LimitLeagueCreations)
 		lb.tooMany(w, wait, refuseLeaguesFast)
 		return
@@ -274,7 +274,7 @@ func (lb *Lobby) createLeague(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err != nil {
-		lb.admit.leagueCreations.refund(addr)
+		lb.admit.leagueCreations.Refund(addr)
 		lb.failLeague(w, err)
 		return
 	}
@@ -332,7 +332,7 @@ func (lb *Lobby) asSecretary(w http.ResponseWriter, r *http.Request, key string,
 		if !e.secretary(hash) {
 			return errNotSecretary
 		}
-		lb.admit.keyGuesses.refund(addr)
+		lb.admit.keyGuesses.Refund(addr)
 		return h(e)
 	})
 	lb.failSecretary(w, err)
@@ -728,7 +728,7 @@ func (lb *Lobby) bowled(ctx context.Context, at ballLane, fix league.BallFix) (b
 	name := at.name
 	l, err := lb.laneOf(ctx, at.lane)
 	switch {
-	case errors.Is(err, errNoLane):
+	case errors.Is(err, ErrNoLane):
 		return bowling.Game{}, refused(refuseFixLaneGone, name, fix.Week, at.lane)
 	case err != nil:
 		return bowling.Game{}, err
