@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"sync"
 	"time"
 
@@ -322,18 +321,13 @@ func (lb *Lobby) Wake(ctx context.Context) {
 	}
 }
 
-// peers returns the nodes of the lobby's cluster (this node alone, for a
-// lone server).
-func (lb *Lobby) peers() []protocol.Node {
+// Nodes returns the nodes of the lobby's cluster (this node alone, for
+// a lone server), as GET /api/nodes shows them.
+func (lb *Lobby) Nodes() []protocol.Node {
 	if lb.cfg.Cluster == nil {
 		return []protocol.Node{{URLs: lb.cfg.URLs}}
 	}
 	return lb.cfg.Cluster.Peers()
-}
-
-// getNodes answers GET /api/nodes.
-func (lb *Lobby) getNodes(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, protocol.Nodes{Nodes: lb.peers()})
 }
 
 // unowned reports whether no node runs lane id, asked twice a moment

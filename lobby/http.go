@@ -40,17 +40,13 @@ func (lb *Lobby) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/lanes", lb.listLanes)
 	mux.HandleFunc("POST /api/lanes", lb.createLane)
-	mux.HandleFunc("GET /api/lanes/{id}", lb.getBoard)
-	mux.HandleFunc("GET /api/lanes/{id}/board.txt", lb.getBoardText)
 	mux.HandleFunc("GET /api/lanes/{id}/games", lb.getGames)
 	mux.HandleFunc("GET /api/lanes/{id}/stats", lb.getStats)
 	mux.HandleFunc("GET /api/lanes/{id}/games.csv", lb.getCSV)
 	mux.HandleFunc("GET /api/lanes/{id}/games/{file}", lb.getScorecard)
 	mux.HandleFunc("GET /ws/lanes/{id}", lb.serveWS)
-	mux.HandleFunc("GET /api/nodes", lb.getNodes)
 	lb.bowlerRoutes(mux)
 	lb.leagueRoutes(mux)
-	mux.HandleFunc("GET /healthz", lb.health)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		lb.fail(w, refuseNoAPI, r.Method, r.URL.Path)
 	})
@@ -113,23 +109,19 @@ func writeJSONBytes(w http.ResponseWriter, status int, data []byte) {
 	w.Write([]byte{'\n'})
 }
 
-// health answers ok while the server runs and its store takes writes.
-// It answers pages of any origin (and only it does): a page served by
-// another node of the cluster probes this one before it moves here, and
-// "ok" tells it nothing it could not learn by moving.
-func (lb *Lobby) health(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Access-Control-Allow-Origin", "*")
-	if lb.cfg.Health != nil {
-		ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
-		defer cancel()
-		if err := lb.cfg.Health(ctx); err != nil {
-			lb.log.Warn("health check failed", "err", err)
-			lb.fail(w, refuseStoreDown)
-			return
-		}
+// Healthy returns nil while the store takes writes (Config.Health, asked
+// for at most healthTimeout), else an error carrying what a client is
+// told (see lane.ErrorFor).
+func (lb *Lobby) Healthy(ctx context.Context) error {
+	if lb.cfg.Health == nil {
+		return nil
 	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	io.WriteString(w, "ok\n")
+	ctx, cancel := context.WithTimeout(ctx, healthTimeout)
+	defer cancel()
+	if err := lb.cfg.Health(ctx); err != nil {
+		return fmt.Errorf("%w: %w", refuseStoreDown.Error(), err)
+	}
+	return nil
 }
 
 func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
@@ -302,20 +294,6 @@ func (lb *Lobby) failFind(w http.ResponseWriter, id string, err error) {
 	lb.log.Warn("lane not reached", "lane", id, "err", err)
 	w.Header().Set("Retry-After", "1")
 	lb.fail(w, refuseLaneUnreached, id)
-}
-
-func (lb *Lobby) getBoard(w http.ResponseWriter, r *http.Request) {
-	if l, ok := lb.lane(w, r); ok {
-		writeJSONBytes(w, http.StatusOK, l.BoardJSON())
-	}
-}
-
-func (lb *Lobby) getBoardText(w http.ResponseWriter, r *http.Request) {
-	if l, ok := lb.lane(w, r); ok {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		io.WriteString(w, l.BoardText())
-	}
 }
 
 func (lb *Lobby) getGames(w http.ResponseWriter, r *http.Request) {

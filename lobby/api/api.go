@@ -42,8 +42,12 @@ func New(lb *lobby.Lobby, log *slog.Logger) http.Handler {
 	}
 	a := &API{lb: lb, log: log, qrDraws: lobby.NewAddrLimiter(lobby.QRRate, lobby.QRBurst)}
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/lanes/{id}", a.getBoard)
+	mux.HandleFunc("GET /api/lanes/{id}/board.txt", a.getBoardText)
 	mux.HandleFunc("GET /api/lanes/{id}/invite", a.getInvite)
 	mux.HandleFunc("GET /api/lanes/{id}/qr.png", a.getQR)
+	mux.HandleFunc("GET /api/nodes", a.getNodes)
+	mux.HandleFunc("GET /healthz", a.health)
 	mux.Handle("/", lb.Handler())
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		lobby.SetHeaders(w.Header())
@@ -96,13 +100,18 @@ func (a *API) lane(w http.ResponseWriter, r *http.Request) (lobby.Lane, bool) {
 	return nil, false
 }
 
-// writeJSON answers v, of plain values (its encoding cannot fail), as
-// JSON with status.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	data, _ := json.Marshal(v)
+// writeJSONBytes answers data, encoded JSON, with status.
+func writeJSONBytes(w http.ResponseWriter, status int, data []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	w.Write(data)
 	w.Write([]byte{'\n'})
+}
+
+// writeJSON answers v, of plain values (its encoding cannot fail), as
+// JSON with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	data, _ := json.Marshal(v)
+	writeJSONBytes(w, status, data)
 }
