@@ -5,9 +5,9 @@ import "sync"
 // admission decides what each client address may open: the WebSocket
 // connections the server and each address hold, the lanes each address
 // created and holds open, and the rates at which an address may create
-// lanes and leagues, draw QR codes, guess keys and ask for exports. It is
-// the lobby's door, apart from its lanes: its own mutex guards its counts,
-// and it is never held while anything else is.
+// lanes and leagues, guess keys and ask for exports (the rate of QR codes
+// is lobby/api's). It is the lobby's door, apart from its lanes: its own
+// mutex guards its counts, and it is never held while anything else is.
 type admission struct {
 	maxConns     int // the server's WebSocket connections
 	connsPerAddr int // Config.ConnsPerAddr; below 1, none
@@ -15,11 +15,10 @@ type admission struct {
 	lanesPerAddr int // Config.LanesPerAddr; below 1, none
 
 	// The rates per client address; each has its own mutex.
-	creations       *addrLimiter // lane creations
-	qrDraws         *addrLimiter // QR codes drawn
-	keyGuesses      *addrLimiter // unknown bowler keys, codes and shares tried
-	exportsAsked    *addrLimiter // exports asked for
-	leagueCreations *addrLimiter // league creations
+	creations       *AddrLimiter // lane creations
+	keyGuesses      *AddrLimiter // unknown bowler keys, codes and shares tried
+	exportsAsked    *AddrLimiter // exports asked for
+	leagueCreations *AddrLimiter // league creations
 
 	served sync.WaitGroup // connections being served, refusals in flight included
 
@@ -40,11 +39,10 @@ func newAdmission(cfg Config) *admission {
 		connsPerAddr:    cfg.ConnsPerAddr,
 		perLaneAddr:     cfg.ConnsPerLaneAddr,
 		lanesPerAddr:    cfg.LanesPerAddr,
-		creations:       newAddrLimiter(cfg.CreateRate, cfg.CreateBurst),
-		qrDraws:         newAddrLimiter(QRRate, QRBurst),
-		keyGuesses:      newAddrLimiter(KeyGuessRate, KeyGuessBurst),
-		exportsAsked:    newAddrLimiter(ExportRate, ExportBurst),
-		leagueCreations: newAddrLimiter(LeagueCreateRate, LeagueCreateBurst),
+		creations:       NewAddrLimiter(cfg.CreateRate, cfg.CreateBurst),
+		keyGuesses:      NewAddrLimiter(KeyGuessRate, KeyGuessBurst),
+		exportsAsked:    NewAddrLimiter(ExportRate, ExportBurst),
+		leagueCreations: NewAddrLimiter(LeagueCreateRate, LeagueCreateBurst),
 		byAddr:          make(addrCount),
 		laneConns:       make(addrCount),
 		refusing:        make(addrCount),

@@ -46,7 +46,7 @@ type keptLane struct {
 	ClosedAt time.Time `json:"closed_at"`
 }
 
-var _ apiLane = (*keptLane)(nil)
+var _ Lane = (*keptLane)(nil)
 
 func (k *keptLane) ID() string            { return k.View.ID() }
 func (k *keptLane) Name() string          { return k.View.Name() }

@@ -15,6 +15,7 @@ import (
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/bowler"
 	"github.com/tenpin/tenpin/lane/bowling"
+	"github.com/tenpin/tenpin/lobby/qrcode"
 	"github.com/tenpin/tenpin/lobby/sheet"
 	"github.com/tenpin/tenpin/protocol"
 )
@@ -113,7 +114,7 @@ func (lb *Lobby) withRecord(w http.ResponseWriter, r *http.Request, find func(co
 	}
 	rec, err := find(r.Context())
 	if !errors.Is(err, bowler.ErrUnknown) {
-		lb.admit.keyGuesses.refund(addr)
+		lb.admit.keyGuesses.Refund(addr)
 	}
 	switch {
 	case errors.Is(err, bowler.ErrUnknown):
@@ -140,9 +141,9 @@ func (lb *Lobby) guess(w http.ResponseWriter, r *http.Request) (string, bool) {
 // spendGuess spends a token of the request's address on a key to try
 // (KeyGuessRate), and returns the address; past its limit it answers 429
 // saying why and reports false.
-func (lb *Lobby) spendGuess(w http.ResponseWriter, r *http.Request, why refusal) (string, bool) {
-	addr := lb.clientAddr(r)
-	if ok, wait := lb.admit.keyGuesses.allow(addr, time.Now()); !ok {
+func (lb *Lobby) spendGuess(w http.ResponseWriter, r *http.Request, why Refusal) (string, bool) {
+	addr := lb.ClientAddr(r)
+	if ok, wait := lb.admit.keyGuesses.Allow(addr, time.Now()); !ok {
 		lb.rateLimited(LimitKeyGuesses)
 		lb.tooMany(w, wait, why)
 		return "", false
@@ -350,7 +351,7 @@ func (lb *Lobby) newCode(w http.ResponseWriter, r *http.Request, b bowlerRequest
 		return
 	}
 	link := lb.baseURL(r) + "/me#link=" + code
-	png, err := qrPNG(link) // not kept: a code is a secret for ten minutes
+	png, err := qrcode.PNG(link) // not kept: a code is a secret for ten minutes
 	if err != nil {
 		lb.log.Error("a link code's QR code not drawn") // its error would quote the code
 		lb.fail(w, refuseCodeQR)
@@ -383,7 +384,7 @@ func (lb *Lobby) redeem(w http.ResponseWriter, r *http.Request) {
 	key := bowler.NewKey()
 	_, err := lb.cfg.Lane.Bowlers.Redeem(r.Context(), bowler.HashKey(body.Code), bowler.HashKey(key), time.Now())
 	if !errors.Is(err, bowler.ErrCode) && !errors.Is(err, bowler.ErrUnknown) {
-		lb.admit.keyGuesses.refund(addr)
+		lb.admit.keyGuesses.Refund(addr)
 	}
 	switch {
 	case errors.Is(err, bowler.ErrCode), errors.Is(err, bowler.ErrUnknown):
@@ -413,4 +414,17 @@ func (lb *Lobby) unshare(w http.ResponseWriter, r *http.Request, b bowlerRequest
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// baseURL returns the server's address friends' phones open: the first
+// of Config.URLs, or the address the request came to.
+func (lb *Lobby) baseURL(r *http.Request) string {
+	if len(lb.cfg.URLs) > 0 {
+		return strings.TrimSuffix(lb.cfg.URLs[0], "/")
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
 }

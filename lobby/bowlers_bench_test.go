@@ -20,6 +20,7 @@ import (
 	"github.com/tenpin/tenpin/lane/bowler"
 	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/lobby/api"
 	"github.com/tenpin/tenpin/lobby/natsconn"
 	"github.com/tenpin/tenpin/lobby/natsstore"
 )
@@ -85,7 +86,7 @@ func BenchmarkBowlerAPI(b *testing.B) {
 	fill := time.Since(start)
 	size := dirSize(b, dir)
 	lb := lobby.New(lobby.Config{Lane: lane.Config{Journal: j, Bowlers: svc}})
-	srv := httptest.NewServer(lb.Handler())
+	srv := httptest.NewServer(api.New(lb, nil))
 	defer srv.Close()
 	ask := func(path, key string) time.Duration {
 		req, _ := http.NewRequest("GET", srv.URL+path, nil)

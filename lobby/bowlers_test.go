@@ -23,9 +23,9 @@ import (
 	"github.com/tenpin/tenpin/protocol"
 )
 
-// api sends method url with the bowler's key (if any) and a JSON body (if
-// any), and returns the status and the body.
-func api(t *testing.T, method, url, key string, body any) (int, []byte) {
+// askAPI sends method url with the bowler's key (if any) and a JSON body
+// (if any), and returns the status and the body.
+func askAPI(t *testing.T, method, url, key string, body any) (int, []byte) {
 	t.Helper()
 	var rd io.Reader
 	if body != nil {
@@ -57,7 +57,7 @@ func api(t *testing.T, method, url, key string, body any) (int, []byte) {
 // apiJSON is api for a JSON answer of want status, decoded into v.
 func apiJSON(t *testing.T, method, url, key string, body any, want int, v any) {
 	t.Helper()
-	status, data := api(t, method, url, key, body)
+	status, data := askAPI(t, method, url, key, body)
 	if status != want {
 		t.Fatalf("%s %s: %d %s, want %d", method, url, status, data, want)
 	}
@@ -182,16 +182,16 @@ func TestABowlerComesBack(t *testing.T) {
 		t.Errorf("the second page = %+v; want the 90, and no next page", page)
 	}
 	for _, bad := range []string{"?limit=0", "?limit=101", "?before=x", "?before=0"} {
-		if status, _ := api(t, "GET", s.srv.URL+"/api/bowlers/me/games"+bad, key, nil); status != http.StatusBadRequest {
+		if status, _ := askAPI(t, "GET", s.srv.URL+"/api/bowlers/me/games"+bad, key, nil); status != http.StatusBadRequest {
 			t.Errorf("GET games%s: %d, want 400", bad, status)
 		}
 	}
-	status, data := api(t, "GET", s.srv.URL+"/api/bowlers/me/games.csv", key, nil)
+	status, data := askAPI(t, "GET", s.srv.URL+"/api/bowlers/me/games.csv", key, nil)
 	rows, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(string(data), "\uFEFF"))).ReadAll()
 	if status != http.StatusOK || err != nil || len(rows) != 3 || rows[0][0] != "date" || rows[1][2] != "Friday night" || rows[1][15] != "300" {
 		t.Errorf("games.csv: %d, %v, %q; want a header and the two games, newest first", status, err, rows)
 	}
-	status, data = api(t, "GET", s.srv.URL+"/api/bowlers/me/chart.svg", key, nil)
+	status, data = askAPI(t, "GET", s.srv.URL+"/api/bowlers/me/chart.svg", key, nil)
 	if status != http.StatusOK || !bytes.Contains(data, []byte("<polyline")) || bytes.Count(data, []byte("<circle")) != 2+1 {
 		t.Errorf("chart.svg: %d, %.200s; want two games' dots, the legend's, and the average's line", status, data)
 	}
@@ -220,7 +220,7 @@ func TestUnknownBowlerKeys(t *testing.T) {
 	}
 	limited := false
 	for range lobby.KeyGuessBurst + 2 {
-		status, _ := api(t, "GET", s.srv.URL+"/api/bowlers/me", "guess", nil)
+		status, _ := askAPI(t, "GET", s.srv.URL+"/api/bowlers/me", "guess", nil)
 		if status == http.StatusTooManyRequests {
 			limited = true
 			break

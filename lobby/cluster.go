@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"sync"
 	"time"
 
@@ -102,8 +101,10 @@ func (r *LaneView) BoardJSON() []byte { return r.Board }
 // BoardText returns the lane's text scoreboard.
 func (r *LaneView) BoardText() string { return r.Text }
 
-// apiLane is what the HTTP API shows of a lane, wherever it runs.
-type apiLane interface {
+// Lane is what the HTTP API shows of a lane, wherever it runs: here (a
+// *lane.Lane), on another node, or kept after it closed (see
+// [Lobby.Find]).
+type Lane interface {
 	ID() string
 	Name() string
 	BoardJSON() []byte
@@ -114,9 +115,9 @@ type apiLane interface {
 	Stats() protocol.Stats
 }
 
-var _ apiLane = (*lane.Lane)(nil)
+var _ Lane = (*lane.Lane)(nil)
 
-// remoteLane adapts a LaneView, whose Games is a field, to apiLane.
+// remoteLane adapts a LaneView, whose Games is a field, to Lane.
 type remoteLane struct{ *LaneView }
 
 func (v remoteLane) Games() protocol.Games { return v.LaneView.Games }
@@ -141,8 +142,9 @@ func gameOf(games protocol.Games, n int) (protocol.Game, bool) {
 // takes to be elected (4–6 s) after its node died.
 const findTries = 10
 
-// errNoLane: no node runs the lane, and its log holds none to take over.
-var errNoLane = errors.New("lobby: no such lane")
+// ErrNoLane: no node runs the lane and its log holds none to take over;
+// from [Lobby.Find], no night of it is kept either.
+var ErrNoLane = errors.New("lobby: no such lane")
 
 // find looks for lane id: running here, it returns the lane; running on
 // another node, it calls there (a relay or a remote view) and returns nil;
@@ -155,7 +157,7 @@ func (lb *Lobby) find(ctx context.Context, id string, there func(context.Context
 			return l, nil
 		}
 		if _, ok := idOrder(id); lb.cfg.Cluster == nil || !ok {
-			return nil, errNoLane // no lane ever had that id
+			return nil, ErrNoLane // no lane ever had that id
 		}
 		err := there(ctx, id)
 		if err == nil {
@@ -235,7 +237,7 @@ func (lb *Lobby) TakeOver(ctx context.Context, id string) (*lane.Lane, error) {
 		return l, nil
 	}
 	if lb.cfg.Cluster == nil {
-		return nil, errNoLane
+		return nil, ErrNoLane
 	}
 	// Asked twice a moment apart, as find does: a survivor that took it
 	// over first may not be known here yet, and a claim now would take
@@ -255,7 +257,7 @@ func (lb *Lobby) takeOver(ctx context.Context, id string) (*lane.Lane, error) {
 	l, err := lane.Restore(ctx, log, lb.cfg.Lane)
 	switch {
 	case errors.Is(err, lane.ErrNotRestorable):
-		return nil, fmt.Errorf("%w: %w", errNoLane, err)
+		return nil, fmt.Errorf("%w: %w", ErrNoLane, err)
 	case errors.Is(err, game.ErrConflict):
 		return nil, err
 	case err != nil:
@@ -319,18 +321,13 @@ func (lb *Lobby) Wake(ctx context.Context) {
 	}
 }
 
-// peers returns the nodes of the lobby's cluster (this node alone, for a
-// lone server).
-func (lb *Lobby) peers() []protocol.Node {
+// Nodes returns the nodes of the lobby's cluster (this node alone, for
+// a lone server), as GET /api/nodes shows them.
+func (lb *Lobby) Nodes() []protocol.Node {
 	if lb.cfg.Cluster == nil {
 		return []protocol.Node{{URLs: lb.cfg.URLs}}
 	}
 	return lb.cfg.Cluster.Peers()
-}
-
-// getNodes answers GET /api/nodes.
-func (lb *Lobby) getNodes(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, protocol.Nodes{Nodes: lb.peers()})
 }
 
 // unowned reports whether no node runs lane id, asked twice a moment

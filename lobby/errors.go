@@ -29,16 +29,18 @@ var (
 	errRefusing = errors.New("lobby: refusals per client address")
 )
 
-// A refusal is one reason the lobby turns a request away, on its HTTP API
+// A Refusal is one reason the lobby turns a request away, on its HTTP API
 // or its WebSocket endpoint. Its entry in refusals is what the client is
-// told: the only place the lobby's words to clients are written.
-type refusal uint8
+// told: the only place the lobby's words to clients are written. Those
+// that lobby/api tells its clients itself are exported; the others come
+// to it wrapped in the lobby's errors.
+type Refusal uint8
 
 // The lobby's refusals. Those of the rates per client address end with
 // the seconds to wait, which tooMany adds to their arguments.
 const (
 	// The API's requests.
-	refuseNoAPI       refusal = iota // method, path
+	refuseNoAPI       Refusal = iota // method, path
 	refuseNoScorecard                // method, path
 	refuseNotJSON
 	refuseTooLarge      // the limit in bytes
@@ -67,7 +69,7 @@ const (
 	refuseCreationsFast     // seconds to wait
 	refuseExportsFast       // seconds to wait
 	refuseLaneGamesFast     // seconds to wait
-	refuseQRCodesFast       // seconds to wait
+	RefuseQRCodesFast       // seconds to wait
 	refuseConnsServer       // the server's limit
 	refuseConnsAddr         // the address's limit
 	refuseConnsAddrRefusing // the address's limit
@@ -143,7 +145,7 @@ var refusals = [numRefusals]struct {
 	refuseCreationsFast:     {protocol.CodeRateLimited, "this address has created lanes too fast; try again in %d s", nil},
 	refuseExportsFast:       {protocol.CodeRateLimited, "this address has asked for exports too fast; try again in %d s", nil},
 	refuseLaneGamesFast:     {protocol.CodeRateLimited, "this address has asked for a lane's games too fast; try again in %d s", nil},
-	refuseQRCodesFast:       {protocol.CodeRateLimited, "this address has asked for new QR codes too fast; try again in %d s", nil},
+	RefuseQRCodesFast:       {protocol.CodeRateLimited, "this address has asked for new QR codes too fast; try again in %d s", nil},
 	refuseConnsServer:       {protocol.CodeTooManyConnections, "the server holds %d connections, its limit", ErrFull},
 	refuseConnsAddr:         {protocol.CodeRateLimited, "this address has %d WebSocket connections open, its limit; try again later", errAddrLimit},
 	refuseConnsAddrRefusing: {protocol.CodeRateLimited, "this address has %d WebSocket connections open, its limit, and is being refused more", errRefusing},
@@ -175,17 +177,17 @@ var refusals = [numRefusals]struct {
 	refuseFixNotBowler:   {protocol.CodeInvalidCorrection, "%q did not bowl game %d of week %d on its lane (%s): correct its score instead", bowling.ErrInvalidCorrection},
 }
 
-// error returns what the client is told for the refusal, with its
+// Error returns what the client is told for the refusal, with its
 // arguments.
-func (r refusal) error(args ...any) *protocol.Error {
+func (r Refusal) Error(args ...any) *protocol.Error {
 	return protocol.Errorf(refusals[r].code, refusals[r].text, args...)
 }
 
 // refused returns the refusal r as an error: its sentinel, if it has one,
 // wrapping what its client is told. A cause wrapped around it stays in the
 // log: lane.ErrorFor sends only the refusal's text.
-func refused(r refusal, args ...any) error {
-	pe := r.error(args...)
+func refused(r Refusal, args ...any) error {
+	pe := r.Error(args...)
 	if refusals[r].err == nil {
 		return pe
 	}

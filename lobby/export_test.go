@@ -1,8 +1,5 @@
 package lobby
 
-// QRPNG is qrPNG, for the benchmark of drawing a code.
-var QRPNG = qrPNG
-
 // ForgetExports forgets the exports built, for the benchmark of building
 // them.
 func ForgetExports(lb *Lobby) {

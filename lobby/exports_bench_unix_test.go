@@ -26,6 +26,7 @@ import (
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/ws"
 	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/lobby/api"
 	"github.com/tenpin/tenpin/lobby/memjournal"
 	tenpin "github.com/tenpin/tenpin/protocol/client"
 )
@@ -79,7 +80,7 @@ func newExportBench(b *testing.B, lanes, games int) *exportBench {
 		defer close(done)
 		lb.Run(ctx)
 	}()
-	srv := httptest.NewServer(lb.Handler())
+	srv := httptest.NewServer(api.New(lb, nil))
 	// Connections kept for the 50 at once, as 50 clients keep theirs: the
 	// process is the clients too, and dialling anew was a tenth of its CPU.
 	srv.Client().Transport.(*http.Transport).MaxIdleConnsPerHost = 100

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane/ws"
 	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/lobby/api"
 	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/lobby/server/servertest"
 	"github.com/tenpin/tenpin/protocol"
@@ -29,6 +31,7 @@ const wait = 10 * time.Second
 // going to t.Logf.
 type testServer struct {
 	lobby *lobby.Lobby
+	api   http.Handler // what srv serves
 	srv   *httptest.Server
 }
 
@@ -77,7 +80,8 @@ func startServer(t *testing.T, cfg lobby.Config, prepare func(*lobby.Lobby)) (*t
 			t.Errorf("the sockets' poller: %v", err)
 		}
 	}()
-	srv := httptest.NewServer(lb.Handler())
+	h := api.New(lb, cfg.Logger)
+	srv := httptest.NewServer(h)
 	var once sync.Once
 	stop := func() {
 		once.Do(func() {
@@ -87,7 +91,7 @@ func startServer(t *testing.T, cfg lobby.Config, prepare func(*lobby.Lobby)) (*t
 		})
 	}
 	t.Cleanup(stop)
-	return &testServer{lobby: lb, srv: srv}, stop
+	return &testServer{lobby: lb, api: h, srv: srv}, stop
 }
 
 // createLane creates a lane through the API, given away (whoever joins

@@ -29,28 +29,24 @@ import (
 	"github.com/tenpin/tenpin/protocol"
 )
 
-// Handler returns the lobby's HTTP API and WebSocket endpoint: /api/…,
-// /ws/lanes/{id} and /healthz. What each answers — fields, statuses,
-// paging, headers, and /healthz's 503 while the store does not answer —
-// is documented once, in package protocol (go doc ./protocol, "HTTP").
-// Every response carries the headers of [SetHeaders].
+// Handler returns the routes of the lobby's HTTP API and WebSocket
+// endpoint (/api/…, /ws/lanes/{id} and /healthz) that lobby/api does not
+// serve itself; serve lobby/api's New, which answers the others with it.
+// What each answers — fields, statuses, paging, headers, and /healthz's
+// 503 while the store does not answer — is documented once, in package
+// protocol (go doc ./protocol, "HTTP"). Every response carries the
+// headers of [SetHeaders].
 func (lb *Lobby) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/lanes", lb.listLanes)
 	mux.HandleFunc("POST /api/lanes", lb.createLane)
-	mux.HandleFunc("GET /api/lanes/{id}", lb.getBoard)
-	mux.HandleFunc("GET /api/lanes/{id}/board.txt", lb.getBoardText)
 	mux.HandleFunc("GET /api/lanes/{id}/games", lb.getGames)
 	mux.HandleFunc("GET /api/lanes/{id}/stats", lb.getStats)
 	mux.HandleFunc("GET /api/lanes/{id}/games.csv", lb.getCSV)
 	mux.HandleFunc("GET /api/lanes/{id}/games/{file}", lb.getScorecard)
-	mux.HandleFunc("GET /api/lanes/{id}/invite", lb.getInvite)
-	mux.HandleFunc("GET /api/lanes/{id}/qr.png", lb.getQR)
 	mux.HandleFunc("GET /ws/lanes/{id}", lb.serveWS)
-	mux.HandleFunc("GET /api/nodes", lb.getNodes)
 	lb.bowlerRoutes(mux)
 	lb.leagueRoutes(mux)
-	mux.HandleFunc("GET /healthz", lb.health)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		lb.fail(w, refuseNoAPI, r.Method, r.URL.Path)
 	})
@@ -73,8 +69,8 @@ func SetHeaders(h http.Header) {
 // fail answers a request with an API error, the refusal r with its
 // arguments (a protocol.Error, with its code's HTTP status), and counts
 // it by its code.
-func (lb *Lobby) fail(w http.ResponseWriter, r refusal, args ...any) {
-	e := r.error(args...)
+func (lb *Lobby) fail(w http.ResponseWriter, r Refusal, args ...any) {
+	e := r.Error(args...)
 	count(&lb.counters.refused, string(e.Code))
 	WriteError(w, e)
 }
@@ -99,7 +95,7 @@ func WriteError(w http.ResponseWriter, e *protocol.Error) {
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	data, err := json.Marshal(v)
 	if err != nil {
-		http.Error(w, refuseEncoding.error().Message, http.StatusInternalServerError)
+		http.Error(w, refuseEncoding.Error().Message, http.StatusInternalServerError)
 		return
 	}
 	writeJSONBytes(w, status, data)
@@ -113,23 +109,19 @@ func writeJSONBytes(w http.ResponseWriter, status int, data []byte) {
 	w.Write([]byte{'\n'})
 }
 
-// health answers ok while the server runs and its store takes writes.
-// It answers pages of any origin (and only it does): a page served by
-// another node of the cluster probes this one before it moves here, and
-// "ok" tells it nothing it could not learn by moving.
-func (lb *Lobby) health(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Access-Control-Allow-Origin", "*")
-	if lb.cfg.Health != nil {
-		ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
-		defer cancel()
-		if err := lb.cfg.Health(ctx); err != nil {
-			lb.log.Warn("health check failed", "err", err)
-			lb.fail(w, refuseStoreDown)
-			return
-		}
+// Healthy returns nil while the store takes writes (Config.Health, asked
+// for at most healthTimeout), else an error carrying what a client is
+// told (see lane.ErrorFor).
+func (lb *Lobby) Healthy(ctx context.Context) error {
+	if lb.cfg.Health == nil {
+		return nil
 	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	io.WriteString(w, "ok\n")
+	ctx, cancel := context.WithTimeout(ctx, healthTimeout)
+	defer cancel()
+	if err := lb.cfg.Health(ctx); err != nil {
+		return fmt.Errorf("%w: %w", refuseStoreDown.Error(), err)
+	}
+	return nil
 }
 
 func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
@@ -141,8 +133,8 @@ func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
 		lb.fail(w, refuseNotJSON)
 		return
 	}
-	addr := lb.clientAddr(r)
-	if ok, wait := lb.admit.creations.allow(addr, time.Now()); !ok {
+	addr := lb.ClientAddr(r)
+	if ok, wait := lb.admit.creations.Allow(addr, time.Now()); !ok {
 		lb.rateLimited(LimitCreations)
 		lb.tooMany(w, wait, refuseCreationsFast)
 		return
@@ -176,7 +168,7 @@ func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
 // tooMany answers 429 rate_limited, the refusal why with its arguments
 // and the seconds to wait, with a Retry-After of wait (at least a
 // second).
-func (lb *Lobby) tooMany(w http.ResponseWriter, wait time.Duration, why refusal, args ...any) {
+func (lb *Lobby) tooMany(w http.ResponseWriter, wait time.Duration, why Refusal, args ...any) {
 	secs := int(wait/time.Second) + 1
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
 	lb.fail(w, why, append(args, secs)...)
@@ -224,7 +216,7 @@ func isJSON(contentType string) bool {
 
 // lane returns the lane a request's path names, wherever in the cluster
 // it runs, or answers the request with why it cannot.
-func (lb *Lobby) lane(w http.ResponseWriter, r *http.Request) (apiLane, bool) {
+func (lb *Lobby) lane(w http.ResponseWriter, r *http.Request) (Lane, bool) {
 	id := r.PathValue("id")
 	l, err := lb.laneOf(r.Context(), id)
 	if err != nil {
@@ -235,8 +227,8 @@ func (lb *Lobby) lane(w http.ResponseWriter, r *http.Request) (apiLane, bool) {
 }
 
 // laneOf returns lane id, wherever in the cluster it runs, or its kept
-// night if it closed; errNoLane if there is neither (see failFind).
-func (lb *Lobby) laneOf(ctx context.Context, id string) (apiLane, error) {
+// night if it closed; ErrNoLane if there is neither (see failFind).
+func (lb *Lobby) laneOf(ctx context.Context, id string) (Lane, error) {
 	var remote *LaneView
 	l, err := lb.find(ctx, id, func(ctx context.Context, id string) (err error) {
 		remote, err = lb.cfg.Cluster.Lane(ctx, id)
@@ -254,7 +246,7 @@ func (lb *Lobby) laneOf(ctx context.Context, id string) (apiLane, error) {
 		return l, nil
 	case err == nil:
 		return remoteLane{remote}, nil
-	case errors.Is(err, errNoLane):
+	case errors.Is(err, ErrNoLane):
 		// Closed, perhaps: its night may be kept.
 		k, kerr := lb.kept(ctx, id)
 		if kerr == nil {
@@ -267,9 +259,35 @@ func (lb *Lobby) laneOf(ctx context.Context, id string) (apiLane, error) {
 	return nil, err
 }
 
+// Find returns lane id as the API shows it, wherever in the cluster it
+// runs, or its kept night if it closed. What its error tells the client
+// comes with it (see lane.ErrorFor): for an error wrapping [ErrNoLane],
+// that there is neither; for any other, that the lane cannot be reached
+// now.
+func (lb *Lobby) Find(ctx context.Context, id string) (Lane, error) {
+	l, err := lb.laneOf(ctx, id)
+	switch {
+	case err == nil:
+		return l, nil
+	case errors.Is(err, ErrNoLane):
+		return nil, fmt.Errorf("%w: %w", ErrNoLane, refuseLaneNotFound.Error(id))
+	}
+	return nil, fmt.Errorf("%w: %w", refuseLaneUnreached.Error(id), err)
+}
+
+// CountRefusal counts a request the API refused, by its code, and by the
+// limit per client address that refused it if one did (limit is not
+// ""): see [Lobby.Refused] and [Lobby.RateLimited].
+func (lb *Lobby) CountRefusal(code protocol.Code, limit string) {
+	count(&lb.counters.refused, string(code))
+	if limit != "" {
+		lb.rateLimited(limit)
+	}
+}
+
 // failFind answers a request for lane id that could not be found.
 func (lb *Lobby) failFind(w http.ResponseWriter, id string, err error) {
-	if errors.Is(err, errNoLane) {
+	if errors.Is(err, ErrNoLane) {
 		lb.fail(w, refuseLaneNotFound, id)
 		return
 	}
@@ -278,22 +296,8 @@ func (lb *Lobby) failFind(w http.ResponseWriter, id string, err error) {
 	lb.fail(w, refuseLaneUnreached, id)
 }
 
-func (lb *Lobby) getBoard(w http.ResponseWriter, r *http.Request) {
-	if l, ok := lb.lane(w, r); ok {
-		writeJSONBytes(w, http.StatusOK, l.BoardJSON())
-	}
-}
-
-func (lb *Lobby) getBoardText(w http.ResponseWriter, r *http.Request) {
-	if l, ok := lb.lane(w, r); ok {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		io.WriteString(w, l.BoardText())
-	}
-}
-
 func (lb *Lobby) getGames(w http.ResponseWriter, r *http.Request) {
-	lb.export(w, r, "games", "application/json", nil, func(l apiLane) ([]byte, error) {
+	lb.export(w, r, "games", "application/json", nil, func(l Lane) ([]byte, error) {
 		if here, ok := l.(*lane.Lane); ok {
 			return lb.built.assemble(l.ID(), here, "games", `{"games":[`, ",", "]}", gameJSON)
 		}
@@ -317,16 +321,16 @@ func gameJSON(g protocol.Game) (gamePart, error) {
 }
 
 func (lb *Lobby) getStats(w http.ResponseWriter, r *http.Request) {
-	lb.export(w, r, "stats", "application/json", nil, func(l apiLane) ([]byte, error) {
+	lb.export(w, r, "stats", "application/json", nil, func(l Lane) ([]byte, error) {
 		return json.Marshal(l.Stats())
 	})
 }
 
 // getCSV answers the lane's series as a spreadsheet's file.
 func (lb *Lobby) getCSV(w http.ResponseWriter, r *http.Request) {
-	lb.export(w, r, "csv", "text/csv; charset=utf-8", func(h http.Header, l apiLane) {
+	lb.export(w, r, "csv", "text/csv; charset=utf-8", func(h http.Header, l Lane) {
 		h.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="tenpin-%s.csv"`, l.ID()))
-	}, func(l apiLane) ([]byte, error) {
+	}, func(l Lane) ([]byte, error) {
 		if here, ok := l.(*lane.Lane); ok {
 			return lb.built.assemble(l.ID(), here, "csv", csvHead(), "", "", gameRows)
 		}
@@ -363,12 +367,12 @@ func (lb *Lobby) getScorecard(w http.ResponseWriter, r *http.Request) {
 	if lang != "ko" {
 		lang = "en"
 	}
-	lb.export(w, r, "svg-"+num+"-"+lang, "image/svg+xml; charset=utf-8", func(h http.Header, l apiLane) {
+	lb.export(w, r, "svg-"+num+"-"+lang, "image/svg+xml; charset=utf-8", func(h http.Header, l Lane) {
 		h.Set("Content-Disposition", fmt.Sprintf(`inline; filename="tenpin-%s-%d.svg"`, l.ID(), n))
 		// The image has no script and escapes its names; should one ever
 		// slip in, an SVG opened on its own must not run it.
 		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
-	}, func(l apiLane) ([]byte, error) {
+	}, func(l Lane) ([]byte, error) {
 		card := sheet.Card{Lane: l.Name(), Date: time.Now(), Lang: lang}
 		if k, ok := l.(*keptLane); ok {
 			card.Date = k.ClosedAt // the night's, not today's
@@ -397,7 +401,7 @@ var errNoGame = errors.New("lobby: no such game")
 // it (If-None-Match: its ETag) is answered 304; and one address may ask
 // for ExportRate a second, in bursts of ExportBurst. decorate, if not
 // nil, sets the export's own headers.
-func (lb *Lobby) export(w http.ResponseWriter, r *http.Request, kind, contentType string, decorate func(http.Header, apiLane), build func(apiLane) ([]byte, error)) {
+func (lb *Lobby) export(w http.ResponseWriter, r *http.Request, kind, contentType string, decorate func(http.Header, Lane), build func(Lane) ([]byte, error)) {
 	if !lb.exportAllowed(w, r, refuseLaneGamesFast) {
 		return
 	}
@@ -423,8 +427,8 @@ func (lb *Lobby) export(w http.ResponseWriter, r *http.Request, kind, contentTyp
 
 // exportAllowed reports whether the request's address may ask for an
 // export now (ExportRate, ExportBurst), or answers 429 saying why not.
-func (lb *Lobby) exportAllowed(w http.ResponseWriter, r *http.Request, why refusal) bool {
-	if ok, wait := lb.admit.exportsAsked.allow(lb.clientAddr(r), time.Now()); !ok {
+func (lb *Lobby) exportAllowed(w http.ResponseWriter, r *http.Request, why Refusal) bool {
+	if ok, wait := lb.admit.exportsAsked.Allow(lb.ClientAddr(r), time.Now()); !ok {
 		lb.rateLimited(LimitExports)
 		lb.tooMany(w, wait, why)
 		return false
@@ -825,7 +829,7 @@ func (c *builtCache) fit(id string, added int) {
 }
 
 func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
-	addr := lb.clientAddr(r)
+	addr := lb.ClientAddr(r)
 	done, err := lb.admit.connOpened(addr)
 	switch {
 	case errors.Is(err, errRefusing):
@@ -867,7 +871,7 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 	if !room {
 		defer done()
 		lb.rateLimited(LimitLaneConns)
-		pe := refuseConnsLaneAddr.error(lb.cfg.ConnsPerLaneAddr)
+		pe := refuseConnsLaneAddr.Error(lb.cfg.ConnsPerLaneAddr)
 		lb.refuseSocket(w, r, pe)
 		return
 	}

@@ -10,9 +10,10 @@ import (
 	"time"
 
 	"github.com/makiuchi-d/gozxing"
-	"github.com/makiuchi-d/gozxing/qrcode"
+	zxqr "github.com/makiuchi-d/gozxing/qrcode"
 
 	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/lobby/qrcode"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -88,7 +89,7 @@ func readQR(png []byte) (string, error) {
 		return "", err
 	}
 	hints := map[gozxing.DecodeHintType]any{gozxing.DecodeHintType_PURE_BARCODE: true}
-	result, err := qrcode.NewQRCodeReader().Decode(bmp, hints)
+	result, err := zxqr.NewQRCodeReader().Decode(bmp, hints)
 	if err != nil {
 		return "", fmt.Errorf("no QR code in the image: %w", err)
 	}
@@ -100,7 +101,7 @@ func readQR(png []byte) (string, error) {
 func TestQRCodesRead(t *testing.T) {
 	for _, id := range []string{"qwjhk88ifa", "k3x9mdq2vb", "0000000000", "zzzzzzzzzz"} {
 		link := "http://192.168.1.20:8080/lanes/" + id
-		png, err := lobby.QRPNG(link)
+		png, err := qrcode.PNG(link)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +114,7 @@ func TestQRCodesRead(t *testing.T) {
 func BenchmarkQRPNG(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := lobby.QRPNG("http://192.168.1.20:8080/lanes/k3x9mdq2vb"); err != nil {
+		if _, err := qrcode.PNG("http://192.168.1.20:8080/lanes/k3x9mdq2vb"); err != nil {
 			b.Fatal(err)
 		}
 	}

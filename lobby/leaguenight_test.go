@@ -1,6 +1,7 @@
 package lobby_test
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"strings"
@@ -255,5 +256,92 @@ func lateReport(t *testing.T, s *testServer, c *tenpin.Client, l protocol.Create
 	}
 	if again, err := c.LeagueHistory(t.Context(), l.ID); err != nil || len(again) != len(h) {
 		t.Errorf("after the lane's late report: %d records, %v; want %d", len(again), err, len(h))
+	}
+}
+
+// heldArchive is an archive whose Kept, once held is set, waits for it
+// to be closed, saying on entered that it waits: an archive, or another
+// node, slow to answer.
+type heldArchive struct {
+	*memjournal.Archive
+	held    chan struct{}
+	entered chan struct{}
+}
+
+func (a *heldArchive) Kept(ctx context.Context, id string) ([]byte, error) {
+	if a.held != nil {
+		a.entered <- struct{}{}
+		select {
+		case <-a.held:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return a.Archive.Kept(ctx, id)
+}
+
+// TestCorrectABallReadsTheLaneOutsideTheLeague: while a ball's
+// correction waits for the night's lane to be read (here from a slow
+// archive), the league answers its other requests; the correction is
+// made once the lane is read. It failed while the lane was read under
+// the league's lock: the standings waited for the archive.
+func TestCorrectABallReadsTheLaneOutsideTheLeague(t *testing.T) {
+	a := &heldArchive{Archive: memjournal.NewArchive(0)}
+	s := newServer(t, lobby.Config{Leagues: memjournal.NewLeagues(), Archive: a, Lane: lane.Config{IdleTimeout: 50 * time.Millisecond, AbandonTimeout: 50 * time.Millisecond}})
+	c := &tenpin.Client{URL: s.srv.URL}
+	l := createSmall(t, c)
+	opened, err := c.OpenWeek(t.Context(), l.ID, l.SecretaryKey, 1, protocol.OpenWeek{Absent: []string{"Lee"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := opened.Matches[0].Lane
+	ln, ok := s.lobby.Get(id)
+	if !ok {
+		t.Fatal("the night's lane is not open")
+	}
+	kim := s.dial(t, id)
+	kim.send(t, `{"type":"join","name":"Kim","id":"kim"}`)
+	kim.expectAck(t, "kim")
+	bowlSmallNight(t, kim)
+	kim.boardWith(t, "the points counted", func(m msg) bool {
+		return m.Phase == protocol.PhaseFinished && len(m.Teams) == 2 && m.Teams[0].Points == 4
+	})
+	kim.ws.CloseNow()
+	select {
+	case <-ln.Done():
+	case <-time.After(wait):
+		t.Fatal("the night's lane did not close once idle")
+	}
+
+	a.held, a.entered = make(chan struct{}), make(chan struct{}, 1)
+	type result struct {
+		rec *protocol.LeagueRecord
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		rec, err := c.CorrectBall(t.Context(), l.ID, l.SecretaryKey, protocol.LeagueBall{Week: 1, Bowler: "Park", Game: 1, Frame: 3, Ball: 2, Pins: 2})
+		done <- result{rec, err}
+	}()
+	select {
+	case <-a.entered:
+	case <-time.After(wait):
+		t.Fatal("the correction did not read the night's lane from the archive")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), wait)
+	_, err = c.Standings(ctx, l.ID)
+	cancel()
+	if err != nil {
+		t.Errorf("the standings while a correction reads its lane: %v, want them at once", err)
+	}
+	close(a.held)
+	var res result
+	select {
+	case res = <-done:
+	case <-time.After(wait):
+		t.Fatal("the correction did not end once the lane was read")
+	}
+	if res.err != nil || *res.rec.Was != 80 || *res.rec.Score != 90 {
+		t.Errorf("the correction: %+v, %v; want 80 → 90", res.rec, res.err)
 	}
 }

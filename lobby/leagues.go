@@ -259,8 +259,8 @@ func (lb *Lobby) createLeague(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Only a league that would be created costs the address a creation.
-	addr := lb.clientAddr(r)
-	if ok, wait := lb.admit.leagueCreations.allow(addr, time.Now()); !ok {
+	addr := lb.ClientAddr(r)
+	if ok, wait := lb.admit.leagueCreations.Allow(addr, time.Now()); !ok {
 		lb.rateLimited(LimitLeagueCreations)
 		lb.tooMany(w, wait, refuseLeaguesFast)
 		return
@@ -274,7 +274,7 @@ func (lb *Lobby) createLeague(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err != nil {
-		lb.admit.leagueCreations.refund(addr)
+		lb.admit.leagueCreations.Refund(addr)
 		lb.failLeague(w, err)
 		return
 	}
@@ -329,12 +329,24 @@ func (lb *Lobby) asSecretary(w http.ResponseWriter, r *http.Request, key string,
 	}
 	hash := league.HashKey(key)
 	err := lb.withLeague(r.Context(), r.PathValue("id"), func(e *leagueEntry) error {
-		if subtle.ConstantTimeCompare(hash[:], e.stored.Secretary[:]) != 1 {
+		if !e.secretary(hash) {
 			return errNotSecretary
 		}
-		lb.admit.keyGuesses.refund(addr)
+		lb.admit.keyGuesses.Refund(addr)
 		return h(e)
 	})
+	lb.failSecretary(w, err)
+}
+
+// secretary reports whether hash is the hash of the league's secretary's
+// key, compared in constant time. e.mu must be held.
+func (e *leagueEntry) secretary(hash league.KeyHash) bool {
+	return subtle.ConstantTimeCompare(hash[:], e.stored.Secretary[:]) == 1
+}
+
+// failSecretary answers a secretary's request whose change failed with
+// err, if it did: 403 for another key, else as failLeague.
+func (lb *Lobby) failSecretary(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, errNotSecretary):
 		lb.fail(w, refuseNotSecretary)
@@ -626,6 +638,12 @@ func (lb *Lobby) scoreGame(w http.ResponseWriter, r *http.Request) {
 // are read from the night's lane — running, on another node, or kept —
 // and the league counts the game again from them. 200 with the record
 // made.
+//
+// The lane is read without the league's lock: reading it may ask another
+// node or the archive, and the league's pages, its lanes' reports and
+// its other changes must not wait for that. So the lane is found under
+// the lock, read after it, and the correction decided under it again —
+// on the same lane and bowler, or the lane is read again.
 func (lb *Lobby) correctBall(w http.ResponseWriter, r *http.Request) {
 	key, ok := lb.secretaryKey(w, r)
 	if !ok {
@@ -636,44 +654,88 @@ func (lb *Lobby) correctBall(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fix := league.BallFix{Week: body.Week, Bowler: body.Bowler, Game: body.Game, Frame: body.Frame, Ball: body.Ball, Pins: body.Pins}
-	lb.asSecretary(w, r, key, func(e *leagueEntry) error {
-		bowled, err := lb.bowled(r.Context(), e, fix)
-		if err != nil {
-			return err
-		}
-		rec, _, err := lb.changeLeague(r.Context(), e, bySecretary, func(l *league.League) (league.Event, error) { return l.CorrectBall(fix, bowled) }, nil)
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, recordOf(len(e.stored.Records), rec))
-		return nil
+	var at ballLane
+	lb.asSecretary(w, r, key, func(e *leagueEntry) (err error) {
+		at, err = e.ballLane(fix)
+		return err
 	})
+	if at.lane == "" {
+		return // answered
+	}
+	hash := league.HashKey(key)
+	for try := 1; ; try++ {
+		bowled, err := lb.bowled(r.Context(), at, fix)
+		if err != nil {
+			lb.failSecretary(w, err)
+			return
+		}
+		moved := false
+		err = lb.withLeague(r.Context(), r.PathValue("id"), func(e *leagueEntry) error {
+			if !e.secretary(hash) { // the key checked a moment ago: no guess spent on it again
+				return errNotSecretary
+			}
+			now, err := e.ballLane(fix)
+			if err != nil {
+				return err
+			}
+			if now != at { // the league changed meanwhile: the ball is another lane's, or another bowler's
+				at, moved = now, true
+				return nil
+			}
+			rec, _, err := lb.changeLeague(r.Context(), e, bySecretary, func(l *league.League) (league.Event, error) { return l.CorrectBall(fix, bowled) }, nil)
+			if err != nil {
+				return err
+			}
+			writeJSON(w, http.StatusOK, recordOf(len(e.stored.Records), rec))
+			return nil
+		})
+		if moved && try < leagueTries {
+			continue
+		}
+		if moved {
+			err = league.ErrConflict
+		}
+		lb.failSecretary(w, err)
+		return
+	}
 }
 
-// bowled returns the game a ball's correction is of, ball by ball, as the
-// night's lane has it: the lane of the bowler's match that week, from the
-// record that opened the night. The lane runs while its night's pages
-// are open, and is kept for the server's -keep after.
-func (lb *Lobby) bowled(ctx context.Context, e *leagueEntry, fix league.BallFix) (bowling.Game, error) {
+// ballLane is where a ball's correction reads its game: the lane of the
+// bowler's match that week, and the bowler's name there.
+type ballLane struct {
+	lane, name string
+}
+
+// ballLane returns the lane of the match fix's bowler bowled in that
+// week, from the record that opened the night, or why the league refuses
+// the correction. e.mu must be held.
+func (e *leagueEntry) ballLane(fix league.BallFix) (ballLane, error) {
 	match, name, err := e.l.Bowled(fix)
 	if err != nil {
-		return bowling.Game{}, err
+		return ballLane{}, err
 	}
 	lanes := nightLanes(e.stored.Records)[fix.Week]
 	if match >= len(lanes) {
-		return bowling.Game{}, refused(refuseFixNoLanes, fix.Week)
+		return ballLane{}, refused(refuseFixNoLanes, fix.Week)
 	}
-	gone := refused(refuseFixLaneGone, name, fix.Week, lanes[match])
-	l, err := lb.laneOf(ctx, lanes[match])
+	return ballLane{lane: lanes[match], name: name}, nil
+}
+
+// bowled returns the game a ball's correction is of, ball by ball, as
+// lane at has it. The lane runs while its night's pages are open, and is
+// kept for the server's -keep after.
+func (lb *Lobby) bowled(ctx context.Context, at ballLane, fix league.BallFix) (bowling.Game, error) {
+	name := at.name
+	l, err := lb.laneOf(ctx, at.lane)
 	switch {
-	case errors.Is(err, errNoLane):
-		return bowling.Game{}, gone
+	case errors.Is(err, ErrNoLane):
+		return bowling.Game{}, refused(refuseFixLaneGone, name, fix.Week, at.lane)
 	case err != nil:
 		return bowling.Game{}, err
 	}
 	g, ok := l.Game(fix.Game)
 	if !ok {
-		return bowling.Game{}, refused(refuseFixNotBowled, name, fix.Game, fix.Week, lanes[match])
+		return bowling.Game{}, refused(refuseFixNotBowled, name, fix.Game, fix.Week, at.lane)
 	}
 	if !g.Finished {
 		return bowling.Game{}, refused(refuseFixInPlay, name, fix.Game, fix.Week)
@@ -683,7 +745,7 @@ func (lb *Lobby) bowled(ctx context.Context, e *leagueEntry, fix league.BallFix)
 			return gameOfFrames(p.Frames)
 		}
 	}
-	return bowling.Game{}, refused(refuseFixNotBowler, name, fix.Game, fix.Week, lanes[match])
+	return bowling.Game{}, refused(refuseFixNotBowler, name, fix.Game, fix.Week, at.lane)
 }
 
 // gameOfFrames bowls again a game as a lane showed it: each ball's pins,

@@ -79,13 +79,13 @@ const (
 	QRBurst = 20
 )
 
-// clientAddr returns the client address a request's limits count against.
+// ClientAddr returns the client address a request's limits count against.
 // It is the peer of the connection, or, for a request from one of the
 // reverse proxies in front of the server (Config.TrustProxy), the last
 // address of its X-Forwarded-For (see lastForwarded). IPv6 addresses count
 // by their /64 prefix: one home or phone is given a whole /64, so a client
 // could otherwise take a new address for every request.
-func (lb *Lobby) clientAddr(r *http.Request) string {
+func (lb *Lobby) ClientAddr(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
@@ -180,8 +180,10 @@ func addrKey(a netip.Addr) string {
 	return p.String()
 }
 
-// addrLimiter is a token bucket per client address.
-type addrLimiter struct {
+// AddrLimiter is a token bucket per client address, safe for concurrent
+// use: what one address may ask for so often (see QRRate and the other
+// rates), whoever serves it.
+type AddrLimiter struct {
 	rate, burst float64
 
 	mu      sync.Mutex
@@ -193,13 +195,15 @@ type addrBucket struct {
 	last   time.Time
 }
 
-func newAddrLimiter(rate float64, burst int) *addrLimiter {
-	return &addrLimiter{rate: rate, burst: float64(burst), buckets: make(map[string]*addrBucket)}
+// NewAddrLimiter returns a limiter that gives each address rate tokens a
+// second, up to burst at once.
+func NewAddrLimiter(rate float64, burst int) *AddrLimiter {
+	return &AddrLimiter{rate: rate, burst: float64(burst), buckets: make(map[string]*addrBucket)}
 }
 
-// allow spends one of addr's tokens if it has one; otherwise it says how
+// Allow spends one of addr's tokens if it has one; otherwise it says how
 // long until it will.
-func (a *addrLimiter) allow(addr string, now time.Time) (bool, time.Duration) {
+func (a *AddrLimiter) Allow(addr string, now time.Time) (bool, time.Duration) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	b := a.buckets[addr]
@@ -219,9 +223,9 @@ func (a *addrLimiter) allow(addr string, now time.Time) (bool, time.Duration) {
 	return true, 0
 }
 
-// refund gives back the token allow spent, for what turned out to cost
+// Refund gives back the token Allow spent, for what turned out to cost
 // nothing (a key that was known).
-func (a *addrLimiter) refund(addr string) {
+func (a *AddrLimiter) Refund(addr string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if b := a.buckets[addr]; b != nil {

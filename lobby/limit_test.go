@@ -12,7 +12,7 @@ import (
 )
 
 func TestAddrLimiter(t *testing.T) {
-	a := newAddrLimiter(1, 3) // a lane a second, three at once
+	a := NewAddrLimiter(1, 3) // a lane a second, three at once
 	now := time.Unix(1000, 0)
 	steps := []struct {
 		addr  string
@@ -30,7 +30,7 @@ func TestAddrLimiter(t *testing.T) {
 	}
 	for i, st := range steps {
 		now = now.Add(st.after)
-		if got, _ := a.allow(st.addr, now); got != st.want {
+		if got, _ := a.Allow(st.addr, now); got != st.want {
 			t.Errorf("step %d: allow(%s) = %v, want %v", i, st.addr, got, st.want)
 		}
 	}
@@ -109,8 +109,8 @@ func TestClientAddr(t *testing.T) {
 			for _, v := range tt.xff {
 				r.Header.Add("X-Forwarded-For", v)
 			}
-			if got := lb.clientAddr(r); got != tt.want {
-				t.Errorf("clientAddr(%s, X-Forwarded-For %q) = %q, want %q", tt.remote, tt.xff, got, tt.want)
+			if got := lb.ClientAddr(r); got != tt.want {
+				t.Errorf("ClientAddr(%s, X-Forwarded-For %q) = %q, want %q", tt.remote, tt.xff, got, tt.want)
 			}
 		})
 	}

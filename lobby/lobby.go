@@ -1,6 +1,7 @@
 // Package lobby keeps a server's lanes: it creates, lists, finds and
-// closes them, runs each lane's goroutine, and serves the HTTP API and the
-// WebSocket endpoint that reach them.
+// closes them, runs each lane's goroutine, and serves the WebSocket
+// endpoint that reaches them and the part of the HTTP API that lobby/api
+// does not serve itself.
 //
 // A [Lobby] puts together parts that each keep their own state under
 // their own lock: its registry (registry.go) keeps the lanes, in the
@@ -88,7 +89,7 @@ type Config struct {
 	LanesPerAddr     int
 	// TrustProxy are the addresses of the reverse proxies in front of
 	// the server: a request that comes from one of them is counted by the
-	// last entry of its X-Forwarded-For (see clientAddr), whose address
+	// last entry of its X-Forwarded-For (see ClientAddr), whose address
 	// every client would otherwise share; a request from anywhere else by
 	// its peer, whatever its header says (anyone who reaches the server
 	// directly could write one). None: every request by its peer.
@@ -129,7 +130,6 @@ type Config struct {
 type Lobby struct {
 	cfg Config
 	log *slog.Logger
-	qrs qrCache // the invitations' QR codes, drawn once each
 
 	lanes   *registry       // the lanes kept, closed and unrestored
 	starts  chan *lane.Lane // lanes for Run to start
@@ -393,6 +393,10 @@ func (lb *Lobby) List() []protocol.LaneSummary {
 	}
 	return out
 }
+
+// URLs returns the addresses at which friends can open the server, best
+// first (Config.URLs); none if it was not told them.
+func (lb *Lobby) URLs() []string { return lb.cfg.URLs }
 
 // Len returns the number of open lanes.
 func (lb *Lobby) Len() int { return lb.lanes.len() }

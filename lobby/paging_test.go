@@ -218,12 +218,7 @@ func TestPrivateLanesAreNotListed(t *testing.T) {
 	if _, body, p := getPage(t, srv, "", nil); len(p.Lanes) != 0 || p.Total != 0 {
 		t.Errorf("the list with a private lane: %s, want no lane", body)
 	}
-	res, err := http.Get(srv.URL + "/api/lanes/" + l.ID())
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		t.Errorf("GET /api/lanes/{id} of a private lane: %s", res.Status)
+	if _, err := lb.Find(t.Context(), l.ID()); err != nil {
+		t.Errorf("Find of a private lane: %v, want it found (GET /api/lanes/{id} answers it)", err)
 	}
 }

@@ -14,7 +14,7 @@ import (
 // HTTP status, and, wrapped as an error, its sentinel and the same words
 // through lane.ErrorFor.
 func TestRefusalTexts(t *testing.T) {
-	tests := map[refusal]struct {
+	tests := map[Refusal]struct {
 		args []any
 		code protocol.Code
 		want string
@@ -47,7 +47,7 @@ func TestRefusalTexts(t *testing.T) {
 		refuseCreationsFast:     {[]any{6}, protocol.CodeRateLimited, "this address has created lanes too fast; try again in 6 s"},
 		refuseExportsFast:       {[]any{1}, protocol.CodeRateLimited, "this address has asked for exports too fast; try again in 1 s"},
 		refuseLaneGamesFast:     {[]any{1}, protocol.CodeRateLimited, "this address has asked for a lane's games too fast; try again in 1 s"},
-		refuseQRCodesFast:       {[]any{1}, protocol.CodeRateLimited, "this address has asked for new QR codes too fast; try again in 1 s"},
+		RefuseQRCodesFast:       {[]any{1}, protocol.CodeRateLimited, "this address has asked for new QR codes too fast; try again in 1 s"},
 		refuseConnsServer:       {[]any{100}, protocol.CodeTooManyConnections, "the server holds 100 connections, its limit"},
 		refuseConnsAddr:         {[]any{3}, protocol.CodeRateLimited, "this address has 3 WebSocket connections open, its limit; try again later"},
 		refuseConnsAddrRefusing: {[]any{3}, protocol.CodeRateLimited, "this address has 3 WebSocket connections open, its limit, and is being refused more"},
@@ -84,7 +84,7 @@ func TestRefusalTexts(t *testing.T) {
 			t.Errorf("refusal %d (%q) has no test", r, refusals[r].text)
 			continue
 		}
-		e := r.error(tt.args...)
+		e := r.Error(tt.args...)
 		if e.Code != tt.code || e.Message != tt.want {
 			t.Errorf("refusal %d = %s: %q, want %s: %q", r, e.Code, e.Message, tt.code, tt.want)
 		}

@@ -26,7 +26,7 @@ func TestAConnectionKeepsNothingOfItsRequest(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := &trackedCtx{r.Context()}
 		runtime.AddCleanup(ctx, func(ch chan struct{}) { close(ch) }, freed)
-		s.lobby.Handler().ServeHTTP(w, r.WithContext(ctx))
+		s.api.ServeHTTP(w, r.WithContext(ctx))
 	}))
 	defer srv.Close()
 

@@ -213,8 +213,10 @@ func TestIdleLaneLeavesTheLobby(t *testing.T) {
 				if _, ok := lb.Get(id); ok || lb.Len() != 0 {
 					t.Errorf("after it closed: Get(%s) = _, %v, Len() = %d; want gone", id, ok, lb.Len())
 				}
-				if w := get(lb, "/api/lanes/"+id); w.Code != http.StatusNotFound || !strings.Contains(w.Body.String(), `"lane_not_found"`) {
-					t.Errorf("GET a closed lane: %d %s, want 404 lane_not_found", w.Code, w.Body)
+				if _, err := lb.Find(t.Context(), id); !errors.Is(err, ErrNoLane) {
+					t.Errorf("Find(%s) of a closed lane: %v, want ErrNoLane (404 lane_not_found)", id, err)
+				} else if pe, _ := lane.ErrorFor(err); pe.Code != protocol.CodeLaneNotFound {
+					t.Errorf("Find(%s) of a closed lane tells the client %s, want %s", id, pe.Code, protocol.CodeLaneNotFound)
 				}
 				// A client paging with the closed lane as its cursor goes on.
 				w := get(lb, "/api/lanes?after="+id)

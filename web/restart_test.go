@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/lobby/api"
 	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/web"
 )
@@ -68,7 +69,7 @@ func (d *deployed) serve(ln net.Listener) {
 	ran := make(chan struct{})
 	go func() { defer close(ran); lb.Run(ctx) }()
 	mux := http.NewServeMux()
-	api := lb.Handler()
+	api := api.New(lb, d.cfg.Logger)
 	mux.Handle("/api/", api)
 	mux.Handle("/ws/", api)
 	mux.Handle("/healthz", api)

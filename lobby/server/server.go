@@ -21,6 +21,7 @@ import (
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/ws"
 	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/lobby/api"
 	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/lobby/natscluster"
 	"github.com/tenpin/tenpin/lobby/natsconn"
@@ -166,16 +167,16 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		s.restored = n
 	}
-	s.handler = handler(s.Lobby)
+	s.handler = handler(s.Lobby, lc.Logger)
 	return s, nil
 }
 
 // handler is everything a node's public address serves: the API, the
 // WebSockets and /healthz, and the page. Nothing operational: that is on
 // cmd/tenpin's -debug-addr.
-func handler(lb *lobby.Lobby) http.Handler {
+func handler(lb *lobby.Lobby, log *slog.Logger) http.Handler {
 	mux := http.NewServeMux()
-	api := lb.Handler()
+	api := api.New(lb, log)
 	mux.Handle("/api/", api)
 	mux.Handle("/ws/", api)
 	mux.Handle("/healthz", api)

@@ -1,0 +1,117 @@
+// Package api serves the lobby's HTTP API over a [lobby.Lobby]: what
+// each route answers is documented once, in package protocol (go doc
+// ./protocol, "HTTP").
+//
+// It is apart from package lobby, as benbjohnson/wtf's http/ is apart
+// from its domain: the lobby keeps the lanes, their admission and their
+// journal, and says what a lane is and why it refuses; this package only
+// turns requests into the lobby's calls and their answers into
+// responses, with the caches and the rates per client address that are
+// the API's own (the invitations' QR codes). The routes it does not serve
+// yet are the lobby's Handler's, behind it.
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/lobby/qrcode"
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// API is the lobby's HTTP API.
+type API struct {
+	lb  *lobby.Lobby
+	log *slog.Logger
+
+	qrs     qrcode.Cache       // the invitations' QR codes, drawn once each
+	qrDraws *lobby.AddrLimiter // QR codes drawn, per client address
+}
+
+// New returns the HTTP API of lb, logging to log (nil: nowhere). Every
+// response carries the headers of [lobby.SetHeaders].
+func New(lb *lobby.Lobby, log *slog.Logger) http.Handler {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	a := &API{lb: lb, log: log, qrDraws: lobby.NewAddrLimiter(lobby.QRRate, lobby.QRBurst)}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/lanes/{id}", a.getBoard)
+	mux.HandleFunc("GET /api/lanes/{id}/board.txt", a.getBoardText)
+	mux.HandleFunc("GET /api/lanes/{id}/invite", a.getInvite)
+	mux.HandleFunc("GET /api/lanes/{id}/qr.png", a.getQR)
+	mux.HandleFunc("GET /api/nodes", a.getNodes)
+	mux.HandleFunc("GET /healthz", a.health)
+	mux.Handle("/", lb.Handler())
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		lobby.SetHeaders(w.Header())
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// fail answers a request with e, with its code's HTTP status, and counts
+// it by its code.
+func (a *API) fail(w http.ResponseWriter, e *protocol.Error) {
+	a.lb.CountRefusal(e.Code, "")
+	lobby.WriteError(w, e)
+}
+
+// failErr answers a request with the refusal err carries (see
+// lane.ErrorFor); an error of the server's own is logged, and the client
+// is told only that the server failed.
+func (a *API) failErr(w http.ResponseWriter, err error) {
+	pe, known := lane.ErrorFor(err)
+	if !known {
+		a.log.Error("request failed", "err", err)
+	}
+	a.fail(w, pe)
+}
+
+// tooMany answers 429 rate_limited, refused by limit (one of lobby's
+// Limit constants), the refusal why with the seconds to wait, with a
+// Retry-After of wait (at least a second).
+func (a *API) tooMany(w http.ResponseWriter, wait time.Duration, limit string, why lobby.Refusal) {
+	secs := int(wait/time.Second) + 1
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	e := why.Error(secs)
+	a.lb.CountRefusal(e.Code, limit)
+	lobby.WriteError(w, e)
+}
+
+// lane returns the lane a request's path names, wherever in the cluster
+// it runs, or answers the request with why it cannot.
+func (a *API) lane(w http.ResponseWriter, r *http.Request) (lobby.Lane, bool) {
+	id := r.PathValue("id")
+	l, err := a.lb.Find(r.Context(), id)
+	if err == nil {
+		return l, true
+	}
+	if !errors.Is(err, lobby.ErrNoLane) {
+		a.log.Warn("lane not reached", "lane", id, "err", err)
+		w.Header().Set("Retry-After", "1")
+	}
+	a.failErr(w, err)
+	return nil, false
+}
+
+// writeJSONBytes answers data, encoded JSON, with status.
+func writeJSONBytes(w http.ResponseWriter, status int, data []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(data)
+	w.Write([]byte{'\n'})
+}
+
+// writeJSON answers v, of plain values (its encoding cannot fail), as
+// JSON with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	data, _ := json.Marshal(v)
+	writeJSONBytes(w, status, data)
+}
