@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/lobby/api"
 	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/protocol"
 	"github.com/tenpin/tenpin/protocol/client"
@@ -26,7 +27,7 @@ func newLobby(t *testing.T, cfg lobby.Config) *client.Client {
 		defer close(done)
 		lb.Run(ctx)
 	}()
-	srv := httptest.NewServer(lb.Handler())
+	srv := httptest.NewServer(api.New(lb, nil))
 	t.Cleanup(func() {
 		cancel()
 		<-done

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/lobby/api"
 	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/protocol"
 	"github.com/tenpin/tenpin/protocol/client"
@@ -21,7 +22,7 @@ func Example() {
 	defer cancel()
 	lb := lobby.New(lobby.Config{Lane: lane.Config{Journal: memjournal.New()}})
 	go lb.Run(ctx)
-	srv := httptest.NewServer(lb.Handler())
+	srv := httptest.NewServer(api.New(lb, nil))
 	defer srv.Close()
 
 	c := &client.Client{URL: srv.URL}
