@@ -45,14 +45,14 @@ const (
 	refuseNotJSON
 	refuseTooLarge      // the limit in bytes
 	refuseBadBody       // an example of a body, what is wrong
-	refuseBadBodyShape  // an example of a body
+	RefuseBadBodyShape  // an example of a body
 	refuseEncoding      // plain text: the answer could not be encoded
 	refuseStoreDown     // /healthz
 	refuseExportsBusy   // every export's turn taken
 	RefuseListLimit     // limit given
 	RefuseListAfter     // after given
-	refusePageLimit     // the most, limit given
-	refuseHistoryBefore // before given
+	RefusePageLimit     // the most, limit given
+	RefuseHistoryBefore // before given
 	refuseLeagueAfter   // the most, after given
 	refuseBadWeek       // week given
 
@@ -77,14 +77,14 @@ const (
 	refuseConnsLaneAddr     // the address's limit on one lane
 
 	// Bowlers.
-	refuseBowlerKeyMissing
-	refuseBowlerUnknown
-	refuseBowlerDeleted
-	refuseNoBowlers
-	refuseBowlersDown
-	refuseBowlerGuesses // seconds to wait
-	refuseCodeQR
-	refuseCodeUnknown
+	RefuseBowlerKeyMissing
+	RefuseBowlerUnknown
+	RefuseBowlerDeleted
+	RefuseNoBowlers
+	RefuseBowlersDown
+	RefuseBowlerGuesses // seconds to wait
+	RefuseCodeQR
+	RefuseCodeUnknown
 
 	// Leagues.
 	refuseLeagueContended
@@ -122,14 +122,14 @@ var refusals = [numRefusals]struct {
 	refuseNotJSON:       {protocol.CodeUnsupportedMediaType, "send the body as JSON, with Content-Type: application/json", nil},
 	refuseTooLarge:      {protocol.CodeTooLarge, "the body is over %d bytes", nil},
 	refuseBadBody:       {protocol.CodeBadRequest, "the body must be one JSON object like %s: %s", nil},
-	refuseBadBodyShape:  {protocol.CodeBadRequest, "the body must be one JSON object like %s", nil},
+	RefuseBadBodyShape:  {protocol.CodeBadRequest, "the body must be one JSON object like %s", nil},
 	refuseEncoding:      {protocol.CodeInternal, "internal error", nil},
 	refuseStoreDown:     {protocol.CodeUnavailable, "the store does not take writes", nil},
 	refuseExportsBusy:   {protocol.CodeUnavailable, "the server is answering other exports; try again in a moment", nil},
 	RefuseListLimit:     {protocol.CodeBadRequest, "limit %q: want a whole number of lanes from 1 to %d", nil},
 	RefuseListAfter:     {protocol.CodeBadRequest, "after %q: no such lane is listed, or closed lately; list again from the first page, without after", nil},
-	refusePageLimit:     {protocol.CodeBadRequest, "limit is a number from 1 to %d, not %q", nil},
-	refuseHistoryBefore: {protocol.CodeBadRequest, "before is a page's next, not %q", nil},
+	RefusePageLimit:     {protocol.CodeBadRequest, "limit is a number from 1 to %d, not %q", nil},
+	RefuseHistoryBefore: {protocol.CodeBadRequest, "before is a page's next, not %q", nil},
 	refuseLeagueAfter:   {protocol.CodeBadRequest, "after is a record's number, 0 to %d, not %q", nil},
 	refuseBadWeek:       {protocol.CodeBadRequest, "a week is a number from 1, not %q", nil},
 
@@ -152,14 +152,14 @@ var refusals = [numRefusals]struct {
 	refuseRefusalsInFlight:  {protocol.CodeRateLimited, "this address has its WebSocket connections open, and more being refused; try again in %d s", nil},
 	refuseConnsLaneAddr:     {protocol.CodeRateLimited, "this address has %d connections on this lane, its limit; try again later", nil},
 
-	refuseBowlerKeyMissing: {protocol.CodeUnknownBowler, `send the bowler's key as the header "Authorization: Bowler <key>"`, nil},
-	refuseBowlerUnknown:    {protocol.CodeUnknownBowler, "no bowler has that key or link: it was revoked, or its bowler deleted their history", nil},
-	refuseBowlerDeleted:    {protocol.CodeUnknownBowler, "that bowler was deleted meanwhile", nil},
-	refuseNoBowlers:        {protocol.CodeNotFound, "this server keeps no bowlers", nil},
-	refuseBowlersDown:      {protocol.CodeUnavailable, "the bowlers' store does not answer; try again in a moment", nil},
-	refuseBowlerGuesses:    {protocol.CodeRateLimited, "this address has tried too many unknown bowler keys, codes or links; try again in %d s", nil},
-	refuseCodeQR:           {protocol.CodeInternal, "the code's QR code could not be drawn", nil},
-	refuseCodeUnknown:      {protocol.CodeInvalidCode, "that code is unknown, used already or expired: ask the other device for a new one", nil},
+	RefuseBowlerKeyMissing: {protocol.CodeUnknownBowler, `send the bowler's key as the header "Authorization: Bowler <key>"`, nil},
+	RefuseBowlerUnknown:    {protocol.CodeUnknownBowler, "no bowler has that key or link: it was revoked, or its bowler deleted their history", nil},
+	RefuseBowlerDeleted:    {protocol.CodeUnknownBowler, "that bowler was deleted meanwhile", nil},
+	RefuseNoBowlers:        {protocol.CodeNotFound, "this server keeps no bowlers", nil},
+	RefuseBowlersDown:      {protocol.CodeUnavailable, "the bowlers' store does not answer; try again in a moment", nil},
+	RefuseBowlerGuesses:    {protocol.CodeRateLimited, "this address has tried too many unknown bowler keys, codes or links; try again in %d s", nil},
+	RefuseCodeQR:           {protocol.CodeInternal, "the code's QR code could not be drawn", nil},
+	RefuseCodeUnknown:      {protocol.CodeInvalidCode, "that code is unknown, used already or expired: ask the other device for a new one", nil},
 
 	refuseLeagueContended:     {protocol.CodeUnavailable, "the league was changed meanwhile, again and again; try again", nil},
 	refuseLeaguesDown:         {protocol.CodeUnavailable, "the leagues' store does not answer; try again in a moment", nil},

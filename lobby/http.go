@@ -43,7 +43,6 @@ func (lb *Lobby) Handler() http.Handler {
 	mux.HandleFunc("GET /api/lanes/{id}/games.csv", lb.getCSV)
 	mux.HandleFunc("GET /api/lanes/{id}/games/{file}", lb.getScorecard)
 	mux.HandleFunc("GET /ws/lanes/{id}", lb.serveWS)
-	lb.bowlerRoutes(mux)
 	lb.leagueRoutes(mux)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		lb.fail(w, refuseNoAPI, r.Method, r.URL.Path)

@@ -33,6 +33,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/bowler"
 	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/league"
@@ -392,6 +393,10 @@ func (lb *Lobby) List() []protocol.LaneSummary {
 	}
 	return out
 }
+
+// Bowlers returns the bowlers' store (Config.Lane.Bowlers); nil if the
+// server keeps no bowlers.
+func (lb *Lobby) Bowlers() bowler.Service { return lb.cfg.Lane.Bowlers }
 
 // URLs returns the addresses at which friends can open the server, best
 // first (Config.URLs); none if it was not told them.

@@ -57,6 +57,7 @@ func newAPI(lb *lobby.Lobby, log *slog.Logger) (*API, http.Handler) {
 	mux.HandleFunc("GET /api/lanes/{id}/qr.png", a.getQR)
 	mux.HandleFunc("GET /api/nodes", a.getNodes)
 	mux.HandleFunc("GET /healthz", a.health)
+	a.bowlerRoutes(mux)
 	mux.Handle("/", lb.Handler())
 	return a, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		lobby.SetHeaders(w.Header())
