@@ -27,17 +27,17 @@ func TestAdmission(t *testing.T) {
 	}{
 		{"A's first", func() error { return open("A") }, nil, 1},
 		{"A's second", func() error { return open("A") }, nil, 2},
-		{"A's third, over its limit: a refusal, counted", func() error { return open("A") }, errAddrLimit, 3},
+		{"A's third, over its limit: a refusal, counted", func() error { return open("A") }, ErrAddrLimit, 3},
 		{"B's first", func() error { return open("B") }, nil, 4},
 		{"C's first, the server full", func() error { return open("C") }, ErrFull, 4},
 		{"B's first gone", func() error { dones[3](); return nil }, nil, 3},
 		{"A's refusal over", func() error { dones[2](); return nil }, nil, 2},
 		{"C's first", func() error { return open("C") }, nil, 3},
 		{"A on lane x", func() error { return ok(a.laneConnOpened("x", "A")) }, nil, 3},
-		{"A again on lane x", func() error { return ok(a.laneConnOpened("x", "A")) }, errAddrLimit, 3},
+		{"A again on lane x", func() error { return ok(a.laneConnOpened("x", "A")) }, ErrAddrLimit, 3},
 		{"A on lane y", func() error { return ok(a.laneConnOpened("y", "A")) }, nil, 3},
 		{"A's lane", func() error { return okBool(a.laneOpening("A")) }, nil, 3},
-		{"A's second lane", func() error { return okBool(a.laneOpening("A")) }, errAddrLimit, 3},
+		{"A's second lane", func() error { return okBool(a.laneOpening("A")) }, ErrAddrLimit, 3},
 		{"nobody's lane, never counted", func() error { return okBool(a.laneOpening("")) }, nil, 3},
 		{"A's lane closed", func() error { a.laneClosed("A"); return nil }, nil, 3},
 		{"A's lane again", func() error { return okBool(a.laneOpening("A")) }, nil, 3},
@@ -61,8 +61,8 @@ func TestAdmissionRefusals(t *testing.T) {
 		t.Fatalf("A's first: %v", err)
 	}
 	for i := range maxRefusing {
-		if done, err := a.connOpened("A"); !errors.Is(err, errAddrLimit) || done == nil {
-			t.Fatalf("refusal %d: %v, want %v with a done", i+1, err, errAddrLimit)
+		if done, err := a.connOpened("A"); !errors.Is(err, ErrAddrLimit) || done == nil {
+			t.Fatalf("refusal %d: %v, want %v with a done", i+1, err, ErrAddrLimit)
 		}
 	}
 	if done, err := a.connOpened("A"); !errors.Is(err, errRefusing) || done != nil {
@@ -77,7 +77,7 @@ func ok(_ func(), admitted bool) error { return okBool(admitted) }
 
 func okBool(admitted bool) error {
 	if !admitted {
-		return errAddrLimit
+		return ErrAddrLimit
 	}
 	return nil
 }

@@ -21,9 +21,9 @@ var (
 	// a lane could not be read back.
 	ErrUnavailable = errors.New("lobby: store unavailable")
 
-	// errAddrLimit: a client address holds all the connections or lanes
-	// it may.
-	errAddrLimit = errors.New("lobby: limit per client address")
+	// ErrAddrLimit: a client address holds all the connections or lanes
+	// it may (see Lobby.CreateFor).
+	ErrAddrLimit = errors.New("lobby: limit per client address")
 	// errRefusing: an address over its connection limit with its
 	// refusals in flight already.
 	errRefusing = errors.New("lobby: refusals per client address")
@@ -45,14 +45,14 @@ const (
 	refuseNotJSON
 	refuseTooLarge      // the limit in bytes
 	refuseBadBody       // an example of a body, what is wrong
-	refuseBadBodyShape  // an example of a body
+	RefuseBadBodyShape  // an example of a body
 	refuseEncoding      // plain text: the answer could not be encoded
 	refuseStoreDown     // /healthz
 	refuseExportsBusy   // every export's turn taken
-	refuseListLimit     // limit given
-	refuseListAfter     // after given
-	refusePageLimit     // the most, limit given
-	refuseHistoryBefore // before given
+	RefuseListLimit     // limit given
+	RefuseListAfter     // after given
+	RefusePageLimit     // the most, limit given
+	RefuseHistoryBefore // before given
 	refuseLeagueAfter   // the most, after given
 	refuseBadWeek       // week given
 
@@ -60,13 +60,13 @@ const (
 	refuseLaneName          // why the name is no title
 	refuseLanesServer       // the server's limit
 	refuseLanesAddr         // the address's limit
-	refuseLanesAddrOpen     // the address's limit, the idle timeout, seconds to wait
+	RefuseLanesAddrOpen     // the address's limit, the idle timeout, seconds to wait
 	refuseNotStored         // a lane's opening not stored
 	refuseLaneNotFound      // id
 	refuseLaneUnreached     // id
 	refuseNoGame            // id, the game asked for
 	refuseShuttingDown      //
-	refuseCreationsFast     // seconds to wait
+	RefuseCreationsFast     // seconds to wait
 	refuseExportsFast       // seconds to wait
 	refuseLaneGamesFast     // seconds to wait
 	RefuseQRCodesFast       // seconds to wait
@@ -77,14 +77,14 @@ const (
 	refuseConnsLaneAddr     // the address's limit on one lane
 
 	// Bowlers.
-	refuseBowlerKeyMissing
-	refuseBowlerUnknown
-	refuseBowlerDeleted
-	refuseNoBowlers
-	refuseBowlersDown
-	refuseBowlerGuesses // seconds to wait
-	refuseCodeQR
-	refuseCodeUnknown
+	RefuseBowlerKeyMissing
+	RefuseBowlerUnknown
+	RefuseBowlerDeleted
+	RefuseNoBowlers
+	RefuseBowlersDown
+	RefuseBowlerGuesses // seconds to wait
+	RefuseCodeQR
+	RefuseCodeUnknown
 
 	// Leagues.
 	refuseLeagueContended
@@ -122,44 +122,44 @@ var refusals = [numRefusals]struct {
 	refuseNotJSON:       {protocol.CodeUnsupportedMediaType, "send the body as JSON, with Content-Type: application/json", nil},
 	refuseTooLarge:      {protocol.CodeTooLarge, "the body is over %d bytes", nil},
 	refuseBadBody:       {protocol.CodeBadRequest, "the body must be one JSON object like %s: %s", nil},
-	refuseBadBodyShape:  {protocol.CodeBadRequest, "the body must be one JSON object like %s", nil},
+	RefuseBadBodyShape:  {protocol.CodeBadRequest, "the body must be one JSON object like %s", nil},
 	refuseEncoding:      {protocol.CodeInternal, "internal error", nil},
 	refuseStoreDown:     {protocol.CodeUnavailable, "the store does not take writes", nil},
 	refuseExportsBusy:   {protocol.CodeUnavailable, "the server is answering other exports; try again in a moment", nil},
-	refuseListLimit:     {protocol.CodeBadRequest, "limit %q: want a whole number of lanes from 1 to %d", nil},
-	refuseListAfter:     {protocol.CodeBadRequest, "after %q: no such lane is listed, or closed lately; list again from the first page, without after", nil},
-	refusePageLimit:     {protocol.CodeBadRequest, "limit is a number from 1 to %d, not %q", nil},
-	refuseHistoryBefore: {protocol.CodeBadRequest, "before is a page's next, not %q", nil},
+	RefuseListLimit:     {protocol.CodeBadRequest, "limit %q: want a whole number of lanes from 1 to %d", nil},
+	RefuseListAfter:     {protocol.CodeBadRequest, "after %q: no such lane is listed, or closed lately; list again from the first page, without after", nil},
+	RefusePageLimit:     {protocol.CodeBadRequest, "limit is a number from 1 to %d, not %q", nil},
+	RefuseHistoryBefore: {protocol.CodeBadRequest, "before is a page's next, not %q", nil},
 	refuseLeagueAfter:   {protocol.CodeBadRequest, "after is a record's number, 0 to %d, not %q", nil},
 	refuseBadWeek:       {protocol.CodeBadRequest, "a week is a number from 1, not %q", nil},
 
 	refuseLaneName:          {protocol.CodeInvalidLaneName, "the lane's name: %v", ErrLaneName},
 	refuseLanesServer:       {protocol.CodeTooManyLanes, "the server holds %d lanes, its limit", ErrFull},
-	refuseLanesAddr:         {protocol.CodeRateLimited, "%d lanes created from this address are open, its limit", errAddrLimit},
-	refuseLanesAddrOpen:     {protocol.CodeRateLimited, "this address has %d lanes open, its limit; a lane closes once nobody has been on it for %v; try again in %d s", nil},
+	refuseLanesAddr:         {protocol.CodeRateLimited, "%d lanes created from this address are open, its limit", ErrAddrLimit},
+	RefuseLanesAddrOpen:     {protocol.CodeRateLimited, "this address has %d lanes open, its limit; a lane closes once nobody has been on it for %v; try again in %d s", nil},
 	refuseNotStored:         {protocol.CodeUnavailable, "the new lane could not be stored in time; try again", ErrUnavailable},
 	refuseLaneNotFound:      {protocol.CodeLaneNotFound, "no lane %q: it may have closed", nil},
 	refuseLaneUnreached:     {protocol.CodeUnavailable, "lane %q cannot be reached now; try again in a moment", nil},
 	refuseNoGame:            {protocol.CodeNotFound, "lane %q has no game %s yet", nil},
 	refuseShuttingDown:      {protocol.CodeShuttingDown, "the server is shutting down", ErrClosed},
-	refuseCreationsFast:     {protocol.CodeRateLimited, "this address has created lanes too fast; try again in %d s", nil},
+	RefuseCreationsFast:     {protocol.CodeRateLimited, "this address has created lanes too fast; try again in %d s", nil},
 	refuseExportsFast:       {protocol.CodeRateLimited, "this address has asked for exports too fast; try again in %d s", nil},
 	refuseLaneGamesFast:     {protocol.CodeRateLimited, "this address has asked for a lane's games too fast; try again in %d s", nil},
 	RefuseQRCodesFast:       {protocol.CodeRateLimited, "this address has asked for new QR codes too fast; try again in %d s", nil},
 	refuseConnsServer:       {protocol.CodeTooManyConnections, "the server holds %d connections, its limit", ErrFull},
-	refuseConnsAddr:         {protocol.CodeRateLimited, "this address has %d WebSocket connections open, its limit; try again later", errAddrLimit},
+	refuseConnsAddr:         {protocol.CodeRateLimited, "this address has %d WebSocket connections open, its limit; try again later", ErrAddrLimit},
 	refuseConnsAddrRefusing: {protocol.CodeRateLimited, "this address has %d WebSocket connections open, its limit, and is being refused more", errRefusing},
 	refuseRefusalsInFlight:  {protocol.CodeRateLimited, "this address has its WebSocket connections open, and more being refused; try again in %d s", nil},
 	refuseConnsLaneAddr:     {protocol.CodeRateLimited, "this address has %d connections on this lane, its limit; try again later", nil},
 
-	refuseBowlerKeyMissing: {protocol.CodeUnknownBowler, `send the bowler's key as the header "Authorization: Bowler <key>"`, nil},
-	refuseBowlerUnknown:    {protocol.CodeUnknownBowler, "no bowler has that key or link: it was revoked, or its bowler deleted their history", nil},
-	refuseBowlerDeleted:    {protocol.CodeUnknownBowler, "that bowler was deleted meanwhile", nil},
-	refuseNoBowlers:        {protocol.CodeNotFound, "this server keeps no bowlers", nil},
-	refuseBowlersDown:      {protocol.CodeUnavailable, "the bowlers' store does not answer; try again in a moment", nil},
-	refuseBowlerGuesses:    {protocol.CodeRateLimited, "this address has tried too many unknown bowler keys, codes or links; try again in %d s", nil},
-	refuseCodeQR:           {protocol.CodeInternal, "the code's QR code could not be drawn", nil},
-	refuseCodeUnknown:      {protocol.CodeInvalidCode, "that code is unknown, used already or expired: ask the other device for a new one", nil},
+	RefuseBowlerKeyMissing: {protocol.CodeUnknownBowler, `send the bowler's key as the header "Authorization: Bowler <key>"`, nil},
+	RefuseBowlerUnknown:    {protocol.CodeUnknownBowler, "no bowler has that key or link: it was revoked, or its bowler deleted their history", nil},
+	RefuseBowlerDeleted:    {protocol.CodeUnknownBowler, "that bowler was deleted meanwhile", nil},
+	RefuseNoBowlers:        {protocol.CodeNotFound, "this server keeps no bowlers", nil},
+	RefuseBowlersDown:      {protocol.CodeUnavailable, "the bowlers' store does not answer; try again in a moment", nil},
+	RefuseBowlerGuesses:    {protocol.CodeRateLimited, "this address has tried too many unknown bowler keys, codes or links; try again in %d s", nil},
+	RefuseCodeQR:           {protocol.CodeInternal, "the code's QR code could not be drawn", nil},
+	RefuseCodeUnknown:      {protocol.CodeInvalidCode, "that code is unknown, used already or expired: ask the other device for a new one", nil},
 
 	refuseLeagueContended:     {protocol.CodeUnavailable, "the league was changed meanwhile, again and again; try again", nil},
 	refuseLeaguesDown:         {protocol.CodeUnavailable, "the leagues' store does not answer; try again in a moment", nil},

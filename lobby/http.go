@@ -38,14 +38,11 @@ import (
 // headers of [SetHeaders].
 func (lb *Lobby) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /api/lanes", lb.listLanes)
-	mux.HandleFunc("POST /api/lanes", lb.createLane)
 	mux.HandleFunc("GET /api/lanes/{id}/games", lb.getGames)
 	mux.HandleFunc("GET /api/lanes/{id}/stats", lb.getStats)
 	mux.HandleFunc("GET /api/lanes/{id}/games.csv", lb.getCSV)
 	mux.HandleFunc("GET /api/lanes/{id}/games/{file}", lb.getScorecard)
 	mux.HandleFunc("GET /ws/lanes/{id}", lb.serveWS)
-	lb.bowlerRoutes(mux)
 	lb.leagueRoutes(mux)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		lb.fail(w, refuseNoAPI, r.Method, r.URL.Path)
@@ -124,46 +121,35 @@ func (lb *Lobby) Healthy(ctx context.Context) error {
 	return nil
 }
 
-func (lb *Lobby) createLane(w http.ResponseWriter, r *http.Request) {
-	// A page of another site can POST a form or text/plain to us without
-	// asking first (a "simple" cross-origin request); JSON it cannot send
-	// without a CORS preflight, which we never answer. So only JSON
-	// creates lanes.
-	if !isJSON(r.Header.Get("Content-Type")) {
-		lb.fail(w, refuseNotJSON)
-		return
-	}
-	addr := lb.ClientAddr(r)
-	if ok, wait := lb.admit.creations.Allow(addr, time.Now()); !ok {
-		lb.rateLimited(LimitCreations)
-		lb.tooMany(w, wait, refuseCreationsFast)
-		return
-	}
-	var body protocol.CreateLane
-	if !lb.readJSON(w, r, maxBodySize, &body, `{"name":"Friday night"}`, false) {
-		return
-	}
+// CreateFor creates the lane body asks for, for the client address addr,
+// which may hold Config.LanesPerAddr lanes open at once (past it, the
+// error wraps [ErrAddrLimit]; the soonest one of them can close is
+// [Lobby.IdleTimeout] away). The lane's host key comes with it, unless
+// the lane is given away: then it waits for nobody.
+func (lb *Lobby) CreateFor(ctx context.Context, body protocol.CreateLane, addr string) (protocol.CreatedLane, error) {
 	key, hash := rand.Text(), game.TokenHash{}
 	if body.GiveAway {
-		key = "" // a lane given away has no host key: it waits for nobody
+		key = ""
 	} else {
 		hash = game.HashToken(key)
 	}
-	l, err := lb.create(r.Context(), body.Name, addr, body.Private, hash, nil)
-	if errors.Is(err, errAddrLimit) {
-		// A lane nobody is on closes after the idle timeout: the soonest
-		// one of this address's lanes can make room.
-		lb.rateLimited(LimitLanesPerAddr)
-		lb.tooMany(w, lb.idleTimeout(), refuseLanesAddrOpen, lb.cfg.LanesPerAddr, lb.idleTimeout())
-		return
-	}
+	l, err := lb.create(ctx, body.Name, addr, body.Private, hash, nil)
 	if err != nil {
-		lb.failErr(w, err)
-		return
+		return protocol.CreatedLane{}, err
 	}
-	w.Header().Set("Location", "/api/lanes/"+l.ID())
-	writeJSON(w, http.StatusCreated, protocol.CreatedLane{LaneSummary: l.Summary(), HostKey: key})
+	return protocol.CreatedLane{LaneSummary: l.Summary(), HostKey: key}, nil
 }
+
+// AllowCreation spends one of the lane creations the client address addr
+// may make (Config.CreateRate, Config.CreateBurst) if it has one left;
+// otherwise it says how long until it will.
+func (lb *Lobby) AllowCreation(addr string, now time.Time) (bool, time.Duration) {
+	return lb.admit.creations.Allow(addr, now)
+}
+
+// LanesPerAddr is how many lanes a client address may hold open at once
+// (Config.LanesPerAddr; below 1, no limit).
+func (lb *Lobby) LanesPerAddr() int { return lb.cfg.LanesPerAddr }
 
 // tooMany answers 429 rate_limited, the refusal why with its arguments
 // and the seconds to wait, with a Retry-After of wait (at least a
@@ -174,37 +160,55 @@ func (lb *Lobby) tooMany(w http.ResponseWriter, wait time.Duration, why Refusal,
 	lb.fail(w, why, append(args, secs)...)
 }
 
-// idleTimeout is how long a lane with nobody connected stays open.
-func (lb *Lobby) idleTimeout() time.Duration {
+// IdleTimeout is how long a lane with nobody connected stays open.
+func (lb *Lobby) IdleTimeout() time.Duration {
 	return cmp.Or(lb.cfg.Lane.IdleTimeout, lane.IdleTimeout)
 }
 
-// readJSON reads a request's JSON body, up to limit bytes, strictly into
+// readJSON reads a request's JSON body as ReadJSON does, or answers why
+// not.
+func (lb *Lobby) readJSON(w http.ResponseWriter, r *http.Request, limit int64, v any, example string, empty bool) bool {
+	if err := ReadJSON(w, r, limit, v, example, empty); err != nil {
+		lb.failErr(w, err)
+		return false
+	}
+	return true
+}
+
+// ReadJSON reads a request's JSON body, up to limit bytes, strictly into
 // v — as strictly as a lane's messages: exact names, each once — or
-// answers why not: 413 too_large, 415 for a body not labelled JSON, 400
+// returns the refusal a client is told (see lane.ErrorFor): 413
+// too_large, 415 for a body not labelled JSON (see CheckJSON), 400
 // bad_request saying what is wrong after the example of a body. An empty
 // body, whatever its label, is {} if empty is true.
-func (lb *Lobby) readJSON(w http.ResponseWriter, r *http.Request, limit int64, v any, example string, empty bool) bool {
+func ReadJSON(w http.ResponseWriter, r *http.Request, limit int64, v any, example string, empty bool) error {
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
-		lb.fail(w, refuseTooLarge, limit)
-		return false
+		return refuseTooLarge.Error(limit)
 	}
 	if err == nil && empty && len(bytes.TrimSpace(data)) == 0 {
-		return true
+		return nil
 	}
-	if !isJSON(r.Header.Get("Content-Type")) {
-		lb.fail(w, refuseNotJSON)
-		return false
+	if err := CheckJSON(r); err != nil {
+		return err
 	}
 	if err == nil {
 		err = protocol.Unmarshal(data, v)
 	}
 	if err != nil {
-		lb.fail(w, refuseBadBody, example, strings.TrimPrefix(err.Error(), protocol.ErrUndecodable.Error()+": "))
-		return false
+		return refuseBadBody.Error(example, strings.TrimPrefix(err.Error(), protocol.ErrUndecodable.Error()+": "))
 	}
-	return true
+	return nil
+}
+
+// CheckJSON returns nil if the request's Content-Type header says
+// application/json (with parameters, such as charset, or without), else
+// the refusal a client is told: 415 unsupported_media_type.
+func CheckJSON(r *http.Request) error {
+	if !isJSON(r.Header.Get("Content-Type")) {
+		return refuseNotJSON.Error()
+	}
+	return nil
 }
 
 // isJSON reports whether a Content-Type header says application/json
@@ -836,7 +840,7 @@ func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
 		lb.rateLimited(LimitConnsPerAddr)
 		lb.tooMany(w, ws.RefuseTimeout, refuseRefusalsInFlight)
 		return
-	case errors.Is(err, errAddrLimit):
+	case errors.Is(err, ErrAddrLimit):
 		// Refused after the upgrade: a page cannot read the status of a
 		// refused upgrade, only a close.
 		defer done()

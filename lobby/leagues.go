@@ -449,7 +449,7 @@ func (lb *Lobby) getLeagueHistory(w http.ResponseWriter, r *http.Request, e *lea
 	if s := q.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > maxLeagueHistoryPage {
-			lb.fail(w, refusePageLimit, maxLeagueHistoryPage, s)
+			lb.fail(w, RefusePageLimit, maxLeagueHistoryPage, s)
 			return
 		}
 		limit = n

@@ -79,6 +79,43 @@ const (
 	QRBurst = 20
 )
 
+// Keys tried per client address: a bowler's (their key, a code, a
+// share) and a league secretary's.
+const (
+	// KeyGuessRate and KeyGuessBurst bound the unknown keys, codes and
+	// shares one address may try: a key has 130 random bits and cannot
+	// be guessed, but each try costs the store a read.
+	KeyGuessRate  = 1.0 // a second
+	KeyGuessBurst = 20
+
+	// LimitKeyGuesses counts the requests KeyGuessRate refused.
+	LimitKeyGuesses = "bowler_key_guesses"
+)
+
+// AllowGuess spends one of the keys the client address addr may try
+// (KeyGuessRate, KeyGuessBurst) if it has one left; otherwise it says
+// how long until it will.
+func (lb *Lobby) AllowGuess(addr string, now time.Time) (bool, time.Duration) {
+	return lb.admit.keyGuesses.Allow(addr, now)
+}
+
+// RefundGuess gives back the token AllowGuess spent, for a key that
+// turned out to be known.
+func (lb *Lobby) RefundGuess(addr string) { lb.admit.keyGuesses.Refund(addr) }
+
+// spendGuess spends a token of the request's address on a key to try
+// (KeyGuessRate), and returns the address; past its limit it answers 429
+// saying why and reports false.
+func (lb *Lobby) spendGuess(w http.ResponseWriter, r *http.Request, why Refusal) (string, bool) {
+	addr := lb.ClientAddr(r)
+	if ok, wait := lb.AllowGuess(addr, time.Now()); !ok {
+		lb.rateLimited(LimitKeyGuesses)
+		lb.tooMany(w, wait, why)
+		return "", false
+	}
+	return addr, true
+}
+
 // ClientAddr returns the client address a request's limits count against.
 // It is the peer of the connection, or, for a request from one of the
 // reverse proxies in front of the server (Config.TrustProxy), the last

@@ -27,11 +27,13 @@ import (
 	"log/slog"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/bowler"
 	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/league"
@@ -56,9 +58,6 @@ const (
 	// file descriptor. tenpin serve holds fewer when its open-file limit
 	// allows fewer (see cmd/tenpin's connLimit).
 	MaxConnections = 100_000
-
-	// maxBodySize bounds the body of POST /api/lanes.
-	maxBodySize = 4 << 10
 
 	// CompactInterval is how often, by default, the journal is compacted:
 	// every open lane stores a snapshot and everything before them is
@@ -136,11 +135,12 @@ type Lobby struct {
 	stopped chan struct{}   // closed when Run stops
 
 	admit    *admission  // what each client address may open
-	list     listCache   // GET /api/lanes, encoded
 	sheets   sheetCache  // kept lanes' sheets read lately, decoded
 	built    builtCache  // exports built lately, by ETag
 	leagues  leagueCache // the leagues loaded
 	counters counters    // refusals, for the metrics
+
+	listVersion atomic.Uint64 // lanes opened and closed (see ListVersion)
 
 	compaction compaction // the journal's compactions, one at a time
 
@@ -370,7 +370,7 @@ func (lb *Lobby) startLane(l *lane.Lane, cl Claim, said string) error {
 	if cl != nil {
 		cl.Bind(l)
 	}
-	lb.forgetList()
+	lb.listChanged()
 	select {
 	case lb.starts <- l:
 	case <-lb.stopped:
@@ -389,10 +389,14 @@ func (lb *Lobby) Get(id string) (*lane.Lane, bool) { return lb.lanes.get(id) }
 func (lb *Lobby) List() []protocol.LaneSummary {
 	var out []protocol.LaneSummary
 	for _, l := range lb.listed() {
-		out = append(out, l.sum)
+		out = append(out, l.Summary)
 	}
 	return out
 }
+
+// Bowlers returns the bowlers' store (Config.Lane.Bowlers); nil if the
+// server keeps no bowlers.
+func (lb *Lobby) Bowlers() bowler.Service { return lb.cfg.Lane.Bowlers }
 
 // URLs returns the addresses at which friends can open the server, best
 // first (Config.URLs); none if it was not told them.
@@ -409,7 +413,7 @@ func (lb *Lobby) remove(id string) {
 	if owner, ok := lb.lanes.remove(id); ok {
 		lb.admit.laneClosed(owner)
 	}
-	lb.forgetList()
+	lb.listChanged()
 }
 
 // cleanName trims a lane name and refuses one that is no title (see

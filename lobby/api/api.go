@@ -7,7 +7,7 @@
 // journal, and says what a lane is and why it refuses; this package only
 // turns requests into the lobby's calls and their answers into
 // responses, with the caches and the rates per client address that are
-// the API's own (the invitations' QR codes). The routes it does not serve
+// the API's own (the invitations' QR codes, the list's pages). The routes it does not serve
 // yet are the lobby's Handler's, behind it.
 package api
 
@@ -32,24 +32,34 @@ type API struct {
 
 	qrs     qrcode.Cache       // the invitations' QR codes, drawn once each
 	qrDraws *lobby.AddrLimiter // QR codes drawn, per client address
+	list    listCache          // GET /api/lanes, encoded
 }
 
 // New returns the HTTP API of lb, logging to log (nil: nowhere). Every
 // response carries the headers of [lobby.SetHeaders].
 func New(lb *lobby.Lobby, log *slog.Logger) http.Handler {
+	_, h := newAPI(lb, log)
+	return h
+}
+
+// newAPI returns the API of lb and the handler that serves it.
+func newAPI(lb *lobby.Lobby, log *slog.Logger) (*API, http.Handler) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	a := &API{lb: lb, log: log, qrDraws: lobby.NewAddrLimiter(lobby.QRRate, lobby.QRBurst)}
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/lanes", a.listLanes)
+	mux.HandleFunc("POST /api/lanes", a.createLane)
 	mux.HandleFunc("GET /api/lanes/{id}", a.getBoard)
 	mux.HandleFunc("GET /api/lanes/{id}/board.txt", a.getBoardText)
 	mux.HandleFunc("GET /api/lanes/{id}/invite", a.getInvite)
 	mux.HandleFunc("GET /api/lanes/{id}/qr.png", a.getQR)
 	mux.HandleFunc("GET /api/nodes", a.getNodes)
 	mux.HandleFunc("GET /healthz", a.health)
+	a.bowlerRoutes(mux)
 	mux.Handle("/", lb.Handler())
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return a, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		lobby.SetHeaders(w.Header())
 		mux.ServeHTTP(w, r)
 	})
@@ -74,12 +84,12 @@ func (a *API) failErr(w http.ResponseWriter, err error) {
 }
 
 // tooMany answers 429 rate_limited, refused by limit (one of lobby's
-// Limit constants), the refusal why with the seconds to wait, with a
-// Retry-After of wait (at least a second).
-func (a *API) tooMany(w http.ResponseWriter, wait time.Duration, limit string, why lobby.Refusal) {
+// Limit constants), the refusal why with its arguments and the seconds to
+// wait, with a Retry-After of wait (at least a second).
+func (a *API) tooMany(w http.ResponseWriter, wait time.Duration, limit string, why lobby.Refusal, args ...any) {
 	secs := int(wait/time.Second) + 1
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	e := why.Error(secs)
+	e := why.Error(append(args, secs)...)
 	a.lb.CountRefusal(e.Code, limit)
 	lobby.WriteError(w, e)
 }

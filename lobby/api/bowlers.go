@@ -1,4 +1,4 @@
-package lobby
+package api
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/bowler"
 	"github.com/tenpin/tenpin/lane/bowling"
+	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/lobby/qrcode"
 	"github.com/tenpin/tenpin/lobby/sheet"
 	"github.com/tenpin/tenpin/protocol"
@@ -27,15 +28,6 @@ import (
 
 // Limits of the bowlers' API.
 const (
-	// KeyGuessRate and KeyGuessBurst bound the unknown keys, codes and
-	// shares one address may try: a key has 130 random bits and cannot
-	// be guessed, but each try costs the store a read.
-	KeyGuessRate  = 1.0 // a second
-	KeyGuessBurst = 20
-
-	// LimitKeyGuesses counts the requests KeyGuessRate refused.
-	LimitKeyGuesses = "bowler_key_guesses"
-
 	// codeLife is how long a one-time code links a device.
 	codeLife = 10 * time.Minute
 
@@ -52,20 +44,20 @@ const (
 )
 
 // bowlerRoutes adds the bowlers' API to mux.
-func (lb *Lobby) bowlerRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /api/bowlers/me", lb.withBowler(lb.getMe))
-	mux.HandleFunc("DELETE /api/bowlers/me", lb.withBowler(lb.deleteMe))
-	mux.HandleFunc("GET /api/bowlers/me/games", lb.withBowler(lb.getMyGames))
-	mux.HandleFunc("GET /api/bowlers/me/games.csv", lb.withBowler(lb.getMyCSV))
-	mux.HandleFunc("GET /api/bowlers/me/chart.svg", lb.withBowler(lb.getMyChart))
-	mux.HandleFunc("DELETE /api/bowlers/me/key", lb.withBowler(lb.forgetDevice))
-	mux.HandleFunc("POST /api/bowlers/me/codes", lb.withBowler(lb.newCode))
-	mux.HandleFunc("POST /api/bowlers/me/share", lb.withBowler(lb.share))
-	mux.HandleFunc("DELETE /api/bowlers/me/share", lb.withBowler(lb.unshare))
-	mux.HandleFunc("POST /api/bowlers/link", lb.redeem)
-	mux.HandleFunc("GET /api/bowlers/shared/{share}", lb.withShare(lb.getMe))
-	mux.HandleFunc("GET /api/bowlers/shared/{share}/games", lb.withShare(lb.getMyGames))
-	mux.HandleFunc("GET /api/bowlers/shared/{share}/chart.svg", lb.withShare(lb.getMyChart))
+func (a *API) bowlerRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /api/bowlers/me", a.withBowler(a.getMe))
+	mux.HandleFunc("DELETE /api/bowlers/me", a.withBowler(a.deleteMe))
+	mux.HandleFunc("GET /api/bowlers/me/games", a.withBowler(a.getMyGames))
+	mux.HandleFunc("GET /api/bowlers/me/games.csv", a.withBowler(a.getMyCSV))
+	mux.HandleFunc("GET /api/bowlers/me/chart.svg", a.withBowler(a.getMyChart))
+	mux.HandleFunc("DELETE /api/bowlers/me/key", a.withBowler(a.forgetDevice))
+	mux.HandleFunc("POST /api/bowlers/me/codes", a.withBowler(a.newCode))
+	mux.HandleFunc("POST /api/bowlers/me/share", a.withBowler(a.share))
+	mux.HandleFunc("DELETE /api/bowlers/me/share", a.withBowler(a.unshare))
+	mux.HandleFunc("POST /api/bowlers/link", a.redeem)
+	mux.HandleFunc("GET /api/bowlers/shared/{share}", a.withShare(a.getMe))
+	mux.HandleFunc("GET /api/bowlers/shared/{share}/games", a.withShare(a.getMyGames))
+	mux.HandleFunc("GET /api/bowlers/shared/{share}/chart.svg", a.withShare(a.getMyChart))
 }
 
 // bowlerRequest is an authenticated request of the bowlers' API: whose,
@@ -78,28 +70,28 @@ type bowlerRequest struct {
 // withBowler runs h for the bowler whose key the request carries, or
 // answers 401 unknown_bowler (429 for an address that tried too many
 // unknown keys).
-func (lb *Lobby) withBowler(h func(http.ResponseWriter, *http.Request, bowlerRequest)) http.HandlerFunc {
+func (a *API) withBowler(h func(http.ResponseWriter, *http.Request, bowlerRequest)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bowler ")
 		if !ok || key == "" {
-			lb.fail(w, refuseBowlerKeyMissing)
+			a.fail(w, lobby.RefuseBowlerKeyMissing.Error())
 			return
 		}
 		h0 := bowler.HashKey(key)
-		lb.withRecord(w, r, func(ctx context.Context) (*bowler.Record, error) {
-			return lb.cfg.Lane.Bowlers.Find(ctx, h0)
+		a.withRecord(w, r, func(ctx context.Context) (*bowler.Record, error) {
+			return a.lb.Bowlers().Find(ctx, h0)
 		}, func(rec *bowler.Record) { h(w, r, bowlerRequest{rec: rec, key: h0}) })
 	}
 }
 
 // withShare runs h for the bowler whose share the path names, read-only.
-func (lb *Lobby) withShare(h func(http.ResponseWriter, *http.Request, bowlerRequest)) http.HandlerFunc {
+func (a *API) withShare(h func(http.ResponseWriter, *http.Request, bowlerRequest)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		share := bowler.HashKey(r.PathValue("share"))
-		lb.withRecord(w, r, func(ctx context.Context) (*bowler.Record, error) {
-			return lb.cfg.Lane.Bowlers.Shared(ctx, share)
+		a.withRecord(w, r, func(ctx context.Context) (*bowler.Record, error) {
+			return a.lb.Bowlers().Shared(ctx, share)
 		}, func(rec *bowler.Record) { h(w, r, bowlerRequest{rec: rec}) })
 	}
 }
@@ -107,45 +99,38 @@ func (lb *Lobby) withShare(h func(http.ResponseWriter, *http.Request, bowlerRequ
 // withRecord finds a bowler with find and hands them to then, or answers
 // why not. Every try costs the address a token, given back if the key
 // was known: requests in parallel cannot each slip past the limit.
-func (lb *Lobby) withRecord(w http.ResponseWriter, r *http.Request, find func(context.Context) (*bowler.Record, error), then func(*bowler.Record)) {
-	addr, ok := lb.guess(w, r)
+func (a *API) withRecord(w http.ResponseWriter, r *http.Request, find func(context.Context) (*bowler.Record, error), then func(*bowler.Record)) {
+	addr, ok := a.guess(w, r)
 	if !ok {
 		return
 	}
 	rec, err := find(r.Context())
 	if !errors.Is(err, bowler.ErrUnknown) {
-		lb.admit.keyGuesses.Refund(addr)
+		a.lb.RefundGuess(addr)
 	}
 	switch {
 	case errors.Is(err, bowler.ErrUnknown):
-		lb.fail(w, refuseBowlerUnknown)
+		a.fail(w, lobby.RefuseBowlerUnknown.Error())
 	case err != nil:
-		lb.failBowlers(w, err)
+		a.failBowlers(w, err)
 	default:
 		then(rec)
 	}
 }
 
 // guess spends a token of the request's address on a key, code or share
-// to try, and returns the address; past its limit, or on a server that
-// keeps no bowlers, it answers the request and reports false. The caller
-// refunds the token if what was tried was known.
-func (lb *Lobby) guess(w http.ResponseWriter, r *http.Request) (string, bool) {
-	if lb.cfg.Lane.Bowlers == nil {
-		lb.fail(w, refuseNoBowlers)
+// to try (lobby.KeyGuessRate, shared with the leagues' keys), and returns
+// the address; past its limit, or on a server that keeps no bowlers, it
+// answers the request and reports false. The caller refunds the token if
+// what was tried was known.
+func (a *API) guess(w http.ResponseWriter, r *http.Request) (string, bool) {
+	if a.lb.Bowlers() == nil {
+		a.fail(w, lobby.RefuseNoBowlers.Error())
 		return "", false
 	}
-	return lb.spendGuess(w, r, refuseBowlerGuesses)
-}
-
-// spendGuess spends a token of the request's address on a key to try
-// (KeyGuessRate), and returns the address; past its limit it answers 429
-// saying why and reports false.
-func (lb *Lobby) spendGuess(w http.ResponseWriter, r *http.Request, why Refusal) (string, bool) {
-	addr := lb.ClientAddr(r)
-	if ok, wait := lb.admit.keyGuesses.Allow(addr, time.Now()); !ok {
-		lb.rateLimited(LimitKeyGuesses)
-		lb.tooMany(w, wait, why)
+	addr := a.lb.ClientAddr(r)
+	if ok, wait := a.lb.AllowGuess(addr, time.Now()); !ok {
+		a.tooMany(w, wait, lobby.LimitKeyGuesses, lobby.RefuseBowlerGuesses)
 		return "", false
 	}
 	return addr, true
@@ -185,19 +170,19 @@ func bowlerOf(rec *bowler.Record, own bool) protocol.Bowler {
 	return out
 }
 
-func (lb *Lobby) getMe(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
+func (a *API) getMe(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
 	writeJSON(w, http.StatusOK, bowlerOf(b.rec, !b.key.IsZero()))
 }
 
 // getMyGames answers a page of the history: ?limit= games (1 to 100; 20
 // if omitted) before the game ?before= names (a page's next).
-func (lb *Lobby) getMyGames(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
+func (a *API) getMyGames(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
 	q := r.URL.Query()
 	limit, before := historyPage, 0
 	if s := q.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > maxHistoryPage {
-			lb.fail(w, refusePageLimit, maxHistoryPage, s)
+			a.fail(w, lobby.RefusePageLimit.Error(maxHistoryPage, s))
 			return
 		}
 		limit = n
@@ -205,7 +190,7 @@ func (lb *Lobby) getMyGames(w http.ResponseWriter, r *http.Request, b bowlerRequ
 	if s := q.Get("before"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
-			lb.fail(w, refuseHistoryBefore, s)
+			a.fail(w, lobby.RefuseHistoryBefore.Error(s))
 			return
 		}
 		before = n
@@ -214,9 +199,9 @@ func (lb *Lobby) getMyGames(w http.ResponseWriter, r *http.Request, b bowlerRequ
 	if before == 0 || before > last+1 {
 		before = last + 1
 	}
-	games, err := lb.cfg.Lane.Bowlers.Games(r.Context(), b.rec.ID, before, limit)
+	games, err := a.lb.Bowlers().Games(r.Context(), b.rec.ID, before, limit)
 	if err != nil {
-		lb.failBowlers(w, err)
+		a.failBowlers(w, err)
 		return
 	}
 	out := protocol.BowlerGames{Games: make([]protocol.BowlerGame, len(games))}
@@ -230,19 +215,19 @@ func (lb *Lobby) getMyGames(w http.ResponseWriter, r *http.Request, b bowlerRequ
 }
 
 // failBowlers answers a request whose store request failed.
-func (lb *Lobby) failBowlers(w http.ResponseWriter, err error) {
+func (a *API) failBowlers(w http.ResponseWriter, err error) {
 	if errors.Is(err, bowler.ErrUnknown) {
-		lb.fail(w, refuseBowlerDeleted)
+		a.fail(w, lobby.RefuseBowlerDeleted.Error())
 		return
 	}
-	lb.log.Warn("bowlers not reached", "err", err)
+	a.log.Warn("bowlers not reached", "err", err)
 	w.Header().Set("Retry-After", "1")
-	lb.fail(w, refuseBowlersDown)
+	a.fail(w, lobby.RefuseBowlersDown.Error())
 }
 
 // getMyCSV answers the whole history as a spreadsheet's file, newest
 // first, read a page at a time.
-func (lb *Lobby) getMyCSV(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
+func (a *API) getMyCSV(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
 	var page []bowler.Game
 	before := b.rec.Stats.Games + 1
 	var buf bytes.Buffer
@@ -252,7 +237,7 @@ func (lb *Lobby) getMyCSV(w http.ResponseWriter, r *http.Request, b bowlerReques
 				return sheet.HistoryGame{}, false, nil
 			}
 			var err error
-			if page, err = lb.cfg.Lane.Bowlers.Games(r.Context(), b.rec.ID, before, maxHistoryPage); err != nil || len(page) == 0 {
+			if page, err = a.lb.Bowlers().Games(r.Context(), b.rec.ID, before, maxHistoryPage); err != nil || len(page) == 0 {
 				return sheet.HistoryGame{}, false, err
 			}
 			before -= len(page)
@@ -262,7 +247,7 @@ func (lb *Lobby) getMyCSV(w http.ResponseWriter, r *http.Request, b bowlerReques
 		return historyGame(g), true, nil
 	})
 	if err != nil {
-		lb.failBowlers(w, err)
+		a.failBowlers(w, err)
 		return
 	}
 	h := w.Header()
@@ -284,13 +269,13 @@ func historyGame(g bowler.Game) sheet.HistoryGame {
 
 // getMyChart answers the chart of the latest games' scores and the
 // running average, as an SVG in the language of ?lang=.
-func (lb *Lobby) getMyChart(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
+func (a *API) getMyChart(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
 	last := b.rec.Stats.Games
 	var games []bowler.Game
 	for before := last + 1; before > 1 && len(games) < chartGames; {
-		page, err := lb.cfg.Lane.Bowlers.Games(r.Context(), b.rec.ID, before, min(maxHistoryPage, chartGames-len(games)))
+		page, err := a.lb.Bowlers().Games(r.Context(), b.rec.ID, before, min(maxHistoryPage, chartGames-len(games)))
 		if err != nil {
-			lb.failBowlers(w, err)
+			a.failBowlers(w, err)
 			return
 		}
 		if len(page) == 0 {
@@ -314,7 +299,7 @@ func (lb *Lobby) getMyChart(w http.ResponseWriter, r *http.Request, b bowlerRequ
 	}
 	var buf bytes.Buffer
 	if err := sheet.Chart(&buf, points, r.URL.Query().Get("lang")); err != nil {
-		lb.failErr(w, err)
+		a.failErr(w, err)
 		return
 	}
 	h := w.Header()
@@ -325,36 +310,36 @@ func (lb *Lobby) getMyChart(w http.ResponseWriter, r *http.Request, b bowlerRequ
 
 // deleteMe erases the bowler: their record, history, keys and share.
 // The lanes' sheets keep the games under the names bowled, nothing more.
-func (lb *Lobby) deleteMe(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
-	if err := lb.cfg.Lane.Bowlers.Delete(r.Context(), b.rec.ID); err != nil {
-		lb.failBowlers(w, err)
+func (a *API) deleteMe(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
+	if err := a.lb.Bowlers().Delete(r.Context(), b.rec.ID); err != nil {
+		a.failBowlers(w, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
 
 // forgetDevice revokes the key the request carries: this device's.
-func (lb *Lobby) forgetDevice(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
-	if err := lb.cfg.Lane.Bowlers.Revoke(r.Context(), b.key); err != nil {
-		lb.failBowlers(w, err)
+func (a *API) forgetDevice(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
+	if err := a.lb.Bowlers().Revoke(r.Context(), b.key); err != nil {
+		a.failBowlers(w, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
 
 // newCode makes a one-time code that links another device.
-func (lb *Lobby) newCode(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
+func (a *API) newCode(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
 	code := rand.Text()
 	expires := time.Now().Add(codeLife).UTC().Truncate(time.Second)
-	if err := lb.cfg.Lane.Bowlers.AddCode(r.Context(), b.rec.ID, bowler.HashKey(code), expires); err != nil {
-		lb.failBowlers(w, err)
+	if err := a.lb.Bowlers().AddCode(r.Context(), b.rec.ID, bowler.HashKey(code), expires); err != nil {
+		a.failBowlers(w, err)
 		return
 	}
-	link := lb.baseURL(r) + "/me#link=" + code
+	link := a.baseURL(r) + "/me#link=" + code
 	png, err := qrcode.PNG(link) // not kept: a code is a secret for ten minutes
 	if err != nil {
-		lb.log.Error("a link code's QR code not drawn") // its error would quote the code
-		lb.fail(w, refuseCodeQR)
+		a.log.Error("a link code's QR code not drawn") // its error would quote the code
+		a.fail(w, lobby.RefuseCodeQR.Error())
 		return
 	}
 	writeJSON(w, http.StatusCreated, protocol.LinkCode{Code: code, Expires: expires, URL: link, QR: "data:image/png;base64," + base64.StdEncoding.EncodeToString(png)})
@@ -362,35 +347,35 @@ func (lb *Lobby) newCode(w http.ResponseWriter, r *http.Request, b bowlerRequest
 
 // redeem takes a one-time code and answers a new key of the code's
 // bowler for the device that sent it.
-func (lb *Lobby) redeem(w http.ResponseWriter, r *http.Request) {
+func (a *API) redeem(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
-	if !isJSON(r.Header.Get("Content-Type")) {
-		lb.fail(w, refuseNotJSON)
+	if err := lobby.CheckJSON(r); err != nil {
+		a.failErr(w, err)
 		return
 	}
-	addr, ok := lb.guess(w, r)
+	addr, ok := a.guess(w, r)
 	if !ok {
 		return
 	}
 	const example = `{"code":"…"}, the code another device showed`
 	var body protocol.Link
-	if !lb.readJSON(w, r, maxLinkBody, &body, example, false) {
+	if !a.readJSON(w, r, maxLinkBody, &body, example, false) {
 		return
 	}
 	if body.Code == "" {
-		lb.fail(w, refuseBadBodyShape, example)
+		a.fail(w, lobby.RefuseBadBodyShape.Error(example))
 		return
 	}
 	key := bowler.NewKey()
-	_, err := lb.cfg.Lane.Bowlers.Redeem(r.Context(), bowler.HashKey(body.Code), bowler.HashKey(key), time.Now())
+	_, err := a.lb.Bowlers().Redeem(r.Context(), bowler.HashKey(body.Code), bowler.HashKey(key), time.Now())
 	if !errors.Is(err, bowler.ErrCode) && !errors.Is(err, bowler.ErrUnknown) {
-		lb.admit.keyGuesses.Refund(addr)
+		a.lb.RefundGuess(addr)
 	}
 	switch {
 	case errors.Is(err, bowler.ErrCode), errors.Is(err, bowler.ErrUnknown):
-		lb.fail(w, refuseCodeUnknown)
+		a.fail(w, lobby.RefuseCodeUnknown.Error())
 	case err != nil:
-		lb.failBowlers(w, err)
+		a.failBowlers(w, err)
 	default:
 		writeJSON(w, http.StatusOK, protocol.BowlerKey{BowlerKey: key})
 	}
@@ -398,33 +383,20 @@ func (lb *Lobby) redeem(w http.ResponseWriter, r *http.Request) {
 
 // share makes a new read-only link to the bowler's page, revoking any
 // before.
-func (lb *Lobby) share(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
+func (a *API) share(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
 	share := rand.Text()
-	if err := lb.cfg.Lane.Bowlers.Share(r.Context(), b.rec.ID, bowler.HashKey(share)); err != nil {
-		lb.failBowlers(w, err)
+	if err := a.lb.Bowlers().Share(r.Context(), b.rec.ID, bowler.HashKey(share)); err != nil {
+		a.failBowlers(w, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, protocol.Share{Share: share, URL: lb.baseURL(r) + "/b/" + share})
+	writeJSON(w, http.StatusCreated, protocol.Share{Share: share, URL: a.baseURL(r) + "/b/" + share})
 }
 
 // unshare revokes the bowler's read-only link.
-func (lb *Lobby) unshare(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
-	if err := lb.cfg.Lane.Bowlers.Share(r.Context(), b.rec.ID, bowler.KeyHash{}); err != nil {
-		lb.failBowlers(w, err)
+func (a *API) unshare(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
+	if err := a.lb.Bowlers().Share(r.Context(), b.rec.ID, bowler.KeyHash{}); err != nil {
+		a.failBowlers(w, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
-}
-
-// baseURL returns the server's address friends' phones open: the first
-// of Config.URLs, or the address the request came to.
-func (lb *Lobby) baseURL(r *http.Request) string {
-	if len(lb.cfg.URLs) > 0 {
-		return strings.TrimSuffix(lb.cfg.URLs[0], "/")
-	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
 }
