@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -14,7 +13,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/tenpin/tenpin/lane"
-	"github.com/tenpin/tenpin/lane/relay"
+	"github.com/tenpin/tenpin/lane/relay/relaytest"
 	"github.com/tenpin/tenpin/lane/ws"
 	"github.com/tenpin/tenpin/lane/ws/wstest"
 	"github.com/tenpin/tenpin/lobby/memjournal"
@@ -26,8 +25,8 @@ import (
 // synctest.Wait says when the lobby and its lanes have done what that
 // time made them do. No network inside: the lobby's Go API, its handler
 // called directly, and players attached as a cluster's other nodes attach
-// theirs (a relay.Relay, its relay.Upstream handing what it forwards
-// straight to the lane's client that relay.Attach made).
+// theirs, through relays handing what they forward straight to the lane
+// (lane/relay/relaytest).
 
 // runBubbled runs lb until the returned function is called, which waits
 // for it and its lanes to stop: a bubble ends only once its goroutines
@@ -43,93 +42,6 @@ func runBubbled(lb *Lobby) (stop func()) {
 		cancel()
 		<-done
 	}
-}
-
-// sink keeps what a relay sends a remote player; nothing reads it.
-type sink struct {
-	mu   sync.Mutex
-	msgs []string
-}
-
-func (s *sink) Board(board []byte, seq uint64) int {
-	s.Reply(board, seq)
-	return 0
-}
-
-func (s *sink) Reply(msg []byte, seq uint64) {
-	s.mu.Lock()
-	s.msgs = append(s.msgs, string(msg))
-	s.mu.Unlock()
-}
-
-func (s *sink) Close(protocol.Code, string) {}
-
-// remotePlayer attaches a client to l, without a connection, through a
-// relay of its own as another node would, and returns it and the function
-// that sends it a message.
-func remotePlayer(t *testing.T, l *lane.Lane) (r lane.Session, send func(string)) {
-	t.Helper()
-	up := &direct{t: t, l: l}
-	up.relay = relay.New(l.ID(), up, lane.Config{})
-	r, ok := up.relay.Attach(t.Context(), new(sink))
-	if !ok || up.rm == nil {
-		t.Fatalf("lane %s stopped before a client attached", l.ID())
-	}
-	return r, func(msg string) {
-		t.Helper()
-		if !r.Read(t.Context(), []byte(msg)) {
-			t.Fatalf("the relay of lane %s closed before it read %s", l.ID(), msg)
-		}
-	}
-}
-
-// direct is the upstream of a relay with one connection: what a cluster
-// carries between two nodes, handed over at once, in the test's
-// goroutine.
-type direct struct {
-	t     *testing.T
-	l     *lane.Lane
-	relay *relay.Relay
-	rm    lane.Session // the connection, attached to the lane
-}
-
-var errStopped = errors.New("the lane has stopped")
-
-func (d *direct) Attach(ctx context.Context, conn uint64) error {
-	rm, ok := relay.Attach(ctx, d.l, relayed{d.relay, conn})
-	if !ok {
-		return errStopped
-	}
-	d.rm = rm
-	return nil
-}
-
-func (d *direct) Read(ctx context.Context, _ uint64, data []byte) error {
-	if !d.rm.Read(ctx, data) {
-		d.t.Errorf("lane %s stopped before it read %s", d.l.ID(), data)
-		return errStopped
-	}
-	return nil
-}
-
-func (d *direct) Detach(uint64) { d.rm.Detach() }
-
-// relayed is the lane.Conn of a relay's connection, on the lane's side:
-// what the lane sends it goes to the relay.
-type relayed struct {
-	r    *relay.Relay
-	conn uint64
-}
-
-func (c relayed) Board(board []byte, seq uint64) int {
-	c.r.Deliver(c.conn, board, seq, true)
-	return 0
-}
-
-func (c relayed) Reply(msg []byte, seq uint64) { c.r.Deliver(c.conn, msg, seq, false) }
-
-func (c relayed) Close(code protocol.Code, reason string) {
-	c.r.Drop(c.conn, code, reason)
 }
 
 // TestIdleLaneLeavesTheLobby: a lane nobody is on closes once its idle
@@ -162,7 +74,7 @@ func TestIdleLaneLeavesTheLobby(t *testing.T) {
 				}
 				id := l.ID()
 				if tt.play != nil {
-					r, send := remotePlayer(t, l)
+					r, send := relaytest.Player(t, l)
 					for _, m := range tt.play {
 						send(m)
 					}
@@ -244,7 +156,7 @@ func TestCompactionRunsEveryInterval(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, send := remotePlayer(t, l)
+		_, send := relaytest.Player(t, l)
 		appends := func() int64 { return lb.Metrics().Appends.Load() }
 		events := func() string {
 			log, err := j.Read(t.Context(), l.ID(), 0)

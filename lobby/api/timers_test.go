@@ -3,17 +3,15 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/tenpin/tenpin/lane"
-	"github.com/tenpin/tenpin/lane/relay"
+	"github.com/tenpin/tenpin/lane/relay/relaytest"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/protocol"
 )
@@ -22,9 +20,9 @@ import (
 // when every goroutine of the test waits, so a minute passes at once and
 // synctest.Wait says when the lobby and its lanes have done what that
 // time made them do. No network inside: the API's handler called
-// directly, and players attached as a cluster's other nodes attach theirs
-// (a relay.Relay, its relay.Upstream handing what it forwards straight to
-// the lane's client that relay.Attach made), as lobby's timers tests do.
+// directly, and players attached as a cluster's other nodes attach
+// theirs, through relays handing what they forward straight to the lane
+// (lane/relay/relaytest).
 
 // runBubbled runs lb until the returned function is called, which waits
 // for it and its lanes to stop: a bubble ends only once its goroutines
@@ -40,93 +38,6 @@ func runBubbled(lb *lobby.Lobby) (stop func()) {
 		cancel()
 		<-done
 	}
-}
-
-// sink keeps what a relay sends a remote player; nothing reads it.
-type sink struct {
-	mu   sync.Mutex
-	msgs []string
-}
-
-func (s *sink) Board(board []byte, seq uint64) int {
-	s.Reply(board, seq)
-	return 0
-}
-
-func (s *sink) Reply(msg []byte, seq uint64) {
-	s.mu.Lock()
-	s.msgs = append(s.msgs, string(msg))
-	s.mu.Unlock()
-}
-
-func (s *sink) Close(protocol.Code, string) {}
-
-// remotePlayer attaches a client to l, without a connection, through a
-// relay of its own as another node would, and returns it and the function
-// that sends it a message.
-func remotePlayer(t *testing.T, l *lane.Lane) (r lane.Session, send func(string)) {
-	t.Helper()
-	up := &direct{t: t, l: l}
-	up.relay = relay.New(l.ID(), up, lane.Config{})
-	r, ok := up.relay.Attach(t.Context(), new(sink))
-	if !ok || up.rm == nil {
-		t.Fatalf("lane %s stopped before a client attached", l.ID())
-	}
-	return r, func(msg string) {
-		t.Helper()
-		if !r.Read(t.Context(), []byte(msg)) {
-			t.Fatalf("the relay of lane %s closed before it read %s", l.ID(), msg)
-		}
-	}
-}
-
-// direct is the upstream of a relay with one connection: what a cluster
-// carries between two nodes, handed over at once, in the test's
-// goroutine.
-type direct struct {
-	t     *testing.T
-	l     *lane.Lane
-	relay *relay.Relay
-	rm    lane.Session // the connection, attached to the lane
-}
-
-var errStopped = errors.New("the lane has stopped")
-
-func (d *direct) Attach(ctx context.Context, conn uint64) error {
-	rm, ok := relay.Attach(ctx, d.l, relayed{d.relay, conn})
-	if !ok {
-		return errStopped
-	}
-	d.rm = rm
-	return nil
-}
-
-func (d *direct) Read(ctx context.Context, _ uint64, data []byte) error {
-	if !d.rm.Read(ctx, data) {
-		d.t.Errorf("lane %s stopped before it read %s", d.l.ID(), data)
-		return errStopped
-	}
-	return nil
-}
-
-func (d *direct) Detach(uint64) { d.rm.Detach() }
-
-// relayed is the lane.Conn of a relay's connection, on the lane's side:
-// what the lane sends it goes to the relay.
-type relayed struct {
-	r    *relay.Relay
-	conn uint64
-}
-
-func (c relayed) Board(board []byte, seq uint64) int {
-	c.r.Deliver(c.conn, board, seq, true)
-	return 0
-}
-
-func (c relayed) Reply(msg []byte, seq uint64) { c.r.Deliver(c.conn, msg, seq, false) }
-
-func (c relayed) Close(code protocol.Code, reason string) {
-	c.r.Drop(c.conn, code, reason)
 }
 
 // get serves a GET of path by h.
@@ -153,8 +64,8 @@ func TestListIsBuiltOnceASecond(t *testing.T) {
 			return l
 		}
 		first := create("first") // kept open by its players
-		_, sendA := remotePlayer(t, first)
-		_, sendB := remotePlayer(t, first)
+		_, sendA := relaytest.Player(t, first)
+		_, sendB := relaytest.Player(t, first)
 		var second string
 		steps := []struct {
 			what  string
