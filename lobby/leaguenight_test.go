@@ -118,29 +118,7 @@ func TestCorrectABallOfAKeptNight(t *testing.T) {
 			}
 			s := newServer(t, cfg)
 			c := &tenpin.Client{URL: s.srv.URL}
-			l := createSmall(t, c)
-			opened, err := c.OpenWeek(t.Context(), l.ID, l.SecretaryKey, 1, protocol.OpenWeek{Absent: []string{"Lee"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			id := opened.Matches[0].Lane
-			ln, ok := s.lobby.Get(id)
-			if !ok {
-				t.Fatal("the night's lane is not open")
-			}
-			kim := s.dial(t, id)
-			kim.send(t, `{"type":"join","name":"Kim","id":"kim"}`)
-			kim.expectAck(t, "kim")
-			bowlSmallNight(t, kim)
-			kim.boardWith(t, "the points counted", func(m msg) bool {
-				return m.Phase == protocol.PhaseFinished && len(m.Teams) == 2 && m.Teams[0].Points == 4
-			})
-			kim.ws.CloseNow()
-			select {
-			case <-ln.Done():
-			case <-time.After(wait):
-				t.Fatal("the night's lane did not close once idle")
-			}
+			l, id := bowlNightToItsClose(t, s, c)
 			if keep {
 				correctABall(t, c, l)
 				lateReport(t, s, c, l, id)
@@ -152,12 +130,44 @@ func TestCorrectABallOfAKeptNight(t *testing.T) {
 				_, in := s.lobby.Get(id)
 				return "the lane in the lobby", !in
 			})
-			_, err = c.CorrectBall(t.Context(), l.ID, l.SecretaryKey, protocol.LeagueBall{Week: 1, Bowler: "Park", Game: 1, Frame: 3, Ball: 2, Pins: 2})
+			_, err := c.CorrectBall(t.Context(), l.ID, l.SecretaryKey, protocol.LeagueBall{Week: 1, Bowler: "Park", Game: 1, Frame: 3, Ball: 2, Pins: 2})
 			if code(err) != protocol.CodeInvalidCorrection || !strings.Contains(err.Error(), "no longer kept") {
 				t.Errorf("a ball of a lane not kept: %v, want %s saying the lane is no longer kept", err, protocol.CodeInvalidCorrection)
 			}
 		})
 	}
+}
+
+// bowlNightToItsClose creates the small league, opens week 1 (Lee
+// absent), has Kim bowl its lane's night to the end on her phone, and
+// waits for the lane to close once idle; it returns the league and the
+// lane's id.
+func bowlNightToItsClose(t *testing.T, s *testServer, c *tenpin.Client) (protocol.CreatedLeague, string) {
+	t.Helper()
+	l := createSmall(t, c)
+	opened, err := c.OpenWeek(t.Context(), l.ID, l.SecretaryKey, 1, protocol.OpenWeek{Absent: []string{"Lee"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := opened.Matches[0].Lane
+	ln, ok := s.lobby.Get(id)
+	if !ok {
+		t.Fatal("the night's lane is not open")
+	}
+	kim := s.dial(t, id)
+	kim.send(t, `{"type":"join","name":"Kim","id":"kim"}`)
+	kim.expectAck(t, "kim")
+	bowlSmallNight(t, kim)
+	kim.boardWith(t, "the points counted", func(m msg) bool {
+		return m.Phase == protocol.PhaseFinished && len(m.Teams) == 2 && m.Teams[0].Points == 4
+	})
+	kim.ws.CloseNow()
+	select {
+	case <-ln.Done():
+	case <-time.After(wait):
+		t.Fatal("the night's lane did not close once idle")
+	}
+	return l, id
 }
 
 // correctABall: after the night closed, the secretary corrects Park's
@@ -289,29 +299,7 @@ func TestCorrectABallReadsTheLaneOutsideTheLeague(t *testing.T) {
 	a := &heldArchive{Archive: memjournal.NewArchive(0)}
 	s := newServer(t, lobby.Config{Leagues: memjournal.NewLeagues(), Archive: a, Lane: lane.Config{IdleTimeout: 50 * time.Millisecond, AbandonTimeout: 50 * time.Millisecond}})
 	c := &tenpin.Client{URL: s.srv.URL}
-	l := createSmall(t, c)
-	opened, err := c.OpenWeek(t.Context(), l.ID, l.SecretaryKey, 1, protocol.OpenWeek{Absent: []string{"Lee"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := opened.Matches[0].Lane
-	ln, ok := s.lobby.Get(id)
-	if !ok {
-		t.Fatal("the night's lane is not open")
-	}
-	kim := s.dial(t, id)
-	kim.send(t, `{"type":"join","name":"Kim","id":"kim"}`)
-	kim.expectAck(t, "kim")
-	bowlSmallNight(t, kim)
-	kim.boardWith(t, "the points counted", func(m msg) bool {
-		return m.Phase == protocol.PhaseFinished && len(m.Teams) == 2 && m.Teams[0].Points == 4
-	})
-	kim.ws.CloseNow()
-	select {
-	case <-ln.Done():
-	case <-time.After(wait):
-		t.Fatal("the night's lane did not close once idle")
-	}
+	l, _ := bowlNightToItsClose(t, s, c)
 
 	a.held, a.entered = make(chan struct{}), make(chan struct{}, 1)
 	type result struct {
@@ -329,7 +317,7 @@ func TestCorrectABallReadsTheLaneOutsideTheLeague(t *testing.T) {
 		t.Fatal("the correction did not read the night's lane from the archive")
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), wait)
-	_, err = c.Standings(ctx, l.ID)
+	_, err := c.Standings(ctx, l.ID)
 	cancel()
 	if err != nil {
 		t.Errorf("the standings while a correction reads its lane: %v, want them at once", err)
