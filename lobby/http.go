@@ -18,7 +18,6 @@ import (
 	"time"
 	"weak"
 
-	"github.com/coder/websocket"
 	"golang.org/x/sync/singleflight"
 
 	"github.com/tenpin/tenpin/lane"
@@ -29,11 +28,12 @@ import (
 	"github.com/tenpin/tenpin/protocol"
 )
 
-// Handler returns the routes of the lobby's HTTP API and WebSocket
-// endpoint (/api/…, /ws/lanes/{id} and /healthz) that lobby/api does not
-// serve itself; serve lobby/api's New, which answers the others with it.
-// What each answers — fields, statuses, paging, headers, and /healthz's
-// 503 while the store does not answer — is documented once, in package
+// Handler returns the routes of the lobby's HTTP API (/api/…) that
+// lobby/api does not serve itself: a lane's games, stats, CSV and
+// scorecards, and the leagues; any other /api/ path is 404. Serve
+// lobby/api's New, which serves the other routes, the WebSocket endpoint
+// and /healthz among them, and answers these with it. What each answers —
+// fields, statuses, paging, headers — is documented once, in package
 // protocol (go doc ./protocol, "HTTP"). Every response carries the
 // headers of [SetHeaders].
 func (lb *Lobby) Handler() http.Handler {
@@ -42,7 +42,6 @@ func (lb *Lobby) Handler() http.Handler {
 	mux.HandleFunc("GET /api/lanes/{id}/stats", lb.getStats)
 	mux.HandleFunc("GET /api/lanes/{id}/games.csv", lb.getCSV)
 	mux.HandleFunc("GET /api/lanes/{id}/games/{file}", lb.getScorecard)
-	mux.HandleFunc("GET /ws/lanes/{id}", lb.serveWS)
 	lb.leagueRoutes(mux)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		lb.fail(w, refuseNoAPI, r.Method, r.URL.Path)
@@ -155,10 +154,14 @@ func (lb *Lobby) LanesPerAddr() int { return lb.cfg.LanesPerAddr }
 // and the seconds to wait, with a Retry-After of wait (at least a
 // second).
 func (lb *Lobby) tooMany(w http.ResponseWriter, wait time.Duration, why Refusal, args ...any) {
-	secs := int(wait/time.Second) + 1
+	secs := retrySecs(wait)
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
 	lb.fail(w, why, append(args, secs)...)
 }
+
+// retrySecs is the seconds a client is told to wait for wait to pass:
+// its whole seconds and one more, never fewer than wait.
+func retrySecs(wait time.Duration) int { return int(wait/time.Second) + 1 }
 
 // IdleTimeout is how long a lane with nobody connected stays open.
 func (lb *Lobby) IdleTimeout() time.Duration {
@@ -832,85 +835,88 @@ func (c *builtCache) fit(id string, added int) {
 	}
 }
 
-func (lb *Lobby) serveWS(w http.ResponseWriter, r *http.Request) {
-	addr := lb.ClientAddr(r)
+// An AdmitError is why [Lobby.Admit] turned a WebSocket connection away
+// at the lobby's door: the server or the client's address holds its
+// limit, or the lobby is closing. It says how the refusal is told; what
+// the client is told is Err's (see lane.ErrorFor).
+type AdmitError struct {
+	Err error // wraps the refusal a client is told, and the lobby's sentinel if it has one
+
+	// Limit is the limit per client address that refused the
+	// connection (LimitConnsPerAddr or LimitLaneConns), or "" when the
+	// server's limit or its closing did.
+	Limit string
+
+	// Upgraded says the refusal is told after the upgrade, in a close
+	// frame (see ws.Refuse): a page cannot read the status of a refused
+	// upgrade, only a close. The refused socket counts among the
+	// server's connections until Admit's release is called, once it is
+	// told.
+	Upgraded bool
+
+	// RetryAfter, for a refusal told before the upgrade, is the seconds
+	// the client should wait before it tries again (0: not said).
+	RetryAfter int
+}
+
+func (e *AdmitError) Error() string { return e.Err.Error() }
+func (e *AdmitError) Unwrap() error { return e.Err }
+
+// Admit decides whether the client address addr may open a WebSocket
+// connection to lane id, and returns the endpoint to attach it to — the
+// lane, or a relay to the node of the cluster that runs it — and the
+// function that counts the connection out once it has ended. In order:
+//
+//  1. the connection is counted in the server's and addr's
+//     (Config.MaxConnections, Config.ConnsPerAddr);
+//  2. only then is the lane looked for: in a cluster, looking may cost
+//     requests to other nodes, and the limits come first;
+//  3. the connection is counted in addr's on the lane
+//     (Config.ConnsPerLaneAddr).
+//
+// A refusal of steps 1 and 3 is an [*AdmitError], which says how it is
+// told; release is then nil, except for a refusal told after the upgrade,
+// whose socket counts until release is called. A lane not found is
+// ErrNoLane, and one not reached an error carrying what its client is
+// told, as [Lobby.Find]'s.
+func (lb *Lobby) Admit(ctx context.Context, id, addr string) (to lane.Endpoint, release func(), err error) {
 	done, err := lb.admit.connOpened(addr)
 	switch {
 	case errors.Is(err, errRefusing):
-		lb.rateLimited(LimitConnsPerAddr)
-		lb.tooMany(w, ws.RefuseTimeout, refuseRefusalsInFlight)
-		return
+		// Past its refusals in flight, the address gets a plain 429: one
+		// of them will have been let go within ws.RefuseTimeout.
+		secs := retrySecs(ws.RefuseTimeout)
+		return nil, nil, &AdmitError{Err: fmt.Errorf("%w: %w", refuseRefusalsInFlight.Error(secs), err), Limit: LimitConnsPerAddr, RetryAfter: secs}
 	case errors.Is(err, ErrAddrLimit):
-		// Refused after the upgrade: a page cannot read the status of a
-		// refused upgrade, only a close.
-		defer done()
-		lb.rateLimited(LimitConnsPerAddr)
-		pe, _ := lane.ErrorFor(err)
-		lb.refuseSocket(w, r, pe)
-		return
+		return nil, done, &AdmitError{Err: err, Limit: LimitConnsPerAddr, Upgraded: true}
 	case err != nil:
-		w.Header().Set("Retry-After", "5")
-		lb.failErr(w, err)
-		return
+		// The server holds its limit, or is closing: a moment for
+		// connections to end, or for the node to be back.
+		return nil, nil, &AdmitError{Err: err, RetryAfter: 5}
 	}
-	// The lane is looked for once the connection is counted: in a
-	// cluster, looking may cost requests to other nodes, and the limits
-	// come first.
-	id := r.PathValue("id")
 	var rl *relay.Relay
-	l, err := lb.find(r.Context(), id, func(ctx context.Context, id string) (err error) {
+	l, err := lb.find(ctx, id, func(ctx context.Context, id string) (err error) {
 		rl, err = lb.cfg.Cluster.Relay(ctx, id)
 		return err
 	})
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrNoLane):
 		done()
-		lb.failFind(w, id, err)
-		return
+		return nil, nil, fmt.Errorf("%w: %w", ErrNoLane, refuseLaneNotFound.Error(id))
+	case err != nil:
+		done()
+		return nil, nil, fmt.Errorf("%w: %w", refuseLaneUnreached.Error(id), err)
 	}
-	var to lane.Endpoint = l
+	to = l
 	if l == nil {
 		to = rl
 	}
 	left, room := lb.admit.laneConnOpened(id, addr)
 	if !room {
-		defer done()
-		lb.rateLimited(LimitLaneConns)
-		pe := refuseConnsLaneAddr.Error(lb.cfg.ConnsPerLaneAddr)
-		lb.refuseSocket(w, r, pe)
-		return
+		return nil, done, &AdmitError{Err: refuseConnsLaneAddr.Error(lb.cfg.ConnsPerLaneAddr), Limit: LimitLaneConns, Upgraded: true}
 	}
-	served := done
-	done = func() {
-		served()
+	return to, func() {
+		done()
 		left()
-	}
-	conn, err := ws.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: lb.cfg.OriginPatterns})
-	if err != nil {
-		done()
-		count(&lb.counters.refused, "bad_handshake")
-		lb.log.Debug("websocket refused", "lane", r.PathValue("id"), "err", err)
-		return // Accept has answered the request
-	}
-	// The connection outlives this handler: returning frees the handler's
-	// stack and net/http's buffers for the request, which a connection held
-	// for hours would otherwise keep, and no goroutine waits for its end.
-	// Lanes end their connections when they stop, so the request's
-	// cancellation is not needed, nor its context at all: kept, it would
-	// keep net/http's contexts for the connection and the addresses on
-	// them (half a KiB a connection), for values nothing reads.
-	ctx, remote := context.Background(), r.RemoteAddr
-	lb.log.Debug("connection opened", "lane", id, "remote", remote)
-	ws.Start(ctx, conn, to, lb.cfg.Socket, func(err error) {
-		done()
-		lb.log.Debug("connection closed", "lane", id, "remote", remote, "status", websocket.CloseStatus(err))
-	})
-}
-
-// refuseSocket turns the WebSocket request away with e (see ws.Refuse)
-// and counts it by its code.
-func (lb *Lobby) refuseSocket(w http.ResponseWriter, r *http.Request, e *protocol.Error) {
-	count(&lb.counters.refused, string(e.Code))
-	if ws.Refuse(w, r, &websocket.AcceptOptions{OriginPatterns: lb.cfg.OriginPatterns}, e) {
-		lb.log.Debug("websocket turned away", "lane", r.PathValue("id"), "remote", r.RemoteAddr, "reason", e.Message)
-	}
+	}, nil
 }

@@ -1,7 +1,8 @@
 // Package lobby keeps a server's lanes: it creates, lists, finds and
-// closes them, runs each lane's goroutine, and serves the WebSocket
-// endpoint that reaches them and the part of the HTTP API that lobby/api
-// does not serve itself.
+// closes them, runs each lane's goroutine, admits the WebSocket
+// connections that reach them (lobby/api serves the endpoint, see
+// Lobby.Admit), and serves the part of the HTTP API that lobby/api does
+// not serve itself.
 //
 // A [Lobby] puts together parts that each keep their own state under
 // their own lock: its registry (registry.go) keeps the lanes, in the
@@ -14,9 +15,9 @@
 // published, so listing thousands of lanes never waits on any of them.
 //
 // What the lobby tells a client it turns away — an API error, or a
-// WebSocket refused before it reaches a lane (sent through lane/ws's
-// Refuse) — is written once, in the table of refusals in errors.go, by
-// reason; the domain's own refusals are lane.ErrorFor's.
+// WebSocket refused before it reaches a lane (told by lobby/api through
+// lane/ws's Refuse) — is written once, in the table of refusals in
+// errors.go, by reason; the domain's own refusals are lane.ErrorFor's.
 package lobby
 
 import (
@@ -401,6 +402,13 @@ func (lb *Lobby) Bowlers() bowler.Service { return lb.cfg.Lane.Bowlers }
 // URLs returns the addresses at which friends can open the server, best
 // first (Config.URLs); none if it was not told them.
 func (lb *Lobby) URLs() []string { return lb.cfg.URLs }
+
+// OriginPatterns returns the other origins whose pages may open
+// WebSockets (Config.OriginPatterns); same-origin is always allowed.
+func (lb *Lobby) OriginPatterns() []string { return lb.cfg.OriginPatterns }
+
+// Socket returns every WebSocket connection's settings (Config.Socket).
+func (lb *Lobby) Socket() ws.Config { return lb.cfg.Socket }
 
 // Len returns the number of open lanes.
 func (lb *Lobby) Len() int { return lb.lanes.len() }

@@ -3,19 +3,14 @@ package lobby
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/relay/relaytest"
-	"github.com/tenpin/tenpin/lane/ws"
-	"github.com/tenpin/tenpin/lane/ws/wstest"
 	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/protocol"
 )
@@ -23,10 +18,10 @@ import (
 // The lobby's timers, in a synctest bubble: time is fake and only moves
 // when every goroutine of the test waits, so a minute passes at once and
 // synctest.Wait says when the lobby and its lanes have done what that
-// time made them do. No network inside: the lobby's Go API, its handler
-// called directly, and players attached as a cluster's other nodes attach
-// theirs, through relays handing what they forward straight to the lane
-// (lane/relay/relaytest).
+// time made them do. No network inside: the lobby's Go API, and players
+// attached as a cluster's other nodes attach theirs, through relays
+// handing what they forward straight to the lane (lane/relay/relaytest).
+// The WebSocket endpoint's timers are lobby/api's tests.
 
 // runBubbled runs lb until the returned function is called, which waits
 // for it and its lanes to stop: a bubble ends only once its goroutines
@@ -200,111 +195,6 @@ func TestCompactionRunsEveryInterval(t *testing.T) {
 			if got := events(); got != st.log {
 				t.Errorf("%s: the lane's log holds %s, want %s", st.what, got, st.log)
 			}
-		}
-	})
-}
-
-// servePipes serves lb's handler over pipes and returns the function
-// that opens a WebSocket to lane id, every one from the one address
-// "pipe", and the one that stops serving.
-func servePipes(t *testing.T, lb *Lobby, id string) (dial func() (*websocket.Conn, *http.Response, error), stop func()) {
-	ln := wstest.NewListener()
-	srv := &http.Server{Handler: lb.Handler()}
-	go srv.Serve(ln)
-	tr := &http.Transport{DialContext: ln.Dial}
-	dial = func() (*websocket.Conn, *http.Response, error) {
-		return websocket.Dial(t.Context(), "ws://tenpin.test/ws/lanes/"+id, &websocket.DialOptions{
-			HTTPClient: &http.Client{Transport: tr},
-		})
-	}
-	return dial, func() {
-		srv.Close()
-		tr.CloseIdleConnections()
-	}
-}
-
-// TestClosedConnectionFreesItsPlace: a server holding its
-// MaxConnections refuses the next with 503, and takes one again as soon
-// as one of them has closed.
-func TestClosedConnectionFreesItsPlace(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		lb := newInMemory(Config{MaxConnections: 2})
-		defer runBubbled(lb)()
-		l, err := lb.Create(t.Context(), "full")
-		if err != nil {
-			t.Fatal(err)
-		}
-		dial, stop := servePipes(t, lb, l.ID())
-		defer stop()
-		var conns []*websocket.Conn
-		for range 2 {
-			ws, _, err := dial()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ws.CloseNow()
-			conns = append(conns, ws)
-		}
-		if _, res, err := dial(); err == nil || res == nil || res.StatusCode != http.StatusServiceUnavailable {
-			t.Fatalf("a third connection past a limit of two: %v %v, want 503", res, err)
-		}
-		if err := conns[0].Close(websocket.StatusNormalClosure, ""); err != nil {
-			t.Fatal(err)
-		}
-		synctest.Wait() // the server has seen the close and done with it
-		if n := lb.Connections(); n != 1 {
-			t.Errorf("one of two connections closed: the server holds %d, want 1", n)
-		}
-		ws, _, err := dial()
-		if err != nil {
-			t.Fatalf("no connection after one closed: %v", err)
-		}
-		ws.CloseNow()
-	})
-}
-
-// TestRefusedSocketsAreLetGo: a socket past its address's limit is
-// refused with a close frame; a client that never answers it holds it for
-// ws.RefuseTimeout, not for the WebSocket library's own wait for the echo.
-// (TestRefusalsInFlight floods a real server with such sockets.)
-func TestRefusedSocketsAreLetGo(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		lb := newInMemory(Config{ConnsPerAddr: 1})
-		defer runBubbled(lb)()
-		l, err := lb.Create(t.Context(), "refusing")
-		if err != nil {
-			t.Fatal(err)
-		}
-		dial, stop := servePipes(t, lb, l.ID())
-		defer stop()
-		held, _, err := dial()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer held.CloseNow()
-		for range maxRefusing { // never read: their refusals wait for an echo that does not come
-			ws, _, err := dial()
-			if err != nil {
-				t.Fatalf("a socket past the limit was not upgraded to be refused: %v", err)
-			}
-			defer ws.CloseNow()
-		}
-		if _, res, err := dial(); err == nil || res == nil || res.StatusCode != http.StatusTooManyRequests {
-			t.Errorf("a socket past %d refusals in flight: %v %v, want a plain 429", maxRefusing, res, err)
-		}
-		synctest.Wait()
-		if n := lb.Connections(); n != 1+maxRefusing {
-			t.Errorf("refusing %d: the server holds %d connections, want %d", maxRefusing, n, 1+maxRefusing)
-		}
-		time.Sleep(ws.RefuseTimeout - time.Nanosecond)
-		synctest.Wait()
-		if n := lb.Connections(); n != 1+maxRefusing {
-			t.Errorf("just before refuseTimeout: the server holds %d connections, want %d", n, 1+maxRefusing)
-		}
-		time.Sleep(time.Nanosecond)
-		synctest.Wait()
-		if n := lb.Connections(); n != 1 {
-			t.Errorf("after refuseTimeout: the server holds %d connections, want 1, the refused let go", n)
 		}
 	})
 }

@@ -1,14 +1,17 @@
-// Package api serves the lobby's HTTP API over a [lobby.Lobby]: what
-// each route answers is documented once, in package protocol (go doc
-// ./protocol, "HTTP").
+// Package api serves the lobby's HTTP API and its WebSocket endpoint
+// over a [lobby.Lobby]: what each route answers is documented once, in
+// package protocol (go doc ./protocol, "HTTP").
 //
 // It is apart from package lobby, as benbjohnson/wtf's http/ is apart
 // from its domain: the lobby keeps the lanes, their admission and their
 // journal, and says what a lane is and why it refuses; this package only
 // turns requests into the lobby's calls and their answers into
 // responses, with the caches and the rates per client address that are
-// the API's own (the invitations' QR codes, the list's pages). The routes it does not serve
-// yet are the lobby's Handler's, behind it.
+// the API's own (the invitations' QR codes, the list's pages). A
+// WebSocket to a lane is admitted by the lobby (lobby.Lobby.Admit: the
+// limits, then the lane, here or through a relay); this package upgrades
+// it, or tells the refusal, and hands the connection to lane/ws. The
+// routes it does not serve yet are the lobby's Handler's, behind it.
 package api
 
 import (
@@ -56,6 +59,7 @@ func newAPI(lb *lobby.Lobby, log *slog.Logger) (*API, http.Handler) {
 	mux.HandleFunc("GET /api/lanes/{id}/invite", a.getInvite)
 	mux.HandleFunc("GET /api/lanes/{id}/qr.png", a.getQR)
 	mux.HandleFunc("GET /api/nodes", a.getNodes)
+	mux.HandleFunc("GET /ws/lanes/{id}", a.serveWS)
 	mux.HandleFunc("GET /healthz", a.health)
 	a.bowlerRoutes(mux)
 	mux.Handle("/", lb.Handler())

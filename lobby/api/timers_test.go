@@ -10,8 +10,12 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/coder/websocket"
+
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/relay/relaytest"
+	"github.com/tenpin/tenpin/lane/ws"
+	"github.com/tenpin/tenpin/lane/ws/wstest"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/protocol"
 )
@@ -20,7 +24,8 @@ import (
 // when every goroutine of the test waits, so a minute passes at once and
 // synctest.Wait says when the lobby and its lanes have done what that
 // time made them do. No network inside: the API's handler called
-// directly, and players attached as a cluster's other nodes attach
+// directly, or served over in-memory pipes (lane/ws/wstest) for
+// WebSockets, and players attached as a cluster's other nodes attach
 // theirs, through relays handing what they forward straight to the lane
 // (lane/relay/relaytest).
 
@@ -151,6 +156,121 @@ func TestCreationsAreRateLimited(t *testing.T) {
 		}
 		if got := lb.RateLimited()[lobby.LimitCreations]; got != 4 {
 			t.Errorf("RateLimited()[%s] = %d, want 4", lobby.LimitCreations, got)
+		}
+	})
+}
+
+// servePipes serves lb's API over pipes and returns the function that
+// opens a WebSocket to a lane, every one from the one address "pipe",
+// and the one that stops serving.
+func servePipes(t *testing.T, lb *lobby.Lobby) (dial func(id string) (*websocket.Conn, *http.Response, error), stop func()) {
+	ln := wstest.NewListener()
+	srv := &http.Server{Handler: New(lb, nil)}
+	go srv.Serve(ln)
+	tr := &http.Transport{DialContext: ln.Dial}
+	dial = func(id string) (*websocket.Conn, *http.Response, error) {
+		return websocket.Dial(t.Context(), "ws://tenpin.test/ws/lanes/"+id, &websocket.DialOptions{
+			HTTPClient: &http.Client{Transport: tr},
+		})
+	}
+	return dial, func() {
+		srv.Close()
+		tr.CloseIdleConnections()
+	}
+}
+
+// TestClosedConnectionFreesItsPlace: a server holding its
+// MaxConnections refuses the next with 503, and takes one again as soon
+// as one of them has closed.
+func TestClosedConnectionFreesItsPlace(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lb := newInMemory(lobby.Config{MaxConnections: 2})
+		defer runBubbled(lb)()
+		l, err := lb.Create(t.Context(), "full")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dial, stop := servePipes(t, lb)
+		defer stop()
+		var conns []*websocket.Conn
+		for range 2 {
+			c, _, err := dial(l.ID())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.CloseNow()
+			conns = append(conns, c)
+		}
+		if _, res, err := dial(l.ID()); err == nil || res == nil || res.StatusCode != http.StatusServiceUnavailable {
+			t.Fatalf("a third connection past a limit of two: %v %v, want 503", res, err)
+		}
+		if err := conns[0].Close(websocket.StatusNormalClosure, ""); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait() // the server has seen the close and done with it
+		if n := lb.Connections(); n != 1 {
+			t.Errorf("one of two connections closed: the server holds %d, want 1", n)
+		}
+		c, _, err := dial(l.ID())
+		if err != nil {
+			t.Fatalf("no connection after one closed: %v", err)
+		}
+		c.CloseNow()
+	})
+}
+
+// TestRefusedSocketsAreLetGo: a socket past its address's limit is
+// refused with a close frame; a client that never answers it holds it for
+// ws.RefuseTimeout, not for the WebSocket library's own wait for the echo.
+// Past the address's refusals in flight (the lobby's admission pins how
+// many), a socket gets a plain 429. (lobby's TestRefusalsInFlight floods
+// a real server with such sockets.)
+func TestRefusedSocketsAreLetGo(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lb := newInMemory(lobby.Config{ConnsPerAddr: 1})
+		defer runBubbled(lb)()
+		l, err := lb.Create(t.Context(), "refusing")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dial, stop := servePipes(t, lb)
+		defer stop()
+		held, _, err := dial(l.ID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer held.CloseNow()
+		const most = 64 // far more refusals in flight than an address may have
+		refusing := 0
+		for ; ; refusing++ { // never read: their refusals wait for an echo that does not come
+			c, res, err := dial(l.ID())
+			if err != nil {
+				if res == nil || res.StatusCode != http.StatusTooManyRequests {
+					t.Fatalf("a socket past %d refusals in flight: %v %v, want a plain 429", refusing, res, err)
+				}
+				break
+			}
+			defer c.CloseNow()
+			if refusing == most {
+				t.Fatalf("%d sockets past the limit upgraded to be refused, and no plain 429", most+1)
+			}
+		}
+		if refusing == 0 {
+			t.Fatal("the first socket past the limit got a plain 429: it was not upgraded to be refused with a close")
+		}
+		synctest.Wait()
+		if n := lb.Connections(); n != 1+refusing {
+			t.Errorf("refusing %d: the server holds %d connections, want %d", refusing, n, 1+refusing)
+		}
+		time.Sleep(ws.RefuseTimeout - time.Nanosecond)
+		synctest.Wait()
+		if n := lb.Connections(); n != 1+refusing {
+			t.Errorf("just before refuseTimeout: the server holds %d connections, want %d", n, 1+refusing)
+		}
+		time.Sleep(time.Nanosecond)
+		synctest.Wait()
+		if n := lb.Connections(); n != 1 {
+			t.Errorf("after refuseTimeout: the server holds %d connections, want 1, the refused let go", n)
 		}
 	})
 }
