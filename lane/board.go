@@ -199,9 +199,6 @@ func (l *Lane) show(c *Client, ref string) {
 		}
 	}
 	l.cfg.Metrics.BoardsSent.Add(int64(len(l.conns.attached)))
-	if l.cfg.Publish != nil {
-		l.cfg.Publish(l.id, v.board, seq)
-	}
 }
 
 // boardTo gives conn a board, and reply after it if reply is not nil: to
@@ -226,8 +223,8 @@ func (l *Lane) sendBoard(c *Client) {
 
 // buildBoard builds the current board, encodes it, and makes it the
 // lane's view: what readers outside the lane goroutine see. Shipping it
-// is changed's: to the lane's own clients, and to the other nodes of a
-// cluster through Config.Publish.
+// to every client's Conn is changed's (a relayed client's Conn publishes
+// it for the other nodes: see lane/relay).
 func (l *Lane) buildBoard() *view {
 	players := l.state.Match().Players()
 	head := boardHead{Seq: l.boardSeq(), Phase: protocol.Phase(l.state.Phase()), Host: l.state.Host(), CreatorAway: l.state.AwaitsCreator()}

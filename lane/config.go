@@ -48,12 +48,6 @@ type Config struct {
 	League      *game.LeagueLane
 	LeagueNight LeagueNight
 
-	// Publish, if set, is given every board the lane shows, once, for
-	// the clients other nodes serve ([Lane.AttachRemote]): their nodes
-	// relay it to them (lane/relay). It is called on the lane goroutine
-	// and must not block: one with no such clients returns at once.
-	Publish func(lane string, board []byte, seq uint64)
-
 	// Bowlers, if set, keeps the bowlers seats may be linked to (a join
 	// with a bowler's key, or asking to be remembered): each finished
 	// game of a linked seat goes into the bowler's history. Without it

@@ -26,9 +26,9 @@
 // carrying what the lane sends it to that node. The lane never tells
 // the two apart: each is given every board, and each reply after the
 // board it follows. What a relayed client is sent on its own way, and
-// what is published once for all of its node's clients
-// ([Config.Publish]), is its Conn's business (see lane/relay); that its
-// node counts it and closes it is its transport's.
+// what is published once for all of its node's clients, is its Conn's
+// business (see lane/relay); that its node counts it and closes it is
+// its transport's.
 //
 // # A roll's path
 //
@@ -38,11 +38,11 @@
 // [Session] (a [Client]). The lane goroutine decodes it, decides it
 // (lane/game), stores the event in the journal and applies it, builds
 // the board and encodes it once, and hands the same bytes to every
-// client's Conn, and to Config.Publish for other nodes' clients; then it
-// replies the ack to the roller. A lane/ws.Conn
-// with nothing queued writes the board at once, on the lane goroutine,
-// if its socket takes it without waiting (for a lane's first 128
-// clients, see [BoardWriter]); otherwise it queues what it is handed in
+// client's Conn (a relayed client's publishes it for its node); then it
+// replies the ack to the roller. A lane/ws.Conn with nothing queued
+// writes the board at once, on the lane goroutine, if its socket takes
+// it without waiting (for a lane's first 128 clients, see
+// [BoardWriter]); otherwise it queues what it is handed in
 // its outbox, and a writer goroutine, started only while something is
 // queued, writes the outbox out in one system call.
 //

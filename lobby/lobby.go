@@ -110,7 +110,7 @@ type Config struct {
 	// Cluster, if set, joins the lobby to the other nodes of a cluster
 	// sharing its journal: it lists their lanes, serves them through
 	// relays and takes over those no node runs. Restore is not called
-	// then, but Adopt. Lane.Publish must publish to it.
+	// then, but Adopt.
 	Cluster Cluster
 	// Archive, if set, keeps the nights of lanes that close (see
 	// [Archive]): their sheets answer the API read-only after them.

@@ -77,7 +77,8 @@
 // what that ball has (its pins, its deck if it gives one, its foul) is
 // that ball sent again: it is acknowledged, with the seq of a board that
 // shows it, and changes nothing, so a client that never heard its roll's
-// answer may send it again and learn that it counted. A roll for any other
+// answer may send it again and learn that it counted — the game's last
+// ball too, until the rematch. A roll for any other
 // ball than the one up is refused with stale_roll and changes nothing.
 //
 // A player enters their own balls. The host — the first player seated, or

@@ -241,6 +241,11 @@ func (s *State) Roll(t Throw) (Event, error) {
 	}
 	t.By, t.For = s.canonical(t.By), s.canonical(t.For)
 	if p := s.Phase(); p != Playing {
+		// The last ball of a game, sent again, finds the game over: it
+		// was bowled all the same.
+		if b, ok := s.bowled(t); ok && p == Finished {
+			return Event{}, fmt.Errorf("%w: frame %d ball %d of %s is %s, and the game is over", ErrRolledAlready, t.Frame, t.Ball, t.For, b)
+		}
 		return Event{}, fmt.Errorf("%w: the game is %s", ErrNotPlaying, p)
 	}
 	p, ok := s.match.Player(t.For)
@@ -276,6 +281,17 @@ func (s *State) Roll(t Throw) (Event, error) {
 		e.By = t.By
 	}
 	return e, nil
+}
+
+// bowled returns t's ball if it is bowled already in its player's game,
+// as that very ball.
+func (s *State) bowled(t Throw) (bowling.Ball, bool) {
+	p, ok := s.match.Player(t.For)
+	if !ok || p.Left {
+		return bowling.Ball{}, false
+	}
+	b, ok := p.Game.BallAt(t.Frame, t.Ball)
+	return b, ok && t.is(b)
 }
 
 // is reports whether b, a ball bowled, is the ball t throws: the same

@@ -19,8 +19,9 @@
 //
 // The relay forwards the roll to the lane's node: published, not asked,
 // so nothing answers it but the lane. There it reaches the lane as any
-// roll does. The board comes back once per node ([lane.Config].Publish,
-// then [Relay.Board]) and is handed to each of the relay's connections.
+// roll does. The board comes back to each node once (published by the
+// [Publication] the lane's relayed connections share, then
+// [Relay.Board]) and is handed to each of the relay's connections.
 // What the lane sends the roller alone comes back to the roller's node on
 // the connection's own way, in order ([Relay.Deliver]): the board first,
 // if the connection was not sent it on that way already, then the ack

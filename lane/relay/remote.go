@@ -12,8 +12,9 @@ import (
 
 // Attach attaches to l, on the lane's node, a connection of a relay of
 // another node: conn carries what the lane sends that connection alone to
-// its relay ([Relay.Deliver]), and [lane.Config].Publish each board once
-// for all of the relay's connections ([Relay.Board]). The session decodes
+// its relay ([Relay.Deliver]), and pub publishes each board once for all
+// the relays of the lane's connections on other nodes ([Relay.Board]); a
+// nil pub publishes nothing. The session decodes
 // what the relay forwards ([Decode]) before the lane goroutine sees it.
 //
 // Boards published and what conn carries travel apart, and a published
@@ -28,8 +29,8 @@ import (
 //
 // The lane does not count the connection (its relay's node does), nor
 // closes it when it stops: whoever attached it does ([lane.Lane.AfterStop]).
-func Attach(ctx context.Context, l *lane.Lane, conn lane.Conn) (lane.Session, bool) {
-	c, ok := l.AttachRemote(ctx, &remoteConn{conn: conn})
+func Attach(ctx context.Context, l *lane.Lane, conn lane.Conn, pub *Publication) (lane.Session, bool) {
+	c, ok := l.AttachRemote(ctx, &remoteConn{conn: conn, pub: pub})
 	if !ok {
 		return nil, false
 	}
@@ -49,6 +50,7 @@ func (r remote) Read(ctx context.Context, data []byte) bool {
 // remoteConn is a relayed connection as its lane sees it: see Attach.
 type remoteConn struct {
 	conn lane.Conn
+	pub  *Publication
 
 	mu      sync.Mutex
 	started bool   // conn was sent its first board
@@ -58,6 +60,7 @@ type remoteConn struct {
 }
 
 func (r *remoteConn) Board(board []byte, seq uint64) (skipped int) {
+	r.pub.board(board, seq)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if seq > r.seq {

@@ -48,7 +48,8 @@ type link struct {
 
 	mu      sync.Mutex
 	remotes map[uint64]lane.Session
-	crossed [][]byte // every message read and reply, as it crossed
+	pubs    map[int32]*relay.Publication // the lane's publication, on each of its nodes
+	crossed [][]byte                     // every message read and reply, as it crossed
 }
 
 // cross records a message crossing the link.
@@ -73,10 +74,19 @@ func (k *link) Attach(ctx context.Context, conn uint64) error {
 	if k.gone.Load() {
 		return errLaneGone
 	}
+	node := k.node.Load()
 	k.mu.Lock()
 	l := k.l
+	pub := k.pubs[node]
+	if pub == nil {
+		pub = relay.NewPublication(func(board []byte, seq uint64) { k.publish(node, board, seq) })
+		if k.pubs == nil {
+			k.pubs = make(map[int32]*relay.Publication)
+		}
+		k.pubs[node] = pub
+	}
 	k.mu.Unlock()
-	rm, ok := relay.Attach(ctx, l, linkSink{k, conn, k.node.Load()})
+	rm, ok := relay.Attach(ctx, l, linkSink{k, conn, node}, pub)
 	if !ok {
 		return errLaneGone
 	}
@@ -107,8 +117,10 @@ func (k *link) Detach(conn uint64) {
 	}
 }
 
-func (k *link) publish(_ string, board []byte, seq uint64) {
-	if !k.loseBoards.Load() && !k.gone.Load() && !k.mute.Load() && k.node.Load() == 0 {
+// publish publishes a board of the lane on node for the relay: lost if
+// the link loses boards, or the lane's node is gone or no longer its.
+func (k *link) publish(node int32, board []byte, seq uint64) {
+	if !k.loseBoards.Load() && !k.gone.Load() && !k.mute.Load() && k.node.Load() == node {
 		k.relay.Board(board, seq)
 	}
 }
@@ -158,7 +170,7 @@ func serveRelayed(t *testing.T, id string) (owner, other *testServer, k *link) {
 func serveRelayedLane(t *testing.T, id string, newLane func(lane.Config) *lane.Lane) (owner, other *testServer, k *link) {
 	t.Helper()
 	k = &link{remotes: make(map[uint64]lane.Session)}
-	cfg := lane.Config{Logger: testLogger(t), Publish: k.publish}
+	cfg := lane.Config{Logger: testLogger(t)}
 	k.l = newLane(cfg)
 	k.relay = relay.New(id, k, cfg)
 	owner = serveLane(t, k.l, Config{})
@@ -274,7 +286,7 @@ func TestRelayedPlayersPlayAGame(t *testing.T) {
 func TestRelayedAckFollowsItsBoardAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		k := &link{remotes: make(map[uint64]lane.Session)}
-		cfg := lane.Config{Logger: testLogger(t), Publish: k.publish}
+		cfg := lane.Config{Logger: testLogger(t)}
 		k.l = lane.New("lost-boards", "lost boards", cfg)
 		k.relay = relay.New(k.l.ID(), k, cfg)
 		k.loseBoards.Store(true) // no published board reaches the relay
@@ -469,7 +481,7 @@ func TestRelayedSecretsStayOnTheirNode(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const key = "the lane's host key"
 		k := &link{remotes: make(map[uint64]lane.Session)}
-		cfg := lane.Config{Logger: testLogger(t), Publish: k.publish, HostKey: game.HashToken(key)}
+		cfg := lane.Config{Logger: testLogger(t), HostKey: game.HashToken(key)}
 		k.l = lane.New("secrets", "secrets", cfg)
 		k.relay = relay.New(k.l.ID(), k, cfg)
 		ctx, cancel := context.WithCancel(t.Context())
@@ -604,7 +616,7 @@ func TestRelayedBowlerKeysStayOnTheirNode(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		k := &link{remotes: make(map[uint64]lane.Session)}
 		bowlers := memjournal.NewBowlers()
-		cfg := lane.Config{Logger: testLogger(t), Publish: k.publish, Bowlers: bowlers}
+		cfg := lane.Config{Logger: testLogger(t), Bowlers: bowlers}
 		k.l = lane.New("bowlers", "bowlers", cfg)
 		k.relay = relay.New(k.l.ID(), k, cfg)
 		ctx, cancel := context.WithCancel(t.Context())

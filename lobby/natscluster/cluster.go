@@ -324,20 +324,6 @@ func token(s string) bool {
 	return true
 }
 
-// Publish publishes a board of a lane this node runs, for the nodes that
-// relay it: the lane's Config.Publish. A lane no other node's client
-// follows publishes nothing: a relay attaches each of its connections,
-// and is sent its first board on its own (see relay.Attach).
-func (c *Cluster) Publish(id string, board []byte, seq uint64) {
-	c.mu.Lock()
-	o := c.owned[id]
-	c.mu.Unlock()
-	if o == nil || !o.relayed() {
-		return
-	}
-	c.nc.Publish(subjBoard+id+"."+strconv.FormatUint(seq, 10), board)
-}
-
 // Run says the node is alive every heartbeat, and lets go of dead nodes:
 // relays of their lanes close, their clients leave this node's lanes, and
 // lanes adopts the lanes they ran. When ctx ends, every relay closes (its

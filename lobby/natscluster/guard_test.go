@@ -31,6 +31,7 @@ type pair struct {
 	l      *lane.Lane
 	relay  *relay.Relay
 	ws     *websocket.Conn
+	url    string // of n2's WebSocket server, which serves the relay
 }
 
 func startPair(t *testing.T, id string) *pair {
@@ -60,7 +61,7 @@ func startPair(t *testing.T, id string) *pair {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.l = lane.New(id, id, lane.Config{Publish: p.n1.Publish})
+	p.l = lane.New(id, id, lane.Config{})
 	cl.Bind(p.l)
 	wg.Go(func() { p.l.Run(ctx) })
 	if p.relay, err = p.n2.Relay(t.Context(), id); err != nil {
@@ -73,7 +74,8 @@ func startPair(t *testing.T, id string) *pair {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	if p.ws, _, err = websocket.Dial(t.Context(), "ws"+srv.URL[len("http"):], nil); err != nil {
+	p.url = "ws" + srv.URL[len("http"):]
+	if p.ws, _, err = websocket.Dial(t.Context(), p.url, nil); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.ws.CloseNow() })

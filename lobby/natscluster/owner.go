@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -26,11 +25,14 @@ type owned struct {
 	id  string
 	sub *nats.Subscription
 
+	// pub publishes the lane's boards for the nodes that relay it, by
+	// way of their connections attached: one attached, the lane has
+	// someone to publish for.
+	pub *relay.Publication
+
 	mu      sync.Mutex
 	l       *lane.Lane // nil while the lane is being taken over
 	remotes map[remoteKey]*attachedConn
-
-	attaching atomic.Int32 // connections of other nodes being attached, not in remotes yet
 }
 
 // remoteKey names a connection of another node.
@@ -53,6 +55,9 @@ func (c *Cluster) Claim(id string) (lobby.Claim, error) {
 		return nil, fmt.Errorf("natscluster: %q is no lane id", id)
 	}
 	o := &owned{c: c, id: id, remotes: make(map[remoteKey]*attachedConn)}
+	o.pub = relay.NewPublication(func(board []byte, seq uint64) {
+		c.nc.Publish(subjBoard+id+"."+strconv.FormatUint(seq, 10), board)
+	})
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -97,17 +102,6 @@ func (o *owned) Release() {
 		delete(o.c.owned, o.id)
 	}
 	o.c.mu.Unlock()
-}
-
-// relayed reports whether a client of another node is attached to the
-// lane, or being attached.
-func (o *owned) relayed() bool {
-	if o.attaching.Load() > 0 {
-		return true
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return len(o.remotes) > 0
 }
 
 func (o *owned) lane() *lane.Lane {
@@ -169,13 +163,8 @@ func (o *owned) handle(m *nats.Msg) {
 		o.c.members.met(node, time.Now())
 		o.c.mu.Unlock()
 		sk := newSink(o.c, node, o.id, conn)
-		// Counted as relayed from before the lane hears of it: its first
-		// board is sent on its own, and every board after published
-		// (see Cluster.Publish).
-		o.attaching.Add(1)
-		rm, ok := relay.Attach(ctx, l, sk)
+		rm, ok := relay.Attach(ctx, l, sk, o.pub)
 		if !ok {
-			o.attaching.Add(-1)
 			refuse(busyOrGone(l))
 			return
 		}
@@ -183,7 +172,6 @@ func (o *owned) handle(m *nats.Msg) {
 		old := o.remotes[k]
 		o.remotes[k] = &attachedConn{rm: rm, sink: sk, since: time.Now()}
 		o.mu.Unlock()
-		o.attaching.Add(-1)
 		if old != nil {
 			old.rm.Detach() // never twice one number from one node: see relay.Relay
 		}

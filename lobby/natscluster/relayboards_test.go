@@ -49,7 +49,7 @@ func TestRelaysShareTheirGoroutines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l := lane.New(ids[i], ids[i], lane.Config{Publish: n1.Publish})
+		l := lane.New(ids[i], ids[i], lane.Config{})
 		cl.Bind(l)
 		wg.Go(func() { l.Run(ctx) })
 	}
@@ -62,7 +62,7 @@ func TestRelaysShareTheirGoroutines(t *testing.T) {
 	}
 	// Every relay is handed its lane's boards, as the lane's node
 	// publishes them for its relays' connections (the relays here have
-	// none, so n1.Publish would publish nothing).
+	// none, so their lanes would publish nothing).
 	for i, id := range ids {
 		n1.nc.Publish(subjBoard+id+"."+strconv.Itoa(10+i), []byte(`{"type":"board"}`))
 	}

@@ -34,9 +34,9 @@ type Config struct {
 	// Lobby is the lobby's settings, its lanes' among them. New sets its
 	// journal, archive, bowlers, leagues, health check and cluster
 	// (Lane.Journal, Lane.Durable, Archive, Lane.Bowlers, Leagues, Health,
-	// Cluster, Lane.Publish, Lane.Wakes, Lane.Node) from the
-	// fields below, and its sockets' poller (Socket.Poller, the server's
-	// own); set them here and they are overwritten.
+	// Cluster, Lane.Wakes, Lane.Node) from the fields below, and its
+	// sockets' poller (Socket.Poller, the server's own); set them here and
+	// they are overwritten.
 	Lobby lobby.Config
 
 	// Memory keeps the lanes in memory only: a restart forgets them.
@@ -148,7 +148,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 		s.Cluster = cl
-		lc.Cluster, lc.Lane.Publish, lc.Lane.Wakes = cl, cl.Publish, cl.Wakes
+		lc.Cluster, lc.Lane.Wakes = cl, cl.Wakes
 	}
 	p, err := ws.NewPoller()
 	if err != nil {

@@ -68,7 +68,9 @@ type direct struct {
 var errStopped = errors.New("relaytest: the lane has stopped")
 
 func (d *direct) Attach(ctx context.Context, conn uint64) error {
-	rm, ok := relay.Attach(ctx, d.l, relayed{d.relay, conn})
+	// The lane's boards are published to this relay alone: it is the
+	// only node.
+	rm, ok := relay.Attach(ctx, d.l, relayed{d.relay, conn}, relay.NewPublication(d.relay.Board))
 	if !ok {
 		return errStopped
 	}
