@@ -5,8 +5,8 @@ import "sync"
 // admission decides what each client address may open: the WebSocket
 // connections the server and each address hold, the lanes each address
 // created and holds open, and the rates at which an address may create
-// lanes and leagues, guess keys and ask for exports (the rate of QR codes
-// is lobby/api's). It is the lobby's door, apart from its lanes: its own
+// lanes and leagues and guess keys (the rates of QR codes and exports are
+// lobby/api's). It is the lobby's door, apart from its lanes: its own
 // mutex guards its counts, and it is never held while anything else is.
 type admission struct {
 	maxConns     int // the server's WebSocket connections
@@ -17,7 +17,6 @@ type admission struct {
 	// The rates per client address; each has its own mutex.
 	creations       *AddrLimiter // lane creations
 	keyGuesses      *AddrLimiter // unknown bowler keys, codes and shares tried
-	exportsAsked    *AddrLimiter // exports asked for
 	leagueCreations *AddrLimiter // league creations
 
 	served sync.WaitGroup // connections being served, refusals in flight included
@@ -41,7 +40,6 @@ func newAdmission(cfg Config) *admission {
 		lanesPerAddr:    cfg.LanesPerAddr,
 		creations:       NewAddrLimiter(cfg.CreateRate, cfg.CreateBurst),
 		keyGuesses:      NewAddrLimiter(KeyGuessRate, KeyGuessBurst),
-		exportsAsked:    NewAddrLimiter(ExportRate, ExportBurst),
 		leagueCreations: NewAddrLimiter(LeagueCreateRate, LeagueCreateBurst),
 		byAddr:          make(addrCount),
 		laneConns:       make(addrCount),

@@ -57,6 +57,17 @@ func (k *keptLane) Stats() protocol.Stats { return k.View.Stats }
 
 func (k *keptLane) Game(n int) (protocol.Game, bool) { return gameOf(k.View.Games, n) }
 
+// ClosedAt returns when l closed, if it is the kept night of a lane that
+// closed, as Find returns one: the date its scorecards carry. It is false
+// for a lane open.
+func (lb *Lobby) ClosedAt(l Lane) (time.Time, bool) {
+	k, ok := l.(*keptLane)
+	if !ok {
+		return time.Time{}, false
+	}
+	return k.ClosedAt, true
+}
+
 // keep stores the night of l, which is closing, in the archive: the
 // lane's Config.Keep. It runs on the lane's goroutine.
 func (lb *Lobby) keep(ctx context.Context, l *lane.Lane) error {

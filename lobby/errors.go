@@ -41,14 +41,14 @@ type Refusal uint8
 const (
 	// The API's requests.
 	refuseNoAPI       Refusal = iota // method, path
-	refuseNoScorecard                // method, path
+	RefuseNoScorecard                // method, path
 	refuseNotJSON
 	refuseTooLarge      // the limit in bytes
 	refuseBadBody       // an example of a body, what is wrong
 	RefuseBadBodyShape  // an example of a body
 	refuseEncoding      // plain text: the answer could not be encoded
 	refuseStoreDown     // /healthz
-	refuseExportsBusy   // every export's turn taken
+	RefuseExportsBusy   // every export's turn taken
 	RefuseListLimit     // limit given
 	RefuseListAfter     // after given
 	RefusePageLimit     // the most, limit given
@@ -64,11 +64,11 @@ const (
 	refuseNotStored         // a lane's opening not stored
 	refuseLaneNotFound      // id
 	refuseLaneUnreached     // id
-	refuseNoGame            // id, the game asked for
+	RefuseNoGame            // id, the game asked for
 	refuseShuttingDown      //
 	RefuseCreationsFast     // seconds to wait
-	refuseExportsFast       // seconds to wait
-	refuseLaneGamesFast     // seconds to wait
+	RefuseExportsFast       // seconds to wait
+	RefuseLaneGamesFast     // seconds to wait
 	RefuseQRCodesFast       // seconds to wait
 	refuseConnsServer       // the server's limit
 	refuseConnsAddr         // the address's limit
@@ -118,14 +118,14 @@ var refusals = [numRefusals]struct {
 	err  error
 }{
 	refuseNoAPI:         {protocol.CodeNotFound, "no API at %s %s", nil},
-	refuseNoScorecard:   {protocol.CodeNotFound, "no API at %s %s: a game's scorecard is games/{n}.svg, n from 1", nil},
+	RefuseNoScorecard:   {protocol.CodeNotFound, "no API at %s %s: a game's scorecard is games/{n}.svg, n from 1", nil},
 	refuseNotJSON:       {protocol.CodeUnsupportedMediaType, "send the body as JSON, with Content-Type: application/json", nil},
 	refuseTooLarge:      {protocol.CodeTooLarge, "the body is over %d bytes", nil},
 	refuseBadBody:       {protocol.CodeBadRequest, "the body must be one JSON object like %s: %s", nil},
 	RefuseBadBodyShape:  {protocol.CodeBadRequest, "the body must be one JSON object like %s", nil},
 	refuseEncoding:      {protocol.CodeInternal, "internal error", nil},
 	refuseStoreDown:     {protocol.CodeUnavailable, "the store does not take writes", nil},
-	refuseExportsBusy:   {protocol.CodeUnavailable, "the server is answering other exports; try again in a moment", nil},
+	RefuseExportsBusy:   {protocol.CodeUnavailable, "the server is answering other exports; try again in a moment", nil},
 	RefuseListLimit:     {protocol.CodeBadRequest, "limit %q: want a whole number of lanes from 1 to %d", nil},
 	RefuseListAfter:     {protocol.CodeBadRequest, "after %q: no such lane is listed, or closed lately; list again from the first page, without after", nil},
 	RefusePageLimit:     {protocol.CodeBadRequest, "limit is a number from 1 to %d, not %q", nil},
@@ -140,11 +140,11 @@ var refusals = [numRefusals]struct {
 	refuseNotStored:         {protocol.CodeUnavailable, "the new lane could not be stored in time; try again", ErrUnavailable},
 	refuseLaneNotFound:      {protocol.CodeLaneNotFound, "no lane %q: it may have closed", nil},
 	refuseLaneUnreached:     {protocol.CodeUnavailable, "lane %q cannot be reached now; try again in a moment", nil},
-	refuseNoGame:            {protocol.CodeNotFound, "lane %q has no game %s yet", nil},
+	RefuseNoGame:            {protocol.CodeNotFound, "lane %q has no game %s yet", nil},
 	refuseShuttingDown:      {protocol.CodeShuttingDown, "the server is shutting down", ErrClosed},
 	RefuseCreationsFast:     {protocol.CodeRateLimited, "this address has created lanes too fast; try again in %d s", nil},
-	refuseExportsFast:       {protocol.CodeRateLimited, "this address has asked for exports too fast; try again in %d s", nil},
-	refuseLaneGamesFast:     {protocol.CodeRateLimited, "this address has asked for a lane's games too fast; try again in %d s", nil},
+	RefuseExportsFast:       {protocol.CodeRateLimited, "this address has asked for exports too fast; try again in %d s", nil},
+	RefuseLaneGamesFast:     {protocol.CodeRateLimited, "this address has asked for a lane's games too fast; try again in %d s", nil},
 	RefuseQRCodesFast:       {protocol.CodeRateLimited, "this address has asked for new QR codes too fast; try again in %d s", nil},
 	refuseConnsServer:       {protocol.CodeTooManyConnections, "the server holds %d connections, its limit", ErrFull},
 	refuseConnsAddr:         {protocol.CodeRateLimited, "this address has %d WebSocket connections open, its limit; try again later", ErrAddrLimit},

@@ -80,8 +80,6 @@ func (lb *Lobby) leagueRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/leagues/{id}", lb.withLeagueRead(lb.getLeague))
 	mux.HandleFunc("GET /api/leagues/{id}/standings", lb.withLeagueRead(lb.getStandings))
 	mux.HandleFunc("GET /api/leagues/{id}/history", lb.withLeagueRead(lb.getLeagueHistory))
-	mux.HandleFunc("GET /api/leagues/{id}/recap.csv", lb.getRecapCSV)
-	mux.HandleFunc("GET /api/leagues/{id}/recap.svg", lb.getRecapSVG)
 	mux.HandleFunc("POST /api/leagues/{id}/weeks/{n}/open", lb.openWeek)
 	mux.HandleFunc("POST /api/leagues/{id}/weeks/{n}/close", lb.closeWeek)
 	mux.HandleFunc("POST /api/leagues/{id}/scores", lb.scoreGame)

@@ -137,7 +137,6 @@ type Lobby struct {
 
 	admit    *admission  // what each client address may open
 	sheets   sheetCache  // kept lanes' sheets read lately, decoded
-	built    builtCache  // exports built lately, by ETag
 	leagues  leagueCache // the leagues loaded
 	counters counters    // refusals, for the metrics
 

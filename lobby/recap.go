@@ -1,76 +1,68 @@
 package lobby
 
 import (
-	"bytes"
+	"context"
+	"errors"
 	"fmt"
-	"io"
-	"net/http"
 
+	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/league"
 	"github.com/tenpin/tenpin/lobby/sheet"
 )
 
-// A league's weekly recap, its standings and last night as a spreadsheet's
-// file and as an image (package sheet), is an export as a lane's are: built
-// once for each change of the league (its count of records, which only
-// grow), answered 304 to a client that has it, a few at a time, and
-// counted against the address's ExportRate.
-
-// getRecapCSV answers the league's recap as a spreadsheet's file.
-func (lb *Lobby) getRecapCSV(w http.ResponseWriter, r *http.Request) {
-	lb.recap(w, r, "recap-csv", "text/csv; charset=utf-8", "attachment", "csv", "", sheet.RecapCSV)
+// A LeagueRecap is what a league's weekly recap is drawn from — its
+// standings and its last night (package sheet) — read at one change of the
+// league.
+type LeagueRecap struct {
+	// Change is the league's count of records, which only grows: each
+	// change of the league makes a new one, and a new recap.
+	Change int
+	// Sheet is the recap, dated the league's latest change: its
+	// Night.Week is the night in play, or else the last one closed, 0
+	// before the first night opens.
+	Sheet sheet.Recap
 }
 
-// getRecapSVG answers the league's standings as an image, its words in
-// the language of ?lang= (en or ko).
-func (lb *Lobby) getRecapSVG(w http.ResponseWriter, r *http.Request) {
-	lang := r.URL.Query().Get("lang")
-	if lang != "ko" {
-		lang = "en"
-	}
-	lb.recap(w, r, "recap-svg-"+lang, "image/svg+xml; charset=utf-8", "inline", "svg", lang, sheet.RecapSVG)
-}
+// ErrLeaguesUnavailable: a league could not be read now, its store not
+// answering or the league changed again and again meanwhile; the client
+// may try again in a moment.
+var ErrLeaguesUnavailable = errors.New("lobby: leagues unavailable")
 
-// recap answers an export of the recap of the league the path names,
-// written by write. The file is named for the league's id and the
-// recap's week, never its name: an id is plain ASCII.
-func (lb *Lobby) recap(w http.ResponseWriter, r *http.Request, kind, contentType, disposition, ext, lang string, write func(io.Writer, sheet.Recap) error) {
-	if !lb.exportAllowed(w, r, refuseExportsFast) {
-		return
-	}
-	var (
-		x  exported
-		rc sheet.Recap
-	)
+// Recap returns the recap of league id as it stands, the image's words in
+// lang (see sheet.Recap). Its error carries what a client is told (see
+// lane.ErrorFor), wrapping [ErrLeaguesUnavailable] if it is worth trying
+// again in a moment.
+func (lb *Lobby) Recap(ctx context.Context, id, lang string) (LeagueRecap, error) {
+	var rc LeagueRecap
 	// Under the league's lock, only what the recap needs is read (a pass
-	// over the teams and bowlers, and the night's sheet): its building
-	// and writing wait for a turn, which must not keep the league's
+	// over the teams and bowlers, and the night's sheet): drawing it and
+	// writing it wait for their turn, which must not keep the league's
 	// scores waiting.
-	err := lb.withLeague(r.Context(), r.PathValue("id"), func(e *leagueEntry) error {
-		x = exported{key: "league-" + e.id, seq: uint64(len(e.stored.Records)), kind: kind, contentType: contentType}
+	err := lb.withLeague(ctx, id, func(e *leagueEntry) error {
 		date := e.stored.Created
 		if n := len(e.stored.Records); n > 0 {
 			date = e.stored.Records[n-1].At
 		}
-		rc = sheet.NewRecap(e.l, date, lang)
+		rc = LeagueRecap{Change: len(e.stored.Records), Sheet: sheet.NewRecap(e.l, date, lang)}
 		return nil
 	})
 	if err != nil {
-		w.Header().Set("Cache-Control", "no-store")
-		lb.failLeague(w, err)
-		return
+		return LeagueRecap{}, leagueErr(err)
 	}
-	err = lb.answerExport(w, r, x, func(h http.Header) {
-		h.Set("Content-Disposition", fmt.Sprintf(`%s; filename="tenpin-league-%s-week-%d.%s"`, disposition, x.key[len("league-"):], rc.Night.Week, ext))
-		if ext == "svg" {
-			// As a lane's scorecard: no script should one slip in.
-			h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
-		}
-	}, func() ([]byte, error) {
-		var buf bytes.Buffer
-		err := write(&buf, rc)
-		return buf.Bytes(), err
-	})
-	if err != nil {
-		lb.failErr(w, err)
+	return rc, nil
+}
+
+// leagueErr returns err, of a league's read or change, carrying what a
+// client is told of it, as failLeague answers it: a refusal of the
+// league's or the lobby's as it is; a conflict, or the store's failure,
+// wrapping ErrLeaguesUnavailable.
+func leagueErr(err error) error {
+	if _, known := lane.ErrorFor(err); known {
+		return err
 	}
+	why := refuseLeaguesDown
+	if errors.Is(err, league.ErrConflict) {
+		why = refuseLeagueContended
+	}
+	return fmt.Errorf("%w: %w: %w", ErrLeaguesUnavailable, why.Error(), err)
 }

@@ -7,11 +7,13 @@
 // journal, and says what a lane is and why it refuses; this package only
 // turns requests into the lobby's calls and their answers into
 // responses, with the caches and the rates per client address that are
-// the API's own (the invitations' QR codes, the list's pages). A
-// WebSocket to a lane is admitted by the lobby (lobby.Lobby.Admit: the
-// limits, then the lane, here or through a relay); this package upgrades
-// it, or tells the refusal, and hands the connection to lane/ws. The
-// routes it does not serve yet are the lobby's Handler's, behind it.
+// the API's own: the invitations' QR codes, the list's pages, and the
+// exports — a lane's games, numbers, CSV and scorecards, a league's
+// recaps — built once for each change. A WebSocket to a lane is admitted
+// by the lobby (lobby.Lobby.Admit: the limits, then the lane, here or
+// through a relay); this package upgrades it, or tells the refusal, and
+// hands the connection to lane/ws. The routes it does not serve yet, the
+// leagues' but for their recaps, are the lobby's Handler's, behind it.
 package api
 
 import (
@@ -33,9 +35,11 @@ type API struct {
 	lb  *lobby.Lobby
 	log *slog.Logger
 
-	qrs     qrcode.Cache       // the invitations' QR codes, drawn once each
-	qrDraws *lobby.AddrLimiter // QR codes drawn, per client address
-	list    listCache          // GET /api/lanes, encoded
+	qrs          qrcode.Cache       // the invitations' QR codes, drawn once each
+	qrDraws      *lobby.AddrLimiter // QR codes drawn, per client address
+	list         listCache          // GET /api/lanes, encoded
+	built        builtCache         // the exports built lately, lanes' and leagues'
+	exportsAsked *lobby.AddrLimiter // exports asked for, per client address
 }
 
 // New returns the HTTP API of lb, logging to log (nil: nowhere). Every
@@ -50,7 +54,11 @@ func newAPI(lb *lobby.Lobby, log *slog.Logger) (*API, http.Handler) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	a := &API{lb: lb, log: log, qrDraws: lobby.NewAddrLimiter(lobby.QRRate, lobby.QRBurst)}
+	a := &API{
+		lb: lb, log: log,
+		qrDraws:      lobby.NewAddrLimiter(lobby.QRRate, lobby.QRBurst),
+		exportsAsked: lobby.NewAddrLimiter(lobby.ExportRate, lobby.ExportBurst),
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/lanes", a.listLanes)
 	mux.HandleFunc("POST /api/lanes", a.createLane)
@@ -58,6 +66,12 @@ func newAPI(lb *lobby.Lobby, log *slog.Logger) (*API, http.Handler) {
 	mux.HandleFunc("GET /api/lanes/{id}/board.txt", a.getBoardText)
 	mux.HandleFunc("GET /api/lanes/{id}/invite", a.getInvite)
 	mux.HandleFunc("GET /api/lanes/{id}/qr.png", a.getQR)
+	mux.HandleFunc("GET /api/lanes/{id}/games", a.getGames)
+	mux.HandleFunc("GET /api/lanes/{id}/stats", a.getStats)
+	mux.HandleFunc("GET /api/lanes/{id}/games.csv", a.getCSV)
+	mux.HandleFunc("GET /api/lanes/{id}/games/{file}", a.getScorecard)
+	mux.HandleFunc("GET /api/leagues/{id}/recap.csv", a.getRecapCSV)
+	mux.HandleFunc("GET /api/leagues/{id}/recap.svg", a.getRecapSVG)
 	mux.HandleFunc("GET /api/nodes", a.getNodes)
 	mux.HandleFunc("GET /ws/lanes/{id}", a.serveWS)
 	mux.HandleFunc("GET /healthz", a.health)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package lobby_test
+package api
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,7 +27,6 @@ import (
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/ws"
 	"github.com/tenpin/tenpin/lobby"
-	"github.com/tenpin/tenpin/lobby/api"
 	"github.com/tenpin/tenpin/lobby/memjournal"
 	tenpin "github.com/tenpin/tenpin/protocol/client"
 )
@@ -35,6 +35,7 @@ import (
 // long series when it started: what the exports benchmarks ask.
 type exportBench struct {
 	lobby *lobby.Lobby
+	api   *API
 	srv   *httptest.Server
 	long  []string // the ids of the lanes of a long series
 }
@@ -80,7 +81,8 @@ func newExportBench(b *testing.B, lanes, games int) *exportBench {
 		defer close(done)
 		lb.Run(ctx)
 	}()
-	srv := httptest.NewServer(api.New(lb, nil))
+	a, h := newAPI(lb, nil)
+	srv := httptest.NewServer(h)
 	// Connections kept for the 50 at once, as 50 clients keep theirs: the
 	// process is the clients too, and dialling anew was a tenth of its CPU.
 	srv.Client().Transport.(*http.Transport).MaxIdleConnsPerHost = 100
@@ -89,7 +91,7 @@ func newExportBench(b *testing.B, lanes, games int) *exportBench {
 		<-done
 		srv.Close()
 	})
-	return &exportBench{lobby: lb, srv: srv, long: long}
+	return &exportBench{lobby: lb, api: a, srv: srv, long: long}
 }
 
 // get asks for path from the client address addr, and returns the
@@ -119,7 +121,7 @@ func BenchmarkExport(b *testing.B) {
 			addr := 0
 			start := processCPU()
 			for b.Loop() {
-				lobby.ForgetExports(e.lobby)
+				e.api.built.forget()
 				addr++ // an address each: the rate limit is not measured here
 				if status := e.get(b, base+path, "10.0.0."+strconv.Itoa(addr%250+1)); status != http.StatusOK {
 					b.Fatalf("GET %s: %d", path, status)
@@ -172,8 +174,8 @@ func BenchmarkExportAfterRoll(b *testing.B) {
 // server's process used a second (cpu-ms/s: the lanes' and their bowlers',
 // not the asker's, which runs in a process of its own on the same cores).
 //
-//	go test ./lobby -run XXX -bench RollsBesideExports -benchtime 1000x
-//	TENPIN_BENCH_ADDRS=50 go test ./lobby -run XXX -bench RollsBesideExports -benchtime 1000x
+//	go test ./lobby/api -run XXX -bench RollsBesideExports -benchtime 1000x
+//	TENPIN_BENCH_ADDRS=50 go test ./lobby/api -run XXX -bench RollsBesideExports -benchtime 1000x
 func BenchmarkRollsBesideExports(b *testing.B) {
 	lanes := envInt(b, "TENPIN_BENCH_LANES", 8)
 	exporters := envInt(b, "TENPIN_BENCH_EXPORTERS", 50)
@@ -393,4 +395,53 @@ func processCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// forget forgets the exports built, for the benchmark of building them.
+func (c *builtCache) forget() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lanes, c.bytes = nil, 0
+}
+
+// envInt returns the environment's variable name, a positive number, or
+// def if it is not set.
+func envInt(b *testing.B, name string, def int) int {
+	if s := os.Getenv(name); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			b.Fatalf("%s=%q: want a positive number", name, s)
+		}
+		return n
+	}
+	return def
+}
+
+// quantile returns the q-quantile of ds, in milliseconds.
+func quantile(ds []time.Duration, q float64) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return float64(s[min(len(s)-1, int(q*float64(len(s))))].Microseconds()) / 1000
+}
+
+// randomGame is a finished game of random balls, each named by the pins
+// it leaves standing (so its leaves are known), as the pin deck enters
+// them.
+func randomGame(r *rand.Rand) bowling.Game {
+	var g bowling.Game
+	for !g.Over() {
+		rack, ok := g.Rack()
+		if !ok {
+			g.Roll(r.IntN(g.Standing() + 1))
+			continue
+		}
+		pins := rack.Pins()
+		r.Shuffle(len(pins), func(i, j int) { pins[i], pins[j] = pins[j], pins[i] })
+		d, _ := bowling.NewDeck(pins[:r.IntN(len(pins)+1)]...)
+		g.RollDeck(d)
+	}
+	return g
 }
