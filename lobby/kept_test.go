@@ -134,6 +134,12 @@ func TestAClosedLanesNightIsKept(t *testing.T) {
 	case <-time.After(wait):
 		t.Fatal("the lane nobody bowled on did not close")
 	}
+	// Stopped, a lane is out of the lobby a moment later; till then the
+	// API still shows its last board.
+	polltest.Until(t, wait, "the lobby to let the closed lane go", func() (any, bool) {
+		_, open := s.lobby.Get(empty)
+		return open, !open
+	})
 	if status, _, _ := get(t, s.srv.URL+"/api/lanes/"+empty); status != http.StatusNotFound {
 		t.Errorf("GET a closed lane nobody bowled on: %d, want 404: there was no night to keep", status)
 	}
