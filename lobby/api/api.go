@@ -7,8 +7,11 @@
 // journal, and says what a lane is and why it refuses; this package only
 // turns requests into the lobby's calls and their answers into
 // responses, with the caches and the rates per client address that are
-// the API's own (the invitations' QR codes, the list's pages). The routes it does not serve
-// yet are the lobby's Handler's, behind it.
+// the API's own (the invitations' QR codes, the list's pages). It serves
+// the lanes, the nodes, /healthz, the bowlers and the leagues; the routes
+// it does not serve yet — a lane's exports (games, stats, CSV,
+// scorecards), a league's recap, and the WebSocket endpoint — are the
+// lobby's Handler's, behind it.
 package api
 
 import (
@@ -58,6 +61,7 @@ func newAPI(lb *lobby.Lobby, log *slog.Logger) (*API, http.Handler) {
 	mux.HandleFunc("GET /api/nodes", a.getNodes)
 	mux.HandleFunc("GET /healthz", a.health)
 	a.bowlerRoutes(mux)
+	a.leagueRoutes(mux)
 	mux.Handle("/", lb.Handler())
 	return a, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		lobby.SetHeaders(w.Header())
