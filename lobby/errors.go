@@ -40,7 +40,7 @@ type Refusal uint8
 // the seconds to wait, which tooMany adds to their arguments.
 const (
 	// The API's requests.
-	refuseNoAPI       Refusal = iota // method, path
+	RefuseNoAPI       Refusal = iota // method, path
 	RefuseNoScorecard                // method, path
 	refuseNotJSON
 	refuseTooLarge      // the limit in bytes
@@ -54,7 +54,7 @@ const (
 	RefusePageLimit     // the most, limit given
 	RefuseHistoryBefore // before given
 	refuseLeagueAfter   // the most, after given
-	refuseBadWeek       // week given
+	RefuseBadWeek       // week given
 
 	// Lanes.
 	refuseLaneName          // why the name is no title
@@ -89,10 +89,10 @@ const (
 	// Leagues.
 	refuseLeagueContended
 	refuseLeaguesDown
-	refuseLeaguesFast // seconds to wait
+	RefuseLeaguesFast // seconds to wait
 	refuseNotSecretary
-	refuseSecretaryKeyMissing
-	refuseKeyGuesses // seconds to wait
+	RefuseSecretaryKeyMissing
+	RefuseKeyGuesses // seconds to wait
 
 	// A league night's and a correction's, wrapping the league's and the
 	// rules' sentinels.
@@ -117,7 +117,7 @@ var refusals = [numRefusals]struct {
 	text string
 	err  error
 }{
-	refuseNoAPI:         {protocol.CodeNotFound, "no API at %s %s", nil},
+	RefuseNoAPI:         {protocol.CodeNotFound, "no API at %s %s", nil},
 	RefuseNoScorecard:   {protocol.CodeNotFound, "no API at %s %s: a game's scorecard is games/{n}.svg, n from 1", nil},
 	refuseNotJSON:       {protocol.CodeUnsupportedMediaType, "send the body as JSON, with Content-Type: application/json", nil},
 	refuseTooLarge:      {protocol.CodeTooLarge, "the body is over %d bytes", nil},
@@ -131,7 +131,7 @@ var refusals = [numRefusals]struct {
 	RefusePageLimit:     {protocol.CodeBadRequest, "limit is a number from 1 to %d, not %q", nil},
 	RefuseHistoryBefore: {protocol.CodeBadRequest, "before is a page's next, not %q", nil},
 	refuseLeagueAfter:   {protocol.CodeBadRequest, "after is a record's number, 0 to %d, not %q", nil},
-	refuseBadWeek:       {protocol.CodeBadRequest, "a week is a number from 1, not %q", nil},
+	RefuseBadWeek:       {protocol.CodeBadRequest, "a week is a number from 1, not %q", nil},
 
 	refuseLaneName:          {protocol.CodeInvalidLaneName, "the lane's name: %v", ErrLaneName},
 	refuseLanesServer:       {protocol.CodeTooManyLanes, "the server holds %d lanes, its limit", ErrFull},
@@ -163,10 +163,10 @@ var refusals = [numRefusals]struct {
 
 	refuseLeagueContended:     {protocol.CodeUnavailable, "the league was changed meanwhile, again and again; try again", nil},
 	refuseLeaguesDown:         {protocol.CodeUnavailable, "the leagues' store does not answer; try again in a moment", nil},
-	refuseLeaguesFast:         {protocol.CodeRateLimited, "this address has created leagues too fast; try again in %d s", nil},
+	RefuseLeaguesFast:         {protocol.CodeRateLimited, "this address has created leagues too fast; try again in %d s", nil},
 	refuseNotSecretary:        {protocol.CodeNotSecretary, "that key is not this league's secretary's", nil},
-	refuseSecretaryKeyMissing: {protocol.CodeSecretaryRequired, `send the league secretary's key as the header "Authorization: Secretary <key>"`, nil},
-	refuseKeyGuesses:          {protocol.CodeRateLimited, "this address has tried too many wrong keys; try again in %d s", nil},
+	RefuseSecretaryKeyMissing: {protocol.CodeSecretaryRequired, `send the league secretary's key as the header "Authorization: Secretary <key>"`, nil},
+	RefuseKeyGuesses:          {protocol.CodeRateLimited, "this address has tried too many wrong keys; try again in %d s", nil},
 
 	refuseSubstituteName: {protocol.CodeInvalidNight, "the substitute for %q has no name", league.ErrInvalidNight},
 	refuseSubstitutes:    {protocol.CodeInvalidNight, "%q has two substitutes, %q and %q: one place, one bowler", league.ErrInvalidNight},

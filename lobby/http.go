@@ -11,7 +11,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -22,24 +21,6 @@ import (
 	"github.com/tenpin/tenpin/protocol"
 )
 
-// Handler returns the routes that lobby/api does not serve itself yet:
-// the leagues' API (/api/leagues/…) but for their recaps, and 404 for any
-// other /api/ path; serve lobby/api's New, which answers the others and
-// passes these here. What each answers — fields, statuses, paging, headers — is
-// documented once, in package protocol (go doc ./protocol, "HTTP").
-// Every response carries the headers of [SetHeaders].
-func (lb *Lobby) Handler() http.Handler {
-	mux := http.NewServeMux()
-	lb.leagueRoutes(mux)
-	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		lb.fail(w, refuseNoAPI, r.Method, r.URL.Path)
-	})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		SetHeaders(w.Header())
-		mux.ServeHTTP(w, r)
-	})
-}
-
 // SetHeaders sets the headers every response of the server carries,
 // whatever answers it: X-Content-Type-Options: nosniff, so that no
 // browser takes an answer for another type than it says (JSON for a page
@@ -48,27 +29,6 @@ func (lb *Lobby) Handler() http.Handler {
 func SetHeaders(h http.Header) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
-}
-
-// fail answers a request with an API error, the refusal r with its
-// arguments (a protocol.Error, with its code's HTTP status), and counts
-// it by its code.
-func (lb *Lobby) fail(w http.ResponseWriter, r Refusal, args ...any) {
-	e := r.Error(args...)
-	count(&lb.counters.refused, string(e.Code))
-	WriteError(w, e)
-}
-
-// failErr answers a request with the refusal err carries (see
-// lane.ErrorFor); an error of the server's own is logged, and the client
-// is told only that the server failed.
-func (lb *Lobby) failErr(w http.ResponseWriter, err error) {
-	pe, known := lane.ErrorFor(err)
-	if !known {
-		lb.log.Error("request failed", "err", err)
-	}
-	count(&lb.counters.refused, string(pe.Code))
-	WriteError(w, pe)
 }
 
 // WriteError answers a request with e, with its code's HTTP status.
@@ -138,15 +98,6 @@ func (lb *Lobby) AllowCreation(addr string, now time.Time) (bool, time.Duration)
 // (Config.LanesPerAddr; below 1, no limit).
 func (lb *Lobby) LanesPerAddr() int { return lb.cfg.LanesPerAddr }
 
-// tooMany answers 429 rate_limited, the refusal why with its arguments
-// and the seconds to wait, with a Retry-After of wait (at least a
-// second).
-func (lb *Lobby) tooMany(w http.ResponseWriter, wait time.Duration, why Refusal, args ...any) {
-	secs := retrySecs(wait)
-	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	lb.fail(w, why, append(args, secs)...)
-}
-
 // retrySecs is the seconds a client is told to wait for wait to pass:
 // its whole seconds and one more, never fewer than wait.
 func retrySecs(wait time.Duration) int { return int(wait/time.Second) + 1 }
@@ -154,16 +105,6 @@ func retrySecs(wait time.Duration) int { return int(wait/time.Second) + 1 }
 // IdleTimeout is how long a lane with nobody connected stays open.
 func (lb *Lobby) IdleTimeout() time.Duration {
 	return cmp.Or(lb.cfg.Lane.IdleTimeout, lane.IdleTimeout)
-}
-
-// readJSON reads a request's JSON body as ReadJSON does, or answers why
-// not.
-func (lb *Lobby) readJSON(w http.ResponseWriter, r *http.Request, limit int64, v any, example string, empty bool) bool {
-	if err := ReadJSON(w, r, limit, v, example, empty); err != nil {
-		lb.failErr(w, err)
-		return false
-	}
-	return true
 }
 
 // ReadJSON reads a request's JSON body, up to limit bytes, strictly into
@@ -266,17 +207,6 @@ func (lb *Lobby) CountRefusal(code protocol.Code, limit string) {
 	if limit != "" {
 		lb.rateLimited(limit)
 	}
-}
-
-// failFind answers a request for lane id that could not be found.
-func (lb *Lobby) failFind(w http.ResponseWriter, id string, err error) {
-	if errors.Is(err, ErrNoLane) {
-		lb.fail(w, refuseLaneNotFound, id)
-		return
-	}
-	lb.log.Warn("lane not reached", "lane", id, "err", err)
-	w.Header().Set("Retry-After", "1")
-	lb.fail(w, refuseLaneUnreached, id)
 }
 
 // An AdmitError is why [Lobby.Admit] turned a WebSocket connection away

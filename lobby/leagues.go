@@ -6,7 +6,6 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,11 +18,11 @@ import (
 	"github.com/tenpin/tenpin/protocol"
 )
 
-// The leagues' API: a league's settings, schedule, standings and history
-// for anyone with its id; its nights opened and closed and its scores
-// entered or corrected by its secretary, authenticated by the header
-// "Authorization: Secretary <key>" (never a URL, which logs and Referer
-// headers keep). Its reference is package protocol's ("Leagues").
+// The leagues: a league's settings, schedule, standings and history for
+// anyone with its id; its nights opened and closed and its scores entered
+// or corrected by its secretary, who proves it with the key the league
+// was created with (kept only as its hash). lobby/api serves them; their
+// reference is package protocol's ("Leagues").
 //
 // A league is its settings and its records (package league, kept in a
 // league.Store). The lobby keeps the leagues asked for lately loaded, and
@@ -32,7 +31,7 @@ import (
 // another writer (another node of a cluster) got there first; then the
 // league is loaded again and the change decided again.
 
-// Limits of the leagues' API.
+// Limits of the leagues.
 const (
 	// LeagueCreateRate and LeagueCreateBurst bound the leagues one
 	// address creates: a house sets up its few leagues once a season; a
@@ -42,13 +41,6 @@ const (
 
 	// LimitLeagueCreations counts the creations LeagueCreateRate refused.
 	LimitLeagueCreations = "league_creations"
-
-	// maxLeagueBody bounds the body of POST /api/leagues: 32 teams of 6
-	// bowlers, every name 40 four-byte characters, take under 40 KiB.
-	maxLeagueBody = 64 << 10
-	// maxLeagueCommand bounds the bodies of a secretary's commands: a
-	// night's absent bowlers and substitutes, a score.
-	maxLeagueCommand = 8 << 10
 
 	// leagueTries is how often a change is decided again after another
 	// writer came first: each time is one writer's change landing, and a
@@ -65,41 +57,21 @@ const (
 	// A lone server is its leagues' only writer and never reads again.
 	leagueFresh = 2 * time.Second
 
-	// maxLeagueHistoryPage is the most records a page of a league's
-	// history holds, and leagueHistoryPage how many if not asked.
-	maxLeagueHistoryPage = 1000
-	leagueHistoryPage    = 200
-
 	// bySecretary is the By of the records the secretary's requests make.
 	bySecretary = "secretary"
 )
 
-// leagueRoutes adds the leagues' API to mux.
-func (lb *Lobby) leagueRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("POST /api/leagues", lb.createLeague)
-	mux.HandleFunc("GET /api/leagues/{id}", lb.withLeagueRead(lb.getLeague))
-	mux.HandleFunc("GET /api/leagues/{id}/standings", lb.withLeagueRead(lb.getStandings))
-	mux.HandleFunc("GET /api/leagues/{id}/history", lb.withLeagueRead(lb.getLeagueHistory))
-	mux.HandleFunc("POST /api/leagues/{id}/weeks/{n}/open", lb.openWeek)
-	mux.HandleFunc("POST /api/leagues/{id}/weeks/{n}/close", lb.closeWeek)
-	mux.HandleFunc("POST /api/leagues/{id}/scores", lb.scoreGame)
-	mux.HandleFunc("POST /api/leagues/{id}/balls", lb.correctBall)
-	mux.HandleFunc("GET /api/leagues/{id}/secretary", lb.checkSecretary)
-}
-
-// checkSecretary answers 204 if the request's key is the league's
-// secretary's (a page asks before it shows the secretary's controls), or
-// why not, as any secretary's request is refused; it changes nothing.
-func (lb *Lobby) checkSecretary(w http.ResponseWriter, r *http.Request) {
-	key, ok := lb.secretaryKey(w, r)
-	if !ok {
-		return
-	}
-	lb.asSecretary(w, r, key, func(*leagueEntry) error {
-		w.WriteHeader(http.StatusNoContent)
-		return nil
-	})
-}
+// Errors of the leagues, each wrapped with the refusal a client is sent
+// for it (see lane.ErrorFor).
+var (
+	// ErrNotSecretary: a secretary's key that is not the league's. The
+	// API counts it as a key guessed (see Lobby.AllowGuess).
+	ErrNotSecretary = errors.New("lobby: not the league's secretary")
+	// ErrLeaguesUnavailable: the leagues' store did not answer, or the
+	// league was changed by other writers at each of leagueTries tries;
+	// the client may try again in a moment.
+	ErrLeaguesUnavailable = errors.New("lobby: leagues unavailable")
+)
 
 // leagueEntry is a league as the lobby keeps it loaded. Its mutex is
 // held by whoever reads or changes it: one change of a league at a time
@@ -117,9 +89,6 @@ type leagueCache struct {
 	mu sync.Mutex
 	m  map[string]*leagueEntry
 }
-
-// errNotSecretary: a secretary's key that is not the league's.
-var errNotSecretary = errors.New("lobby: not the league's secretary")
 
 // withLeague runs f on league id, loaded and locked. An id the lobby
 // never draws is not looked for.
@@ -224,61 +193,67 @@ func (lb *Lobby) changeLeague(ctx context.Context, e *leagueEntry, by string, de
 	}
 }
 
-// failLeague answers a league's request whose change or read failed: a
-// refusal of the league's or the lobby's with its code (see
-// lane.ErrorFor); anything else is the store's failure, logged, and
-// answered unavailable.
-func (lb *Lobby) failLeague(w http.ResponseWriter, err error) {
+// leagueError returns err, which a league's change or read failed with,
+// as the error its client is told of (see lane.ErrorFor): a refusal of
+// the league's or the lobby's as it is; a league changed by other
+// writers at every try, or anything else — the store's failure —
+// wrapping ErrLeaguesUnavailable with its refusal, the cause kept for
+// the log.
+func leagueError(err error) error {
+	if err == nil {
+		return nil
+	}
 	if _, known := lane.ErrorFor(err); known {
-		lb.failErr(w, err)
-		return
+		return err
 	}
 	if errors.Is(err, league.ErrConflict) {
-		w.Header().Set("Retry-After", "1")
-		lb.fail(w, refuseLeagueContended)
-		return
+		return fmt.Errorf("%w: %w: %w", ErrLeaguesUnavailable, refuseLeagueContended.Error(), err)
 	}
-	lb.log.Warn("leagues not reached", "err", err)
-	w.Header().Set("Retry-After", "1")
-	lb.fail(w, refuseLeaguesDown)
+	return fmt.Errorf("%w: %w: %w", ErrLeaguesUnavailable, refuseLeaguesDown.Error(), err)
 }
 
-func (lb *Lobby) createLeague(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cache-Control", "no-store")
-	// Only JSON, as for a lane (readJSON): a page of another site cannot
-	// send it without a preflight, which is never answered.
-	var body protocol.CreateLeague
-	if !lb.readJSON(w, r, maxLeagueBody, &body, `{"name":"Thursday Mixed","games_per_night":3,"teams":[…]}`, false) {
-		return
-	}
+// AllowLeagueCreation spends one of the league creations the client
+// address addr may make (LeagueCreateRate, LeagueCreateBurst) if it has
+// one left; otherwise it says how long until it will.
+func (lb *Lobby) AllowLeagueCreation(addr string, now time.Time) (bool, time.Duration) {
+	return lb.admit.leagueCreations.Allow(addr, now)
+}
+
+// RefundLeagueCreation gives back the creation AllowLeagueCreation spent,
+// for a league that was not created.
+func (lb *Lobby) RefundLeagueCreation(addr string) { lb.admit.leagueCreations.Refund(addr) }
+
+// CheckLeague returns nil if CreateLeague would take body, else why not
+// (invalid_league, saying what is wrong; see lane.ErrorFor). It stores
+// nothing: the API asks before it counts a creation against the address.
+func CheckLeague(body protocol.CreateLeague) error {
+	_, err := league.New(settingsOf(body))
+	return err
+}
+
+// CreateLeague creates the league body describes, under an id of its
+// own, and returns the id and its secretary's key: the one time the key
+// is told, as the league keeps only its hash. The error says what the
+// client is told (see lane.ErrorFor): the league's refusal of body, or
+// ErrLeaguesUnavailable.
+func (lb *Lobby) CreateLeague(ctx context.Context, body protocol.CreateLeague) (protocol.CreatedLeague, error) {
 	l, err := league.New(settingsOf(body))
 	if err != nil {
-		lb.failLeague(w, err)
-		return
-	}
-	// Only a league that would be created costs the address a creation.
-	addr := lb.ClientAddr(r)
-	if ok, wait := lb.admit.leagueCreations.Allow(addr, time.Now()); !ok {
-		lb.rateLimited(LimitLeagueCreations)
-		lb.tooMany(w, wait, refuseLeaguesFast)
-		return
+		return protocol.CreatedLeague{}, err
 	}
 	key := rand.Text()
 	st := league.Stored{Settings: l.Settings(), Secretary: league.HashKey(key), Created: time.Now().UTC().Truncate(time.Second)}
 	for range 3 { // an id taken: draw again
 		st.ID = newID()
-		if err = lb.cfg.Leagues.Create(r.Context(), st); !errors.Is(err, league.ErrExists) {
+		if err = lb.cfg.Leagues.Create(ctx, st); !errors.Is(err, league.ErrExists) {
 			break
 		}
 	}
 	if err != nil {
-		lb.admit.leagueCreations.Refund(addr)
-		lb.failLeague(w, err)
-		return
+		return protocol.CreatedLeague{}, leagueError(err)
 	}
 	lb.log.Info("league created", "league", st.ID, "teams", len(st.Settings.Teams))
-	w.Header().Set("Location", "/api/leagues/"+st.ID)
-	writeJSON(w, http.StatusCreated, protocol.CreatedLeague{ID: st.ID, SecretaryKey: key})
+	return protocol.CreatedLeague{ID: st.ID, SecretaryKey: key}, nil
 }
 
 // settingsOf is a league's settings as the API sends them.
@@ -301,39 +276,17 @@ func settingsOf(b protocol.CreateLeague) league.Settings {
 	return s
 }
 
-// withLeagueRead runs h on the league the path names, for anyone.
-func (lb *Lobby) withLeagueRead(h func(http.ResponseWriter, *http.Request, *leagueEntry)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-store")
-		err := lb.withLeague(r.Context(), r.PathValue("id"), func(e *leagueEntry) error {
-			h(w, r, e)
-			return nil
-		})
-		if err != nil {
-			lb.failLeague(w, err)
-		}
-	}
-}
-
-// asSecretary runs h on the league the path names if key (see
-// secretaryKey) is its secretary's, or answers why not: 403 not_secretary
-// for another key, which costs the address a guess, as an unknown bowler
-// key does (429 past them). The key is compared by its hash, in constant
-// time, and never logged.
-func (lb *Lobby) asSecretary(w http.ResponseWriter, r *http.Request, key string, h func(*leagueEntry) error) {
-	addr, ok := lb.spendGuess(w, r, refuseKeyGuesses)
-	if !ok {
-		return
-	}
+// asSecretary runs f on league id if key is its secretary's, or returns
+// why not: ErrNotSecretary for another key. The key is compared by its
+// hash, in constant time, and never logged.
+func (lb *Lobby) asSecretary(ctx context.Context, id, key string, f func(*leagueEntry) error) error {
 	hash := league.HashKey(key)
-	err := lb.withLeague(r.Context(), r.PathValue("id"), func(e *leagueEntry) error {
+	return lb.withLeague(ctx, id, func(e *leagueEntry) error {
 		if !e.secretary(hash) {
-			return errNotSecretary
+			return fmt.Errorf("%w: %w", ErrNotSecretary, refuseNotSecretary.Error())
 		}
-		lb.admit.keyGuesses.Refund(addr)
-		return h(e)
+		return f(e)
 	})
-	lb.failSecretary(w, err)
 }
 
 // secretary reports whether hash is the hash of the league's secretary's
@@ -342,62 +295,41 @@ func (e *leagueEntry) secretary(hash league.KeyHash) bool {
 	return subtle.ConstantTimeCompare(hash[:], e.stored.Secretary[:]) == 1
 }
 
-// failSecretary answers a secretary's request whose change failed with
-// err, if it did: 403 for another key, else as failLeague.
-func (lb *Lobby) failSecretary(w http.ResponseWriter, err error) {
-	switch {
-	case errors.Is(err, errNotSecretary):
-		lb.fail(w, refuseNotSecretary)
-	case err != nil:
-		lb.failLeague(w, err)
-	}
+// CheckSecretary returns nil if key is league id's secretary's key (a
+// page asks before it shows the secretary's controls), or why not, as
+// any of the secretary's calls is refused: ErrNotSecretary for another
+// key. It changes nothing.
+func (lb *Lobby) CheckSecretary(ctx context.Context, id, key string) error {
+	return leagueError(lb.asSecretary(ctx, id, key, func(*leagueEntry) error { return nil }))
 }
 
-// secretaryKey returns the key a secretary's request carries, or answers
-// 401 secretary_required: before its body is read, for a request without
-// the key is refused whatever its body.
-func (lb *Lobby) secretaryKey(w http.ResponseWriter, r *http.Request) (string, bool) {
-	w.Header().Set("Cache-Control", "no-store")
-	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Secretary ")
-	if !ok || key == "" {
-		lb.fail(w, refuseSecretaryKeyMissing)
-		return "", false
-	}
-	return key, true
-}
-
-// week returns the week the path names, or answers why not.
-func (lb *Lobby) week(w http.ResponseWriter, r *http.Request) (int, bool) {
-	s := r.PathValue("n")
-	n, err := strconv.Atoi(s)
-	if err != nil || strconv.Itoa(n) != s || n < 1 {
-		lb.fail(w, refuseBadWeek, s)
-		return 0, false
-	}
-	return n, true
-}
-
-func (lb *Lobby) getLeague(w http.ResponseWriter, r *http.Request, e *leagueEntry) {
-	s := e.l.Settings()
-	out := protocol.League{
-		ID: e.id, Name: s.Name, GamesPerNight: s.GamesPerNight,
-		Handicap:    protocol.LeagueHandicap{Basis: s.Handicap.Basis, Percent: s.Handicap.Percent},
-		Points:      protocol.LeaguePoints{PerGame: s.Points.PerGame, PerSeries: s.Points.PerSeries},
-		AbsentMinus: s.AbsentMinus, VacancyScore: s.VacancyScore,
-		Teams: make([]protocol.LeagueTeam, len(s.Teams)), Schedule: []protocol.LeagueWeek{},
-	}
-	for i, t := range s.Teams {
-		out.Teams[i] = protocol.LeagueTeam{Name: t.Name, Bowlers: make([]protocol.LeagueBowler, len(t.Bowlers))}
-		for k, b := range t.Bowlers {
-			out.Teams[i].Bowlers[k] = protocol.LeagueBowler{Name: b.Name, Average: b.Average}
+// League returns league id as the API shows it: its settings, its teams
+// and its schedule, with the lanes of the nights opened.
+func (lb *Lobby) League(ctx context.Context, id string) (protocol.League, error) {
+	var out protocol.League
+	err := lb.withLeague(ctx, id, func(e *leagueEntry) error {
+		s := e.l.Settings()
+		out = protocol.League{
+			ID: e.id, Name: s.Name, GamesPerNight: s.GamesPerNight,
+			Handicap:    protocol.LeagueHandicap{Basis: s.Handicap.Basis, Percent: s.Handicap.Percent},
+			Points:      protocol.LeaguePoints{PerGame: s.Points.PerGame, PerSeries: s.Points.PerSeries},
+			AbsentMinus: s.AbsentMinus, VacancyScore: s.VacancyScore,
+			Teams: make([]protocol.LeagueTeam, len(s.Teams)), Schedule: []protocol.LeagueWeek{},
 		}
-	}
-	lanes := nightLanes(e.stored.Records)
-	for i := range e.l.Schedule() {
-		out.Schedule = append(out.Schedule, protocol.LeagueWeek{Week: i + 1, Matches: e.matches(i+1, lanes[i+1])})
-	}
-	out.Week, out.Open = e.l.Night()
-	writeJSON(w, http.StatusOK, out)
+		for i, t := range s.Teams {
+			out.Teams[i] = protocol.LeagueTeam{Name: t.Name, Bowlers: make([]protocol.LeagueBowler, len(t.Bowlers))}
+			for k, b := range t.Bowlers {
+				out.Teams[i].Bowlers[k] = protocol.LeagueBowler{Name: b.Name, Average: b.Average}
+			}
+		}
+		lanes := nightLanes(e.stored.Records)
+		for i := range e.l.Schedule() {
+			out.Schedule = append(out.Schedule, protocol.LeagueWeek{Week: i + 1, Matches: e.matches(i+1, lanes[i+1])})
+		}
+		out.Week, out.Open = e.l.Night()
+		return nil
+	})
+	return out, leagueError(err)
 }
 
 // matches returns the week's matches, by the teams' names, with the
@@ -426,50 +358,49 @@ func nightLanes(recs []league.Record) map[int][]string {
 	return out
 }
 
-func (lb *Lobby) getStandings(w http.ResponseWriter, r *http.Request, e *leagueEntry) {
-	st := e.l.Standings()
-	out := protocol.LeagueStandings{Week: st.Closed, Teams: make([]protocol.LeagueTeamStanding, len(st.Teams)), Bowlers: make([]protocol.LeagueBowlerStanding, len(st.Bowlers))}
-	for i, t := range st.Teams {
-		out.Teams[i] = protocol.LeagueTeamStanding{Name: t.Name, PointsWon: t.PointsWon, PointsLost: t.PointsLost, PinsScratch: t.PinsScratch, PinsHandicap: t.PinsHandicap, HighGame: t.HighGame, HighSeries: t.HighSeries}
-	}
-	for i, b := range st.Bowlers {
-		out.Bowlers[i] = protocol.LeagueBowlerStanding{Name: b.Name, Team: b.Team, Games: b.Games, Pins: b.Pins, Average: b.Average, Handicap: b.Handicap, HighGame: b.HighGame, HighSeries: b.HighSeries}
-	}
-	writeJSON(w, http.StatusOK, out)
+// Standings returns league id's standings, as of its last night closed.
+func (lb *Lobby) Standings(ctx context.Context, id string) (protocol.LeagueStandings, error) {
+	var out protocol.LeagueStandings
+	err := lb.withLeague(ctx, id, func(e *leagueEntry) error {
+		st := e.l.Standings()
+		out = protocol.LeagueStandings{Week: st.Closed, Teams: make([]protocol.LeagueTeamStanding, len(st.Teams)), Bowlers: make([]protocol.LeagueBowlerStanding, len(st.Bowlers))}
+		for i, t := range st.Teams {
+			out.Teams[i] = protocol.LeagueTeamStanding{Name: t.Name, PointsWon: t.PointsWon, PointsLost: t.PointsLost, PinsScratch: t.PinsScratch, PinsHandicap: t.PinsHandicap, HighGame: t.HighGame, HighSeries: t.HighSeries}
+		}
+		for i, b := range st.Bowlers {
+			out.Bowlers[i] = protocol.LeagueBowlerStanding{Name: b.Name, Team: b.Team, Games: b.Games, Pins: b.Pins, Average: b.Average, Handicap: b.Handicap, HighGame: b.HighGame, HighSeries: b.HighSeries}
+		}
+		return nil
+	})
+	return out, leagueError(err)
 }
 
-// getLeagueHistory answers a page of the league's records, oldest first:
-// ?limit= records (1 to 1000; 200 if omitted) after the record ?after=
-// numbers (0, or omitted: from the first).
-func (lb *Lobby) getLeagueHistory(w http.ResponseWriter, r *http.Request, e *leagueEntry) {
-	q := r.URL.Query()
-	limit, after := leagueHistoryPage, 0
-	if s := q.Get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > maxLeagueHistoryPage {
-			lb.fail(w, RefusePageLimit, maxLeagueHistoryPage, s)
-			return
+// LeagueHistory returns a page of league id's records, oldest first: up
+// to limit records after the record numbered after, the number as the
+// client wrote it ("" from the first). A number that is no record's of
+// the league (0 to how many it has) is refused saying how many.
+func (lb *Lobby) LeagueHistory(ctx context.Context, id, after string, limit int) (protocol.LeagueHistory, error) {
+	var out protocol.LeagueHistory
+	err := lb.withLeague(ctx, id, func(e *leagueEntry) error {
+		recs, from := e.stored.Records, 0
+		if after != "" {
+			n, err := strconv.Atoi(after)
+			if err != nil || n < 0 || n > len(recs) {
+				return refused(refuseLeagueAfter, len(recs), after)
+			}
+			from = n
 		}
-		limit = n
-	}
-	recs := e.stored.Records
-	if s := q.Get("after"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 0 || n > len(recs) {
-			lb.fail(w, refuseLeagueAfter, len(recs), s)
-			return
+		end := min(len(recs), from+limit)
+		out = protocol.LeagueHistory{Records: make([]protocol.LeagueRecord, 0, end-from)}
+		for i := from; i < end; i++ {
+			out.Records = append(out.Records, recordOf(i+1, recs[i]))
 		}
-		after = n
-	}
-	end := min(len(recs), after+limit)
-	out := protocol.LeagueHistory{Records: make([]protocol.LeagueRecord, 0, end-after)}
-	for i := after; i < end; i++ {
-		out.Records = append(out.Records, recordOf(i+1, recs[i]))
-	}
-	if end < len(recs) {
-		out.Next = strconv.Itoa(end)
-	}
-	writeJSON(w, http.StatusOK, out)
+		if end < len(recs) {
+			out.Next = strconv.Itoa(end)
+		}
+		return nil
+	})
+	return out, leagueError(err)
 }
 
 // recordOf is record n of a league's history as the API shows it.
@@ -499,33 +430,24 @@ func recordOf(n int, r league.Record) protocol.LeagueRecord {
 	return out
 }
 
-// openWeek opens a week's night: the league decides it, a lane is opened
-// for each of its matches, and the night is recorded with its lanes.
-// Nothing is opened for a night the league refuses. If the record cannot
-// be stored after its lanes were opened, they are left to close as any
-// lane nobody joins does, after the idle time.
-func (lb *Lobby) openWeek(w http.ResponseWriter, r *http.Request) {
-	key, ok := lb.secretaryKey(w, r)
-	if !ok {
-		return
-	}
-	week, ok := lb.week(w, r)
-	if !ok {
-		return
-	}
-	var body protocol.OpenWeek
-	if !lb.readJSON(w, r, maxLeagueCommand, &body, `{"absent":["Lee"],"substitutes":[{"for":"Lee","name":"Jung"}]}`, true) {
-		return
-	}
+// OpenWeek opens week's night of league id for its secretary, whose key
+// is key: the league decides it, a lane is opened for each of its
+// matches, and the night is recorded with its lanes, which the matches
+// returned name. Nothing is opened for a night the league refuses, nor
+// for body's absences if they are not a night's (refused before the key
+// is checked). If the record cannot be stored after its lanes were
+// opened, they are left to close as any lane nobody joins does, after
+// the idle time.
+func (lb *Lobby) OpenWeek(ctx context.Context, id, key string, week int, body protocol.OpenWeek) (protocol.OpenedWeek, error) {
 	absent, err := absences(body)
 	if err != nil {
-		lb.failLeague(w, err)
-		return
+		return protocol.OpenedWeek{}, err
 	}
-	lb.asSecretary(w, r, key, func(e *leagueEntry) error {
+	var out protocol.OpenedWeek
+	err = lb.asSecretary(ctx, id, key, func(e *leagueEntry) error {
 		s := e.l.Settings()
 		var opened []string // the night's lanes, opened once however often it is decided
-		rec, _, err := lb.changeLeague(r.Context(), e, bySecretary, func(l *league.League) (league.Event, error) {
+		rec, _, err := lb.changeLeague(ctx, e, bySecretary, func(l *league.League) (league.Event, error) {
 			ev, err := l.Open(week, absent)
 			if errors.Is(err, league.ErrUnknownBowler) { // at an opening, a name no bowler has is the night's fault
 				err = fmt.Errorf("%w: %s", league.ErrInvalidNight, strings.TrimPrefix(err.Error(), league.ErrUnknownBowler.Error()+": "))
@@ -537,7 +459,7 @@ func (lb *Lobby) openWeek(w http.ResponseWriter, r *http.Request) {
 			}
 			sheet, _ := l.Sheet(ev.Week)
 			for i, m := range sheet.Matches {
-				ln, err := lb.openLeagueLane(r.Context(), leagueLane{League: e.id, LeagueName: s.Name, Week: ev.Week, Match: i, Home: m.Home, Away: m.Away, GamesPerNight: s.GamesPerNight})
+				ln, err := lb.openLeagueLane(ctx, leagueLane{League: e.id, LeagueName: s.Name, Week: ev.Week, Match: i, Home: m.Home, Away: m.Away, GamesPerNight: s.GamesPerNight})
 				if err != nil {
 					return nil, fmt.Errorf("lobby: league %s, week %d: opening match %d's lane (%d opened, left to idle out): %w", e.id, ev.Week, i+1, len(opened), err)
 				}
@@ -549,9 +471,10 @@ func (lb *Lobby) openWeek(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		lb.log.Info("league night opened", "league", e.id, "week", week, "lanes", rec.Lanes)
-		writeJSON(w, http.StatusOK, protocol.OpenedWeek{Week: week, Matches: e.matches(week, rec.Lanes)})
+		out = protocol.OpenedWeek{Week: week, Matches: e.matches(week, rec.Lanes)}
 		return nil
 	})
+	return out, leagueError(err)
 }
 
 // absences are the opening's absent bowlers, with their substitutes: a
@@ -582,96 +505,69 @@ func absences(b protocol.OpenWeek) ([]league.Absence, error) {
 	return out, nil
 }
 
-// closeWeek closes a week's night: its averages stand.
-func (lb *Lobby) closeWeek(w http.ResponseWriter, r *http.Request) {
-	key, ok := lb.secretaryKey(w, r)
-	if !ok {
-		return
-	}
-	week, ok := lb.week(w, r)
-	if !ok {
-		return
-	}
-	var body struct{}
-	if !lb.readJSON(w, r, maxLeagueCommand, &body, "{}", true) {
-		return
-	}
-	lb.asSecretary(w, r, key, func(e *leagueEntry) error {
-		rec, _, err := lb.changeLeague(r.Context(), e, bySecretary, func(l *league.League) (league.Event, error) { return l.Close(week) }, nil)
+// CloseWeek closes week's night of league id for its secretary, whose
+// key is key: its averages stand. It returns the record made.
+func (lb *Lobby) CloseWeek(ctx context.Context, id, key string, week int) (protocol.LeagueRecord, error) {
+	var out protocol.LeagueRecord
+	err := lb.asSecretary(ctx, id, key, func(e *leagueEntry) error {
+		rec, _, err := lb.changeLeague(ctx, e, bySecretary, func(l *league.League) (league.Event, error) { return l.Close(week) }, nil)
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusOK, recordOf(len(e.stored.Records), rec))
+		out = recordOf(len(e.stored.Records), rec)
 		return nil
 	})
+	return out, leagueError(err)
 }
 
-// scoreGame enters or corrects a game's score: 200 with the record made,
-// or 204 if the game has that score already.
-func (lb *Lobby) scoreGame(w http.ResponseWriter, r *http.Request) {
-	key, ok := lb.secretaryKey(w, r)
-	if !ok {
-		return
-	}
-	var body protocol.LeagueScore
-	if !lb.readJSON(w, r, maxLeagueCommand, &body, `{"week":1,"bowler":"Kim","game":1,"score":180}`, false) {
-		return
-	}
+// ScoreGame enters or corrects a game's score in league id for its
+// secretary, whose key is key, and returns the record made; changed is
+// false, and nothing recorded, if the game has that score already.
+func (lb *Lobby) ScoreGame(ctx context.Context, id, key string, body protocol.LeagueScore) (rec protocol.LeagueRecord, changed bool, err error) {
 	g := league.GameScore{Week: body.Week, Bowler: body.Bowler, Game: body.Game, Pins: body.Score}
-	lb.asSecretary(w, r, key, func(e *leagueEntry) error {
-		rec, changed, err := lb.changeLeague(r.Context(), e, bySecretary, func(l *league.League) (league.Event, error) { return l.Score(g) }, nil)
-		switch {
-		case err != nil:
+	err = lb.asSecretary(ctx, id, key, func(e *leagueEntry) error {
+		r, ch, err := lb.changeLeague(ctx, e, bySecretary, func(l *league.League) (league.Event, error) { return l.Score(g) }, nil)
+		if err != nil {
 			return err
-		case !changed:
-			w.WriteHeader(http.StatusNoContent)
-		default:
-			writeJSON(w, http.StatusOK, recordOf(len(e.stored.Records), rec))
+		}
+		if changed = ch; changed {
+			rec = recordOf(len(e.stored.Records), r)
 		}
 		return nil
 	})
+	return rec, changed, leagueError(err)
 }
 
-// correctBall corrects a ball of a game already scored: the game's balls
-// are read from the night's lane — running, on another node, or kept —
-// and the league counts the game again from them. 200 with the record
-// made.
+// CorrectBall corrects a ball of a game of league id already scored, for
+// its secretary, whose key is key: the game's balls are read from the
+// night's lane — running, on another node, or kept — and the league
+// counts the game again from them. It returns the record made.
 //
 // The lane is read without the league's lock: reading it may ask another
 // node or the archive, and the league's pages, its lanes' reports and
 // its other changes must not wait for that. So the lane is found under
 // the lock, read after it, and the correction decided under it again —
 // on the same lane and bowler, or the lane is read again.
-func (lb *Lobby) correctBall(w http.ResponseWriter, r *http.Request) {
-	key, ok := lb.secretaryKey(w, r)
-	if !ok {
-		return
-	}
-	var body protocol.LeagueBall
-	if !lb.readJSON(w, r, maxLeagueCommand, &body, `{"week":1,"bowler":"Kim","game":1,"frame":3,"ball":2,"pins":7}`, false) {
-		return
-	}
+func (lb *Lobby) CorrectBall(ctx context.Context, id, key string, body protocol.LeagueBall) (protocol.LeagueRecord, error) {
 	fix := league.BallFix{Week: body.Week, Bowler: body.Bowler, Game: body.Game, Frame: body.Frame, Ball: body.Ball, Pins: body.Pins}
 	var at ballLane
-	lb.asSecretary(w, r, key, func(e *leagueEntry) (err error) {
+	err := lb.asSecretary(ctx, id, key, func(e *leagueEntry) (err error) {
 		at, err = e.ballLane(fix)
 		return err
 	})
-	if at.lane == "" {
-		return // answered
+	if err != nil {
+		return protocol.LeagueRecord{}, leagueError(err)
 	}
-	hash := league.HashKey(key)
 	for try := 1; ; try++ {
-		bowled, err := lb.bowled(r.Context(), at, fix)
+		bowled, err := lb.bowled(ctx, at, fix)
 		if err != nil {
-			lb.failSecretary(w, err)
-			return
+			return protocol.LeagueRecord{}, leagueError(err)
 		}
-		moved := false
-		err = lb.withLeague(r.Context(), r.PathValue("id"), func(e *leagueEntry) error {
-			if !e.secretary(hash) { // the key checked a moment ago: no guess spent on it again
-				return errNotSecretary
-			}
+		var (
+			out   protocol.LeagueRecord
+			moved bool
+		)
+		err = lb.asSecretary(ctx, id, key, func(e *leagueEntry) error {
 			now, err := e.ballLane(fix)
 			if err != nil {
 				return err
@@ -680,11 +576,11 @@ func (lb *Lobby) correctBall(w http.ResponseWriter, r *http.Request) {
 				at, moved = now, true
 				return nil
 			}
-			rec, _, err := lb.changeLeague(r.Context(), e, bySecretary, func(l *league.League) (league.Event, error) { return l.CorrectBall(fix, bowled) }, nil)
+			rec, _, err := lb.changeLeague(ctx, e, bySecretary, func(l *league.League) (league.Event, error) { return l.CorrectBall(fix, bowled) }, nil)
 			if err != nil {
 				return err
 			}
-			writeJSON(w, http.StatusOK, recordOf(len(e.stored.Records), rec))
+			out = recordOf(len(e.stored.Records), rec)
 			return nil
 		})
 		if moved && try < leagueTries {
@@ -693,8 +589,7 @@ func (lb *Lobby) correctBall(w http.ResponseWriter, r *http.Request) {
 		if moved {
 			err = league.ErrConflict
 		}
-		lb.failSecretary(w, err)
-		return
+		return out, leagueError(err)
 	}
 }
 

@@ -103,19 +103,6 @@ func (lb *Lobby) AllowGuess(addr string, now time.Time) (bool, time.Duration) {
 // turned out to be known.
 func (lb *Lobby) RefundGuess(addr string) { lb.admit.keyGuesses.Refund(addr) }
 
-// spendGuess spends a token of the request's address on a key to try
-// (KeyGuessRate), and returns the address; past its limit it answers 429
-// saying why and reports false.
-func (lb *Lobby) spendGuess(w http.ResponseWriter, r *http.Request, why Refusal) (string, bool) {
-	addr := lb.ClientAddr(r)
-	if ok, wait := lb.AllowGuess(addr, time.Now()); !ok {
-		lb.rateLimited(LimitKeyGuesses)
-		lb.tooMany(w, wait, why)
-		return "", false
-	}
-	return addr, true
-}
-
 // ClientAddr returns the client address a request's limits count against.
 // It is the peer of the connection, or, for a request from one of the
 // reverse proxies in front of the server (Config.TrustProxy), the last

@@ -2,11 +2,7 @@ package lobby
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
-	"github.com/tenpin/tenpin/lane"
-	"github.com/tenpin/tenpin/lane/league"
 	"github.com/tenpin/tenpin/lobby/sheet"
 )
 
@@ -22,11 +18,6 @@ type LeagueRecap struct {
 	// before the first night opens.
 	Sheet sheet.Recap
 }
-
-// ErrLeaguesUnavailable: a league could not be read now, its store not
-// answering or the league changed again and again meanwhile; the client
-// may try again in a moment.
-var ErrLeaguesUnavailable = errors.New("lobby: leagues unavailable")
 
 // Recap returns the recap of league id as it stands, the image's words in
 // lang (see sheet.Recap). Its error carries what a client is told (see
@@ -47,22 +38,7 @@ func (lb *Lobby) Recap(ctx context.Context, id, lang string) (LeagueRecap, error
 		return nil
 	})
 	if err != nil {
-		return LeagueRecap{}, leagueErr(err)
+		return LeagueRecap{}, leagueError(err)
 	}
 	return rc, nil
-}
-
-// leagueErr returns err, of a league's read or change, carrying what a
-// client is told of it, as failLeague answers it: a refusal of the
-// league's or the lobby's as it is; a conflict, or the store's failure,
-// wrapping ErrLeaguesUnavailable.
-func leagueErr(err error) error {
-	if _, known := lane.ErrorFor(err); known {
-		return err
-	}
-	why := refuseLeaguesDown
-	if errors.Is(err, league.ErrConflict) {
-		why = refuseLeagueContended
-	}
-	return fmt.Errorf("%w: %w: %w", ErrLeaguesUnavailable, why.Error(), err)
 }

@@ -19,7 +19,7 @@ func TestRefusalTexts(t *testing.T) {
 		code protocol.Code
 		want string
 	}{
-		refuseNoAPI:         {[]any{"GET", "/api/x"}, protocol.CodeNotFound, "no API at GET /api/x"},
+		RefuseNoAPI:         {[]any{"GET", "/api/x"}, protocol.CodeNotFound, "no API at GET /api/x"},
 		RefuseNoScorecard:   {[]any{"GET", "/api/lanes/a/games/x"}, protocol.CodeNotFound, "no API at GET /api/lanes/a/games/x: a game's scorecard is games/{n}.svg, n from 1"},
 		refuseNotJSON:       {nil, protocol.CodeUnsupportedMediaType, "send the body as JSON, with Content-Type: application/json"},
 		refuseTooLarge:      {[]any{4096}, protocol.CodeTooLarge, "the body is over 4096 bytes"},
@@ -33,7 +33,7 @@ func TestRefusalTexts(t *testing.T) {
 		RefusePageLimit:     {[]any{100, "x"}, protocol.CodeBadRequest, `limit is a number from 1 to 100, not "x"`},
 		RefuseHistoryBefore: {[]any{"x"}, protocol.CodeBadRequest, `before is a page's next, not "x"`},
 		refuseLeagueAfter:   {[]any{3, "x"}, protocol.CodeBadRequest, `after is a record's number, 0 to 3, not "x"`},
-		refuseBadWeek:       {[]any{"x"}, protocol.CodeBadRequest, `a week is a number from 1, not "x"`},
+		RefuseBadWeek:       {[]any{"x"}, protocol.CodeBadRequest, `a week is a number from 1, not "x"`},
 
 		refuseLaneName:          {[]any{errors.New("empty")}, protocol.CodeInvalidLaneName, "the lane's name: empty"},
 		refuseLanesServer:       {[]any{10}, protocol.CodeTooManyLanes, "the server holds 10 lanes, its limit"},
@@ -65,10 +65,10 @@ func TestRefusalTexts(t *testing.T) {
 
 		refuseLeagueContended:     {nil, protocol.CodeUnavailable, "the league was changed meanwhile, again and again; try again"},
 		refuseLeaguesDown:         {nil, protocol.CodeUnavailable, "the leagues' store does not answer; try again in a moment"},
-		refuseLeaguesFast:         {[]any{360}, protocol.CodeRateLimited, "this address has created leagues too fast; try again in 360 s"},
+		RefuseLeaguesFast:         {[]any{360}, protocol.CodeRateLimited, "this address has created leagues too fast; try again in 360 s"},
 		refuseNotSecretary:        {nil, protocol.CodeNotSecretary, "that key is not this league's secretary's"},
-		refuseSecretaryKeyMissing: {nil, protocol.CodeSecretaryRequired, `send the league secretary's key as the header "Authorization: Secretary <key>"`},
-		refuseKeyGuesses:          {[]any{1}, protocol.CodeRateLimited, "this address has tried too many wrong keys; try again in 1 s"},
+		RefuseSecretaryKeyMissing: {nil, protocol.CodeSecretaryRequired, `send the league secretary's key as the header "Authorization: Secretary <key>"`},
+		RefuseKeyGuesses:          {[]any{1}, protocol.CodeRateLimited, "this address has tried too many wrong keys; try again in 1 s"},
 
 		refuseSubstituteName: {[]any{"AAA"}, protocol.CodeInvalidNight, `the substitute for "AAA" has no name`},
 		refuseSubstitutes:    {[]any{"AAA", "BBB", "CCC"}, protocol.CodeInvalidNight, `"AAA" has two substitutes, "BBB" and "CCC": one place, one bowler`},

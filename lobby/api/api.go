@@ -12,8 +12,7 @@
 // recaps — built once for each change. A WebSocket to a lane is admitted
 // by the lobby (lobby.Lobby.Admit: the limits, then the lane, here or
 // through a relay); this package upgrades it, or tells the refusal, and
-// hands the connection to lane/ws. The routes it does not serve yet, the
-// leagues' but for their recaps, are the lobby's Handler's, behind it.
+// hands the connection to lane/ws.
 package api
 
 import (
@@ -76,7 +75,10 @@ func newAPI(lb *lobby.Lobby, log *slog.Logger) (*API, http.Handler) {
 	mux.HandleFunc("GET /ws/lanes/{id}", a.serveWS)
 	mux.HandleFunc("GET /healthz", a.health)
 	a.bowlerRoutes(mux)
-	mux.Handle("/", lb.Handler())
+	a.leagueRoutes(mux)
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		a.fail(w, lobby.RefuseNoAPI.Error(r.Method, r.URL.Path))
+	})
 	return a, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		lobby.SetHeaders(w.Header())
 		mux.ServeHTTP(w, r)

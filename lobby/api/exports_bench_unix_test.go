@@ -217,7 +217,7 @@ func BenchmarkRollsBesideExports(b *testing.B) {
 						}
 					})
 				}
-				stopAsking = ask(b, e, exporters, addrs, every, &ok, &limited)
+				stopAsking = askEvery(b, e, exporters, addrs, every, &ok, &limited)
 			}
 			var lat []time.Duration
 			var mu sync.Mutex
@@ -249,12 +249,12 @@ func BenchmarkRollsBesideExports(b *testing.B) {
 	}
 }
 
-// ask asks for the exports of e's lanes of a long series, exporters at
+// askEvery asks for the exports of e's lanes of a long series, exporters at
 // once every every, from addrs addresses, counting the answers 200 and
 // 429, until the function it returns is called. It asks from a process
 // of its own (this test binary again, running TestExportsAsker), as a
 // client does: its goroutines are not the server's to schedule.
-func ask(b *testing.B, e *exportBench, exporters, addrs int, every time.Duration, ok, limited *atomic.Int64) func() {
+func askEvery(b *testing.B, e *exportBench, exporters, addrs int, every time.Duration, ok, limited *atomic.Int64) func() {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestExportsAsker$")
 	cmd.Env = append(os.Environ(), "TENPIN_ASK_URL="+e.srv.URL, "TENPIN_ASK_LANES="+strings.Join(e.long, ","),
 		"TENPIN_ASK_AT_ONCE="+strconv.Itoa(exporters), "TENPIN_ASK_ADDRS="+strconv.Itoa(addrs), "TENPIN_ASK_EVERY="+every.String())
@@ -282,7 +282,7 @@ func ask(b *testing.B, e *exportBench, exporters, addrs int, every time.Duration
 }
 
 // TestExportsAsker is BenchmarkRollsBesideExports' client of the exports,
-// run by ask in a process of its own; it does nothing otherwise.
+// run by askEvery in a process of its own; it does nothing otherwise.
 func TestExportsAsker(t *testing.T) {
 	url := os.Getenv("TENPIN_ASK_URL")
 	if url == "" {

@@ -2,7 +2,6 @@ package api
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -43,11 +42,7 @@ func (a *API) recap(w http.ResponseWriter, r *http.Request, kind, contentType, d
 	rc, err := a.lb.Recap(r.Context(), id, lang)
 	if err != nil {
 		w.Header().Set("Cache-Control", "no-store")
-		if errors.Is(err, lobby.ErrLeaguesUnavailable) {
-			a.log.Warn("league not reached", "league", id, "err", err)
-			w.Header().Set("Retry-After", "1")
-		}
-		a.failErr(w, err)
+		a.failLeague(w, err)
 		return
 	}
 	x := exported{key: "league-" + id, seq: uint64(rc.Change), kind: kind, contentType: contentType}

@@ -1,0 +1,296 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tenpin/tenpin/lane/league"
+	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/protocol"
+)
+
+// The leagues' API: a league's settings, schedule, standings and history
+// for anyone with its id; its nights opened and closed and its scores
+// entered or corrected by its secretary, authenticated by the header
+// "Authorization: Secretary <key>" (never a URL, which logs and Referer
+// headers keep). Its reference is package protocol's ("Leagues").
+
+// Limits of the leagues' API.
+const (
+	// maxLeagueBody bounds the body of POST /api/leagues: 32 teams of 6
+	// bowlers, every name 40 four-byte characters, take under 40 KiB.
+	maxLeagueBody = 64 << 10
+	// maxLeagueCommand bounds the bodies of a secretary's commands: a
+	// night's absent bowlers and substitutes, a score.
+	maxLeagueCommand = 8 << 10
+
+	// maxLeagueHistoryPage is the most records a page of a league's
+	// history holds, and leagueHistoryPage how many if not asked.
+	maxLeagueHistoryPage = 1000
+	leagueHistoryPage    = 200
+)
+
+// leagueRoutes adds the leagues' API to mux, but for a league's recap
+// (recap.csv, recap.svg), which is an export (see recap.go).
+func (a *API) leagueRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("POST /api/leagues", a.createLeague)
+	mux.HandleFunc("GET /api/leagues/{id}", a.getLeague)
+	mux.HandleFunc("GET /api/leagues/{id}/standings", a.getStandings)
+	mux.HandleFunc("GET /api/leagues/{id}/history", a.getLeagueHistory)
+	mux.HandleFunc("POST /api/leagues/{id}/weeks/{n}/open", a.openWeek)
+	mux.HandleFunc("POST /api/leagues/{id}/weeks/{n}/close", a.closeWeek)
+	mux.HandleFunc("POST /api/leagues/{id}/scores", a.scoreGame)
+	mux.HandleFunc("POST /api/leagues/{id}/balls", a.correctBall)
+	mux.HandleFunc("GET /api/leagues/{id}/secretary", a.checkSecretary)
+}
+
+// failLeague answers a league's request that failed with err, an error
+// of one of the lobby's league calls: with the refusal it carries, and,
+// when the leagues are unavailable (lobby.ErrLeaguesUnavailable), a
+// Retry-After of a second; the store's failure is logged.
+func (a *API) failLeague(w http.ResponseWriter, err error) {
+	if errors.Is(err, lobby.ErrLeaguesUnavailable) {
+		if !errors.Is(err, league.ErrConflict) {
+			a.log.Warn("leagues not reached", "err", err)
+		}
+		w.Header().Set("Retry-After", "1")
+	}
+	a.failErr(w, err)
+}
+
+// createLeague answers POST /api/leagues: a league created, within the
+// address's rate (lobby.LeagueCreateRate).
+func (a *API) createLeague(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	// Only JSON, as for a lane (readJSON): a page of another site cannot
+	// send it without a preflight, which is never answered.
+	var body protocol.CreateLeague
+	if !a.readJSON(w, r, maxLeagueBody, &body, `{"name":"Thursday Mixed","games_per_night":3,"teams":[…]}`, false) {
+		return
+	}
+	if err := lobby.CheckLeague(body); err != nil {
+		a.failLeague(w, err)
+		return
+	}
+	// Only a league that would be created costs the address a creation.
+	addr := a.lb.ClientAddr(r)
+	if ok, wait := a.lb.AllowLeagueCreation(addr, time.Now()); !ok {
+		a.tooMany(w, wait, lobby.LimitLeagueCreations, lobby.RefuseLeaguesFast)
+		return
+	}
+	created, err := a.lb.CreateLeague(r.Context(), body)
+	if err != nil {
+		a.lb.RefundLeagueCreation(addr)
+		a.failLeague(w, err)
+		return
+	}
+	w.Header().Set("Location", "/api/leagues/"+created.ID)
+	writeJSON(w, http.StatusCreated, created)
+}
+
+func (a *API) getLeague(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	l, err := a.lb.League(r.Context(), r.PathValue("id"))
+	if err != nil {
+		a.failLeague(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, l)
+}
+
+func (a *API) getStandings(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	st, err := a.lb.Standings(r.Context(), r.PathValue("id"))
+	if err != nil {
+		a.failLeague(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+// getLeagueHistory answers a page of the league's records, oldest first:
+// ?limit= records (1 to maxLeagueHistoryPage; leagueHistoryPage if
+// omitted) after the record ?after= numbers (0, or omitted: from the
+// first).
+func (a *API) getLeagueHistory(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	q := r.URL.Query()
+	limit := leagueHistoryPage
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > maxLeagueHistoryPage {
+			a.fail(w, lobby.RefusePageLimit.Error(maxLeagueHistoryPage, s))
+			return
+		}
+		limit = n
+	}
+	h, err := a.lb.LeagueHistory(r.Context(), r.PathValue("id"), q.Get("after"), limit)
+	if err != nil {
+		a.failLeague(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, h)
+}
+
+// secretaryKey returns the key a secretary's request carries, or answers
+// 401 secretary_required: before its body is read, for a request without
+// the key is refused whatever its body.
+func (a *API) secretaryKey(w http.ResponseWriter, r *http.Request) (string, bool) {
+	w.Header().Set("Cache-Control", "no-store")
+	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Secretary ")
+	if !ok || key == "" {
+		a.fail(w, lobby.RefuseSecretaryKeyMissing.Error())
+		return "", false
+	}
+	return key, true
+}
+
+// week returns the week the path names, or answers why not.
+func (a *API) week(w http.ResponseWriter, r *http.Request) (int, bool) {
+	s := r.PathValue("n")
+	n, err := strconv.Atoi(s)
+	if err != nil || strconv.Itoa(n) != s || n < 1 {
+		a.fail(w, lobby.RefuseBadWeek.Error(s))
+		return 0, false
+	}
+	return n, true
+}
+
+// asSecretary makes call, one of the lobby's calls for a league's
+// secretary, with a key-guess token of the request's address spent
+// (lobby.KeyGuessRate, shared with the bowlers' keys), or answers 429
+// past them; call answers the request if it succeeds. The token is given
+// back unless the key was not the league's (lobby.ErrNotSecretary) or
+// there is no such league to check it against: requests in parallel
+// cannot each slip past the limit.
+func (a *API) asSecretary(w http.ResponseWriter, r *http.Request, call func(context.Context) error) {
+	addr := a.lb.ClientAddr(r)
+	if ok, wait := a.lb.AllowGuess(addr, time.Now()); !ok {
+		a.tooMany(w, wait, lobby.LimitKeyGuesses, lobby.RefuseKeyGuesses)
+		return
+	}
+	err := call(r.Context())
+	if !errors.Is(err, lobby.ErrNotSecretary) && !errors.Is(err, league.ErrNotFound) {
+		a.lb.RefundGuess(addr)
+	}
+	if err != nil {
+		a.failLeague(w, err)
+	}
+}
+
+// checkSecretary answers 204 if the request's key is the league's
+// secretary's (a page asks before it shows the secretary's controls), or
+// why not, as any secretary's request is refused; it changes nothing.
+func (a *API) checkSecretary(w http.ResponseWriter, r *http.Request) {
+	key, ok := a.secretaryKey(w, r)
+	if !ok {
+		return
+	}
+	a.asSecretary(w, r, func(ctx context.Context) error {
+		if err := a.lb.CheckSecretary(ctx, r.PathValue("id"), key); err != nil {
+			return err
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	})
+}
+
+// openWeek opens a week's night (see lobby.Lobby.OpenWeek) and answers
+// its matches with their lanes.
+func (a *API) openWeek(w http.ResponseWriter, r *http.Request) {
+	key, ok := a.secretaryKey(w, r)
+	if !ok {
+		return
+	}
+	week, ok := a.week(w, r)
+	if !ok {
+		return
+	}
+	var body protocol.OpenWeek
+	if !a.readJSON(w, r, maxLeagueCommand, &body, `{"absent":["Lee"],"substitutes":[{"for":"Lee","name":"Jung"}]}`, true) {
+		return
+	}
+	a.asSecretary(w, r, func(ctx context.Context) error {
+		opened, err := a.lb.OpenWeek(ctx, r.PathValue("id"), key, week, body)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, opened)
+		return nil
+	})
+}
+
+// closeWeek closes a week's night: its averages stand.
+func (a *API) closeWeek(w http.ResponseWriter, r *http.Request) {
+	key, ok := a.secretaryKey(w, r)
+	if !ok {
+		return
+	}
+	week, ok := a.week(w, r)
+	if !ok {
+		return
+	}
+	var body struct{}
+	if !a.readJSON(w, r, maxLeagueCommand, &body, "{}", true) {
+		return
+	}
+	a.asSecretary(w, r, func(ctx context.Context) error {
+		rec, err := a.lb.CloseWeek(ctx, r.PathValue("id"), key, week)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, rec)
+		return nil
+	})
+}
+
+// scoreGame enters or corrects a game's score: 200 with the record made,
+// or 204 if the game has that score already.
+func (a *API) scoreGame(w http.ResponseWriter, r *http.Request) {
+	key, ok := a.secretaryKey(w, r)
+	if !ok {
+		return
+	}
+	var body protocol.LeagueScore
+	if !a.readJSON(w, r, maxLeagueCommand, &body, `{"week":1,"bowler":"Kim","game":1,"score":180}`, false) {
+		return
+	}
+	a.asSecretary(w, r, func(ctx context.Context) error {
+		rec, changed, err := a.lb.ScoreGame(ctx, r.PathValue("id"), key, body)
+		switch {
+		case err != nil:
+			return err
+		case !changed:
+			w.WriteHeader(http.StatusNoContent)
+		default:
+			writeJSON(w, http.StatusOK, rec)
+		}
+		return nil
+	})
+}
+
+// correctBall corrects a ball of a game already scored, as the night's
+// lane has the game (see lobby.Lobby.CorrectBall): 200 with the record
+// made.
+func (a *API) correctBall(w http.ResponseWriter, r *http.Request) {
+	key, ok := a.secretaryKey(w, r)
+	if !ok {
+		return
+	}
+	var body protocol.LeagueBall
+	if !a.readJSON(w, r, maxLeagueCommand, &body, `{"week":1,"bowler":"Kim","game":1,"frame":3,"ball":2,"pins":7}`, false) {
+		return
+	}
+	a.asSecretary(w, r, func(ctx context.Context) error {
+		rec, err := a.lb.CorrectBall(ctx, r.PathValue("id"), key, body)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, rec)
+		return nil
+	})
+}
