@@ -43,7 +43,7 @@ var errorCodes = []struct {
 	{bowling.ErrInvalidCorrection, protocol.CodeInvalidCorrection},
 
 	// A league's, on the leagues' API. An opening's unknown name is made
-	// an invalid night before it gets here (see lobby's openWeek).
+	// an invalid night before it gets here (see lobby's OpenWeek).
 	{league.ErrInvalid, protocol.CodeInvalidLeague},
 	{league.ErrWeek, protocol.CodeWrongWeek},
 	{league.ErrInvalidNight, protocol.CodeInvalidNight},

@@ -42,11 +42,10 @@ const (
 	// The API's requests.
 	RefuseNoAPI       Refusal = iota // method, path
 	RefuseNoScorecard                // method, path
-	refuseNotJSON
-	refuseTooLarge      // the limit in bytes
-	refuseBadBody       // an example of a body, what is wrong
+	RefuseNotJSON
+	RefuseTooLarge      // the limit in bytes
+	RefuseBadBody       // an example of a body, what is wrong
 	RefuseBadBodyShape  // an example of a body
-	refuseEncoding      // plain text: the answer could not be encoded
 	refuseStoreDown     // /healthz
 	RefuseExportsBusy   // every export's turn taken
 	RefuseListLimit     // limit given
@@ -119,11 +118,10 @@ var refusals = [numRefusals]struct {
 }{
 	RefuseNoAPI:         {protocol.CodeNotFound, "no API at %s %s", nil},
 	RefuseNoScorecard:   {protocol.CodeNotFound, "no API at %s %s: a game's scorecard is games/{n}.svg, n from 1", nil},
-	refuseNotJSON:       {protocol.CodeUnsupportedMediaType, "send the body as JSON, with Content-Type: application/json", nil},
-	refuseTooLarge:      {protocol.CodeTooLarge, "the body is over %d bytes", nil},
-	refuseBadBody:       {protocol.CodeBadRequest, "the body must be one JSON object like %s: %s", nil},
+	RefuseNotJSON:       {protocol.CodeUnsupportedMediaType, "send the body as JSON, with Content-Type: application/json", nil},
+	RefuseTooLarge:      {protocol.CodeTooLarge, "the body is over %d bytes", nil},
+	RefuseBadBody:       {protocol.CodeBadRequest, "the body must be one JSON object like %s: %s", nil},
 	RefuseBadBodyShape:  {protocol.CodeBadRequest, "the body must be one JSON object like %s", nil},
-	refuseEncoding:      {protocol.CodeInternal, "internal error", nil},
 	refuseStoreDown:     {protocol.CodeUnavailable, "the store does not take writes", nil},
 	RefuseExportsBusy:   {protocol.CodeUnavailable, "the server is answering other exports; try again in a moment", nil},
 	RefuseListLimit:     {protocol.CodeBadRequest, "limit %q: want a whole number of lanes from 1 to %d", nil},

@@ -1,8 +1,10 @@
 // Package lobby keeps a server's lanes: it creates, lists, finds and
 // closes them, runs each lane's goroutine, admits the WebSocket
-// connections that reach them (lobby/api serves the endpoint, see
-// Lobby.Admit), and serves the part of the HTTP API that lobby/api does
-// not serve itself.
+// connections that reach them (see Lobby.Admit), keeps the nights that
+// closed, and runs the leagues' nights on its lanes. It answers no
+// request itself: lobby/api serves its HTTP API and WebSocket endpoint,
+// turning requests into the lobby's calls (calls.go, leagues.go, and
+// Bowlers), each request's client address read by Lobby.ClientAddr.
 //
 // A [Lobby] puts together parts that each keep their own state under
 // their own lock: its registry (registry.go) keeps the lanes, in the

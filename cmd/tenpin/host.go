@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/lobby/api"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -130,8 +130,8 @@ func checkHost(p *hostPolicy, refused *atomic.Int64, h http.Handler) http.Handle
 		}
 		refused.Add(1)
 		name := canonicalHost(r.Host)
-		lobby.SetHeaders(w.Header())
-		lobby.WriteError(w, protocol.Errorf(protocol.CodeHostNotAllowed,
+		api.SetHeaders(w.Header())
+		api.WriteError(w, protocol.Errorf(protocol.CodeHostNotAllowed,
 			"this server does not answer to the name %q (the Host header), a guard against DNS rebinding: start it with -host %s to allow that name", name, name))
 	})
 }

@@ -42,7 +42,7 @@ type API struct {
 }
 
 // New returns the HTTP API of lb, logging to log (nil: nowhere). Every
-// response carries the headers of [lobby.SetHeaders].
+// response carries the headers of [SetHeaders].
 func New(lb *lobby.Lobby, log *slog.Logger) http.Handler {
 	_, h := newAPI(lb, log)
 	return h
@@ -80,7 +80,7 @@ func newAPI(lb *lobby.Lobby, log *slog.Logger) (*API, http.Handler) {
 		a.fail(w, lobby.RefuseNoAPI.Error(r.Method, r.URL.Path))
 	})
 	return a, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		lobby.SetHeaders(w.Header())
+		SetHeaders(w.Header())
 		mux.ServeHTTP(w, r)
 	})
 }
@@ -89,7 +89,7 @@ func newAPI(lb *lobby.Lobby, log *slog.Logger) (*API, http.Handler) {
 // it by its code.
 func (a *API) fail(w http.ResponseWriter, e *protocol.Error) {
 	a.lb.CountRefusal(e.Code, "")
-	lobby.WriteError(w, e)
+	WriteError(w, e)
 }
 
 // failErr answers a request with the refusal err carries (see
@@ -111,7 +111,7 @@ func (a *API) tooMany(w http.ResponseWriter, wait time.Duration, limit string, w
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
 	e := why.Error(append(args, secs)...)
 	a.lb.CountRefusal(e.Code, limit)
-	lobby.WriteError(w, e)
+	WriteError(w, e)
 }
 
 // lane returns the lane a request's path names, wherever in the cluster

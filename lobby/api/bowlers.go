@@ -349,7 +349,7 @@ func (a *API) newCode(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
 // bowler for the device that sent it.
 func (a *API) redeem(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
-	if err := lobby.CheckJSON(r); err != nil {
+	if err := CheckJSON(r); err != nil {
 		a.failErr(w, err)
 		return
 	}

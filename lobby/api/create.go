@@ -20,7 +20,7 @@ func (a *API) createLane(w http.ResponseWriter, r *http.Request) {
 	// asking first (a "simple" cross-origin request); JSON it cannot send
 	// without a CORS preflight, which we never answer. So only JSON
 	// creates lanes, and the label is checked before the rate is spent.
-	if err := lobby.CheckJSON(r); err != nil {
+	if err := CheckJSON(r); err != nil {
 		a.failErr(w, err)
 		return
 	}
@@ -49,11 +49,11 @@ func (a *API) createLane(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, created)
 }
 
-// readJSON reads a request's JSON body into v as lobby.ReadJSON does
+// readJSON reads a request's JSON body into v as ReadJSON does
 // (example is a body like the one wanted; an empty body is {} if empty
 // is true), or answers why not.
 func (a *API) readJSON(w http.ResponseWriter, r *http.Request, limit int64, v any, example string, empty bool) bool {
-	if err := lobby.ReadJSON(w, r, limit, v, example, empty); err != nil {
+	if err := ReadJSON(w, r, limit, v, example, empty); err != nil {
 		a.failErr(w, err)
 		return false
 	}

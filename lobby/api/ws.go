@@ -77,7 +77,7 @@ func (a *API) refuseWS(w http.ResponseWriter, r *http.Request, err error, releas
 	if refused.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(refused.RetryAfter))
 	}
-	lobby.WriteError(w, e)
+	WriteError(w, e)
 }
 
 // acceptOptions are the options every WebSocket of the API is accepted,

@@ -1,17 +1,11 @@
 package lobby
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"mime"
-	"net/http"
-	"strings"
 	"time"
 
 	"github.com/tenpin/tenpin/lane"
@@ -21,37 +15,9 @@ import (
 	"github.com/tenpin/tenpin/protocol"
 )
 
-// SetHeaders sets the headers every response of the server carries,
-// whatever answers it: X-Content-Type-Options: nosniff, so that no
-// browser takes an answer for another type than it says (JSON for a page
-// or a script), and Referrer-Policy: no-referrer, so that no lane's URL —
-// its invitation — leaks to another site.
-func SetHeaders(h http.Header) {
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
-}
-
-// WriteError answers a request with e, with its code's HTTP status.
-func WriteError(w http.ResponseWriter, e *protocol.Error) {
-	writeJSON(w, e.Code.Status(), e)
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		http.Error(w, refuseEncoding.Error().Message, http.StatusInternalServerError)
-		return
-	}
-	writeJSONBytes(w, status, data)
-}
-
-func writeJSONBytes(w http.ResponseWriter, status int, data []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	w.Write(data)
-	w.Write([]byte{'\n'})
-}
+// The calls lobby/api makes of the lobby for lanes: their health,
+// creation, finding, and the admission of a WebSocket. Their errors
+// carry what a client is told (see lane.ErrorFor).
 
 // Healthy returns nil while the store takes writes (Config.Health, asked
 // for at most healthTimeout), else an error carrying what a client is
@@ -105,49 +71,6 @@ func retrySecs(wait time.Duration) int { return int(wait/time.Second) + 1 }
 // IdleTimeout is how long a lane with nobody connected stays open.
 func (lb *Lobby) IdleTimeout() time.Duration {
 	return cmp.Or(lb.cfg.Lane.IdleTimeout, lane.IdleTimeout)
-}
-
-// ReadJSON reads a request's JSON body, up to limit bytes, strictly into
-// v — as strictly as a lane's messages: exact names, each once — or
-// returns the refusal a client is told (see lane.ErrorFor): 413
-// too_large, 415 for a body not labelled JSON (see CheckJSON), 400
-// bad_request saying what is wrong after the example of a body. An empty
-// body, whatever its label, is {} if empty is true.
-func ReadJSON(w http.ResponseWriter, r *http.Request, limit int64, v any, example string, empty bool) error {
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-	if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
-		return refuseTooLarge.Error(limit)
-	}
-	if err == nil && empty && len(bytes.TrimSpace(data)) == 0 {
-		return nil
-	}
-	if err := CheckJSON(r); err != nil {
-		return err
-	}
-	if err == nil {
-		err = protocol.Unmarshal(data, v)
-	}
-	if err != nil {
-		return refuseBadBody.Error(example, strings.TrimPrefix(err.Error(), protocol.ErrUndecodable.Error()+": "))
-	}
-	return nil
-}
-
-// CheckJSON returns nil if the request's Content-Type header says
-// application/json (with parameters, such as charset, or without), else
-// the refusal a client is told: 415 unsupported_media_type.
-func CheckJSON(r *http.Request) error {
-	if !isJSON(r.Header.Get("Content-Type")) {
-		return refuseNotJSON.Error()
-	}
-	return nil
-}
-
-// isJSON reports whether a Content-Type header says application/json
-// (with parameters, such as charset, or without).
-func isJSON(contentType string) bool {
-	mt, _, err := mime.ParseMediaType(contentType)
-	return err == nil && mt == "application/json"
 }
 
 // laneOf returns lane id, wherever in the cluster it runs, or its kept
