@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/lobby/memjournal"
@@ -195,4 +196,23 @@ func firstDiff(a, b []byte) int {
 func around(a, b []byte) string {
 	i := firstDiff(a, b)
 	return fmt.Sprintf("…%q…", a[max(i-60, 0):min(i+60, len(a))])
+}
+
+// randomGame is a finished game of random balls, each named by the pins
+// it leaves standing (so its leaves are known), as the pin deck enters
+// them.
+func randomGame(r *rand.Rand) bowling.Game {
+	var g bowling.Game
+	for !g.Over() {
+		rack, ok := g.Rack()
+		if !ok {
+			g.Roll(r.IntN(g.Standing() + 1))
+			continue
+		}
+		pins := rack.Pins()
+		r.Shuffle(len(pins), func(i, j int) { pins[i], pins[j] = pins[j], pins[i] })
+		d, _ := bowling.NewDeck(pins[:r.IntN(len(pins)+1)]...)
+		g.RollDeck(d)
+	}
+	return g
 }

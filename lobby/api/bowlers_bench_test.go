@@ -1,4 +1,4 @@
-package lobby_test
+package api
 
 import (
 	"context"
@@ -8,9 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -18,9 +16,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/bowler"
-	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lobby"
-	"github.com/tenpin/tenpin/lobby/api"
 	"github.com/tenpin/tenpin/lobby/natsconn"
 	"github.com/tenpin/tenpin/lobby/natsstore"
 )
@@ -35,7 +31,7 @@ import (
 // the store's bytes on disk a game and a bowler, and how fast the fill
 // went (fill-games/s). The scale is
 //
-//	TENPIN_BENCH_BOWLERS=20000 go test ./lobby -run XXX -bench BowlerAPI -benchtime 2000x
+//	TENPIN_BENCH_BOWLERS=20000 go test ./lobby/api -run XXX -bench BowlerAPI -benchtime 2000x
 func BenchmarkBowlerAPI(b *testing.B) {
 	bowlers, games := envInt(b, "TENPIN_BENCH_BOWLERS", 200), envInt(b, "TENPIN_BENCH_GAMES", 100)
 	dir := b.TempDir()
@@ -86,7 +82,7 @@ func BenchmarkBowlerAPI(b *testing.B) {
 	fill := time.Since(start)
 	size := dirSize(b, dir)
 	lb := lobby.New(lobby.Config{Lane: lane.Config{Journal: j, Bowlers: svc}})
-	srv := httptest.NewServer(api.New(lb, nil))
+	srv := httptest.NewServer(New(lb, nil))
 	defer srv.Close()
 	ask := func(path, key string) time.Duration {
 		req, _ := http.NewRequest("GET", srv.URL+path, nil)
@@ -119,27 +115,6 @@ func BenchmarkBowlerAPI(b *testing.B) {
 	b.ReportMetric(float64(bowlers*games)/fill.Seconds(), "fill-games/s")
 }
 
-func envInt(b *testing.B, name string, def int) int {
-	if s := os.Getenv(name); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			b.Fatalf("%s=%q: want a positive number", name, s)
-		}
-		return n
-	}
-	return def
-}
-
-// quantile returns the q-quantile of ds, in milliseconds.
-func quantile(ds []time.Duration, q float64) float64 {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return float64(s[min(len(s)-1, int(q*float64(len(s))))].Microseconds()) / 1000
-}
-
 // dirSize returns the bytes of the files under dir.
 func dirSize(b *testing.B, dir string) int64 {
 	var n int64
@@ -157,23 +132,4 @@ func dirSize(b *testing.B, dir string) int64 {
 		b.Fatal(err)
 	}
 	return n
-}
-
-// randomGame is a finished game of random balls, each named by the pins
-// it leaves standing (so its leaves are known), as the pin deck enters
-// them.
-func randomGame(r *rand.Rand) bowling.Game {
-	var g bowling.Game
-	for !g.Over() {
-		rack, ok := g.Rack()
-		if !ok {
-			g.Roll(r.IntN(g.Standing() + 1))
-			continue
-		}
-		pins := rack.Pins()
-		r.Shuffle(len(pins), func(i, j int) { pins[i], pins[j] = pins[j], pins[i] })
-		d, _ := bowling.NewDeck(pins[:r.IntN(len(pins)+1)]...)
-		g.RollDeck(d)
-	}
-	return g
 }
