@@ -259,7 +259,8 @@ func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request, k *Se
 	}
 	if errors.Is(err, game.ErrRolledAlready) {
 		// The roll sent again: acknowledged with the board the lane
-		// shows, which has it (the lane holds it: see sync).
+		// shows, which has it, or the game after its own (the lane holds
+		// it: see sync).
 		l.ack(c, m.ID)
 		return
 	}

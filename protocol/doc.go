@@ -75,10 +75,12 @@
 // late or doubled roll (a held key, a double tap, a retry after a lost
 // ack) can never count twice. A roll for a ball bowled already that gives
 // what that ball has (its pins, its deck if it gives one, its foul) is
-// that ball sent again: it is acknowledged, with the seq of a board that
-// shows it, and changes nothing, so a client that never heard its roll's
-// answer may send it again and learn that it counted — the game's last
-// ball too, until the rematch. A roll for any other
+// that ball sent again, whoever sends it: it is acknowledged, with the
+// seq of the board the lane shows, and changes nothing, so a client that
+// never heard its roll's answer may send it again and learn that it
+// counted. So is a game's last ball sent again after the game is over,
+// and after the next game began, until its player bowls in that one (a
+// player's first ball is always the new game's). A roll for any other
 // ball than the one up is refused with stale_roll and changes nothing.
 //
 // A player enters their own balls. The host — the first player seated, or

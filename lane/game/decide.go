@@ -229,7 +229,8 @@ type Throw struct {
 // Roll decides whether a throw counts. It must be for the ball up — the
 // player up, the frame and the ball they are on — so that a late roll is
 // refused (ErrStaleRoll) and a repeated one never counts twice: one that
-// is the ball bowled already is ErrRolledAlready. A player
+// is the ball bowled already, in this game or (before its player's first
+// ball of this one) in the game before, is ErrRolledAlready. A player
 // enters their own balls; the host may enter anyone's, and any seated
 // player may enter the ball of a player up who is offline.
 func (s *State) Roll(t Throw) (Event, error) {
@@ -240,12 +241,13 @@ func (s *State) Roll(t Throw) (Event, error) {
 		return Event{}, err
 	}
 	t.By, t.For = s.canonical(t.By), s.canonical(t.For)
+	// A ball sent again is answered as bowled, whoever sent it and
+	// whatever came since (the turn passed, the game ended, the next one
+	// began): it changes nothing, and its sender learns that it counted.
+	if b, game, ok := s.bowled(t); ok {
+		return Event{}, fmt.Errorf("%w: frame %d ball %d of %s is %s in %s", ErrRolledAlready, t.Frame, t.Ball, t.For, b, game)
+	}
 	if p := s.Phase(); p != Playing {
-		// The last ball of a game, sent again, finds the game over: it
-		// was bowled all the same.
-		if b, ok := s.bowled(t); ok && p == Finished {
-			return Event{}, fmt.Errorf("%w: frame %d ball %d of %s is %s, and the game is over", ErrRolledAlready, t.Frame, t.Ball, t.For, b)
-		}
 		return Event{}, fmt.Errorf("%w: the game is %s", ErrNotPlaying, p)
 	}
 	p, ok := s.match.Player(t.For)
@@ -259,9 +261,6 @@ func (s *State) Roll(t Throw) (Event, error) {
 	case t.For != t.By && t.By != s.Host() && !(t.For == up && t.UpOffline):
 		return Event{}, fmt.Errorf("%w: only the host%s may enter %s's roll while %s is connected", ErrNotHost, s.hostNamed(), t.For, t.For)
 	case g.Over() || t.Frame != g.CurrentFrame() || t.Ball != g.Ball():
-		if b, ok := g.BallAt(t.Frame, t.Ball); ok && t.is(b) {
-			return Event{}, fmt.Errorf("%w: frame %d ball %d of %s is %s", ErrRolledAlready, t.Frame, t.Ball, t.For, b)
-		}
 		return Event{}, fmt.Errorf("%w: frame %d ball %d is not %s's next ball%s", ErrStaleRoll, t.Frame, t.Ball, t.For, next(g))
 	case t.For != up:
 		return Event{}, fmt.Errorf("%w: it is %s's turn, not %s's", bowling.ErrNotYourTurn, up, t.For)
@@ -283,15 +282,31 @@ func (s *State) Roll(t Throw) (Event, error) {
 	return e, nil
 }
 
-// bowled returns t's ball if it is bowled already in its player's game,
-// as that very ball.
-func (s *State) bowled(t Throw) (bowling.Ball, bool) {
-	p, ok := s.match.Player(t.For)
-	if !ok || p.Left {
-		return bowling.Ball{}, false
+// bowled returns t's ball, and the game it is in, if t is that very ball
+// bowled already: in its player's game in play, or — while that game has
+// no ball of theirs yet, and t is not their first — in the game before,
+// whose last ball a roll sent again finds over (a league night's next
+// game starts by itself). A first ball is always the new game's: it may
+// well be the same as the game before's.
+func (s *State) bowled(t Throw) (b bowling.Ball, game string, ok bool) {
+	if p, in := s.match.Player(t.For); in {
+		g := &p.Game
+		if b, ok := g.BallAt(t.Frame, t.Ball); ok {
+			return b, "this game", t.is(b)
+		}
+		if p.Left || g.NumRolls() > 0 || t.Frame == g.CurrentFrame() && t.Ball == g.Ball() {
+			return bowling.Ball{}, "", false
+		}
 	}
-	b, ok := p.Game.BallAt(t.Frame, t.Ball)
-	return b, ok && t.is(b)
+	if n := len(s.series); n > 0 {
+		for _, sc := range s.series[n-1].Players {
+			if sc.Name == t.For {
+				b, ok := sc.Game.BallAt(t.Frame, t.Ball)
+				return b, "the game before", ok && t.is(b)
+			}
+		}
+	}
+	return bowling.Ball{}, "", false
 }
 
 // is reports whether b, a ball bowled, is the ball t throws: the same

@@ -234,7 +234,8 @@ func TestNewGameKeepsThePlayersStillIn(t *testing.T) {
 		step{"BBB asks for a new game", newGame("BBB"), bowling.ErrUnknownPlayer, Finished},
 		step{"CCC joins before the rematch", join("CCC", tokenC), ErrGameStarted, Finished},
 		step{"AAA asks for a new game", newGame("AAA"), nil, Waiting},
-		step{"AAA's last ball of the game before, again", throw(Throw{By: "AAA", Frame: 10, Ball: 2}), ErrNotPlaying, Waiting},
+		step{"AAA's last ball of the game before, again", throw(Throw{By: "AAA", Frame: 10, Ball: 2}), ErrRolledAlready, Waiting},
+		step{"AAA's first ball of the game before, again", throw(Throw{By: "AAA", Frame: 1, Ball: 1, Pins: 1}), ErrNotPlaying, Waiting}, // a first ball is the new game's
 		step{"CCC joins between games", join("CCC", tokenC), nil, Waiting},
 		step{"CCC starts", start("CCC"), ErrNotHost, Waiting},
 		step{"AAA starts", start("AAA"), nil, Playing},
@@ -861,6 +862,12 @@ func TestLeagueLane(t *testing.T) {
 			}
 			return e, nil
 		}, nil, Playing},
+		// What was sent for game 1's last balls, sent again once game 2
+		// has begun, counted in game 1: acknowledged, whoever sends it.
+		step{"Bob's last ball of game 1, again", throw(Throw{By: "Ann", For: "Bob", Frame: 10, Ball: 2, Pins: 4, UpOffline: true}), ErrRolledAlready, Playing},
+		step{"Ann's last ball of game 1, again", throw(Throw{By: "Ann", Frame: 10, Ball: 2, Pins: 4}), ErrRolledAlready, Playing},
+		step{"Ann's first ball of game 2, as in game 1", roll("Ann", 3), nil, Playing},
+		step{"Ann's last ball of game 1, once she bowled in game 2", throw(Throw{By: "Ann", Frame: 10, Ball: 2, Pins: 4}), ErrStaleRoll, Playing},
 		step{"Bob claims his place", join("Bob", bob), nil, Playing},
 	)
 	s := runFrom(t, open, steps)
