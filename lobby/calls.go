@@ -64,9 +64,9 @@ func (lb *Lobby) AllowCreation(addr string, now time.Time) (bool, time.Duration)
 // (Config.LanesPerAddr; below 1, no limit).
 func (lb *Lobby) LanesPerAddr() int { return lb.cfg.LanesPerAddr }
 
-// retrySecs is the seconds a client is told to wait for wait to pass:
+// RetrySecs is the seconds a client is told to wait for wait to pass:
 // its whole seconds and one more, never fewer than wait.
-func retrySecs(wait time.Duration) int { return int(wait/time.Second) + 1 }
+func RetrySecs(wait time.Duration) int { return int(wait/time.Second) + 1 }
 
 // IdleTimeout is how long a lane with nobody connected stays open.
 func (lb *Lobby) IdleTimeout() time.Duration {
@@ -74,7 +74,7 @@ func (lb *Lobby) IdleTimeout() time.Duration {
 }
 
 // laneOf returns lane id, wherever in the cluster it runs, or its kept
-// night if it closed; ErrNoLane if there is neither (see failFind).
+// night if it closed; ErrNoLane if there is neither (see Find).
 func (lb *Lobby) laneOf(ctx context.Context, id string) (Lane, error) {
 	var remote *LaneView
 	l, err := lb.find(ctx, id, func(ctx context.Context, id string) (err error) {
@@ -182,7 +182,7 @@ func (lb *Lobby) Admit(ctx context.Context, id, addr string) (to lane.Endpoint, 
 	case errors.Is(err, errRefusing):
 		// Past its refusals in flight, the address gets a plain 429: one
 		// of them will have been let go within ws.RefuseTimeout.
-		secs := retrySecs(ws.RefuseTimeout)
+		secs := RetrySecs(ws.RefuseTimeout)
 		return nil, nil, &AdmitError{Err: fmt.Errorf("%w: %w", refuseRefusalsInFlight.Error(secs), err), Limit: LimitConnsPerAddr, RetryAfter: secs}
 	case errors.Is(err, ErrAddrLimit):
 		return nil, done, &AdmitError{Err: err, Limit: LimitConnsPerAddr, Upgraded: true}

@@ -18,6 +18,7 @@ package api
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -107,7 +108,7 @@ func (a *API) failErr(w http.ResponseWriter, err error) {
 // Limit constants), the refusal why with its arguments and the seconds to
 // wait, with a Retry-After of wait (at least a second).
 func (a *API) tooMany(w http.ResponseWriter, wait time.Duration, limit string, why lobby.Refusal, args ...any) {
-	secs := int(wait/time.Second) + 1
+	secs := lobby.RetrySecs(wait)
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
 	e := why.Error(append(args, secs)...)
 	a.lb.CountRefusal(e.Code, limit)
@@ -139,9 +140,14 @@ func writeJSONBytes(w http.ResponseWriter, status int, data []byte) {
 	w.Write([]byte{'\n'})
 }
 
-// writeJSON answers v, of plain values (its encoding cannot fail), as
-// JSON with status.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	data, _ := json.Marshal(v)
+// writeJSON answers v as JSON with status. Should v not encode (a float
+// that is no number, in a league's points), the answer is the server's
+// failure, logged, not a success with no body.
+func (a *API) writeJSON(w http.ResponseWriter, status int, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		a.failErr(w, fmt.Errorf("api: encoding an answer of %T: %w", v, err))
+		return
+	}
 	writeJSONBytes(w, status, data)
 }

@@ -171,7 +171,7 @@ func bowlerOf(rec *bowler.Record, own bool) protocol.Bowler {
 }
 
 func (a *API) getMe(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
-	writeJSON(w, http.StatusOK, bowlerOf(b.rec, !b.key.IsZero()))
+	a.writeJSON(w, http.StatusOK, bowlerOf(b.rec, !b.key.IsZero()))
 }
 
 // getMyGames answers a page of the history: ?limit= games (1 to 100; 20
@@ -211,7 +211,7 @@ func (a *API) getMyGames(w http.ResponseWriter, r *http.Request, b bowlerRequest
 	if next := before - len(games); next > 1 && len(games) > 0 {
 		out.Next = strconv.Itoa(next)
 	}
-	writeJSON(w, http.StatusOK, out)
+	a.writeJSON(w, http.StatusOK, out)
 }
 
 // failBowlers answers a request whose store request failed.
@@ -342,7 +342,7 @@ func (a *API) newCode(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
 		a.fail(w, lobby.RefuseCodeQR.Error())
 		return
 	}
-	writeJSON(w, http.StatusCreated, protocol.LinkCode{Code: code, Expires: expires, URL: link, QR: "data:image/png;base64," + base64.StdEncoding.EncodeToString(png)})
+	a.writeJSON(w, http.StatusCreated, protocol.LinkCode{Code: code, Expires: expires, URL: link, QR: "data:image/png;base64," + base64.StdEncoding.EncodeToString(png)})
 }
 
 // redeem takes a one-time code and answers a new key of the code's
@@ -377,7 +377,7 @@ func (a *API) redeem(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		a.failBowlers(w, err)
 	default:
-		writeJSON(w, http.StatusOK, protocol.BowlerKey{BowlerKey: key})
+		a.writeJSON(w, http.StatusOK, protocol.BowlerKey{BowlerKey: key})
 	}
 }
 
@@ -389,7 +389,7 @@ func (a *API) share(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
 		a.failBowlers(w, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, protocol.Share{Share: share, URL: a.baseURL(r) + "/b/" + share})
+	a.writeJSON(w, http.StatusCreated, protocol.Share{Share: share, URL: a.baseURL(r) + "/b/" + share})
 }
 
 // unshare revokes the bowler's read-only link.

@@ -46,7 +46,7 @@ func (a *API) createLane(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", "/api/lanes/"+created.ID)
-	writeJSON(w, http.StatusCreated, created)
+	a.writeJSON(w, http.StatusCreated, created)
 }
 
 // readJSON reads a request's JSON body into v as ReadJSON does

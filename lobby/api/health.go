@@ -25,5 +25,5 @@ func (a *API) health(w http.ResponseWriter, r *http.Request) {
 // getNodes answers GET /api/nodes: the nodes of the cluster, each with
 // the addresses friends can open it at.
 func (a *API) getNodes(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, protocol.Nodes{Nodes: a.lb.Nodes()})
+	a.writeJSON(w, http.StatusOK, protocol.Nodes{Nodes: a.lb.Nodes()})
 }

@@ -41,7 +41,7 @@ func (a *API) baseURL(r *http.Request) string {
 
 func (a *API) getInvite(w http.ResponseWriter, r *http.Request) {
 	if l, ok := a.lane(w, r); ok {
-		writeJSON(w, http.StatusOK, a.invite(r, l.ID()))
+		a.writeJSON(w, http.StatusOK, a.invite(r, l.ID()))
 	}
 }
 

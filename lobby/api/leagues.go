@@ -89,7 +89,7 @@ func (a *API) createLeague(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", "/api/leagues/"+created.ID)
-	writeJSON(w, http.StatusCreated, created)
+	a.writeJSON(w, http.StatusCreated, created)
 }
 
 func (a *API) getLeague(w http.ResponseWriter, r *http.Request) {
@@ -99,7 +99,7 @@ func (a *API) getLeague(w http.ResponseWriter, r *http.Request) {
 		a.failLeague(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, l)
+	a.writeJSON(w, http.StatusOK, l)
 }
 
 func (a *API) getStandings(w http.ResponseWriter, r *http.Request) {
@@ -109,7 +109,7 @@ func (a *API) getStandings(w http.ResponseWriter, r *http.Request) {
 		a.failLeague(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, st)
+	a.writeJSON(w, http.StatusOK, st)
 }
 
 // getLeagueHistory answers a page of the league's records, oldest first:
@@ -133,7 +133,7 @@ func (a *API) getLeagueHistory(w http.ResponseWriter, r *http.Request) {
 		a.failLeague(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, h)
+	a.writeJSON(w, http.StatusOK, h)
 }
 
 // secretaryKey returns the key a secretary's request carries, or answers
@@ -219,7 +219,7 @@ func (a *API) openWeek(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusOK, opened)
+		a.writeJSON(w, http.StatusOK, opened)
 		return nil
 	})
 }
@@ -243,7 +243,7 @@ func (a *API) closeWeek(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusOK, rec)
+		a.writeJSON(w, http.StatusOK, rec)
 		return nil
 	})
 }
@@ -267,7 +267,7 @@ func (a *API) scoreGame(w http.ResponseWriter, r *http.Request) {
 		case !changed:
 			w.WriteHeader(http.StatusNoContent)
 		default:
-			writeJSON(w, http.StatusOK, rec)
+			a.writeJSON(w, http.StatusOK, rec)
 		}
 		return nil
 	})
@@ -290,7 +290,7 @@ func (a *API) correctBall(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusOK, rec)
+		a.writeJSON(w, http.StatusOK, rec)
 		return nil
 	})
 }

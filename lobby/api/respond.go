@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -24,7 +25,8 @@ func SetHeaders(h http.Header) {
 
 // WriteError answers a request with e, with its code's HTTP status.
 func WriteError(w http.ResponseWriter, e *protocol.Error) {
-	writeJSON(w, e.Code.Status(), e)
+	data, _ := json.Marshal(e) // strings and numbers: cannot fail
+	writeJSONBytes(w, e.Code.Status(), data)
 }
 
 // ReadJSON reads a request's JSON body, up to limit bytes, strictly into
