@@ -26,7 +26,7 @@
 // carrying what the lane sends it to that node. The lane never tells
 // the two apart: each is given every board, and each reply after the
 // board it follows. What a relayed client is sent on its own way, and
-// what is published once for all of its node's clients, is its Conn's
+// what is published once for the relays of every node, is its Conn's
 // business (see lane/relay); that its node counts it and closes it is
 // its transport's.
 //

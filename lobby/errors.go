@@ -37,7 +37,8 @@ var (
 type Refusal uint8
 
 // The lobby's refusals. Those of the rates per client address end with
-// the seconds to wait, which tooMany adds to their arguments.
+// the seconds to wait, which whoever tells them adds to their arguments
+// (lobby/api's tooMany, or Admit).
 const (
 	// The API's requests.
 	RefuseNoAPI       Refusal = iota // method, path

@@ -148,7 +148,7 @@ func TestConnectionLimit(t *testing.T) {
 		t.Fatalf("third connection past a limit of two: %v %v, want 503", res, err)
 	}
 	// That the place frees as soon as the server has seen a close is
-	// TestClosedConnectionFreesItsPlace's, which sees that moment.
+	// lobby/api's TestClosedConnectionFreesItsPlace's, which sees that moment.
 }
 
 func TestSpectatorLimit(t *testing.T) {

@@ -3,8 +3,9 @@
 // connections that reach them (see Lobby.Admit), keeps the nights that
 // closed, and runs the leagues' nights on its lanes. It answers no
 // request itself: lobby/api serves its HTTP API and WebSocket endpoint,
-// turning requests into the lobby's calls (calls.go, leagues.go, and
-// Bowlers), each request's client address read by Lobby.ClientAddr.
+// turning requests into the lobby's calls (calls.go; leagues.go and
+// recap.go; Bowlers, AllowGuess and RefundGuess in limit.go; ClosedAt),
+// each request's client address read by Lobby.ClientAddr.
 //
 // A [Lobby] puts together parts that each keep their own state under
 // their own lock: its registry (registry.go) keeps the lanes, in the

@@ -195,7 +195,7 @@ func TestRefusalsInFlight(t *testing.T) {
 	}
 	// The refused sockets never answer the close: that each is let go
 	// after ws.RefuseTimeout, not the library's own 5 s wait for the echo, is
-	// TestRefusedSocketsAreLetGo's, whose clock is fake.
+	// lobby/api's TestRefusedSocketsAreLetGo's, whose clock is fake.
 }
 
 // TestConnectionsPerLaneAndAddress: one address holds ConnsPerLaneAddr

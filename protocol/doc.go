@@ -410,8 +410,8 @@
 //
 // # HTTP
 //
-// This is the one reference of the HTTP API; the README and package lobby
-// point here. The API is served on the same address as the page:
+// This is the one reference of the HTTP API; the README and package
+// lobby/api point here. The API is served on the same address as the page:
 //
 //	GET  /api/lanes?limit=&after=    the lobby's list, a page at a time (Lanes): {"lanes":[{"id","name","phase","players":["PJS"],"spectators":0,"frame":1}],"next":"…","total":1}
 //	POST /api/lanes                  {"name":"Friday night","private":true} (CreateLane; "private" and "give_away" are optional) → 201, Location: /api/lanes/{id}, and the lane's summary as the list shows it with its "host_key" (CreatedLane): a join with it makes its player the host, whoever joined first, and the lane waits for that join (see join). It is in this body only: keep it as a token. With "give_away":true the lane has no key and waits for nobody: its first player seated hosts it

@@ -14,7 +14,10 @@ import "sync/atomic"
 // board, sent on its own, is newer).
 type Publication struct {
 	publish func(board []byte, seq uint64)
-	seq     atomic.Uint64 // of the newest board published
+	// seq is that of the newest board published. Boards come from the
+	// lane goroutine alone, in order; it is atomic so that a misuse is a
+	// lost board, never a race.
+	seq atomic.Uint64
 }
 
 // NewPublication returns the publication of one lane's boards through

@@ -24,6 +24,9 @@ func Player(t testing.TB, l *lane.Lane) (s lane.Session, send func(string)) {
 	t.Helper()
 	up := &direct{t: t, l: l}
 	up.relay = relay.New(l.ID(), up, lane.Config{})
+	// The lane's boards are published to this relay alone: it is the
+	// only other node.
+	up.pub = relay.NewPublication(up.relay.Board)
 	s, ok := up.relay.Attach(t.Context(), new(sink))
 	if !ok || up.rm == nil {
 		t.Fatalf("lane %s stopped before a client attached", l.ID())
@@ -63,14 +66,13 @@ type direct struct {
 	l     *lane.Lane
 	relay *relay.Relay
 	rm    lane.Session // the connection, attached to the lane
+	pub   *relay.Publication
 }
 
 var errStopped = errors.New("relaytest: the lane has stopped")
 
 func (d *direct) Attach(ctx context.Context, conn uint64) error {
-	// The lane's boards are published to this relay alone: it is the
-	// only node.
-	rm, ok := relay.Attach(ctx, d.l, relayed{d.relay, conn}, relay.NewPublication(d.relay.Board))
+	rm, ok := relay.Attach(ctx, d.l, relayed{d.relay, conn}, d.pub)
 	if !ok {
 		return errStopped
 	}
