@@ -170,23 +170,32 @@ func TestLeaguesUnavailable(t *testing.T) {
 // guessed, counted against the address (lobby.KeyGuessBurst, shared with
 // the bowlers' keys): another key, or any key on a league there is not,
 // costs one; the secretary's key costs nothing, even when the league
-// refuses what it asks.
+// refuses what it asks; and no key costs anything while the store does
+// not answer, for none could be checked.
 func TestSecretaryGuesses(t *testing.T) {
-	lb := newInMemory(lobby.Config{Leagues: memjournal.NewLeagues()})
+	store := &flakyLeagues{Leagues: memjournal.NewLeagues()}
+	lb := newInMemory(lobby.Config{Leagues: store})
 	h := New(lb, nil)
 	l := createdLeague(t, h, "192.0.2.1:5000")
+	// A league another node made: this one has not loaded it, and must
+	// ask the store.
+	elsewhere := createdLeague(t, New(newInMemory(lobby.Config{Leagues: store}), nil), "192.0.2.1:5000")
 	for _, tt := range []struct {
 		name, addr         string
 		method, path, auth string
+		down               bool
 		status             int
 		costs              bool
 	}{
-		{"wrong key", "203.0.113.1:1", "POST", "/api/leagues/" + l.ID + "/weeks/2/close", "Secretary wrong", http.StatusForbidden, true},
-		{"no such league", "203.0.113.2:1", "POST", "/api/leagues/AAAAAAAAAAAAAAAAAAAAAAAAAA/weeks/2/close", "Secretary " + l.SecretaryKey, http.StatusNotFound, true},
-		{"refused", "203.0.113.3:1", "POST", "/api/leagues/" + l.ID + "/weeks/2/close", "Secretary " + l.SecretaryKey, http.StatusConflict, false},
-		{"checked", "203.0.113.4:1", "GET", "/api/leagues/" + l.ID + "/secretary", "Secretary " + l.SecretaryKey, http.StatusNoContent, false},
+		{"wrong key", "203.0.113.1:1", "POST", "/api/leagues/" + l.ID + "/weeks/2/close", "Secretary wrong", false, http.StatusForbidden, true},
+		{"no such league", "203.0.113.2:1", "POST", "/api/leagues/AAAAAAAAAAAAAAAAAAAAAAAAAA/weeks/2/close", "Secretary " + l.SecretaryKey, false, http.StatusNotFound, true},
+		{"refused", "203.0.113.3:1", "POST", "/api/leagues/" + l.ID + "/weeks/2/close", "Secretary " + l.SecretaryKey, false, http.StatusConflict, false},
+		{"checked", "203.0.113.4:1", "GET", "/api/leagues/" + l.ID + "/secretary", "Secretary " + l.SecretaryKey, false, http.StatusNoContent, false},
+		{"store down", "203.0.113.5:1", "GET", "/api/leagues/" + elsewhere.ID + "/secretary", "Secretary wrong", true, http.StatusServiceUnavailable, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			store.down.Store(tt.down)
+			defer store.down.Store(false)
 			for i := range lobby.KeyGuessBurst + 1 {
 				w := ask(h, tt.method, tt.path, tt.addr, tt.auth, "")
 				switch {
