@@ -244,23 +244,31 @@ func (s *State) Roll(t Throw) (Event, error) {
 	// A ball sent again is answered as bowled, whoever sent it and
 	// whatever came since (the turn passed, the game ended, the next one
 	// began): it changes nothing, and its sender learns that it counted.
-	if b, game, ok := s.bowled(t); ok {
-		return Event{}, fmt.Errorf("%w: frame %d ball %d of %s is %s in %s", ErrRolledAlready, t.Frame, t.Ball, t.For, b, game)
-	}
+	// Only a roll for another ball than the one up can be one, so the
+	// roll of the ball up, every ball of every game, never looks.
 	if p := s.Phase(); p != Playing {
+		if err := s.sentAgain(t); err != nil {
+			return Event{}, err
+		}
 		return Event{}, fmt.Errorf("%w: the game is %s", ErrNotPlaying, p)
 	}
 	p, ok := s.match.Player(t.For)
 	if !ok || p.Left {
 		return Event{}, fmt.Errorf("%w: %s is not playing on this lane", bowling.ErrUnknownPlayer, t.For)
 	}
+	g := &p.Game
+	notUp := g.Over() || t.Frame != g.CurrentFrame() || t.Ball != g.Ball()
+	if notUp {
+		if err := s.sentAgain(t); err != nil {
+			return Event{}, err
+		}
+	}
 	seat, _, _ := s.match.Up()
 	up := s.match.At(seat).Name
-	g := &p.Game
 	switch {
 	case t.For != t.By && t.By != s.Host() && !(t.For == up && t.UpOffline):
 		return Event{}, fmt.Errorf("%w: only the host%s may enter %s's roll while %s is connected", ErrNotHost, s.hostNamed(), t.For, t.For)
-	case g.Over() || t.Frame != g.CurrentFrame() || t.Ball != g.Ball():
+	case notUp:
 		return Event{}, fmt.Errorf("%w: frame %d ball %d is not %s's next ball%s", ErrStaleRoll, t.Frame, t.Ball, t.For, next(g))
 	case t.For != up:
 		return Event{}, fmt.Errorf("%w: it is %s's turn, not %s's", bowling.ErrNotYourTurn, up, t.For)
@@ -280,6 +288,15 @@ func (s *State) Roll(t Throw) (Event, error) {
 		e.By = t.By
 	}
 	return e, nil
+}
+
+// sentAgain returns ErrRolledAlready, saying which ball, if t is a ball
+// bowled already (see bowled); nil otherwise.
+func (s *State) sentAgain(t Throw) error {
+	if b, game, ok := s.bowled(t); ok {
+		return fmt.Errorf("%w: frame %d ball %d of %s is %s in %s", ErrRolledAlready, t.Frame, t.Ball, t.For, b, game)
+	}
+	return nil
 }
 
 // bowled returns t's ball, and the game it is in, if t is that very ball
