@@ -93,23 +93,23 @@ func (a *API) createLeague(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) getLeague(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cache-Control", "no-store")
-	l, err := a.lb.League(r.Context(), r.PathValue("id"))
-	if err != nil {
-		a.failLeague(w, err)
-		return
-	}
-	a.writeJSON(w, http.StatusOK, l)
+	answerLeague(a, w, r, a.lb.League)
 }
 
 func (a *API) getStandings(w http.ResponseWriter, r *http.Request) {
+	answerLeague(a, w, r, a.lb.Standings)
+}
+
+// answerLeague answers 200 with what read returns of the league the path
+// names, or why it failed.
+func answerLeague[T any](a *API, w http.ResponseWriter, r *http.Request, read func(context.Context, string) (T, error)) {
 	w.Header().Set("Cache-Control", "no-store")
-	st, err := a.lb.Standings(r.Context(), r.PathValue("id"))
+	v, err := read(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.failLeague(w, err)
 		return
 	}
-	a.writeJSON(w, http.StatusOK, st)
+	a.writeJSON(w, http.StatusOK, v)
 }
 
 // getLeagueHistory answers a page of the league's records, oldest first:
@@ -182,6 +182,19 @@ func (a *API) asSecretary(w http.ResponseWriter, r *http.Request, call func(cont
 	}
 }
 
+// asSecretaryAnswer makes call as asSecretary does, and answers 200 with
+// what it returns.
+func asSecretaryAnswer[T any](a *API, w http.ResponseWriter, r *http.Request, call func(context.Context) (T, error)) {
+	a.asSecretary(w, r, func(ctx context.Context) error {
+		v, err := call(ctx)
+		if err != nil {
+			return err
+		}
+		a.writeJSON(w, http.StatusOK, v)
+		return nil
+	})
+}
+
 // checkSecretary answers 204 if the request's key is the league's
 // secretary's (a page asks before it shows the secretary's controls), or
 // why not, as any secretary's request is refused; it changes nothing.
@@ -214,13 +227,8 @@ func (a *API) openWeek(w http.ResponseWriter, r *http.Request) {
 	if !a.readJSON(w, r, maxLeagueCommand, &body, `{"absent":["Lee"],"substitutes":[{"for":"Lee","name":"Jung"}]}`, true) {
 		return
 	}
-	a.asSecretary(w, r, func(ctx context.Context) error {
-		opened, err := a.lb.OpenWeek(ctx, r.PathValue("id"), key, week, body)
-		if err != nil {
-			return err
-		}
-		a.writeJSON(w, http.StatusOK, opened)
-		return nil
+	asSecretaryAnswer(a, w, r, func(ctx context.Context) (protocol.OpenedWeek, error) {
+		return a.lb.OpenWeek(ctx, r.PathValue("id"), key, week, body)
 	})
 }
 
@@ -238,13 +246,8 @@ func (a *API) closeWeek(w http.ResponseWriter, r *http.Request) {
 	if !a.readJSON(w, r, maxLeagueCommand, &body, "{}", true) {
 		return
 	}
-	a.asSecretary(w, r, func(ctx context.Context) error {
-		rec, err := a.lb.CloseWeek(ctx, r.PathValue("id"), key, week)
-		if err != nil {
-			return err
-		}
-		a.writeJSON(w, http.StatusOK, rec)
-		return nil
+	asSecretaryAnswer(a, w, r, func(ctx context.Context) (protocol.LeagueRecord, error) {
+		return a.lb.CloseWeek(ctx, r.PathValue("id"), key, week)
 	})
 }
 
@@ -285,12 +288,7 @@ func (a *API) correctBall(w http.ResponseWriter, r *http.Request) {
 	if !a.readJSON(w, r, maxLeagueCommand, &body, `{"week":1,"bowler":"Kim","game":1,"frame":3,"ball":2,"pins":7}`, false) {
 		return
 	}
-	a.asSecretary(w, r, func(ctx context.Context) error {
-		rec, err := a.lb.CorrectBall(ctx, r.PathValue("id"), key, body)
-		if err != nil {
-			return err
-		}
-		a.writeJSON(w, http.StatusOK, rec)
-		return nil
+	asSecretaryAnswer(a, w, r, func(ctx context.Context) (protocol.LeagueRecord, error) {
+		return a.lb.CorrectBall(ctx, r.PathValue("id"), key, body)
 	})
 }
