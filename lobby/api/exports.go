@@ -183,7 +183,7 @@ func (a *API) answerExport(w http.ResponseWriter, r *http.Request, x exported, d
 	h := w.Header()
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", "no-cache") // ask each time: the ETag says whether it changed
-	if r.Header.Get("If-None-Match") == etag {
+	if etagMatch(r.Header.Get("If-None-Match"), etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
