@@ -113,13 +113,20 @@ func (lb *Lobby) laneOf(ctx context.Context, id string) (Lane, error) {
 // now.
 func (lb *Lobby) Find(ctx context.Context, id string) (Lane, error) {
 	l, err := lb.laneOf(ctx, id)
-	switch {
-	case err == nil:
-		return l, nil
-	case errors.Is(err, ErrNoLane):
-		return nil, fmt.Errorf("%w: %w", ErrNoLane, refuseLaneNotFound.Error(id))
+	if err != nil {
+		return nil, lookupError(id, err)
 	}
-	return nil, fmt.Errorf("%w: %w", refuseLaneUnreached.Error(id), err)
+	return l, nil
+}
+
+// lookupError is err, of looking for lane id, with what its client is
+// told: that there is no such lane ([ErrNoLane]), or that it cannot be
+// reached now.
+func lookupError(id string, err error) error {
+	if errors.Is(err, ErrNoLane) {
+		return fmt.Errorf("%w: %w", ErrNoLane, refuseLaneNotFound.Error(id))
+	}
+	return fmt.Errorf("%w: %w", refuseLaneUnreached.Error(id), err)
 }
 
 // CountRefusal counts a request the API refused, by its code, and by the
@@ -196,13 +203,9 @@ func (lb *Lobby) Admit(ctx context.Context, id, addr string) (to lane.Endpoint, 
 		rl, err = lb.cfg.Cluster.Relay(ctx, id)
 		return err
 	})
-	switch {
-	case errors.Is(err, ErrNoLane):
+	if err != nil {
 		done()
-		return nil, nil, fmt.Errorf("%w: %w", ErrNoLane, refuseLaneNotFound.Error(id))
-	case err != nil:
-		done()
-		return nil, nil, fmt.Errorf("%w: %w", refuseLaneUnreached.Error(id), err)
+		return nil, nil, lookupError(id, err)
 	}
 	to = l
 	if l == nil {

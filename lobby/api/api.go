@@ -120,15 +120,22 @@ func (a *API) tooMany(w http.ResponseWriter, wait time.Duration, limit string, w
 func (a *API) lane(w http.ResponseWriter, r *http.Request) (lobby.Lane, bool) {
 	id := r.PathValue("id")
 	l, err := a.lb.Find(r.Context(), id)
-	if err == nil {
-		return l, true
+	if err != nil {
+		a.failLane(w, id, err)
+		return nil, false
 	}
+	return l, true
+}
+
+// failLane answers a request for lane id, which the lobby could not find
+// (err wraps lobby.ErrNoLane: 404) or reach (503, to be asked again in a
+// second, and logged).
+func (a *API) failLane(w http.ResponseWriter, id string, err error) {
 	if !errors.Is(err, lobby.ErrNoLane) {
 		a.log.Warn("lane not reached", "lane", id, "err", err)
 		w.Header().Set("Retry-After", "1")
 	}
 	a.failErr(w, err)
-	return nil, false
 }
 
 // writeJSONBytes answers data, encoded JSON, with status.

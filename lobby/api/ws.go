@@ -55,11 +55,7 @@ func (a *API) serveWS(w http.ResponseWriter, r *http.Request) {
 func (a *API) refuseWS(w http.ResponseWriter, r *http.Request, err error, release func()) {
 	var refused *lobby.AdmitError
 	if !errors.As(err, &refused) { // the lane not found, or not reached
-		if !errors.Is(err, lobby.ErrNoLane) {
-			a.log.Warn("lane not reached", "lane", r.PathValue("id"), "err", err)
-			w.Header().Set("Retry-After", "1")
-		}
-		a.failErr(w, err)
+		a.failLane(w, r.PathValue("id"), err)
 		return
 	}
 	e, known := lane.ErrorFor(refused)
