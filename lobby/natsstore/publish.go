@@ -70,18 +70,12 @@ func (j *Journal) publish(ctx context.Context, s *shard, subject string, data []
 	return parseAck(resp.Data, s.ack)
 }
 
-// ackPrefix is how the server begins its answer to a message it stored or
-// found a duplicate of, in the stream StreamName of a server without a
-// JetStream domain (nats-server builds it once a stream, as mset.pubAck;
-// TestAck checks that it still does). A shard's is in shard.ack.
-const ackPrefix = `{"stream":"` + StreamName + `","seq":`
-
 // ackDuplicate ends the server's answer to a duplicate, after the sequence.
 const ackDuplicate = `,"duplicate": true}`
 
 // parseAck reads the stream's answer to a publish: the message's sequence
 // and whether it was a duplicate, or the error the answer holds. prefix is
-// how the stream begins its answer (see ackPrefix).
+// how the stream begins its answer (see shard.ack).
 func parseAck(b []byte, prefix string) (seq uint64, duplicate bool, err error) {
 	if seq, duplicate, ok := fastAck(b, prefix); ok {
 		return seq, duplicate, nil
@@ -107,9 +101,9 @@ func parseAck(b []byte, prefix string) (seq uint64, duplicate bool, err error) {
 }
 
 // fastAck reads, without encoding/json, the two answers of a successful
-// append, which the server writes by hand: prefix (the stream's
-// ackPrefix), the sequence, and '}' or ackDuplicate. It reports false for
-// any other answer.
+// append, which the server writes by hand: prefix (the shard's ack), the
+// sequence, and '}' or ackDuplicate. It reports false for any other
+// answer.
 func fastAck(b []byte, prefix string) (seq uint64, duplicate, ok bool) {
 	if len(b) <= len(prefix) || string(b[:len(prefix)]) != prefix {
 		return 0, false, false

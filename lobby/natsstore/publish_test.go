@@ -96,7 +96,7 @@ func TestParseAck(t *testing.T) {
 		{``, 0, false, jetstream.ErrInvalidJSAck},
 		{`{"error":{"code":400,"err_code":10071,"description":"wrong last sequence: 4"},"stream":"TENPIN_LANES","seq":0}`, 0, false, errAPI},
 	} {
-		seq, dup, err := parseAck([]byte(tc.in), ackPrefix)
+		seq, dup, err := parseAck([]byte(tc.in), newShard(0).ack)
 		var api *jetstream.APIError
 		switch {
 		case tc.err == errAPI && errors.As(err, &api) && api.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence:

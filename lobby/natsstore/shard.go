@@ -53,7 +53,11 @@ type shard struct {
 	index  int
 	name   string // the stream's
 	prefix string // a lane's subject is prefix followed by its id
-	ack    string // how the stream begins its answer to an append: see fastAck
+	// ack is how the server begins its answer to a message it stored or
+	// found a duplicate of, in this shard's stream, on a server without a
+	// JetStream domain (nats-server builds it once a stream, as
+	// mset.pubAck; TestAck checks that it still does): see fastAck.
+	ack    string
 	stream jetstream.Stream
 }
 
