@@ -47,6 +47,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/tenpin/tenpin/cmd/tenpin/internal/cluster"
+	"github.com/tenpin/tenpin/lobby/natsstore"
 	"github.com/tenpin/tenpin/protocol"
 	"github.com/tenpin/tenpin/protocol/client"
 )
@@ -245,8 +246,8 @@ func (cfg Config) Check() error {
 	switch {
 	case cfg.Lanes < 1:
 		return fmt.Errorf("failover: %d lanes: want 1 or more", cfg.Lanes)
-	case cfg.Shards < 0:
-		return fmt.Errorf("failover: -shards %d: want 0 (the default) or more", cfg.Shards)
+	case cfg.Shards < 0 || cfg.Shards > natsstore.MaxShards:
+		return fmt.Errorf("failover: -shards %d: want 0 (the default) to %d", cfg.Shards, natsstore.MaxShards)
 	case cfg.Every <= 0, cfg.Warmup <= 0, cfg.Measure <= 0:
 		return errors.New("failover: want a positive roll interval, warm-up and measure time")
 	case cfg.NATS != "" && cfg.NATSCluster != "":

@@ -2,10 +2,13 @@ package failover
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/tenpin/tenpin/lane/golden"
+	"github.com/tenpin/tenpin/lobby/natsstore"
 )
 
 // at returns a time s seconds after the kill of the tests' runs.
@@ -170,5 +173,31 @@ func TestPickServer(t *testing.T) {
 				t.Errorf("pickServer = %q, %q, %v; want %q, %q, error %v", got, role, err, tt.want, tt.wantRole, tt.wantErr)
 			}
 		})
+	}
+}
+
+// TestCheck: a run the nodes could not make is refused before any
+// process starts, saying what is wrong.
+func TestCheck(t *testing.T) {
+	ok := Config{Lanes: 12, Every: 100 * time.Millisecond, Warmup: 10 * time.Second, Measure: 20 * time.Second, Kill: KillNode}
+	for _, tc := range []struct {
+		name   string
+		change func(*Config)
+		want   string // in the error; "" for none
+	}{
+		{"the defaults", func(*Config) {}, ""},
+		{"the most shards", func(c *Config) { c.Shards = natsstore.MaxShards }, ""},
+		{"shards below 0", func(c *Config) { c.Shards = -1 }, "-shards -1"},
+		{"more shards than a store takes", func(c *Config) { c.Shards = natsstore.MaxShards + 1 }, fmt.Sprintf("-shards %d", natsstore.MaxShards+1)},
+		{"no lane", func(c *Config) { c.Lanes = 0 }, "0 lanes"},
+		{"a node not of the run", func(c *Config) { c.Node = "n4" }, `node "n4"`},
+		{"a NATS server killed without one of the run's own", func(c *Config) { c.Kill = KillNATS }, "-natscluster"},
+	} {
+		cfg := ok
+		tc.change(&cfg)
+		err := cfg.Check()
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: Check() = %v, want an error saying %q", tc.name, err, tc.want)
+		}
 	}
 }
