@@ -389,8 +389,9 @@ func (c *user) seen(seq uint64) (last uint64, ok bool) {
 	// A lane taken over starts a new epoch, in seq's high 32 bits: what
 	// it skips then is no board a slow reader missed. And a roll in
 	// flight when the lane's node died may have been stored there: the
-	// node that took the lane over, reading it again, refuses it as
-	// stale (see roll).
+	// node that took the lane over, reading it again, answers it as the
+	// ball bowled, or as stale if the ball up changed meanwhile (see
+	// roll).
 	switch {
 	case last != 0 && seq>>32 > last>>32:
 		c.failover = true
@@ -516,8 +517,8 @@ func (c *user) roll(ctx context.Context, up protocol.Up, pins int) {
 			c.mu.Unlock()
 			// The lane could not store it in time (a lane moving between
 			// nodes, its store electing a leader); it may be stored all
-			// the same. The same roll again tells: counted once, or
-			// refused as stale if the first one was stored.
+			// the same. The same roll again tells: counted once,
+			// acknowledged as the ball bowled if the first was stored.
 			time.AfterFunc(100*time.Millisecond, func() { c.rollAgain(ctx, up, pins) })
 		default:
 			r.fail("lane %d %s: roll: %v", c.lane.n, c.name, err)
