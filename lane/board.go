@@ -176,7 +176,7 @@ func (l *Lane) show(c *Client, ref string) {
 		if _, in := l.conns.attached[c]; in {
 			first = c
 			// The board and its ack, in one write if it can be.
-			if skipped := boardTo(c.conn, v.board, seq, true, encodeReply(l.ackOf(ref))); skipped > 0 {
+			if skipped := boardTo(c.conn, v.board, seq, true, encodeReply(l.ackOf(c, ref))); skipped > 0 {
 				l.cfg.Metrics.BoardsSkipped.Add(int64(skipped))
 			}
 		} else {
@@ -278,14 +278,17 @@ func (l *Lane) reply(c *Client, msg any) {
 
 func (l *Lane) ack(c *Client, ref string) {
 	if ref != "" {
-		l.reply(c, l.ackOf(ref))
+		l.reply(c, l.ackOf(c, ref))
 	}
 }
 
-// ackOf is the ack of message ref, after the lane's current board: the
-// one last built (see sendBoard).
-func (l *Lane) ackOf(ref string) protocol.Ack {
-	return protocol.Ack{Type: protocol.TypeAck, Ref: ref, Seq: l.view.Load().seq}
+// ackOf is the ack to c of message ref, after the lane's current board:
+// the one last built (see sendBoard). The ack of a new_invite carries
+// the invitation.
+func (l *Lane) ackOf(c *Client, ref string) protocol.Ack {
+	a := protocol.Ack{Type: protocol.TypeAck, Ref: ref, Seq: l.view.Load().seq, Invite: c.invite}
+	c.invite = ""
+	return a
 }
 
 // boardSeq returns the seq of the lane's current board: the epoch in the

@@ -40,6 +40,10 @@ type Config struct {
 	// host key: whoever joins with the key is the lane's host, however
 	// many joined before (see [game.State.JoinHost]). Zero: none.
 	HostKey game.TokenHash
+	// Invite, the SHA-256 of an invitation, opens the lane ([Open],
+	// [New]) seating only a join that carries it (see
+	// [game.State.Join]); zero opens it to anyone.
+	Invite game.TokenHash
 	// League opens the lane ([Open], [New]) as a league night's match:
 	// its places seated, its first game under way (see
 	// [game.LeagueLane]); Open refuses one that fails its Check.

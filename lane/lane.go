@@ -138,7 +138,7 @@ func opening(id, name string, cfg Config) game.Event {
 	if cfg.Private {
 		e = game.OpenPrivate(id, name, cfg.MaxPlayers)
 	}
-	e.HostKey = cfg.HostKey
+	e.HostKey, e.Invite = cfg.HostKey, cfg.Invite
 	e.League = cfg.League
 	return e
 }

@@ -203,7 +203,7 @@ func (l *Lane) read(ctx context.Context, c *Client, data []byte, m *protocol.Req
 // join, a resume or a give as its relay hashed them (nil: the lane takes
 // them from m: see localSecrets).
 func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request, k *Secrets) {
-	if k == nil && (m.Type == protocol.TypeJoin || m.Type == protocol.TypeResume || m.Type == protocol.TypeGive) {
+	if k == nil && (m.Type == protocol.TypeJoin || m.Type == protocol.TypeResume || m.Type == protocol.TypeGive || m.Type == protocol.TypeNewInvite) {
 		k = localSecrets(m)
 	}
 	if _, ok := l.conns.waiting[c]; ok {
@@ -254,6 +254,8 @@ func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request, k *Se
 		e, err = l.state.Leave(c.seat)
 	case protocol.TypeRematch:
 		e, err = l.state.NewGame(c.seat)
+	case protocol.TypeNewInvite:
+		e, err = l.state.Invite(c.seat, k.Invite)
 	case protocol.TypeCorrect, protocol.TypeSkip, protocol.TypeRemove, protocol.TypeReadmit, protocol.TypeFree:
 		e, err = l.decideFairPlay(c, m)
 	}
@@ -272,6 +274,9 @@ func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request, k *Se
 		return
 	}
 	l.leagueNext(ctx)
+	if e.Kind == game.Invited {
+		c.invite = k.NewInvite
+	}
 	var left *Client
 	if e.Kind == game.PlayerLeft || (e.Kind == game.SeatClaimed && e.Token == (game.TokenHash{})) {
 		left = l.removed(e) // the player who left, or whom the host removed, or who gave a league place back

@@ -230,7 +230,7 @@ func (l *Lane) join(ctx context.Context, c *Client, m protocol.Request, k *Secre
 	if k.HostKey != (game.TokenHash{}) {
 		e, err = l.state.JoinHost(m.Name, k.Token, k.HostKey)
 	} else {
-		e, err = l.state.Join(m.Name, k.Token)
+		e, err = l.state.Join(m.Name, k.Token, k.Invite)
 	}
 	var bowlerKey string
 	if err == nil {

@@ -1,6 +1,8 @@
 package lane
 
 import (
+	"crypto/rand"
+
 	"github.com/google/uuid"
 
 	"github.com/tenpin/tenpin/lane/bowler"
@@ -37,14 +39,34 @@ type Secrets struct {
 	// node its hash in hex, which the relay swaps as the token's.
 	NewBowler        bowler.KeyHash
 	NewBowlerWelcome string
+
+	// Invite is, of a join, the hash of the invitation it carried (zero
+	// for none); of a new_invite, the hash of the invitation drawn for
+	// the lane, and NewInvite what its ack carries of it: the invitation,
+	// or for a connection of another node its hash in hex, which the
+	// relay swaps as a welcome's token.
+	Invite    game.TokenHash
+	NewInvite string
 }
 
-// localSecrets returns the secrets of m, a join, a resume or a give of a
-// connection of this node: a join's token is drawn here.
+// NewInvite draws a lane's invitation: as hard to guess as a host key.
+func NewInvite() string { return rand.Text() }
+
+// localSecrets returns the secrets of m, a join, a resume, a give or a
+// new_invite of a connection of this node: a join's token, and a new
+// invitation, are drawn here.
 func localSecrets(m protocol.Request) *Secrets {
 	k := &Secrets{Welcome: m.Token}
-	if m.Type == protocol.TypeJoin {
+	switch m.Type {
+	case protocol.TypeJoin:
 		k.Welcome = uuid.NewString()
+		if m.Invite != "" {
+			k.Invite = game.HashToken(m.Invite)
+		}
+	case protocol.TypeNewInvite:
+		k.NewInvite = NewInvite()
+		k.Invite = game.HashToken(k.NewInvite)
+		return k
 	}
 	k.Token = game.HashToken(k.Welcome)
 	if m.HostKey != "" {

@@ -38,7 +38,8 @@ func (lb *Lobby) Healthy(ctx context.Context) error {
 // which may hold Config.LanesPerAddr lanes open at once (past it, the
 // error wraps [ErrAddrLimit]; the soonest one of them can close is
 // [Lobby.IdleTimeout] away). The lane's host key comes with it, unless
-// the lane is given away: then it waits for nobody.
+// the lane is given away: then it waits for nobody; and its invitation,
+// unless the lane is open: then anyone may join it.
 func (lb *Lobby) CreateFor(ctx context.Context, body protocol.CreateLane, addr string) (protocol.CreatedLane, error) {
 	key, hash := rand.Text(), game.TokenHash{}
 	if body.GiveAway {
@@ -46,11 +47,17 @@ func (lb *Lobby) CreateFor(ctx context.Context, body protocol.CreateLane, addr s
 	} else {
 		hash = game.HashToken(key)
 	}
-	l, err := lb.create(ctx, body.Name, addr, body.Private, hash, nil)
+	invite, inviteHash := lane.NewInvite(), game.TokenHash{}
+	if body.Open {
+		invite = ""
+	} else {
+		inviteHash = game.HashToken(invite)
+	}
+	l, err := lb.create(ctx, body.Name, addr, body.Private, hash, inviteHash, nil)
 	if err != nil {
 		return protocol.CreatedLane{}, err
 	}
-	return protocol.CreatedLane{LaneSummary: l.Summary(), HostKey: key}, nil
+	return protocol.CreatedLane{LaneSummary: l.Summary(), HostKey: key, Invite: invite}, nil
 }
 
 // AllowCreation spends one of the lane creations the client address addr

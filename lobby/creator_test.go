@@ -33,12 +33,21 @@ func TestCrawlerCannotTakeANewLane(t *testing.T) {
 	created := s.createKeyed(t, "Friday")
 	id := created.ID
 
+	// With the list's link alone, it may watch, never sit.
+	watcher := s.dial(t, id)
+	watcher.send(t, `{"type":"join","name":"Bot","id":"nope"}`)
+	watcher.expectError(t, "nope", string(protocol.CodeInvitationRequired))
+	watcher.send(t, `{"type":"join","name":"Bot","invite":"a guess","id":"guess"}`)
+	watcher.expectError(t, "guess", string(protocol.CodeInvitationRequired))
+
+	// One that got the invitation too (a friend's phone shared the link
+	// in a group a crawler reads):
 	var bots []*client
 	for i := range 8 {
 		bot := s.dial(t, id)
 		bots = append(bots, bot)
 		ref := fmt.Sprint("j", i)
-		bot.send(t, fmt.Sprintf(`{"type":"join","name":"Bot%c","id":%q}`, 'a'+i, ref))
+		bot.send(t, fmt.Sprintf(`{"type":"join","name":"Bot%c","invite":%q,"id":%q}`, 'a'+i, created.Invite, ref))
 		if i < 7 {
 			bot.expectAck(t, ref)
 			continue
@@ -47,6 +56,9 @@ func TestCrawlerCannotTakeANewLane(t *testing.T) {
 		t.Logf("the crawler's 8th join: %s", m.Message)
 	}
 	b := bots[0].boardWith(t, "seven bots seated", func(m msg) bool { return len(m.Players) == 7 })
+	if w := watcher.boardWith(t, "the watcher's board", func(m msg) bool { return len(m.Players) == 7 }); w.Spectators < 1 {
+		t.Errorf("the watcher refused a seat: %d spectators, want it among them", w.Spectators)
+	}
 	if !b.CreatorAway || b.Host != "" {
 		t.Fatalf("a lane only the crawler joined: creator_away %v, host %q; want true, none", b.CreatorAway, b.Host)
 	}
@@ -76,7 +88,7 @@ func TestCrawlerCannotTakeANewLane(t *testing.T) {
 	creator.send(t, `{"type":"remove","name":"Bota","id":"r"}`)
 	creator.expectAck(t, "r")
 	friend := s.dial(t, id)
-	friend.join(t, "Kim")
+	friend.joinInvited(t, "Kim", created.Invite)
 	creator.send(t, `{"type":"start","id":"s"}`)
 	creator.expectAck(t, "s")
 	bots[1].send(t, `{"type":"start","id":"again"}`)
@@ -90,7 +102,7 @@ func TestCreatorGivesTheLaneAway(t *testing.T) {
 	s := newServer(t, lobby.Config{})
 	created := s.createKeyed(t, "For the kids")
 	tv, kim := s.dial(t, created.ID), s.dial(t, created.ID)
-	kim.join(t, "Kim")
+	kim.joinInvited(t, "Kim", created.Invite)
 	kim.send(t, `{"type":"start","id":"s"}`)
 	kim.expectError(t, "s", string(protocol.CodeCreatorAway))
 	tv.send(t, `{"type":"give","host_key":"`+created.HostKey+`","id":"g"}`)
@@ -120,7 +132,7 @@ func TestSeatBurnerCannotFillALane(t *testing.T) {
 	var friends []*client
 	for _, n := range []string{"Bo", "Cy", "Di", "Ed", "Flo", "Gus"} {
 		c := s.dial(t, id)
-		c.join(t, n)
+		c.joinInvited(t, n, created.Invite)
 		friends = append(friends, c)
 	}
 	host.send(t, `{"type":"start","id":"s"}`)
@@ -131,7 +143,7 @@ func TestSeatBurnerCannotFillALane(t *testing.T) {
 	burner := s.dial(t, id)
 	for i := range 7 {
 		ref := fmt.Sprint("b", i)
-		burner.send(t, fmt.Sprintf(`{"type":"join","name":"Burn%c","id":%q}`, 'a'+i, ref))
+		burner.send(t, fmt.Sprintf(`{"type":"join","name":"Burn%c","invite":%q,"id":%q}`, 'a'+i, created.Invite, ref))
 		burner.expectAck(t, ref)
 		burner.send(t, fmt.Sprintf(`{"type":"leave","id":"l%d"}`, i))
 		burner.expectAck(t, fmt.Sprint("l", i))
@@ -150,9 +162,9 @@ func TestSeatBurnerCannotFillALane(t *testing.T) {
 	friends[0].send(t, `{"type":"leave","id":"bl"}`)
 	friends[0].expectAck(t, "bl")
 	late := s.dial(t, id)
-	late.join(t, "Hal")
+	late.joinInvited(t, "Hal", created.Invite)
 	another := s.dial(t, id)
-	another.send(t, `{"type":"join","name":"Ivy","id":"ivy"}`)
+	another.send(t, `{"type":"join","name":"Ivy","invite":"`+created.Invite+`","id":"ivy"}`)
 	another.expectError(t, "ivy", string(protocol.CodeLaneFull))
 	friends[1].send(t, `{"type":"free","name":"Bo","id":"f"}`)
 	friends[1].expectError(t, "f", string(protocol.CodeNotHost))
@@ -160,7 +172,7 @@ func TestSeatBurnerCannotFillALane(t *testing.T) {
 	host.expectError(t, "f", string(protocol.CodeNameTaken)) // Gus is still playing
 	host.send(t, `{"type":"free","name":"Bo","id":"f2"}`)
 	host.expectAck(t, "f2")
-	another.send(t, `{"type":"join","name":"Ivy","id":"ivy2"}`)
+	another.send(t, `{"type":"join","name":"Ivy","invite":"`+created.Invite+`","id":"ivy2"}`)
 	another.expectAck(t, "ivy2")
 	b = host.boardWith(t, "Ivy in Bo's seat", func(m msg) bool { return len(m.Players) == 8 && m.Players[7].Name == "Ivy" })
 	for _, p := range b.Players {

@@ -96,12 +96,13 @@ func startServer(t *testing.T, cfg lobby.Config, prepare func(*lobby.Lobby)) (*t
 
 // createLane creates a lane through the API, given away (whoever joins
 // first hosts it: see hostkey_test.go for a lane that waits for its
-// creator), and returns its id.
+// creator) and open (anyone may join it: see invite_test.go for a lane
+// that seats only its invitation's holders), and returns its id.
 func (s *testServer) createLane(t *testing.T, name string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	l, err := (&tenpin.Client{URL: s.srv.URL}).Create(ctx, protocol.CreateLane{Name: name, GiveAway: true})
+	l, err := (&tenpin.Client{URL: s.srv.URL}).Create(ctx, protocol.CreateLane{Name: name, GiveAway: true, Open: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,6 +289,19 @@ func (c *client) join(t *testing.T, name string) msg {
 	w, err := c.conn.Join(ctx, name)
 	if err != nil {
 		t.Fatalf("join %s: %v", name, err)
+	}
+	return view(w)
+}
+
+// joinInvited takes a seat with the lane's invitation and returns the
+// welcome.
+func (c *client) joinInvited(t *testing.T, name, invite string) msg {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	w, err := c.conn.JoinInvited(ctx, name, invite)
+	if err != nil {
+		t.Fatalf("join %s with the invitation: %v", name, err)
 	}
 	return view(w)
 }

@@ -32,7 +32,7 @@ func TestLaneBelongsToItsCreator(t *testing.T) {
 	id := created.ID
 
 	crawler, friend, creator := s.dial(t, id), s.dial(t, id), s.dial(t, id)
-	crawler.join(t, "Bot")
+	crawler.joinInvited(t, "Bot", created.Invite)
 	creator.send(t, `{"type":"join","name":"Ann","host_key":"not the key","id":"wrong"}`)
 	creator.expectError(t, "wrong", string(protocol.CodeNotHost))
 	creator.send(t, `{"type":"join","name":"Ann","host_key":"`+created.HostKey+`","id":"key"}`)
@@ -57,6 +57,9 @@ func TestLaneBelongsToItsCreator(t *testing.T) {
 		res.Body.Close()
 		if bytes.Contains(body, []byte(created.HostKey)) || strings.Contains(res.Header.Get("Location"), created.HostKey) {
 			t.Errorf("GET %s shows the host key: %s", path, body)
+		}
+		if bytes.Contains(body, []byte(created.Invite)) || strings.Contains(res.Header.Get("Location"), created.Invite) {
+			t.Errorf("GET %s shows the invitation: %s", path, body)
 		}
 	}
 	var summary map[string]any

@@ -2,10 +2,12 @@ package lobby_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"image"
 	_ "image/png"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -170,4 +172,68 @@ func TestNodesOfALoneServer(t *testing.T) {
 	if len(nodes.Nodes) != 1 || nodes.Nodes[0].Name != "" || len(nodes.Nodes[0].URLs) != 1 || nodes.Nodes[0].URLs[0] != "http://192.168.1.20:8080" {
 		t.Errorf("GET /api/nodes = %+v, want this server alone", nodes)
 	}
+}
+
+// TestANewInvitationShutsACrawlerOut: a crawler that has a lane's
+// invitation takes a seat again under a new name as fast as the host
+// removes it; once the host issues a new invitation, it cannot, while
+// the friends seated keep their seats, a friend given the new one joins,
+// and a seat is resumed by its token with no invitation at all.
+func TestANewInvitationShutsACrawlerOut(t *testing.T) {
+	s := newServer(t, lobby.Config{})
+	created := s.createKeyed(t, "Friday")
+	if len(created.Invite) < 20 {
+		t.Fatalf("invitation %q: want a long random code", created.Invite)
+	}
+	id := created.ID
+	host, friend, crawler := s.dial(t, id), s.dial(t, id), s.dial(t, id)
+	host.send(t, `{"type":"join","name":"Ann","host_key":"`+created.HostKey+`","id":"ann"}`)
+	host.expectAck(t, "ann")
+	welcome := friend.joinInvited(t, "Bo", created.Invite)
+
+	crawler.send(t, `{"type":"join","name":"Bota","invite":"`+created.Invite+`","id":"a"}`)
+	crawler.expectAck(t, "a")
+	host.send(t, `{"type":"remove","name":"Bota","id":"r1"}`)
+	host.expectAck(t, "r1")
+	crawler.send(t, `{"type":"join","name":"Botb","invite":"`+created.Invite+`","id":"b"}`)
+	crawler.expectAck(t, "b") // the invitation it has still seats it
+
+	host.send(t, `{"type":"new_invite","id":"new"}`)
+	ack := host.waitFor(t, "the new invitation", func(m msg) bool { return m.Ref == "new" })
+	var a protocol.Ack
+	if err := json.Unmarshal([]byte(ack.raw), &a); err != nil || a.Type != protocol.TypeAck || len(a.Invite) < 20 || a.Invite == created.Invite {
+		t.Fatalf("new_invite answered %s, want an ack with a new invitation", ack.raw)
+	}
+	host.send(t, `{"type":"remove","name":"Botb","id":"r2"}`)
+	host.expectAck(t, "r2")
+	crawler.send(t, `{"type":"join","name":"Botc","invite":"`+created.Invite+`","id":"c"}`)
+	crawler.expectError(t, "c", string(protocol.CodeInvitationRequired))
+
+	friend.send(t, `{"type":"new_invite","id":"not"}`)
+	friend.expectError(t, "not", string(protocol.CodeNotHost))
+	crawler.send(t, `{"type":"new_invite","id":"spec"}`)
+	crawler.expectError(t, "spec", string(protocol.CodeNotSeated))
+	crawler.send(t, `{"type":"new_invite"}`)
+	if m := crawler.waitFor(t, "a new_invite without an id refused", func(m msg) bool { return m.Type == protocol.TypeError }); m.Code != protocol.CodeBadMessage {
+		t.Errorf("a new_invite without an id: %s, want bad_message", m.raw)
+	}
+
+	late := s.dial(t, id)
+	late.joinInvited(t, "Cy", a.Invite)
+	b := host.boardWith(t, "Cy seated", func(m msg) bool {
+		return slices.ContainsFunc(m.Players, func(p protocol.Player) bool { return p.Name == "Cy" })
+	})
+	var seated []string
+	for _, p := range b.Players {
+		if !p.Left {
+			seated = append(seated, p.Name)
+		}
+	}
+	if !slices.Equal(seated, []string{"Ann", "Bo", "Cy"}) {
+		t.Errorf("seated %q, want Ann, Bo and Cy", seated)
+	}
+	friend.conn.CloseNow()
+	again := s.dial(t, id)
+	again.send(t, `{"type":"resume","token":"`+welcome.Token+`","id":"back"}`)
+	again.expectAck(t, "back")
 }

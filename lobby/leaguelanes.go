@@ -68,7 +68,7 @@ func (ll leagueLane) match() *game.LeagueLane {
 // and its QR codes lead to it, the lobby does not list it) and given
 // away: it waits for no creator.
 func (lb *Lobby) openLeagueLane(ctx context.Context, ll leagueLane) (*lane.Lane, error) {
-	return lb.create(ctx, ll.name(), "", true, game.TokenHash{}, ll.match())
+	return lb.create(ctx, ll.name(), "", true, game.TokenHash{}, game.TokenHash{}, ll.match())
 }
 
 // leagueNight is the league night's lanes' league (lane.LeagueNight): the

@@ -91,26 +91,26 @@ func TestLanesPerAddress(t *testing.T) {
 	go lb.Run(t.Context())
 	var ids []string
 	for range 2 {
-		l, err := lb.create(t.Context(), "mine", "192.0.2.1", false, game.TokenHash{}, nil)
+		l, err := lb.create(t.Context(), "mine", "192.0.2.1", false, game.TokenHash{}, game.TokenHash{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, l.ID())
 	}
-	if _, err := lb.create(t.Context(), "one more", "192.0.2.1", false, game.TokenHash{}, nil); !errors.Is(err, ErrAddrLimit) {
+	if _, err := lb.create(t.Context(), "one more", "192.0.2.1", false, game.TokenHash{}, game.TokenHash{}, nil); !errors.Is(err, ErrAddrLimit) {
 		t.Fatalf("a third lane from one address: %v, want %v", err, ErrAddrLimit)
 	}
-	if _, err := lb.create(t.Context(), "theirs", "198.51.100.7", false, game.TokenHash{}, nil); err != nil {
+	if _, err := lb.create(t.Context(), "theirs", "198.51.100.7", false, game.TokenHash{}, game.TokenHash{}, nil); err != nil {
 		t.Errorf("another address: %v", err)
 	}
 	if _, err := lb.Create(t.Context(), "no address"); err != nil {
 		t.Errorf("a lane without an address: %v", err)
 	}
 	lb.remove(ids[0]) // as when the lane closes
-	if _, err := lb.create(t.Context(), "again", "192.0.2.1", false, game.TokenHash{}, nil); err != nil {
+	if _, err := lb.create(t.Context(), "again", "192.0.2.1", false, game.TokenHash{}, game.TokenHash{}, nil); err != nil {
 		t.Errorf("once one of its lanes closed: %v", err)
 	}
-	if _, err := lb.create(t.Context(), "and again", "192.0.2.1", false, game.TokenHash{}, nil); !errors.Is(err, ErrAddrLimit) {
+	if _, err := lb.create(t.Context(), "and again", "192.0.2.1", false, game.TokenHash{}, game.TokenHash{}, nil); !errors.Is(err, ErrAddrLimit) {
 		t.Errorf("a third lane again: %v, want %v", err, ErrAddrLimit)
 	}
 
@@ -118,7 +118,7 @@ func TestLanesPerAddress(t *testing.T) {
 	lb = newInMemory(Config{LanesPerAddr: -1})
 	go lb.Run(t.Context())
 	for i := range 5 {
-		if _, err := lb.create(t.Context(), "load", "127.0.0.1", false, game.TokenHash{}, nil); err != nil {
+		if _, err := lb.create(t.Context(), "load", "127.0.0.1", false, game.TokenHash{}, game.TokenHash{}, nil); err != nil {
 			t.Fatalf("lane %d without a limit: %v", i, err)
 		}
 	}

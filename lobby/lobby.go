@@ -299,20 +299,21 @@ func (lb *Lobby) restore(ctx context.Context, log game.Log) error {
 // Create opens a new lane with the given name, stores its opening in the
 // journal and starts it.
 func (lb *Lobby) Create(ctx context.Context, name string) (*lane.Lane, error) {
-	return lb.create(ctx, name, "", false, game.TokenHash{}, nil)
+	return lb.create(ctx, name, "", false, game.TokenHash{}, game.TokenHash{}, nil)
 }
 
 // CreatePrivate is Create for a lane the lobby never lists: only its
 // link leads to it.
 func (lb *Lobby) CreatePrivate(ctx context.Context, name string) (*lane.Lane, error) {
-	return lb.create(ctx, name, "", true, game.TokenHash{}, nil)
+	return lb.create(ctx, name, "", true, game.TokenHash{}, game.TokenHash{}, nil)
 }
 
 // create is Create for a client address, owner, that may hold
 // Config.LanesPerAddr lanes open at once ("": no limit), of a lane that
-// may be private, with the hash of a host key (zero: none), and may be a
-// league night's match (nil: none).
-func (lb *Lobby) create(ctx context.Context, name, owner string, private bool, hostKey game.TokenHash, match *game.LeagueLane) (*lane.Lane, error) {
+// may be private, with the hashes of a host key and of an invitation
+// (zero: none, a lane anyone may join), and may be a league night's match
+// (nil: none).
+func (lb *Lobby) create(ctx context.Context, name, owner string, private bool, hostKey, invite game.TokenHash, match *game.LeagueLane) (*lane.Lane, error) {
 	name, err := cleanName(name)
 	if err != nil {
 		return nil, err
@@ -330,7 +331,7 @@ func (lb *Lobby) create(ctx context.Context, name, owner string, private bool, h
 	var cl Claim
 	cfg := lb.cfg.Lane
 	cfg.Private = cfg.Private || private
-	cfg.HostKey = hostKey
+	cfg.HostKey, cfg.Invite = hostKey, invite
 	cfg.League = match
 	for range 3 { // an id a closed lane had is taken in the journal: draw again
 		id := newID()

@@ -10,8 +10,8 @@ import (
 )
 
 // TestPrivateLane: a lane created with "private" is never listed, its
-// link (the board, the socket) works as any lane's, and it stays unlisted
-// across a restart.
+// link (the board, the socket) works as any lane's, and it stays unlisted,
+// its invitation unchanged, across a restart.
 func TestPrivateLane(t *testing.T) {
 	dir := t.TempDir()
 	j := openJournal(t, dir)
@@ -21,7 +21,7 @@ func TestPrivateLane(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var created protocol.LaneSummary
+	var created protocol.CreatedLane
 	json.NewDecoder(res.Body).Decode(&created)
 	res.Body.Close()
 	if res.StatusCode != http.StatusCreated || created.ID == "" {
@@ -38,7 +38,7 @@ func TestPrivateLane(t *testing.T) {
 			t.Errorf("the private lane's board = %+v", b)
 		}
 		c := s.dial(t, created.ID)
-		c.join(t, player)
+		c.joinInvited(t, player, created.Invite) // and after a restart, the lane's invitation is its own still
 	}
 	check(s, "PJS")
 	check(restart(t, dir, stop, j, 2), "BOB")

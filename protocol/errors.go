@@ -11,31 +11,33 @@ type Code string
 // The error codes. Every refused message is answered with exactly one of
 // these; the connection stays open and nothing changes.
 const (
-	CodeBadMessage        Code = "bad_message"        // not JSON, wrong field types, missing or extra fields, a binary frame, too large
-	CodeUnknownType       Code = "unknown_type"       // a "type" the server does not know
-	CodeInvalidName       Code = "invalid_name"       // a name that is not 1–12 letters of a script, or has digits, emoji or invisible characters
-	CodeNameTaken         Code = "name_taken"         // a name already seated on the lane
-	CodeLaneFull          Code = "lane_full"          // every seat is taken
-	CodeGameStarted       Code = "game_started"       // start once the game has started; join once it is over, before the rematch
-	CodeNotPlaying        Code = "not_playing"        // roll when no game is in play
-	CodeNotYourTurn       Code = "not_your_turn"      // roll by a player who is not up
-	CodeStaleRoll         Code = "stale_roll"         // roll for a ball that is not the one up: late, ahead, or a ball bowled with other pins
-	CodeNotHost           Code = "not_host"           // start or rematch from a player who is not the host
-	CodeInvalidPins       Code = "invalid_pins"       // pins below 0, above 10 or above those standing; a deck that cannot be
-	CodeBadToken          Code = "bad_token"          // resume with a token that holds no seat here
-	CodeNotSeated         Code = "not_seated"         // start, roll, leave or rematch from a spectator
-	CodeAlreadySeated     Code = "already_seated"     // join or resume from a connection that holds a seat
-	CodeNotFinished       Code = "not_finished"       // rematch before the game is over
-	CodeRateLimited       Code = "rate_limited"       // too many messages too fast
-	CodeSpectatorsFull    Code = "spectators_full"    // the lane has all the watchers it takes
-	CodeLaneClosed        Code = "lane_closed"        // the lane has closed
-	CodeInternal          Code = "internal"           // the server failed; the lane is closed
-	CodeUnavailable       Code = "unavailable"        // the store did not take the command in time: nothing changed, try again
-	CodeInvalidCorrection Code = "invalid_correction" // a correction that no game could have: nothing changed
-	CodeNotAway           Code = "not_away"           // skip while the player up is connected, or offline for less than the away time
-	CodeUnknownBowler     Code = "unknown_bowler"     // a bowler key that is unknown, revoked or deleted: join as a guest, or start a new history
-	CodeCreatorAway       Code = "creator_away"       // start (or another host's command) on a lane that waits for its creator, who holds its host key
-	CodeNotOnRoster       Code = "not_on_roster"      // on a league night's lane: a join under a name none of its places has, a rematch, a removal
+	CodeBadMessage         Code = "bad_message"         // not JSON, wrong field types, missing or extra fields, a binary frame, too large
+	CodeUnknownType        Code = "unknown_type"        // a "type" the server does not know
+	CodeInvalidName        Code = "invalid_name"        // a name that is not 1–12 letters of a script, or has digits, emoji or invisible characters
+	CodeNameTaken          Code = "name_taken"          // a name already seated on the lane
+	CodeLaneFull           Code = "lane_full"           // every seat is taken
+	CodeGameStarted        Code = "game_started"        // start once the game has started; join once it is over, before the rematch
+	CodeNotPlaying         Code = "not_playing"         // roll when no game is in play
+	CodeNotYourTurn        Code = "not_your_turn"       // roll by a player who is not up
+	CodeStaleRoll          Code = "stale_roll"          // roll for a ball that is not the one up: late, ahead, or a ball bowled with other pins
+	CodeNotHost            Code = "not_host"            // start or rematch from a player who is not the host
+	CodeInvalidPins        Code = "invalid_pins"        // pins below 0, above 10 or above those standing; a deck that cannot be
+	CodeBadToken           Code = "bad_token"           // resume with a token that holds no seat here
+	CodeNotSeated          Code = "not_seated"          // start, roll, leave or rematch from a spectator
+	CodeAlreadySeated      Code = "already_seated"      // join or resume from a connection that holds a seat
+	CodeNotFinished        Code = "not_finished"        // rematch before the game is over
+	CodeRateLimited        Code = "rate_limited"        // too many messages too fast
+	CodeSpectatorsFull     Code = "spectators_full"     // the lane has all the watchers it takes
+	CodeLaneClosed         Code = "lane_closed"         // the lane has closed
+	CodeInternal           Code = "internal"            // the server failed; the lane is closed
+	CodeUnavailable        Code = "unavailable"         // the store did not take the command in time: nothing changed, try again
+	CodeInvalidCorrection  Code = "invalid_correction"  // a correction that no game could have: nothing changed
+	CodeNotAway            Code = "not_away"            // skip while the player up is connected, or offline for less than the away time
+	CodeUnknownBowler      Code = "unknown_bowler"      // a bowler key that is unknown, revoked or deleted: join as a guest, or start a new history
+	CodeCreatorAway        Code = "creator_away"        // start (or another host's command) on a lane that waits for its creator, who holds its host key
+	CodeNotOnRoster        Code = "not_on_roster"       // on a league night's lane: a join under a name none of its places has, a rematch, a removal
+	CodeInvitationRequired Code = "invitation_required" // a join without the lane's invitation, or with another (replaced, another lane's): the connection stays a spectator
+	CodeNotYourTeam        Code = "not_your_team"       // on a league night's lane: a join under a place of the other team than the invitation's
 
 	// Notices: not answers to a message, but why the connection is about
 	// to close.

@@ -9,8 +9,8 @@ import (
 // MaxMessageSize is the largest client message the server reads, in bytes.
 // The longest legitimate message is a join with the longest name (240
 // bytes of UTF-8, which a client that escapes all but ASCII writes in up
-// to 720), the lane's host key and a bowler key (26 each) and an id of 64
-// bytes (384 escaped): about 1,220 bytes. Anything larger is not a tenpin
+// to 720), the lane's host key, its invitation and a bowler key (26
+// each) and an id of 64 bytes (384 escaped): about 1,260 bytes. Anything larger is not a tenpin
 // message; the server closes the connection (1009) rather than read it.
 const MaxMessageSize = 2048
 
@@ -35,6 +35,9 @@ const (
 	TypeReadmit Type = "readmit"
 	TypeFree    Type = "free" // the host frees the seat of a player who left after bowling
 	TypeGive    Type = "give" // the holder of the host key gives the lane away: it waits for its creator no longer
+	// TypeNewInvite: the host issues a new invitation; the ack carries it
+	// ("invite"), and the one before seats nobody from then on.
+	TypeNewInvite Type = "new_invite"
 )
 
 // Server → client message types.
@@ -61,9 +64,14 @@ type Request struct {
 	// key, makes a new bowler and the welcome carries their key.
 	BowlerKey string `json:"bowler_key,omitempty"`
 	Remember  bool   `json:"remember,omitempty"`
-	Pins      *int   `json:"pins,omitempty"`  // roll, correct: the pins the ball knocked down
-	Frame     *int   `json:"frame,omitempty"` // roll, correct: the frame of the ball it is for, 1 to 10
-	Ball      *int   `json:"ball,omitempty"`  // roll, correct: which ball of that frame, 1 to 3
+	// Invite, on a join, is the lane's invitation, from its link (the
+	// "#invite=" of its fragment) or from POST /api/lanes: a lane seats
+	// only a join that carries it, but for its host's (with the host
+	// key) and a lane created "open". On a league lane it is a team's.
+	Invite string `json:"invite,omitempty"`
+	Pins   *int   `json:"pins,omitempty"`  // roll, correct: the pins the ball knocked down
+	Frame  *int   `json:"frame,omitempty"` // roll, correct: the frame of the ball it is for, 1 to 10
+	Ball   *int   `json:"ball,omitempty"`  // roll, correct: which ball of that frame, 1 to 3
 	// Deck, on a roll or a correction, names the pins the ball left
 	// standing (1 the head pin; 2–3; 4–6; 7–10), [] for none: the server
 	// counts the pins from it. With "pins" too, the two must agree.
@@ -114,11 +122,16 @@ func Decode(data []byte) (Request, error) {
 		token = true
 	case TypeRoll, TypeCorrect:
 		ball, optName = true, true
-	case TypeStart, TypeLeave, TypeRematch, TypeSkip:
+	case TypeStart, TypeLeave, TypeRematch, TypeSkip, TypeNewInvite:
 	case "":
 		return id, Errorf(CodeBadMessage, `message has no "type"`)
 	default:
 		return id, Errorf(CodeUnknownType, "unknown message type %q", r.Type)
+	}
+	if r.Type == TypeNewInvite && r.ID == "" {
+		// Its ack alone carries the new invitation: without an id the
+		// host would never learn it.
+		return id, Errorf(CodeBadMessage, `new_invite message needs "id": its ack carries the invitation`)
 	}
 	if r.Type == TypeJoin && r.Name == "" {
 		// A name left empty is a name refused, as the lane refuses others:
@@ -137,6 +150,7 @@ func Decode(data []byte) (Request, error) {
 		{"host_key", hostKey, optKey, r.HostKey != ""},
 		{"bowler_key", false, optKey, r.BowlerKey != ""},
 		{"remember", false, optKey, r.Remember},
+		{"invite", false, optKey, r.Invite != ""},
 		{"pins", false, ball, r.Pins != nil},
 		{"deck", false, ball, r.Deck != nil},
 		{"foul", false, ball, r.Foul},
@@ -318,6 +332,9 @@ type Ack struct {
 	Type Type   `json:"type"` // "ack"
 	Ref  string `json:"ref"`
 	Seq  uint64 `json:"seq"`
+	// Invite, of a new_invite, is the lane's new invitation: sent only
+	// here, only to the host.
+	Invite string `json:"invite,omitempty"`
 }
 
 // LaneSummary is a lane as the lobby lists it.
@@ -462,6 +479,10 @@ type CreateLane struct {
 	// player seated hosts it. Without it the lane waits for its creator:
 	// see [CreatedLane].
 	GiveAway bool `json:"give_away,omitempty"`
+	// Open makes a lane anyone may join, with no invitation: a demo's,
+	// a load test's. Without it a join needs the lane's invitation (see
+	// [CreatedLane]).
+	Open bool `json:"open,omitempty"`
 }
 
 // CreatedLane answers POST /api/lanes: the lane, and its host key. The
@@ -473,9 +494,16 @@ type CreateLane struct {
 // with the key, or "give_away" when creating it: then there is no key).
 // The key is in the body only, never in a URL a server or proxy would
 // log; keep it as a seat's token is kept.
+//
+// Invite is the lane's invitation (omitted for a lane created "open"): a
+// join must carry it. The creator's page puts it in the fragment of the
+// link and the QR code it shares (/lanes/{id}#invite=…), which no server
+// log or Referer sees; whoever has the link without it may watch, not
+// sit. The host replaces it with "new_invite".
 type CreatedLane struct {
 	LaneSummary
 	HostKey string `json:"host_key,omitempty"`
+	Invite  string `json:"invite,omitempty"`
 }
 
 // validID returns id if it may be echoed back, else "".

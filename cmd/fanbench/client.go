@@ -77,9 +77,9 @@ func (l *lane) play(ctx context.Context, players, spectators int, seed uint64) {
 
 func (l *lane) create(ctx context.Context) error {
 	// A tenpin lane made with a host key waits for its creator's join; given
-	// away, its first player seated hosts it, as on the peers, which ignore
-	// the field.
-	body := fmt.Sprintf(`{"name":"lane %d","give_away":true}`, l.n)
+	// away, its first player seated hosts it; open, anyone joins with no
+	// invitation: as on the peers, which ignore both fields.
+	body := fmt.Sprintf(`{"name":"lane %d","give_away":true,"open":true}`, l.n)
 	req, _ := http.NewRequestWithContext(ctx, "POST", l.r.httpBase+"/api/lanes", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	res, err := l.r.http.Do(req)

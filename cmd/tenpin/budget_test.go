@@ -53,7 +53,7 @@ func TestConnectionFlood(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	api := &client.Client{URL: srv.url}
-	l, err := api.Create(ctx, protocol.CreateLane{Name: "flooded", GiveAway: true})
+	l, err := api.Create(ctx, protocol.CreateLane{Name: "flooded", GiveAway: true, Open: true})
 	if err != nil {
 		t.Fatalf("creating a lane during the flood: %v", err)
 	}

@@ -128,7 +128,7 @@ func (s *seat) do(what string, cmd func(ctx context.Context, c *client.Conn) err
 // the test ends.
 func startGame(t *testing.T, ctx context.Context, name string, laneAt *child, at ...*child) (string, []*seat) {
 	t.Helper()
-	lane, err := (&client.Client{URL: laneAt.url}).Create(ctx, protocol.CreateLane{Name: name, GiveAway: true})
+	lane, err := (&client.Client{URL: laneAt.url}).Create(ctx, protocol.CreateLane{Name: name, GiveAway: true, Open: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -138,7 +138,7 @@ func TestCrashKeepsEveryAcknowledgedRoll(t *testing.T) {
 	dir := t.TempDir()
 	srv := startChild(t, "-data", dir)
 	var created protocol.LaneSummary
-	res, err := http.Post(srv.url+"/api/lanes", "application/json", strings.NewReader(`{"name":"crash","give_away":true}`))
+	res, err := http.Post(srv.url+"/api/lanes", "application/json", strings.NewReader(`{"name":"crash","give_away":true,"open":true}`))
 	if err != nil {
 		t.Fatal(err)
 	}

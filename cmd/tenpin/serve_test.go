@@ -102,10 +102,10 @@ func get(t *testing.T, url string) (*http.Response, string) {
 }
 
 // createLaneAt creates a lane on the server at url, given away (whoever
-// joins first hosts it), and returns its id.
+// joins first hosts it) and open (with no invitation), and returns its id.
 func createLaneAt(t *testing.T, url, name string) string {
 	t.Helper()
-	res, err := http.Post(url+"/api/lanes", "application/json", strings.NewReader(fmt.Sprintf(`{"name":%q,"give_away":true}`, name)))
+	res, err := http.Post(url+"/api/lanes", "application/json", strings.NewReader(fmt.Sprintf(`{"name":%q,"give_away":true,"open":true}`, name)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestServe(t *testing.T) {
 	}
 
 	// A lane, a player, and shutdown in the middle of the game.
-	res, err := http.Post(url+"/api/lanes", "application/json", strings.NewReader(`{"name":"shutdown"}`))
+	res, err := http.Post(url+"/api/lanes", "application/json", strings.NewReader(`{"name":"shutdown","open":true}`))
 	if err != nil || res.StatusCode != http.StatusCreated {
 		t.Fatalf("create lane: %v %v", res, err)
 	}
@@ -349,7 +349,7 @@ func TestLowFileLimit(t *testing.T) {
 	if line := fmt.Sprintf("tenpin connections: at most %d, not -max-conns 100000: the open-file limit is %d", want, nofile); !strings.Contains(srv.printed, line) {
 		t.Errorf("the server printed\n%s\nwant a line with %q", srv.printed, line)
 	}
-	res, err := http.Post(srv.url+"/api/lanes", "application/json", strings.NewReader(`{"name":"crowded"}`))
+	res, err := http.Post(srv.url+"/api/lanes", "application/json", strings.NewReader(`{"name":"crowded","open":true}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,7 @@ type record struct {
 	Max      int        `json:"max_players,omitempty"`
 	Private  bool       `json:"private,omitempty"`
 	HostKey  string     `json:"host_key_sha256,omitempty"`
+	Invite   string     `json:"invite_sha256,omitempty"`
 	Player   string     `json:"player,omitempty"`
 	Token    string     `json:"token_sha256,omitempty"`
 	Host     bool       `json:"host,omitempty"`
@@ -59,6 +60,9 @@ type leagueRec struct {
 	Games  int           `json:"games"`
 	Teams  [2]string     `json:"teams"`
 	Places []leaguePlace `json:"places"`
+	// Invites are the SHA-256 of the teams' invitations in hex, home
+	// first; omitted for a lane of a version before them.
+	Invites *[2]string `json:"invites_sha256,omitempty"`
 }
 
 type leaguePlace struct {
@@ -73,6 +77,9 @@ func toLeagueRec(l *LeagueLane) *leagueRec {
 	r := &leagueRec{League: l.League, Week: l.Week, Match: l.Match, Games: l.Games, Teams: l.Teams, Places: make([]leaguePlace, len(l.Places))}
 	for i, p := range l.Places {
 		r.Places[i] = leaguePlace{Name: string(p.Name), Team: p.Team}
+	}
+	if l.Invites != [2]TokenHash{} {
+		r.Invites = &[2]string{hostKeyText(l.Invites[0]), hostKeyText(l.Invites[1])}
 	}
 	return r
 }
@@ -115,6 +122,14 @@ func fromLeagueRec(r *leagueRec) (*LeagueLane, error) {
 		}
 		l.Places[i] = LeaguePlace{Name: n, Team: p.Team}
 	}
+	if r.Invites != nil {
+		for t, text := range r.Invites {
+			var err error
+			if l.Invites[t], err = parseHostKey(text); err != nil {
+				return nil, fmt.Errorf(`"league" team %d's invitation: %w`, t, err)
+			}
+		}
+	}
 	return l, nil
 }
 
@@ -129,6 +144,7 @@ type laneState struct {
 	Removed  []string    `json:"removed,omitempty"` // players the host removed and has not readmitted
 	HostKey  string      `json:"host_key_sha256,omitempty"`
 	HostSeat string      `json:"host_seat_sha256,omitempty"` // the token hash of the seat taken with the host key
+	Invite   string      `json:"invite_sha256,omitempty"`    // the invitation a join must carry; "" for an open lane
 	Played   int         `json:"played,omitempty"`           // games finished, those the series no longer keeps included
 	League   *leagueRec  `json:"league,omitempty"`           // the league match the lane is for
 }
@@ -291,7 +307,12 @@ func toRecord(e Event) (record, error) {
 	switch e.Kind {
 	case Opened:
 		r.Lane, r.Name, r.Max, r.Private, r.HostKey = e.Lane, e.Name, e.MaxPlayers, e.Private, hostKeyText(e.HostKey)
-		r.League = toLeagueRec(e.League)
+		r.Invite, r.League = hostKeyText(e.Invite), toLeagueRec(e.League)
+	case Invited:
+		if e.Invite == (TokenHash{}) {
+			return r, fmt.Errorf("game: an invitation without its hash")
+		}
+		r.Invite, r.By = hostKeyText(e.Invite), string(e.By)
 	case SeatClaimed:
 		r.Player, r.Token, r.Bowler = string(e.Player), hostKeyText(e.Token), e.Bowler
 	case Claimed:
@@ -318,7 +339,7 @@ func toRecord(e Event) (record, error) {
 		}
 		l := e.Snapshot
 		ls := &laneState{Lane: l.ID, Name: l.Name, Max: l.MaxPlayers, Private: l.Private, Epoch: l.Epoch,
-			Series: make([]resultRec, len(l.Series)), Game: make([]record, len(l.Game)), HostKey: hostKeyText(l.HostKey), HostSeat: hostKeyText(l.HostSeat), Played: l.Played, League: toLeagueRec(l.League)}
+			Series: make([]resultRec, len(l.Series)), Game: make([]record, len(l.Game)), HostKey: hostKeyText(l.HostKey), HostSeat: hostKeyText(l.HostSeat), Invite: hostKeyText(l.Invite), Played: l.Played, League: toLeagueRec(l.League)}
 		for i, res := range l.Series {
 			rr := resultRec{Players: make([]scoreRec, len(res.Players))}
 			for j, p := range res.Players {
@@ -391,7 +412,17 @@ func fromRecord(r record) (Event, error) {
 		if e.HostKey, err = parseHostKey(r.HostKey); err != nil {
 			return e, err
 		}
+		if e.Invite, err = parseHostKey(r.Invite); err != nil {
+			return e, err
+		}
 		if e.League, err = fromLeagueRec(r.League); err != nil {
+			return e, err
+		}
+	case Invited:
+		if e.Invite, err = parseHostKey(r.Invite); err != nil || e.Invite == (TokenHash{}) {
+			return e, errors.New(`needs "invite_sha256", a SHA-256 in hex`)
+		}
+		if e.By, err = parseBy(r.By); err != nil {
 			return e, err
 		}
 	case SeatClaimed:
@@ -464,6 +495,9 @@ func fromRecord(r record) (Event, error) {
 			return e, err
 		}
 		if l.HostSeat, err = parseHostKey(ls.HostSeat); err != nil {
+			return e, err
+		}
+		if l.Invite, err = parseHostKey(ls.Invite); err != nil {
 			return e, err
 		}
 		if l.League, err = fromLeagueRec(ls.League); err != nil {
@@ -540,7 +574,7 @@ func parseHostKey(s string) (TokenHash, error) {
 	}
 	b, err := hex.DecodeString(s)
 	if err != nil || len(b) != len(h) {
-		return h, errors.New(`a host hash ("host_key_sha256", "host_seat_sha256") is not a SHA-256 in hex`)
+		return h, errors.New(`a hash ("host_key_sha256", "host_seat_sha256", "invite_sha256") is not a SHA-256 in hex`)
 	}
 	copy(h[:], b)
 	return h, nil

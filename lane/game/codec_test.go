@@ -18,9 +18,18 @@ import (
 func everyKind() []Event {
 	roll := Event{Kind: Rolled, Player: "PJS", Frame: 3, Ball: 2, Pins: 0}
 	corrected := Event{Kind: Corrected, Player: "BOB", Frame: 3, Ball: 1, Pins: 8, Was: 7, By: "PJS", At: time.Date(2026, 11, 22, 20, 15, 7, 0, time.UTC)}
+	invited := Open("i4v7", "Invited", 8)
+	invited.Invite = HashToken("the invitation")
+	league := OpenPrivate("lg9", "Week 1: Pins v Aces", 2)
+	league.League = &LeagueLane{League: "lg1", Week: 1, Games: 3, Teams: [2]string{"Pins", "Aces"},
+		Places:  []LeaguePlace{{Name: "Ann", Team: 0}, {Name: "Bob", Team: 1}},
+		Invites: [2]TokenHash{HashToken("home"), HashToken("away")}}
 	return []Event{
 		Open("k3x9mdq2vb", "Friday night", 8),
 		OpenPrivate("p7w2", "Our lane", 4),
+		invited,
+		league,
+		{Kind: Invited, Invite: HashToken("a new invitation"), By: "PJS"},
 		{Kind: Claimed, Epoch: 2, Node: "n1"},
 		{Kind: SeatTaken, Player: "PJS", Token: HashToken("9b2c")},
 		{Kind: GameStarted},
@@ -35,7 +44,7 @@ func everyKind() []Event {
 		{Kind: NextGame},
 		{Kind: Closed, Reason: "idle"},
 		{Kind: Snapshot, Snapshot: &LaneSnapshot{
-			ID: "k3x9mdq2vb", Name: "Friday night", MaxPlayers: 8, Private: true, Epoch: 2,
+			ID: "k3x9mdq2vb", Name: "Friday night", MaxPlayers: 8, Private: true, Epoch: 2, Invite: HashToken("the invitation"),
 			Series: []Result{
 				{Players: []Score{{Name: "PJS", Game: replayed(10, 10)}, {Name: "BOB", Left: true}, {Name: "홍길동", Game: splitThenFoul()}}},
 				{Players: []Score{{Name: "PJS", Game: replayed(8)}}, Corrections: []Event{corrected}},

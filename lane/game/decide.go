@@ -49,6 +49,13 @@ var (
 	// places has, or a command a league night does not take (a rematch,
 	// a removal: its places are the rosters').
 	ErrNotOnRoster = errors.New("game: not on the league match's rosters")
+	// ErrInvitationRequired: a join without the lane's invitation, or
+	// with another's (an old one the host replaced, another lane's):
+	// whoever has only the lane's link may watch, not sit.
+	ErrInvitationRequired = errors.New("game: invitation required")
+	// ErrNotYourTeam: on a league lane, a join under a place of the other
+	// team than the invitation's.
+	ErrNotYourTeam = errors.New("game: not your team")
 )
 
 // Open returns the event that opens a lane. A maxPlayers of 0 or less
@@ -90,17 +97,30 @@ func (s *State) Close(reason string) Event {
 //
 // A lane that awaits its creator keeps its last seat for them: only a
 // join with the host key takes it.
-func (s *State) Join(name string, token TokenHash) (Event, error) {
-	return s.join(name, token, false)
+//
+// A lane opened with an invitation seats only a join that carries it:
+// invite is the SHA-256 of the join's ([HashToken]; zero for none). On a
+// league lane, it is a team's, and seats that team's places alone.
+func (s *State) Join(name string, token, invite TokenHash) (Event, error) {
+	return s.join(name, token, invite, false)
 }
 
-func (s *State) join(name string, token TokenHash, creator bool) (Event, error) {
+// invited reports whether invite, a join's invitation's hash, is the
+// lane's, or the lane is open.
+func invited(want, invite TokenHash) bool {
+	return want == (TokenHash{}) || subtle.ConstantTimeCompare(want[:], invite[:]) == 1
+}
+
+func (s *State) join(name string, token, invite TokenHash, creator bool) (Event, error) {
+	if s.league == nil && !creator && !invited(s.invite, invite) {
+		return Event{}, fmt.Errorf("%w: this lane seats only who has its invitation; ask a player for the link or its QR code, or watch", ErrInvitationRequired)
+	}
 	n, err := bowling.ParseLaneName(name)
 	if err != nil {
 		return Event{}, err
 	}
 	if s.league != nil {
-		return s.claim(n, token)
+		return s.claim(n, token, invite)
 	}
 	p, back := s.match.Player(n) // a player who left this game comes back to their seat
 	switch {
@@ -134,24 +154,61 @@ func (s *State) JoinHost(name string, token, key TokenHash) (Event, error) {
 	if s.hostKey == (TokenHash{}) || subtle.ConstantTimeCompare(key[:], s.hostKey[:]) != 1 {
 		return Event{}, fmt.Errorf("%w: that is not this lane's host key", ErrNotHost)
 	}
-	e, err := s.join(name, token, true)
+	e, err := s.join(name, token, TokenHash{}, true)
 	e.Host = err == nil
 	return e, err
 }
 
 // claim decides a join on a league lane: it takes the place of the name,
-// if nobody holds it.
-func (s *State) claim(n bowling.Name, token TokenHash) (Event, error) {
+// if nobody holds it and the join carries the invitation of the place's
+// team.
+func (s *State) claim(n bowling.Name, token, invite TokenHash) (Event, error) {
 	i := slices.IndexFunc(s.seats, func(st seat) bool { return st.name.Same(n) })
+	team := -1
+	for t, want := range s.league.Invites {
+		if want != (TokenHash{}) && invited(want, invite) {
+			team = t
+		}
+	}
+	teams := s.league.Teams
 	switch {
 	case s.closed:
 		return Event{}, fmt.Errorf("%w: %s cannot join", ErrClosed, n)
+	case team < 0 && s.league.Invites != [2]TokenHash{}:
+		return Event{}, fmt.Errorf("%w: a league lane seats only who has their team's invitation; ask your team's captain or the secretary for it, or watch", ErrInvitationRequired)
 	case i < 0:
-		return Event{}, fmt.Errorf("%w: %s bowls in no place of %s v %s tonight; join under a name of the rosters", ErrNotOnRoster, n, s.league.Teams[0], s.league.Teams[1])
+		return Event{}, fmt.Errorf("%w: %s bowls in no place of %s v %s tonight; join under a name of the rosters", ErrNotOnRoster, n, teams[0], teams[1])
+	case team >= 0 && s.placeTeam(s.seats[i].name) != team:
+		return Event{}, fmt.Errorf("%w: %s bowls for %s, and this is %s's invitation", ErrNotYourTeam, s.seats[i].name, teams[1-team], teams[team])
 	case s.seats[i].token != (TokenHash{}):
 		return Event{}, fmt.Errorf("%w: %s's place is taken by another phone; resume it there", bowling.ErrNameTaken, s.seats[i].name)
 	}
 	return Event{Kind: SeatClaimed, Player: s.seats[i].name, Token: token}, nil
+}
+
+// placeTeam returns the team (0 home, 1 away) of a league lane's place
+// name; -1 for none.
+func (s *State) placeTeam(name bowling.Name) int {
+	for _, p := range s.league.Places {
+		if p.Name.Same(name) {
+			return p.Team
+		}
+	}
+	return -1
+}
+
+// Invite decides whether by, the host, may issue a new invitation, of
+// SHA-256 invite: from then on a join needs it, and the one before
+// seats nobody (the players seated keep their seats). A host shuts a
+// crawler out so, and an open lane becomes one by invitation.
+func (s *State) Invite(by bowling.Name, invite TokenHash) (Event, error) {
+	if err := s.checkSeats(by, "issue a new invitation"); err != nil {
+		return Event{}, err
+	}
+	if invite == (TokenHash{}) {
+		return Event{}, errors.New("game: an invitation needs a hash")
+	}
+	return Event{Kind: Invited, Invite: invite, By: s.canonical(by)}, nil
 }
 
 // Give decides whether the holder of the lane's host key (key is its

@@ -24,6 +24,7 @@ const (
 	Readmitted  Kind = "readmitted"   // By (the host) let Player, whom the host had removed, join the lane again
 	SeatFreed   Kind = "seat_freed"   // By (the host) freed the seat Player left after bowling: their frames of the game go
 	Given       Kind = "given"        // the holder of the host key gave the lane away: it waits for its creator no longer
+	Invited     Kind = "invited"      // By (the host) issued a new invitation, Invite: the one before seats nobody now
 	SeatClaimed Kind = "seat_claimed" // on a league lane, Player's place is taken (resumable with Token, linked to Bowler), or given back (Token zero)
 	NextGame    Kind = "next_game"    // the game is over and joins the series; the players still seated wait for the next
 	Closed      Kind = "closed"       // the lane closed, for Reason
@@ -47,6 +48,10 @@ type Event struct {
 	// HostKey, Opened: the SHA-256 of the key that makes its holder the
 	// lane's host (its creator's page has it); zero for none.
 	HostKey TokenHash
+	// Invite, Opened and Invited: the SHA-256 of the invitation a join
+	// must carry ([HashToken]); zero for an open lane, which anyone may
+	// join.
+	Invite TokenHash
 	// League, Opened: the league night's match the lane is for; nil for a
 	// lane of friends.
 	League *LeagueLane
@@ -104,6 +109,10 @@ type LeagueLane struct {
 	Games       int // the night's games, from 1
 	Teams       [2]string
 	Places      []LeaguePlace
+	// Invites are the SHA-256 of each team's invitation (home first): a
+	// join under a place's name must carry its team's. Zero for a team
+	// whose places anyone may claim (a lane of a version before them).
+	Invites [2]TokenHash
 }
 
 // LeaguePlace is a seat of a league lane: who bowls it, and for which
@@ -125,6 +134,7 @@ type LaneSnapshot struct {
 	Removed    []bowling.Name // the players the host removed, who may not join again until readmitted
 	HostKey    TokenHash      // the lane's host key's SHA-256; zero for none
 	HostSeat   TokenHash      // the token hash of the seat taken with the host key; zero for none
+	Invite     TokenHash      // the SHA-256 of the invitation a join must carry; zero for an open lane
 	// Played is how many games the lane has finished, those the series
 	// no longer keeps included; 0 in a snapshot of a version before it,
 	// which counted only len(Series).

@@ -36,7 +36,7 @@ func FuzzDecideApplyReplay(f *testing.F) {
 			var err error
 			switch b % 16 {
 			case 0, 1, 2:
-				e, err = s.Join(string(names[b%3]), HashToken(string(names[b%3])))
+				e, err = s.Join(string(names[b%3]), HashToken(string(names[b%3])), TokenHash{})
 			case 3:
 				e, err = s.Start(who)
 			case 4:

@@ -20,7 +20,7 @@ type step struct {
 }
 
 func join(name string, token TokenHash) func(*State) (Event, error) {
-	return func(s *State) (Event, error) { return s.Join(name, token) }
+	return func(s *State) (Event, error) { return s.Join(name, token, TokenHash{}) }
 }
 func start(by bowling.Name) func(*State) (Event, error) {
 	return func(s *State) (Event, error) { return s.Start(by) }
@@ -268,7 +268,7 @@ func TestClaimAndClose(t *testing.T) {
 	if !s.Closed() {
 		t.Fatal("not closed after a close event")
 	}
-	if _, err := s.Join("AAA", tokenA); !errors.Is(err, ErrClosed) {
+	if _, err := s.Join("AAA", tokenA, TokenHash{}); !errors.Is(err, ErrClosed) {
 		t.Errorf("join on a closed lane = %v, want ErrClosed", err)
 	}
 }
@@ -561,7 +561,7 @@ func TestRemovedPlayerStaysOutUntilReadmitted(t *testing.T) {
 	if got := Replay([]Event{s.Snapshot()}); !got.Removed("bbb") {
 		t.Fatal("a snapshot forgot that the host removed BBB")
 	}
-	if _, err := s.Join("BBB", tokenC); !errors.Is(err, ErrRemoved) {
+	if _, err := s.Join("BBB", tokenC, TokenHash{}); !errors.Is(err, ErrRemoved) {
 		t.Fatalf("BBB joins after the rematch = %v, want ErrRemoved", err)
 	}
 	if _, err := s.Readmit("BBB", "BBB"); !errors.Is(err, bowling.ErrUnknownPlayer) {
@@ -572,7 +572,7 @@ func TestRemovedPlayerStaysOutUntilReadmitted(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Apply(e)
-	if _, err = s.Join("BBB", tokenC); err != nil {
+	if _, err = s.Join("BBB", tokenC, TokenHash{}); err != nil {
 		t.Fatalf("BBB joins once readmitted = %v", err)
 	}
 }
@@ -587,7 +587,7 @@ func TestLeavingIsNotBeingRemoved(t *testing.T) {
 	if s.Removed("BBB") {
 		t.Error("a player who left is taken for removed")
 	}
-	if _, err := s.Join("BBB", tokenC); err != nil {
+	if _, err := s.Join("BBB", tokenC, TokenHash{}); err != nil {
 		t.Errorf("BBB, who left, joins again = %v", err)
 	}
 }
@@ -625,7 +625,7 @@ func TestHostKey(t *testing.T) {
 	open := Open("lane1", "Friday", 0)
 	open.HostKey = HashToken("the key")
 	s := runFrom(t, open, []step{
-		{what: "a crawler joins first", cmd: func(s *State) (Event, error) { return s.Join("BOT", HashToken("b")) }, phase: Waiting},
+		{what: "a crawler joins first", cmd: func(s *State) (Event, error) { return s.Join("BOT", HashToken("b"), TokenHash{}) }, phase: Waiting},
 		{what: "a wrong key", cmd: func(s *State) (Event, error) { return s.JoinHost("Ann", HashToken("a"), HashToken("not the key")) }, err: ErrNotHost, phase: Waiting},
 		{what: "the creator joins with the key", cmd: func(s *State) (Event, error) { return s.JoinHost("Ann", HashToken("a"), HashToken("the key")) }, phase: Waiting},
 		{what: "the crawler may not start", cmd: func(s *State) (Event, error) { return s.Start("BOT") }, err: ErrNotHost, phase: Waiting},
@@ -647,7 +647,7 @@ func TestHostKey(t *testing.T) {
 	}
 	// Another who takes the seat under her name, without the key, is not
 	// the host: the seat taken with the key is.
-	if e, err = s.Join("ann", HashToken("an impostor")); err != nil {
+	if e, err = s.Join("ann", HashToken("an impostor"), TokenHash{}); err != nil {
 		t.Fatal(err)
 	}
 	s.Apply(e)
@@ -939,4 +939,68 @@ func TestThrowIsTheBallBowled(t *testing.T) {
 			t.Errorf("%s: %+v is %+v: %v, want %v", tt.name, tt.throw, tt.ball, got, tt.is)
 		}
 	}
+}
+
+// TestInvitation: a lane opened with an invitation seats only a join
+// that carries it; the host key's holder and a player coming back by
+// token need none. A new invitation from the host replaces the old,
+// seated players keep their seats, and nobody else may issue one.
+func TestInvitation(t *testing.T) {
+	open := Open("lane1", "Friday", 4)
+	open.HostKey, open.Invite = HashToken("the key"), HashToken("first")
+	first, second := HashToken("first"), HashToken("second")
+	joinWith := func(name string, invite TokenHash) func(*State) (Event, error) {
+		return func(s *State) (Event, error) { return s.Join(name, HashToken(name), invite) }
+	}
+	invite := func(by bowling.Name, invite TokenHash) func(*State) (Event, error) {
+		return func(s *State) (Event, error) { return s.Invite(by, invite) }
+	}
+	s := runFrom(t, open, []step{
+		{"a stranger with the link alone", joinWith("Bot", TokenHash{}), ErrInvitationRequired, Waiting},
+		{"another lane's invitation", joinWith("Bot", HashToken("elsewhere")), ErrInvitationRequired, Waiting},
+		{"the creator, with the key and no invitation", func(s *State) (Event, error) {
+			return s.JoinHost("Ann", HashToken("Ann"), HashToken("the key"))
+		}, nil, Waiting},
+		{"a friend with the invitation", joinWith("Bob", first), nil, Waiting},
+		{"a crawler with it too", joinWith("Bot", first), nil, Waiting},
+		{"not the host", invite("Bob", second), ErrNotHost, Waiting},
+		{"a spectator", invite("Zed", second), bowling.ErrUnknownPlayer, Waiting},
+		{"the host issues a new one", invite("Ann", second), nil, Waiting},
+		{"the host removes the crawler", remove("Ann", "Bot"), nil, Waiting},
+		{"the crawler under a new name, with the old invitation", joinWith("Bot2", first), ErrInvitationRequired, Waiting},
+		{"a friend with the new one", joinWith("Cat", second), nil, Waiting},
+		{"the host starts: the seated kept their seats", start("Ann"), nil, Playing},
+	})
+	if got := len(s.Match().Players()); got != 3 {
+		t.Errorf("%d players, want Ann, Bob and Cat", got)
+	}
+
+	openLane := Replay([]Event{Open("lane2", "open", 4)})
+	if _, err := openLane.Join("Any", HashToken("any"), TokenHash{}); err != nil {
+		t.Errorf("a join of an open lane: %v", err)
+	}
+}
+
+// TestLeagueInvitations: a league lane seats a team's places only with
+// that team's invitation; the other team's names are refused
+// not_your_team, and a join with no invitation, or another's, is refused.
+func TestLeagueInvitations(t *testing.T) {
+	open := OpenPrivate("lane1", "Week 1: Pins v Aces", 0)
+	home, away := HashToken("home"), HashToken("away")
+	open.League = &LeagueLane{League: "lg1", Week: 1, Games: 1, Teams: [2]string{"Pins", "Aces"},
+		Places:  []LeaguePlace{{Name: "Ann", Team: 0}, {Name: "Amy", Team: 0}, {Name: "Bob", Team: 1}},
+		Invites: [2]TokenHash{home, away}}
+	claim := func(name string, invite TokenHash) func(*State) (Event, error) {
+		return func(s *State) (Event, error) { return s.Join(name, HashToken(name), invite) }
+	}
+	runFrom(t, open, []step{
+		{"a stranger with the lane's link alone", claim("Ann", TokenHash{}), ErrInvitationRequired, Playing},
+		{"another lane's invitation", claim("Ann", HashToken("elsewhere")), ErrInvitationRequired, Playing},
+		{"the away team's phone, for a home place", claim("Ann", away), ErrNotYourTeam, Playing},
+		{"the home team's, for an away place", claim("Bob", home), ErrNotYourTeam, Playing},
+		{"a name of no place, with an invitation", claim("Zed", home), ErrNotOnRoster, Playing},
+		{"Ann, with her team's", claim("Ann", home), nil, Playing},
+		{"Amy, with her team's", claim("amy", home), nil, Playing},
+		{"Bob, with his team's", claim("Bob", away), nil, Playing},
+	})
 }

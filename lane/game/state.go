@@ -63,6 +63,7 @@ type State struct {
 	removed   []bowling.Name // players the host removed: they may not join again until readmitted
 	hostKey   TokenHash      // the SHA-256 of the lane's host key; zero for none
 	hostSeat  TokenHash      // the token hash of the seat taken with the host key: its holder hosts while seated
+	invite    TokenHash      // the SHA-256 of the invitation a join must carry; zero: anyone may join
 	league    *LeagueLane    // the league match the lane is for; nil for none
 }
 
@@ -113,7 +114,7 @@ func Replay(events []Event) *State {
 func (s *State) Apply(e Event) {
 	switch e.Kind {
 	case Opened:
-		*s = State{lane: e.Lane, name: e.Name, maxPlayers: e.MaxPlayers, private: e.Private, hostKey: e.HostKey}
+		*s = State{lane: e.Lane, name: e.Name, maxPlayers: e.MaxPlayers, private: e.Private, hostKey: e.HostKey, invite: e.Invite}
 		if e.League != nil {
 			s.openLeague(e.League)
 		}
@@ -167,6 +168,8 @@ func (s *State) Apply(e Event) {
 		s.game = append(s.game, keep(e)) // the rolls before it stay: a snapshot replays them, then this
 	case Given:
 		s.hostKey, s.hostSeat = TokenHash{}, TokenHash{}
+	case Invited:
+		s.invite = e.Invite
 	case Corrected:
 		if s.started {
 			if correctMatch(&s.match, e.Player, e.Frame, e.Ball, e.bowled()) == nil {
@@ -279,7 +282,7 @@ func (s *State) result() Result {
 
 func (s *State) restore(l *LaneSnapshot) {
 	*s = State{lane: l.ID, name: l.Name, maxPlayers: l.MaxPlayers, private: l.Private, epoch: l.Epoch, series: slices.Clone(l.Series),
-		removed: slices.Clone(l.Removed), hostKey: l.HostKey, hostSeat: l.HostSeat, played: max(l.Played, len(l.Series)), league: l.League}
+		removed: slices.Clone(l.Removed), hostKey: l.HostKey, hostSeat: l.HostSeat, invite: l.Invite, played: max(l.Played, len(l.Series)), league: l.League}
 	for _, r := range s.series {
 		s.totals = addTotals(s.totals, r)
 	}
@@ -475,6 +478,7 @@ func (s *State) Snapshot() Event {
 		Removed:    slices.Clone(s.removed),
 		HostKey:    s.hostKey,
 		HostSeat:   s.hostSeat,
+		Invite:     s.invite,
 		Played:     s.played,
 		League:     s.league,
 	}}

@@ -87,7 +87,7 @@ func worstLane(t testing.TB) *State {
 	for i := range DefaultMaxPlayers {
 		n := worstName(t, i)
 		names = append(names, n)
-		e, err := s.Join(string(n), HashToken(string(n)))
+		e, err := s.Join(string(n), HashToken(string(n)), TokenHash{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +111,7 @@ func worstLane(t testing.TB) *State {
 				t.Fatal(err)
 			}
 			s.Apply(e)
-			if e, err = s.Join(string(names[7]), HashToken("again")); err != nil {
+			if e, err = s.Join(string(names[7]), HashToken("again"), TokenHash{}); err != nil {
 				if !errors.Is(err, ErrLaneFull) {
 					t.Fatalf("a player back with %d events in the game: %v, want ErrLaneFull", len(s.game), err)
 				}
@@ -169,9 +169,9 @@ func TestLimits(t *testing.T) {
 // the player up; the others play on.
 func TestGameEventsBounded(t *testing.T) {
 	s := runOn(t, 0, []step{
-		{what: "Ann joins", cmd: func(s *State) (Event, error) { return s.Join("ANN", HashToken("a")) }, phase: Waiting},
-		{what: "Bob joins", cmd: func(s *State) (Event, error) { return s.Join("BOB", HashToken("b")) }, phase: Waiting},
-		{what: "Cat joins", cmd: func(s *State) (Event, error) { return s.Join("CAT", HashToken("c")) }, phase: Waiting},
+		{what: "Ann joins", cmd: func(s *State) (Event, error) { return s.Join("ANN", HashToken("a"), TokenHash{}) }, phase: Waiting},
+		{what: "Bob joins", cmd: func(s *State) (Event, error) { return s.Join("BOB", HashToken("b"), TokenHash{}) }, phase: Waiting},
+		{what: "Cat joins", cmd: func(s *State) (Event, error) { return s.Join("CAT", HashToken("c"), TokenHash{}) }, phase: Waiting},
 		{what: "start", cmd: func(s *State) (Event, error) { return s.Start("ANN") }, phase: Playing},
 		{what: "Ann's strike", cmd: func(s *State) (Event, error) { return s.Roll(Throw{By: "ANN", Frame: 1, Ball: 1, Pins: 10}) }, phase: Playing},
 		{what: "Bob's strike", cmd: func(s *State) (Event, error) { return s.Roll(Throw{By: "BOB", Frame: 1, Ball: 1, Pins: 10}) }, phase: Playing},
@@ -186,7 +186,7 @@ func TestGameEventsBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.Apply(e)
-		if e, err = s.Join("CAT", HashToken("c")); err != nil {
+		if e, err = s.Join("CAT", HashToken("c"), TokenHash{}); err != nil {
 			if !errors.Is(err, ErrLaneFull) || !strings.Contains(err.Error(), "next game") {
 				t.Fatalf("coming back with %d events in the game: %v, want ErrLaneFull saying when", len(s.game), err)
 			}

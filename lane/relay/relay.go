@@ -632,6 +632,14 @@ func (r *Relay) Deliver(conn uint64, msg []byte, seq uint64, board bool) {
 		if ref != followRef {
 			rc.conn.Reply(w, seq)
 		}
+	case !board && bytes.HasPrefix(msg, ackPrefix) && bytes.Contains(msg, invitedAck):
+		a, ok := rc.invited(msg)
+		if !ok {
+			r.log.Warn("an invitation the relay did not draw", "conn", conn)
+			rc.conn.Close(protocol.CodeInternal, "the new invitation was lost: ask for another")
+			return
+		}
+		rc.conn.Reply(a, seq)
 	case !board && ref == followRef:
 		// The answer to the relay's own resume (see Follow): the client
 		// holds its seat as it did, or lost it meanwhile.

@@ -15,14 +15,17 @@ import (
 	"github.com/tenpin/tenpin/protocol"
 )
 
-// A seat's token, and a lane's host key, never leave the node of the
-// connection that holds them: a relay forwards a join, a resume or a give
-// as a request of its own ([Request]), with their SHA-256 in their
-// place. For a join, it draws the seat's token itself and sends its hash,
-// and the host key's; for a resume, the token's hash; for a give, the
-// host key's. The lane welcomes the connection with the hash in the
-// token's place, and the relay, which kept the token, puts it back before
-// its client sees the welcome. What the client sends and is sent does not
+// A seat's token, a lane's host key and its invitation never leave the
+// node of the connection that holds them: a relay forwards a join, a
+// resume, a give or a new_invite as a request of its own ([Request]),
+// with their SHA-256 in their place. For a join, it draws the seat's
+// token itself and sends its hash, and the host key's and the
+// invitation's; for a resume, the token's hash; for a give, the host
+// key's; for a new_invite, it draws the invitation and sends its hash.
+// The lane welcomes the connection with the hash in the token's place
+// (acknowledges a new_invite with the invitation's), and the relay, which
+// kept the token (the invitation), puts it back before its client sees
+// the welcome (the ack). What the client sends and is sent does not
 // change, and whoever sees the traffic between nodes sees no secret that
 // takes a seat or makes a host.
 
@@ -44,14 +47,24 @@ type Request struct {
 	// the new bowler.
 	BowlerKey string `json:"bowler_key_sha256,omitempty"`
 	NewBowler string `json:"new_bowler_key_sha256,omitempty"`
+	// Invite is the hash of a join's invitation, or of the invitation the
+	// relay drew for a new_invite.
+	Invite string `json:"invite_sha256,omitempty"`
 }
 
 // The first bytes of a Request.
 var (
-	requestJoin   = []byte(`{"type":"join",`)
-	requestResume = []byte(`{"type":"resume",`)
-	requestGive   = []byte(`{"type":"give",`)
+	requestJoin      = []byte(`{"type":"join",`)
+	requestResume    = []byte(`{"type":"resume",`)
+	requestGive      = []byte(`{"type":"give",`)
+	requestNewInvite = []byte(`{"type":"new_invite",`)
 )
+
+// secretive reports whether a client's message of type t carries a
+// secret, or asks for one: a relay forwards it as a [Request].
+func secretive(t protocol.Type) bool {
+	return t == protocol.TypeJoin || t == protocol.TypeResume || t == protocol.TypeGive || t == protocol.TypeNewInvite
+}
 
 // hashText returns the SHA-256 of a secret in hex, as a Request and a
 // relayed connection's welcome carry it.
@@ -83,9 +96,9 @@ var errPlainSecret = protocol.Errorf(protocol.CodeBadMessage, "this server's rel
 // secret in plaintext is refused. On an error, the request holds the
 // message's id, for the refusal to name.
 func Decode(data []byte) (protocol.Request, *lane.Secrets, error) {
-	if !bytes.HasPrefix(data, requestJoin) && !bytes.HasPrefix(data, requestResume) && !bytes.HasPrefix(data, requestGive) {
+	if !bytes.HasPrefix(data, requestJoin) && !bytes.HasPrefix(data, requestResume) && !bytes.HasPrefix(data, requestGive) && !bytes.HasPrefix(data, requestNewInvite) {
 		m, err := protocol.Decode(data)
-		if err == nil && (m.Type == protocol.TypeJoin || m.Type == protocol.TypeResume || m.Type == protocol.TypeGive) {
+		if err == nil && secretive(m.Type) {
 			return protocol.Request{ID: m.ID}, nil, errPlainSecret
 		}
 		return m, nil, err
@@ -99,7 +112,20 @@ func Decode(data []byte) (protocol.Request, *lane.Secrets, error) {
 	m := protocol.Request{Type: r.Type, ID: r.ID, Name: r.Name}
 	k := &lane.Secrets{Welcome: r.Token}
 	var err error
-	if r.Type != protocol.TypeGive {
+	if r.Invite != "" {
+		if k.Invite, err = parseHash("invite_sha256", r.Invite); err != nil {
+			return protocol.Request{ID: r.ID}, nil, protocol.Errorf(protocol.CodeBadMessage, "a relayed %s: %v", r.Type, err)
+		}
+	}
+	switch {
+	case r.Type == protocol.TypeNewInvite:
+		if r.Invite == "" || r.ID == "" {
+			return protocol.Request{ID: r.ID}, nil, protocol.Errorf(protocol.CodeBadMessage, "a relayed new_invite needs its id and the invitation's hash")
+		}
+		k.NewInvite = r.Invite
+		return m, k, nil
+	case r.Type == protocol.TypeGive:
+	default:
 		if k.Token, err = parseHash("token_sha256", r.Token); err != nil {
 			return protocol.Request{ID: r.ID}, nil, protocol.Errorf(protocol.CodeBadMessage, "a relayed %s: %v", r.Type, err)
 		}
@@ -140,6 +166,9 @@ type held struct {
 	// bowlerHash and bowlerKey are the key drawn for a new bowler, if the
 	// join asked to be remembered, and its hash, which its welcome carries.
 	bowlerHash, bowlerKey string
+	// invite is the invitation drawn for a new_invite, whose ack carries
+	// hash in its place (token is "").
+	invite string
 }
 
 // hashSecrets returns what the relay forwards to the lane of data, a
@@ -163,6 +192,9 @@ func (rc *relayed) hashSecrets(data []byte) (out []byte, m protocol.Request, dra
 		if m.HostKey != "" {
 			r.HostKey = hashText(m.HostKey)
 		}
+		if m.Invite != "" {
+			r.Invite = hashText(m.Invite)
+		}
 		switch {
 		case m.BowlerKey != "":
 			r.BowlerKey = hashText(m.BowlerKey)
@@ -172,6 +204,16 @@ func (rc *relayed) hashSecrets(data []byte) (out []byte, m protocol.Request, dra
 			r.NewBowler = h.bowlerHash
 		}
 	case protocol.TypeResume:
+	case protocol.TypeNewInvite:
+		h.invite = lane.NewInvite()
+		h.hash = hashText(h.invite)
+		r.Invite = h.hash
+		rc.hold(h)
+		out, err := json.Marshal(r)
+		if err != nil {
+			panic(fmt.Sprintf("relay: encoding a relayed new_invite: %v", err)) // only plain values: cannot fail
+		}
+		return out, m, "", nil
 	case protocol.TypeGive:
 		r.HostKey = hashText(m.HostKey)
 		out, err := json.Marshal(r)
@@ -206,8 +248,31 @@ func (rc *relayed) hold(h held) {
 	rc.held = append(rc.held, h)
 }
 
-// welcomePrefix are the first bytes of a welcome, as a lane encodes it.
-var welcomePrefix = []byte(`{"type":"welcome",`)
+// welcomePrefix are the first bytes of a welcome, as a lane encodes it;
+// invitedAck, what an ack carries only when it carries an invitation.
+var (
+	welcomePrefix = []byte(`{"type":"welcome",`)
+	ackPrefix     = []byte(`{"type":"ack",`)
+	invitedAck    = []byte(`"invite":`)
+)
+
+// invited returns msg, an ack the lane sent the connection with a new
+// invitation's hash, with the invitation the relay drew in its place;
+// false if the relay drew no invitation of that hash. r.mu is held.
+func (rc *relayed) invited(msg []byte) ([]byte, bool) {
+	var a protocol.Ack
+	if err := protocol.Unmarshal(msg, &a); err != nil {
+		return nil, false
+	}
+	for i, h := range rc.held {
+		if h.invite != "" && h.hash == a.Invite {
+			a.Invite = h.invite
+			rc.held = slices.Delete(rc.held, i, i+1)
+			return encodeReply(a), true
+		}
+	}
+	return nil, false
+}
 
 // welcome returns msg, a welcome the lane sent the connection with its
 // token's hash, with the token the relay kept in its place; false if the
@@ -221,7 +286,7 @@ func (rc *relayed) welcome(msg []byte) ([]byte, bool) {
 		return nil, false
 	}
 	for i, h := range rc.held {
-		if h.hash == w.Token {
+		if h.invite == "" && h.hash == w.Token {
 			w.Token = h.token
 			rc.token = h.token
 			if h.bowlerHash != "" && w.BowlerKey == h.bowlerHash {

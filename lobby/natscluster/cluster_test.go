@@ -169,7 +169,7 @@ func createLane(t *testing.T, at *node, name string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), wait)
 	defer cancel()
-	l, err := at.API.Create(ctx, protocol.CreateLane{Name: name, GiveAway: true}) // whoever joins first hosts it
+	l, err := at.API.Create(ctx, protocol.CreateLane{Name: name, GiveAway: true, Open: true}) // whoever joins first hosts it, with no invitation
 	if err != nil {
 		t.Fatalf("creating a lane on %s: %v", at.Name, err)
 	}

@@ -21,7 +21,7 @@ import (
 func BenchmarkRelayedRoll(b *testing.B) {
 	nodes := newCluster(b)
 	ctx := context.Background()
-	l, err := nodes[0].API.Create(ctx, protocol.CreateLane{Name: "relayed bench", GiveAway: true})
+	l, err := nodes[0].API.Create(ctx, protocol.CreateLane{Name: "relayed bench", GiveAway: true, Open: true})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -385,11 +385,28 @@ func (c *Conn) Done() <-chan struct{} {
 }
 
 // Join takes a seat under name (1 to 12 letters of any script), before
-// the game starts or while seats remain. Its answer is the welcome, with
-// the seat and the token that takes the seat back after a reconnect
-// (Resume).
+// the game starts or while seats remain, on a lane anyone may join (one
+// created "open"). Its answer is the welcome, with the seat and the token
+// that takes the seat back after a reconnect (Resume).
 func (c *Conn) Join(ctx context.Context, name string) (*protocol.Welcome, error) {
 	return welcome(c.Do(ctx, protocol.Request{Type: protocol.TypeJoin, Name: name}))
+}
+
+// JoinInvited is Join with the lane's invitation (from [Client.Create],
+// or the fragment of the lane's link): a lane not created open seats
+// only a join that carries it.
+func (c *Conn) JoinInvited(ctx context.Context, name, invite string) (*protocol.Welcome, error) {
+	return welcome(c.Do(ctx, protocol.Request{Type: protocol.TypeJoin, Name: name, Invite: invite}))
+}
+
+// NewInvite issues the lane a new invitation (the host only) and returns
+// it: from then on a join needs it, and the one before seats nobody.
+func (c *Conn) NewInvite(ctx context.Context) (string, error) {
+	a, err := ack(c.Do(ctx, protocol.Request{Type: protocol.TypeNewInvite}))
+	if err != nil {
+		return "", err
+	}
+	return a.Invite, nil
 }
 
 // JoinHost is Join with the lane's host key, from [Client.Create]: the

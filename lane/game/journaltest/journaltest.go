@@ -871,8 +871,8 @@ func gameEvents(t *testing.T, lane string) []game.Event {
 	}
 	apply(game.Open(lane, "Lane "+lane, 4), nil)
 	apply(s.Claim("node-a"), nil)
-	apply(s.Join("abc", game.HashToken("token-abc")))
-	apply(s.Join("xyz", game.HashToken("token-xyz")))
+	apply(s.Join("abc", game.HashToken("token-abc"), game.TokenHash{}))
+	apply(s.Join("xyz", game.HashToken("token-xyz"), game.TokenHash{}))
 	apply(s.Start("ABC"))
 	pins := []int{10, 7, 3, 0, 0, 9, 1, 5}
 	for i := 0; s.Phase() == game.Playing; i++ {

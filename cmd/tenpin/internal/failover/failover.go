@@ -496,11 +496,11 @@ func loadAverage() string {
 }
 
 // createLane creates a lane on node i, given away so that its player
-// hosts it.
+// hosts it, and open: its player joins with no invitation.
 func (r *run) createLane(ctx context.Context, name string, i int) (string, error) {
 	cctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
-	l, err := (&client.Client{URL: r.nodes[i].URL, HTTPClient: r.http}).Create(cctx, protocol.CreateLane{Name: name, GiveAway: true})
+	l, err := (&client.Client{URL: r.nodes[i].URL, HTTPClient: r.http}).Create(cctx, protocol.CreateLane{Name: name, GiveAway: true, Open: true})
 	if err != nil {
 		return "", fmt.Errorf("failover: create lane %q on %s: %w", name, r.nodes[i].Name, err)
 	}

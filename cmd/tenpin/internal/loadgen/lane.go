@@ -89,7 +89,10 @@ func (l *lane) play(ctx context.Context, at time.Time) {
 		users = append(users, c)
 	}
 	for i, p := range players {
-		join := p.conn.Join
+		// A friend joins with the invitation the creator shares.
+		join := func(ctx context.Context, name string) (*protocol.Welcome, error) {
+			return p.conn.JoinInvited(ctx, name, sum.Invite)
+		}
 		if i == 0 {
 			// The first player is the lane's creator: the lane waits for
 			// them, and they host it.

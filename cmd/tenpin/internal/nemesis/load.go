@@ -518,9 +518,10 @@ func (r *Run) createLane(ctx context.Context, name string, node int) (string, er
 	for try := 0; ; try++ {
 		n := r.nodes[(node+try)%len(r.nodes)]
 		cctx, cancel := context.WithTimeout(ctx, commandTimeout)
-		// Given away: its players join in any order, and the first seated
-		// hosts it, whichever node's creation answered.
-		l, err := (&client.Client{URL: n.URL, HTTPClient: r.http}).Create(cctx, protocol.CreateLane{Name: name, GiveAway: true})
+		// Given away and open: its players join in any order, with no
+		// invitation, and the first seated hosts it, whichever node's
+		// creation answered.
+		l, err := (&client.Client{URL: n.URL, HTTPClient: r.http}).Create(cctx, protocol.CreateLane{Name: name, GiveAway: true, Open: true})
 		cancel()
 		if err == nil {
 			return l.ID, nil
