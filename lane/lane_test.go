@@ -387,3 +387,16 @@ func TestJoinStoredAlreadyTakesItsSeat(t *testing.T) {
 		}
 	})
 }
+
+// TestNewInviteIsValid: every invitation the server draws has the shape
+// protocol.ValidInvite takes, and no two are alike.
+func TestNewInviteIsValid(t *testing.T) {
+	seen := map[string]bool{}
+	for range 1000 {
+		s := NewInvite()
+		if !protocol.ValidInvite(s) || seen[s] {
+			t.Fatalf("NewInvite() = %q: valid %t, seen before %t", s, protocol.ValidInvite(s), seen[s])
+		}
+		seen[s] = true
+	}
+}

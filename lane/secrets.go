@@ -49,8 +49,18 @@ type Secrets struct {
 	NewInvite string
 }
 
-// NewInvite draws a lane's invitation: as hard to guess as a host key.
-func NewInvite() string { return rand.Text() }
+// NewInvite draws a lane's invitation: 26 letters of base32, 130 random
+// bits, as [protocol.ValidInvite] takes them (drawn here, not by
+// rand.Text, whose length may grow).
+func NewInvite() string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+	b := make([]byte, 26)
+	rand.Read(b)
+	for i := range b {
+		b[i] = alphabet[b[i]%32]
+	}
+	return string(b)
+}
 
 // localSecrets returns the secrets of m, a join, a resume, a give or a
 // new_invite of a connection of this node: a join's token, and a new

@@ -8,6 +8,7 @@ import (
 	_ "image/png"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,6 +45,30 @@ func TestInvite(t *testing.T) {
 	}
 }
 
+// TestInvitedQR: a QR code asked for with the lane's invitation in the
+// Tenpin-Invite header carries it in the link's fragment, which no server
+// log sees; a header that is no invitation is refused.
+func TestInvitedQR(t *testing.T) {
+	s := newServer(t, lobby.Config{URLs: []string{"http://192.168.1.20:8080"}})
+	created := s.createKeyed(t, "invited")
+	want := "http://192.168.1.20:8080/lanes/" + created.ID + "#invite=" + created.Invite
+	if got := decodeQRInvited(t, s.srv.URL+"/api/lanes/"+created.ID+"/qr.png", created.Invite); got != want {
+		t.Errorf("the invited QR code reads %q, want %q", got, want)
+	}
+	for _, bad := range []string{"short", created.Invite + "A", strings.ToLower(created.Invite), "ABCDEFGHIJKLMNOPQRSTUVWXY1"} {
+		req, _ := http.NewRequest(http.MethodGet, s.srv.URL+"/api/lanes/"+created.ID+"/qr.png", nil)
+		req.Header.Set(protocol.InviteHeader, bad)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusBadRequest {
+			t.Errorf("a QR code with invitation %q: %s, want 400", bad, res.Status)
+		}
+	}
+}
+
 // TestInviteWithoutURLs: a server not told its addresses invites at the
 // address the request came to.
 func TestInviteWithoutURLs(t *testing.T) {
@@ -59,7 +84,18 @@ func TestInviteWithoutURLs(t *testing.T) {
 // decodeQR fetches a PNG and reads the QR code in it.
 func decodeQR(t *testing.T, url string) string {
 	t.Helper()
-	res, err := http.Get(url)
+	return decodeQRInvited(t, url, "")
+}
+
+// decodeQRInvited is decodeQR with the invitation the code should carry
+// in the protocol.InviteHeader ("" for none).
+func decodeQRInvited(t *testing.T, url, invite string) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	if invite != "" {
+		req.Header.Set(protocol.InviteHeader, invite)
+	}
+	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

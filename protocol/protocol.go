@@ -506,6 +506,26 @@ type CreatedLane struct {
 	Invite  string `json:"invite,omitempty"`
 }
 
+// InviteHeader is the request header by which GET
+// /api/lanes/{id}/qr.png is given the invitation its QR code carries in
+// the link's fragment: a header, so that no URL a server or proxy logs
+// holds it.
+const InviteHeader = "Tenpin-Invite"
+
+// ValidInvite reports whether s has an invitation's shape: 26 letters of
+// base32 (A–Z, 2–7), 130 bits, as the server draws them.
+func ValidInvite(s string) bool {
+	if len(s) != 26 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if (c < 'A' || c > 'Z') && (c < '2' || c > '7') {
+			return false
+		}
+	}
+	return true
+}
+
 // validID returns id if it may be echoed back, else "".
 func validID(id string) string {
 	if len(id) > MaxIDLength {

@@ -45,14 +45,25 @@ func (a *API) getInvite(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// getQR answers the QR code of the lane's invitation. A code not drawn
-// yet costs the address one of its QRRate.
+// getQR answers the QR code of the lane's link: with the invitation the
+// request's protocol.InviteHeader gives, in the link's fragment, the code
+// a phone joins with; without, one it watches with. A code not drawn yet
+// costs the address one of its QRRate.
 func (a *API) getQR(w http.ResponseWriter, r *http.Request) {
+	invite := r.Header.Get(protocol.InviteHeader)
+	if invite != "" && !protocol.ValidInvite(invite) {
+		a.failErr(w, protocol.Errorf(protocol.CodeBadRequest, "%s is not an invitation: 26 letters A–Z and digits 2–7", protocol.InviteHeader))
+		return
+	}
 	l, ok := a.lane(w, r)
 	if !ok {
 		return
 	}
 	text := a.invite(r, l.ID()).URL
+	if invite != "" {
+		text += "#invite=" + invite
+	}
+	w.Header().Add("Vary", protocol.InviteHeader)
 	data, kept := a.qrs.Get(text)
 	if !kept {
 		if ok, wait := a.qrDraws.Allow(a.lb.ClientAddr(r), time.Now()); !ok {
