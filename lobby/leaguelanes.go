@@ -23,6 +23,7 @@ type leagueLane struct {
 	Week, Match   int
 	Home, Away    league.TeamSheet
 	GamesPerNight int
+	Invites       [2]game.TokenHash // each team's invitation's hash: see teamInvites
 }
 
 // name is the lane's name: the week and the teams, cut to a lane name's
@@ -51,7 +52,7 @@ func (ll leagueLane) name() string {
 // places that bowl, home first, each team's in roster order.
 func (ll leagueLane) match() *game.LeagueLane {
 	m := &game.LeagueLane{League: ll.League, Week: ll.Week, Match: ll.Match, Games: ll.GamesPerNight,
-		Teams: [2]string{ll.Home.Team, ll.Away.Team}}
+		Teams: [2]string{ll.Home.Team, ll.Away.Team}, Invites: ll.Invites}
 	for t, ts := range [2]league.TeamSheet{ll.Home, ll.Away} {
 		for _, pl := range ts.Places {
 			if pl.Kind != league.PlaceBowler && pl.Kind != league.PlaceSubstitute {
