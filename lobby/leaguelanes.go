@@ -116,6 +116,22 @@ func (n leagueNight) Sheet(ctx context.Context, m game.LeagueLane) (league.Match
 	return sheet, err
 }
 
+// WeekOpen reports whether the match's week is the league's night open
+// now. A league the store no longer has has no open week: its lanes
+// close as any lane does.
+func (n leagueNight) WeekOpen(ctx context.Context, m game.LeagueLane) (bool, error) {
+	var open bool
+	err := n.lb.withLeague(ctx, m.League, func(e *leagueEntry) error {
+		week, ok := e.l.Night()
+		open = ok && week == m.Week
+		return nil
+	})
+	if errors.Is(err, league.ErrNotFound) {
+		return false, nil
+	}
+	return open, err
+}
+
 // matchSheet returns match m's sheet of l.
 func matchSheet(l *league.League, m game.LeagueLane) (league.MatchSheet, error) {
 	if l == nil {

@@ -1,0 +1,169 @@
+package lobby_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/polltest"
+	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/lobby/server/servertest"
+	"github.com/tenpin/tenpin/protocol"
+	tenpin "github.com/tenpin/tenpin/protocol/client"
+)
+
+// A league night is never stuck: an open week's lanes take balls however
+// long nobody is on them, and after a restart.
+
+// stayedOpen is what a lane logs each time its idle timeout passes while
+// its league night is open (lane.leagueOpen).
+const stayedOpen = "the lane stays open: its league night is open"
+
+// idleCount is a slog handler that counts, by lane, the times a lane
+// stayed open for its league night, and hands warnings and worse to
+// t.Logf.
+type idleCount struct {
+	slog.Handler // t's, at warn level
+	mu           *sync.Mutex
+	n            map[string]int
+	attrs        []slog.Attr
+}
+
+func newIdleCount(t *testing.T) *idleCount {
+	return &idleCount{Handler: servertest.Logger(t, slog.LevelWarn).Handler(), mu: new(sync.Mutex), n: map[string]int{}}
+}
+
+func (h *idleCount) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h *idleCount) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == stayedOpen {
+		lane := ""
+		for _, a := range h.attrs {
+			if a.Key == "lane" {
+				lane = a.Value.String()
+			}
+		}
+		h.mu.Lock()
+		h.n[lane]++
+		h.mu.Unlock()
+	}
+	if r.Level < slog.LevelWarn {
+		return nil
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h *idleCount) WithAttrs(as []slog.Attr) slog.Handler {
+	c := *h
+	c.Handler = h.Handler.WithAttrs(as)
+	c.attrs = append(append([]slog.Attr(nil), h.attrs...), as...)
+	return &c
+}
+
+func (h *idleCount) WithGroup(name string) slog.Handler {
+	c := *h
+	c.Handler = h.Handler.WithGroup(name)
+	return &c
+}
+
+// count returns how many times lane id stayed open for its night.
+func (h *idleCount) count(id string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.n[id]
+}
+
+// leagueIdle is a lane's idle and abandon timeouts in these tests:
+// short, as the lanes must outlast several of them.
+const leagueIdle = 20 * time.Millisecond
+
+// outlastIdle waits until lane id of server s has seen its idle timeout
+// pass n times with nobody on it and stayed open, failing the test if it
+// closes first.
+func outlastIdle(t *testing.T, s *testServer, h *idleCount, id string, n int) {
+	t.Helper()
+	l, ok := s.lobby.Get(id)
+	if !ok {
+		t.Fatalf("the night's lane %s is not open", id)
+	}
+	polltest.Until(t, wait, "the lane to outlast its idle timeout", func() (any, bool) {
+		if l.Stopped() {
+			t.Fatalf("the lane of an open week closed after %d idle timeouts with nobody on it", h.count(id))
+		}
+		return h.count(id), h.count(id) >= n
+	})
+	if l.Stopped() {
+		t.Fatal("the lane of an open week closed")
+	}
+}
+
+// bowl has Kim take her place on lane id, or take it back with her
+// token, bowl a ball of her first frame and leave: the lane takes balls.
+// It returns her token.
+func bowl(t *testing.T, s *testServer, id, token string, ball, pins int) string {
+	t.Helper()
+	kim := s.dial(t, id)
+	if token == "" {
+		token = kim.join(t, "Kim").Token
+	} else {
+		kim.send(t, map[string]any{"type": "resume", "token": token, "id": "resume"})
+		if w := kim.waitFor(t, "welcome", func(m msg) bool { return m.Ref == "resume" }); w.Type != "welcome" {
+			t.Fatalf("Kim resuming her place: %s", w.raw)
+		}
+	}
+	ref := fmt.Sprint("ball", ball)
+	kim.send(t, fmt.Sprintf(`{"type":"roll","frame":1,"ball":%d,"pins":%d,"id":%q}`, ball, pins, ref))
+	kim.expectAck(t, ref)
+	kim.ws.CloseNow()
+	return token
+}
+
+// TestLeagueLaneOutlastsIdle: the lane of an open week nobody has opened
+// stays open past several idle and abandon timeouts, with a ball bowled
+// and its bowler gone, and takes balls each time; once the week closes
+// it closes when idle, as any lane does.
+func TestLeagueLaneOutlastsIdle(t *testing.T) {
+	h := newIdleCount(t)
+	s := newServer(t, lobby.Config{Logger: slog.New(h), Lane: laneIdle()})
+	c := &tenpin.Client{URL: s.srv.URL}
+	l := createSmall(t, c)
+	opened, err := c.OpenWeek(t.Context(), l.ID, l.SecretaryKey, 1, protocol.OpenWeek{Absent: []string{"Lee"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := opened.Matches[0].Lane
+	outlastIdle(t, s, h, id, 3) // nobody has opened it yet
+	token := bowl(t, s, id, "", 1, 9)
+	outlastIdle(t, s, h, id, 6) // a game in play, its bowler gone: the abandon timeout
+	bowl(t, s, id, token, 2, 0)
+
+	// The secretary closes the week, entering the night's scores by hand:
+	// the lane then closes once idle.
+	for _, b := range []string{"Kim", "Park", "Choi"} {
+		if _, err := c.Score(t.Context(), l.ID, l.SecretaryKey, protocol.LeagueScore{Week: 1, Bowler: b, Game: 1, Score: 100}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.CloseWeek(t.Context(), l.ID, l.SecretaryKey, 1); err != nil {
+		t.Fatal(err)
+	}
+	ln, ok := s.lobby.Get(id)
+	if !ok {
+		return // closed already
+	}
+	select {
+	case <-ln.Done():
+	case <-time.After(wait):
+		t.Fatal("the lane of a closed week did not close once idle")
+	}
+}
+
+// laneIdle is the lanes' settings of these tests: short idle and abandon
+// timeouts.
+func laneIdle() lane.Config {
+	return lane.Config{IdleTimeout: leagueIdle, AbandonTimeout: leagueIdle}
+}
