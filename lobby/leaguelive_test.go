@@ -167,3 +167,68 @@ func TestLeagueLaneOutlastsIdle(t *testing.T) {
 func laneIdle() lane.Config {
 	return lane.Config{IdleTimeout: leagueIdle, AbandonTimeout: leagueIdle}
 }
+
+// durableLeagues returns a lobby's settings over journal j, its leagues
+// in j's store too, its lanes' timeouts short and its log counted by h.
+func durableLeagues(t *testing.T, j stored, h *idleCount) lobby.Config {
+	t.Helper()
+	leagues, err := j.Leagues(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := durable(j)
+	cfg.Leagues, cfg.Logger = leagues, slog.New(h)
+	cfg.Lane.IdleTimeout, cfg.Lane.AbandonTimeout = leagueIdle, leagueIdle
+	return cfg
+}
+
+// TestLeagueLaneSurvivesARestart: a server stores its lanes and leagues
+// in JetStream; the open week's lane outlasts its idle timeouts with a
+// ball bowled and nobody on it; the server stops, and a new one on the
+// same data directory restores the lane: the same lane at the league
+// page's link, its ball there, Kim back in her place with her token, and
+// it takes her next ball and outlasts its idle timeouts again.
+func TestLeagueLaneSurvivesARestart(t *testing.T) {
+	dir := t.TempDir()
+	j := openJournal(t, dir)
+	h := newIdleCount(t)
+	s, stop := startServer(t, durableLeagues(t, j, h), nil)
+	c := &tenpin.Client{URL: s.srv.URL}
+	l := createSmall(t, c)
+	if _, err := c.OpenWeek(t.Context(), l.ID, l.SecretaryKey, 1, protocol.OpenWeek{Absent: []string{"Lee"}}); err != nil {
+		t.Fatal(err)
+	}
+	id := leagueLink(t, c, l.ID)
+	token := bowl(t, s, id, "", 1, 9)
+	outlastIdle(t, s, h, id, 3)
+
+	stop()
+	j.Close()
+	j = openJournal(t, dir)
+	h = newIdleCount(t)
+	s, _ = startServer(t, durableLeagues(t, j, h), restoring(t, 1))
+	c = &tenpin.Client{URL: s.srv.URL}
+	if got := leagueLink(t, c, l.ID); got != id {
+		t.Fatalf("the league page's link after the restart: lane %s, want %s", got, id)
+	}
+	b := getBoard(t, s, id)
+	if len(b.Players) != 3 || b.Players[0].Name != "Kim" || len(b.Players[0].Frames) != 1 || len(b.Players[0].Frames[0].Rolls) != 1 || b.Players[0].Frames[0].Rolls[0] != 9 {
+		t.Fatalf("the lane after the restart: %s; want Kim's first ball, 9", b.raw)
+	}
+	bowl(t, s, id, token, 2, 0)
+	outlastIdle(t, s, h, id, 3)
+}
+
+// leagueLink returns the lane the league page links to for week 1's
+// match.
+func leagueLink(t *testing.T, c *tenpin.Client, league string) string {
+	t.Helper()
+	lg, err := c.League(t.Context(), league)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lg.Schedule) == 0 || len(lg.Schedule[0].Matches) == 0 || lg.Schedule[0].Matches[0].Lane == "" {
+		t.Fatalf("the league page links no lane for week 1: %+v", lg.Schedule)
+	}
+	return lg.Schedule[0].Matches[0].Lane
+}
