@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/rivo/uniseg"
@@ -69,6 +70,57 @@ func (ll leagueLane) match() *game.LeagueLane {
 // away: it waits for no creator.
 func (lb *Lobby) openLeagueLane(ctx context.Context, ll leagueLane) (*lane.Lane, error) {
 	return lb.create(ctx, ll.name(), "", true, game.TokenHash{}, ll.match())
+}
+
+// maxReopenings is how many times a league night's lane that failed is
+// reopened by one server: a lane that fails again and again has a bug
+// the log shows, and reopening it for ever would hide it.
+const maxReopenings = 3
+
+// reopenings counts, by lane, the league lanes reopened after they
+// failed.
+type reopenings struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// another counts one more reopening of lane id, and reports whether it
+// may be reopened once more.
+func (r *reopenings) another(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.n == nil {
+		r.n = make(map[string]int)
+	}
+	r.n[id]++
+	return r.n[id] <= maxReopenings
+}
+
+// reopen brings back, from its log, a league night's lane whose goroutine
+// ended while its week may still be open (it failed: err), so that the
+// league page's link leads to a lane that takes balls, with its games
+// so far. A lane of an open week closes only when its week has (see
+// lane.Config.League); one closed for idleness, moved to another node or
+// stopped with the server is not reopened. In a cluster the lane is
+// claimed as a node takes over a lane no node runs.
+func (lb *Lobby) reopen(ctx context.Context, id string, err error) {
+	if !lb.reopened.another(id) {
+		lb.log.Error("a league lane failed again and is left closed", "lane", id, "reopened", maxReopenings, "err", err)
+		return
+	}
+	if lb.cfg.Cluster != nil {
+		if _, err := lb.claim(ctx, id); err != nil {
+			lb.log.Error("a league lane that failed was not reopened", "lane", id, "err", err)
+		}
+		return
+	}
+	l, err := lb.takeOver(ctx, id)
+	if err != nil {
+		lb.log.Error("a league lane that failed was not reopened", "lane", id, "err", err)
+		return
+	}
+	lb.lanes.takenOver(l, nil)
+	lb.startLane(l, nil, "league lane reopened")
 }
 
 // leagueNight is the league night's lanes' league (lane.LeagueNight): the

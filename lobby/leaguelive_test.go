@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/polltest"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/lobby/server/servertest"
@@ -23,9 +25,9 @@ import (
 // its league night is open (lane.leagueOpen).
 const stayedOpen = "the lane stays open: its league night is open"
 
-// idleCount is a slog handler that counts, by lane, the times a lane
-// stayed open for its league night, and hands warnings and worse to
-// t.Logf.
+// idleCount is a slog handler that counts, by lane, what the log says
+// (the times a lane stayed open for its league night), and hands
+// warnings and worse to t.Logf.
 type idleCount struct {
 	slog.Handler // t's, at warn level
 	mu           *sync.Mutex
@@ -40,17 +42,21 @@ func newIdleCount(t *testing.T) *idleCount {
 func (h *idleCount) Enabled(context.Context, slog.Level) bool { return true }
 
 func (h *idleCount) Handle(ctx context.Context, r slog.Record) error {
-	if r.Message == stayedOpen {
-		lane := ""
-		for _, a := range h.attrs {
-			if a.Key == "lane" {
-				lane = a.Value.String()
-			}
+	lane := ""
+	for _, a := range h.attrs {
+		if a.Key == "lane" {
+			lane = a.Value.String()
 		}
-		h.mu.Lock()
-		h.n[lane]++
-		h.mu.Unlock()
 	}
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "lane" {
+			lane = a.Value.String()
+		}
+		return true
+	})
+	h.mu.Lock()
+	h.n[r.Message+" "+lane]++
+	h.mu.Unlock()
 	if r.Level < slog.LevelWarn {
 		return nil
 	}
@@ -71,10 +77,13 @@ func (h *idleCount) WithGroup(name string) slog.Handler {
 }
 
 // count returns how many times lane id stayed open for its night.
-func (h *idleCount) count(id string) int {
+func (h *idleCount) count(id string) int { return h.logged(stayedOpen, id) }
+
+// logged returns how many times the log said msg of lane id.
+func (h *idleCount) logged(msg, id string) int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.n[id]
+	return h.n[msg+" "+id]
 }
 
 // leagueIdle is a lane's idle and abandon timeouts in these tests:
@@ -231,4 +240,90 @@ func leagueLink(t *testing.T, c *tenpin.Client, league string) string {
 		t.Fatalf("the league page links no lane for week 1: %+v", lg.Schedule)
 	}
 	return lg.Schedule[0].Matches[0].Lane
+}
+
+// failingNight is the lobby's league night (set once the lobby is made)
+// but for its next answer, once armed, to whether a week is open: a bug
+// there panics, on the lane goroutine, as any bug of the lane's may.
+type failingNight struct {
+	lane.LeagueNight
+	armed  atomic.Bool
+	always bool // it stays armed: the bug is there for good
+}
+
+func (n *failingNight) WeekOpen(ctx context.Context, m game.LeagueLane) (bool, error) {
+	if n.always && n.armed.Load() || n.armed.CompareAndSwap(true, false) {
+		panic("a bug in the week's check")
+	}
+	return n.LeagueNight.WeekOpen(ctx, m)
+}
+
+// TestFailedLeagueLaneReopens: the lane of an open week fails (its
+// goroutine panics at an idle timeout, Kim's ball bowled and nobody on
+// it); the lobby reopens it from its log: the same lane at the league
+// page's link, with Kim's ball, takes her next one and outlasts its idle
+// timeouts.
+func TestFailedLeagueLaneReopens(t *testing.T) {
+	h := newIdleCount(t)
+	night := new(failingNight)
+	cfg := laneIdle()
+	cfg.LeagueNight = night
+	s, _ := startServer(t, lobby.Config{Logger: slog.New(h), Lane: cfg}, func(lb *lobby.Lobby) { night.LeagueNight = lb.LeagueNight() })
+	c := &tenpin.Client{URL: s.srv.URL}
+	l := createSmall(t, c)
+	if _, err := c.OpenWeek(t.Context(), l.ID, l.SecretaryKey, 1, protocol.OpenWeek{Absent: []string{"Lee"}}); err != nil {
+		t.Fatal(err)
+	}
+	id := leagueLink(t, c, l.ID)
+	token := bowl(t, s, id, "", 1, 9)
+	failed, ok := s.lobby.Get(id)
+	if !ok {
+		t.Fatal("the night's lane is not open")
+	}
+	night.armed.Store(true)
+	select {
+	case <-failed.Done():
+	case <-time.After(wait):
+		t.Fatal("the lane did not fail")
+	}
+	polltest.Until(t, wait, "the failed lane to be reopened", func() (any, bool) {
+		l, ok := s.lobby.Get(id)
+		return ok, ok && l != failed && !l.Stopped()
+	})
+	if got := leagueLink(t, c, l.ID); got != id {
+		t.Fatalf("the league page's link: lane %s, want %s", got, id)
+	}
+	b := getBoard(t, s, id)
+	if len(b.Players) != 3 || b.Players[0].Name != "Kim" || len(b.Players[0].Frames) != 1 || len(b.Players[0].Frames[0].Rolls) != 1 || b.Players[0].Frames[0].Rolls[0] != 9 {
+		t.Fatalf("the lane reopened: %s; want Kim's first ball, 9", b.raw)
+	}
+	bowl(t, s, id, token, 2, 0)
+	outlastIdle(t, s, h, id, h.count(id)+3)
+}
+
+// TestFailingLeagueLaneIsLeftClosed: a league lane that fails each time
+// it is reopened is reopened three times (lobby.maxReopenings), then
+// left closed: a bug that comes back is for the log, not a loop.
+func TestFailingLeagueLaneIsLeftClosed(t *testing.T) {
+	h := newIdleCount(t)
+	night := &failingNight{always: true}
+	cfg := laneIdle()
+	cfg.LeagueNight = night
+	s, _ := startServer(t, lobby.Config{Logger: slog.New(h), Lane: cfg}, func(lb *lobby.Lobby) { night.LeagueNight = lb.LeagueNight() })
+	c := &tenpin.Client{URL: s.srv.URL}
+	l := createSmall(t, c)
+	if _, err := c.OpenWeek(t.Context(), l.ID, l.SecretaryKey, 1, protocol.OpenWeek{Absent: []string{"Lee"}}); err != nil {
+		t.Fatal(err)
+	}
+	id := leagueLink(t, c, l.ID)
+	night.armed.Store(true)
+	polltest.Until(t, wait, "the lane left closed", func() (any, bool) {
+		return h.logged("league lane reopened", id), h.logged("a league lane failed again and is left closed", id) == 1
+	})
+	if n := h.logged("league lane reopened", id); n != 3 {
+		t.Errorf("the lane was reopened %d times, want 3", n)
+	}
+	if _, ok := s.lobby.Get(id); ok {
+		t.Error("the lane that failed again is in the lobby")
+	}
 }
