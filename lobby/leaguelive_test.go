@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -25,66 +24,18 @@ import (
 // its league night is open (lane.leagueOpen).
 const stayedOpen = "the lane stays open: its league night is open"
 
-// idleCount is a slog handler that counts, by lane, what the log says
-// (the times a lane stayed open for its league night), and hands
-// warnings and worse to t.Logf.
-type idleCount struct {
-	slog.Handler // t's, at warn level
-	mu           *sync.Mutex
-	n            map[string]int
-	attrs        []slog.Attr
-}
+// idleCount counts what the server's log says, by lane.
+type idleCount struct{ *servertest.LogCount }
 
 func newIdleCount(t *testing.T) *idleCount {
-	return &idleCount{Handler: servertest.Logger(t, slog.LevelWarn).Handler(), mu: new(sync.Mutex), n: map[string]int{}}
-}
-
-func (h *idleCount) Enabled(context.Context, slog.Level) bool { return true }
-
-func (h *idleCount) Handle(ctx context.Context, r slog.Record) error {
-	lane := ""
-	for _, a := range h.attrs {
-		if a.Key == "lane" {
-			lane = a.Value.String()
-		}
-	}
-	r.Attrs(func(a slog.Attr) bool {
-		if a.Key == "lane" {
-			lane = a.Value.String()
-		}
-		return true
-	})
-	h.mu.Lock()
-	h.n[r.Message+" "+lane]++
-	h.mu.Unlock()
-	if r.Level < slog.LevelWarn {
-		return nil
-	}
-	return h.Handler.Handle(ctx, r)
-}
-
-func (h *idleCount) WithAttrs(as []slog.Attr) slog.Handler {
-	c := *h
-	c.Handler = h.Handler.WithAttrs(as)
-	c.attrs = append(append([]slog.Attr(nil), h.attrs...), as...)
-	return &c
-}
-
-func (h *idleCount) WithGroup(name string) slog.Handler {
-	c := *h
-	c.Handler = h.Handler.WithGroup(name)
-	return &c
+	return &idleCount{servertest.NewLogCount(t, slog.LevelWarn)}
 }
 
 // count returns how many times lane id stayed open for its night.
-func (h *idleCount) count(id string) int { return h.logged(stayedOpen, id) }
+func (h *idleCount) count(id string) int { return h.Count(stayedOpen, id) }
 
 // logged returns how many times the log said msg of lane id.
-func (h *idleCount) logged(msg, id string) int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.n[msg+" "+id]
-}
+func (h *idleCount) logged(msg, id string) int { return h.Count(msg, id) }
 
 // leagueIdle is a lane's idle and abandon timeouts in these tests:
 // short, as the lanes must outlast several of them.
@@ -137,7 +88,7 @@ func bowl(t *testing.T, s *testServer, id, token string, ball, pins int) string 
 // it closes when idle, as any lane does.
 func TestLeagueLaneOutlastsIdle(t *testing.T) {
 	h := newIdleCount(t)
-	s := newServer(t, lobby.Config{Logger: slog.New(h), Lane: laneIdle()})
+	s := newServer(t, lobby.Config{Logger: slog.New(h.LogCount), Lane: laneIdle()})
 	c := &tenpin.Client{URL: s.srv.URL}
 	l := createSmall(t, c)
 	opened, err := c.OpenWeek(t.Context(), l.ID, l.SecretaryKey, 1, protocol.OpenWeek{Absent: []string{"Lee"}})
@@ -186,7 +137,7 @@ func durableLeagues(t *testing.T, j stored, h *idleCount) lobby.Config {
 		t.Fatal(err)
 	}
 	cfg := durable(j)
-	cfg.Leagues, cfg.Logger = leagues, slog.New(h)
+	cfg.Leagues, cfg.Logger = leagues, slog.New(h.LogCount)
 	cfg.Lane.IdleTimeout, cfg.Lane.AbandonTimeout = leagueIdle, leagueIdle
 	return cfg
 }
@@ -268,7 +219,7 @@ func TestFailedLeagueLaneReopens(t *testing.T) {
 	night := new(failingNight)
 	cfg := laneIdle()
 	cfg.LeagueNight = night
-	s, _ := startServer(t, lobby.Config{Logger: slog.New(h), Lane: cfg}, func(lb *lobby.Lobby) { night.LeagueNight = lb.LeagueNight() })
+	s, _ := startServer(t, lobby.Config{Logger: slog.New(h.LogCount), Lane: cfg}, func(lb *lobby.Lobby) { night.LeagueNight = lb.LeagueNight() })
 	c := &tenpin.Client{URL: s.srv.URL}
 	l := createSmall(t, c)
 	if _, err := c.OpenWeek(t.Context(), l.ID, l.SecretaryKey, 1, protocol.OpenWeek{Absent: []string{"Lee"}}); err != nil {
@@ -309,7 +260,7 @@ func TestFailingLeagueLaneIsLeftClosed(t *testing.T) {
 	night := &failingNight{always: true}
 	cfg := laneIdle()
 	cfg.LeagueNight = night
-	s, _ := startServer(t, lobby.Config{Logger: slog.New(h), Lane: cfg}, func(lb *lobby.Lobby) { night.LeagueNight = lb.LeagueNight() })
+	s, _ := startServer(t, lobby.Config{Logger: slog.New(h.LogCount), Lane: cfg}, func(lb *lobby.Lobby) { night.LeagueNight = lb.LeagueNight() })
 	c := &tenpin.Client{URL: s.srv.URL}
 	l := createSmall(t, c)
 	if _, err := c.OpenWeek(t.Context(), l.ID, l.SecretaryKey, 1, protocol.OpenWeek{Absent: []string{"Lee"}}); err != nil {
