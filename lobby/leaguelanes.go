@@ -109,7 +109,10 @@ func (lb *Lobby) reopen(ctx context.Context, id string, err error) {
 		return
 	}
 	if lb.cfg.Cluster != nil {
-		if _, err := lb.claim(ctx, id); err != nil {
+		switch _, err := lb.claim(ctx, id); {
+		case errors.Is(err, game.ErrConflict), errors.Is(err, ErrClaiming):
+			lb.log.Info("a league lane that failed here was taken over by another node", "lane", id)
+		case err != nil:
 			lb.log.Error("a league lane that failed was not reopened", "lane", id, "err", err)
 		}
 		return
