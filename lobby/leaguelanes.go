@@ -99,8 +99,8 @@ func (r *reopenings) another(id string) bool {
 // reopen brings back, from its log, a league night's lane whose goroutine
 // ended while its week may still be open (it failed: err), so that the
 // league page's link leads to a lane that takes balls, with its games
-// so far. A lane of an open week closes only when its week has (see
-// lane.Config.League); one closed for idleness, moved to another node or
+// so far. A league lane closes for idleness only once its week has (see
+// lane.Config.LeagueNight); one closed so, moved to another node or
 // stopped with the server is not reopened. In a cluster the lane is
 // claimed as a node takes over a lane no node runs.
 func (lb *Lobby) reopen(ctx context.Context, id string, err error) {
