@@ -148,6 +148,8 @@ type Lobby struct {
 	compaction compaction // the journal's compactions, one at a time
 
 	claims singleflight.Group // lanes being taken over, by id (see claim)
+
+	reopened reopenings // league lanes reopened after they failed
 }
 
 // New returns a lobby; it needs [Lobby.Run] running to start lanes.
@@ -229,6 +231,9 @@ func (lb *Lobby) Run(ctx context.Context) error {
 			err := l.Run(ctx)
 			lb.remove(l.ID())
 			lb.log.Info("lane closed", "lane", l.ID(), "reason", err)
+			if l.League() && ctx.Err() == nil && !errors.Is(err, lane.ErrIdle) && !errors.Is(err, lane.ErrMoved) {
+				lb.reopen(ctx, l.ID(), err)
+			}
 		})
 	}
 	for _, l := range lb.lanes.startAll() {

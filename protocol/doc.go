@@ -273,7 +273,7 @@
 //
 //	server_restarting  the server is stopping and will be back with every lane as it was: reconnect (with backoff) and resume with the token
 //	removed            the host removed this connection's player: this one is a spectator now, and the token no longer resumes the seat
-//	lane_idle          nobody was on the lane for its idle time (5 min; 1 h for a game with a ball bowled): it has closed for good, stop reconnecting
+//	lane_idle          nobody was on the lane for its idle time (5 min; 1 h for a game with a ball bowled; a league night's lane only once its week has closed): it has closed for good, stop reconnecting
 //	seat_taken_over    another connection resumed this connection's seat (another tab or phone): this one is a spectator now, or, on a lane full of watchers, is sent spectators_full and closed with 1013; do not resume automatically after it, or the two connections take the seat from each other in turn
 //
 // # A sample session
