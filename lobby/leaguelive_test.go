@@ -61,14 +61,14 @@ func outlastIdle(t *testing.T, s *testServer, h *idleCount, id string, n int) {
 	}
 }
 
-// bowl has Kim take her place on lane id, or take it back with her
-// token, bowl a ball of her first frame and leave: the lane takes balls.
-// It returns her token.
-func bowl(t *testing.T, s *testServer, id, token string, ball, pins int) string {
+// bowl has Kim take her place on lane id with her team's invitation, or
+// take it back with her token, bowl a ball of her first frame and leave:
+// the lane takes balls. It returns her token.
+func bowl(t *testing.T, s *testServer, id, invite, token string, ball, pins int) string {
 	t.Helper()
 	kim := s.dial(t, id)
 	if token == "" {
-		token = kim.join(t, "Kim").Token
+		token = kim.joinInvited(t, "Kim", invite).Token
 	} else {
 		kim.send(t, map[string]any{"type": "resume", "token": token, "id": "resume"})
 		if w := kim.waitFor(t, "welcome", func(m msg) bool { return m.Ref == "resume" }); w.Type != "welcome" {
@@ -97,9 +97,9 @@ func TestLeagueLaneOutlastsIdle(t *testing.T) {
 	}
 	id := opened.Matches[0].Lane
 	outlastIdle(t, s, h, id, 3) // nobody has opened it yet
-	token := bowl(t, s, id, "", 1, 9)
+	token := bowl(t, s, id, homeInvite(t, c, l), "", 1, 9)
 	outlastIdle(t, s, h, id, 6) // a game in play, its bowler gone: the abandon timeout
-	bowl(t, s, id, token, 2, 0)
+	bowl(t, s, id, "", token, 2, 0)
 
 	// The secretary closes the week, entering the night's scores by hand:
 	// the lane then closes once idle.
@@ -159,7 +159,7 @@ func TestLeagueLaneSurvivesARestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := leagueLink(t, c, l.ID)
-	token := bowl(t, s, id, "", 1, 9)
+	token := bowl(t, s, id, homeInvite(t, c, l), "", 1, 9)
 	outlastIdle(t, s, h, id, 3)
 
 	stop()
@@ -175,8 +175,19 @@ func TestLeagueLaneSurvivesARestart(t *testing.T) {
 	if len(b.Players) != 3 || b.Players[0].Name != "Kim" || len(b.Players[0].Frames) != 1 || len(b.Players[0].Frames[0].Rolls) != 1 || b.Players[0].Frames[0].Rolls[0] != 9 {
 		t.Fatalf("the lane after the restart: %s; want Kim's first ball, 9", b.raw)
 	}
-	bowl(t, s, id, token, 2, 0)
+	bowl(t, s, id, "", token, 2, 0)
 	outlastIdle(t, s, h, id, 3)
+}
+
+// homeInvite returns the home team's invitation to week 1's match, as
+// the secretary's page asks for it.
+func homeInvite(t *testing.T, c *tenpin.Client, l protocol.CreatedLeague) string {
+	t.Helper()
+	w, err := c.WeekInvites(t.Context(), l.ID, l.SecretaryKey, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w.Matches[0].HomeInvite
 }
 
 // leagueLink returns the lane the league page links to for week 1's
@@ -226,7 +237,7 @@ func TestFailedLeagueLaneReopens(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := leagueLink(t, c, l.ID)
-	token := bowl(t, s, id, "", 1, 9)
+	token := bowl(t, s, id, homeInvite(t, c, l), "", 1, 9)
 	failed, ok := s.lobby.Get(id)
 	if !ok {
 		t.Fatal("the night's lane is not open")
@@ -248,7 +259,7 @@ func TestFailedLeagueLaneReopens(t *testing.T) {
 	if len(b.Players) != 3 || b.Players[0].Name != "Kim" || len(b.Players[0].Frames) != 1 || len(b.Players[0].Frames[0].Rolls) != 1 || b.Players[0].Frames[0].Rolls[0] != 9 {
 		t.Fatalf("the lane reopened: %s; want Kim's first ball, 9", b.raw)
 	}
-	bowl(t, s, id, token, 2, 0)
+	bowl(t, s, id, "", token, 2, 0)
 	outlastIdle(t, s, h, id, h.count(id)+3)
 }
 

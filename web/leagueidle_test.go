@@ -45,14 +45,16 @@ func TestLeagueNightOutlastsIdle(t *testing.T) {
 	if len(opened.Matches) != 2 {
 		t.Fatalf("week 1 has %d matches, want 2", len(opened.Matches))
 	}
-	// Each match's bowlers, home first, and their lane.
-	lanes := map[string]string{}
+	// Each match's bowlers, home first, their lane and their team's
+	// invitation.
+	lanes, invites := map[string]string{}, map[string]string{}
 	var order []string
 	for _, m := range opened.Matches {
-		for _, team := range []string{m.Home, m.Away} {
+		for i, team := range []string{m.Home, m.Away} {
 			for _, tm := range teams {
 				if tm.Name == team {
 					lanes[tm.Bowlers[0].Name] = m.Lane
+					invites[tm.Bowlers[0].Name] = []string{m.HomeInvite, m.AwayInvite}[i]
 					order = append(order, tm.Bowlers[0].Name)
 				}
 			}
@@ -84,7 +86,7 @@ func TestLeagueNightOutlastsIdle(t *testing.T) {
 	phones := map[string]context.Context{}
 	for _, name := range order {
 		p := open()
-		do(t, p, name+" opens their lane", chromedp.Navigate(s.url+"/lanes/"+lanes[name]+"?lang=en"))
+		do(t, p, name+" opens their lane", chromedp.Navigate(s.url+"/lanes/"+lanes[name]+"?lang=en#invite="+invites[name]))
 		join(t, p, name, name)
 		phones[name] = p
 	}

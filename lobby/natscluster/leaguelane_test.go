@@ -48,6 +48,7 @@ func TestLeagueLaneOutlivesItsNode(t *testing.T) {
 		t.Fatalf("the night's lane %s does not run on %s, which opened the night", id, owner.Name)
 	}
 	kim := dial(t, owner, id, "Kim")
+	kim.invite = opened.Matches[0].HomeInvite
 	kim.join()
 	kim.roll(1, 1, 9)
 	kim.conn.Close()
