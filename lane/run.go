@@ -282,7 +282,7 @@ func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request, k *Se
 	}
 	l.leagueNext(ctx)
 	if e.Kind == game.Invited {
-		c.invite = k.NewInvite
+		l.seats.invited, l.seats.invite = c, k.NewInvite
 	}
 	var left *Client
 	if e.Kind == game.PlayerLeft || (e.Kind == game.SeatClaimed && e.Token == (game.TokenHash{})) {
