@@ -302,7 +302,9 @@ func (lb *Lobby) restore(ctx context.Context, log game.Log) error {
 }
 
 // Create opens a new lane with the given name, stores its opening in the
-// journal and starts it.
+// journal and starts it. The lane has neither host key nor invitation:
+// anyone may join it, and its first player seated hosts it (a lane made
+// through the API has both: see CreateFor).
 func (lb *Lobby) Create(ctx context.Context, name string) (*lane.Lane, error) {
 	return lb.create(ctx, name, "", false, game.TokenHash{}, game.TokenHash{}, nil)
 }
