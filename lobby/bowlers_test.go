@@ -231,6 +231,59 @@ func TestUnknownBowlerKeys(t *testing.T) {
 	}
 }
 
+// TestKeyGuessesOnASocket: a lane's socket holds the bowler keys an
+// address tries on joins to the API's rate: past the burst of unknown
+// keys, a join with a key is refused rate_limited before the store is
+// asked, however many connections the address opens; a known key costs
+// nothing, however often it joins.
+func TestKeyGuessesOnASocket(t *testing.T) {
+	s := newServer(t, lobby.Config{Lane: lane.Config{Bowlers: memjournal.NewBowlers()}})
+	id := s.createLane(t, "Friday night")
+
+	// A bowler whose phone comes back, lane after lane, with its key.
+	first := s.dial(t, id)
+	first.send(t, map[string]any{"type": "join", "name": "Mina", "remember": true, "id": "j"})
+	key := first.expectAck(t, "j").BowlerKey
+	if key == "" {
+		t.Fatal("the welcome of a join to be remembered carries no key")
+	}
+	first.send(t, map[string]any{"type": "leave", "id": "l"})
+	first.expectAck(t, "l")
+	for i := range lobby.KeyGuessBurst + 5 {
+		other := s.dial(t, id)
+		other.send(t, map[string]any{"type": "join", "name": "Mina", "bowler_key": key, "id": "k"})
+		other.expectAck(t, "k")
+		other.send(t, map[string]any{"type": "leave", "id": fmt.Sprint("l", i)})
+		other.expectAck(t, fmt.Sprint("l", i))
+		other.ws.CloseNow()
+	}
+
+	// A guesser, on one connection and then on another.
+	guesser := s.dial(t, id)
+	var codes []protocol.Code
+	for i := range lobby.KeyGuessBurst + 2 {
+		ref := fmt.Sprint("g", i)
+		guesser.send(t, map[string]any{"type": "join", "name": "Guess", "bowler_key": fmt.Sprint("guess ", i), "id": ref})
+		codes = append(codes, guesser.waitFor(t, "the answer to "+ref, func(m msg) bool { return m.Ref == ref }).Code)
+	}
+	for i, c := range codes {
+		want := protocol.CodeUnknownBowler
+		if i >= lobby.KeyGuessBurst {
+			want = protocol.CodeRateLimited
+		}
+		if c != want {
+			t.Fatalf("guess %d was answered %s, want %s: answers %v", i, c, want, codes)
+		}
+	}
+	again := s.dial(t, id)
+	again.send(t, map[string]any{"type": "join", "name": "Guess", "bowler_key": "another", "id": "a"})
+	again.expectError(t, "a", string(protocol.CodeRateLimited))
+	status, _ := askAPI(t, "GET", s.srv.URL+"/api/bowlers/me", "guess", nil)
+	if status != http.StatusTooManyRequests {
+		t.Errorf("the API, once the socket spent the address's guesses: %d, want 429", status)
+	}
+}
+
 // TestABowlersDevices: another phone redeems a one-time code for a key of
 // its own, once; "Forget me" revokes that phone's key alone; a share
 // shows the page read-only until revoked; "Delete my history" erases the
