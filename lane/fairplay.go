@@ -23,7 +23,8 @@ func (l *Lane) offlineFor(name bowling.Name, now time.Time) time.Duration {
 	if l.seats.holders[name] != nil {
 		return 0
 	}
-	since, ok := l.seats.offline[name]
+	a, ok := l.seats.offline[name]
+	since := a.since
 	if !ok {
 		since = l.seats.born
 	}

@@ -217,7 +217,7 @@ func newLane(st *game.State, last uint64, cfg Config) *Lane {
 		},
 		seats: seating{
 			holders: make(map[bowling.Name]*Client),
-			offline: make(map[bowling.Name]time.Time),
+			offline: make(map[bowling.Name]absence),
 			born:    time.Now(),
 		},
 	}

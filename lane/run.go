@@ -281,6 +281,9 @@ func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request, k *Se
 		return
 	}
 	l.leagueNext(ctx)
+	if e.Kind == game.Rolled && l.seats.holders[e.Player] != nil {
+		delete(l.seats.offline, e.Player) // a ball bowled ends the absence: the next is a new one
+	}
 	if e.Kind == game.Invited {
 		l.seats.invited, l.seats.invite = c, k.NewInvite
 	}
