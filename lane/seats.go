@@ -20,8 +20,8 @@ type connections struct {
 type seating struct {
 	holders map[bowling.Name]*Client // the connection holding each seat
 	offline map[bowling.Name]absence // since when each seat has had no connection, once it had one
-	born    time.Time                  // when this lane came up: seats never held since are offline since then
-	pending []pendingJoin              // joins refused while their outcome was unknown: see readBack
+	born    time.Time                // when this lane came up: seats never held since are offline since then
+	pending []pendingJoin            // joins refused while their outcome was unknown: see readBack
 	// skippable fires when the player up, offline, may be skipped: the
 	// board then says so (see skipIn).
 	skippable *time.Timer
