@@ -376,6 +376,76 @@ func TestRecordingABowlersGameSurvivesAFlakyStore(t *testing.T) {
 	}
 }
 
+// TestMyExportsAreExports: a bowler's games.csv and chart are built once
+// a change of the bowler, however often they are asked for, answer 304
+// to a page that has them, and are under the export rate, as a lane's
+// exports are; so are one-time codes.
+func TestMyExportsAreExports(t *testing.T) {
+	counted := &countedBowlers{Service: memjournal.NewBowlers()}
+	s := newServer(t, lobby.Config{Lane: lane.Config{Bowlers: counted}})
+	c := s.dial(t, s.createLane(t, "Friday night"))
+	key := bowlNines(t, c)
+	makeFinal(t, c)
+
+	ask := func(path, etag string) (int, string, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, s.srv.URL+path, nil)
+		req.Header.Set("Authorization", "Bowler "+key)
+		if etag != "" {
+			req.Header.Set("If-None-Match", etag)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return res.StatusCode, res.Header.Get("ETag"), string(body)
+	}
+	for _, path := range []string{"/api/bowlers/me/games.csv", "/api/bowlers/me/chart.svg"} {
+		before := counted.games.Load()
+		status, etag, body := ask(path, "")
+		for range 3 {
+			if again, tag, b := ask(path, ""); again != status || tag != etag || b != body {
+				t.Fatalf("GET %s again: %d %s, want %d %s and the same body", path, again, tag, status, etag)
+			}
+		}
+		if status != http.StatusOK || etag == "" || !strings.Contains(body, "90") {
+			t.Fatalf("GET %s: %d, ETag %q, %q", path, status, etag, body)
+		}
+		if n := counted.games.Load() - before; n != 1 {
+			t.Errorf("GET %s four times read the history %d times, want once", path, n)
+		}
+		if status, _, _ := ask(path, etag); status != http.StatusNotModified {
+			t.Errorf("GET %s with its ETag: %d, want 304", path, status)
+		}
+	}
+	limited := false
+	for range lobby.ExportBurst + 1 {
+		if status, _, _ := ask("/api/bowlers/me/games.csv", ""); status == http.StatusTooManyRequests {
+			limited = true
+			break
+		}
+	}
+	if !limited {
+		t.Errorf("%d asks for games.csv from one address were all answered: no 429", lobby.ExportBurst+1)
+	}
+	if status, _ := askAPI(t, "POST", s.srv.URL+"/api/bowlers/me/codes", key, map[string]any{}); status != http.StatusTooManyRequests {
+		t.Errorf("a one-time code past the export rate: %d, want 429", status)
+	}
+}
+
+// countedBowlers counts the reads of bowlers' histories.
+type countedBowlers struct {
+	bowler.Service
+	games atomic.Int32
+}
+
+func (c *countedBowlers) Games(ctx context.Context, id bowler.ID, before, limit int) ([]bowler.Game, error) {
+	c.games.Add(1)
+	return c.Service.Games(ctx, id, before, limit)
+}
+
 // flakyBowlers is a bowler store whose Add fails while fails is above 0:
 // a store that does not answer for a moment.
 type flakyBowlers struct {
