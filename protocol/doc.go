@@ -404,13 +404,14 @@
 // A league's refusals change nothing (and open no lane):
 //
 //	400 invalid_league       impossible settings, the message saying which and why: an odd number of teams or fewer than 2 or more than 32, a team with no bowler or more than 6, a name twice (as a lane tells names apart), a percent outside 0–100, a basis, absent_minus or vacancy_score outside 0–300, games_per_night outside 1–5, points outside 0–100, an entering average outside 1–300, weeks outside 0–52
-//	400 invalid_night        an opening with a bowler absent twice, a name that is no bowler's, two substitutes for one place, or a substitute the night cannot take (a league bowler's name, one taken, no lane's name, an average outside 0–300)
+//	400 invalid_night        an opening with a bowler absent twice, a name that is no bowler's, two substitutes for one place, a substitute the night cannot take (a league bowler's name, one taken, no lane's name, an average outside 0–300), or a match whose every bowler is absent with no substitute (its lane would seat nobody)
 //	400 invalid_score        a score outside 0–300, of a game the night does not have, for an absent bowler, or for nobody of the league or the night
 //	401 secretary_required   a secretary's request without "Authorization: Secretary <key>"
 //	403 not_secretary        another key; one address may try 20 wrong keys (bowler and secretary keys together), then one a second: 429 rate_limited past that
 //	404 league_not_found     no league of that id
 //	409 wrong_week           a night opened out of turn (the week before not closed, one open already, the season over), or a score or a closing for a week whose night is not open
 //	409 night_incomplete     closing a night with games still to score; the message names some
+//	409 too_many_corrections a correction (of a score or a ball) of a game corrected 30 times already: a night's records stay bounded
 //
 // One address may create 10 leagues, then one every 6 minutes (429
 // rate_limited past that); a league that is refused costs nothing.

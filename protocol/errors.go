@@ -62,14 +62,15 @@ const (
 	CodeInvalidCode          Code = "invalid_code"           // a one-time code that is unknown, used already or expired
 
 	// A league's refusals (see CreateLeague).
-	CodeInvalidLeague     Code = "invalid_league"     // impossible settings: an odd number of teams, a percent outside 0–100, a negative basis, an empty team, a name twice; the message says which
-	CodeLeagueNotFound    Code = "league_not_found"   // no league of that id
-	CodeSecretaryRequired Code = "secretary_required" // a secretary's request without "Authorization: Secretary <key>"
-	CodeNotSecretary      Code = "not_secretary"      // a key that is not the league's secretary's
-	CodeWrongWeek         Code = "wrong_week"         // a night opened out of turn (the week before not closed, one open already, the season over), or a week whose night is not open
-	CodeInvalidNight      Code = "invalid_night"      // an opening with a bowler absent twice, or a substitute the night cannot take
-	CodeInvalidScore      Code = "invalid_score"      // a score outside 0–300, of a game the night does not have, for an absent bowler, or for nobody of the league or the night
-	CodeNightIncomplete   Code = "night_incomplete"   // closing a night with games still to score
+	CodeInvalidLeague      Code = "invalid_league"       // impossible settings: an odd number of teams, a percent outside 0–100, a negative basis, an empty team, a name twice; the message says which
+	CodeLeagueNotFound     Code = "league_not_found"     // no league of that id
+	CodeSecretaryRequired  Code = "secretary_required"   // a secretary's request without "Authorization: Secretary <key>"
+	CodeNotSecretary       Code = "not_secretary"        // a key that is not the league's secretary's
+	CodeWrongWeek          Code = "wrong_week"           // a night opened out of turn (the week before not closed, one open already, the season over), or a week whose night is not open
+	CodeInvalidNight       Code = "invalid_night"        // an opening with a bowler absent twice, or a substitute the night cannot take
+	CodeInvalidScore       Code = "invalid_score"        // a score outside 0–300, of a game the night does not have, for an absent bowler, or for nobody of the league or the night
+	CodeNightIncomplete    Code = "night_incomplete"     // closing a night with games still to score
+	CodeTooManyCorrections Code = "too_many_corrections" // a correction of a game corrected 30 times already (league.MaxCorrections)
 )
 
 // Error is the refusal of a client message, sent as
@@ -111,6 +112,7 @@ var statuses = map[Code]int{
 	CodeNotSecretary:         http.StatusForbidden,
 	CodeWrongWeek:            http.StatusConflict,
 	CodeNightIncomplete:      http.StatusConflict,
+	CodeTooManyCorrections:   http.StatusConflict,
 }
 
 // Status returns the HTTP status an API refusal with this code is sent
