@@ -18,15 +18,20 @@ import (
 // key, or with "remember" (which makes a new bowler, whose key the
 // welcome carries), stores the bowler's id in its SeatTaken event, so the
 // link outlives restarts and moves. A game goes into its linked players'
-// histories once it is final — when the next game is set up, or when the
-// lane closes — for until then a ball of it may still be corrected. The
-// board shows a linked player's average, and, from the moment a game
-// ends, the personal bests it brought, reckoned from what the lane last
-// learnt of each bowler.
+// histories the moment it is over, and again after each correction of it
+// (which the lane takes until the next game is set up): each version
+// replaces the one before, and the game counts once (bowler.Record.Add
+// and Correct). The board shows a linked player's average, and, from the
+// moment a game ends, the personal bests it brought, reckoned from what
+// the lane last learnt of each bowler.
 //
 // Recording is off the lane goroutine: a bowler's store takes a few
-// requests a game, and the lane goes on meanwhile. What comes back (the
-// new averages) reaches the lane as a request (opRecorded).
+// requests a game, and the lane goes on meanwhile. The lane's recorder
+// stores its games in order, each until it is stored, a few seconds
+// apart at most while the store elects a leader; a lane restored or taken
+// over by another node offers again what may not have been stored (see
+// offerAgain). What comes back (the new averages) reaches the lane as a
+// request (opRecorded).
 
 // bowlers is what a lane knows of the bowlers its seats are linked to.
 // Owned by the lane goroutine.
@@ -34,6 +39,12 @@ type bowlers struct {
 	known map[string]*bowlerLine // by bowler id: what the board shows of them
 	highs []protocol.High        // the personal bests the game just finished brought, until the next game
 	wg    sync.WaitGroup         // games being recorded: Run waits for them
+	// offered is the last version of a game offered to the recorder.
+	offered gameRef
+	// again: the lane was restored or taken over, and Run offers again
+	// what its last server may not have recorded (see offerAgain).
+	again bool
+	rec   recorder
 }
 
 // bowlerLine is a bowler as the lane last learnt them: games and pins for
@@ -52,10 +63,6 @@ type recorded struct {
 	lines map[string]bowlerLine // by bowler id
 	sheet *league.MatchSheet    // for opLeagueSheet: the league's sheet of the lane's match
 }
-
-// recordTries bounds the tries to record a bowler's game, each within
-// the lane's append timeout, a second or two apart.
-const recordTries = 3
 
 var errUnknownBowler = protocol.Errorf(protocol.CodeUnknownBowler, "that bowler key is not known here: it was revoked, or its bowler deleted their history; join as a guest, or start a new history")
 
@@ -196,39 +203,147 @@ func lastSeries(series []game.Result, p bowling.Player) (int, bool) {
 	return total, true
 }
 
-// recordGame records the game in play, over and final, in the history of
-// each linked player who bowled it to the end (who may have left since),
-// off the lane goroutine.
+// gameRef names a version of a game of the lane's series: its number,
+// and how many corrections it had.
+type gameRef struct{ number, fix int }
+
+// recording is one version of a game to record: each linked player's.
+type recording struct {
+	ref   gameRef
+	games []bowlerGame
+}
+
+type bowlerGame struct {
+	id bowler.ID
+	g  bowler.Game
+}
+
+// recorder records the games a lane offers, one at a time, in the order
+// they were offered, each until it is stored: a game of a lane is never
+// stored before the one offered ahead of it, and a later version of a
+// game (corrected) replaces an earlier one still waiting. Its goroutine
+// runs only while something waits.
+type recorder struct {
+	mu      sync.Mutex
+	waiting []recording // guarded by mu
+	running bool        // guarded by mu: the goroutine is running
+}
+
+// Pauses between tries to record a game: doubling from the first to the
+// most, and never giving up while the lane runs. A store whose leader
+// died elects another in 4 to 9 s (see /work/shared/NATS.md), a node
+// that died hands its lanes over in about as long: the game waits for
+// either, a few seconds apart at most, as nothing is lost by waiting.
+const (
+	recordPause    = 250 * time.Millisecond
+	recordPauseMax = 4 * time.Second
+)
+
+// recordGame offers the game in play, once it is over, to the history of
+// each linked player who bowled it to the end (who may have left since):
+// at once, so that /me shows it with every page still open, and again
+// after each correction, whose version replaces the one before (see
+// bowler.Record.Correct). A version offered already is not offered again.
 func (l *Lane) recordGame() {
 	if l.cfg.Bowlers == nil || l.state.Phase() != game.Finished {
 		return
 	}
-	type entry struct {
-		id bowler.ID
-		g  bowler.Game
+	ref := gameRef{l.state.GameNumber(), len(l.state.Corrections())}
+	if l.bw.offered == ref {
+		return
 	}
-	var todo []entry
-	number, now := l.state.GameNumber(), time.Now()
+	l.bw.offered = ref
+	now := time.Now()
+	r := recording{ref: ref}
 	for _, p := range l.state.Match().Players() {
 		id, ok := l.state.Bowler(p.Name)
 		if !ok || !p.Game.Over() {
 			continue
 		}
-		todo = append(todo, entry{bowler.ID(id), bowler.FromGame(l.id, l.name, number, now, p.Name, &p.Game)})
+		g := bowler.FromGame(l.id, l.name, ref.number, now, p.Name, &p.Game)
+		g.Fix = ref.fix
+		r.games = append(r.games, bowlerGame{bowler.ID(id), g})
 	}
-	if len(todo) == 0 {
+	l.offer(r)
+}
+
+// offerAgain offers, as a lane is restored or taken over, the games whose
+// recording the server that held it before may not have finished: the
+// game in play, if it is over, and the series' last game. Add is
+// idempotent, so a game stored already changes nothing. A player of the
+// last game is linked to the bowler their seat is linked to now: seats
+// carry their link into the next game.
+func (l *Lane) offerAgain() {
+	if l.cfg.Bowlers == nil {
 		return
 	}
-	svc, appendTimeout, log, stopped := l.cfg.Bowlers, l.cfg.AppendTimeout, l.log, l.stopped
-	l.bw.wg.Go(func() {
+	if series := l.state.Series(); len(series) > 0 {
+		last := series[len(series)-1]
+		number := l.state.GameNumber() - 1
+		r := recording{ref: gameRef{number, len(last.Corrections)}}
+		now := time.Now()
+		for _, p := range last.Players {
+			id, ok := l.state.Bowler(p.Name)
+			if !ok || !p.Game.Over() {
+				continue
+			}
+			g := bowler.FromGame(l.id, l.name, number, now, p.Name, &p.Game)
+			g.Fix = r.ref.fix
+			r.games = append(r.games, bowlerGame{bowler.ID(id), g})
+		}
+		l.offer(r)
+	}
+	l.recordGame()
+}
+
+// offer hands r to the lane's recorder, off the lane goroutine.
+func (l *Lane) offer(r recording) {
+	if len(r.games) == 0 {
+		return
+	}
+	rec := &l.bw.rec
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if n := len(rec.waiting); n > 0 && rec.waiting[n-1].ref.number == r.ref.number {
+		rec.waiting[n-1] = r // a later version of a game not yet tried
+	} else {
+		rec.waiting = append(rec.waiting, r)
+	}
+	if rec.running {
+		return
+	}
+	rec.running = true
+	l.bw.wg.Go(l.recordWaiting)
+}
+
+// recordWaiting records the games waiting, the oldest first, each until
+// it is stored or the lane stops (then with one last try: the lane's next
+// server offers it again, see offerAgain), and hands each game's new
+// numbers to the lane.
+func (l *Lane) recordWaiting() {
+	rec := &l.bw.rec
+	for {
+		rec.mu.Lock()
+		if len(rec.waiting) == 0 {
+			rec.running = false
+			rec.mu.Unlock()
+			return
+		}
+		r := rec.waiting[0]
+		rec.waiting = rec.waiting[1:]
+		rec.mu.Unlock()
+
 		out := &recorded{lines: make(map[string]bowlerLine)}
-		for _, t := range todo {
-			var r *bowler.Record
+		for _, t := range r.games {
+			var rd *bowler.Record
 			gone := false
-			err := retry(stopped, recordTries, appendTimeout, func(ctx context.Context) (err error) {
-				r, _, err = svc.Add(ctx, t.id, t.g)
+			err := retryUntil(l.stopped, l.cfg.AppendTimeout, func(ctx context.Context) (err error) {
+				rd, _, err = l.cfg.Bowlers.Add(ctx, t.id, t.g)
 				if gone = errors.Is(err, bowler.ErrUnknown); gone {
 					return nil // nothing to try again
+				}
+				if err != nil {
+					l.log.Warn("a bowler's game not recorded yet: trying again", "game", t.g.Game, "err", err)
 				}
 				return err
 			})
@@ -236,13 +351,34 @@ func (l *Lane) recordGame() {
 			case gone:
 				continue // the bowler deleted their history meanwhile
 			case err != nil:
-				log.Error("a bowler's game was not recorded", "game", t.g.Game, "err", err)
+				l.log.Error("a bowler's game was not recorded before the lane stopped: its next server offers it again", "game", t.g.Game, "err", err)
 				continue
 			}
-			out.lines[string(t.id)] = lineOf(r)
+			out.lines[string(t.id)] = lineOf(rd)
 		}
 		l.submit(context.Background(), request{op: opRecorded, recorded: out})
-	})
+	}
+}
+
+// retryUntil calls try, each time within timeout, until it succeeds,
+// pausing recordPause more, doubled each time up to recordPauseMax;
+// once stopped is done, it makes one last call. It returns try's last
+// error.
+func retryUntil(stopped context.Context, timeout time.Duration, try func(context.Context) error) error {
+	pause := recordPause
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		err := try(ctx)
+		cancel()
+		if err == nil || stopped.Err() != nil {
+			return err
+		}
+		select {
+		case <-time.After(pause):
+		case <-stopped.Done():
+		}
+		pause = min(2*pause, recordPauseMax)
+	}
 }
 
 // retry calls try, each time within timeout, until it succeeds or has

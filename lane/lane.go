@@ -165,7 +165,8 @@ func Restore(ctx context.Context, log game.Log, cfg Config) (*Lane, error) {
 	l := newLane(st, pos, cfg)
 	l.stored.keep.Store(log.First)
 	l.loadBowlers(ctx)
-	l.buildBoard() // with the bowlers' averages
+	l.bw.again = true // once it runs: see offerAgain
+	l.buildBoard()    // with the bowlers' averages
 	return l, nil
 }
 

@@ -29,6 +29,10 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 		}
 	}()
 	l.leagueSheet()
+	if l.bw.again {
+		l.bw.again = false
+		l.offerAgain()
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -75,9 +79,6 @@ func (l *Lane) closeIdle(ctx context.Context) error {
 	if l.tenure.moved() { // the lane lives on with another server: it is not closed
 		l.closeAll(protocol.CodeServerRestarting, NoticeMoved)
 		return ErrMoved
-	}
-	if err == nil {
-		l.recordGame() // a last game that ended, and is final now (Run waits for it)
 	}
 	if l.cfg.Keep != nil && l.bowled() {
 		if err == nil {

@@ -1,0 +1,167 @@
+package lane
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/tenpin/tenpin/lane/bowler"
+	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/lane/polltest"
+	"github.com/tenpin/tenpin/lobby/memjournal"
+)
+
+// downBowlers is a real bowler store whose Add fails while fails is above
+// 0, or while down is set: a store electing a leader, or gone.
+type downBowlers struct {
+	*memjournal.Bowlers
+	fails atomic.Int32
+	down  atomic.Bool
+	tries atomic.Int32
+}
+
+func (d *downBowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (*bowler.Record, bowler.News, error) {
+	d.tries.Add(1)
+	if d.down.Load() || d.fails.Add(-1) >= 0 {
+		return nil, bowler.News{}, errors.New("the store does not answer")
+	}
+	return d.Bowlers.Add(ctx, id, g)
+}
+
+// bowlNines has a remembered bowler, Mina, join l and bowl a game of 9s
+// and misses (90) to its end; it returns her client and bowler id.
+func bowlNines(t *testing.T, l *Lane) (*Client, bowler.ID) {
+	t.Helper()
+	c := attach(l)
+	l.send(c, `{"type":"join","name":"Mina","remember":true}`)
+	l.send(c, `{"type":"start"}`)
+	for l.state.Phase() != game.Finished {
+		pins := 9
+		if l.upGame().Ball() == 2 {
+			pins = 0
+		}
+		l.send(c, l.roll(pins, ""))
+	}
+	id, ok := l.state.Bowler("Mina")
+	if !ok {
+		t.Fatalf("Mina's seat is linked to no bowler")
+	}
+	return c, bowler.ID(id)
+}
+
+// history returns bowler id's games' scores, newest first.
+func history(t *testing.T, s bowler.Service, id bowler.ID) []int {
+	t.Helper()
+	games, err := s.Games(context.Background(), id, 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var scores []int
+	for _, g := range games {
+		scores = append(scores, g.Score)
+	}
+	return scores
+}
+
+// TestAGameIsRecordedTheMomentItIsOver: a game goes into its bowler's
+// history as its last ball is bowled, with no next game set up; a
+// correction of it then replaces it there; and the next game set up
+// counts it no second time. Before, the game went in only once the next
+// game was set up or the lane closed.
+func TestAGameIsRecordedTheMomentItIsOver(t *testing.T) {
+	store := memjournal.NewBowlers()
+	l := openLane(t, "r1", Config{Journal: memjournal.New(), Bowlers: store})
+	c, id := bowlNines(t, l)
+	l.bw.wg.Wait()
+	if got := history(t, store, id); len(got) != 1 || got[0] != 90 {
+		t.Fatalf("the history once the last ball is bowled = %v, want [90]", got)
+	}
+	l.send(c, `{"type":"correct","pins":8,"frame":1,"ball":1}`)
+	l.bw.wg.Wait()
+	if got := history(t, store, id); len(got) != 1 || got[0] != 89 {
+		t.Errorf("the history after a correction = %v, want [89]: the corrected game in its place", got)
+	}
+	l.send(c, `{"type":"rematch"}`)
+	l.bw.wg.Wait()
+	r, err := store.Get(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := history(t, store, id); len(got) != 1 || r.Stats.Games != 1 || r.Stats.Pins != 89 {
+		t.Errorf("after the next game was set up: history %v, record of %d games and %d pins; want [89], 1 and 89", got, r.Stats.Games, r.Stats.Pins)
+	}
+}
+
+// TestRecordingTriesUntilStored: a store that does not answer for longer
+// than a leader's election still gets the game, once, the tries a few
+// seconds apart at most. Before, recording gave up after three tries.
+func TestRecordingTriesUntilStored(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := &downBowlers{Bowlers: memjournal.NewBowlers()}
+		l := openLane(t, "r1", Config{Journal: memjournal.New(), Bowlers: store})
+		store.fails.Store(8)
+		start := time.Now()
+		c, id := bowlNines(t, l)
+		l.send(c, `{"type":"rematch"}`)
+		l.bw.wg.Wait()
+		if got := history(t, store, id); len(got) != 1 {
+			t.Errorf("after 8 failed tries the history = %v, want the game once", got)
+		}
+		// 0.25 + 0.5 + 1 + 2 + 4 × 4 s: the pauses doubling, then capped.
+		if took := time.Since(start); took > 20*time.Second {
+			t.Errorf("9 tries took %v (in the bubble's time), want pauses of at most %v", took, recordPauseMax)
+		}
+	})
+}
+
+// TestARestoredLaneOffersItsGamesAgain: a lane whose node stopped before
+// its bowlers' store took the last game (the game over, the next set up)
+// and the game in play, is restored: the restored lane records both, and
+// restored again, counts neither twice.
+func TestARestoredLaneOffersItsGamesAgain(t *testing.T) {
+	journal := memjournal.New()
+	store := &downBowlers{Bowlers: memjournal.NewBowlers()}
+	store.down.Store(true)
+	l := openLane(t, "r1", Config{Journal: journal, Bowlers: store})
+	c, id := bowlNines(t, l)
+	l.send(c, `{"type":"rematch"}`)
+	l.send(c, `{"type":"start"}`)
+	for l.state.Phase() != game.Finished {
+		l.send(c, l.roll(10, ""))
+	}
+	l.stop() // the node dies: the recording makes its last try
+	l.bw.wg.Wait()
+	if got := history(t, store, id); len(got) != 0 {
+		t.Fatalf("the store that was down holds %v", got)
+	}
+
+	store.down.Store(false)
+	for range 2 {
+		log, err := journal.Read(context.Background(), "r1", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Restore(context.Background(), log, Config{Journal: journal, Bowlers: store})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		ran := make(chan error, 1)
+		go func() { ran <- r.Run(ctx) }()
+		polltest.Until(t, 10*time.Second, "both games in the history", func() (any, bool) {
+			got := history(t, store, id)
+			return got, len(got) >= 2
+		})
+		cancel()
+		<-ran // the second lane too has offered both (a lane that stops makes one last try)
+	}
+	if n := store.tries.Load(); n < 2+2+2 {
+		t.Errorf("the store was asked %d times, want at least 6: two games each by the first lane and by both restored ones", n)
+	}
+	if got := history(t, store, id); len(got) != 2 || got[0] != 300 || got[1] != 90 {
+		t.Errorf("the history after two restores = %v, want [300 90]", got)
+	}
+}
