@@ -322,6 +322,10 @@ func (l *Lane) offer(r recording) {
 // numbers to the lane.
 func (l *Lane) recordWaiting() {
 	rec := &l.bw.rec
+	// abandoned: a try failed after the lane stopped. The games after it
+	// are not tried: each would wait its timeout for a store that does
+	// not answer, holding the lane's Run from returning.
+	abandoned := false
 	for {
 		rec.mu.Lock()
 		if len(rec.waiting) == 0 {
@@ -336,28 +340,54 @@ func (l *Lane) recordWaiting() {
 		out := &recorded{lines: make(map[string]bowlerLine)}
 		for _, t := range r.games {
 			var rd *bowler.Record
-			gone := false
-			err := retryUntil(l.stopped, l.cfg.AppendTimeout, func(ctx context.Context) (err error) {
-				rd, _, err = l.cfg.Bowlers.Add(ctx, t.id, t.g)
-				if gone = errors.Is(err, bowler.ErrUnknown); gone {
-					return nil // nothing to try again
-				}
-				if err != nil {
-					l.log.Warn("a bowler's game not recorded yet: trying again", "game", t.g.Game, "err", err)
-				}
-				return err
-			})
+			err := errors.New("not tried: the store did not answer the game before it")
+			if !abandoned {
+				rd, err = l.recordOne(t)
+			}
 			switch {
-			case gone:
+			case errors.Is(err, bowler.ErrUnknown):
 				continue // the bowler deleted their history meanwhile
 			case err != nil:
+				abandoned = true
 				l.log.Error("a bowler's game was not recorded before the lane stopped: its next server offers it again", "game", t.g.Game, "err", err)
 				continue
 			}
 			out.lines[string(t.id)] = lineOf(rd)
 		}
-		l.submit(context.Background(), request{op: opRecorded, recorded: out})
+		if len(out.lines) > 0 {
+			l.submit(context.Background(), request{op: opRecorded, recorded: out})
+		}
 	}
+}
+
+// recordOne adds t to its bowler's history, trying again until the store
+// takes it or the lane stops. A bowler who deleted their history
+// meanwhile is bowler.ErrUnknown, not tried again. A store that does not
+// answer is logged once a game, and once more when it takes it: a
+// store's leader election would otherwise log every lane's every try.
+func (l *Lane) recordOne(t bowlerGame) (*bowler.Record, error) {
+	var rd *bowler.Record
+	tries, gone := 0, false
+	err := retryUntil(l.stopped, l.cfg.AppendTimeout, func(ctx context.Context) (err error) {
+		tries++
+		rd, _, err = l.cfg.Bowlers.Add(ctx, t.id, t.g)
+		if gone = errors.Is(err, bowler.ErrUnknown); gone {
+			return nil // nothing to try again
+		}
+		if err != nil && tries == 1 {
+			l.log.Warn("a bowler's game was not recorded: trying again until it is", "game", t.g.Game, "err", err)
+		}
+		return err
+	})
+	switch {
+	case gone:
+		return nil, bowler.ErrUnknown
+	case err != nil:
+		return nil, err
+	case tries > 1:
+		l.log.Info("a bowler's game was recorded after all", "game", t.g.Game, "tries", tries)
+	}
+	return rd, nil
 }
 
 // retryUntil calls try, each time within timeout, until it succeeds,

@@ -3,6 +3,7 @@ package lane
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -21,10 +22,19 @@ type downBowlers struct {
 	fails atomic.Int32
 	down  atomic.Bool
 	tries atomic.Int32
+
+	mu    sync.Mutex
+	tried map[int]int // guarded by mu: the tries of each game, by its number
 }
 
 func (d *downBowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (*bowler.Record, bowler.News, error) {
 	d.tries.Add(1)
+	d.mu.Lock()
+	if d.tried == nil {
+		d.tried = map[int]int{}
+	}
+	d.tried[g.Game]++
+	d.mu.Unlock()
 	if d.down.Load() || d.fails.Add(-1) >= 0 {
 		return nil, bowler.News{}, errors.New("the store does not answer")
 	}
@@ -164,4 +174,31 @@ func TestARestoredLaneOffersItsGamesAgain(t *testing.T) {
 	if got := history(t, store, id); len(got) != 2 || got[0] != 300 || got[1] != 90 {
 		t.Errorf("the history after two restores = %v, want [300 90]", got)
 	}
+}
+
+// TestAStoppedLaneGivesUpOnAStoreDown: a lane that stops while its
+// bowlers' store does not answer makes one last try of the game it is
+// recording, and tries no game queued after it: each would wait its
+// timeout, holding the lane's Run (and its server's shutdown) from
+// returning. The lane's next server offers them again.
+func TestAStoppedLaneGivesUpOnAStoreDown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := &downBowlers{Bowlers: memjournal.NewBowlers()}
+		store.down.Store(true)
+		l := openLane(t, "r1", Config{Journal: memjournal.New(), Bowlers: store})
+		c, _ := bowlNines(t, l)
+		l.send(c, `{"type":"rematch"}`)
+		l.send(c, `{"type":"start"}`)
+		for l.state.Phase() != game.Finished {
+			l.send(c, l.roll(10, ""))
+		}
+		synctest.Wait() // game 1 tried, game 2 waiting behind it
+		l.stop()
+		l.bw.wg.Wait()
+		store.mu.Lock()
+		defer store.mu.Unlock()
+		if store.tried[1] < 2 || store.tried[2] != 0 {
+			t.Errorf("tries of game 1 and of game 2 = %d and %d; want 2 or more (the last after the stop), and none", store.tried[1], store.tried[2])
+		}
+	})
 }
