@@ -231,9 +231,9 @@ type recorder struct {
 
 // Pauses between tries to record a game: doubling from the first to the
 // most, and never giving up while the lane runs. A store whose leader
-// died elects another in 4 to 9 s (see /work/shared/NATS.md), a node
-// that died hands its lanes over in about as long: the game waits for
-// either, a few seconds apart at most, as nothing is lost by waiting.
+// died elects another in 4 to 9 s (JetStream's raft timers), a node that
+// died hands its lanes over in about as long: the game waits for either,
+// its tries a few seconds apart at most.
 const (
 	recordPause    = 250 * time.Millisecond
 	recordPauseMax = 4 * time.Second
@@ -253,16 +253,10 @@ func (l *Lane) recordGame() {
 		return
 	}
 	l.bw.offered = ref
-	now := time.Now()
 	r := recording{ref: ref}
+	now := time.Now()
 	for _, p := range l.state.Match().Players() {
-		id, ok := l.state.Bowler(p.Name)
-		if !ok || !p.Game.Over() {
-			continue
-		}
-		g := bowler.FromGame(l.id, l.name, ref.number, now, p.Name, &p.Game)
-		g.Fix = ref.fix
-		r.games = append(r.games, bowlerGame{bowler.ID(id), g})
+		l.addGame(&r, p.Name, &p.Game, now)
 	}
 	l.offer(r)
 }
@@ -279,21 +273,26 @@ func (l *Lane) offerAgain() {
 	}
 	if series := l.state.Series(); len(series) > 0 {
 		last := series[len(series)-1]
-		number := l.state.GameNumber() - 1
-		r := recording{ref: gameRef{number, len(last.Corrections)}}
+		r := recording{ref: gameRef{l.state.GameNumber() - 1, len(last.Corrections)}}
 		now := time.Now()
 		for _, p := range last.Players {
-			id, ok := l.state.Bowler(p.Name)
-			if !ok || !p.Game.Over() {
-				continue
-			}
-			g := bowler.FromGame(l.id, l.name, number, now, p.Name, &p.Game)
-			g.Fix = r.ref.fix
-			r.games = append(r.games, bowlerGame{bowler.ID(id), g})
+			l.addGame(&r, p.Name, &p.Game, now)
 		}
 		l.offer(r)
 	}
 	l.recordGame()
+}
+
+// addGame adds to r the game g of the player name, if they bowled it to
+// the end and their seat is linked to a bowler.
+func (l *Lane) addGame(r *recording, name bowling.Name, g *bowling.Game, now time.Time) {
+	id, ok := l.state.Bowler(name)
+	if !ok || !g.Over() {
+		return
+	}
+	bg := bowler.FromGame(l.id, l.name, r.ref.number, now, name, g)
+	bg.Fix = r.ref.fix
+	r.games = append(r.games, bowlerGame{bowler.ID(id), bg})
 }
 
 // offer hands r to the lane's recorder, off the lane goroutine.
@@ -304,7 +303,7 @@ func (l *Lane) offer(r recording) {
 	rec := &l.bw.rec
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
-	if n := len(rec.waiting); n > 0 && rec.waiting[n-1].ref.number == r.ref.number {
+	if n := len(rec.waiting); n > 0 && rec.waiting[n-1].ref.number == r.ref.number && rec.waiting[n-1].ref.fix <= r.ref.fix {
 		rec.waiting[n-1] = r // a later version of a game not yet tried
 	} else {
 		rec.waiting = append(rec.waiting, r)
