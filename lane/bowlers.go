@@ -42,9 +42,11 @@ type bowlers struct {
 	// offered is the last version of a game offered to the recorder.
 	offered gameRef
 	// again: the lane was restored or taken over, and Run offers again
-	// what its last server may not have recorded (see offerAgain).
-	again bool
-	rec   recorder
+	// what its last server may not have recorded (see offerAgain), but
+	// for what the records loaded then count already.
+	again  bool
+	loaded map[string]*bowler.Record
+	rec    recorder
 }
 
 // bowlerLine is a bowler as the lane last learnt them: games and pins for
@@ -156,6 +158,10 @@ func (l *Lane) loadBowlers(ctx context.Context) {
 			continue
 		}
 		l.bw.learn(r)
+		if l.bw.loaded == nil {
+			l.bw.loaded = make(map[string]*bowler.Record)
+		}
+		l.bw.loaded[id] = r
 	}
 }
 
@@ -261,26 +267,52 @@ func (l *Lane) recordGame() {
 	l.offer(r)
 }
 
+// offerAgainGames is how many of its series' last games a lane restored
+// or taken over offers again. Its last server records its games in
+// order, each until it is stored, so those it had not stored when it
+// died are its last: as many as ended while the bowlers' store elected
+// a leader (4 to 9 s, a few games at most). A record counts a game once
+// among its bowler's last 16 (see bowler.Record.Add), which a bowler's
+// last games on one lane are, whatever they bowled elsewhere since.
+const offerAgainGames = 8
+
 // offerAgain offers, as a lane is restored or taken over, the games whose
 // recording the server that held it before may not have finished: the
-// game in play, if it is over, and the series' last game. Add is
-// idempotent, so a game stored already changes nothing. A player of the
-// last game is linked to the bowler their seat is linked to now: seats
-// carry their link into the next game.
+// series' last games and the game in play, if it is over, but for those
+// the records loaded as the lane was restored count already (a bowler
+// whose record was not read is offered all of them: Add is idempotent).
+// A player of the series is linked to the bowler their seat is linked to
+// now: seats carry their link into the next game.
 func (l *Lane) offerAgain() {
+	loaded := l.bw.loaded
+	l.bw.loaded = nil
 	if l.cfg.Bowlers == nil {
 		return
 	}
-	if series := l.state.Series(); len(series) > 0 {
-		last := series[len(series)-1]
-		r := recording{ref: gameRef{l.state.GameNumber() - 1, len(last.Corrections)}}
-		now := time.Now()
-		for _, p := range last.Players {
+	known := func(t bowlerGame) bool {
+		r := loaded[string(t.id)]
+		return r != nil && r.Has(t.g)
+	}
+	now := time.Now()
+	series := l.state.Series()
+	for i := max(len(series)-offerAgainGames, 0); i < len(series); i++ {
+		res := series[i]
+		r := recording{ref: gameRef{l.state.GameNumber() - (len(series) - i), len(res.Corrections)}}
+		for _, p := range res.Players {
 			l.addGame(&r, p.Name, &p.Game, now)
 		}
+		r.games = slices.DeleteFunc(r.games, known)
 		l.offer(r)
 	}
-	l.recordGame()
+	if l.state.Phase() == game.Finished {
+		r := recording{ref: gameRef{l.state.GameNumber(), len(l.state.Corrections())}}
+		l.bw.offered = r.ref
+		for _, p := range l.state.Match().Players() {
+			l.addGame(&r, p.Name, &p.Game, now)
+		}
+		r.games = slices.DeleteFunc(r.games, known)
+		l.offer(r)
+	}
 }
 
 // addGame adds to r the game g of the player name, if they bowled it to

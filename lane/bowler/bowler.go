@@ -230,6 +230,13 @@ func (r *Record) recent(g Game) int {
 	return slices.IndexFunc(r.Recent, func(ref GameRef) bool { return ref.Lane == g.Lane && ref.Game == g.Game })
 }
 
+// Has reports whether the record counts g, in its version or a later
+// one: adding g again would change nothing.
+func (r *Record) Has(g Game) bool {
+	i := r.recent(g)
+	return i >= 0 && r.Recent[i].Fix >= g.Fix
+}
+
 // Replaces returns the place in the history of an earlier version of g
 // that the record counts (the same game of the same lane, with fewer
 // corrections), and false if it counts none: it counts g or a later

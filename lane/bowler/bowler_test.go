@@ -159,6 +159,9 @@ func TestCorrect(t *testing.T) {
 	if _, ok := r.Replaces(g(2, 250, 0)); ok {
 		t.Error("the first version after the correction replaces it")
 	}
+	if !r.Has(g(2, 250, 0)) || !r.Has(g(2, 180, 1)) || r.Has(g(2, 300, 2)) || r.Has(g(4, 100, 0)) {
+		t.Error("Has: want the record to have game 2's first version and its correction, not a later one, nor game 4")
+	}
 	if news, _ := r.Correct(history, g(2, 300, 2)); news.HighGame != 300 || news.HighSeries != 650 {
 		t.Errorf("Correct(180 to 300) news = %+v, want a high game 300 and series 650", news)
 	}
