@@ -34,7 +34,7 @@ import (
 // request (opRecorded).
 
 // bowlers is what a lane knows of the bowlers its seats are linked to.
-// Owned by the lane goroutine.
+// Owned by the lane goroutine, but for rec.
 type bowlers struct {
 	known map[string]*bowlerLine // by bowler id: what the board shows of them
 	highs []protocol.High        // the personal bests the game just finished brought, until the next game
@@ -46,7 +46,7 @@ type bowlers struct {
 	// for what the records loaded then count already.
 	again  bool
 	loaded map[string]*bowler.Record
-	rec    recorder
+	rec    recorder // shared with its goroutine, under its own lock
 }
 
 // bowlerLine is a bowler as the lane last learnt them: games and pins for

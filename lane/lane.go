@@ -79,7 +79,7 @@ const (
 	opExpire      // a waiting connection's grace is over (see attach)
 	opWake        // Wake: wake the tenure, and read the log back
 	opRetry       // a woken lane tries again to read its log back: see retryLater
-	opRecorded    // a game's end was recorded in its bowlers' histories: see gameOver
+	opRecorded    // a game's end was recorded in its bowlers' histories: see recordWaiting
 	opLeagueSheet // a league night's sheet came: recorded.sheet (see league.go)
 	opHandIn      // a relay hands the lane a connection: handIn (see handover.go)
 )
