@@ -209,3 +209,35 @@ func TestAStoppedLaneGivesUpOnAStoreDown(t *testing.T) {
 		}
 	})
 }
+
+// TestAGameEndedByALostAnswerIsRecorded: a game's last ball stored but
+// its answer lost ends the game only when the lane reads its log back;
+// the game goes into the history then. Before, it went in no history
+// until the lane was restored.
+func TestAGameEndedByALostAnswerIsRecorded(t *testing.T) {
+	j := &faulty{Journal: memjournal.New()}
+	store := memjournal.NewBowlers()
+	l := openLane(t, "r1", Config{Journal: j, Bowlers: store})
+	c := attach(l)
+	l.send(c, `{"type":"join","name":"Mina","remember":true}`)
+	l.send(c, `{"type":"start"}`)
+	for rolls := range 19 { // 9s and misses, but for the tenth's miss
+		pins := 9
+		if rolls%2 == 1 {
+			pins = 0
+		}
+		l.send(c, l.roll(pins, ""))
+	}
+	last := l.roll(0, "")
+	j.lose = true
+	l.send(c, last)
+	if l.state.Phase() == game.Finished {
+		t.Fatal("the game ended with the last ball's answer lost: the test needs it not to")
+	}
+	l.send(c, last) // sent again: the lane reads its log back first
+	l.bw.wg.Wait()
+	id, _ := l.state.Bowler("Mina")
+	if got := history(t, store, bowler.ID(id)); l.state.Phase() != game.Finished || len(got) != 1 || got[0] != 90 {
+		t.Errorf("after the log was read back: phase %s, history %v; want finished, [90]", l.state.Phase(), got)
+	}
+}
