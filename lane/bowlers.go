@@ -327,6 +327,13 @@ func (l *Lane) addGame(r *recording, name bowling.Name, g *bowling.Game, now tim
 	r.games = append(r.games, bowlerGame{bowler.ID(id), bg})
 }
 
+// busy reports whether games wait to be recorded, or one is being.
+func (rec *recorder) busy() bool {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.running
+}
+
 // offer hands r to the lane's recorder, off the lane goroutine.
 func (l *Lane) offer(r recording) {
 	if len(r.games) == 0 {

@@ -241,3 +241,42 @@ func TestAGameEndedByALostAnswerIsRecorded(t *testing.T) {
 		t.Errorf("after the log was read back: phase %s, history %v; want finished, [90]", l.state.Phase(), got)
 	}
 }
+
+// TestAnIdleLaneWaitsForItsGamesToBeRecorded: a lane idle while its last
+// game waits for a bowlers' store that does not answer stays open, as a
+// closed lane is never restored to offer it again; it closes at its next
+// idle timeout once the game is stored. Before, it closed at once, and
+// the game was lost.
+func TestAnIdleLaneWaitsForItsGamesToBeRecorded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const idle = time.Minute
+		store := &downBowlers{Bowlers: memjournal.NewBowlers()}
+		store.down.Store(true)
+		l := openLane(t, "r1", Config{Journal: memjournal.New(), Bowlers: store, IdleTimeout: idle})
+		c, id := bowlNines(t, l)
+		l.handle(context.Background(), request{op: opDetach, c: c})
+		done := make(chan error, 1)
+		go func() { done <- l.Run(context.Background()) }()
+		time.Sleep(idle)
+		synctest.Wait()
+		select {
+		case err := <-done:
+			t.Fatalf("the lane closed (%v) with its game waiting to be recorded", err)
+		default:
+		}
+		store.down.Store(false)
+		time.Sleep(idle)
+		synctest.Wait()
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrIdle) {
+				t.Errorf("Run = %v, want ErrIdle", err)
+			}
+		default:
+			t.Error("the lane is still open an idle timeout after its game was recorded")
+		}
+		if got := history(t, store, id); len(got) != 1 || got[0] != 90 {
+			t.Errorf("the history = %v, want [90]", got)
+		}
+	})
+}

@@ -72,13 +72,21 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 // closeIdle keeps the lane's night (Config.Keep), records that the lane
 // closed, so that it is not restored, and closes it. If the journal cannot
 // take the closing, the lane closes all the same and comes back, idle,
-// after a restart. If the night cannot be kept, the lane stays open: it
-// returns nil, and tries again after its idle timeout.
+// after a restart. If the night cannot be kept, or a game waits to go
+// into its bowlers' histories, the lane stays open: it returns nil, and
+// tries again after its idle timeout.
 func (l *Lane) closeIdle(ctx context.Context) error {
 	err := l.sync(ctx)
 	if l.tenure.moved() { // the lane lives on with another server: it is not closed
 		l.closeAll(protocol.CodeServerRestarting, NoticeMoved)
 		return ErrMoved
+	}
+	if l.bw.rec.busy() {
+		// A closed lane is not restored: nobody would offer its games to
+		// their bowlers again (see offerAgain).
+		l.log.Warn("the lane stays open: a game waits to go into its bowlers' histories")
+		l.conns.idle.Reset(l.cfg.IdleTimeout)
+		return nil
 	}
 	if l.cfg.Keep != nil && l.bowled() {
 		if err == nil {
