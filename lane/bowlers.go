@@ -38,6 +38,7 @@ import (
 type bowlers struct {
 	known map[string]*bowlerLine // by bowler id: what the board shows of them
 	highs []protocol.High        // the personal bests the game just finished brought, until the next game
+	ended map[string]bowlerLine  // by bowler id: the lines as the game just finished ended, until the next game
 	wg    sync.WaitGroup         // games being recorded: Run waits for them
 	// offered is the last version of a game offered to the recorder.
 	offered gameRef
@@ -168,14 +169,38 @@ func (l *Lane) loadBowlers(ctx context.Context) {
 // gameEnded reckons the personal bests of the game that just ended: a
 // linked player's score over their best game, their last three games in
 // a row on this lane over their best series (a first game or series beats
-// nothing). The board shows them until the next game.
+// nothing). The board shows them until the next game. The bowlers' lines
+// as the game ended are kept for a correction of it, which reckons them
+// again (see gameCorrected): by then the game is in the lines itself.
 func (l *Lane) gameEnded() {
+	l.bw.ended = nil
+	for _, p := range l.state.Match().Players() {
+		id, ok := l.state.Bowler(p.Name)
+		if line := l.bw.known[id]; ok && line != nil {
+			if l.bw.ended == nil {
+				l.bw.ended = make(map[string]bowlerLine)
+			}
+			l.bw.ended[id] = *line
+		}
+	}
+	l.reckonHighs()
+}
+
+// gameCorrected reckons again the personal bests of the game that ended,
+// now corrected.
+func (l *Lane) gameCorrected() {
+	if len(l.bw.ended) > 0 {
+		l.reckonHighs()
+	}
+}
+
+func (l *Lane) reckonHighs() {
 	l.bw.highs = nil
 	series := l.state.Series()
 	for _, p := range l.state.Match().Players() {
 		id, ok := l.state.Bowler(p.Name)
-		line := l.bw.known[id]
-		if !ok || line == nil || !p.Game.Over() {
+		line, known := l.bw.ended[id]
+		if !ok || !known || !p.Game.Over() {
 			continue
 		}
 		h := protocol.High{Name: string(p.Name)}

@@ -280,3 +280,36 @@ func TestAnIdleLaneWaitsForItsGamesToBeRecorded(t *testing.T) {
 		}
 	})
 }
+
+// TestACorrectionReckonsTheHighsAgain: a game's new high, called out as
+// it ends, is reckoned again when a ball of it is corrected, against the
+// bowler's best before the game (the record counts the game itself by
+// then). Before, the board went on calling out the score as bowled.
+func TestACorrectionReckonsTheHighsAgain(t *testing.T) {
+	l := openLane(t, "r1", Config{Journal: memjournal.New(), Bowlers: memjournal.NewBowlers()})
+	c, _ := bowlNines(t, l) // 90
+	l.bw.wg.Wait()
+	for len(l.inbox) > 0 {
+		l.handle(context.Background(), <-l.inbox) // the recorded game: the board learns the 90
+	}
+	l.send(c, `{"type":"rematch"}`)
+	l.send(c, `{"type":"start"}`)
+	for range 9 {
+		l.send(c, l.roll(9, ""))
+		l.send(c, l.roll(0, ""))
+	}
+	for _, pins := range []int{9, 1, 9} {
+		l.send(c, l.roll(pins, "")) // 100
+	}
+	l.bw.wg.Wait()
+	for len(l.inbox) > 0 {
+		l.handle(context.Background(), <-l.inbox) // the board learns the 100
+	}
+	if got := l.bw.highs; len(got) != 1 || got[0].Game != 100 {
+		t.Fatalf("highs as the game ended = %+v, want Mina's 100", got)
+	}
+	l.send(c, `{"type":"correct","pins":4,"frame":10,"ball":3}`)
+	if got := l.bw.highs; len(got) != 1 || got[0].Game != 95 {
+		t.Errorf("highs after the 100 was corrected to 95 = %+v, want Mina's 95: still above her 90 before", got)
+	}
+}

@@ -33,7 +33,7 @@ func (l *Lane) record(ctx context.Context, e game.Event) error {
 	}
 	was := l.state.Phase()
 	if e.Kind == game.NextGame || e.Kind == game.NewGame {
-		l.bw.highs = nil
+		l.bw.highs, l.bw.ended = nil, nil
 	}
 	l.state.Apply(e)
 	l.cfg.Metrics.Changes.Add(1)
@@ -43,6 +43,7 @@ func (l *Lane) record(ctx context.Context, e game.Event) error {
 		l.recordGame() // in its bowlers' histories at once
 		l.leagueGameEnded()
 	case e.Kind == game.Corrected && l.state.Phase() == game.Finished:
+		l.gameCorrected()
 		l.recordGame() // the corrected version replaces the one recorded
 	}
 	return nil
