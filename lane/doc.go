@@ -135,7 +135,8 @@
 // Run returns when its context ends (the server is shutting down: every
 // client is closed with status 1001), when nobody has been connected for
 // the idle timeout while no game is in play (or the abandon timeout while
-// one is), or when handling a command panicked: the panic is recovered and
+// one is) and no game waits to go into its bowlers' histories, or when
+// handling a command panicked: the panic is recovered and
 // logged with the lane's id, the lane's clients are told and closed with
 // status 1011, and every other lane goes on. A league night's lane does
 // not close for idleness while its league says its week is open, or does

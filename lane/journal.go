@@ -33,14 +33,18 @@ func (l *Lane) record(ctx context.Context, e game.Event) error {
 	}
 	was := l.state.Phase()
 	if e.Kind == game.NextGame || e.Kind == game.NewGame {
-		l.recordGame() // final now: no ball of it can change any more
-		l.bw.highs = nil
+		l.bw.highs, l.bw.ended = nil, nil
 	}
 	l.state.Apply(e)
 	l.cfg.Metrics.Changes.Add(1)
-	if was != game.Finished && l.state.Phase() == game.Finished {
+	switch {
+	case was != game.Finished && l.state.Phase() == game.Finished:
 		l.gameEnded()
+		l.recordGame() // in its bowlers' histories at once
 		l.leagueGameEnded()
+	case e.Kind == game.Corrected && l.state.Phase() == game.Finished:
+		l.gameCorrected()
+		l.recordGame() // the corrected version replaces the one recorded
 	}
 	return nil
 }
@@ -262,6 +266,7 @@ func (l *Lane) readBack(ctx context.Context) error {
 	case len(log.Events) > 0 || l.shown.due:
 		l.changed() // and a board held back (see changed); an unclaimed lane's waits for its claim (see took)
 	}
+	l.recordGame() // a last ball whose answer was lost may have ended the game
 	for _, p := range l.seats.pending {
 		_, attached := l.conns.attached[p.c]
 		if name, ok := l.state.Holder(p.token); ok && name == p.name && attached && p.c.seat == "" && l.seats.holders[name] == nil {

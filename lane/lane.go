@@ -80,7 +80,7 @@ const (
 	opExpire      // a waiting connection's grace is over (see attach)
 	opWake        // Wake: wake the tenure, and read the log back
 	opRetry       // a woken lane tries again to read its log back: see retryLater
-	opRecorded    // a game's end was recorded in its bowlers' histories: see gameOver
+	opRecorded    // a game's end was recorded in its bowlers' histories: see recordWaiting
 	opLeagueSheet // a league night's sheet came: recorded.sheet (see league.go)
 	opHandIn      // a relay hands the lane a connection: handIn (see handover.go)
 )
@@ -166,7 +166,8 @@ func Restore(ctx context.Context, log game.Log, cfg Config) (*Lane, error) {
 	l := newLane(st, pos, cfg)
 	l.stored.keep.Store(log.First)
 	l.loadBowlers(ctx)
-	l.buildBoard() // with the bowlers' averages
+	l.bw.again = true // once it runs: see offerAgain
+	l.buildBoard()    // with the bowlers' averages
 	return l, nil
 }
 

@@ -29,6 +29,10 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 		}
 	}()
 	l.leagueSheet()
+	if l.bw.again {
+		l.bw.again = false
+		l.offerAgain()
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -68,9 +72,10 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 // closeIdle keeps the lane's night (Config.Keep), records that the lane
 // closed, so that it is not restored, and closes it. If the journal cannot
 // take the closing, the lane closes all the same and comes back, idle,
-// after a restart. If the night cannot be kept, or the lane is a league
-// night's whose week is open (see leagueOpen), the lane stays open: it
-// returns nil, and asks again after its idle timeout.
+// after a restart. If the night cannot be kept, a game waits to go into
+// its bowlers' histories, or the lane is a league night's whose week is
+// open (see leagueOpen), the lane stays open: it returns nil, and asks
+// again after its idle timeout.
 func (l *Lane) closeIdle(ctx context.Context) error {
 	err := l.sync(ctx)
 	if l.tenure.moved() { // the lane lives on with another server: it is not closed
@@ -83,8 +88,12 @@ func (l *Lane) closeIdle(ctx context.Context) error {
 		l.conns.idle.Reset(l.cfg.IdleTimeout)
 		return nil
 	}
-	if err == nil {
-		l.recordGame() // a last game that ended, and is final now (Run waits for it)
+	if l.bw.rec.busy() {
+		// A closed lane is not restored: nobody would offer its games to
+		// their bowlers again (see offerAgain).
+		l.log.Warn("the lane stays open: a game waits to go into its bowlers' histories")
+		l.conns.idle.Reset(l.cfg.IdleTimeout)
+		return nil
 	}
 	if l.cfg.Keep != nil && l.bowled() {
 		if err == nil {

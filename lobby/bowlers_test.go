@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/bowler"
+	"github.com/tenpin/tenpin/lane/polltest"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/protocol"
@@ -132,8 +134,8 @@ func TestABowlerComesBack(t *testing.T) {
 	if len(b.Highs) != 0 {
 		t.Errorf("a first game's board calls out %+v, want nothing: there was no best to beat", b.Highs)
 	}
-	// The game is final, and goes into the history, once the next is set
-	// up: until then a ball of it may be corrected.
+	// The game went into the history as it ended; the next game set up
+	// counts it no second time.
 	c.send(t, map[string]any{"type": "rematch", "id": "m"})
 	c.expectAck(t, "m")
 	c.boardWith(t, "Mina's average of 90", func(m msg) bool {
@@ -420,9 +422,20 @@ func TestMyExportsAreExports(t *testing.T) {
 			t.Errorf("GET %s with its ETag: %d, want 304", path, status)
 		}
 	}
+	// The rate, asked of the handler itself: at once, as no network or
+	// loaded machine lets a loop of requests be, so the bucket cannot
+	// fill up again meanwhile.
+	serve := func(method, path string) int {
+		req := httptest.NewRequest(method, path, strings.NewReader("{}"))
+		req.Header.Set("Authorization", "Bowler "+key)
+		req.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		s.api.ServeHTTP(w, req)
+		return w.Code
+	}
 	limited := false
 	for range lobby.ExportBurst + 1 {
-		if status, _, _ := ask("/api/bowlers/me/games.csv", ""); status == http.StatusTooManyRequests {
+		if serve(http.MethodGet, "/api/bowlers/me/games.csv") == http.StatusTooManyRequests {
 			limited = true
 			break
 		}
@@ -430,7 +443,7 @@ func TestMyExportsAreExports(t *testing.T) {
 	if !limited {
 		t.Errorf("%d asks for games.csv from one address were all answered: no 429", lobby.ExportBurst+1)
 	}
-	if status, _ := askAPI(t, "POST", s.srv.URL+"/api/bowlers/me/codes", key, map[string]any{}); status != http.StatusTooManyRequests {
+	if status := serve(http.MethodPost, "/api/bowlers/me/codes"); status != http.StatusTooManyRequests {
 		t.Errorf("a one-time code past the export rate: %d, want 429", status)
 	}
 }
@@ -460,9 +473,8 @@ func (f *flakyBowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (*b
 	return f.Service.Add(ctx, id, g)
 }
 
-// TestACorrectedGameGoesIntoTheHistoryCorrected: a game goes into its
-// bowlers' histories once it is final, when the next game is set up, so a
-// ball corrected after the last one counts there too.
+// TestACorrectedGameGoesIntoTheHistoryCorrected: a ball corrected after
+// the last one counts in the history too, once the next game is set up.
 func TestACorrectedGameGoesIntoTheHistoryCorrected(t *testing.T) {
 	bowlers := memjournal.NewBowlers()
 	s := newServer(t, lobby.Config{Lane: lane.Config{Bowlers: bowlers}})
@@ -475,6 +487,36 @@ func TestACorrectedGameGoesIntoTheHistoryCorrected(t *testing.T) {
 	if err != nil || len(games) != 1 || games[0].Score != 89 || games[0].Marks[0] != "8|-" {
 		t.Errorf("the history = %+v, %v; want the game as corrected: 89, 8|- in frame 1", games, err)
 	}
+}
+
+// TestAFinishedGameIsInMeWithThePageOpen: a game is in the bowler's
+// numbers, average and history as soon as its last ball is bowled, with
+// no next game set up and every page still open; a correction of it then
+// takes its place there, counted once. Before, it went in only when the
+// next game was set up or the lane closed: /me said "no game yet".
+func TestAFinishedGameIsInMeWithThePageOpen(t *testing.T) {
+	s := newServer(t, lobby.Config{Lane: lane.Config{Bowlers: memjournal.NewBowlers()}})
+	c := s.dial(t, s.createLane(t, "Friday night"))
+	key := bowlNines(t, c)
+	me := func(what string, pins, score int) {
+		t.Helper()
+		polltest.Until(t, 10*time.Second, what, func() (any, bool) {
+			var b protocol.Bowler
+			var page protocol.BowlerGames
+			if status, data := askAPI(t, "GET", s.srv.URL+"/api/bowlers/me", key, nil); status != http.StatusOK || json.Unmarshal(data, &b) != nil {
+				return status, false
+			}
+			if status, data := askAPI(t, "GET", s.srv.URL+"/api/bowlers/me/games", key, nil); status != http.StatusOK || json.Unmarshal(data, &page) != nil {
+				return status, false
+			}
+			ok := b.Games == 1 && b.Pins == pins && b.Average != nil && *b.Average == pins && len(page.Games) == 1 && page.Games[0].Score == score
+			return fmt.Sprintf("me %+v, games %+v", b, page.Games), ok
+		})
+	}
+	me("the game in /me as it ends", 90, 90)
+	c.send(t, map[string]any{"type": "correct", "pins": 8, "frame": 1, "ball": 1, "id": "fix"})
+	c.expectAck(t, "fix")
+	me("the corrected game in its place", 89, 89)
 }
 
 func mustFind(t *testing.T, s bowler.Service, key string) bowler.ID {

@@ -315,9 +315,10 @@
 // random bits), which the server keeps only as its SHA-256, never sends
 // between the nodes of a cluster, and never logs. Every game a seat linked
 // to a bowler bowls to the end goes into their history under the name
-// bowled that night, once it is final — when the host sets up the next
-// game, or when the lane closes, for until then a ball of it may be
-// corrected — and their numbers are kept as each game goes in. Every request
+// bowled that night, the moment its last ball is bowled, and their
+// numbers are kept as each game goes in; a ball of it corrected before
+// the next game is set up puts the corrected game in its place, counted
+// once, the average and highs following it. Every request
 // below but /link and /shared carries the key in the header
 // "Authorization: Bowler <key>", never in the URL:
 //

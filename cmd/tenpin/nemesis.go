@@ -27,8 +27,9 @@ var serveCommand = func(args []string) *exec.Cmd {
 
 // runNemesis runs a three-node cluster of this program under a
 // reconnecting load while it kills and pauses random nodes, then checks
-// that every acknowledged roll is stored once and nothing else is, and
-// that no client saw a board's seq go back: see package nemesis.
+// that every acknowledged roll is stored once and nothing else is, that
+// no client saw a board's seq go back, and that every remembered player's
+// history holds each game they finished once: see package nemesis.
 func runNemesis(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("tenpin nemesis", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -45,11 +46,13 @@ func runNemesis(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	fs.DurationVar(&cfg.Pause, "pause", 10*time.Second, "the longest a paused node stays paused (random, from 1s)")
 	fs.BoolVar(&cfg.NoKill, "no-kill", false, "pause nodes only")
 	fs.BoolVar(&cfg.NoPause, "no-pause", false, "kill nodes only")
+	fs.BoolVar(&cfg.Guests, "guests", false, "players join as guests: no bowler's history is checked")
+	fs.DurationVar(&cfg.Settle, "settle", 30*time.Second, "how long the check waits for the bowlers' histories to hold every game over")
 	fs.StringVar(&cfg.NATS, "nats", "", "`URLs` (comma-separated) of an external NATS cluster with JetStream: the nodes use it (-nats) instead of embedded servers")
 	fs.StringVar(&cfg.Dir, "dir", "", "`dir`ectory for the nodes' data and logs (default: a new temporary one, removed unless the run fails)")
 	jsonOut := fs.Bool("json", false, "write the report as JSON")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tenpin nemesis [flags]\n\nRuns three tenpin nodes as a cluster under a reconnecting load, kills (SIGKILL) and pauses\n(SIGSTOP/SIGCONT) one node at a time, then checks that every acknowledged roll is stored once,\nnothing else is, and no client saw a board's seq go back. Exits 1 on a violation.")
+		fmt.Fprintln(stderr, "usage: tenpin nemesis [flags]\n\nRuns three tenpin nodes as a cluster under a reconnecting load, kills (SIGKILL) and pauses\n(SIGSTOP/SIGCONT) one node at a time, then checks that every acknowledged roll is stored once,\nnothing else is, no client saw a board's seq go back, and every remembered player's history\nholds each game they finished once. Exits 1 on a violation.")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -121,6 +124,9 @@ func printNemesis(w io.Writer, cfg nemesis.Config, res nemesis.Result) {
 	}
 	fmt.Fprintf(w, "lanes        %d, games finished %d\n", k.Lanes, k.Games)
 	fmt.Fprintf(w, "rolls        %d acked, %d unknown, %d refused; %d stored\n", k.Acked, k.Unknown, k.Refused, res.Stored)
+	if !cfg.Guests {
+		fmt.Fprintf(w, "histories    %d remembered players, %d games in their histories\n", res.Remembered, res.HistoryGames)
+	}
 	fmt.Fprintf(w, "connections  %d (%d reconnects, %d for want of a board), %d boards, %d notices\n", k.Connections, k.Reconnects, k.Stalls, k.Boards, k.Notices)
 	fmt.Fprintf(w, "violations   %d\n", len(res.Violations))
 	for _, v := range res.Violations {

@@ -88,6 +88,11 @@ type Game struct {
 	// Leaves are the racks the game's first balls left standing, where
 	// their decks are known, and whether the next ball cleared them.
 	Leaves []Leave `json:"leaves,omitempty"`
+	// Fix is how many corrections the game had when it was recorded: a
+	// game is recorded the moment it is over, and again after each
+	// correction while its lane still takes them, each version with
+	// more than the one before it replaces (see [Record.Replaces]).
+	Fix int `json:"fix,omitempty"`
 }
 
 // Leave is a rack a first ball left standing: the pins, and whether the
@@ -141,8 +146,11 @@ func appendLeaves(dst []Leave, f bowling.Frame) []Leave {
 const SeriesGames = 3
 
 // recentGames is how many games a record remembers it has added, so that
-// a game added again (a lane retrying after a failure, a moment later)
-// counts once. Every game's end rewrites the record: it is kept short.
+// a game added again (a lane retrying after a failure, a moment later, or
+// the lane's next server offering it again) counts once, and a corrected
+// version of it takes its place. Every game's end rewrites the record: it
+// is kept short. A lane takes corrections of its game in play alone, so a
+// corrected game is always among a bowler's last few.
 const recentGames = 16
 
 // Record is a bowler's numbers across every night, kept as each game ends.
@@ -180,10 +188,14 @@ type Night struct {
 	Scores []int  `json:"scores,omitempty"` // and their scores
 }
 
-// GameRef names a game of a lane's series.
+// GameRef names a game of a lane's series, as a record added it.
 type GameRef struct {
 	Lane string `json:"lane"`
 	Game int    `json:"game"`
+	Fix  int    `json:"fix,omitempty"` // the version added: the game's Fix
+	// Place is the game's place in the history, from 1; 0 in a record
+	// written before places were kept, whose game no correction replaces.
+	Place int `json:"place,omitempty"`
 }
 
 // New returns the record of a new bowler with one key.
@@ -203,13 +215,74 @@ type News struct {
 func (n News) Has() bool { return n.HighGame > 0 || n.HighSeries > 0 }
 
 // Add adds a finished game to the record and reports what was new, and
-// false if the record has it already (it changes nothing then).
+// false if the record has it already, in any version (it changes nothing
+// then: a later version replaces an earlier one through [Record.Correct]).
 func (r *Record) Add(g Game) (News, bool) {
-	ref := GameRef{g.Lane, g.Game}
-	if slices.Contains(r.Recent, ref) {
+	if r.recent(g) >= 0 {
 		return News{}, false
 	}
-	r.Recent = append(r.Recent, ref)
+	return r.count(g), true
+}
+
+// recent returns the index in Recent of game g (its lane and number, in
+// any version), or -1.
+func (r *Record) recent(g Game) int {
+	return slices.IndexFunc(r.Recent, func(ref GameRef) bool { return ref.Lane == g.Lane && ref.Game == g.Game })
+}
+
+// Has reports whether the record counts g, in its version or a later
+// one: adding g again would change nothing.
+func (r *Record) Has(g Game) bool {
+	i := r.recent(g)
+	return i >= 0 && r.Recent[i].Fix >= g.Fix
+}
+
+// Replaces returns the place in the history of an earlier version of g
+// that the record counts (the same game of the same lane, with fewer
+// corrections), and false if it counts none: it counts g or a later
+// version already, or g is new to it (see Add).
+func (r *Record) Replaces(g Game) (int, bool) {
+	i := r.recent(g)
+	if i < 0 {
+		return 0, false
+	}
+	ref := r.Recent[i]
+	return ref.Place, ref.Place > 0 && ref.Fix < g.Fix
+}
+
+// Correct puts g, a later version of a game the record counts, in that
+// game's place in history (the bowler's whole history, oldest first, as
+// the record counts it: place n is history[n-1]), and counts the record's
+// numbers again from it: a high game or series the earlier version set
+// may stand no more, and only the history knows the next best. Keys,
+// share, id and the day the bowler was made stay. It reports what was
+// new, and false (changing nothing) if the record counts no earlier
+// version of g at a place of history.
+func (r *Record) Correct(history []Game, g Game) (News, bool) {
+	place, ok := r.Replaces(g)
+	if !ok || place > len(history) || history[place-1].Lane != g.Lane || history[place-1].Game != g.Game {
+		return News{}, false
+	}
+	high, series := r.Stats.High, r.HighSeries
+	history[place-1] = g
+	*r = Record{ID: r.ID, Name: r.Name, Created: r.Created, Keys: r.Keys, Share: r.Share}
+	for _, h := range history {
+		r.count(h)
+	}
+	var news News
+	if r.Stats.High > high && high > 0 {
+		news.HighGame = r.Stats.High
+	}
+	if r.HighSeries > series && series > 0 {
+		news.HighSeries = r.HighSeries
+	}
+	return news, true
+}
+
+// count adds game g to the record, the next of its history, and reports
+// what was new.
+func (r *Record) count(g Game) News {
+	r.Recent = append(r.Recent, GameRef{Lane: g.Lane, Game: g.Game, Fix: g.Fix, Place: r.Stats.Games + 1})
 	if n := len(r.Recent) - recentGames; n > 0 {
 		r.Recent = slices.Delete(r.Recent, 0, n)
 	}
@@ -274,7 +347,7 @@ func (r *Record) Add(g Game) (News, bool) {
 			r.HighSeries = series
 		}
 	}
-	return news, true
+	return news
 }
 
 // Average returns the bowler's average as USBC computes it: total pins
@@ -329,8 +402,11 @@ type Service interface {
 	// Get returns the bowler of id, or ErrUnknown.
 	Get(ctx context.Context, id ID) (*Record, error)
 	// Add adds a finished game to bowler id's history and record, once:
-	// a game already added (its lane and number) changes nothing. It
-	// returns the record as it is now, and what was new.
+	// a game already added (its lane and number) in the same version or
+	// a later one changes nothing, and a later version of it (a greater
+	// Fix) takes its place ([Record.Correct]): the game counts once, in
+	// its last version. It returns the record as it is now, and what was
+	// new.
 	Add(ctx context.Context, id ID, g Game) (*Record, News, error)
 	// Games returns bowler id's games numbered below before (their place
 	// in the history, from 1; 0 or past the last: from the newest),

@@ -80,7 +80,8 @@ func (b *Bowlers) Get(ctx context.Context, id bowler.ID) (*bowler.Record, error)
 	return b.getLocked(id)
 }
 
-// Add adds a finished game to bowler id, once.
+// Add adds a finished game to bowler id, once, or puts a later version
+// of it in its place.
 func (b *Bowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (*bowler.Record, bowler.News, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, bowler.News{}, err
@@ -94,6 +95,22 @@ func (b *Bowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (*bowler
 	r, err := b.getLocked(id)
 	if err != nil {
 		return nil, bowler.News{}, err
+	}
+	if place, ok := r.Replaces(g); ok {
+		history := make([]bowler.Game, len(b.games[id]))
+		for i, data := range b.games[id] {
+			if err := json.Unmarshal(data, &history[i]); err != nil {
+				return nil, bowler.News{}, fmt.Errorf("memjournal: bowler %s's game %d: %w", id, i+1, err)
+			}
+		}
+		news, ok := r.Correct(history, g)
+		if !ok {
+			return r, bowler.News{}, nil
+		}
+		games := slices.Clone(b.games[id]) // Games reads the old slice unlocked
+		games[place-1] = data
+		b.games[id] = games
+		return r, news, b.putLocked(r)
 	}
 	news, added := r.Add(g)
 	if !added {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -254,7 +255,8 @@ func (b *Bowlers) forget(id bowler.ID) {
 	delete(b.written, id)
 }
 
-// Add adds a finished game to bowler id, once.
+// Add adds a finished game to bowler id, once, or puts a later version
+// of it in its place (see correct).
 //
 // The game is stored at its place in the history (the record's count of
 // games once it is in) before the record that counts it: a failure
@@ -276,6 +278,9 @@ func (b *Bowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (*bowler
 	var news bowler.News
 	var placed string // the history's key this add wrote
 	r, err := b.change(ctx, id, func(r *bowler.Record) (bool, error) {
+		if place, ok := r.Replaces(g); ok {
+			return b.correct(ctx, id, r, place, g, data, &news)
+		}
 		n, added := r.Add(g)
 		if !added {
 			return false, nil
@@ -293,6 +298,29 @@ func (b *Bowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (*bowler
 		b.kv.Purge(context.WithoutCancel(ctx), placed)
 	}
 	return r, news, err
+}
+
+// correct puts g, a later version of the game at place of bowler id's
+// history, in its place, and counts r's numbers again from the whole
+// history (see bowler.Record.Correct): a correction of a finished game
+// comes once in many games, and reads every game the bowler bowled. The
+// game is written before the record: a failure between the two leaves
+// the new version in a history whose record counts the old one, and the
+// retry counts it again.
+func (b *Bowlers) correct(ctx context.Context, id bowler.ID, r *bowler.Record, place int, g bowler.Game, data []byte, news *bowler.News) (bool, error) {
+	history, err := b.games(ctx, id, 1, r.Stats.Games)
+	if err != nil {
+		return false, err
+	}
+	n, ok := r.Correct(history, g)
+	if !ok {
+		return false, nil
+	}
+	*news = n
+	if _, err := b.kv.Put(ctx, gameKey(id, place), data); err != nil {
+		return false, fmt.Errorf("natsstore: storing bowler %s's corrected game %d: %w", id, place, err)
+	}
+	return true, nil
 }
 
 // putGame stores game g (encoded, data) at place n of bowler id's
@@ -353,14 +381,28 @@ func (b *Bowlers) Games(ctx context.Context, id bowler.ID, before, limit int) ([
 	if n <= 0 {
 		return nil, nil
 	}
-	out := make([]bowler.Game, n)
+	out, err := b.games(ctx, id, before-n, before-1)
+	if err != nil {
+		return nil, err
+	}
+	slices.Reverse(out)
+	return out, nil
+}
+
+// games reads bowler id's games at places first to last, oldest first,
+// eight at once.
+func (b *Bowlers) games(ctx context.Context, id bowler.ID, first, last int) ([]bowler.Game, error) {
+	if last < first {
+		return nil, nil
+	}
+	out := make([]bowler.Game, last-first+1)
 	var g errgroup.Group
 	g.SetLimit(8)
-	for i := range n {
+	for i := range out {
 		g.Go(func() error {
-			e, err := b.kv.Get(ctx, gameKey(id, before-1-i))
+			e, err := b.kv.Get(ctx, gameKey(id, first+i))
 			if err != nil {
-				return fmt.Errorf("natsstore: reading bowler %s's game %d: %w", id, before-1-i, err)
+				return fmt.Errorf("natsstore: reading bowler %s's game %d: %w", id, first+i, err)
 			}
 			return json.Unmarshal(e.Value(), &out[i])
 		})

@@ -23,6 +23,7 @@ func Run(t *testing.T, open func(t *testing.T) bowler.Service) {
 		{"CreateFindGet", testCreateFindGet},
 		{"AddKeepsTheNumbers", testAdd},
 		{"AGameCountsOnce", testOnce},
+		{"ACorrectionReplacesTheGame", testCorrection},
 		{"GamesPageNewestFirst", testGames},
 		{"KeysAndRevoke", testKeys},
 		{"CodesWorkOnceBeforeTheyExpire", testCodes},
@@ -117,6 +118,48 @@ func testOnce(t *testing.T, s bowler.Service) {
 	if err != nil || got.Stats.Games != 1 || len(games) != 1 {
 		t.Errorf("a game added twice: record games %d, history %d, %v; want 1 and 1", got.Stats.Games, len(games), err)
 	}
+}
+
+// testCorrection: a later version of a game (more corrections) takes the
+// earlier one's place in the history, and the numbers follow it — the
+// high game and series it set fall back to the next best; an earlier
+// version added late, or the same again, changes nothing.
+func testCorrection(t *testing.T, s bowler.Service) {
+	r := create(t, s, "k")
+	add(t, s, r.ID, game("a", 1, 100))
+	add(t, s, r.ID, game("a", 2, 250))
+	add(t, s, r.ID, game("a", 3, 100))
+	add(t, s, r.ID, game("b", 1, 200))
+	fixed := game("a", 2, 150)
+	fixed.Fix = 1
+	add(t, s, r.ID, fixed)
+	check := func(when string, score, pins, high, series int) {
+		t.Helper()
+		got, err := s.Get(t.Context(), r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		history, err := s.Games(t.Context(), r.ID, 0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(history) != 4 || history[2].Lane != "a" || history[2].Game != 2 || history[2].Score != score {
+			t.Errorf("%s: history %v, want 4 games, lane a's game 2 third from the newest, scoring %d", when, history, score)
+		}
+		if got.Stats.Games != 4 || got.Stats.Pins != pins || got.Stats.High != high || got.HighSeries != series {
+			t.Errorf("%s: games %d, pins %d, high %d, series %d; want 4, %d, %d, %d",
+				when, got.Stats.Games, got.Stats.Pins, got.Stats.High, got.HighSeries, pins, high, series)
+		}
+	}
+	check("250 corrected to 150", 150, 550, 200, 350)
+	add(t, s, r.ID, game("a", 2, 250)) // the first version, retried late
+	add(t, s, r.ID, fixed)
+	check("the first version again, and the correction again", 150, 550, 200, 350)
+	fixed.Fix, fixed.Score = 2, 300
+	if news := add(t, s, r.ID, fixed); news.HighGame != 300 || news.HighSeries != 500 {
+		t.Errorf("corrected again to 300 = %+v, want a new high game 300 and series 500", news)
+	}
+	check("corrected again to 300", 300, 700, 300, 500)
 }
 
 func testGames(t *testing.T, s bowler.Service) {

@@ -2,7 +2,9 @@
 // load while it kills (SIGKILL) and pauses (SIGSTOP, then SIGCONT) random
 // nodes, records every roll the clients sent and every board they saw,
 // and checks at the end that the store holds every acknowledged roll once
-// and nothing nobody sent, and that no client saw a board's seq go back.
+// and nothing nobody sent, that no client saw a board's seq go back, and
+// that every remembered player's history holds each game they finished,
+// once.
 // tenpin nemesis and its test (cmd/tenpin) run it.
 //
 // # The faults
@@ -30,7 +32,13 @@
 //
 // Once the load has stopped and every node is up and healthy, each lane's
 // games are read through every node (GET /api/lanes/{id}/games), which
-// must agree, and [Check] compares them with the record.
+// must agree, and [Check] compares them with the record. Every player
+// joins asking to be remembered (unless Config.Guests): each is a new
+// bowler, whose history (GET /api/bowlers/me/games) must hold every game
+// of its lane's sheet it bowled to the end, once the game is over, once
+// and with the sheet's score: see [CheckHistories]. A game's recording is
+// retried until it is stored, so the check reads the histories again
+// for a while (Config.Settle) before it reports what they lack.
 package nemesis
 
 import (
@@ -77,6 +85,13 @@ type Config struct {
 	Gap, Down, Pause time.Duration
 	// NoKill and NoPause leave out a kind of fault.
 	NoKill, NoPause bool
+	// Guests has players join as guests: no bowler is remembered, and no
+	// history checked.
+	Guests bool
+	// Settle is how long the check waits for the bowlers' histories to
+	// hold every game over (a game's recording is retried until it is
+	// stored): 30 s if zero.
+	Settle time.Duration
 
 	// Log, if set, gets a line for each fault and each noteworthy event.
 	Log io.Writer
@@ -95,13 +110,17 @@ type Fault struct {
 
 // Result is what a run did and found.
 type Result struct {
-	Elapsed    time.Duration `json:"elapsed_ns"`
-	Counts     Counts        `json:"counts"`
-	Stored     int           `json:"stored"` // rolls stored in the lanes checked
-	Faults     []Fault       `json:"faults"`
-	Kills      int           `json:"kills"`
-	Pauses     int           `json:"pauses"`
-	Violations []Violation   `json:"violations"`
+	Elapsed time.Duration `json:"elapsed_ns"`
+	Counts  Counts        `json:"counts"`
+	Stored  int           `json:"stored"` // rolls stored in the lanes checked
+	// Remembered is how many players were remembered, and HistoryGames
+	// how many games their histories held, checked against the sheets.
+	Remembered   int         `json:"remembered"`
+	HistoryGames int         `json:"history_games"`
+	Faults       []Fault     `json:"faults"`
+	Kills        int         `json:"kills"`
+	Pauses       int         `json:"pauses"`
+	Violations   []Violation `json:"violations"`
 	// Rolls is every roll sent, for a run whose violations need them.
 	Rolls []Roll `json:"-"`
 }
@@ -200,9 +219,11 @@ func Do(ctx context.Context, cfg Config) (Result, error) {
 	}
 	r.rec.mu.Lock()
 	lanes, rolls, seqs, early := slices.Clone(r.rec.lanes), slices.Clone(r.rec.rolls), slices.Clone(r.rec.seqBacks), slices.Clone(r.rec.earlyAcks)
+	remembered := slices.Clone(r.rec.remembered)
 	res.Counts = r.rec.counts
 	r.rec.mu.Unlock()
 	stored := Stored{}
+	sheets := map[string]*protocol.Games{}
 	var disagree []Violation
 	for _, id := range lanes {
 		g, v, err := r.readGames(checkCtx, id)
@@ -211,6 +232,7 @@ func Do(ctx context.Context, cfg Config) (Result, error) {
 		}
 		disagree = append(disagree, v...)
 		stored.AddGames(id, g)
+		sheets[id] = g
 		for _, game := range g.Games {
 			if game.Finished {
 				res.Counts.Games++
@@ -221,7 +243,55 @@ func Do(ctx context.Context, cfg Config) (Result, error) {
 	res.Rolls = rolls
 	res.Violations = append(disagree, Check(rolls, stored, seqs)...)
 	res.Violations = append(res.Violations, early...)
+	histories, v, err := r.checkHistories(checkCtx, sheets, remembered)
+	if err != nil {
+		return res, err
+	}
+	res.Remembered = len(histories)
+	for _, h := range histories {
+		res.HistoryGames += len(h.Games)
+	}
+	res.Violations = append(res.Violations, v...)
 	return res, nil
+}
+
+// checkHistories reads every remembered player's history, through the
+// nodes in turn, and checks it against the lanes' sheets (CheckHistories)
+// until it holds or cfg.Settle has passed: a game's recording may still
+// be retried, a store's leader elected, as the load stops. It returns
+// the histories last read and what they broke then.
+func (r *Run) checkHistories(ctx context.Context, sheets map[string]*protocol.Games, remembered []Remembered) ([]History, []Violation, error) {
+	settle := r.cfg.Settle
+	if settle == 0 {
+		settle = 30 * time.Second
+	}
+	deadline := time.Now().Add(settle)
+	for {
+		histories := make([]History, len(remembered))
+		for i, p := range remembered {
+			histories[i].Remembered = p
+			for try := 0; ; try++ {
+				n := r.nodes[(i+try)%len(r.nodes)]
+				cctx, cancel := context.WithTimeout(ctx, commandTimeout)
+				games, err := (&client.Client{URL: n.URL, HTTPClient: r.http}).MyGames(cctx, p.Key)
+				cancel()
+				if err == nil {
+					histories[i].Games = games
+					break
+				}
+				if ctx.Err() != nil {
+					return nil, nil, fmt.Errorf("nemesis: the history of %s of lane %s through %s: %w", p.Player, p.Lane, n.Name, err)
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+		}
+		v := CheckHistories(sheets, histories)
+		if v == nil || time.Now().After(deadline) {
+			return histories, v, nil
+		}
+		r.logf("%d histories do not hold their lanes' games yet (%v): reading them again", len(v), v[0])
+		time.Sleep(time.Second)
+	}
 }
 
 // faults injects faults until ctx ends, one at a time, and returns them.
