@@ -39,6 +39,7 @@ var errorCodes = []struct {
 	{game.ErrNotAway, protocol.CodeNotAway},
 	{game.ErrCreatorAway, protocol.CodeCreatorAway},
 	{game.ErrNotOnRoster, protocol.CodeNotOnRoster},
+	{game.ErrNotYourTeam, protocol.CodeNotYourTeam},
 	{game.ErrRemoved, protocol.CodeRemoved},
 	{bowling.ErrInvalidCorrection, protocol.CodeInvalidCorrection},
 

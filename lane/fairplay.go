@@ -82,8 +82,9 @@ func (l *Lane) decideFairPlay(c *Client, m protocol.Request) (game.Event, error)
 }
 
 // removed takes the connection of a player who left, or whom the host
-// removed, off their seat: it watches from now on, and is returned (nil
-// if the seat had none). A removed player is told why.
+// removed (or whose league place the league's secretary gave back), off
+// their seat: it watches from now on, and is returned (nil if the seat
+// had none). A removed player is told why.
 func (l *Lane) removed(e game.Event) *Client {
 	holder := l.seats.holders[e.Player]
 	if holder == nil {
@@ -91,7 +92,10 @@ func (l *Lane) removed(e game.Event) *Client {
 	}
 	delete(l.seats.holders, e.Player)
 	holder.seat = ""
-	if e.By != "" {
+	switch {
+	case e.Secretary:
+		l.reply(holder, protocol.Errorf(protocol.CodeRemoved, "the league's secretary gave %s's place back: you are watching now", e.Player))
+	case e.By != "":
 		l.reply(holder, protocol.Errorf(protocol.CodeRemoved, "the host, %s, removed %s from the lane: you are watching now", e.By, e.Player))
 	}
 	return holder
