@@ -152,12 +152,20 @@ func series(finished []game.Total, players []bowling.Player) []protocol.SeriesPl
 	return out
 }
 
+// BySecretary is who a correction's history says changed a ball the
+// league's secretary corrected on a league night's lane: as the league's
+// own history says it.
+const BySecretary = "secretary"
+
 // corrections returns the history of a game's corrections for the API.
 func corrections(events []game.Event) []protocol.Correction {
 	var out []protocol.Correction
 	for _, e := range events {
 		by := e.By
-		if by == "" {
+		switch {
+		case e.Secretary:
+			by = BySecretary
+		case by == "":
 			by = e.Player
 		}
 		out = append(out, protocol.Correction{Name: string(e.Player), Frame: e.Frame, Ball: e.Ball, Was: e.Was, Pins: e.Pins, By: string(by), At: e.At})
