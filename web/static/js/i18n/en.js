@@ -460,6 +460,7 @@ export default {
     invalid_score: "That score cannot be: 0 to 300, of a game of the night, for a bowler of the league.",
     night_incomplete: "The night still has games to score.",
     not_on_roster: "This is a league night's lane: join under your name on a team's roster.",
+    not_your_team: "That ball is the other team's: a team enters its own balls, and only the league's secretary anyone's.",
     creator_away: "The lane waits for its creator: nobody can start it until they join.",
     invalid_pins: "Those pins cannot be: more than are standing, or a pin that is down.",
     bad_token: "Your seat is no longer yours: join again.",
