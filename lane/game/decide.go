@@ -339,6 +339,11 @@ func (s *State) mayEnter(by, forName bowling.Name, secretary, offlineUp, correct
 		return nil
 	case s.league != nil:
 		mine, theirs := s.teamOf(by), s.teamOf(forName)
+		if mine < 0 || theirs < 0 {
+			// Every seat of a league lane is a place; a log written
+			// otherwise gives nobody another's ball.
+			return fmt.Errorf("%w: %s or %s bowls in no place of either team", ErrNotYourTeam, by, forName)
+		}
 		if mine != theirs {
 			return fmt.Errorf("%w: %s bowls for %s, %s for %s; only %s or the league's secretary may enter %s's balls",
 				ErrNotYourTeam, by, s.league.Teams[mine], forName, s.league.Teams[theirs], s.league.Teams[theirs], forName)
