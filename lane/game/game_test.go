@@ -1029,3 +1029,19 @@ func TestThrowIsTheBallBowled(t *testing.T) {
 		}
 	}
 }
+
+// TestLeagueLaneSeatOfNoPlace: a league lane's log that seats a name of
+// no place (no decision does: a log written otherwise) gives that seat
+// nobody else's ball, and does not panic deciding it.
+func TestLeagueLaneSeatOfNoPlace(t *testing.T) {
+	open := OpenPrivate("lane1", "Week 1: Pins v Aces", 0)
+	open.League = &LeagueLane{League: "lg1", Week: 1, Games: 1, Teams: [2]string{"Pins", "Aces"},
+		Places: []LeaguePlace{{Name: "Ann", Team: 0}, {Name: "Bob", Team: 1}}}
+	s := Replay([]Event{open, {Kind: SeatTaken, Player: "Zed", Token: tokenC}})
+	if !s.Seated("Zed") {
+		t.Fatal("the log did not seat Zed")
+	}
+	if _, err := s.Roll(Throw{By: "Zed", For: "Ann", Frame: 1, Ball: 1, Pins: 3, UpOffline: true}); !errors.Is(err, ErrNotYourTeam) {
+		t.Errorf("Zed enters Ann's ball: %v, want %v", err, ErrNotYourTeam)
+	}
+}
