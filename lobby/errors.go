@@ -187,7 +187,7 @@ var refusals = [numRefusals]struct {
 	refuseNightNotOpen:   {protocol.CodeWrongWeek, "week %d's night is not open: its lanes take no command", league.ErrWeek},
 	refuseNoMatch:        {protocol.CodeLaneNotFound, "week %d's night has no match %d: its matches are 1 to %d", ErrNoLane},
 	refuseMatchLaneGone:  {protocol.CodeLaneNotFound, "the lane of match %d of week %d (%s) has closed", ErrNoLane},
-	refuseMatchLaneThere: {protocol.CodeUnavailable, "the lane of match %d of week %d (%s) runs on another node now: send it there, or try again in a moment", ErrUnavailable},
+	refuseMatchLaneThere: {protocol.CodeUnavailable, "the lane of match %d of week %d (%s) cannot be reached now; try again in a moment", ErrUnavailable},
 	refuseNoPlace:        {protocol.CodeBadRequest, `a secretary's %s names the place: "name"`, nil},
 }
 

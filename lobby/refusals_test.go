@@ -81,7 +81,7 @@ func TestRefusalTexts(t *testing.T) {
 		refuseNightNotOpen:   {[]any{2}, protocol.CodeWrongWeek, "week 2's night is not open: its lanes take no command"},
 		refuseNoMatch:        {[]any{2, 3, 2}, protocol.CodeLaneNotFound, "week 2's night has no match 3: its matches are 1 to 2"},
 		refuseMatchLaneGone:  {[]any{1, 2, "abc"}, protocol.CodeLaneNotFound, "the lane of match 1 of week 2 (abc) has closed"},
-		refuseMatchLaneThere: {[]any{1, 2, "abc"}, protocol.CodeUnavailable, "the lane of match 1 of week 2 (abc) runs on another node now: send it there, or try again in a moment"},
+		refuseMatchLaneThere: {[]any{1, 2, "abc"}, protocol.CodeUnavailable, "the lane of match 1 of week 2 (abc) cannot be reached now; try again in a moment"},
 		refuseNoPlace:        {[]any{"roll"}, protocol.CodeBadRequest, `a secretary's roll names the place: "name"`},
 	}
 	for r := range numRefusals {

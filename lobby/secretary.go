@@ -3,6 +3,7 @@ package lobby
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/protocol"
@@ -87,9 +88,13 @@ func (lb *Lobby) onNightLane(ctx context.Context, id, key string, week, match in
 	case err != nil:
 		return nil, lookupError(laneID, err)
 	case l == nil:
-		// Another node runs it. Its node takes the command; relaying one
-		// that has no connection is not done yet.
-		return nil, refused(refuseMatchLaneThere, match, week, laneID)
+		// Another node runs it: that node's lane decides the command.
+		board, err := lb.cfg.Cluster.Secretary(ctx, laneID, m)
+		var pe *protocol.Error
+		if err != nil && !errors.As(err, &pe) {
+			return nil, fmt.Errorf("%w: %w", refused(refuseMatchLaneThere, match, week, laneID), err)
+		}
+		return board, err
 	}
 	if err := l.Secretary(ctx, m); err != nil {
 		if errors.Is(err, lane.ErrStopped) {

@@ -424,8 +424,8 @@
 // no place or a place no phone holds; 503 unavailable if the lane's
 // store does not take it), besides a league's: 409 wrong_week for a
 // night not open, 404 lane_not_found for a match the night has not or a
-// lane closed. A lane another node of a cluster runs answers 503
-// unavailable: try again, or ask that node.
+// lane closed. In a cluster, the node asked hands the command to the
+// node that runs the lane; 503 unavailable while it cannot be reached.
 //
 // A league's refusals change nothing (and open no lane):
 //
