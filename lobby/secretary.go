@@ -12,7 +12,8 @@ import (
 // A league night's lane has no host among its bowlers: its games start
 // and follow by themselves, and the league's secretary has the host's
 // powers there, from the league's page — over HTTP, for the secretary
-// is not on the lane. Each command reaches the lane's inbox and is
+// is not on the lane. Each command reaches the lane's inbox, on this
+// node or through the node that runs it (Cluster.Secretary), and is
 // decided by the lane goroutine like any player's (lane.Lane.Secretary).
 
 // SecretaryRoll enters a ball of any place of the game in play on the
