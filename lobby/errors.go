@@ -180,7 +180,7 @@ var refusals = [numRefusals]struct {
 	refuseFixNoLanes:     {protocol.CodeInvalidCorrection, "week %d's night kept no lanes", bowling.ErrInvalidCorrection},
 	refuseFixLaneGone:    {protocol.CodeInvalidCorrection, "the lane of %q's match in week %d (%s) is no longer kept, nor its balls: correct the game's score instead", bowling.ErrInvalidCorrection},
 	refuseFixNotBowled:   {protocol.CodeInvalidCorrection, "%q's game %d of week %d was not bowled on its lane (%s): correct its score instead", bowling.ErrInvalidCorrection},
-	refuseFixInPlay:      {protocol.CodeInvalidCorrection, "%q's game %d of week %d is in play: it is corrected on its lane", bowling.ErrInvalidCorrection},
+	refuseFixInPlay:      {protocol.CodeInvalidCorrection, "%q's game %d of week %d is in play: correct the ball on its lane (POST …/weeks/{n}/matches/{m}/correct, or Tonight on a lane)", bowling.ErrInvalidCorrection},
 	refuseFixNotBowler:   {protocol.CodeInvalidCorrection, "%q did not bowl game %d of week %d on its lane (%s): correct its score instead", bowling.ErrInvalidCorrection},
 
 	RefuseBadMatch:       {protocol.CodeBadRequest, "a match is a number from 1, not %q", nil},
