@@ -892,8 +892,8 @@ func TestLeagueLane(t *testing.T) {
 // team's (ErrNotYourTeam), not even of a place no phone holds. The lane
 // has no host among its bowlers: the host's commands are refused, and
 // the league's secretary enters and corrects anyone's ball, skips a
-// bowler away past the away time as anyone may, and gives a place back
-// from the phone that holds it.
+// bowler away past the away time as anyone on the lane may (of either
+// team), and gives a place back from the phone that holds it.
 func TestLeagueLanePowers(t *testing.T) {
 	open := OpenPrivate("lane1", "Week 1: Pins v Aces", 0)
 	open.League = &LeagueLane{League: "lg1", Week: 1, Games: 1, Teams: [2]string{"Pins", "Aces"},
@@ -941,6 +941,7 @@ func TestLeagueLanePowers(t *testing.T) {
 		{"Bob bowls", ball("Bob", "", 1, 2, 4, false), nil, Playing},
 		{"the secretary skips Dee, offline 10s", secretarySkip(10 * time.Second), ErrNotAway, Playing},
 		{"the secretary skips Dee, offline 31s", secretarySkip(31 * time.Second), nil, Playing},
+		{"Bob skips Ann, of the other team, away", skip("Bob", 31*time.Second), nil, Playing},
 		{"Ann removes Bob", remove("Ann", "Bob"), ErrNotHost, Playing},
 		{"Ann frees Dee's seat", func(s *State) (Event, error) { return s.Free("Ann", "Dee") }, ErrNotOnRoster, Playing},
 		{"the secretary removes Cy, whom no phone holds", secretaryRemove("Cy"), bowling.ErrUnknownPlayer, Playing},
@@ -957,8 +958,8 @@ func TestLeagueLanePowers(t *testing.T) {
 	if c := s.Corrections(); len(c) != 2 || c[0].By != "Cy" || c[1].By != "" || !c[1].Secretary {
 		t.Errorf("corrections %+v, want Cy's, then the secretary's", c)
 	}
-	if _, frame, _ := s.Match().Up(); frame != 2 {
-		t.Errorf("up in frame %d, want frame 2: Dee skipped", frame)
+	if seat, frame, _ := s.Match().Up(); seat != 1 || frame != 2 {
+		t.Errorf("up: seat %d in frame %d, want Cy in frame 2: Dee and Ann skipped", seat, frame)
 	}
 }
 
