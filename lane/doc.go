@@ -11,8 +11,10 @@
 // a seat on a lane full of spectators (see [Config.ResumeGrace]).
 // Everything else reaches it through one channel, the inbox: connections
 // attach, detach and hand in the messages they read (the lane goroutine
-// decodes them), and a waiting connection's timer says when its grace is
-// over; nothing else touches that state. A connection's outbox and
+// decodes them), a waiting connection's timer says when its grace is
+// over, and the lobby hands in a league secretary's commands
+// ([Lane.Secretary]), decided as a client's are; nothing else touches
+// that state. A connection's outbox and
 // goroutines are its transport's; a relay of the lane on another node
 // (lane/relay) keeps its connections under its own lock, and has no
 // goroutine.

@@ -83,6 +83,7 @@ const (
 	opRecorded    // a game's end was recorded in its bowlers' histories: see recordWaiting
 	opLeagueSheet // a league night's sheet came: recorded.sheet (see league.go)
 	opHandIn      // a relay hands the lane a connection: handIn (see handover.go)
+	opSecretary   // a league's secretary's command: msg, answered on result (see league.go)
 )
 
 type request struct {
@@ -100,7 +101,7 @@ type request struct {
 	data    []byte
 	refusal error
 
-	result chan<- error // for opSnapshot
+	result chan<- error // for opSnapshot, opSecretary
 
 	recorded *recorded // for opRecorded
 

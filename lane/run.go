@@ -173,6 +173,8 @@ func (l *Lane) handle(ctx context.Context, r request) {
 	case opLeagueSheet:
 		l.lg.sheet = r.recorded.sheet
 		l.changed()
+	case opSecretary:
+		r.result <- l.secretary(ctx, *r.msg)
 	case opWake:
 		if l.stored.journal != nil {
 			l.tenure.wake()

@@ -193,6 +193,67 @@ function renderSecretary() {
   const week = $("#score-week");
   week.max = String(l.schedule.length);
   if (!week.value) week.value = String(l.open ? l.week : Math.max(1, l.week - 1));
+  renderLaneForm(l);
+}
+
+// renderLaneForm fills the form of the secretary's commands on tonight's
+// lanes (a league lane has no host among its bowlers): shown while a
+// night is open, with its matches and the bowlers of the match chosen.
+function renderLaneForm(l) {
+  $("#lane-form").hidden = !l.open;
+  if (!l.open) return;
+  const matches = l.schedule[l.week - 1].matches;
+  const match = $("#lane-match");
+  const key = JSON.stringify([getLang(), l.week, matches]);
+  const first = match.dataset.key !== key;
+  if (first) {
+    const m = match.value;
+    match.dataset.key = key;
+    match.replaceChildren(...matches.map((x, i) => el("option", { value: String(i + 1), text: t("versus", x.home, x.away) })));
+    if (m && Number(m) <= matches.length) match.value = m;
+  }
+  renderLaneBowlers(l);
+  fillOptions($("#lane-frame"), 10, (n) => String(n));
+  fillOptions($("#lane-ball"), 3, (n) => String(n));
+  if (first) fillUp();
+}
+
+// renderLaneBowlers lists the bowlers of the match chosen: both teams'
+// rosters, and tonight's substitutes.
+function renderLaneBowlers(l) {
+  const x = l.schedule[l.week - 1].matches[Number($("#lane-match").value) - 1];
+  if (!x) return;
+  const sel = $("#lane-bowler");
+  const chosen = sel.value;
+  const op = opening(l.week);
+  const subs = op ? op.substitutes || [] : [];
+  sel.replaceChildren(...[x.home, x.away].map((name) => {
+    const team = l.teams.find((tm) => tm.name === name);
+    const names = team ? team.bowlers.map((b) => b.name) : [];
+    names.push(...subs.filter((sub) => names.includes(sub.for)).map((sub) => sub.name));
+    return el("optgroup", { label: name }, ...names.map((n) => el("option", { value: n, text: n })));
+  }));
+  if (chosen) sel.value = chosen;
+}
+
+// fillUp sets the lane form to the ball up on the chosen match's lane,
+// as its board shows it: the ball a roll is for.
+async function fillUp() {
+  const l = state.league;
+  const x = l && l.open ? l.schedule[l.week - 1].matches[Number($("#lane-match").value) - 1] : null;
+  if (!x || !x.lane) return;
+  let b;
+  try {
+    const res = await fetch("/api/lanes/" + encodeURIComponent(x.lane), { cache: "no-store" });
+    if (!res.ok) return;
+    b = await res.json();
+  } catch {
+    return; // the form keeps what it has
+  }
+  if (!b.up || !b.players[b.up.seat]) return;
+  $("#lane-bowler").value = b.players[b.up.seat].name;
+  $("#lane-frame").value = String(b.up.frame);
+  $("#lane-ball").value = String(b.up.ball);
 }
 
 // fillOptions fills a select with the numbers 1 to n, once.
@@ -461,6 +522,27 @@ function wire() {
     }
     if (!Number.isInteger(s.score)) s.score = -1;
     act("/scores", s, (same) => () => same ? t("scoreSame", s.bowler, s.week, s.game, s.score) : t("scoreSaved", s.bowler, s.week, s.game, s.score));
+  });
+  $("#lane-match").addEventListener("change", () => {
+    renderLaneBowlers(state.league);
+    fillUp();
+  });
+  $("#lane-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const path = `/weeks/${state.league.week}/matches/${$("#lane-match").value}/`;
+    const what = ev.submitter ? ev.submitter.id : "lane-roll";
+    const name = $("#lane-bowler").value;
+    if (what === "lane-skip") {
+      await act(path + "skip", undefined, () => () => t("laneSkipped"));
+    } else if (what === "lane-remove") {
+      await act(path + "remove", { name }, () => () => t("laneRemoved", name));
+    } else {
+      const pins = $("#lane-pins").value.trim() === "" ? -1 : Number($("#lane-pins").value);
+      const b = { name, frame: Number($("#lane-frame").value) || 0, ball: Number($("#lane-ball").value) || 0, pins: Number.isInteger(pins) ? pins : -1 };
+      const cmd = what === "lane-correct" ? "correct" : "roll";
+      await act(path + cmd, b, () => () => t(cmd === "roll" ? "laneRolled" : "laneCorrected", name, b.frame, b.ball, b.pins));
+    }
+    fillUp();
   });
   $("#key-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();

@@ -489,22 +489,36 @@ function isHost() {
   return !!(state.seat && state.board && state.board.host === state.seat);
 }
 
+// teammate reports whether p bowls for this page's team on a league
+// night's lane (whose players have a team); never on a lane of friends.
+function teammate(p) {
+  const b = state.board;
+  const me = b && state.seat ? b.players.find((q) => q.name === state.seat) : null;
+  return !!(me && me.team && p.team === me.team);
+}
+
 // enteringFor is the name of the player whose ball this page may enter
 // now, or "" if none: one's own ball; as host, anyone's; and anyone's
-// while they are offline, so one phone can keep score for all.
+// while they are offline, so one phone can keep score for all. On a
+// league night's lane, which has no host, a teammate's while they are
+// offline, and never the other team's: the server refuses those
+// (not_your_team).
 function enteringFor() {
   const up = upPlayer();
   if (!up || !state.seat) return "";
-  if (up.name === state.seat || isHost() || !up.connected) return up.name;
+  if (up.name === state.seat) return up.name;
+  if (up.team) return teammate(up) && !up.connected ? up.name : "";
+  if (isHost() || !up.connected) return up.name;
   return "";
 }
 
 // mayCorrect reports whether this page may correct p's balls: its own,
-// and as host anyone's, in the game on the board.
+// and as host anyone's (on a league night's lane, a teammate's), in the
+// game on the board.
 function mayCorrect(p) {
   const b = state.board;
   if (!b || !state.seat || !sock.has() || (b.phase !== "playing" && b.phase !== "finished")) return false;
-  return p.name === state.seat || isHost();
+  return p.name === state.seat || isHost() || teammate(p);
 }
 
 // roll sends the ball up on the latest board: its pins ({ pins }), the
