@@ -548,3 +548,21 @@ func makeFinal(t *testing.T, c *client) {
 	c.expectAck(t, "m")
 	c.boardWith(t, "the game recorded", func(m msg) bool { return len(m.Players) == 1 && m.Players[0].Average != nil })
 }
+
+// TestCodesPerBowler: a bowler's device may have bowler.MaxCodes one-time
+// codes live at once; the next is refused 429, saying why.
+func TestCodesPerBowler(t *testing.T) {
+	s := newServer(t, lobby.Config{Lane: lane.Config{Bowlers: memjournal.NewBowlers()}})
+	c := s.dial(t, s.createLane(t, "Friday night"))
+	c.send(t, map[string]any{"type": "join", "name": "Mina", "remember": true, "id": "j"})
+	key := c.expectAck(t, "j").BowlerKey
+	for i := range bowler.MaxCodes {
+		if status, body := askAPI(t, "POST", s.srv.URL+"/api/bowlers/me/codes", key, map[string]any{}); status != http.StatusCreated {
+			t.Fatalf("code %d: %d %s", i+1, status, body)
+		}
+	}
+	status, body := askAPI(t, "POST", s.srv.URL+"/api/bowlers/me/codes", key, map[string]any{})
+	if status != http.StatusTooManyRequests || !strings.Contains(string(body), "not used yet") {
+		t.Errorf("a code past %d live ones: %d %s, want 429 saying why", bowler.MaxCodes, status, body)
+	}
+}

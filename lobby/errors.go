@@ -84,6 +84,7 @@ const (
 	RefuseBowlersDown
 	RefuseBowlerGuesses // seconds to wait
 	RefuseCodeQR
+	RefuseTooManyCodes // codes live at once, minutes a code lives
 	RefuseCodeUnknown
 
 	// Leagues.
@@ -166,6 +167,7 @@ var refusals = [numRefusals]struct {
 	RefuseBowlersDown:      {protocol.CodeUnavailable, "the bowlers' store does not answer; try again in a moment", nil},
 	RefuseBowlerGuesses:    {protocol.CodeRateLimited, "this address has tried too many unknown bowler keys, codes or links; try again in %d s", nil},
 	RefuseCodeQR:           {protocol.CodeInternal, "the code's QR code could not be drawn", nil},
+	RefuseTooManyCodes:     {protocol.CodeRateLimited, "%d codes made in the last minutes are not used yet: use one, or wait until they expire (after %d minutes)", nil},
 	RefuseCodeUnknown:      {protocol.CodeInvalidCode, "that code is unknown, used already or expired: ask the other device for a new one", nil},
 
 	refuseLeagueContended:     {protocol.CodeUnavailable, "the league was changed meanwhile, again and again; try again", nil},

@@ -60,6 +60,7 @@ func TestRefusalTexts(t *testing.T) {
 		RefuseBowlersDown:      {nil, protocol.CodeUnavailable, "the bowlers' store does not answer; try again in a moment"},
 		RefuseBowlerGuesses:    {[]any{1}, protocol.CodeRateLimited, "this address has tried too many unknown bowler keys, codes or links; try again in 1 s"},
 		RefuseCodeQR:           {nil, protocol.CodeInternal, "the code's QR code could not be drawn"},
+		RefuseTooManyCodes:     {[]any{5, 10}, protocol.CodeRateLimited, "5 codes made in the last minutes are not used yet: use one, or wait until they expire (after 10 minutes)"},
 		RefuseCodeUnknown:      {nil, protocol.CodeInvalidCode, "that code is unknown, used already or expired: ask the other device for a new one"},
 
 		refuseLeagueContended:     {nil, protocol.CodeUnavailable, "the league was changed meanwhile, again and again; try again"},

@@ -36,6 +36,9 @@ var (
 	ErrUnknown = errors.New("bowler: unknown bowler")
 	// ErrCode: a one-time code that is unknown, used already or expired.
 	ErrCode = errors.New("bowler: unknown or expired code")
+	// ErrTooManyCodes: a one-time code asked for while MaxCodes of the
+	// bowler's are live.
+	ErrTooManyCodes = errors.New("bowler: too many codes")
 )
 
 // ID names a bowler in the store: random, never shown to anyone, never a
@@ -173,6 +176,26 @@ type Record struct {
 	Keys []KeyHash `json:"keys"`
 	// Share is the hash of the bowler's read-only link; zero for none.
 	Share KeyHash `json:"share"`
+	// Codes are the bowler's one-time codes not used yet, some perhaps
+	// expired: at most MaxCodes live at once.
+	Codes []Code `json:"codes,omitempty"`
+}
+
+// What one bowler may hold, so that nobody who holds a key can make a
+// record grow without end: a device key each for a family's phones,
+// tablets and laptops, and a few codes in flight to link them.
+const (
+	MaxKeys  = 10
+	MaxCodes = 5
+)
+
+// Code is a one-time code a bowler's device made to link another: its
+// hash, the key of the device that made it (the code dies with that key:
+// see RemoveKey), and when it expires.
+type Code struct {
+	Hash    KeyHash   `json:"hash"`
+	By      KeyHash   `json:"by"`
+	Expires time.Time `json:"expires"`
 }
 
 // LeaveCount is a leave's tries and conversions.
@@ -390,6 +413,70 @@ func (r *Record) TopLeaves(n int) []TopLeave {
 // HasKey reports whether the record holds key h.
 func (r *Record) HasKey(h KeyHash) bool { return slices.Contains(r.Keys, h) }
 
+// AddKey gives the record key, a new device's. Past MaxKeys, the oldest
+// keys go, but keep (the key of the device that linked this one, which is
+// in use: zero for none) and key itself; the keys that went are returned,
+// with the codes their devices made (see RemoveKey), for the caller to
+// forget too.
+func (r *Record) AddKey(key, keep KeyHash) (revoked, codes []KeyHash) {
+	if !r.HasKey(key) {
+		r.Keys = append(r.Keys, key)
+	}
+	for i := 0; len(r.Keys) > MaxKeys && i < len(r.Keys); {
+		if k := r.Keys[i]; k != keep && k != key {
+			revoked = append(revoked, k)
+			codes = append(codes, r.RemoveKey(k)...)
+			continue // RemoveKey took it out: i is the next one
+		}
+		i++
+	}
+	return revoked, codes
+}
+
+// RemoveKey takes key from the record, and the codes its device made,
+// which are returned: a device that is forgotten links no other.
+func (r *Record) RemoveKey(key KeyHash) (codes []KeyHash) {
+	r.Keys = slices.DeleteFunc(r.Keys, func(k KeyHash) bool { return k == key })
+	r.Codes = slices.DeleteFunc(r.Codes, func(c Code) bool {
+		if c.By == key {
+			codes = append(codes, c.Hash)
+			return true
+		}
+		return false
+	})
+	return codes
+}
+
+// AddCode records c, a code made by a device of the bowler, unless
+// MaxCodes of theirs are live at now (ErrTooManyCodes). Expired codes go
+// first; they are returned, for the caller to forget too.
+func (r *Record) AddCode(c Code, now time.Time) (expired []KeyHash, err error) {
+	r.Codes = slices.DeleteFunc(r.Codes, func(c Code) bool {
+		if !now.Before(c.Expires) {
+			expired = append(expired, c.Hash)
+			return true
+		}
+		return false
+	})
+	if len(r.Codes) >= MaxCodes {
+		return expired, fmt.Errorf("%w: %d codes made in the last minutes are not used yet; use one, or wait until they expire", ErrTooManyCodes, len(r.Codes))
+	}
+	r.Codes = append(r.Codes, c)
+	return expired, nil
+}
+
+// UseCode takes the code of hash h from the record and returns it, if
+// the record holds it.
+func (r *Record) UseCode(h KeyHash) (Code, bool) {
+	i := slices.IndexFunc(r.Codes, func(c Code) bool { return c.Hash == h })
+	if i < 0 {
+		return Code{}, false
+	}
+	c := r.Codes[i]
+	r.Codes = slices.Delete(r.Codes, i, i+1)
+	return c, true
+}
+
 // Service keeps bowlers: their records, device keys, histories, one-time
 // codes and shares. Implementations are in lobby/memjournal and lobby/natsstore;
 // bowlertest holds the tests every one must pass. They must be safe for
@@ -412,17 +499,22 @@ type Service interface {
 	// in the history, from 1; 0 or past the last: from the newest),
 	// newest first, at most limit of them.
 	Games(ctx context.Context, id ID, before, limit int) ([]Game, error)
-	// AddKey gives bowler id another device's key.
+	// AddKey gives bowler id another device's key; past MaxKeys the
+	// oldest go ([Record.AddKey]).
 	AddKey(ctx context.Context, id ID, key KeyHash) error
-	// Revoke takes a device's key from its bowler: it finds nobody then.
+	// Revoke takes a device's key from its bowler, and the codes that
+	// device made: it finds nobody then.
 	Revoke(ctx context.Context, key KeyHash) error
 	// Delete erases bowler id: record, history, keys, codes and share.
 	Delete(ctx context.Context, id ID) error
-	// AddCode stores a one-time code (its hash) that links a device to
-	// bowler id until expires.
-	AddCode(ctx context.Context, id ID, code KeyHash, expires time.Time) error
-	// Redeem uses a code once, before it expires: it gives its bowler
-	// key and returns them, or fails with ErrCode.
+	// AddCode stores a one-time code (its hash), made by the device of
+	// key by, that links a device to bowler id until expires; with
+	// MaxCodes live already, it fails with ErrTooManyCodes.
+	AddCode(ctx context.Context, id ID, code, by KeyHash, expires time.Time) error
+	// Redeem uses a code once, before it expires and while the key of
+	// the device that made it is the bowler's: it gives its bowler key
+	// (keeping the maker's, past MaxKeys) and returns them, or fails
+	// with ErrCode.
 	Redeem(ctx context.Context, code, key KeyHash, now time.Time) (*Record, error)
 	// Share makes share (its hash) a read-only link to bowler id's
 	// page, replacing any share before; a zero share revokes it.

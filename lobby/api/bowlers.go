@@ -368,7 +368,12 @@ func (a *API) newCode(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
 	}
 	code := rand.Text()
 	expires := time.Now().Add(codeLife).UTC().Truncate(time.Second)
-	if err := a.lb.Bowlers().AddCode(r.Context(), b.rec.ID, bowler.HashKey(code), expires); err != nil {
+	err := a.lb.Bowlers().AddCode(r.Context(), b.rec.ID, bowler.HashKey(code), b.key, expires)
+	if errors.Is(err, bowler.ErrTooManyCodes) {
+		a.fail(w, lobby.RefuseTooManyCodes.Error(bowler.MaxCodes, int(codeLife/time.Minute)))
+		return
+	}
+	if err != nil {
 		a.failBowlers(w, err)
 		return
 	}

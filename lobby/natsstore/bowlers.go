@@ -417,16 +417,19 @@ func (b *Bowlers) games(ctx context.Context, id bowler.ID, first, last int) ([]b
 func (b *Bowlers) AddKey(ctx context.Context, id bowler.ID, key bowler.KeyHash) error {
 	ctx, cancel := b.ctx(ctx)
 	defer cancel()
-	_, err := b.addKey(ctx, id, key)
+	_, err := b.addKey(ctx, id, key, bowler.KeyHash{})
 	return err
 }
 
-func (b *Bowlers) addKey(ctx context.Context, id bowler.ID, key bowler.KeyHash) (*bowler.Record, error) {
+// addKey gives bowler id key, keeping keep past MaxKeys, and forgets the
+// keys that go, with the codes their devices made.
+func (b *Bowlers) addKey(ctx context.Context, id bowler.ID, key, keep bowler.KeyHash) (*bowler.Record, error) {
+	var revoked, codes []bowler.KeyHash
 	r, err := b.change(ctx, id, func(r *bowler.Record) (bool, error) {
 		if r.HasKey(key) {
 			return false, nil
 		}
-		r.Keys = append(r.Keys, key)
+		revoked, codes = r.AddKey(key, keep)
 		return true, nil
 	})
 	if err != nil {
@@ -435,7 +438,25 @@ func (b *Bowlers) addKey(ctx context.Context, id bowler.ID, key bowler.KeyHash) 
 	if _, err := b.kv.Put(ctx, keyKey(key), []byte(id)); err != nil {
 		return nil, fmt.Errorf("natsstore: storing a key of bowler %s: %w", id, err)
 	}
+	if err := b.purge(ctx, revoked, keyKey, codes); err != nil {
+		return nil, fmt.Errorf("natsstore: revoking bowler %s's oldest keys: %w", id, err)
+	}
 	return r, nil
+}
+
+// purge forgets keys, made entries by entry, and codes.
+func (b *Bowlers) purge(ctx context.Context, keys []bowler.KeyHash, entry func(bowler.KeyHash) string, codes []bowler.KeyHash) error {
+	for _, k := range keys {
+		if err := b.kv.Purge(ctx, entry(k)); err != nil {
+			return err
+		}
+	}
+	for _, c := range codes {
+		if err := b.kv.Purge(ctx, codeKey(c)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Revoke takes a key from its bowler.
@@ -449,25 +470,22 @@ func (b *Bowlers) Revoke(ctx context.Context, key bowler.KeyHash) error {
 	if err := b.kv.Purge(ctx, keyKey(key)); err != nil {
 		return fmt.Errorf("natsstore: revoking a key: %w", err)
 	}
+	var codes []bowler.KeyHash
 	_, err = b.change(ctx, id, func(r *bowler.Record) (bool, error) {
-		n := len(r.Keys)
-		r.Keys = deleteKey(r.Keys, key)
-		return len(r.Keys) != n, nil
+		n, m := len(r.Keys), len(r.Codes)
+		codes = r.RemoveKey(key)
+		return len(r.Keys) != n || len(r.Codes) != m, nil
 	})
 	if errors.Is(err, bowler.ErrUnknown) {
 		return nil // the bowler went too
 	}
-	return err
-}
-
-func deleteKey(keys []bowler.KeyHash, key bowler.KeyHash) []bowler.KeyHash {
-	out := keys[:0]
-	for _, k := range keys {
-		if k != key {
-			out = append(out, k)
-		}
+	if err != nil {
+		return err
 	}
-	return out
+	if err := b.purge(ctx, nil, keyKey, codes); err != nil {
+		return fmt.Errorf("natsstore: revoking the codes a key made: %w", err)
+	}
+	return nil
 }
 
 // Delete erases bowler id: its keys and share first, so that nobody finds
@@ -510,10 +528,15 @@ type code struct {
 }
 
 // AddCode stores a one-time code for bowler id.
-func (b *Bowlers) AddCode(ctx context.Context, id bowler.ID, c bowler.KeyHash, expires time.Time) error {
+func (b *Bowlers) AddCode(ctx context.Context, id bowler.ID, c, by bowler.KeyHash, expires time.Time) error {
 	ctx, cancel := b.ctx(ctx)
 	defer cancel()
-	if _, _, err := b.get(ctx, id); err != nil {
+	now := time.Now()
+	if _, err := b.change(ctx, id, func(r *bowler.Record) (bool, error) {
+		// The expired codes' entries go by their own time to live.
+		_, err := r.AddCode(bowler.Code{Hash: c, By: by, Expires: expires}, now)
+		return err == nil, err
+	}); err != nil {
 		return err
 	}
 	data, _ := json.Marshal(code{id, expires}) // plain values: cannot fail
@@ -545,7 +568,18 @@ func (b *Bowlers) Redeem(ctx context.Context, c, key bowler.KeyHash, now time.Ti
 	if err := json.Unmarshal(e.Value(), &cd); err != nil || !now.Before(cd.Expires) {
 		return nil, bowler.ErrCode
 	}
-	return b.addKey(ctx, cd.ID, key)
+	var made bowler.Code
+	used := false
+	if _, err := b.change(ctx, cd.ID, func(r *bowler.Record) (bool, error) {
+		made, used = r.UseCode(c)
+		return used, nil
+	}); err != nil {
+		return nil, err
+	}
+	if !used {
+		return nil, bowler.ErrCode // its maker's key was revoked meanwhile
+	}
+	return b.addKey(ctx, cd.ID, key, made.By)
 }
 
 // isWrongLast reports whether err is JetStream's refusal of a fenced

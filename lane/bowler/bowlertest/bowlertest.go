@@ -27,6 +27,7 @@ func Run(t *testing.T, open func(t *testing.T) bowler.Service) {
 		{"GamesPageNewestFirst", testGames},
 		{"KeysAndRevoke", testKeys},
 		{"CodesWorkOnceBeforeTheyExpire", testCodes},
+		{"KeysAndCodesBounded", testBounds},
 		{"Shares", testShares},
 		{"DeleteErasesEverything", testDelete},
 		{"ConcurrentGamesAllCount", testConcurrent},
@@ -224,13 +225,13 @@ func testKeys(t *testing.T, s bowler.Service) {
 func testCodes(t *testing.T, s bowler.Service) {
 	r := create(t, s, "phone")
 	code := bowler.HashKey("123456")
-	if err := s.AddCode(t.Context(), r.ID, code, at.Add(10*time.Minute)); err != nil {
+	if err := s.AddCode(t.Context(), r.ID, code, bowler.HashKey("phone"), at.Add(10*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Redeem(t.Context(), code, bowler.HashKey("tablet"), at.Add(10*time.Minute)); !errors.Is(err, bowler.ErrCode) {
 		t.Errorf("Redeem at its expiry = %v, want ErrCode", err)
 	}
-	if err := s.AddCode(t.Context(), r.ID, code, at.Add(10*time.Minute)); err != nil {
+	if err := s.AddCode(t.Context(), r.ID, code, bowler.HashKey("phone"), at.Add(10*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.Redeem(t.Context(), code, bowler.HashKey("tablet"), at.Add(time.Minute))
@@ -245,6 +246,54 @@ func testCodes(t *testing.T, s bowler.Service) {
 	}
 	if _, err := s.Find(t.Context(), bowler.HashKey("laptop")); !errors.Is(err, bowler.ErrUnknown) {
 		t.Errorf("a code used twice gave a key: %v", err)
+	}
+}
+
+// testBounds: a bowler holds at most MaxKeys keys (the oldest go, but the
+// key of the device that linked the new one) and MaxCodes live codes, and
+// a code dies with the key of the device that made it.
+func testBounds(t *testing.T, s bowler.Service) {
+	ctx := t.Context()
+	r := create(t, s, "phone")
+	for i := range bowler.MaxKeys - 1 {
+		if err := s.AddKey(ctx, r.ID, bowler.HashKey(fmt.Sprint("key ", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now, soon := time.Now(), time.Now().Add(10*time.Minute)
+	code := bowler.HashKey("a code the phone made")
+	if err := s.AddCode(ctx, r.ID, code, bowler.HashKey("phone"), soon); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Redeem(ctx, code, bowler.HashKey("laptop"), now); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Get(ctx, r.ID)
+	if err != nil || len(got.Keys) != bowler.MaxKeys {
+		t.Fatalf("a bowler given %d keys holds %d, %v; want %d", bowler.MaxKeys+1, len(got.Keys), err, bowler.MaxKeys)
+	}
+	for key, want := range map[string]error{"phone": nil, "laptop": nil, "key 0": bowler.ErrUnknown, "key 1": nil} {
+		if _, err := s.Find(ctx, bowler.HashKey(key)); !errors.Is(err, want) && (want != nil || err != nil) {
+			t.Errorf("Find(%s) = %v, want %v: the oldest key goes, the phone that made the code stays", key, err, want)
+		}
+	}
+
+	for i := range bowler.MaxCodes {
+		if err := s.AddCode(ctx, r.ID, bowler.HashKey(fmt.Sprint("code ", i)), bowler.HashKey("laptop"), soon); err != nil {
+			t.Fatalf("code %d: %v", i+1, err)
+		}
+	}
+	if err := s.AddCode(ctx, r.ID, bowler.HashKey("one too many"), bowler.HashKey("phone"), soon); !errors.Is(err, bowler.ErrTooManyCodes) {
+		t.Errorf("a code past %d live ones = %v, want ErrTooManyCodes", bowler.MaxCodes, err)
+	}
+	if err := s.Revoke(ctx, bowler.HashKey("laptop")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Redeem(ctx, bowler.HashKey("code 0"), bowler.HashKey("a stolen phone"), now); !errors.Is(err, bowler.ErrCode) {
+		t.Errorf("a code its device's key was forgotten since = %v, want ErrCode", err)
+	}
+	if err := s.AddCode(ctx, r.ID, bowler.HashKey("now there is room"), bowler.HashKey("phone"), soon); err != nil {
+		t.Errorf("a code once the forgotten device's went: %v", err)
 	}
 }
 
@@ -277,7 +326,7 @@ func testDelete(t *testing.T, s bowler.Service) {
 	add(t, s, other.ID, game("a", 1, 120))
 	s.AddKey(t.Context(), r.ID, bowler.HashKey("tablet"))
 	s.Share(t.Context(), r.ID, bowler.HashKey("share"))
-	s.AddCode(t.Context(), r.ID, bowler.HashKey("code"), at.Add(time.Hour))
+	s.AddCode(t.Context(), r.ID, bowler.HashKey("code"), bowler.HashKey("phone"), at.Add(time.Hour))
 	if err := s.Delete(t.Context(), r.ID); err != nil {
 		t.Fatal(err)
 	}
