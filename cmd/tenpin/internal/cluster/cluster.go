@@ -15,6 +15,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,6 +52,10 @@ type Process struct {
 	// URL is where clients reach it: http://127.0.0.1:port for a node,
 	// nats://127.0.0.1:port for a NATS server.
 	URL string
+	// Debug is a node's -debug-addr listener (http://127.0.0.1:port),
+	// whose GET /debug/streams tells which server leads each stream; ""
+	// for a NATS server.
+	Debug string
 
 	spawn func(args []string) *exec.Cmd
 	args  []string
@@ -97,7 +103,7 @@ func newProcess(dir, name, url, ready string, spawn func([]string) *exec.Cmd, ar
 // NATS cluster at those (comma-separated) URLs. spawn returns the command
 // that runs "tenpin serve" with args.
 func Nodes(spawn func(args []string) *exec.Cmd, dir, natsURLs string) ([]*Process, error) {
-	ports, err := freePorts(2 * Size)
+	ports, err := freePorts(3 * Size) // HTTP, route, debug
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +124,8 @@ func Nodes(spawn func(args []string) *exec.Cmd, dir, natsURLs string) ([]*Proces
 	var nodes []*Process
 	for i := range Size {
 		name := fmt.Sprintf("n%d", i+1)
-		args := append([]string{"-addr", fmt.Sprintf("127.0.0.1:%d", ports[i]), "-node", name}, common...)
+		debug := fmt.Sprintf("127.0.0.1:%d", ports[2*Size+i])
+		args := append([]string{"-addr", fmt.Sprintf("127.0.0.1:%d", ports[i]), "-node", name, "-debug-addr", debug}, common...)
 		if natsURLs != "" {
 			args = append(args, "-nats", natsURLs)
 		} else {
@@ -136,6 +143,7 @@ func Nodes(spawn func(args []string) *exec.Cmd, dir, natsURLs string) ([]*Proces
 		if err != nil {
 			return nil, err
 		}
+		n.Debug = "http://" + debug
 		nodes = append(nodes, n)
 	}
 	return nodes, nil
@@ -316,4 +324,61 @@ func (p *Process) Stop() {
 		<-exited
 	}
 	p.log.Close()
+}
+
+// Stream is one JetStream stream as a node's GET /debug/streams tells it.
+type Stream struct {
+	Name string `json:"name"`
+	// Leader is the name of the server that leads it (a node's name on an
+	// embedded cluster, s1 to s3 on natscluster's): "" while it elects one.
+	Leader string `json:"leader"`
+	// Replicas are its followers.
+	Replicas []Replica `json:"replicas,omitempty"`
+}
+
+// Replica is a follower of a stream.
+type Replica struct {
+	Name string `json:"name"`
+	// Current says whether it holds every message the leader does, and
+	// Offline whether the leader has lost it.
+	Current bool `json:"current"`
+	Offline bool `json:"offline"`
+}
+
+// Streams asks a node which server leads each stream of the store, and
+// which follow (GET /debug/streams on its -debug-addr).
+func (p *Process) Streams(ctx context.Context, hc *http.Client) ([]Stream, error) {
+	if p.Debug == "" {
+		return nil, fmt.Errorf("cluster: %s has no debug listener to tell the streams", p.Name)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.Debug+"/debug/streams", nil)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	res, err := hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: the streams through %s: %w", p.Name, err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	if err != nil {
+		return nil, fmt.Errorf("cluster: the streams through %s: %w", p.Name, err)
+	}
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("cluster: the streams through %s: %s: %s", p.Name, res.Status, strings.TrimSpace(string(body)))
+	}
+	var streams []Stream
+	if err := json.Unmarshal(body, &streams); err != nil {
+		return nil, fmt.Errorf("cluster: the streams through %s: %w", p.Name, err)
+	}
+	return streams, nil
+}
+
+// Find returns the process of procs named name, or nil.
+func Find(procs []*Process, name string) *Process {
+	i := slices.IndexFunc(procs, func(p *Process) bool { return p.Name == name })
+	if i < 0 {
+		return nil
+	}
+	return procs[i]
 }
