@@ -52,20 +52,28 @@ type Process struct {
 	// URL is where clients reach it: http://127.0.0.1:port for a node,
 	// nats://127.0.0.1:port for a NATS server.
 	URL string
-	// Debug is a node's -debug-addr listener (http://127.0.0.1:port),
-	// whose GET /debug/streams tells which server leads each stream; ""
-	// for a NATS server.
-	Debug string
 
 	spawn func(args []string) *exec.Cmd
 	args  []string
 	ready string // the prefix of the line it prints once it serves
+	// debug: a node with a debug listener, which serves once it has
+	// printed where that listens too.
+	debug bool
 	log   *os.File
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
 	exited chan struct{} // closed when cmd has been waited for
+	// debugURL is where the node's debug listener took a port
+	// (http://127.0.0.1:port), in this run of the process: a port picked
+	// ahead, as the others are, could be taken before the node listens
+	// on it, by its own NATS server's client port among others.
+	debugURL string
 }
+
+// debugPrefix starts the line tenpin serve prints after servingPrefix
+// when it has a debug listener: the URL of its /metrics follows.
+const debugPrefix = "tenpin debug on "
 
 // freePorts returns n TCP ports on 127.0.0.1 that were free a moment ago:
 // a process keeps its ports across restarts, so they are chosen once,
@@ -103,7 +111,7 @@ func newProcess(dir, name, url, ready string, spawn func([]string) *exec.Cmd, ar
 // NATS cluster at those (comma-separated) URLs. spawn returns the command
 // that runs "tenpin serve" with args.
 func Nodes(spawn func(args []string) *exec.Cmd, dir, natsURLs string) ([]*Process, error) {
-	ports, err := freePorts(3 * Size) // HTTP, route, debug
+	ports, err := freePorts(2 * Size)
 	if err != nil {
 		return nil, err
 	}
@@ -124,8 +132,7 @@ func Nodes(spawn func(args []string) *exec.Cmd, dir, natsURLs string) ([]*Proces
 	var nodes []*Process
 	for i := range Size {
 		name := fmt.Sprintf("n%d", i+1)
-		debug := fmt.Sprintf("127.0.0.1:%d", ports[2*Size+i])
-		args := append([]string{"-addr", fmt.Sprintf("127.0.0.1:%d", ports[i]), "-node", name, "-debug-addr", debug}, common...)
+		args := append([]string{"-addr", fmt.Sprintf("127.0.0.1:%d", ports[i]), "-node", name, "-debug-addr", "127.0.0.1:0"}, common...)
 		if natsURLs != "" {
 			args = append(args, "-nats", natsURLs)
 		} else {
@@ -143,7 +150,7 @@ func Nodes(spawn func(args []string) *exec.Cmd, dir, natsURLs string) ([]*Proces
 		if err != nil {
 			return nil, err
 		}
-		n.Debug = "http://" + debug
+		n.debug = true
 		nodes = append(nodes, n)
 	}
 	return nodes, nil
@@ -199,6 +206,7 @@ func (p *Process) Start() (ready <-chan error, err error) {
 	rc := make(chan error, 1)
 	go func() {
 		br := bufio.NewReader(out)
+		serving, debug := false, !p.debug
 		for {
 			line, err := br.ReadString('\n')
 			if err != nil {
@@ -206,7 +214,14 @@ func (p *Process) Start() (ready <-chan error, err error) {
 				return
 			}
 			fmt.Fprint(p.log, line)
-			if strings.HasPrefix(line, p.ready) {
+			serving = serving || strings.HasPrefix(line, p.ready)
+			if u, ok := strings.CutPrefix(line, debugPrefix); ok && serving {
+				p.mu.Lock()
+				p.debugURL = strings.TrimSuffix(strings.TrimSpace(u), "/metrics")
+				p.mu.Unlock()
+				debug = true
+			}
+			if serving && debug {
 				rc <- nil
 				io.Copy(p.log, br)
 				return
@@ -348,10 +363,13 @@ type Replica struct {
 // Streams asks a node which server leads each stream of the store, and
 // which follow (GET /debug/streams on its -debug-addr).
 func (p *Process) Streams(ctx context.Context, hc *http.Client) ([]Stream, error) {
-	if p.Debug == "" {
+	p.mu.Lock()
+	debug := p.debugURL
+	p.mu.Unlock()
+	if debug == "" {
 		return nil, fmt.Errorf("cluster: %s has no debug listener to tell the streams", p.Name)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.Debug+"/debug/streams", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, debug+"/debug/streams", nil)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
