@@ -69,6 +69,9 @@ func runNemesis(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 		// when Do says why it cannot be.
 		cfg.KillBowlersLeader = false
 	}
+	if err := cfg.Check(); err != nil {
+		return err
+	}
 	dir, keep, err := runDir(cfg.Dir, "nemesis")
 	if err != nil {
 		return err

@@ -173,27 +173,38 @@ func (r *Run) logf(format string, args ...any) {
 	fmt.Fprintf(r.cfg.Log, "%6.1fs %s\n", time.Since(r.start).Seconds(), fmt.Sprintf(format, args...))
 }
 
+// Check says what is wrong with the run cfg asks for, if anything, but
+// for Spawn and Dir: a command checks it before it makes the run's
+// directory.
+func (cfg Config) Check() error {
+	switch {
+	case cfg.Lanes < 1, cfg.Players < 1, cfg.Players > 8, cfg.Spectators < 0, cfg.Games < 1, cfg.Games > 90:
+		return errors.New("nemesis: need 1 lane or more, 1 to 8 players, 0 spectators or more, 1 to 90 games a lane")
+	case cfg.Duration <= 0, cfg.Gap <= 0, cfg.Down <= 0, cfg.Pause < time.Second:
+		return errors.New("nemesis: need a positive duration, gap and down time, and a pause of 1s or more")
+	case cluster.PauseSignal == nil && !cfg.NoPause:
+		return errors.New("nemesis: pausing a node takes SIGSTOP and SIGCONT, which this system lacks: leave pauses out (-no-pause)")
+	case cfg.NATS != "" && cfg.NATSCluster != "":
+		return errors.New("nemesis: the nodes use the operator's NATS (-nats) or the run's own (-natscluster), not both")
+	case cfg.KillBowlersLeader && cfg.NATS != "":
+		return errors.New("nemesis: killing the bowlers' bucket leader kills a NATS server, which must be a process of the run's own: give -natscluster the path of natscluster (go build -o /tmp/natscluster ./cmd/natscluster), or leave the fault out (-kill-bowlers-leader=false)")
+	case cfg.KillBowlersLeader && cfg.NoKill:
+		return errors.New("nemesis: no kills (-no-kill), so no kill of the bowlers' bucket leader: leave it out (-kill-bowlers-leader=false)")
+	}
+	return nil
+}
+
 // Do runs the nemesis as cfg says: it starts the nodes, plays and injects
 // faults for cfg.Duration, brings every node back, reads the lanes and
 // checks them. An error is a run that could not be made or read (a node
 // that would not start again, a lane no node would show); violations are
 // in the Result.
 func Do(ctx context.Context, cfg Config) (Result, error) {
-	switch {
-	case cfg.Spawn == nil, cfg.Dir == "":
+	if cfg.Spawn == nil || cfg.Dir == "" {
 		return Result{}, errors.New("nemesis: Config needs Spawn and Dir")
-	case cfg.Lanes < 1, cfg.Players < 1, cfg.Players > 8, cfg.Spectators < 0, cfg.Games < 1, cfg.Games > 90:
-		return Result{}, errors.New("nemesis: need 1 lane or more, 1 to 8 players, 0 spectators or more, 1 to 90 games a lane")
-	case cfg.Duration <= 0, cfg.Gap <= 0, cfg.Down <= 0, cfg.Pause < time.Second:
-		return Result{}, errors.New("nemesis: need a positive duration, gap and down time, and a pause of 1s or more")
-	case cluster.PauseSignal == nil && !cfg.NoPause:
-		return Result{}, errors.New("nemesis: pausing a node takes SIGSTOP and SIGCONT, which this system lacks: leave pauses out (-no-pause)")
-	case cfg.NATS != "" && cfg.NATSCluster != "":
-		return Result{}, errors.New("nemesis: the nodes use the operator's NATS (-nats) or the run's own (-natscluster), not both")
-	case cfg.KillBowlersLeader && cfg.NATS != "":
-		return Result{}, errors.New("nemesis: killing the bowlers' bucket leader kills a NATS server, which must be a process of the run's own: give -natscluster the path of natscluster (go build -o /tmp/natscluster ./cmd/natscluster), or leave the fault out (-kill-bowlers-leader=false)")
-	case cfg.KillBowlersLeader && cfg.NoKill:
-		return Result{}, errors.New("nemesis: no kills (-no-kill), so no kill of the bowlers' bucket leader: leave it out (-kill-bowlers-leader=false)")
+	}
+	if err := cfg.Check(); err != nil {
+		return Result{}, err
 	}
 	r := &Run{cfg: cfg, http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}, start: time.Now()}
 	defer r.http.CloseIdleConnections()
