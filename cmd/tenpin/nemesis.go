@@ -26,7 +26,8 @@ var serveCommand = func(args []string) *exec.Cmd {
 }
 
 // runNemesis runs a three-node cluster of this program under a
-// reconnecting load while it kills and pauses random nodes, then checks
+// reconnecting load while it kills and pauses random nodes, and the
+// server leading the bowlers' bucket on purpose, then checks
 // that every acknowledged roll is stored once and nothing else is, that
 // no client saw a board's seq go back, and that every remembered player's
 // history holds each game they finished once: see package nemesis.
@@ -49,12 +50,12 @@ func runNemesis(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	fs.BoolVar(&cfg.Guests, "guests", false, "players join as guests: no bowler's history is checked")
 	fs.DurationVar(&cfg.Settle, "settle", 30*time.Second, "how long the check waits for the bowlers' histories to hold every game over")
 	fs.StringVar(&cfg.NATS, "nats", "", "`URLs` (comma-separated) of an external NATS cluster with JetStream: the nodes use it (-nats) instead of embedded servers; the run cannot kill its servers")
-	fs.StringVar(&cfg.NATSCluster, "natscluster", "", "`path` of natscluster (go build -o /tmp/natscluster ./cmd/natscluster): the run starts three NATS servers, each a process of its own, and the nodes use them; -kill-bowlers-leader kills them")
+	fs.StringVar(&cfg.NATSCluster, "natscluster", "", "`path` of natscluster (go build -o /tmp/natscluster ./cmd/natscluster): the run starts three NATS servers, each a process of its own, and the nodes use them; -kill-bowlers-leader kills the one leading the bowlers' bucket")
 	fs.BoolVar(&cfg.KillBowlersLeader, "kill-bowlers-leader", true, "make the first kill, and every third fault after, a kill of the server leading the bowlers' bucket (its node, or with -natscluster the NATS server); off by default with -nats or -no-kill")
 	fs.StringVar(&cfg.Dir, "dir", "", "`dir`ectory for the nodes' data and logs (default: a new temporary one, removed unless the run fails)")
 	jsonOut := fs.Bool("json", false, "write the report as JSON")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tenpin nemesis [flags]\n\nRuns three tenpin nodes as a cluster under a reconnecting load, kills (SIGKILL) and pauses\n(SIGSTOP/SIGCONT) one node at a time, then checks that every acknowledged roll is stored once,\nnothing else is, no client saw a board's seq go back, and every remembered player's history\nholds each game they finished once. Exits 1 on a violation.")
+		fmt.Fprintln(stderr, "usage: tenpin nemesis [flags]\n\nRuns three tenpin nodes as a cluster under a reconnecting load, kills (SIGKILL) and pauses\n(SIGSTOP/SIGCONT) one node at a time, the server leading the bowlers' bucket among them on purpose\n(-kill-bowlers-leader), then checks that every acknowledged roll is stored once,\nnothing else is, no client saw a board's seq go back, and every remembered player's history\nholds each game they finished once. Exits 1 on a violation.")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
