@@ -346,7 +346,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	srv.ConnState = budget.connState
 	var debugSrv *http.Server
 	if debugLn != nil {
-		debugSrv = newHTTPServer(checkHost(hosts, &hostRefused, debugHandler(lb, &hostRefused)), logger)
+		debugSrv = newHTTPServer(checkHost(hosts, &hostRefused, debugHandler(lb, &hostRefused, node.Conn)), logger)
 		debugSrv.ReadTimeout, debugSrv.WriteTimeout = 0, 0 // a CPU profile or a trace takes as long as it was asked to
 	}
 
