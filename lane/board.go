@@ -286,8 +286,11 @@ func (l *Lane) ack(c *Client, ref string) {
 // the one last built (see sendBoard). The ack of a new_invite carries
 // the invitation.
 func (l *Lane) ackOf(c *Client, ref string) protocol.Ack {
-	a := protocol.Ack{Type: protocol.TypeAck, Ref: ref, Seq: l.view.Load().seq, Invite: c.invite}
-	c.invite = ""
+	a := protocol.Ack{Type: protocol.TypeAck, Ref: ref, Seq: l.view.Load().seq}
+	if l.seats.invited == c {
+		a.Invite = l.seats.invite
+		l.seats.invited, l.seats.invite = nil, ""
+	}
 	return a
 }
 

@@ -80,9 +80,6 @@ type Client struct {
 
 	// Owned by the lane goroutine.
 	seat bowling.Name // "" for a spectator
-	// invite is the invitation the client's next ack carries: the host's
-	// new one, until the board that shows it goes out (see new_invite).
-	invite string
 }
 
 // local is the session of a connection of this server ([Lane.Attach]):

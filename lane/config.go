@@ -48,7 +48,8 @@ type Config struct {
 	// its places seated, its first game under way (see
 	// [game.LeagueLane]); Open refuses one that fails its Check.
 	// LeagueNight, if set, is its league: the lane gives it each game's
-	// scores and shows the handicaps, team totals and points it counts.
+	// scores and shows the handicaps, team totals and points it counts,
+	// and stays open, idle or not, while it says the week is open.
 	League      *game.LeagueLane
 	LeagueNight LeagueNight
 

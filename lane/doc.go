@@ -137,5 +137,9 @@
 // the idle timeout while no game is in play (or the abandon timeout while
 // one is), or when handling a command panicked: the panic is recovered and
 // logged with the lane's id, the lane's clients are told and closed with
-// status 1011, and every other lane goes on.
+// status 1011, and every other lane goes on. A league night's lane does
+// not close for idleness while its league says its week is open, or does
+// not answer ([LeagueNight.WeekOpen]): it asks again an idle timeout
+// later. Its log stays open, so that a restart or another node brings it
+// back; the lobby reopens one that panicked.
 package lane

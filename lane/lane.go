@@ -33,6 +33,7 @@ var ErrPanic = errors.New("lane: internal error")
 type Lane struct {
 	id, name string
 	private  bool
+	league   bool // a league night's match (Config.League)
 	cfg      Config
 	log      *slog.Logger
 
@@ -204,6 +205,7 @@ func newLane(st *game.State, last uint64, cfg Config) *Lane {
 		id:      st.ID(),
 		name:    st.Name(),
 		private: st.Private(),
+		league:  st.League() != nil,
 		cfg:     cfg,
 		log:     cfg.Logger.With("lane", st.ID()),
 		inbox:   make(chan request, inboxSize),
@@ -241,6 +243,10 @@ func (l *Lane) Name() string { return l.name }
 // Private reports whether the lane is unlisted: the lobby does not list
 // it, and only its link leads to it.
 func (l *Lane) Private() bool { return l.private }
+
+// League reports whether the lane is a league night's match: it stays
+// open while its week is (see [Config.League]).
+func (l *Lane) League() bool { return l.league }
 
 // Done is closed when the lane has stopped.
 func (l *Lane) Done() <-chan struct{} { return l.stopped.Done() }

@@ -20,6 +20,10 @@ type LeagueNight interface {
 	// Sheet returns the match's sheet: each place's handicap, the absent
 	// and empty places' scores, the totals and the points won so far.
 	Sheet(ctx context.Context, m game.LeagueLane) (league.MatchSheet, error)
+	// WeekOpen reports whether the match's week is the league's night
+	// open now. The lane of an open week never closes for idleness: its
+	// link is on the league's page until the week closes.
+	WeekOpen(ctx context.Context, m game.LeagueLane) (bool, error)
 }
 
 // leagueTries is how many times a game's scores are offered to a league
@@ -80,6 +84,29 @@ func (l *Lane) leagueGameEnded() {
 		}
 		l.submit(context.Background(), request{op: opLeagueSheet, recorded: &recorded{sheet: &sheet}})
 	})
+}
+
+// leagueOpen reports whether the lane is a league night's whose week is
+// open, or may be: a league that does not answer keeps its lanes open,
+// for a lane closed by mistake would leave its night to be entered by
+// hand. Its answer is bounded by AppendTimeout: the lane goroutine waits
+// for it.
+func (l *Lane) leagueOpen(ctx context.Context) bool {
+	m := l.state.League()
+	if m == nil || l.cfg.LeagueNight == nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, l.cfg.AppendTimeout)
+	defer cancel()
+	open, err := l.cfg.LeagueNight.WeekOpen(ctx, *m)
+	if err != nil {
+		l.log.Warn("the lane stays open: its league did not say whether its week is open", "league", m.League, "week", m.Week, "err", err)
+		return true
+	}
+	if open {
+		l.log.Debug("the lane stays open: its league night is open", "league", m.League, "week", m.Week)
+	}
+	return open
 }
 
 // leagueNext starts a league night's next game once one is over: the

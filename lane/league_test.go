@@ -40,6 +40,13 @@ func (n *nightOf) Sheet(_ context.Context, m game.LeagueLane) (league.MatchSheet
 	return n.sheet(m)
 }
 
+func (n *nightOf) WeekOpen(_ context.Context, m game.LeagueLane) (bool, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	week, open := n.league.Night()
+	return open && week == m.Week, nil
+}
+
 func (n *nightOf) sheet(m game.LeagueLane) (league.MatchSheet, error) {
 	s, ok := n.league.Sheet(m.Week)
 	if !ok || m.Match >= len(s.Matches) {

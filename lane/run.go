@@ -68,13 +68,20 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 // closeIdle keeps the lane's night (Config.Keep), records that the lane
 // closed, so that it is not restored, and closes it. If the journal cannot
 // take the closing, the lane closes all the same and comes back, idle,
-// after a restart. If the night cannot be kept, the lane stays open: it
-// returns nil, and tries again after its idle timeout.
+// after a restart. If the night cannot be kept, or the lane is a league
+// night's whose week is open (see leagueOpen), the lane stays open: it
+// returns nil, and asks again after its idle timeout.
 func (l *Lane) closeIdle(ctx context.Context) error {
 	err := l.sync(ctx)
 	if l.tenure.moved() { // the lane lives on with another server: it is not closed
 		l.closeAll(protocol.CodeServerRestarting, NoticeMoved)
 		return ErrMoved
+	}
+	if l.leagueOpen(ctx) {
+		// Its link is on the league's page, and a closed lane would
+		// leave the rest of the night to be entered by hand.
+		l.conns.idle.Reset(l.cfg.IdleTimeout)
+		return nil
 	}
 	if err == nil {
 		l.recordGame() // a last game that ended, and is final now (Run waits for it)
@@ -275,7 +282,7 @@ func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request, k *Se
 	}
 	l.leagueNext(ctx)
 	if e.Kind == game.Invited {
-		c.invite = k.NewInvite
+		l.seats.invited, l.seats.invite = c, k.NewInvite
 	}
 	var left *Client
 	if e.Kind == game.PlayerLeft || (e.Kind == game.SeatClaimed && e.Token == (game.TokenHash{})) {

@@ -25,6 +25,11 @@ type seating struct {
 	// skippable fires when the player up, offline, may be skipped: the
 	// board then says so (see skipIn).
 	skippable *time.Timer
+	// invited is the host whose new_invite was stored, and invite the
+	// invitation its ack carries (see ackOf): one slot for the lane, not
+	// a field of every client, as one host asks at a time.
+	invited *Client
+	invite  string
 }
 
 // spectators counts the attached connections that hold no seat. Waiting
@@ -159,6 +164,9 @@ func (l *Lane) detach(c *Client) {
 		return
 	}
 	l.exit(c)
+	if l.seats.invited == c {
+		l.seats.invited, l.seats.invite = nil, "" // gone before its ack
+	}
 	if c.seat != "" && l.seats.holders[c.seat] == c {
 		delete(l.seats.holders, c.seat) // the player is shown disconnected but keeps the seat
 		l.seats.offline[c.seat] = time.Now()

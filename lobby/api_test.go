@@ -2,6 +2,7 @@ package lobby_test
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -133,4 +134,10 @@ func TestAPI(t *testing.T) {
 	if res.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("creating a lane past the limit: %s, want 503", res.Status)
 	}
+}
+
+// isCode reports whether err is a refusal with code.
+func isCode(err error, code protocol.Code) bool {
+	var pe *protocol.Error
+	return errors.As(err, &pe) && pe.Code == code
 }

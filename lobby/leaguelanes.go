@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/rivo/uniseg"
@@ -23,6 +24,7 @@ type leagueLane struct {
 	Week, Match   int
 	Home, Away    league.TeamSheet
 	GamesPerNight int
+	Invites       [2]game.TokenHash // each team's invitation's hash: see teamInvites
 }
 
 // name is the lane's name: the week and the teams, cut to a lane name's
@@ -51,7 +53,7 @@ func (ll leagueLane) name() string {
 // places that bowl, home first, each team's in roster order.
 func (ll leagueLane) match() *game.LeagueLane {
 	m := &game.LeagueLane{League: ll.League, Week: ll.Week, Match: ll.Match, Games: ll.GamesPerNight,
-		Teams: [2]string{ll.Home.Team, ll.Away.Team}}
+		Teams: [2]string{ll.Home.Team, ll.Away.Team}, Invites: ll.Invites}
 	for t, ts := range [2]league.TeamSheet{ll.Home, ll.Away} {
 		for _, pl := range ts.Places {
 			if pl.Kind != league.PlaceBowler && pl.Kind != league.PlaceSubstitute {
@@ -69,6 +71,60 @@ func (ll leagueLane) match() *game.LeagueLane {
 // away: it waits for no creator.
 func (lb *Lobby) openLeagueLane(ctx context.Context, ll leagueLane) (*lane.Lane, error) {
 	return lb.create(ctx, ll.name(), "", true, game.TokenHash{}, game.TokenHash{}, ll.match())
+}
+
+// maxReopenings is how many times a league night's lane that failed is
+// reopened by one server: a lane that fails again and again has a bug
+// the log shows, and reopening it for ever would hide it.
+const maxReopenings = 3
+
+// reopenings counts, by lane, the league lanes reopened after they
+// failed.
+type reopenings struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// another counts one more reopening of lane id, and reports whether it
+// may be reopened once more.
+func (r *reopenings) another(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.n == nil {
+		r.n = make(map[string]int)
+	}
+	r.n[id]++
+	return r.n[id] <= maxReopenings
+}
+
+// reopen brings back, from its log, a league night's lane whose goroutine
+// ended while its week may still be open (it failed: err), so that the
+// league page's link leads to a lane that takes balls, with its games
+// so far. A league lane closes for idleness only once its week has (see
+// lane.Config.LeagueNight); one closed so, moved to another node or
+// stopped with the server is not reopened. In a cluster the lane is
+// claimed as a node takes over a lane no node runs.
+func (lb *Lobby) reopen(ctx context.Context, id string, err error) {
+	if !lb.reopened.another(id) {
+		lb.log.Error("a league lane failed again and is left closed", "lane", id, "reopened", maxReopenings, "err", err)
+		return
+	}
+	if lb.cfg.Cluster != nil {
+		switch _, err := lb.claim(ctx, id); {
+		case errors.Is(err, game.ErrConflict), errors.Is(err, ErrClaiming):
+			lb.log.Info("a league lane that failed here was taken over by another node", "lane", id)
+		case err != nil:
+			lb.log.Error("a league lane that failed was not reopened", "lane", id, "err", err)
+		}
+		return
+	}
+	l, err := lb.takeOver(ctx, id)
+	if err != nil {
+		lb.log.Error("a league lane that failed was not reopened", "lane", id, "err", err)
+		return
+	}
+	lb.lanes.takenOver(l, nil)
+	lb.startLane(l, nil, "league lane reopened")
 }
 
 // leagueNight is the league night's lanes' league (lane.LeagueNight): the
@@ -114,6 +170,22 @@ func (n leagueNight) Sheet(ctx context.Context, m game.LeagueLane) (league.Match
 		return err
 	})
 	return sheet, err
+}
+
+// WeekOpen reports whether the match's week is the league's night open
+// now. A league the store no longer has has no open week: its lanes
+// close as any lane does.
+func (n leagueNight) WeekOpen(ctx context.Context, m game.LeagueLane) (bool, error) {
+	var open bool
+	err := n.lb.withLeague(ctx, m.League, func(e *leagueEntry) error {
+		week, ok := e.l.Night()
+		open = ok && week == m.Week
+		return nil
+	})
+	if errors.Is(err, league.ErrNotFound) {
+		return false, nil
+	}
+	return open, err
 }
 
 // matchSheet returns match m's sheet of l.

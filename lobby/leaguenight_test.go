@@ -19,8 +19,9 @@ import (
 )
 
 // TestLeagueNightOnItsLane: a night opened by the secretary seats its
-// match's lane; a bowler's phone claims their place and enters the balls
-// of the places no phone holds; the board shows teams, handicaps, the
+// match's lane; each team's invitation seats its own places alone, and
+// nobody sits without one; a bowler's phone claims their place and
+// enters the balls of the places no phone holds; the board shows teams, handicaps, the
 // absent bowler's score and the points; the game's scores reach the
 // league as the lane reports them, and the night's last game closes it.
 func TestLeagueNightOnItsLane(t *testing.T) {
@@ -30,11 +31,35 @@ func TestLeagueNightOnItsLane(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := opened.Matches[0].Lane
+	id, m := opened.Matches[0].Lane, opened.Matches[0]
+	if !protocol.ValidInvite(m.HomeInvite) || !protocol.ValidInvite(m.AwayInvite) || m.HomeInvite == m.AwayInvite {
+		t.Fatalf("the opening's match: %+v, want two invitations", m)
+	}
+	if again, err := c.WeekInvites(t.Context(), l.ID, l.SecretaryKey, 1); err != nil || !reflect.DeepEqual(again.Matches, opened.Matches) {
+		t.Errorf("the week's invitations asked again: %+v, %v; want the opening's %+v", again, err, opened.Matches)
+	}
+	if _, err := c.WeekInvites(t.Context(), l.ID, "not the key", 1); !isCode(err, protocol.CodeNotSecretary) {
+		t.Errorf("the week's invitations with another key: %v, want not_secretary", err)
+	}
+	if _, err := c.WeekInvites(t.Context(), l.ID, l.SecretaryKey, 2); !isCode(err, protocol.CodeWrongWeek) {
+		t.Errorf("the invitations of a week not open: %v, want wrong_week", err)
+	}
+	for _, path := range []string{"", "/standings", "/history"} {
+		if body := getText(t, s.srv.URL+"/api/leagues/"+l.ID+path); strings.Contains(body, m.HomeInvite) || strings.Contains(body, m.AwayInvite) {
+			t.Errorf("GET /api/leagues/{id}%s shows an invitation: %s", path, body)
+		}
+	}
 	kim, stranger := s.dial(t, id), s.dial(t, id)
-	stranger.send(t, `{"type":"join","name":"Bob","id":"bob"}`)
-	stranger.expectError(t, "bob", string(protocol.CodeNotOnRoster))
-	kim.send(t, `{"type":"join","name":"Kim","id":"kim"}`)
+	for _, join := range []struct{ msg, code string }{
+		{`{"type":"join","name":"Kim","id":"j"}`, string(protocol.CodeInvitationRequired)}, // the league page's link alone
+		{`{"type":"join","name":"Kim","invite":"` + m.AwayInvite + `","id":"j"}`, string(protocol.CodeNotYourTeam)},
+		{`{"type":"join","name":"Park","invite":"` + m.HomeInvite + `","id":"j"}`, string(protocol.CodeNotYourTeam)},
+		{`{"type":"join","name":"Bob","invite":"` + m.HomeInvite + `","id":"j"}`, string(protocol.CodeNotOnRoster)},
+	} {
+		stranger.send(t, join.msg)
+		stranger.expectError(t, "j", join.code)
+	}
+	kim.send(t, `{"type":"join","name":"Kim","invite":"`+m.HomeInvite+`","id":"kim"}`)
 	kim.expectAck(t, "kim")
 
 	// Handicaps: Kim ⌊50 × 0.9⌋ = 45, Park 27, Choi 72; Lee, absent,
@@ -155,7 +180,7 @@ func bowlNightToItsClose(t *testing.T, s *testServer, c *tenpin.Client) (protoco
 		t.Fatal("the night's lane is not open")
 	}
 	kim := s.dial(t, id)
-	kim.send(t, `{"type":"join","name":"Kim","id":"kim"}`)
+	kim.send(t, `{"type":"join","name":"Kim","invite":"`+opened.Matches[0].HomeInvite+`","id":"kim"}`)
 	kim.expectAck(t, "kim")
 	bowlSmallNight(t, kim)
 	kim.boardWith(t, "the points counted", func(m msg) bool {

@@ -459,7 +459,8 @@ func (lb *Lobby) OpenWeek(ctx context.Context, id, key string, week int, body pr
 			}
 			sheet, _ := l.Sheet(ev.Week)
 			for i, m := range sheet.Matches {
-				ln, err := lb.openLeagueLane(ctx, leagueLane{League: e.id, LeagueName: s.Name, Week: ev.Week, Match: i, Home: m.Home, Away: m.Away, GamesPerNight: s.GamesPerNight})
+				ln, err := lb.openLeagueLane(ctx, leagueLane{League: e.id, LeagueName: s.Name, Week: ev.Week, Match: i, Home: m.Home, Away: m.Away, GamesPerNight: s.GamesPerNight,
+					Invites: hashInvites(teamInvites(key, e.id, ev.Week, i))})
 				if err != nil {
 					return nil, fmt.Errorf("lobby: league %s, week %d: opening match %d's lane (%d opened, left to idle out): %w", e.id, ev.Week, i+1, len(opened), err)
 				}
@@ -471,7 +472,7 @@ func (lb *Lobby) OpenWeek(ctx context.Context, id, key string, week int, body pr
 			return err
 		}
 		lb.log.Info("league night opened", "league", e.id, "week", week, "lanes", rec.Lanes)
-		out = protocol.OpenedWeek{Week: week, Matches: e.matches(week, rec.Lanes)}
+		out = protocol.OpenedWeek{Week: week, Matches: withInvites(e.matches(week, rec.Lanes), key, e.id, week)}
 		return nil
 	})
 	return out, leagueError(err)

@@ -325,6 +325,9 @@ func TestLeagueNight(t *testing.T) {
 		{1, protocol.OpenWeek{Absent: []string{"Lee", "Lee"}}, protocol.CodeInvalidNight},
 		{1, protocol.OpenWeek{Substitutes: []protocol.LeagueSubstitute{{For: "Lee", Name: "Kim"}}}, protocol.CodeInvalidNight},
 		{1, protocol.OpenWeek{Substitutes: []protocol.LeagueSubstitute{{For: "Lee", Name: "Jo"}, {For: "Lee", Name: "Al"}}}, protocol.CodeInvalidNight},
+		// Nobody to bowl on the match's lane: a plain refusal, not a 503
+		// to try again.
+		{1, protocol.OpenWeek{Absent: []string{"Kim", "Lee", "Park", "Choi"}}, protocol.CodeInvalidNight},
 	} {
 		if _, err := c.OpenWeek(ctx, l.ID, l.SecretaryKey, tt.week, tt.body); code(err) != tt.code {
 			t.Errorf("open week %d with %+v: %v, want %s", tt.week, tt.body, err, tt.code)

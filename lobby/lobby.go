@@ -148,6 +148,8 @@ type Lobby struct {
 	compaction compaction // the journal's compactions, one at a time
 
 	claims singleflight.Group // lanes being taken over, by id (see claim)
+
+	reopened reopenings // league lanes reopened after they failed
 }
 
 // New returns a lobby; it needs [Lobby.Run] running to start lanes.
@@ -229,6 +231,9 @@ func (lb *Lobby) Run(ctx context.Context) error {
 			err := l.Run(ctx)
 			lb.remove(l.ID())
 			lb.log.Info("lane closed", "lane", l.ID(), "reason", err)
+			if l.League() && ctx.Err() == nil && !errors.Is(err, lane.ErrIdle) && !errors.Is(err, lane.ErrMoved) {
+				lb.reopen(ctx, l.ID(), err)
+			}
 		})
 	}
 	for _, l := range lb.lanes.startAll() {
@@ -297,7 +302,9 @@ func (lb *Lobby) restore(ctx context.Context, log game.Log) error {
 }
 
 // Create opens a new lane with the given name, stores its opening in the
-// journal and starts it.
+// journal and starts it. The lane has neither host key nor invitation:
+// anyone may join it, and its first player seated hosts it (a lane made
+// through the API has both: see CreateFor).
 func (lb *Lobby) Create(ctx context.Context, name string) (*lane.Lane, error) {
 	return lb.create(ctx, name, "", false, game.TokenHash{}, game.TokenHash{}, nil)
 }

@@ -53,7 +53,7 @@
 //
 // # Client → server
 //
-//	{"type":"join","name":"Jo"}           take a seat: 1–12 letters of any script (see Names); while seats remain and the game is not over. A player who joins after the first ball is seated last and bowls the frames they missed before the others go on. With "host_key" (the lane creator's, from POST /api/lanes) the player is the lane's host while seated. Until the creator joins so (or gives the lane away), the lane waits for them ("creator_away" on the board): nobody hosts it, no game starts, and its last seat is kept for them (lane_full to others). With "remember":true the seat is linked to a new bowler, whose key the welcome carries ("bowler_key"); with "bowler_key" to the bowler whose key it is (see Bowlers)
+//	{"type":"join","name":"Jo","invite":"…"}  take a seat: 1–12 letters of any script (see Names); while seats remain and the game is not over. "invite" is the lane's invitation (POST /api/lanes answers it; the creator's page shares it in the fragment of the lane's link, /lanes/{id}#invite=…): without it, or with another (one the host replaced, another lane's), the join is refused invitation_required and the connection goes on watching. A lane created "open":true, a join with "host_key" and a resume need none. A player who joins after the first ball is seated last and bowls the frames they missed before the others go on. With "host_key" (the lane creator's, from POST /api/lanes) the player is the lane's host while seated. Until the creator joins so (or gives the lane away), the lane waits for them ("creator_away" on the board): nobody hosts it, no game starts, and its last seat is kept for them (lane_full to others). With "remember":true the seat is linked to a new bowler, whose key the welcome carries ("bowler_key"); with "bowler_key" to the bowler whose key it is (see Bowlers)
 //	{"type":"resume","token":"…"}         take back one's seat after a reconnect, with the token from welcome
 //	{"type":"start"}                      start the game (the host only; the lane needs at least one player)
 //	{"type":"roll","pins":7,"frame":3,"ball":1}   the pins knocked down with the ball up: see Rolls below
@@ -66,6 +66,7 @@
 //	{"type":"remove","name":"BOB"}        take a player off the lane: their frames stay, their seat is no longer theirs, and they may not join again under that name, even after a rematch, until readmitted (the host only)
 //	{"type":"readmit","name":"BOB"}       let a removed player join again (the host only)
 //	{"type":"free","name":"BOB"}          free the seat of a player who left this game after bowling (or was removed): their frames of this game go, and another may take the seat (the host only)
+//	{"type":"new_invite","id":"1"}        issue a new invitation (the host only; "id" required): the ack carries it ({"type":"ack",…,"invite":"…"}), only to the host; the seated keep their seats, and the invitation before seats nobody from then on. A host shuts out a crawler so: remove it, then share the new link
 //	{"type":"give","host_key":"…"}        give the lane away (its creator, with its host key, seated or not): it waits for its creator no longer, its first player seated hosts it, and the key makes nobody the host from then on
 //
 // # Rolls
@@ -211,8 +212,11 @@
 // A league night opens one lane per match (POST
 // /api/leagues/{id}/weeks/{n}/open): both teams' places that bowl are
 // seated in roster order, home first, and the first game is under way. A
-// join under a place's name takes that place (its phone holds it, as any
-// seat; a name on no place is refused not_on_roster); leave gives it
+// join under a place's name with its team's invitation (the opening
+// answers one a team: "home_invite", "away_invite") takes that place (its
+// phone holds it, as any seat). Without an invitation, or with another
+// match's, it is refused invitation_required; with the other team's,
+// not_your_team; a name on no place, not_on_roster. Leave gives the place
 // back. Anyone seated enters the ball of a place no phone holds. Each game
 // over goes to the league, and the next starts by itself until the
 // night's games are bowled; rematch, remove, readmit and free are not a
@@ -261,13 +265,15 @@
 //	removed          join under the name of a player the host removed, until the host readmits them
 //	creator_away     start, rematch, remove, readmit or free on a lane that waits for its creator, who holds its host key
 //	not_on_roster    on a league night's lane: a join under a name none of its places has; a rematch, remove, readmit or free
+//	invitation_required  a join without the lane's invitation, or with another (replaced by the host's new_invite, another lane's, on a league lane another match's): the connection stays a spectator
+//	not_your_team    on a league night's lane: a join under a place of the other team than the invitation's
 //
 // A notice is an error message with no ref that says why the server is
 // about to close the connection:
 //
 //	server_restarting  the server is stopping and will be back with every lane as it was: reconnect (with backoff) and resume with the token
 //	removed            the host removed this connection's player: this one is a spectator now, and the token no longer resumes the seat
-//	lane_idle          nobody was on the lane for its idle time (5 min; 1 h for a game with a ball bowled): it has closed for good, stop reconnecting
+//	lane_idle          nobody was on the lane for its idle time (5 min; 1 h for a game with a ball bowled; a league night's lane only once its week has closed): it has closed for good, stop reconnecting
 //	seat_taken_over    another connection resumed this connection's seat (another tab or phone): this one is a spectator now, or, on a lane full of watchers, is sent spectators_full and closed with 1013; do not resume automatically after it, or the two connections take the seat from each other in turn
 //
 // # A sample session
@@ -358,7 +364,8 @@
 //	GET  /api/leagues/{id}/recap.csv        the weekly recap as a spreadsheet's file (text/csv, UTF-8 with a byte order mark, attachment "tenpin-league-{id}-week-{n}.csv"): sections, a blank row between them, every row as wide as the widest: league, week, night ("closed", "open" for a night in play, "" before the first), as_of; rank, team and the standings' team columns; bowler, team and the standings' bowler columns (average and handicap empty while unknown); week, home, away, home_1…home_{games}, home_series, away_1…, away_series, home_points, away_points: the night's matches, each team's games with handicap (empty until a game counts)
 //	GET  /api/leagues/{id}/recap.svg        the standings as an image (image/svg+xml): the league's name, the week and the date of its latest change, and the teams ranked, points won and lost, pins scratch and with handicap, high game and series; ?lang=ko for its words in Korean
 //	GET  /api/leagues/{id}/history?after=&limit=   its changes, oldest first, a page at a time (LeagueHistory): {"records":[{"n":1,"at","by":"secretary","kind":"opened","week":1,"absent":["Lee"],"substitutes":[{"for","name","average"}],"lanes":["k3x9…"]},{"n":2,…,"by":"lane k3x9…","kind":"scored","bowler":"Kim","game":1,"score":160}],"next":"…"}
-//	POST /api/leagues/{id}/weeks/{n}/open   the secretary's: {"absent":["Lee"],"substitutes":[{"for":"Lee","name":"Jung","average":140}]} (OpenWeek; {} or no body for nobody absent) → {"week":1,"matches":[{"home","away","lane"}]} (OpenedWeek)
+//	POST /api/leagues/{id}/weeks/{n}/open   the secretary's: {"absent":["Lee"],"substitutes":[{"for":"Lee","name":"Jung","average":140}]} (OpenWeek; {} or no body for nobody absent) → {"week":1,"matches":[{"home","away","lane","home_invite","away_invite"}]} (OpenedWeek): each team's invitation to its match's lane, the secretary's alone (never in the league's public answers)
+//	GET  /api/leagues/{id}/weeks/{n}/invites  the secretary's: the open week's matches with their lanes and invitations, as the opening answered them (OpenedWeek); 409 wrong_week for a week not open
 //	POST /api/leagues/{id}/weeks/{n}/close  the secretary's, no body → the record made (LeagueRecord)
 //	POST /api/leagues/{id}/scores           the secretary's: {"week":1,"bowler":"Kim","game":1,"score":160} (LeagueScore) → the record made (LeagueRecord), or 204 with no body if the game has that score already
 //	POST /api/leagues/{id}/balls            the secretary's: {"week":1,"bowler":"Kim","game":1,"frame":3,"ball":2,"pins":7} (LeagueBall) → the record made (LeagueRecord)
@@ -414,7 +421,7 @@
 // lobby/api point here. The API is served on the same address as the page:
 //
 //	GET  /api/lanes?limit=&after=    the lobby's list, a page at a time (Lanes): {"lanes":[{"id","name","phase","players":["PJS"],"spectators":0,"frame":1}],"next":"…","total":1}
-//	POST /api/lanes                  {"name":"Friday night","private":true} (CreateLane; "private" and "give_away" are optional) → 201, Location: /api/lanes/{id}, and the lane's summary as the list shows it with its "host_key" (CreatedLane): a join with it makes its player the host, whoever joined first, and the lane waits for that join (see join). It is in this body only: keep it as a token. With "give_away":true the lane has no key and waits for nobody: its first player seated hosts it
+//	POST /api/lanes                  {"name":"Friday night","private":true} (CreateLane; "private", "give_away" and "open" are optional) → 201, Location: /api/lanes/{id}, and the lane's summary as the list shows it with its "host_key" and its "invite" (CreatedLane): a join with the key makes its player the host, whoever joined first, and the lane waits for that join (see join); any other join must carry the invitation. Both are in this body only: keep them as tokens. With "give_away":true the lane has no key and waits for nobody: its first player seated hosts it. With "open":true it has no invitation: anyone may join (demos, load tests)
 //	GET  /api/lanes/{id}             the lane's board: the board message (Board)
 //	GET  /api/lanes/{id}/board.txt   the text scoreboard (text/plain), for curl
 //	GET  /api/lanes/{id}/games       the lane's series (Games): {"games":[{"game":1,"finished":true,"players":[{"name","frames","total","strikes","spares","opens","left","stats"}],"corrections":[{"name","frame","ball","was","pins","by","at"}]}]}
@@ -422,7 +429,7 @@
 //	GET  /api/lanes/{id}/games.csv   the series as a spreadsheet's file (text/csv, UTF-8 with a byte order mark): a header row, then a row per bowler per game: game, bowler, the ten frames' marks, total, finished, left, and the game's numbers as stats names them (clean_game for clean_games)
 //	GET  /api/lanes/{id}/games/{n}.svg   game n (from 1) as a scorecard image (image/svg+xml): the lane's name and the date, names, marks, running scores and totals; ?lang=ko for its words in Korean
 //	GET  /api/lanes/{id}/invite      {"url":"http://192.168.1.20:8080/lanes/k3x9…","urls":[…],"qr":"/api/lanes/k3x9…/qr.png"} (Invite): the lane's link at an address friends' phones can open
-//	GET  /api/lanes/{id}/qr.png      a QR code of the invitation's url (image/png)
+//	GET  /api/lanes/{id}/qr.png      a QR code of the invitation's url (image/png): a link to watch; with the header "Tenpin-Invite: <invitation>" (never in a URL, which servers log) the link carries it in its fragment, #invite=…, and seats whoever scans it; 400 bad_request for a header that is not an invitation (26 letters A–Z, 2–7)
 //	GET  /ws/lanes/{id}              the lane's WebSocket: see Transport
 //	…    /api/leagues…               a league's settings, schedule, nights, scores and standings: see Leagues
 //	GET  /api/nodes                  {"nodes":[{"name":"n1","urls":["http://192.168.1.20:8081"]}]} (Nodes): the nodes of the server's cluster alive now, this one first

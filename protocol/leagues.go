@@ -85,6 +85,11 @@ type LeagueMatch struct {
 	Home string `json:"home"`
 	Away string `json:"away"`
 	Lane string `json:"lane,omitempty"`
+	// HomeInvite and AwayInvite are each team's invitation to the lane:
+	// a join with a team's seats only that team's places. They are the
+	// secretary's alone (OpenedWeek), never in a league's public answer.
+	HomeInvite string `json:"home_invite,omitempty"`
+	AwayInvite string `json:"away_invite,omitempty"`
 }
 
 // OpenWeek is POST /api/leagues/{id}/weeks/{n}/open (the secretary's):
@@ -102,7 +107,9 @@ type LeagueSubstitute struct {
 	Average int    `json:"average,omitempty"`
 }
 
-// OpenedWeek answers the opening of a night: each match with its lane.
+// OpenedWeek answers the opening of a night, and GET
+// /api/leagues/{id}/weeks/{n}/invites (the secretary's): each match with
+// its lane and its teams' invitations.
 type OpenedWeek struct {
 	Week    int           `json:"week"`
 	Matches []LeagueMatch `json:"matches"`

@@ -88,7 +88,7 @@ func parseServe(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.addr, "addr", ":8080", "`host:port` to listen on: every interface by default, so that friends' phones on the same network can join (localhost:8080 for this machine only)")
 	fs.StringVar(&f.debugAddr, "debug-addr", "", "`host:port` of a second listener for operators: /metrics (Prometheus), /debug/vars and /debug/pprof/ (off when empty; they show the command line, the memory and profiles: keep it private, e.g. localhost:6060)")
-	fs.DurationVar(&f.idle, "idle", lane.IdleTimeout, "close a lane after this long with nobody connected and no game in play")
+	fs.DurationVar(&f.idle, "idle", lane.IdleTimeout, "close a lane after this long with nobody connected and no game in play (a league night's lane: once its week has closed)")
 	fs.DurationVar(&f.abandon, "abandon", lane.AbandonTimeout, "close a lane after this long with nobody connected and a game in play (a ball bowled)")
 	f.keep = DefaultKeep
 	fs.Var((*days)(&f.keep), "keep", "how long the night of a lane that closed (its games, numbers and exports, read-only) is kept: a `duration` such as 400d or 72h, or 0 for ever")

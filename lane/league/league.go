@@ -220,6 +220,25 @@ func (l *League) Open(week int, absent []Absence) (Event, error) {
 		}
 		e.Absent = append(e.Absent, out)
 	}
+	// A match's lane seats the places that bowl: a match with none has no
+	// lane to bowl on, and nothing to score but absent scores.
+	bowls := make(map[int]bool) // the teams with someone to bowl
+	for m, mb := range l.members {
+		if !marked[m] {
+			bowls[mb.team] = true
+		}
+	}
+	for _, a := range e.Absent {
+		if a.Sub != (Substitute{}) {
+			m, _ := l.names.find(a.Bowler)
+			bowls[l.members[m].team] = true
+		}
+	}
+	for i, m := range l.schedule[week-1] {
+		if !bowls[m.Home] && !bowls[m.Away] {
+			return Event{}, fmt.Errorf("%w: match %d, %s v %s: every bowler of both teams is absent, and none has a substitute; a match needs one bowler on its lane", ErrInvalidNight, i+1, l.s.Teams[m.Home].Name, l.s.Teams[m.Away].Name)
+		}
+	}
 	return e, nil
 }
 

@@ -394,6 +394,9 @@ func TestRefused(t *testing.T) {
 		{"sub average", nil, func(l *League) (Event, error) {
 			return l.Open(1, []Absence{{Bowler: "Ann", Sub: Substitute{Name: "Sue", Average: 400}}})
 		}, ErrInvalidNight, `"Sue"'s average 400`},
+		{"everyone absent", nil, func(l *League) (Event, error) {
+			return l.Open(1, []Absence{{Bowler: "Ann"}, {Bowler: "Cat"}, {Bowler: "Dan"}})
+		}, ErrInvalidNight, "match 1, A v B: every bowler of both teams is absent, and none has a substitute"},
 		{"unknown bowler", func(s *season) { s.open(1) }, func(l *League) (Event, error) { return l.Score(GameScore{Week: 1, Bowler: "Eve", Game: 1, Pins: 100}) }, ErrUnknownBowler, `"Eve" bowls in no place of week 1`},
 		{"absent bowler", func(s *season) { s.open(1, Absence{Bowler: "Cat"}) }, func(l *League) (Event, error) {
 			return l.Score(GameScore{Week: 1, Bowler: "Cat", Game: 1, Pins: 100})
@@ -578,5 +581,25 @@ func TestReportKeepsWhatTheLeagueHas(t *testing.T) {
 	}
 	if _, err := s.l.Report(GameScore{Week: 1, Bowler: "Zed", Game: 1, Pins: 100}); !errors.Is(err, ErrUnknownBowler) {
 		t.Errorf("Report(nobody of the league) = %v; want %v", err, ErrUnknownBowler)
+	}
+}
+
+// TestOpenWithATeamAbsent: a match where one team's bowlers are all
+// absent opens (its lane seats the other team), and so does one where
+// everybody is absent but a substitute comes.
+func TestOpenWithATeamAbsent(t *testing.T) {
+	settings := Settings{
+		Name: "Absences", GamesPerNight: 1, Handicap: Handicap{200, 90}, Points: Points{1, 1}, Weeks: 1,
+		Teams: duo("A", Bowler{"Ann", 150}, "B", Bowler{"Cat", 170}, Bowler{"Dan", 0}),
+	}
+	for _, absent := range [][]Absence{
+		{{Bowler: "Ann"}},
+		{{Bowler: "Cat"}, {Bowler: "Dan"}},
+		{{Bowler: "Ann"}, {Bowler: "Cat"}, {Bowler: "Dan", Sub: Substitute{Name: "Sue"}}},
+	} {
+		s := newSeason(t, settings)
+		if _, err := s.l.Open(1, absent); err != nil {
+			t.Errorf("Open with %v absent: %v", absent, err)
+		}
 	}
 }

@@ -43,6 +43,7 @@ func (a *API) leagueRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/leagues/{id}/history", a.getLeagueHistory)
 	mux.HandleFunc("POST /api/leagues/{id}/weeks/{n}/open", a.openWeek)
 	mux.HandleFunc("POST /api/leagues/{id}/weeks/{n}/close", a.closeWeek)
+	mux.HandleFunc("GET /api/leagues/{id}/weeks/{n}/invites", a.weekInvites)
 	mux.HandleFunc("POST /api/leagues/{id}/scores", a.scoreGame)
 	mux.HandleFunc("POST /api/leagues/{id}/balls", a.correctBall)
 	mux.HandleFunc("GET /api/leagues/{id}/secretary", a.checkSecretary)
@@ -229,6 +230,22 @@ func (a *API) openWeek(w http.ResponseWriter, r *http.Request) {
 	}
 	asSecretaryAnswer(a, w, r, func(ctx context.Context) (protocol.OpenedWeek, error) {
 		return a.lb.OpenWeek(ctx, r.PathValue("id"), key, week, body)
+	})
+}
+
+// weekInvites answers an open week's matches with their lanes and their
+// teams' invitations: the secretary's.
+func (a *API) weekInvites(w http.ResponseWriter, r *http.Request) {
+	key, ok := a.secretaryKey(w, r)
+	if !ok {
+		return
+	}
+	week, ok := a.week(w, r)
+	if !ok {
+		return
+	}
+	asSecretaryAnswer(a, w, r, func(ctx context.Context) (protocol.OpenedWeek, error) {
+		return a.lb.WeekInvites(ctx, r.PathValue("id"), key, week)
 	})
 }
 

@@ -15,8 +15,10 @@ import (
 
 // testNoSecretCrossesNodes: a lane's host, connected to a node that does
 // not run the lane, joins with the host key, plays, loses the connection
-// and resumes the seat through a third node; a stranger's resume with a
-// made-up token is refused. Neither the host key nor the seat's token is
+// and resumes the seat through a third node, where a friend joins with
+// the lane's invitation and the host draws a new one; a stranger's
+// resume with a made-up token is refused. Neither the host key, the
+// seat's token nor an invitation is
 // in any message published in the cluster meanwhile (the sniffer
 // subscribes to every subject of the nodes' account, on a node's own
 // connection, which may subscribe to any), while the messages that used
@@ -65,6 +67,17 @@ func testNoSecretCrossesNodes(t *testing.T, nodes []*node) {
 	if w.Name != "AAA" || w.Seat != 0 || w.Token != token {
 		t.Errorf("AAA's welcome back through %s: %+v, want seat 0 and the token %q", second.Name, w, token)
 	}
+	// A friend joins with the lane's invitation through the second node,
+	// and the host, on it too now, draws a new one.
+	bbb := dial(t, second, id, "BBB")
+	if _, err := bbb.conn.JoinInvited(ctx, "BBB", created.Invite); err != nil {
+		t.Fatalf("BBB joins with the invitation through %s: %v", second.Name, err)
+	}
+	fresh, err := aaa.conn.NewInvite(ctx)
+	if err != nil || !protocol.ValidInvite(fresh) || fresh == created.Invite {
+		t.Fatalf("AAA's new invitation through %s: %q, %v", second.Name, fresh, err)
+	}
+
 	aaa.board = nil
 	aaa.roll(1, 2, 4)
 	if b := aaa.waitBoard("AAA's two balls", func(b *protocol.Board) bool {
@@ -77,7 +90,7 @@ func testNoSecretCrossesNodes(t *testing.T, nodes []*node) {
 	// the resumes, and the welcomes to both relays' connections.
 	reads := func(node *node) string { return "tenpin.own." + id + ".read." + node.Name + "." }
 	s.until(t, ">", "the join, the resumes and their welcomes", func(msgs []*natsgo.Msg) bool {
-		var joins, resumes, welcomes int
+		var joins, resumes, welcomes, invited int
 		for _, m := range msgs {
 			switch {
 			case strings.HasPrefix(m.Subject, reads(first)) && bytes.Contains(m.Data, []byte(`"join"`)):
@@ -85,15 +98,19 @@ func testNoSecretCrossesNodes(t *testing.T, nodes []*node) {
 			case strings.HasPrefix(m.Subject, reads(second)) && bytes.Contains(m.Data, []byte(`"resume"`)):
 				resumes++
 			case strings.HasPrefix(m.Subject, "tenpin.to.") && strings.Contains(m.Subject, "."+id+"."):
-				if kind, _, _, data, ok := natscluster.Unframe(m.Data); ok && kind == natscluster.KindReply && bytes.Contains(data, []byte(`"welcome"`)) {
+				kind, _, _, data, ok := natscluster.Unframe(m.Data)
+				if ok && kind == natscluster.KindReply && bytes.Contains(data, []byte(`"welcome"`)) {
 					welcomes++
+				}
+				if ok && kind == natscluster.KindReply && bytes.Contains(data, []byte(`"invite":`)) {
+					invited++
 				}
 			}
 		}
-		return joins >= 1 && resumes >= 2 && welcomes >= 2
+		return joins >= 1 && resumes >= 2 && welcomes >= 3 && invited >= 1
 	})
 	msgs := s.on(">")
-	for _, secret := range []struct{ what, text string }{{"the host key", key}, {"the seat's token", token}} {
+	for _, secret := range []struct{ what, text string }{{"the host key", key}, {"the seat's token", token}, {"the invitation", created.Invite}, {"the new invitation", fresh}} {
 		for _, m := range msgs {
 			if bytes.Contains(m.Data, []byte(secret.text)) || strings.Contains(fmt.Sprint(m.Header), secret.text) {
 				t.Errorf("%s crossed on %s: %q", secret.what, m.Subject, m.Data)

@@ -56,7 +56,9 @@ type player struct {
 	lane  string
 	conn  *client.Conn
 	token string
-	board *protocol.Board // the newest
+	// invite is the invitation its join carries: "" on an open lane.
+	invite string
+	board  *protocol.Board // the newest
 }
 
 func dial(t *testing.T, at *node, id, name string) *player {
@@ -141,7 +143,7 @@ func (p *player) join() {
 	p.t.Helper()
 	ctx, cancel := context.WithTimeout(p.t.Context(), wait)
 	defer cancel()
-	w, err := p.conn.Join(ctx, p.name)
+	w, err := p.conn.JoinInvited(ctx, p.name, p.invite)
 	if err != nil {
 		p.t.Fatalf("%s joins on %s: %v", p.name, p.at.Name, err)
 	}

@@ -77,6 +77,16 @@ func (c *Client) OpenWeek(ctx context.Context, id, key string, week int, req pro
 	return out, nil
 }
 
+// WeekInvites returns the open week's matches with their lanes and
+// their teams' invitations (the secretary's): what OpenWeek answered.
+func (c *Client) WeekInvites(ctx context.Context, id, key string, week int) (*protocol.OpenedWeek, error) {
+	out := new(protocol.OpenedWeek)
+	if _, err := c.send(ctx, http.MethodGet, leaguePath(id, fmt.Sprintf("/weeks/%d/invites", week)), "Secretary "+key, nil, out, http.StatusOK); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // CloseWeek closes week's night of the league (the secretary's) and
 // returns the record made.
 func (c *Client) CloseWeek(ctx context.Context, id, key string, week int) (*protocol.LeagueRecord, error) {
