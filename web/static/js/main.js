@@ -407,7 +407,8 @@ function onError(msg) {
     // one): share no link that would not seat, and watch.
     if (msg.code === "invitation_required" && storedInvite(state.id)) setInvite("");
     const name = isolate($("#join-name").value.trim());
-    joinError = refusal(msg, { name });
+    // not_your_team refuses a roll too; of a join, it is the invitation's team.
+    joinError = msg.code === "not_your_team" ? () => t("joinNotYourTeam") : refusal(msg, { name });
     setFieldError("#join-name", "#join-error", joinError());
     return;
   }
