@@ -171,7 +171,7 @@ function teamInvites(m, inv) {
   const box = el("div", { class: "team-invites" });
   for (const [team, code] of [[m.home, inv.home_invite], [m.away, inv.away_invite]]) {
     const href = "/lanes/" + encodeURIComponent(m.lane) + "#invite=" + code;
-    const qr = el("img", { class: "lane-qr team-qr", alt: t("teamQRAlt", team, m.home, m.away), width: 144, height: 144, hidden: true });
+    const qr = el("img", { class: "team-qr", alt: t("teamQRAlt", team, m.home, m.away), width: 144, height: 144, hidden: true });
     qr.onload = () => { qr.hidden = false; };
     qr.onerror = () => { qr.hidden = true; };
     qrImage("/api/lanes/" + encodeURIComponent(m.lane) + "/qr.png", code).then((src) => { if (src) qr.src = src; });
