@@ -58,7 +58,7 @@ func TestInvitationSeatsFriends(t *testing.T) {
 		t.Fatalf("the host's page shares %s, want the lane's link with its invitation", oldLink)
 	}
 	join(t, host, "Ann", "Ann")
-	until(t, host, "the New invitation button, the host's", `!document.querySelector("#new-invite-part").hidden && document.querySelector("#new-invite").textContent === "New invitation"`)
+	until(t, host, "the New invitation button, the host's", `document.querySelector("#invite-title").textContent === "Invite friends" && !document.querySelector("#new-invite-part").hidden && document.querySelector("#new-invite").textContent === "New invitation"`)
 
 	// (a) A stranger opens the lane from the lobby's list: it watches; its
 	// join is refused, said beside the name, and it stays a watcher.
@@ -67,7 +67,7 @@ func TestInvitationSeatsFriends(t *testing.T) {
 	until(t, stranger, "the lane listed", `document.querySelectorAll("#lanes tbody a").length === 1`)
 	do(t, stranger, "open the listed lane", chromedp.Click(chromedp.CSS("#lanes tbody a")))
 	until(t, stranger, "the lane, watched", `location.pathname === "/lanes/`+id+`" && document.querySelector("#conn").classList.contains("ok") && `+seated+` === "Ann"`)
-	until(t, stranger, "the link to watch and its QR code shared", `document.querySelector("#share-url").value === `+js(s.url+"/lanes/"+id)+` && document.querySelector("#qr").getAttribute("src") === `+js(qrData(t, s, id, "")))
+	until(t, stranger, "the link to watch and its QR code shared", `document.querySelector("#invite-title").textContent === "Share this lane to watch" && document.querySelector("#share-url").value === `+js(s.url+"/lanes/"+id)+` && document.querySelector("#qr").getAttribute("src") === `+js(qrData(t, s, id, "")))
 	if !eval[bool](t, stranger, `document.querySelector("#new-invite-part").hidden`) {
 		t.Error("a watcher is offered a new invitation")
 	}
@@ -117,15 +117,19 @@ func TestInvitationSeatsFriends(t *testing.T) {
 	tryJoin(t, crawler, "Zee")
 	until(t, crawler, "the crawler refused under a new name", watchingRefused("Ann Bob"))
 	until(t, crawler, "the old link no longer shared", `document.querySelector("#share-url").value === `+js(s.url+"/lanes/"+id)+` && !localStorage.getItem("tenpin-invite-" + `+js(id)+`)`)
-	// Opening the old link again changes nothing.
-	do(t, crawler, "open the old link again", chromedp.Navigate(oldLink))
+	// Opening the old link again, afresh, changes nothing.
+	do(t, crawler, "open the old link again", chromedp.Navigate("about:blank"), chromedp.Navigate(oldLink))
 	until(t, crawler, "the lane, watched", `document.querySelector("#conn").classList.contains("ok") && `+seated+` === "Ann Bob"`)
 	tryJoin(t, crawler, "Zoe")
 	until(t, crawler, "the crawler refused again", watchingRefused("Ann Bob"))
 
-	// A friend with the new link joins; those seated kept their seats.
-	cy := open()
-	do(t, cy, "open the new link", chromedp.Navigate(newLink))
+	// The stranger, watching, is sent the new link and opens it in the
+	// same tab (only the fragment changes: the page stays, and takes the
+	// invitation); it joins. Those seated kept their seats.
+	do(t, stranger, "the new link in the watching tab", chromedp.Navigate(newLink))
+	until(t, stranger, "the new invitation taken", `document.querySelector("#share-url").value === `+js(newLink)+` && location.href === `+js(s.url+"/lanes/"+id)+` && document.querySelector("#qr").dataset.invite === "true"`)
+	cy := stranger
+	do(t, cy, "clear the name", chromedp.Evaluate[chromedp.Void](`document.querySelector("#join-name").value = ""`))
 	join(t, cy, "Cy", "Cy")
 	for name, p := range map[string]context.Context{"Ann": host, "Bob": bob, "Cy": cy} {
 		until(t, p, name+" seated among Ann, Bob and Cy", `window.tenpin.state.seat === `+js(name)+` && `+seated+` === "Ann Bob Cy"`)

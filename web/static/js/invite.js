@@ -67,6 +67,7 @@ export function renderInvite() {
   const code = storedInvite(laneID);
   const frag = code ? "#invite=" + code : "";
   $("#share-url").value = bases[0] + frag;
+  $("#invite-title").textContent = t(code ? "inviteTitle" : "watchTitle");
   $("#share-label").textContent = t(code ? "shareLabelInvite" : "shareLabelWatch");
   $("#invite-note").textContent = t(code ? "inviteNoteSeat" : "inviteNoteWatch");
   $("#qr").alt = t(code ? "qrAltInvite" : "qrAltWatch");

@@ -102,21 +102,33 @@ function refusal(msg, ctx = {}) {
   return () => errorText(msg.code, ctx);
 }
 
-function startLane(id) {
-  state.id = id;
-  // A page that moved here from another node of the cluster brings its
-  // seat's token in the fragment (see socket's moveNode), and a friend's
-  // link brings the lane's invitation (#invite=CODE): keep them on this
-  // device, and take them out of the address bar and the history, so
-  // that a screenshot of the address, a bookmark or a synced history
-  // does not seat a stranger. The page's invitation panel shares the
-  // link with the invitation for as long as it is good.
+// takeFragment keeps what the address's fragment brings, and returns the
+// invitation it brought, or "". A page that moved here from another
+// node of the cluster brings its seat's token (see socket's moveNode),
+// and a friend's link brings the lane's invitation (#invite=CODE): keep
+// them on this device, and take them out of the address bar and the
+// history, so that a screenshot of the address, a bookmark or a synced
+// history does not seat a stranger. The page's invitation panel shares
+// the link with the invitation for as long as it is good.
+function takeFragment() {
   const frag = new URLSearchParams(location.hash.slice(1));
   const moved = frag.get("token");
   if (moved) localStorage.setItem(tokenKey(), moved);
   const code = (frag.get("invite") || "").trim().toUpperCase();
-  if (validInvite(code)) keepInvite(id, code);
+  if (validInvite(code)) keepInvite(state.id, code);
   if (frag.has("token") || frag.has("invite")) history.replaceState(null, "", location.pathname + location.search);
+  return validInvite(code) ? code : "";
+}
+
+function startLane(id) {
+  state.id = id;
+  takeFragment();
+  // A link to this lane opened in its own tab changes only the fragment:
+  // the page stays, and takes the invitation from it all the same.
+  window.addEventListener("hashchange", () => {
+    const code = takeFragment();
+    if (code) setInvite(code);
+  });
   $("#lane").hidden = false;
   sock = createSocket(id, {
     status(say, ok) {

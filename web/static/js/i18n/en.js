@@ -46,6 +46,7 @@ export default {
   colTotalSeries: "Total",
   gamesJSON: "Every game of the series, as JSON",
   inviteTitle: "Invite friends",
+  watchTitle: "Share this lane to watch",
   shareLabelInvite: "Link that invites to this lane",
   shareLabelWatch: "Link to watch this lane",
   inviteNoteSeat: "Whoever has this link or its QR code can take a seat on this lane: share it with your friends only.",

@@ -43,6 +43,7 @@ export default {
   colTotalSeries: "합계",
   gamesJSON: "시리즈의 모든 게임 (제이슨 파일)",
   inviteTitle: "친구 초대",
+  watchTitle: "관전 링크 공유",
   shareLabelInvite: "이 레인에 초대하는 링크",
   shareLabelWatch: "이 레인을 관전하는 링크",
   inviteNoteSeat: "이 링크나 큐알 코드가 있으면 누구나 이 레인에 앉을 수 있습니다: 친구에게만 공유하세요.",
