@@ -532,7 +532,9 @@
 // (-node) and the addresses at which clients open it, best first. A lone
 // server lists itself, with the name "". The page keeps the list, and
 // opens its lane on another node when its own stops answering — only one
-// whose /healthz has answered the page, never an address it cannot reach.
+// whose /healthz has answered the page, never an address it cannot reach —
+// taking its seat's token and the lane's invitation along in the
+// fragment (#token=…&invite=…), as another node's page has its own storage.
 //
 // /healthz asks the store whether it takes writes, for at most 2 seconds:
 // it answers 200 ok if it does, and 503 unavailable (an [Error], as
