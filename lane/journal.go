@@ -67,8 +67,15 @@ var ErrStopped = errors.New("lane: stopped")
 // the snapshot is stored, or fails with [ErrStopped] if the lane stopped
 // first.
 func (l *Lane) Snapshot(ctx context.Context) error {
+	return l.ask(ctx, request{op: opSnapshot})
+}
+
+// ask hands the lane goroutine r and waits for its result: ErrStopped if
+// the lane stopped first, ctx's error if ctx ended.
+func (l *Lane) ask(ctx context.Context, r request) error {
 	result := make(chan error, 1)
-	if !l.submit(ctx, request{op: opSnapshot, result: result}) {
+	r.result = result
+	if !l.submit(ctx, r) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -217,21 +217,7 @@ func (l *Lane) handicap(name bowling.Name) (int, bool) {
 // or the refusal, to be answered with [ErrorFor]; [ErrStopped] if the
 // lane stopped.
 func (l *Lane) Secretary(ctx context.Context, m protocol.Request) error {
-	result := make(chan error, 1)
-	if !l.submit(ctx, request{op: opSecretary, msg: &m, result: result}) {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		return ErrStopped
-	}
-	select {
-	case err := <-result:
-		return err
-	case <-l.stopped.Done():
-		return ErrStopped
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return l.ask(ctx, request{op: opSecretary, msg: &m})
 }
 
 // secretary decides, stores and shows a league secretary's command (see

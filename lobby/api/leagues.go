@@ -154,6 +154,17 @@ func (a *API) secretaryKey(w http.ResponseWriter, r *http.Request) (string, bool
 	return key, true
 }
 
+// secretaryWeek returns the secretary's key a request carries and the
+// week its path names, or answers why not.
+func (a *API) secretaryWeek(w http.ResponseWriter, r *http.Request) (string, int, bool) {
+	key, ok := a.secretaryKey(w, r)
+	if !ok {
+		return "", 0, false
+	}
+	week, ok := a.week(w, r)
+	return key, week, ok
+}
+
 // week returns the week the path names, or answers why not.
 func (a *API) week(w http.ResponseWriter, r *http.Request) (int, bool) {
 	s := r.PathValue("n")
@@ -220,11 +231,7 @@ func (a *API) checkSecretary(w http.ResponseWriter, r *http.Request) {
 // openWeek opens a week's night (see lobby.Lobby.OpenWeek) and answers
 // its matches with their lanes.
 func (a *API) openWeek(w http.ResponseWriter, r *http.Request) {
-	key, ok := a.secretaryKey(w, r)
-	if !ok {
-		return
-	}
-	week, ok := a.week(w, r)
+	key, week, ok := a.secretaryWeek(w, r)
 	if !ok {
 		return
 	}
@@ -240,11 +247,7 @@ func (a *API) openWeek(w http.ResponseWriter, r *http.Request) {
 // weekInvites answers an open week's matches with their lanes and their
 // teams' invitations: the secretary's.
 func (a *API) weekInvites(w http.ResponseWriter, r *http.Request) {
-	key, ok := a.secretaryKey(w, r)
-	if !ok {
-		return
-	}
-	week, ok := a.week(w, r)
+	key, week, ok := a.secretaryWeek(w, r)
 	if !ok {
 		return
 	}
@@ -255,11 +258,7 @@ func (a *API) weekInvites(w http.ResponseWriter, r *http.Request) {
 
 // closeWeek closes a week's night: its averages stand.
 func (a *API) closeWeek(w http.ResponseWriter, r *http.Request) {
-	key, ok := a.secretaryKey(w, r)
-	if !ok {
-		return
-	}
-	week, ok := a.week(w, r)
+	key, week, ok := a.secretaryWeek(w, r)
 	if !ok {
 		return
 	}
@@ -320,11 +319,7 @@ func (a *API) correctBall(w http.ResponseWriter, r *http.Request) {
 // command without one), then call.
 func (a *API) onNightLane(w http.ResponseWriter, r *http.Request, body any, example string,
 	call func(ctx context.Context, id, key string, week, match int) ([]byte, error)) {
-	key, ok := a.secretaryKey(w, r)
-	if !ok {
-		return
-	}
-	week, ok := a.week(w, r)
+	key, week, ok := a.secretaryWeek(w, r)
 	if !ok {
 		return
 	}
