@@ -276,7 +276,12 @@ func (b *Bowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (*bowler
 		return nil, bowler.News{}, err
 	}
 	var news bowler.News
-	var placed string // the history's key this add wrote
+	// A game written whose record's update fails stays where it was
+	// written: the update may have been stored all the same (its answer
+	// lost as the bucket's leader died), and then the record counts the
+	// game and only that place holds it. If the update was not stored,
+	// the retry finds the game there (see putGame), or, should nobody
+	// retry, the next game of the bowler takes the place.
 	r, err := b.change(ctx, id, func(r *bowler.Record) (bool, error) {
 		if place, ok := r.Replaces(g); ok {
 			return b.correct(ctx, id, r, place, g, data, &news)
@@ -286,17 +291,9 @@ func (b *Bowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (*bowler
 			return false, nil
 		}
 		news = n
-		wrote, err := b.putGame(ctx, id, r.Stats.Games, g, data)
-		if wrote {
-			placed = gameKey(id, r.Stats.Games)
-		}
+		_, err := b.putGame(ctx, id, r.Stats.Games, g, data)
 		return true, err
 	})
-	if err != nil && placed != "" {
-		// No record counts the game written: a bowler deleted meanwhile
-		// must not keep it, and a retry writes it again.
-		b.kv.Purge(context.WithoutCancel(ctx), placed)
-	}
 	return r, news, err
 }
 
