@@ -59,18 +59,24 @@ const recordTries = 3
 
 var errUnknownBowler = protocol.Errorf(protocol.CodeUnknownBowler, "that bowler key is not known here: it was revoked, or its bowler deleted their history; join as a guest, or start a new history")
 
+// linked is what a join's welcome says of the seat's bowler.
+type linked struct {
+	key   string          // a new bowler's key ("" but for a new bowler)
+	guest *protocol.Error // why a join that asked to be remembered was seated as a guest
+}
+
 // linkBowler links the seat e takes to the bowler of k's key, or to a new
 // bowler if the join asked to be remembered; a guest's join is left as it
-// is. It returns the key the welcome carries ("" but for a new bowler).
-func (l *Lane) linkBowler(ctx context.Context, e *game.Event, k *Secrets) (string, error) {
+// is. It returns what the welcome says of the bowler.
+func (l *Lane) linkBowler(ctx context.Context, e *game.Event, k *Secrets) (linked, error) {
 	if k.BowlerKey.IsZero() && k.NewBowler.IsZero() {
-		return "", nil
+		return linked{}, nil
 	}
 	if l.cfg.Bowlers == nil {
 		if !k.BowlerKey.IsZero() {
-			return "", errUnknownBowler
+			return linked{}, errUnknownBowler
 		}
-		return "", nil // nowhere to remember: a guest
+		return linked{}, nil // nowhere to remember: a guest
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.cfg.AppendTimeout)
 	defer cancel()
@@ -85,22 +91,27 @@ func (l *Lane) linkBowler(ctx context.Context, e *game.Event, k *Secrets) (strin
 	}
 	switch {
 	case errors.Is(err, bowler.ErrUnknown):
-		return "", errUnknownBowler
+		return linked{}, errUnknownBowler
+	case errors.Is(err, game.ErrStorageFull):
+		// The bowlers' budget is full: the player bowls as a guest, and
+		// is told why nothing will be remembered.
+		pe, _ := ErrorFor(err)
+		return linked{guest: pe}, nil
 	case err != nil:
 		// The bowlers' store does not answer: bowling matters more than
 		// remembering it, so the player joins as a guest (the welcome
 		// carries no new key).
 		l.log.Warn("bowlers not reached: a guest's seat", "err", err)
-		return "", nil
+		return linked{}, nil
 	}
 	for _, st := range l.state.Match().Players() {
 		if id, ok := l.state.Bowler(st.Name); ok && id == string(r.ID) && !st.Name.Same(e.Player) {
-			return "", protocol.Errorf(protocol.CodeAlreadySeated, "that bowler holds %s's seat on this lane already", st.Name)
+			return linked{}, protocol.Errorf(protocol.CodeAlreadySeated, "that bowler holds %s's seat on this lane already", st.Name)
 		}
 	}
 	e.Bowler = string(r.ID)
 	l.bw.learn(r)
-	return welcome, nil
+	return linked{key: welcome}, nil
 }
 
 // learn keeps what the board shows of bowler r.

@@ -83,8 +83,24 @@ func (b *budget) note(err error) error {
 		return err
 	}
 	b.full.Store(true)
-	return fmt.Errorf("%w: the server keeps no more %s, its budget of %s is full: %w", game.ErrStorageFull, b.kind, bytesText(b.bytes), err)
+	return &fullError{kind: b.kind, bytes: b.bytes, err: err}
 }
+
+// fullError is a write refused for a full budget. Its text is meant for
+// the client (lane.ErrorFor sends what follows game.ErrStorageFull's),
+// so it names the kind and its budget, not JetStream's answer, which it
+// wraps for whoever asks.
+type fullError struct {
+	kind  string
+	bytes int64
+	err   error
+}
+
+func (e *fullError) Error() string {
+	return fmt.Sprintf("%v: the server keeps no more %s: their budget of %s is full", game.ErrStorageFull, e.kind, bytesText(e.bytes))
+}
+
+func (e *fullError) Unwrap() []error { return []error{game.ErrStorageFull, e.err} }
 
 // isMaxBytes reports whether err is a stream's refusal of a message that
 // would take it past its MaxBytes.
