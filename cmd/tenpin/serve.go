@@ -333,6 +333,13 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return fmt.Errorf("serve: %w", err)
 	}
 	defer node.Close() // after every lane has stopped: see below
+	if store.URL == "" && !f.memory {
+		if disk, ok := diskSize(store.Dir); ok && overDisk(f.budgets, disk) {
+			b := f.budgets
+			total := size(b.Lanes + b.Kept + b.Bowlers + b.Leagues)
+			logger.Warn("the budgets together are more than the disk of -data holds: it would fill before they do, and a full disk stops every kind of data at once; lower -max-lanes-bytes, -max-kept-bytes, -max-bowlers-bytes or -max-leagues-bytes (see OPERATING.md)", "budgets", total.String(), "disk", size(disk).String(), "data", store.Dir)
+		}
+	}
 	lb, restored := node.Lobby, node.Restored()
 
 	var debugLn net.Listener

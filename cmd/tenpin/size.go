@@ -34,8 +34,8 @@ var sizeUnits = []struct {
 	shift  uint
 }{{"GiB", 30}, {"MiB", 20}, {"KiB", 10}, {"GB", 30}, {"MB", 20}, {"KB", 10}, {"G", 30}, {"M", 20}, {"K", 10}, {"B", 0}}
 
-func (s *size) String() string {
-	n := int64(*s)
+func (s size) String() string {
+	n := int64(s)
 	for _, u := range sizeUnits[:3] {
 		if n >= 1<<u.shift && n%(1<<u.shift) == 0 {
 			return strconv.FormatInt(n>>u.shift, 10) + u.suffix
@@ -74,4 +74,16 @@ func describeBudgets(b natsstore.Budgets, memory bool) string {
 	}
 	return fmt.Sprintf("lanes %s (-max-lanes-bytes), kept nights %s (-max-kept-bytes), bowlers %s (-max-bowlers-bytes), leagues %s (-max-leagues-bytes)",
 		say(b.Lanes), say(b.Kept), say(b.Bowlers), say(b.Leagues))
+}
+
+// overDisk reports whether budgets b, all bounded, take more than nine
+// tenths of a disk of disk bytes (the rest is for JetStream's own files
+// and the system): the disk would then fill before a budget does, and a
+// full disk stops JetStream, every kind at once. A budget of 0 is the
+// operator's choice of the disk as its bound.
+func overDisk(b natsstore.Budgets, disk uint64) bool {
+	if b.Lanes <= 0 || b.Kept <= 0 || b.Bowlers <= 0 || b.Leagues <= 0 {
+		return false
+	}
+	return uint64(b.Lanes)+uint64(b.Kept)+uint64(b.Bowlers)+uint64(b.Leagues) > disk/10*9
 }

@@ -61,3 +61,23 @@ func TestBudgetFlags(t *testing.T) {
 		t.Errorf("describeBudgets = %q, want %q", got, wantText)
 	}
 }
+
+func TestOverDisk(t *testing.T) {
+	defaults := natsstore.Budgets{Lanes: DefaultMaxLanesBytes, Kept: DefaultMaxKeptBytes, Bowlers: DefaultMaxBowlersBytes, Leagues: DefaultMaxLeaguesBytes}
+	unbounded := defaults
+	unbounded.Kept = 0
+	for _, tt := range []struct {
+		b    natsstore.Budgets
+		disk uint64
+		want bool
+	}{
+		{defaults, 24 << 20, true},  // the 24 MiB disk
+		{defaults, 10 << 30, false}, // a small server's 10 GB
+		{defaults, 3 << 30, true},   // 2.75 GiB is more than nine tenths of 3 GiB
+		{unbounded, 24 << 20, false},
+	} {
+		if got := overDisk(tt.b, tt.disk); got != tt.want {
+			t.Errorf("overDisk(%+v, %d) = %v, want %v", tt.b, tt.disk, got, tt.want)
+		}
+	}
+}
