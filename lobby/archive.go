@@ -201,8 +201,9 @@ func decodeSheet(data []byte) (*keptLane, error) {
 }
 
 // maxUnkept bounds the lanes whose nights could not be kept that the
-// lobby remembers, in memory only: the links of a day's worth of closings
-// say why they show nothing, at some 100 bytes each.
+// lobby remembers, in memory only, at some 200 bytes each: the links of
+// those that closed lately say why they show nothing, and older ones
+// answer lane_not_found again.
 const maxUnkept = 1024
 
 // unkept remembers the lanes that closed while the kept nights' budget

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/tenpin/tenpin/lane/bowler"
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/league"
@@ -178,5 +180,25 @@ func TestBudgetNegative(t *testing.T) {
 	_, err := openOn(t.Context(), natsconn.Config{Dir: t.TempDir(), Logger: testLogger(t)}, Config{Budgets: Budgets{Kept: -1}})
 	if err == nil {
 		t.Fatal("Open with a negative budget: no error")
+	}
+}
+
+// TestLanesBudgetSplitOverShards: each stream of lanes gets its share of
+// the lanes' budget, and refuses new events past it rather than drop old
+// ones.
+func TestLanesBudgetSplitOverShards(t *testing.T) {
+	j, err := openOn(t.Context(), natsconn.Config{Dir: t.TempDir(), Logger: testLogger(t)}, Config{Shards: 3, Budgets: Budgets{Lanes: 3 << 20}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	for _, s := range j.shards {
+		info, err := s.stream.Info(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := info.Config; c.MaxBytes != 1<<20 || c.Discard != jetstream.DiscardNew {
+			t.Errorf("stream %s: MaxBytes %d, discard %v; want %d, new", s.name, c.MaxBytes, c.Discard, 1<<20)
+		}
 	}
 }
