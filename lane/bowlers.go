@@ -18,22 +18,36 @@ import (
 // key, or with "remember" (which makes a new bowler, whose key the
 // welcome carries), stores the bowler's id in its SeatTaken event, so the
 // link outlives restarts and moves. A game goes into its linked players'
-// histories once it is final — when the next game is set up, or when the
-// lane closes — for until then a ball of it may still be corrected. The
-// board shows a linked player's average, and, from the moment a game
-// ends, the personal bests it brought, reckoned from what the lane last
-// learnt of each bowler.
+// histories the moment it is over, and again after each correction of it
+// (which the lane takes until the next game is set up): each version
+// replaces the one before, and the game counts once (bowler.Record.Add
+// and Correct). The board shows a linked player's average, and, from the
+// moment a game ends, the personal bests it brought, reckoned from what
+// the lane last learnt of each bowler.
 //
 // Recording is off the lane goroutine: a bowler's store takes a few
-// requests a game, and the lane goes on meanwhile. What comes back (the
-// new averages) reaches the lane as a request (opRecorded).
+// requests a game, and the lane goes on meanwhile. The lane's recorder
+// stores its games in order, each until it is stored, a few seconds
+// apart at most while the store elects a leader; a lane restored or taken
+// over by another node offers again what may not have been stored (see
+// offerAgain). What comes back (the new averages) reaches the lane as a
+// request (opRecorded).
 
 // bowlers is what a lane knows of the bowlers its seats are linked to.
-// Owned by the lane goroutine.
+// Owned by the lane goroutine, but for rec.
 type bowlers struct {
 	known map[string]*bowlerLine // by bowler id: what the board shows of them
 	highs []protocol.High        // the personal bests the game just finished brought, until the next game
+	ended map[string]bowlerLine  // by bowler id: the lines as the game just finished ended, until the next game
 	wg    sync.WaitGroup         // games being recorded: Run waits for them
+	// offered is the last version of a game offered to the recorder.
+	offered gameRef
+	// again: the lane was restored or taken over, and Run offers again
+	// what its last server may not have recorded (see offerAgain), but
+	// for what the records loaded then count already.
+	again  bool
+	loaded map[string]*bowler.Record
+	rec    recorder // shared with its goroutine, under its own lock
 }
 
 // bowlerLine is a bowler as the lane last learnt them: games and pins for
@@ -52,10 +66,6 @@ type recorded struct {
 	lines map[string]bowlerLine // by bowler id
 	sheet *league.MatchSheet    // for opLeagueSheet: the league's sheet of the lane's match
 }
-
-// recordTries bounds the tries to record a bowler's game, each within
-// the lane's append timeout, a second or two apart.
-const recordTries = 3
 
 var errUnknownBowler = protocol.Errorf(protocol.CodeUnknownBowler, "that bowler key is not known here: it was revoked, or its bowler deleted their history; join as a guest, or start a new history")
 
@@ -160,20 +170,48 @@ func (l *Lane) loadBowlers(ctx context.Context) {
 			continue
 		}
 		l.bw.learn(r)
+		if l.bw.loaded == nil {
+			l.bw.loaded = make(map[string]*bowler.Record)
+		}
+		l.bw.loaded[id] = r
 	}
 }
 
 // gameEnded reckons the personal bests of the game that just ended: a
 // linked player's score over their best game, their last three games in
 // a row on this lane over their best series (a first game or series beats
-// nothing). The board shows them until the next game.
+// nothing). The board shows them until the next game. The bowlers' lines
+// as the game ended are kept for a correction of it, which reckons them
+// again (see gameCorrected): by then the game is in the lines itself.
 func (l *Lane) gameEnded() {
+	l.bw.ended = nil
+	for _, p := range l.state.Match().Players() {
+		id, ok := l.state.Bowler(p.Name)
+		if line := l.bw.known[id]; ok && line != nil {
+			if l.bw.ended == nil {
+				l.bw.ended = make(map[string]bowlerLine)
+			}
+			l.bw.ended[id] = *line
+		}
+	}
+	l.reckonHighs()
+}
+
+// gameCorrected reckons again the personal bests of the game that ended,
+// now corrected.
+func (l *Lane) gameCorrected() {
+	if len(l.bw.ended) > 0 {
+		l.reckonHighs()
+	}
+}
+
+func (l *Lane) reckonHighs() {
 	l.bw.highs = nil
 	series := l.state.Series()
 	for _, p := range l.state.Match().Players() {
 		id, ok := l.state.Bowler(p.Name)
-		line := l.bw.known[id]
-		if !ok || line == nil || !p.Game.Over() {
+		line, known := l.bw.ended[id]
+		if !ok || !known || !p.Game.Over() {
 			continue
 		}
 		h := protocol.High{Name: string(p.Name)}
@@ -207,53 +245,244 @@ func lastSeries(series []game.Result, p bowling.Player) (int, bool) {
 	return total, true
 }
 
-// recordGame records the game in play, over and final, in the history of
-// each linked player who bowled it to the end (who may have left since),
-// off the lane goroutine.
+// gameRef names a version of a game of the lane's series: its number,
+// and how many corrections it had.
+type gameRef struct{ number, fix int }
+
+// recording is one version of a game to record: each linked player's.
+type recording struct {
+	ref   gameRef
+	games []bowlerGame
+}
+
+type bowlerGame struct {
+	id bowler.ID
+	g  bowler.Game
+}
+
+// recorder records the games a lane offers, one at a time, in the order
+// they were offered, each until it is stored: a game of a lane is never
+// stored before the one offered ahead of it, and a later version of a
+// game (corrected) replaces an earlier one still waiting. Its goroutine
+// runs only while something waits.
+type recorder struct {
+	mu      sync.Mutex
+	waiting []recording // guarded by mu
+	running bool        // guarded by mu: the goroutine is running
+}
+
+// Pauses between tries to record a game: doubling from the first to the
+// most, and never giving up while the lane runs. A store whose leader
+// died elects another in 4 to 9 s (JetStream's raft timers), a node that
+// died hands its lanes over in about as long: the game waits for either,
+// its tries a few seconds apart at most.
+const (
+	recordPause    = 250 * time.Millisecond
+	recordPauseMax = 4 * time.Second
+)
+
+// recordGame offers the game in play, once it is over, to the history of
+// each linked player who bowled it to the end (who may have left since):
+// at once, so that /me shows it with every page still open, and again
+// after each correction, whose version replaces the one before (see
+// bowler.Record.Correct). A version offered already is not offered again.
 func (l *Lane) recordGame() {
 	if l.cfg.Bowlers == nil || l.state.Phase() != game.Finished {
 		return
 	}
-	type entry struct {
-		id bowler.ID
-		g  bowler.Game
-	}
-	var todo []entry
-	number, now := l.state.GameNumber(), time.Now()
-	for _, p := range l.state.Match().Players() {
-		id, ok := l.state.Bowler(p.Name)
-		if !ok || !p.Game.Over() {
-			continue
-		}
-		todo = append(todo, entry{bowler.ID(id), bowler.FromGame(l.id, l.name, number, now, p.Name, &p.Game)})
-	}
-	if len(todo) == 0 {
+	ref := gameRef{l.state.GameNumber(), len(l.state.Corrections())}
+	if l.bw.offered == ref {
 		return
 	}
-	svc, appendTimeout, log, stopped := l.cfg.Bowlers, l.cfg.AppendTimeout, l.log, l.stopped
-	l.bw.wg.Go(func() {
+	l.bw.offered = ref
+	r := recording{ref: ref}
+	now := time.Now()
+	for _, p := range l.state.Match().Players() {
+		l.addGame(&r, p.Name, &p.Game, now)
+	}
+	l.offer(r)
+}
+
+// offerAgainGames is how many of its series' last games a lane restored
+// or taken over offers again. Its last server records its games in
+// order, each until it is stored, so those it had not stored when it
+// died are its last: as many as ended while the bowlers' store elected
+// a leader (4 to 9 s, a few games at most). A record counts a game once
+// among its bowler's last 16 (see bowler.Record.Add), which a bowler's
+// last games on one lane are, whatever they bowled elsewhere since.
+const offerAgainGames = 8
+
+// offerAgain offers, as a lane is restored or taken over, the games whose
+// recording the server that held it before may not have finished: the
+// series' last games and the game in play, if it is over, but for those
+// the records loaded as the lane was restored count already (a bowler
+// whose record was not read is offered all of them: Add is idempotent).
+// A player of the series is linked to the bowler their seat is linked to
+// now: seats carry their link into the next game.
+func (l *Lane) offerAgain() {
+	loaded := l.bw.loaded
+	l.bw.loaded = nil
+	if l.cfg.Bowlers == nil {
+		return
+	}
+	known := func(t bowlerGame) bool {
+		r := loaded[string(t.id)]
+		return r != nil && r.Has(t.g)
+	}
+	now := time.Now()
+	series := l.state.Series()
+	for i := max(len(series)-offerAgainGames, 0); i < len(series); i++ {
+		res := series[i]
+		r := recording{ref: gameRef{l.state.GameNumber() - (len(series) - i), len(res.Corrections)}}
+		for _, p := range res.Players {
+			l.addGame(&r, p.Name, &p.Game, now)
+		}
+		r.games = slices.DeleteFunc(r.games, known)
+		l.offer(r)
+	}
+	if l.state.Phase() == game.Finished {
+		r := recording{ref: gameRef{l.state.GameNumber(), len(l.state.Corrections())}}
+		l.bw.offered = r.ref
+		for _, p := range l.state.Match().Players() {
+			l.addGame(&r, p.Name, &p.Game, now)
+		}
+		r.games = slices.DeleteFunc(r.games, known)
+		l.offer(r)
+	}
+}
+
+// addGame adds to r the game g of the player name, if they bowled it to
+// the end and their seat is linked to a bowler.
+func (l *Lane) addGame(r *recording, name bowling.Name, g *bowling.Game, now time.Time) {
+	id, ok := l.state.Bowler(name)
+	if !ok || !g.Over() {
+		return
+	}
+	bg := bowler.FromGame(l.id, l.name, r.ref.number, now, name, g)
+	bg.Fix = r.ref.fix
+	r.games = append(r.games, bowlerGame{bowler.ID(id), bg})
+}
+
+// busy reports whether games wait to be recorded, or one is being.
+func (rec *recorder) busy() bool {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.running
+}
+
+// offer hands r to the lane's recorder, off the lane goroutine.
+func (l *Lane) offer(r recording) {
+	if len(r.games) == 0 {
+		return
+	}
+	rec := &l.bw.rec
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if n := len(rec.waiting); n > 0 && rec.waiting[n-1].ref.number == r.ref.number && rec.waiting[n-1].ref.fix <= r.ref.fix {
+		rec.waiting[n-1] = r // a later version of a game not yet tried
+	} else {
+		rec.waiting = append(rec.waiting, r)
+	}
+	if rec.running {
+		return
+	}
+	rec.running = true
+	l.bw.wg.Go(l.recordWaiting)
+}
+
+// recordWaiting records the games waiting, the oldest first, each until
+// it is stored or the lane stops (then with one last try: the lane's next
+// server offers it again, see offerAgain), and hands each game's new
+// numbers to the lane.
+func (l *Lane) recordWaiting() {
+	rec := &l.bw.rec
+	// abandoned: a try failed after the lane stopped. The games after it
+	// are not tried: each would wait its timeout for a store that does
+	// not answer, holding the lane's Run from returning.
+	abandoned := false
+	for {
+		rec.mu.Lock()
+		if len(rec.waiting) == 0 {
+			rec.running = false
+			rec.mu.Unlock()
+			return
+		}
+		r := rec.waiting[0]
+		rec.waiting = rec.waiting[1:]
+		rec.mu.Unlock()
+
 		out := &recorded{lines: make(map[string]bowlerLine)}
-		for _, t := range todo {
-			var r *bowler.Record
-			gone := false
-			err := retry(stopped, recordTries, appendTimeout, func(ctx context.Context) (err error) {
-				r, _, err = svc.Add(ctx, t.id, t.g)
-				if gone = errors.Is(err, bowler.ErrUnknown); gone {
-					return nil // nothing to try again
-				}
-				return err
-			})
+		for _, t := range r.games {
+			var rd *bowler.Record
+			err := errors.New("not tried: the store did not answer the game before it")
+			if !abandoned {
+				rd, err = l.recordOne(t)
+			}
 			switch {
-			case gone:
+			case errors.Is(err, bowler.ErrUnknown):
 				continue // the bowler deleted their history meanwhile
 			case err != nil:
-				log.Error("a bowler's game was not recorded", "game", t.g.Game, "err", err)
+				abandoned = true
+				l.log.Error("a bowler's game was not recorded before the lane stopped: its next server offers it again", "game", t.g.Game, "err", err)
 				continue
 			}
-			out.lines[string(t.id)] = lineOf(r)
+			out.lines[string(t.id)] = lineOf(rd)
 		}
-		l.submit(context.Background(), request{op: opRecorded, recorded: out})
+		if len(out.lines) > 0 {
+			l.submit(context.Background(), request{op: opRecorded, recorded: out})
+		}
+	}
+}
+
+// recordOne adds t to its bowler's history, trying again until the store
+// takes it or the lane stops. A bowler who deleted their history
+// meanwhile is bowler.ErrUnknown, not tried again. A store that does not
+// answer is logged once a game, and once more when it takes it: a
+// store's leader election would otherwise log every lane's every try.
+func (l *Lane) recordOne(t bowlerGame) (*bowler.Record, error) {
+	var rd *bowler.Record
+	tries, gone := 0, false
+	err := retryUntil(l.stopped, l.cfg.AppendTimeout, func(ctx context.Context) (err error) {
+		tries++
+		rd, _, err = l.cfg.Bowlers.Add(ctx, t.id, t.g)
+		if gone = errors.Is(err, bowler.ErrUnknown); gone {
+			return nil // nothing to try again
+		}
+		if err != nil && tries == 1 {
+			l.log.Warn("a bowler's game was not recorded: trying again until it is", "game", t.g.Game, "err", err)
+		}
+		return err
 	})
+	switch {
+	case gone:
+		return nil, bowler.ErrUnknown
+	case err != nil:
+		return nil, err
+	case tries > 1:
+		l.log.Info("a bowler's game was recorded after all", "game", t.g.Game, "tries", tries)
+	}
+	return rd, nil
+}
+
+// retryUntil calls try, each time within timeout, until it succeeds,
+// pausing recordPause more, doubled each time up to recordPauseMax;
+// once stopped is done, it makes one last call. It returns try's last
+// error.
+func retryUntil(stopped context.Context, timeout time.Duration, try func(context.Context) error) error {
+	pause := recordPause
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		err := try(ctx)
+		cancel()
+		if err == nil || stopped.Err() != nil {
+			return err
+		}
+		select {
+		case <-time.After(pause):
+		case <-stopped.Done():
+		}
+		pause = min(2*pause, recordPauseMax)
+	}
 }
 
 // retry calls try, each time within timeout, until it succeeds or has

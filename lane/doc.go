@@ -11,8 +11,10 @@
 // a seat on a lane full of spectators (see [Config.ResumeGrace]).
 // Everything else reaches it through one channel, the inbox: connections
 // attach, detach and hand in the messages they read (the lane goroutine
-// decodes them), and a waiting connection's timer says when its grace is
-// over; nothing else touches that state. A connection's outbox and
+// decodes them), a waiting connection's timer says when its grace is
+// over, and the lobby hands in a league secretary's commands
+// ([Lane.Secretary]), decided as a client's are; nothing else touches
+// that state. A connection's outbox and
 // goroutines are its transport's; a relay of the lane on another node
 // (lane/relay) keeps its connections under its own lock, and has no
 // goroutine.
@@ -136,7 +138,8 @@
 // Run returns when its context ends (the server is shutting down: every
 // client is closed with status 1001), when nobody has been connected for
 // the idle timeout while no game is in play (or the abandon timeout while
-// one is), or when handling a command panicked: the panic is recovered and
+// one is) and no game waits to go into its bowlers' histories, or when
+// handling a command panicked: the panic is recovered and
 // logged with the lane's id, the lane's clients are told and closed with
 // status 1011, and every other lane goes on. A league night's lane does
 // not close for idleness while its league says its week is open, or does

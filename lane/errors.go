@@ -56,6 +56,7 @@ var errorCodes = []struct {
 	{league.ErrInvalidScore, protocol.CodeInvalidScore},
 	{league.ErrUnknownBowler, protocol.CodeInvalidScore},
 	{league.ErrIncomplete, protocol.CodeNightIncomplete},
+	{league.ErrTooManyCorrections, protocol.CodeTooManyCorrections},
 	{league.ErrNotFound, protocol.CodeLeagueNotFound},
 }
 

@@ -21,6 +21,7 @@ func TestErrorFor(t *testing.T) {
 		{fmt.Errorf("%w: it is BOB's turn, not PJS's", bowling.ErrNotYourTurn), protocol.CodeNotYourTurn, "it is BOB's turn, not PJS's", true},
 		{fmt.Errorf("%w: frame 1 ball 1 cannot be 9: …", bowling.ErrInvalidCorrection), protocol.CodeInvalidCorrection, "frame 1 ball 1 cannot be 9: …", true},
 		{fmt.Errorf("%w: BOB is connected", game.ErrNotAway), protocol.CodeNotAway, "BOB is connected", true},
+		{fmt.Errorf("%w: Kim bowls for Pin Pals", game.ErrNotYourTeam), protocol.CodeNotYourTeam, "Kim bowls for Pin Pals", true},
 		{&bowling.RollError{Roll: 2, Pins: 9, Err: bowling.ErrTooManyPins}, protocol.CodeInvalidPins, "", true},
 		{protocol.Errorf(protocol.CodeSpectatorsFull, "full"), protocol.CodeSpectatorsFull, "full", true},
 		{fmt.Errorf("lobby: limit: %w", protocol.Errorf(protocol.CodeRateLimited, "slow down")), protocol.CodeRateLimited, "slow down", true},

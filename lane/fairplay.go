@@ -23,7 +23,8 @@ func (l *Lane) offlineFor(name bowling.Name, now time.Time) time.Duration {
 	if l.seats.holders[name] != nil {
 		return 0
 	}
-	since, ok := l.seats.offline[name]
+	a, ok := l.seats.offline[name]
+	since := a.since
 	if !ok {
 		since = l.seats.born
 	}
@@ -82,8 +83,9 @@ func (l *Lane) decideFairPlay(c *Client, m protocol.Request) (game.Event, error)
 }
 
 // removed takes the connection of a player who left, or whom the host
-// removed, off their seat: it watches from now on, and is returned (nil
-// if the seat had none). A removed player is told why.
+// removed (or whose league place the league's secretary gave back), off
+// their seat: it watches from now on, and is returned (nil if the seat
+// had none). A removed player is told why.
 func (l *Lane) removed(e game.Event) *Client {
 	holder := l.seats.holders[e.Player]
 	if holder == nil {
@@ -91,7 +93,10 @@ func (l *Lane) removed(e game.Event) *Client {
 	}
 	delete(l.seats.holders, e.Player)
 	holder.seat = ""
-	if e.By != "" {
+	switch {
+	case e.Secretary:
+		l.reply(holder, protocol.Errorf(protocol.CodeRemoved, "the league's secretary gave %s's place back: you are watching now", e.Player))
+	case e.By != "":
 		l.reply(holder, protocol.Errorf(protocol.CodeRemoved, "the host, %s, removed %s from the lane: you are watching now", e.By, e.Player))
 	}
 	return holder
@@ -148,12 +153,20 @@ func series(finished []game.Total, players []bowling.Player) []protocol.SeriesPl
 	return out
 }
 
+// BySecretary is who a correction's history says changed a ball the
+// league's secretary corrected on a league night's lane: as the league's
+// own history says it.
+const BySecretary = "secretary"
+
 // corrections returns the history of a game's corrections for the API.
 func corrections(events []game.Event) []protocol.Correction {
 	var out []protocol.Correction
 	for _, e := range events {
 		by := e.By
-		if by == "" {
+		switch {
+		case e.Secretary:
+			by = BySecretary
+		case by == "":
 			by = e.Player
 		}
 		out = append(out, protocol.Correction{Name: string(e.Player), Frame: e.Frame, Ball: e.Ball, Was: e.Was, Pins: e.Pins, By: string(by), At: e.At})

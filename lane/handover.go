@@ -2,6 +2,7 @@ package lane
 
 import (
 	"context"
+	"time"
 
 	"github.com/tenpin/tenpin/lane/game"
 )
@@ -51,7 +52,7 @@ func (l *Lane) handedIn(ctx context.Context, c *Client, h *HandIn) {
 		if name, ok := l.tokenSeat(game.HashToken(h.Token)); ok && l.seats.holders[name] == nil {
 			c.seat = name
 			l.seats.holders[name] = c
-			delete(l.seats.offline, name)
+			l.seats.returned(name, time.Now())
 			// Before c is attached: the board of its coming back, if it
 			// was skipped, is the one sent below.
 			l.welcomeBack(ctx, name)

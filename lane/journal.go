@@ -37,14 +37,18 @@ func (l *Lane) record(ctx context.Context, e game.Event) error {
 	}
 	was := l.state.Phase()
 	if e.Kind == game.NextGame || e.Kind == game.NewGame {
-		l.recordGame() // final now: no ball of it can change any more
-		l.bw.highs = nil
+		l.bw.highs, l.bw.ended = nil, nil
 	}
 	l.state.Apply(e)
 	l.cfg.Metrics.Changes.Add(1)
-	if was != game.Finished && l.state.Phase() == game.Finished {
+	switch {
+	case was != game.Finished && l.state.Phase() == game.Finished:
 		l.gameEnded()
+		l.recordGame() // in its bowlers' histories at once
 		l.leagueGameEnded()
+	case e.Kind == game.Corrected && l.state.Phase() == game.Finished:
+		l.gameCorrected()
+		l.recordGame() // the corrected version replaces the one recorded
 	}
 	return nil
 }
@@ -67,8 +71,15 @@ var ErrStopped = errors.New("lane: stopped")
 // the snapshot is stored, or fails with [ErrStopped] if the lane stopped
 // first.
 func (l *Lane) Snapshot(ctx context.Context) error {
+	return l.ask(ctx, request{op: opSnapshot})
+}
+
+// ask hands the lane goroutine r and waits for its result: ErrStopped if
+// the lane stopped first, ctx's error if ctx ended.
+func (l *Lane) ask(ctx context.Context, r request) error {
 	result := make(chan error, 1)
-	if !l.submit(ctx, request{op: opSnapshot, result: result}) {
+	r.result = result
+	if !l.submit(ctx, r) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -266,6 +277,7 @@ func (l *Lane) readBack(ctx context.Context) error {
 	case len(log.Events) > 0 || l.shown.due:
 		l.changed() // and a board held back (see changed); an unclaimed lane's waits for its claim (see took)
 	}
+	l.recordGame() // a last ball whose answer was lost may have ended the game
 	for _, p := range l.seats.pending {
 		_, attached := l.conns.attached[p.c]
 		if name, ok := l.state.Holder(p.token); ok && name == p.name && attached && p.c.seat == "" && l.seats.holders[name] == nil {

@@ -80,9 +80,10 @@ const (
 	opExpire      // a waiting connection's grace is over (see attach)
 	opWake        // Wake: wake the tenure, and read the log back
 	opRetry       // a woken lane tries again to read its log back: see retryLater
-	opRecorded    // a game's end was recorded in its bowlers' histories: see gameOver
+	opRecorded    // a game's end was recorded in its bowlers' histories: see recordWaiting
 	opLeagueSheet // a league night's sheet came: recorded.sheet (see league.go)
 	opHandIn      // a relay hands the lane a connection: handIn (see handover.go)
+	opSecretary   // a league's secretary's command: msg, answered on result (see league.go)
 )
 
 type request struct {
@@ -100,7 +101,7 @@ type request struct {
 	data    []byte
 	refusal error
 
-	result chan<- error // for opSnapshot
+	result chan<- error // for opSnapshot, opSecretary
 
 	recorded *recorded // for opRecorded
 
@@ -166,7 +167,8 @@ func Restore(ctx context.Context, log game.Log, cfg Config) (*Lane, error) {
 	l := newLane(st, pos, cfg)
 	l.stored.keep.Store(log.First)
 	l.loadBowlers(ctx)
-	l.buildBoard() // with the bowlers' averages
+	l.bw.again = true // once it runs: see offerAgain
+	l.buildBoard()    // with the bowlers' averages
 	return l, nil
 }
 
@@ -217,7 +219,7 @@ func newLane(st *game.State, last uint64, cfg Config) *Lane {
 		},
 		seats: seating{
 			holders: make(map[bowling.Name]*Client),
-			offline: make(map[bowling.Name]time.Time),
+			offline: make(map[bowling.Name]absence),
 			born:    time.Now(),
 		},
 	}

@@ -2,6 +2,8 @@ package lane
 
 import (
 	"context"
+	"errors"
+	"time"
 
 	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lane/game"
@@ -202,4 +204,72 @@ func (l *Lane) handicap(name bowling.Name) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// Secretary hands the lane a command of its league's secretary, from the
+// league's page (Authorization: Secretary): m is a lane's message of
+// type roll or correct, for any place's ball (m.Name, required: the
+// secretary has no ball of their own), skip, or remove (the place of
+// m.Name given back by the phone that holds it). The lane decides it as
+// any other command, on its goroutine: stored in its journal, then
+// applied and shown. It returns nil once the lane has stored it (a roll
+// sent again, a ball bowled already, is nil too, and changes nothing),
+// or the refusal, to be answered with [ErrorFor]; [ErrStopped] if the
+// lane stopped.
+func (l *Lane) Secretary(ctx context.Context, m protocol.Request) error {
+	return l.ask(ctx, request{op: opSecretary, msg: &m})
+}
+
+// secretary decides, stores and shows a league secretary's command (see
+// [Lane.Secretary]).
+func (l *Lane) secretary(ctx context.Context, m protocol.Request) error {
+	if err := l.sync(ctx); err != nil {
+		return err // a decision on a state that may be behind the log could be wrong
+	}
+	l.leagueNext(ctx)
+	var e game.Event
+	var err error
+	now := time.Now()
+	switch m.Type {
+	case protocol.TypeRoll, protocol.TypeCorrect:
+		var t game.Throw
+		if t, err = requestBall(m); err != nil {
+			return err
+		}
+		if m.Frame == nil || m.Ball == nil {
+			return protocol.Errorf(protocol.CodeBadMessage, "%s needs \"frame\" and \"ball\"", m.Type)
+		}
+		if m.Type == protocol.TypeRoll {
+			t.For, t.Frame, t.Ball, t.Secretary = bowling.Name(m.Name), *m.Frame, *m.Ball, true
+			e, err = l.state.Roll(t)
+		} else {
+			e, err = l.state.Correct(game.Correction{For: bowling.Name(m.Name), Frame: *m.Frame, Ball: *m.Ball,
+				Pins: t.Pins, Deck: t.Deck, HasDeck: t.HasDeck, Foul: t.Foul, FromDeck: t.FromDeck, At: now, Secretary: true})
+		}
+	case protocol.TypeSkip:
+		e, err = l.state.SecretarySkip(l.upOfflineFor(now), l.cfg.AwayAfter)
+	case protocol.TypeRemove:
+		e, err = l.state.SecretaryRemove(m.Name)
+	default:
+		return protocol.Errorf(protocol.CodeUnknownType, "a league's secretary may roll, correct, skip or remove on a lane, not %s", m.Type)
+	}
+	if errors.Is(err, game.ErrRolledAlready) {
+		return nil // the roll sent again: it stands, and changes nothing
+	}
+	if err == nil {
+		err = l.record(ctx, e)
+	}
+	if err != nil {
+		return err
+	}
+	l.leagueNext(ctx)
+	var left *Client
+	if e.Kind == game.SeatClaimed {
+		left = l.removed(e) // the phone whose place was given back
+	}
+	l.changed()
+	if left != nil {
+		l.overflow(left)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package lane
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/league"
 	"github.com/tenpin/tenpin/lobby/memjournal"
+	"github.com/tenpin/tenpin/protocol"
 )
 
 // nightOf is a LeagueNight over a real league (lane/league), as the
@@ -69,15 +71,35 @@ func (l *Lane) await(ctx context.Context) {
 	}
 }
 
-// bowlGame bowls a game of Ann 9 a frame and Bob 8: Ann enters Bob's
-// balls, as his place has no phone.
-func bowlGame(l *Lane, ann *Client) {
+// bowlGame bowls a game of Ann 9 a frame and Bob 8: the league's
+// secretary enters Bob's balls, as no phone of his team is on the lane
+// (Ann, of the other team, may not).
+func bowlGame(t *testing.T, l *Lane, ann *Client) {
+	t.Helper()
 	for range 10 {
 		l.send(ann, l.roll(9, ""))
 		l.send(ann, l.roll(0, ""))
-		l.send(ann, `{"type":"roll","name":"Bob",`+l.roll(8, "")[len(`{"type":"roll",`):])
-		l.send(ann, `{"type":"roll","name":"Bob",`+l.roll(0, "")[len(`{"type":"roll",`):])
+		for _, pins := range []int{8, 0} {
+			if err := l.asSecretary(l.secretaryRoll("Bob", pins)); err != nil {
+				t.Fatalf("the secretary's roll for Bob: %v", err)
+			}
+		}
 	}
+}
+
+// secretaryRoll returns the secretary's roll of pins for name's ball up.
+func (l *Lane) secretaryRoll(name string, pins int) protocol.Request {
+	_, frame, _ := l.state.Match().Up()
+	ball := l.upGame().Ball()
+	return protocol.Request{Type: protocol.TypeRoll, Name: name, Pins: &pins, Frame: &frame, Ball: &ball}
+}
+
+// asSecretary hands the lane a command of the league's secretary, as
+// Lane.Secretary does, and returns the lane's answer.
+func (l *Lane) asSecretary(m protocol.Request) error {
+	result := make(chan error, 1)
+	l.handle(context.Background(), request{op: opSecretary, msg: &m, result: result})
+	return <-result
 }
 
 // TestLeagueNightLane: a league match's lane opens with both teams
@@ -126,7 +148,7 @@ func TestLeagueNightLane(t *testing.T) {
 	if len(b.Teams) != 2 || b.Teams[0].Scratch != 110 || b.Teams[0].Total != 110+50+80 || b.Teams[1].Scratch != 100 || b.Teams[1].Total != 100+20 {
 		t.Fatalf("teams before a ball: %+v", b.Teams)
 	}
-	bowlGame(l, ann)
+	bowlGame(t, l, ann)
 	l.await(ctx)
 	b = currentBoard(t, l)
 	if b.Phase != "playing" || len(b.Series) == 0 || len(b.Players) != 2 || b.Players[0].Total != 0 {
@@ -140,7 +162,7 @@ func TestLeagueNightLane(t *testing.T) {
 	if st.Bowlers[0].Name != "Ann" || st.Bowlers[0].Games != 1 || st.Bowlers[0].Pins != 90 {
 		t.Errorf("the league's standings after game 1: %+v", st.Bowlers)
 	}
-	bowlGame(l, ann)
+	bowlGame(t, l, ann)
 	l.await(ctx)
 	if b = currentBoard(t, l); b.Phase != "finished" {
 		t.Fatalf("after the night's last game: phase %s, want finished (no third game)", b.Phase)
@@ -151,4 +173,77 @@ func TestLeagueNightLane(t *testing.T) {
 	if !slices.Equal(b.Teams[0].Games, []int{330, 330}) || !slices.Equal(b.Teams[1].Games, []int{200, 200}) {
 		t.Errorf("the teams' games: %v and %v, want 330 330 and 200 200", b.Teams[0].Games, b.Teams[1].Games)
 	}
+}
+
+// TestLeagueLaneWhoScoresWhom: on a league night's lane no bowler hosts
+// (the board names none), a phone enters its team's balls and never the
+// other team's, and the league's secretary, through the lane's inbox,
+// enters anyone's ball and gives a place back: the phone that held it
+// is told, and watches from then on.
+func TestLeagueLaneWhoScoresWhom(t *testing.T) {
+	m := &game.LeagueLane{League: "lg1", Week: 1, Games: 1, Teams: [2]string{"Pins", "Aces"},
+		Places: []game.LeaguePlace{{Name: "Ann", Team: 0}, {Name: "Cy", Team: 0}, {Name: "Bob", Team: 1}}}
+	l := openLane(t, "league1", Config{Journal: memjournal.New(), League: m})
+	ann, bob := attach(l), attach(l)
+	l.send(ann, `{"type":"join","name":"Ann","id":"a"}`)
+	l.send(bob, `{"type":"join","name":"Bob","id":"b"}`)
+	replies(ann)
+	replies(bob)
+	if b := currentBoard(t, l); b.Host != "" {
+		t.Errorf("the board names %s the host of a league lane", b.Host)
+	}
+	for _, tc := range []struct {
+		who  *Client
+		msg  string
+		code string
+	}{
+		{bob, `{"type":"roll","name":"Ann","pins":3,"frame":1,"ball":1,"id":"x"}`, string(protocol.CodeNotYourTeam)},
+		{ann, `{"type":"roll","pins":3,"frame":1,"ball":1,"id":"x"}`, "ack"},
+		{bob, `{"type":"correct","name":"Ann","pins":4,"frame":1,"ball":1,"id":"x"}`, string(protocol.CodeNotYourTeam)},
+		{ann, `{"type":"start","id":"x"}`, string(protocol.CodeNotHost)},
+		{ann, `{"type":"remove","name":"Bob","id":"x"}`, string(protocol.CodeNotHost)},
+		{ann, `{"type":"roll","pins":4,"frame":1,"ball":2,"id":"x"}`, "ack"},
+		{ann, `{"type":"roll","name":"Cy","pins":10,"frame":1,"ball":1,"id":"x"}`, "ack"}, // a teammate's place, no phone
+		{ann, `{"type":"roll","name":"Bob","pins":5,"frame":1,"ball":1,"id":"x"}`, string(protocol.CodeNotYourTeam)},
+	} {
+		l.send(tc.who, tc.msg)
+		r := replies(tc.who)
+		got := ""
+		if len(r) == 1 {
+			got, _ = r[0]["type"].(string)
+			if got == "error" {
+				got, _ = r[0]["code"].(string)
+			}
+		}
+		if got != tc.code {
+			t.Errorf("%s: %v, want %s", tc.msg, r, tc.code)
+		}
+	}
+	five := 5
+	if err := l.asSecretary(protocol.Request{Type: protocol.TypeRoll, Name: "Ann", Frame: new(int), Ball: new(int), Pins: &five}); !errors.Is(err, game.ErrStaleRoll) {
+		t.Errorf("the secretary's roll of frame 0: %v, want %v", err, game.ErrStaleRoll)
+	}
+	if err := l.asSecretary(l.secretaryRoll("Bob", 5)); err != nil {
+		t.Fatalf("the secretary's roll for Bob: %v", err)
+	}
+	if err := l.asSecretary(protocol.Request{Type: protocol.TypeRemove, Name: "Cy"}); !errors.Is(err, bowling.ErrUnknownPlayer) {
+		t.Errorf("the secretary removes Cy, whom no phone holds: %v, want %v", err, bowling.ErrUnknownPlayer)
+	}
+	if err := l.asSecretary(protocol.Request{Type: protocol.TypeRemove, Name: "Bob"}); err != nil {
+		t.Fatalf("the secretary gives Bob's place back: %v", err)
+	}
+	if r := replies(bob); len(r) != 1 || r[0]["code"] != string(protocol.CodeRemoved) {
+		t.Errorf("Bob's phone was told %v, want a %s notice", r, protocol.CodeRemoved)
+	}
+	if bob.seat != "" {
+		t.Errorf("Bob's phone still holds %s's place", bob.seat)
+	}
+	if err := l.asSecretary(protocol.Request{Type: protocol.TypeRematch}); err == nil {
+		t.Error("a secretary's rematch was taken")
+	}
+	b := currentBoard(t, l)
+	if got := b.Players[2].Frames[0].Rolls; !slices.Equal(got, []int{5}) || b.Players[2].Connected {
+		t.Errorf("Bob's line: %+v, want his 5 entered by the secretary, no phone", b.Players[2])
+	}
+	checkConsistent(t, l)
 }

@@ -29,6 +29,10 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 		}
 	}()
 	l.leagueSheet()
+	if l.bw.again {
+		l.bw.again = false
+		l.offerAgain()
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -68,13 +72,13 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 // closeIdle keeps the lane's night (Config.Keep), records that the lane
 // closed, so that it is not restored, and closes it. If the journal cannot
 // take the closing, the lane closes all the same and comes back, idle,
-// after a restart. If the night cannot be kept, or the lane is a league
-// night's whose week is open (see leagueOpen), the lane stays open: it
-// returns nil, and asks again after its idle timeout. But if the kept
-// nights' budget is full, the lane closes unkept and says why: waiting
-// would hold it, and its place among the server's lanes, until room is
-// made, which may be never, and lanes must not be refused for a budget
-// that is not theirs.
+// after a restart. If the night cannot be kept, a game waits to go into
+// its bowlers' histories, or the lane is a league night's whose week is
+// open (see leagueOpen), the lane stays open: it returns nil, and asks
+// again after its idle timeout. But if the kept nights' budget is full,
+// the lane closes unkept and says why: waiting would hold it, and its
+// place among the server's lanes, until room is made, which may be
+// never, and lanes must not be refused for a budget that is not theirs.
 func (l *Lane) closeIdle(ctx context.Context) error {
 	err := l.sync(ctx)
 	if l.tenure.moved() { // the lane lives on with another server: it is not closed
@@ -87,8 +91,12 @@ func (l *Lane) closeIdle(ctx context.Context) error {
 		l.conns.idle.Reset(l.cfg.IdleTimeout)
 		return nil
 	}
-	if err == nil {
-		l.recordGame() // a last game that ended, and is final now (Run waits for it)
+	if l.bw.rec.busy() {
+		// A closed lane is not restored: nobody would offer its games to
+		// their bowlers again (see offerAgain).
+		l.log.Warn("the lane stays open: a game waits to go into its bowlers' histories")
+		l.conns.idle.Reset(l.cfg.IdleTimeout)
+		return nil
 	}
 	notice := "the lane was idle and has closed"
 	if l.cfg.Keep != nil && l.bowled() {
@@ -175,6 +183,8 @@ func (l *Lane) handle(ctx context.Context, r request) {
 	case opLeagueSheet:
 		l.lg.sheet = r.recorded.sheet
 		l.changed()
+	case opSecretary:
+		r.result <- l.secretary(ctx, *r.msg)
 	case opWake:
 		if l.stored.journal != nil {
 			l.tenure.wake()
@@ -292,6 +302,9 @@ func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request, k *Se
 		return
 	}
 	l.leagueNext(ctx)
+	if e.Kind == game.Rolled && l.seats.holders[e.Player] != nil {
+		delete(l.seats.offline, e.Player) // a ball bowled ends the absence: the next is a new one
+	}
 	if e.Kind == game.Invited {
 		l.seats.invited, l.seats.invite = c, k.NewInvite
 	}

@@ -18,10 +18,10 @@ type connections struct {
 
 // seating is who holds a lane's seats, and since when nobody has.
 type seating struct {
-	holders map[bowling.Name]*Client   // the connection holding each seat
-	offline map[bowling.Name]time.Time // since when each seat has had no connection, once it had one
-	born    time.Time                  // when this lane came up: seats never held since are offline since then
-	pending []pendingJoin              // joins refused while their outcome was unknown: see readBack
+	holders map[bowling.Name]*Client // the connection holding each seat
+	offline map[bowling.Name]absence // since when each seat has had no connection, once it had one
+	born    time.Time                // when this lane came up: seats never held since are offline since then
+	pending []pendingJoin            // joins refused while their outcome was unknown: see readBack
 	// skippable fires when the player up, offline, may be skipped: the
 	// board then says so (see skipIn).
 	skippable *time.Timer
@@ -30,6 +30,35 @@ type seating struct {
 	// a field of every client, as one host asks at a time.
 	invited *Client
 	invite  string
+}
+
+// absence is a seat's time without a connection: since when, and, once
+// the seat is held again, since when it has been back. A player back for
+// less than the away time who goes again, having bowled nothing, goes on
+// with the absence they had: a phone that resumes its seat every moment
+// and drops it again holds the lane up once, for the away time, not
+// once a resume.
+type absence struct {
+	since, back time.Time
+}
+
+// gone records that name's seat has lost its connection, now.
+func (s *seating) gone(name bowling.Name, now time.Time, awayAfter time.Duration) {
+	a, ok := s.offline[name]
+	if !ok || a.back.IsZero() || now.Sub(a.back) >= awayAfter {
+		a.since = now // a new absence
+	}
+	a.back = time.Time{}
+	s.offline[name] = a
+}
+
+// returned records that name's seat has a connection again, now: its
+// absence is kept, should it go again soon (see absence).
+func (s *seating) returned(name bowling.Name, now time.Time) {
+	if a, ok := s.offline[name]; ok {
+		a.back = now
+		s.offline[name] = a
+	}
 }
 
 // spectators counts the attached connections that hold no seat. Waiting
@@ -169,7 +198,7 @@ func (l *Lane) detach(c *Client) {
 	}
 	if c.seat != "" && l.seats.holders[c.seat] == c {
 		delete(l.seats.holders, c.seat) // the player is shown disconnected but keeps the seat
-		l.seats.offline[c.seat] = time.Now()
+		l.seats.gone(c.seat, time.Now(), l.cfg.AwayAfter)
 	}
 	l.presenceChanged()
 }
@@ -319,7 +348,11 @@ func (l *Lane) resume(ctx context.Context, c *Client, m protocol.Request, k *Sec
 func (l *Lane) seat(c *Client, name bowling.Name, ref, token string, b linked, resumed bool) {
 	c.seat = name
 	l.seats.holders[name] = c
-	delete(l.seats.offline, name)
+	if resumed {
+		l.seats.returned(name, time.Now())
+	} else {
+		delete(l.seats.offline, name)
+	}
 	if resumed {
 		l.presenceChanged()
 	} else {

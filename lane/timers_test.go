@@ -313,3 +313,70 @@ func TestLetInIsSentTheBoardBeforeItsWelcome(t *testing.T) {
 		}
 	})
 }
+
+// TestAwayTimeGoesOnThroughBriefReturns: a player up who drops their
+// seat, resumes it and drops it again, bowling nothing, may be skipped
+// once the away time has passed since they first went, not since they
+// last did; one back for longer than the away time who goes again is
+// given the whole away time anew, as is one who bowled meanwhile.
+func TestAwayTimeGoesOnThroughBriefReturns(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const away = 30 * time.Second
+		l := New("flicker", "flicker", Config{AwayAfter: away})
+		defer runLane(l)()
+		a, b := attachRunning(t, l), attachRunning(t, l)
+		sendRunning(t, a, `{"type":"join","name":"AAA","id":"j"}`)
+		sendRunning(t, b, `{"type":"join","name":"BBB"}`)
+		sendRunning(t, a, `{"type":"start"}`)
+		var token string
+		for _, r := range replies(a) {
+			if r["type"] == "welcome" {
+				token, _ = r["token"].(string)
+			}
+		}
+		// back flickers AAA's seat: resumed on a new connection, which
+		// stays for d, then drops.
+		back := func(d time.Duration) {
+			t.Helper()
+			c := attachRunning(t, l)
+			sendRunning(t, c, `{"type":"resume","token":"`+token+`"}`)
+			time.Sleep(d)
+			c.Detach()
+			synctest.Wait()
+		}
+		skip := func(id, want string) {
+			t.Helper()
+			replies(b)
+			sendRunning(t, b, `{"type":"skip","id":"`+id+`"}`)
+			r := replies(b)
+			if len(r) != 1 || (want == "ack" && r[0]["type"] != "ack") || (want != "ack" && r[0]["code"] != want) {
+				t.Fatalf("skip %s was answered %v, want %s", id, r, want)
+			}
+		}
+
+		a.Detach()
+		synctest.Wait()
+		for range 100 { // 20 s of a phone resuming and dropping every 0.2 s
+			time.Sleep(100 * time.Millisecond)
+			back(100 * time.Millisecond)
+		}
+		time.Sleep(away - 20*time.Second - time.Nanosecond)
+		synctest.Wait()
+		skip("early", "not_away")
+		time.Sleep(time.Nanosecond)
+		synctest.Wait()
+		skip("due", "ack") // 30 s after AAA first went
+
+		// BBB bowls their frame; AAA, skipped, is up again only after it:
+		// back for longer than the away time, AAA goes again, and is
+		// given the whole away time anew.
+		sendRunning(t, b, `{"type":"roll","frame":1,"ball":1,"pins":10}`)
+		back(away + time.Second)
+		time.Sleep(away - time.Second)
+		synctest.Wait()
+		if up := currentBoard(t, l).Up; up == nil || up.Seat != 0 {
+			t.Fatalf("up = %+v, want AAA, back and gone again", up)
+		}
+		skip("fresh", "not_away")
+	})
+}

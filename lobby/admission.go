@@ -1,6 +1,9 @@
 package lobby
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // admission decides what each client address may open: the WebSocket
 // connections the server and each address hold, the lanes each address
@@ -18,6 +21,7 @@ type admission struct {
 	creations       *AddrLimiter // lane creations
 	keyGuesses      *AddrLimiter // unknown bowler keys, codes and shares tried
 	leagueCreations *AddrLimiter // league creations
+	keptNights      *AddrLimiter // closed lanes' nights kept, by the address that created the lane; nil: no limit
 
 	served sync.WaitGroup // connections being served, refusals in flight included
 
@@ -41,11 +45,32 @@ func newAdmission(cfg Config) *admission {
 		creations:       NewAddrLimiter(cfg.CreateRate, cfg.CreateBurst),
 		keyGuesses:      NewAddrLimiter(KeyGuessRate, KeyGuessBurst),
 		leagueCreations: NewAddrLimiter(LeagueCreateRate, LeagueCreateBurst),
+		keptNights:      keptLimiter(cfg.KeptPerAddr),
 		byAddr:          make(addrCount),
 		laneConns:       make(addrCount),
 		refusing:        make(addrCount),
 		lanes:           make(addrCount),
 	}
+}
+
+// keptLimiter returns the limiter of n nights kept a day per address, nil
+// for none.
+func keptLimiter(n int) *AddrLimiter {
+	if n < 1 {
+		return nil
+	}
+	return NewAddrLimiter(float64(n)/(24*60*60), n)
+}
+
+// mayKeep spends one of the nights owner, the address that created a
+// lane, may have kept today, if it has one left; a lane of nobody's (a
+// league's, one restored) is always kept.
+func (a *admission) mayKeep(owner string, now time.Time) bool {
+	if a.keptNights == nil || owner == "" {
+		return true
+	}
+	ok, _ := a.keptNights.Allow(owner, now)
+	return ok
 }
 
 // connOpened counts a WebSocket connection from the client address addr

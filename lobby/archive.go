@@ -72,6 +72,12 @@ func (lb *Lobby) ClosedAt(l Lane) (time.Time, bool) {
 // keep stores the night of l, which is closing, in the archive: the
 // lane's Config.Keep. It runs on the lane's goroutine.
 func (lb *Lobby) keep(ctx context.Context, l *lane.Lane) error {
+	if owner := lb.lanes.owner(l.ID()); !lb.admit.mayKeep(owner, time.Now()) {
+		// Not an error: the lane closes, its night unkept, rather than
+		// stay open to try again.
+		lb.log.Warn("a lane's night not kept: its creator's address has had its nights kept today", "lane", l.ID(), "per_day", lb.cfg.KeptPerAddr)
+		return nil
+	}
 	k := keptLane{View: *Describe(l), ClosedAt: time.Now().UTC().Truncate(time.Second)}
 	var board protocol.Board
 	if err := json.Unmarshal(k.View.Board, &board); err != nil {

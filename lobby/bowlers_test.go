@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/bowler"
+	"github.com/tenpin/tenpin/lane/polltest"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/protocol"
@@ -132,8 +134,8 @@ func TestABowlerComesBack(t *testing.T) {
 	if len(b.Highs) != 0 {
 		t.Errorf("a first game's board calls out %+v, want nothing: there was no best to beat", b.Highs)
 	}
-	// The game is final, and goes into the history, once the next is set
-	// up: until then a ball of it may be corrected.
+	// The game went into the history as it ended; the next game set up
+	// counts it no second time.
 	c.send(t, map[string]any{"type": "rematch", "id": "m"})
 	c.expectAck(t, "m")
 	c.boardWith(t, "Mina's average of 90", func(m msg) bool {
@@ -231,6 +233,59 @@ func TestUnknownBowlerKeys(t *testing.T) {
 	}
 }
 
+// TestKeyGuessesOnASocket: a lane's socket holds the bowler keys an
+// address tries on joins to the API's rate: past the burst of unknown
+// keys, a join with a key is refused rate_limited before the store is
+// asked, however many connections the address opens; a known key costs
+// nothing, however often it joins.
+func TestKeyGuessesOnASocket(t *testing.T) {
+	s := newServer(t, lobby.Config{Lane: lane.Config{Bowlers: memjournal.NewBowlers()}})
+	id := s.createLane(t, "Friday night")
+
+	// A bowler whose phone comes back, lane after lane, with its key.
+	first := s.dial(t, id)
+	first.send(t, map[string]any{"type": "join", "name": "Mina", "remember": true, "id": "j"})
+	key := first.expectAck(t, "j").BowlerKey
+	if key == "" {
+		t.Fatal("the welcome of a join to be remembered carries no key")
+	}
+	first.send(t, map[string]any{"type": "leave", "id": "l"})
+	first.expectAck(t, "l")
+	for i := range lobby.KeyGuessBurst + 5 {
+		other := s.dial(t, id)
+		other.send(t, map[string]any{"type": "join", "name": "Mina", "bowler_key": key, "id": "k"})
+		other.expectAck(t, "k")
+		other.send(t, map[string]any{"type": "leave", "id": fmt.Sprint("l", i)})
+		other.expectAck(t, fmt.Sprint("l", i))
+		other.ws.CloseNow()
+	}
+
+	// A guesser, on one connection and then on another.
+	guesser := s.dial(t, id)
+	var codes []protocol.Code
+	for i := range lobby.KeyGuessBurst + 2 {
+		ref := fmt.Sprint("g", i)
+		guesser.send(t, map[string]any{"type": "join", "name": "Guess", "bowler_key": fmt.Sprint("guess ", i), "id": ref})
+		codes = append(codes, guesser.waitFor(t, "the answer to "+ref, func(m msg) bool { return m.Ref == ref }).Code)
+	}
+	for i, c := range codes {
+		want := protocol.CodeUnknownBowler
+		if i >= lobby.KeyGuessBurst {
+			want = protocol.CodeRateLimited
+		}
+		if c != want {
+			t.Fatalf("guess %d was answered %s, want %s: answers %v", i, c, want, codes)
+		}
+	}
+	again := s.dial(t, id)
+	again.send(t, map[string]any{"type": "join", "name": "Guess", "bowler_key": "another", "id": "a"})
+	again.expectError(t, "a", string(protocol.CodeRateLimited))
+	status, _ := askAPI(t, "GET", s.srv.URL+"/api/bowlers/me", "guess", nil)
+	if status != http.StatusTooManyRequests {
+		t.Errorf("the API, once the socket spent the address's guesses: %d, want 429", status)
+	}
+}
+
 // TestABowlersDevices: another phone redeems a one-time code for a key of
 // its own, once; "Forget me" revokes that phone's key alone; a share
 // shows the page read-only until revoked; "Delete my history" erases the
@@ -323,6 +378,87 @@ func TestRecordingABowlersGameSurvivesAFlakyStore(t *testing.T) {
 	}
 }
 
+// TestMyExportsAreExports: a bowler's games.csv and chart are built once
+// a change of the bowler, however often they are asked for, answer 304
+// to a page that has them, and are under the export rate, as a lane's
+// exports are; so are one-time codes.
+func TestMyExportsAreExports(t *testing.T) {
+	counted := &countedBowlers{Service: memjournal.NewBowlers()}
+	s := newServer(t, lobby.Config{Lane: lane.Config{Bowlers: counted}})
+	c := s.dial(t, s.createLane(t, "Friday night"))
+	key := bowlNines(t, c)
+	makeFinal(t, c)
+
+	ask := func(path, etag string) (int, string, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, s.srv.URL+path, nil)
+		req.Header.Set("Authorization", "Bowler "+key)
+		if etag != "" {
+			req.Header.Set("If-None-Match", etag)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return res.StatusCode, res.Header.Get("ETag"), string(body)
+	}
+	for _, path := range []string{"/api/bowlers/me/games.csv", "/api/bowlers/me/chart.svg"} {
+		before := counted.games.Load()
+		status, etag, body := ask(path, "")
+		for range 3 {
+			if again, tag, b := ask(path, ""); again != status || tag != etag || b != body {
+				t.Fatalf("GET %s again: %d %s, want %d %s and the same body", path, again, tag, status, etag)
+			}
+		}
+		if status != http.StatusOK || etag == "" || !strings.Contains(body, "90") {
+			t.Fatalf("GET %s: %d, ETag %q, %q", path, status, etag, body)
+		}
+		if n := counted.games.Load() - before; n != 1 {
+			t.Errorf("GET %s four times read the history %d times, want once", path, n)
+		}
+		if status, _, _ := ask(path, etag); status != http.StatusNotModified {
+			t.Errorf("GET %s with its ETag: %d, want 304", path, status)
+		}
+	}
+	// The rate, asked of the handler itself, far faster than the bucket
+	// fills up again (lobby.ExportRate a second): past its burst, and a
+	// hundred more for what it gains meanwhile, an ask is refused.
+	serve := func(method, path string) int {
+		req := httptest.NewRequest(method, path, strings.NewReader("{}"))
+		req.Header.Set("Authorization", "Bowler "+key)
+		req.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		s.api.ServeHTTP(w, req)
+		return w.Code
+	}
+	limited := false
+	for range lobby.ExportBurst + 100 {
+		if serve(http.MethodGet, "/api/bowlers/me/games.csv") == http.StatusTooManyRequests {
+			limited = true
+			break
+		}
+	}
+	if !limited {
+		t.Errorf("%d asks for games.csv from one address were all answered: no 429", lobby.ExportBurst+100)
+	}
+	if status := serve(http.MethodPost, "/api/bowlers/me/codes"); status != http.StatusTooManyRequests {
+		t.Errorf("a one-time code past the export rate: %d, want 429", status)
+	}
+}
+
+// countedBowlers counts the reads of bowlers' histories.
+type countedBowlers struct {
+	bowler.Service
+	games atomic.Int32
+}
+
+func (c *countedBowlers) Games(ctx context.Context, id bowler.ID, before, limit int) ([]bowler.Game, error) {
+	c.games.Add(1)
+	return c.Service.Games(ctx, id, before, limit)
+}
+
 // flakyBowlers is a bowler store whose Add fails while fails is above 0:
 // a store that does not answer for a moment.
 type flakyBowlers struct {
@@ -337,9 +473,8 @@ func (f *flakyBowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (*b
 	return f.Service.Add(ctx, id, g)
 }
 
-// TestACorrectedGameGoesIntoTheHistoryCorrected: a game goes into its
-// bowlers' histories once it is final, when the next game is set up, so a
-// ball corrected after the last one counts there too.
+// TestACorrectedGameGoesIntoTheHistoryCorrected: a ball corrected after
+// the last one counts in the history too, once the next game is set up.
 func TestACorrectedGameGoesIntoTheHistoryCorrected(t *testing.T) {
 	bowlers := memjournal.NewBowlers()
 	s := newServer(t, lobby.Config{Lane: lane.Config{Bowlers: bowlers}})
@@ -352,6 +487,36 @@ func TestACorrectedGameGoesIntoTheHistoryCorrected(t *testing.T) {
 	if err != nil || len(games) != 1 || games[0].Score != 89 || games[0].Marks[0] != "8|-" {
 		t.Errorf("the history = %+v, %v; want the game as corrected: 89, 8|- in frame 1", games, err)
 	}
+}
+
+// TestAFinishedGameIsInMeWithThePageOpen: a game is in the bowler's
+// numbers, average and history as soon as its last ball is bowled, with
+// no next game set up and every page still open; a correction of it then
+// takes its place there, counted once. Before, it went in only when the
+// next game was set up or the lane closed: /me said "no game yet".
+func TestAFinishedGameIsInMeWithThePageOpen(t *testing.T) {
+	s := newServer(t, lobby.Config{Lane: lane.Config{Bowlers: memjournal.NewBowlers()}})
+	c := s.dial(t, s.createLane(t, "Friday night"))
+	key := bowlNines(t, c)
+	me := func(what string, pins, score int) {
+		t.Helper()
+		polltest.Until(t, 10*time.Second, what, func() (any, bool) {
+			var b protocol.Bowler
+			var page protocol.BowlerGames
+			if status, data := askAPI(t, "GET", s.srv.URL+"/api/bowlers/me", key, nil); status != http.StatusOK || json.Unmarshal(data, &b) != nil {
+				return status, false
+			}
+			if status, data := askAPI(t, "GET", s.srv.URL+"/api/bowlers/me/games", key, nil); status != http.StatusOK || json.Unmarshal(data, &page) != nil {
+				return status, false
+			}
+			ok := b.Games == 1 && b.Pins == pins && b.Average != nil && *b.Average == pins && len(page.Games) == 1 && page.Games[0].Score == score
+			return fmt.Sprintf("me %+v, games %+v", b, page.Games), ok
+		})
+	}
+	me("the game in /me as it ends", 90, 90)
+	c.send(t, map[string]any{"type": "correct", "pins": 8, "frame": 1, "ball": 1, "id": "fix"})
+	c.expectAck(t, "fix")
+	me("the corrected game in its place", 89, 89)
 }
 
 func mustFind(t *testing.T, s bowler.Service, key string) bowler.ID {
@@ -382,4 +547,22 @@ func makeFinal(t *testing.T, c *client) {
 	c.send(t, map[string]any{"type": "rematch", "id": "m"})
 	c.expectAck(t, "m")
 	c.boardWith(t, "the game recorded", func(m msg) bool { return len(m.Players) == 1 && m.Players[0].Average != nil })
+}
+
+// TestCodesPerBowler: a bowler's device may have bowler.MaxCodes one-time
+// codes live at once; the next is refused 429, saying why.
+func TestCodesPerBowler(t *testing.T) {
+	s := newServer(t, lobby.Config{Lane: lane.Config{Bowlers: memjournal.NewBowlers()}})
+	c := s.dial(t, s.createLane(t, "Friday night"))
+	c.send(t, map[string]any{"type": "join", "name": "Mina", "remember": true, "id": "j"})
+	key := c.expectAck(t, "j").BowlerKey
+	for i := range bowler.MaxCodes {
+		if status, body := askAPI(t, "POST", s.srv.URL+"/api/bowlers/me/codes", key, map[string]any{}); status != http.StatusCreated {
+			t.Fatalf("code %d: %d %s", i+1, status, body)
+		}
+	}
+	status, body := askAPI(t, "POST", s.srv.URL+"/api/bowlers/me/codes", key, map[string]any{})
+	if status != http.StatusTooManyRequests || !strings.Contains(string(body), "not used yet") {
+		t.Errorf("a code past %d live ones: %d %s, want 429 saying why", bowler.MaxCodes, status, body)
+	}
 }

@@ -35,6 +35,12 @@ type Cluster interface {
 	// Lane returns what the node that runs lane id shows of it, failing as
 	// Relay does.
 	Lane(ctx context.Context, id string) (*LaneView, error)
+	// Secretary hands lane id, which another node runs, a command of its
+	// league's secretary, whom this node has checked (see
+	// lane.Lane.Secretary), and returns the lane's board once the lane
+	// has stored it; the lane's refusal as a *protocol.Error. It fails as
+	// Relay does when no node runs the lane.
+	Secretary(ctx context.Context, id string, m protocol.Request) ([]byte, error)
 	// Lanes returns the listed lanes of the other nodes.
 	Lanes(ctx context.Context) ([]protocol.LaneSummary, error)
 	// Peers returns the nodes alive now, this one first, with the

@@ -85,6 +85,7 @@ const (
 	RefuseBowlersDown
 	RefuseBowlerGuesses // seconds to wait
 	RefuseCodeQR
+	RefuseTooManyCodes // codes live at once, minutes a code lives
 	RefuseCodeUnknown
 
 	// Leagues.
@@ -104,6 +105,14 @@ const (
 	refuseFixNotBowled   // the bowler, the game, the week, the lane
 	refuseFixInPlay      // the bowler, the game, the week
 	refuseFixNotBowler   // the bowler, the game, the week, the lane
+
+	// A secretary's command on a night's lane.
+	RefuseBadMatch       // match given
+	refuseNightNotOpen   // the week
+	refuseNoMatch        // the week, the match, the week's matches
+	refuseMatchLaneGone  // the match, the week, the lane
+	refuseMatchLaneThere // the match, the week, the lane
+	refuseNoPlace        // the type of command
 
 	numRefusals
 )
@@ -160,6 +169,7 @@ var refusals = [numRefusals]struct {
 	RefuseBowlersDown:      {protocol.CodeUnavailable, "the bowlers' store does not answer; try again in a moment", nil},
 	RefuseBowlerGuesses:    {protocol.CodeRateLimited, "this address has tried too many unknown bowler keys, codes or links; try again in %d s", nil},
 	RefuseCodeQR:           {protocol.CodeInternal, "the code's QR code could not be drawn", nil},
+	RefuseTooManyCodes:     {protocol.CodeRateLimited, "%d codes made in the last minutes are not used yet: use one, or wait until they expire (after %d minutes)", nil},
 	RefuseCodeUnknown:      {protocol.CodeInvalidCode, "that code is unknown, used already or expired: ask the other device for a new one", nil},
 
 	refuseLeagueContended:     {protocol.CodeUnavailable, "the league was changed meanwhile, again and again; try again", nil},
@@ -174,8 +184,15 @@ var refusals = [numRefusals]struct {
 	refuseFixNoLanes:     {protocol.CodeInvalidCorrection, "week %d's night kept no lanes", bowling.ErrInvalidCorrection},
 	refuseFixLaneGone:    {protocol.CodeInvalidCorrection, "the lane of %q's match in week %d (%s) is no longer kept, nor its balls: correct the game's score instead", bowling.ErrInvalidCorrection},
 	refuseFixNotBowled:   {protocol.CodeInvalidCorrection, "%q's game %d of week %d was not bowled on its lane (%s): correct its score instead", bowling.ErrInvalidCorrection},
-	refuseFixInPlay:      {protocol.CodeInvalidCorrection, "%q's game %d of week %d is in play: it is corrected on its lane", bowling.ErrInvalidCorrection},
+	refuseFixInPlay:      {protocol.CodeInvalidCorrection, "%q's game %d of week %d is in play: correct the ball on its lane (POST …/weeks/{n}/matches/{m}/correct, or Tonight on a lane)", bowling.ErrInvalidCorrection},
 	refuseFixNotBowler:   {protocol.CodeInvalidCorrection, "%q did not bowl game %d of week %d on its lane (%s): correct its score instead", bowling.ErrInvalidCorrection},
+
+	RefuseBadMatch:       {protocol.CodeBadRequest, "a match is a number from 1, not %q", nil},
+	refuseNightNotOpen:   {protocol.CodeWrongWeek, "week %d's night is not open: its lanes take no command", league.ErrWeek},
+	refuseNoMatch:        {protocol.CodeLaneNotFound, "week %d's night has no match %d: its matches are 1 to %d", ErrNoLane},
+	refuseMatchLaneGone:  {protocol.CodeLaneNotFound, "the lane of match %d of week %d (%s) has closed", ErrNoLane},
+	refuseMatchLaneThere: {protocol.CodeUnavailable, "the lane of match %d of week %d (%s) cannot be reached now; try again in a moment", ErrUnavailable},
+	refuseNoPlace:        {protocol.CodeBadRequest, `a secretary's %s names the place: "name"`, nil},
 }
 
 // Error returns what the client is told for the refusal, with its

@@ -145,6 +145,32 @@ func TestAClosedLanesNightIsKept(t *testing.T) {
 	}
 }
 
+// TestKeptNightsPerAddress: the nights kept of lanes created from one
+// address are bounded a day (Config.KeptPerAddr): past them, a lane
+// closes once idle, its night unkept, rather than staying open.
+func TestKeptNightsPerAddress(t *testing.T) {
+	s := newServer(t, lobby.Config{
+		Archive:     memjournal.NewArchive(0),
+		KeptPerAddr: 2,
+		Lane:        lane.Config{IdleTimeout: 50 * time.Millisecond, AbandonTimeout: 50 * time.Millisecond},
+	})
+	var ids []string
+	for i := range 3 {
+		id := s.createLane(t, fmt.Sprint("night ", i))
+		bowlANight(t, s, id)
+		ids = append(ids, id)
+	}
+	checkKept(t, s, ids[0])
+	checkKept(t, s, ids[1])
+	polltest.Until(t, wait, "the lobby to let the unkept lane go", func() (any, bool) {
+		_, open := s.lobby.Get(ids[2])
+		return open, !open
+	})
+	if status, _, _ := get(t, s.srv.URL+"/api/lanes/"+ids[2]); status != http.StatusNotFound {
+		t.Errorf("GET the third closed lane of one address: %d, want 404: its night was not kept", status)
+	}
+}
+
 // flakyArchive is an archive whose Keep fails while failing is set: a
 // store that does not answer for a while.
 type flakyArchive struct {

@@ -59,8 +59,12 @@ func TestLeagueNightOnItsLane(t *testing.T) {
 		stranger.send(t, join.msg)
 		stranger.expectError(t, "j", join.code)
 	}
-	kim.send(t, `{"type":"join","name":"Kim","invite":"`+m.HomeInvite+`","id":"kim"}`)
-	kim.expectAck(t, "kim")
+	park := s.dial(t, id)
+	joinPlaces(t, kim, park, m)
+	// Kim's phone is Pin Pals': the Strikers' balls are not hers to
+	// enter, even Choi's, whose place no phone holds.
+	kim.send(t, `{"type":"roll","name":"Choi","frame":1,"ball":1,"pins":9,"id":"choi"}`)
+	kim.expectError(t, "choi", string(protocol.CodeNotYourTeam))
 
 	// Handicaps: Kim ⌊50 × 0.9⌋ = 45, Park 27, Choi 72; Lee, absent,
 	// scores 180 − 10 = 170 with his 18.
@@ -75,7 +79,7 @@ func TestLeagueNightOnItsLane(t *testing.T) {
 		t.Errorf("teams before a ball: %+v", b.Teams)
 	}
 
-	bowlSmallNight(t, kim)
+	bowlSmallNight(t, kim, park)
 	// Pin Pals 90+45 + 170+18 = 323, Strikers 80+27 + 70+72 = 249: the
 	// game's 2 points and the night's 2 go to Pin Pals.
 	b = kim.boardWith(t, "the points counted", func(m msg) bool {
@@ -107,16 +111,18 @@ func TestLeagueNightOnItsLane(t *testing.T) {
 	correctABall(t, c, l)
 }
 
-// bowlSmallNight has Kim, on createSmall's night with Lee absent, enter
-// every ball of the game: Kim 9 a frame, Park 8, Choi 7, each and a miss.
-func bowlSmallNight(t *testing.T, kim *client) {
+// bowlSmallNight has Kim and Park, on createSmall's night with Lee
+// absent, enter every ball of the game, each on their team's phone: Kim
+// 9 a frame, Park 8 and his teammate Choi 7, each and a miss.
+func bowlSmallNight(t *testing.T, kim, park *client) {
 	t.Helper()
 	n := 0
 	for f := 1; f <= 10; f++ {
 		for _, p := range []struct {
-			name string
-			pins int
-		}{{"", 9}, {"Park", 8}, {"Choi", 7}} {
+			phone *client
+			name  string
+			pins  int
+		}{{kim, "", 9}, {park, "", 8}, {park, "Choi", 7}} {
 			for ball, pins := range []int{p.pins, 0} {
 				name := ""
 				if p.name != "" {
@@ -124,11 +130,21 @@ func bowlSmallNight(t *testing.T, kim *client) {
 				}
 				ref := fmt.Sprint("r", n)
 				n++
-				kim.send(t, fmt.Sprintf(`{"type":"roll",%s"frame":%d,"ball":%d,"pins":%d,"id":%q}`, name, f, ball+1, pins, ref))
-				kim.expectAck(t, ref)
+				p.phone.send(t, fmt.Sprintf(`{"type":"roll",%s"frame":%d,"ball":%d,"pins":%d,"id":%q}`, name, f, ball+1, pins, ref))
+				p.phone.expectAck(t, ref)
 			}
 		}
 	}
+}
+
+// joinPlaces has kim and park claim Kim's and Park's places of match m,
+// each with their team's invitation.
+func joinPlaces(t *testing.T, kim, park *client, m protocol.LeagueMatch) {
+	t.Helper()
+	kim.send(t, `{"type":"join","name":"Kim","invite":"`+m.HomeInvite+`","id":"kim"}`)
+	kim.expectAck(t, "kim")
+	park.send(t, `{"type":"join","name":"Park","invite":"`+m.AwayInvite+`","id":"park"}`)
+	park.expectAck(t, "park")
 }
 
 // TestCorrectABallOfAKeptNight: once the night's lane has closed, its
@@ -179,14 +195,14 @@ func bowlNightToItsClose(t *testing.T, s *testServer, c *tenpin.Client) (protoco
 	if !ok {
 		t.Fatal("the night's lane is not open")
 	}
-	kim := s.dial(t, id)
-	kim.send(t, `{"type":"join","name":"Kim","invite":"`+opened.Matches[0].HomeInvite+`","id":"kim"}`)
-	kim.expectAck(t, "kim")
-	bowlSmallNight(t, kim)
+	kim, park := s.dial(t, id), s.dial(t, id)
+	joinPlaces(t, kim, park, opened.Matches[0])
+	bowlSmallNight(t, kim, park)
 	kim.boardWith(t, "the points counted", func(m msg) bool {
 		return m.Phase == protocol.PhaseFinished && len(m.Teams) == 2 && m.Teams[0].Points == 4
 	})
 	kim.ws.CloseNow()
+	park.ws.CloseNow()
 	select {
 	case <-ln.Done():
 	case <-time.After(wait):

@@ -545,3 +545,31 @@ func TestSecretaryCheck(t *testing.T) {
 		t.Errorf("after the checks: %d records, want none", len(h))
 	}
 }
+
+// TestLeagueCorrectionsBounded: a secretary may correct a game 30 times
+// (league.MaxCorrections), then is refused 409 too_many_corrections:
+// a night's records, and so a league's, stay bounded.
+func TestLeagueCorrectionsBounded(t *testing.T) {
+	_, _, c := newLeagueServer(t)
+	l := createSmall(t, c)
+	ctx := t.Context()
+	if _, err := c.OpenWeek(ctx, l.ID, l.SecretaryKey, 1, protocol.OpenWeek{Absent: []string{"Lee"}}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range league.MaxCorrections + 1 {
+		if _, err := c.Score(ctx, l.ID, l.SecretaryKey, protocol.LeagueScore{Week: 1, Bowler: "Kim", Game: 1, Score: 100 + i}); err != nil {
+			t.Fatalf("score %d of Kim's game: %v", i+1, err)
+		}
+	}
+	_, err := c.Score(ctx, l.ID, l.SecretaryKey, protocol.LeagueScore{Week: 1, Bowler: "Kim", Game: 1, Score: 200})
+	if code(err) != protocol.CodeTooManyCorrections || !strings.Contains(err.Error(), "409") {
+		t.Errorf("a 31st correction: %v, want 409 too_many_corrections", err)
+	}
+	h, err := c.LeagueHistory(ctx, l.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h) != league.MaxCorrections+2 { // the opening, the score, its corrections
+		t.Errorf("the history holds %d records, want %d", len(h), league.MaxCorrections+2)
+	}
+}

@@ -70,6 +70,13 @@ const (
 	ExportBurst = 150
 )
 
+// KeptPerAddr is how many closed lanes' nights, of lanes created from one
+// client address, the server keeps a day (the archive keeps each for
+// days): a center whose phones share one address plays far fewer lanes
+// a day, while an address creating a lane every few seconds cannot fill
+// the archive. A night past it closes unkept, and its lane's log says so.
+const KeptPerAddr = 100
+
 // QR codes drawn per client address: a code costs a few milliseconds of
 // CPU to draw (it is kept afterwards), so one address may ask for new
 // ones only so fast. A phone asks for one a lane; a room of people

@@ -90,6 +90,10 @@ type Config struct {
 	// holds on one lane (0: ConnsPerLaneAddr; negative: no limit).
 	ConnsPerLaneAddr int
 	LanesPerAddr     int
+	// KeptPerAddr bounds the nights of lanes created from one client
+	// address that the archive keeps a day (0: KeptPerAddr; negative: no
+	// limit). Lanes restored after a restart count for nobody.
+	KeptPerAddr int
 	// TrustProxy are the addresses of the reverse proxies in front of
 	// the server: a request that comes from one of them is counted by the
 	// last entry of its X-Forwarded-For (see ClientAddr), whose address
@@ -184,6 +188,9 @@ func New(cfg Config) *Lobby {
 	}
 	if cfg.LanesPerAddr == 0 {
 		cfg.LanesPerAddr = LanesPerAddr
+	}
+	if cfg.KeptPerAddr == 0 {
+		cfg.KeptPerAddr = KeptPerAddr
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)

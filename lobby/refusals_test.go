@@ -61,6 +61,7 @@ func TestRefusalTexts(t *testing.T) {
 		RefuseBowlersDown:      {nil, protocol.CodeUnavailable, "the bowlers' store does not answer; try again in a moment"},
 		RefuseBowlerGuesses:    {[]any{1}, protocol.CodeRateLimited, "this address has tried too many unknown bowler keys, codes or links; try again in 1 s"},
 		RefuseCodeQR:           {nil, protocol.CodeInternal, "the code's QR code could not be drawn"},
+		RefuseTooManyCodes:     {[]any{5, 10}, protocol.CodeRateLimited, "5 codes made in the last minutes are not used yet: use one, or wait until they expire (after 10 minutes)"},
 		RefuseCodeUnknown:      {nil, protocol.CodeInvalidCode, "that code is unknown, used already or expired: ask the other device for a new one"},
 
 		refuseLeagueContended:     {nil, protocol.CodeUnavailable, "the league was changed meanwhile, again and again; try again"},
@@ -75,8 +76,15 @@ func TestRefusalTexts(t *testing.T) {
 		refuseFixNoLanes:     {[]any{2}, protocol.CodeInvalidCorrection, "week 2's night kept no lanes"},
 		refuseFixLaneGone:    {[]any{"AAA", 2, "abc"}, protocol.CodeInvalidCorrection, `the lane of "AAA"'s match in week 2 (abc) is no longer kept, nor its balls: correct the game's score instead`},
 		refuseFixNotBowled:   {[]any{"AAA", 3, 2, "abc"}, protocol.CodeInvalidCorrection, `"AAA"'s game 3 of week 2 was not bowled on its lane (abc): correct its score instead`},
-		refuseFixInPlay:      {[]any{"AAA", 3, 2}, protocol.CodeInvalidCorrection, `"AAA"'s game 3 of week 2 is in play: it is corrected on its lane`},
+		refuseFixInPlay:      {[]any{"AAA", 3, 2}, protocol.CodeInvalidCorrection, `"AAA"'s game 3 of week 2 is in play: correct the ball on its lane (POST …/weeks/{n}/matches/{m}/correct, or Tonight on a lane)`},
 		refuseFixNotBowler:   {[]any{"AAA", 3, 2, "abc"}, protocol.CodeInvalidCorrection, `"AAA" did not bowl game 3 of week 2 on its lane (abc): correct its score instead`},
+
+		RefuseBadMatch:       {[]any{"x"}, protocol.CodeBadRequest, `a match is a number from 1, not "x"`},
+		refuseNightNotOpen:   {[]any{2}, protocol.CodeWrongWeek, "week 2's night is not open: its lanes take no command"},
+		refuseNoMatch:        {[]any{2, 3, 2}, protocol.CodeLaneNotFound, "week 2's night has no match 3: its matches are 1 to 2"},
+		refuseMatchLaneGone:  {[]any{1, 2, "abc"}, protocol.CodeLaneNotFound, "the lane of match 1 of week 2 (abc) has closed"},
+		refuseMatchLaneThere: {[]any{1, 2, "abc"}, protocol.CodeUnavailable, "the lane of match 1 of week 2 (abc) cannot be reached now; try again in a moment"},
+		refuseNoPlace:        {[]any{"roll"}, protocol.CodeBadRequest, `a secretary's roll names the place: "name"`},
 	}
 	for r := range numRefusals {
 		tt, ok := tests[r]

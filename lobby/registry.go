@@ -147,6 +147,16 @@ func (r *registry) get(id string) (*lane.Lane, bool) {
 	return e.lane, true
 }
 
+// owner returns the client address that created lane id, "" for none.
+func (r *registry) owner(id string) string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if e, ok := r.lanes[id]; ok {
+		return e.owner
+	}
+	return ""
+}
+
 // len returns the number of open lanes.
 func (r *registry) len() int {
 	r.mu.RLock()

@@ -89,6 +89,9 @@
 // the ball of whoever is up, and any seated player may enter it while the
 // player up is offline (one phone keeps score for all). Such a roll names
 // whose ball it is: {"type":"roll","pins":9,"frame":3,"ball":1,"name":"BOB"}.
+// A league night's lane has no host among its bowlers (see League
+// nights): there a bowler enters and corrects their teammates' balls,
+// connected or not, and never the other team's (not_your_team).
 //
 // A ball is given by its count ("pins", 0–10), or by the pins it left
 // standing ("deck": pin numbers 1–10 in the standard numbering, 1 the head
@@ -168,7 +171,8 @@
 //     left before another player may skip them (0 once they may; a board
 //     comes when it reaches 0). null when nobody is up.
 //   - host: the name of the player who may start, rematch and enter
-//     anyone's ball; omitted on a lane nobody is seated on.
+//     anyone's ball; omitted on a lane nobody is seated on, and on a
+//     league night's lane, which has none.
 //   - players, in seat order: name, connected (a disconnected player keeps
 //     the seat), left (true for a player who left or was removed
 //     mid-game; omitted otherwise), removed (true for a player the host
@@ -222,10 +226,23 @@
 // phone holds it, as any seat). Without an invitation, or with another
 // match's, it is refused invitation_required; with the other team's,
 // not_your_team; a name on no place, not_on_roster. Leave gives the place
-// back. Anyone seated enters the ball of a place no phone holds. Each game
-// over goes to the league, and the next starts by itself until the
-// night's games are bowled; rematch, remove, readmit and free are not a
+// back. Each game over goes to the league, and the next starts by itself
+// until the night's games are bowled; rematch, readmit and free are not a
 // league night's (not_on_roster).
+//
+// Who scores whom: a bowler enters and corrects their own balls, and
+// their teammates' — a place another phone holds or none, connected or
+// not: one phone may keep a team's score — and never the other team's
+// (not_your_team), not even a place no phone holds. The lane has no host
+// among its bowlers (the board has no "host"): start and remove from a
+// bowler are refused not_host. The league's secretary has the host's
+// powers there, over HTTP with the secretary's key (see Leagues): enters
+// or corrects any place's ball of the game in play, skips the bowler up
+// once offline for the away time (as any bowler on the lane may), and
+// removes a place from the phone that holds it: the place is given back
+// as that phone's leave gives it (its frames stay and it bowls on; the
+// phone is told removed and watches; another phone may claim it). The
+// secretary's corrections are by "secretary" in the lane's history.
 //
 // ack answers an accepted command that carried an id; seq is that of the
 // first board that includes its effect. A command is acknowledged, and its
@@ -253,7 +270,7 @@
 //	not_playing      roll or skip while no game is in play, correct before a ball is bowled
 //	not_your_turn    roll by a player who is not up
 //	stale_roll       roll for a ball other than the one up (frame and ball): late, ahead of the game, or a ball bowled already with other pins
-//	not_host         start, rematch or remove from a player who is not the host; a roll for a connected player, or a correction of another's ball, by someone else; a join with a "host_key" that is not the lane's
+//	not_host         start, rematch or remove from a player who is not the host (on a league night's lane, start or remove from any bowler); a roll for a connected player, or a correction of another's ball, by someone else; a join with a "host_key" that is not the lane's
 //	invalid_pins     pins below 0, above 10, or more than are standing
 //	bad_token        resume with a token that holds no seat on this lane
 //	not_seated       any command but join and resume from a spectator; a roll, correction or removal naming a player not on the lane
@@ -270,15 +287,15 @@
 //	unknown_bowler   a join with a bowler key no bowler holds (revoked, or its bowler deleted their history): join as a guest, or with "remember" for a new history
 //	removed          join under the name of a player the host removed, until the host readmits them
 //	creator_away     start, rematch, remove, readmit or free on a lane that waits for its creator, who holds its host key
-//	not_on_roster    on a league night's lane: a join under a name none of its places has; a rematch, remove, readmit or free
+//	not_on_roster    on a league night's lane: a join under a name none of its places has; a rematch, readmit or free
 //	invitation_required  a join without the lane's invitation, or with another (replaced by the host's new_invite, another lane's, on a league lane another match's): the connection stays a spectator
-//	not_your_team    on a league night's lane: a join under a place of the other team than the invitation's
+//	not_your_team    on a league night's lane: a join under a place of the other team than the invitation's; a roll or a correction of a ball of the other team's place
 //
 // A notice is an error message with no ref that says why the server is
 // about to close the connection:
 //
 //	server_restarting  the server is stopping and will be back with every lane as it was: reconnect (with backoff) and resume with the token
-//	removed            the host removed this connection's player: this one is a spectator now, and the token no longer resumes the seat
+//	removed            the host removed this connection's player, or the league's secretary gave its place back: this one is a spectator now, and the token no longer resumes the seat
 //	lane_idle          nobody was on the lane for its idle time (5 min; 1 h for a game with a ball bowled; a league night's lane only once its week has closed): it has closed for good, stop reconnecting
 //	seat_taken_over    another connection resumed this connection's seat (another tab or phone): this one is a spectator now, or, on a lane full of watchers, is sent spectators_full and closed with 1013; do not resume automatically after it, or the two connections take the seat from each other in turn
 //
@@ -321,9 +338,10 @@
 // random bits), which the server keeps only as its SHA-256, never sends
 // between the nodes of a cluster, and never logs. Every game a seat linked
 // to a bowler bowls to the end goes into their history under the name
-// bowled that night, once it is final — when the host sets up the next
-// game, or when the lane closes, for until then a ball of it may be
-// corrected — and their numbers are kept as each game goes in. Every request
+// bowled that night, the moment its last ball is bowled, and their
+// numbers are kept as each game goes in; a ball of it corrected before
+// the next game is set up puts the corrected game in its place, counted
+// once, the average and highs following it. Every request
 // below but /link and /shared carries the key in the header
 // "Authorization: Bowler <key>", never in the URL:
 //
@@ -376,6 +394,10 @@
 //	POST /api/leagues/{id}/scores           the secretary's: {"week":1,"bowler":"Kim","game":1,"score":160} (LeagueScore) → the record made (LeagueRecord), or 204 with no body if the game has that score already
 //	POST /api/leagues/{id}/balls            the secretary's: {"week":1,"bowler":"Kim","game":1,"frame":3,"ball":2,"pins":7} (LeagueBall) → the record made (LeagueRecord)
 //	GET  /api/leagues/{id}/secretary        the secretary's: 204 if the key is the league's secretary's (403 not_secretary if not); it changes nothing
+//	POST /api/leagues/{id}/weeks/{n}/matches/{m}/roll      the secretary's, on the lane of match m (from 1, in the week's schedule) of the night open: {"name":"Kim","frame":3,"ball":1,"pins":7} (LeagueLaneBall; "deck" or "foul" as a roll's) → the lane's board once stored (Board): any place's ball up, as a roll gives it
+//	POST /api/leagues/{id}/weeks/{n}/matches/{m}/correct   the same body: any place's ball of the game in play, as a correct gives it → the board
+//	POST /api/leagues/{id}/weeks/{n}/matches/{m}/skip      no body: the bowler up, offline for the away time → the board
+//	POST /api/leagues/{id}/weeks/{n}/matches/{m}/remove    {"name":"Kim"} (LeaguePlace): the place given back from the phone that holds it → the board
 //
 // The schedule is a round robin (teams − 1 weeks, each pair once; weeks
 // repeats it, home and away swapped); week is the night in play, open or
@@ -407,16 +429,28 @@
 // it, 304 to a request that has it, and counted against the address's
 // exports a second.
 //
+// A league lane's commands (roll, correct, skip, remove) are the host's
+// powers on the league night's lane, which has no host among its
+// bowlers (see League nights); the lane decides them as it decides a
+// phone's, and refuses them with a lane's codes (400 stale_roll,
+// not_away, invalid_pins, invalid_correction, not_seated for a name on
+// no place or a place no phone holds; 503 unavailable if the lane's
+// store does not take it), besides a league's: 409 wrong_week for a
+// night not open, 404 lane_not_found for a match the night has not or a
+// lane closed. In a cluster, the node asked hands the command to the
+// node that runs the lane; 503 unavailable while it cannot be reached.
+//
 // A league's refusals change nothing (and open no lane):
 //
 //	400 invalid_league       impossible settings, the message saying which and why: an odd number of teams or fewer than 2 or more than 32, a team with no bowler or more than 6, a name twice (as a lane tells names apart), a percent outside 0–100, a basis, absent_minus or vacancy_score outside 0–300, games_per_night outside 1–5, points outside 0–100, an entering average outside 1–300, weeks outside 0–52
-//	400 invalid_night        an opening with a bowler absent twice, a name that is no bowler's, two substitutes for one place, or a substitute the night cannot take (a league bowler's name, one taken, no lane's name, an average outside 0–300)
+//	400 invalid_night        an opening with a bowler absent twice, a name that is no bowler's, two substitutes for one place, a substitute the night cannot take (a league bowler's name, one taken, no lane's name, an average outside 0–300), or a match whose every bowler is absent with no substitute (its lane would seat nobody)
 //	400 invalid_score        a score outside 0–300, of a game the night does not have, for an absent bowler, or for nobody of the league or the night
 //	401 secretary_required   a secretary's request without "Authorization: Secretary <key>"
 //	403 not_secretary        another key; one address may try 20 wrong keys (bowler and secretary keys together), then one a second: 429 rate_limited past that
 //	404 league_not_found     no league of that id
 //	409 wrong_week           a night opened out of turn (the week before not closed, one open already, the season over), or a score or a closing for a week whose night is not open
 //	409 night_incomplete     closing a night with games still to score; the message names some
+//	409 too_many_corrections a correction (of a score or a ball) of a game corrected 30 times already: a night's records stay bounded
 //
 // One address may create 10 leagues, then one every 6 minutes (429
 // rate_limited past that); a league that is refused costs nothing.
@@ -481,7 +515,8 @@
 // two balls), and left, for a player who left or was removed during that
 // game. corrections, oldest first, are the balls changed after they were
 // bowled: whose (name), which (frame, ball), what it was (was) and became
-// (pins), who changed it (by) and when (at, RFC 3339).
+// (pins), who changed it (by: a player's name, or "secretary" on a
+// league night's lane) and when (at, RFC 3339).
 //
 // A lane that closes (nobody on it for its idle or abandon time) with a
 // ball bowled on it is kept, read-only, for the server's -keep (400 days
@@ -503,7 +538,9 @@
 // (-node) and the addresses at which clients open it, best first. A lone
 // server lists itself, with the name "". The page keeps the list, and
 // opens its lane on another node when its own stops answering — only one
-// whose /healthz has answered the page, never an address it cannot reach.
+// whose /healthz has answered the page, never an address it cannot reach —
+// taking its seat's token and the lane's invitation along in the
+// fragment (#token=…&invite=…), as another node's page has its own storage.
 //
 // /healthz asks the store whether it takes writes, for at most 2 seconds:
 // it answers 200 ok if it does, and 503 unavailable (an [Error], as

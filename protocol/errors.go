@@ -36,9 +36,9 @@ const (
 	CodeNotAway            Code = "not_away"            // skip while the player up is connected, or offline for less than the away time
 	CodeUnknownBowler      Code = "unknown_bowler"      // a bowler key that is unknown, revoked or deleted: join as a guest, or start a new history
 	CodeCreatorAway        Code = "creator_away"        // start (or another host's command) on a lane that waits for its creator, who holds its host key
-	CodeNotOnRoster        Code = "not_on_roster"       // on a league night's lane: a join under a name none of its places has, a rematch, a removal
+	CodeNotOnRoster        Code = "not_on_roster"       // on a league night's lane: a join under a name none of its places has, a rematch, a readmission, a seat freed
 	CodeInvitationRequired Code = "invitation_required" // a join without the lane's invitation, or with another (replaced, another lane's): the connection stays a spectator
-	CodeNotYourTeam        Code = "not_your_team"       // on a league night's lane: a join under a place of the other team than the invitation's
+	CodeNotYourTeam        Code = "not_your_team"       // on a league night's lane: a join under a place of the other team than the invitation's; a roll or a correction of a ball of the other team's
 
 	// Notices: not answers to a message, but why the connection is about
 	// to close.
@@ -63,14 +63,15 @@ const (
 	CodeInvalidCode          Code = "invalid_code"           // a one-time code that is unknown, used already or expired
 
 	// A league's refusals (see CreateLeague).
-	CodeInvalidLeague     Code = "invalid_league"     // impossible settings: an odd number of teams, a percent outside 0–100, a negative basis, an empty team, a name twice; the message says which
-	CodeLeagueNotFound    Code = "league_not_found"   // no league of that id
-	CodeSecretaryRequired Code = "secretary_required" // a secretary's request without "Authorization: Secretary <key>"
-	CodeNotSecretary      Code = "not_secretary"      // a key that is not the league's secretary's
-	CodeWrongWeek         Code = "wrong_week"         // a night opened out of turn (the week before not closed, one open already, the season over), or a week whose night is not open
-	CodeInvalidNight      Code = "invalid_night"      // an opening with a bowler absent twice, or a substitute the night cannot take
-	CodeInvalidScore      Code = "invalid_score"      // a score outside 0–300, of a game the night does not have, for an absent bowler, or for nobody of the league or the night
-	CodeNightIncomplete   Code = "night_incomplete"   // closing a night with games still to score
+	CodeInvalidLeague      Code = "invalid_league"       // impossible settings: an odd number of teams, a percent outside 0–100, a negative basis, an empty team, a name twice; the message says which
+	CodeLeagueNotFound     Code = "league_not_found"     // no league of that id
+	CodeSecretaryRequired  Code = "secretary_required"   // a secretary's request without "Authorization: Secretary <key>"
+	CodeNotSecretary       Code = "not_secretary"        // a key that is not the league's secretary's
+	CodeWrongWeek          Code = "wrong_week"           // a night opened out of turn (the week before not closed, one open already, the season over), or a week whose night is not open
+	CodeInvalidNight       Code = "invalid_night"        // an opening with a bowler absent twice, or a substitute the night cannot take
+	CodeInvalidScore       Code = "invalid_score"        // a score outside 0–300, of a game the night does not have, for an absent bowler, or for nobody of the league or the night
+	CodeNightIncomplete    Code = "night_incomplete"     // closing a night with games still to score
+	CodeTooManyCorrections Code = "too_many_corrections" // a correction of a game corrected 30 times already (league.MaxCorrections)
 )
 
 // Error is the refusal of a client message, sent as
@@ -113,6 +114,7 @@ var statuses = map[Code]int{
 	CodeNotSecretary:         http.StatusForbidden,
 	CodeWrongWeek:            http.StatusConflict,
 	CodeNightIncomplete:      http.StatusConflict,
+	CodeTooManyCorrections:   http.StatusConflict,
 }
 
 // Status returns the HTTP status an API refusal with this code is sent

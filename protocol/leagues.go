@@ -177,6 +177,26 @@ type LeagueBall struct {
 	Pins   int    `json:"pins"`
 }
 
+// LeagueLaneBall is POST /api/leagues/{id}/weeks/{n}/matches/{m}/roll
+// and …/correct (the secretary's): a ball of the game in play on the
+// night's lane of match m, entered or corrected as a lane's roll or
+// correct message gives it — whose ball (name, any place's), which
+// (frame and ball), and the pins, the deck it left, or a foul.
+type LeagueLaneBall struct {
+	Name  string `json:"name"`
+	Frame int    `json:"frame"`
+	Ball  int    `json:"ball"`
+	Pins  *int   `json:"pins,omitempty"`
+	Deck  *[]int `json:"deck,omitempty"`
+	Foul  bool   `json:"foul,omitempty"`
+}
+
+// LeaguePlace is POST /api/leagues/{id}/weeks/{n}/matches/{m}/remove
+// (the secretary's): the place whose phone gives it back.
+type LeaguePlace struct {
+	Name string `json:"name"`
+}
+
 // LeagueHistory is GET /api/leagues/{id}/history: the league's changes,
 // oldest first, a page at a time. Next is the after of the following
 // page, omitted on the last.

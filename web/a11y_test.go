@@ -76,7 +76,7 @@ func TestAccessibility(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer watch.CloseNow()
-			do(t, p, "open the lane", chromedp.Navigate(s.url+"/lanes/"+id))
+			do(t, p, "open the lane", chromedp.Navigate(invited(t, s.url, id)))
 			do(t, p, "join",
 				chromedp.WaitVisible(chromedp.CSS("#join-name")),
 				chromedp.SendKeys(chromedp.CSS("#join-name"), "AAA"),

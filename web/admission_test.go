@@ -21,7 +21,7 @@ func TestLaneFullOfWatchers(t *testing.T) {
 	open := browser(t)
 	player := open()
 	id := createLane(t, s, "Full")
-	do(t, player, "open the lane", chromedp.Navigate(s.url+"/lanes/"+id))
+	do(t, player, "open the lane", chromedp.Navigate(invited(t, s.url, id)))
 	join(t, player, "AAA", "AAA")
 
 	// A socket of the test's own takes the lane's one place to watch.

@@ -295,6 +295,15 @@ func keep(t *testing.T, ctx context.Context, name string) {
 
 func js(s string) string { return fmt.Sprintf("%q", s) }
 
+// sharedLink is the link a lane's page shares to invite friends, once it
+// has it: the lane's address with its invitation (#invite=…), which is
+// what seats a friend who opens it.
+func sharedLink(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	until(t, ctx, "the invitation link", `document.querySelector("#share-url").value.includes("#invite=")`)
+	return eval[string](t, ctx, `document.querySelector("#share-url").value`)
+}
+
 // join types a name into the join form and submits it.
 func join(t *testing.T, ctx context.Context, name, want string) {
 	t.Helper()
@@ -390,9 +399,10 @@ func TestFriendsPlayAGame(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`#create-form button[type=submit]`)),
 	)
 	until(t, a, "the lane page", `location.pathname.startsWith("/lanes/") && document.querySelector("#lane-name").textContent === "Friday night"`)
-	laneURL := eval[string](t, a, `location.href`)
-	if shared := eval[string](t, a, `document.querySelector("#share-url").value`); !strings.HasPrefix(laneURL, url+"/lanes/") || !strings.HasSuffix(shared, strings.TrimPrefix(laneURL, url)) {
-		t.Fatalf("the lane at %s shares the link %q", laneURL, shared)
+	address := eval[string](t, a, `location.href`)
+	laneURL := sharedLink(t, a)
+	if !strings.HasPrefix(address, url+"/lanes/") || !strings.HasPrefix(laneURL, address+"#invite=") {
+		t.Fatalf("the lane at %s shares the link %q", address, laneURL)
 	}
 	// The others open the shared link.
 	for _, n := range []string{"BBB", "CCC"} {
@@ -459,7 +469,7 @@ func TestFriendsPlayAGame(t *testing.T) {
 	series := `[...document.querySelectorAll("#series-table tbody tr")].map(tr => [...tr.cells].map(c => c.textContent).join(" ")).join(", ")`
 	const wantSeries = "AAA 1 136, BBB 1 78, CCC 1 300"
 	until(t, a, "the host offered Start again", `document.querySelector("#phase").textContent.startsWith("Next game:") && `+startOffered+` && `+emptyBoard+` && `+series+` === `+js(wantSeries))
-	if got, want := eval[string](t, a, `document.querySelector("#games-link").href`), url+"/api"+strings.TrimPrefix(laneURL, url)+"/games"; got != want {
+	if got, want := eval[string](t, a, `document.querySelector("#games-link").href`), url+"/api"+strings.TrimPrefix(address, url)+"/games"; got != want {
 		t.Errorf("the games link is %s, want %s", got, want)
 	}
 	for _, n := range []string{"BBB", "CCC"} {
@@ -486,9 +496,9 @@ func TestSpectatorAndReload(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`#create-form button[type=submit]`)),
 	)
 	until(t, a, "the lane page", `location.pathname.startsWith("/lanes/")`)
-	laneURL := eval[string](t, a, `location.href`)
+	laneURL := sharedLink(t, a)
 	do(t, b, "open the lane", chromedp.Navigate(laneURL))
-	do(t, watcher, "watch the lane", chromedp.Navigate(laneURL))
+	do(t, watcher, "watch the lane", chromedp.Navigate(eval[string](t, a, `location.href`)))
 	join(t, a, "AAA", "AAA")
 	join(t, b, "BBB", "BBB")
 	do(t, a, "start", chromedp.Click(chromedp.CSS("#start")))

@@ -22,7 +22,7 @@ func TestPageMovesToAnotherNode(t *testing.T) {
 	first := nodes[0]
 	id := createLane(t, &server{url: first.URL}, "Cluster")
 	p := browser(t)()
-	do(t, p, "open the lane on the first node", chromedp.Navigate(first.URL+"/lanes/"+id))
+	do(t, p, "open the lane on the first node", chromedp.Navigate(invited(t, first.URL, id)))
 	join(t, p, "AAA", "AAA")
 	do(t, p, "start", chromedp.Click(chromedp.CSS("#start")))
 	bowl(t, p, "AAA", 7, 10, false)

@@ -34,7 +34,9 @@ func TestFocusFollowsTheGame(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer jo.CloseNow()
-	if _, err := jo.Join(ctx, "Jo"); err != nil {
+	// Jo has the invitation the creator's page shares.
+	invite := eval[string](t, p, `localStorage.getItem("tenpin-invite-" + window.tenpin.state.id) || ""`)
+	if _, err := jo.JoinInvited(ctx, "Jo", invite); err != nil {
 		t.Fatal(err)
 	}
 	until(t, p, "Jo seated", `window.tenpin.state.board && window.tenpin.state.board.players.length === 1`)

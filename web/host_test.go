@@ -59,7 +59,7 @@ func newLane(t *testing.T, s *server, open func() context.Context, names ...stri
 	var pages []context.Context
 	for _, n := range names {
 		p := open()
-		do(t, p, "open the lane", chromedp.Navigate(s.url+"/lanes/"+id))
+		do(t, p, "open the lane", chromedp.Navigate(invited(t, s.url, id)))
 		join(t, p, n, n)
 		pages = append(pages, p)
 	}

@@ -36,7 +36,9 @@ func TestCreatorIsHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer bot.CloseNow()
-	if err := bot.Write(ctx, websocket.MessageText, []byte(`{"type":"join","name":"Bot"}`)); err != nil {
+	// The crawler has the lane's link, invitation and all.
+	invite := eval[string](t, p, `localStorage.getItem("tenpin-invite-" + `+js(id)+`) || ""`)
+	if err := bot.Write(ctx, websocket.MessageText, []byte(`{"type":"join","name":"Bot","invite":"`+invite+`"}`)); err != nil {
 		t.Fatal(err)
 	}
 	until(t, p, "the crawler seated first", `window.tenpin && window.tenpin.state.board && window.tenpin.state.board.players.length === 1`)
@@ -66,7 +68,7 @@ func TestCreatorGivesTheLaneAway(t *testing.T) {
 	)
 	until(t, creator, "the lane page", `location.pathname.startsWith("/lanes/")`)
 	friend := open()
-	do(t, friend, "open the lane", chromedp.Navigate(eval[string](t, creator, `location.href`)))
+	do(t, friend, "open the lane", chromedp.Navigate(sharedLink(t, creator)))
 	join(t, friend, "Kim", "Kim")
 	until(t, friend, "Kim waits for the creator", `window.tenpin.state.board && window.tenpin.state.board.creator_away === true &&
 		document.querySelector("#start").hidden && document.querySelector("#give").hidden &&

@@ -214,7 +214,7 @@ func TestKoreanPage(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), step)
 	defer cancel()
 	jo := seatPlayer(t, ctx, s, id, "Jo")
-	do(t, p, "open the lane", chromedp.Navigate(s.url+"/lanes/"+id))
+	do(t, p, "open the lane", chromedp.Navigate(invited(t, s.url, id)))
 	until(t, p, "the lane", `document.querySelector("#conn").classList.contains("ok") && document.querySelectorAll("#board tr[data-row=marks]").length === 1`)
 	// The server refuses a name taken: in the page's Korean words.
 	do(t, p, "join as Jo too", chromedp.SendKeys(chromedp.CSS("#join-name"), "Jo"), chromedp.Click(chromedp.CSS("#join")))

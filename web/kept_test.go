@@ -34,7 +34,7 @@ func TestAClosedLanesSheet(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { c.CloseNow() })
-		if _, err := c.Join(ctx, name); err != nil {
+		if _, err := c.JoinInvited(ctx, name, inviteOf(t, id)); err != nil {
 			t.Fatalf("%s joins: %v", name, err)
 		}
 		return c

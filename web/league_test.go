@@ -33,9 +33,12 @@ func TestLeagueNightPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := opened.Matches[0].Lane
+	if opened.Matches[0].Home != "Pin Pals" {
+		t.Fatalf("week 1's match is %+v, want Pin Pals at home", opened.Matches[0])
+	}
 	open := browser(t)
 	p := open()
-	do(t, p, "open the match's lane", chromedp.Navigate(s.url+"/lanes/"+id+"?lang=en"))
+	do(t, p, "open the match's lane with Pin Pals' invitation", chromedp.Navigate(s.url+"/lanes/"+id+"?lang=en#invite="+opened.Matches[0].HomeInvite))
 	join(t, p, "Kim", "Kim")
 	// Kim ⌊50 × 0.9⌋ = 45; Lee, absent, 170 with his 18: Pin Pals 233.
 	until(t, p, "Kim's team and handicap", `(() => {

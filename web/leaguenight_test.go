@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -13,7 +14,9 @@ import (
 
 // TestLeagueNightOnPhones: a league night of two teams, eight bowlers on
 // their phones and one absent, bowled through to the standings. The
-// secretary opens the night; each bowler opens the match's lane and taps
+// secretary opens the night, and their page shows each team's QR code;
+// a stranger with the lane's link but no invitation watches and cannot
+// sit; each bowler opens the match's lane from their team's link and taps
 // their name; each bowls their own balls on their pad; the game's end
 // closes the night, and the league's page ranks the teams as counted by
 // hand:
@@ -43,16 +46,57 @@ func TestLeagueNightOnPhones(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	laneURL := s.url + "/lanes/" + opened.Matches[0].Lane + "?lang=en"
+	m := opened.Matches[0]
+	if m.Home != "Pin Pals" {
+		t.Fatalf("week 1's match is %+v, want Pin Pals at home", m)
+	}
+	laneURL := s.url + "/lanes/" + m.Lane + "?lang=en"
 	order := []string{"Kim", "Moe", "Ned", "Park", "Choi", "Rho", "Sun", "Tae"} // home first, in roster order
 	open := browser(t)
+
+	// The secretary's page shows the lane's QR code to watch and, for each
+	// team, the link and QR code with its invitation; the public page
+	// shows no invitation.
+	secretary := open()
+	asSecretary(t, secretary, s, l.ID, l.SecretaryKey)
+	do(t, secretary, "the league's page, as its secretary", chromedp.Navigate(s.url+"/leagues/"+l.ID+"?lang=en"))
+	teamLinks := `[...document.querySelectorAll("#tonight-matches .team-invite")].map(f => f.dataset.team + " " + f.querySelector("a").getAttribute("href") + " " + (f.querySelector("img").getAttribute("src") || "")).join("\n")`
+	wantLinks := "Pin Pals /lanes/" + m.Lane + "#invite=" + m.HomeInvite + " " + qrData(t, s, m.Lane, m.HomeInvite) + "\n" +
+		"Strikers /lanes/" + m.Lane + "#invite=" + m.AwayInvite + " " + qrData(t, s, m.Lane, m.AwayInvite)
+	until(t, secretary, "each team's invitation", teamLinks+` === `+js(wantLinks)+` && document.querySelector("#team-invites-note").textContent.startsWith("A team's QR code seats only that team's bowlers")`)
+	public := open()
+	do(t, public, "the league's public page", chromedp.Navigate(s.url+"/leagues/"+l.ID+"?lang=en"))
+	until(t, public, "the lane's link and QR code to watch", `document.querySelector("#tonight-matches li a.lane-link")?.getAttribute("href") === `+js("/lanes/"+m.Lane)+` && !document.querySelector("#tonight-matches .lane-qr").hidden`)
+	if got := eval[string](t, public, `document.body.innerHTML`); strings.Contains(got, m.HomeInvite) || strings.Contains(got, m.AwayInvite) || strings.Contains(got, "#invite=") {
+		t.Error("the league's public page holds a team's invitation")
+	}
+
+	// A stranger with the lane's link but no invitation watches, and the
+	// lane will not seat them under a roster name.
+	stranger := open()
+	do(t, stranger, "a stranger opens the lane", chromedp.Navigate(laneURL))
+	tryJoin(t, stranger, "Kim")
+	// The board shows the roster's places from the start.
+	until(t, stranger, "the stranger refused, watching", watchingRefused(strings.Join(order, " ")))
+
 	phones := make(map[string]context.Context)
-	for _, name := range order {
+	for i, name := range order {
 		p := open()
-		do(t, p, name+" opens the lane", chromedp.Navigate(laneURL))
+		invite := m.HomeInvite
+		if i >= 3 {
+			invite = m.AwayInvite
+		}
+		do(t, p, name+" opens their team's link", chromedp.Navigate(laneURL+"#invite="+invite))
+		if name == "Kim" {
+			// Pin Pals' invitation takes no place of the Strikers'.
+			tryJoin(t, p, "Park")
+			until(t, p, "Park refused on Pin Pals' invitation", `document.querySelector("#join-error").textContent === "That name is on the other team: join under a name of your own team's roster, with your team's invitation." && window.tenpin.state.seat === null`)
+			do(t, p, "clear the name", chromedp.Evaluate[chromedp.Void](`document.querySelector("#join-name").value = ""`))
+		}
 		join(t, p, name, name)
 		phones[name] = p
 	}
+	until(t, stranger, "the stranger watches the eight bowlers, all there, seated nowhere", `document.querySelectorAll("#board tr[data-row=marks]").length === 8 && !document.querySelector("#board .offline") && window.tenpin.state.seat === null`)
 	until(t, phones["Kim"], "eight bowlers seated, none offline", `document.querySelectorAll("#board tr[data-row=marks]").length === 8 &&
 		!document.querySelector("#board .offline")`)
 

@@ -395,7 +395,7 @@ func TestLeaguePagesAccessible(t *testing.T) {
 			// The secretary: week 2 open, its closing refused.
 			asSecretary(t, p, s, created.ID, created.SecretaryKey)
 			do(t, p, "the league, as its secretary", chromedp.Navigate(s.url+"/leagues/"+created.ID))
-			until(t, p, "the secretary's controls, week 2 open", `!document.querySelector("#secretary").hidden && !document.querySelector("#close-part").hidden && document.querySelectorAll("#tonight-matches img.lane-qr:not([hidden])").length === 1`)
+			until(t, p, "the secretary's controls, week 2 open, each team's QR code", `!document.querySelector("#secretary").hidden && !document.querySelector("#close-part").hidden && document.querySelectorAll("#tonight-matches img.lane-qr:not([hidden])").length === 1 && document.querySelectorAll("#tonight-matches .team-invite img:not([hidden])").length === 2`)
 			do(t, p, "close week 2, refused", chromedp.Click(chromedp.CSS("#close-week")))
 			until(t, p, "the refusal", `document.querySelector("#secretary-error").textContent !== ""`)
 			check("the league, as its secretary, a night open", phone, laptop)

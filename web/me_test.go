@@ -30,7 +30,7 @@ func TestMyGames(t *testing.T) {
 	open := browser(t)
 	mina := open()
 	show(t, mina, phone)
-	do(t, mina, "open the lane", chromedp.Navigate(s.url+"/lanes/"+id))
+	do(t, mina, "open the lane", chromedp.Navigate(invited(t, s.url, id)))
 	until(t, mina, "the join form, remember me ticked", `document.querySelector("#join-remember").checked`)
 	join(t, mina, "Mina", "Mina")
 	until(t, mina, "the key kept", `!!localStorage.getItem("tenpin-bowler-key")`)

@@ -18,7 +18,7 @@ func TestRefusedNamesSayWhy(t *testing.T) {
 	s := serve(t, lobby.Config{})
 	id := createLane(t, s, "Names")
 	page := browser(t)()
-	do(t, page, "open the lane", chromedp.Navigate(s.url+"/lanes/"+id))
+	do(t, page, "open the lane", chromedp.Navigate(invited(t, s.url, id)))
 	until(t, page, "the join form", `document.querySelector("#conn").classList.contains("ok") && document.querySelector("#join-form").checkVisibility()`)
 	zalgo := "a" + strings.Repeat("\u0301", 500)
 	do(t, page, "a name of 500 marks", chromedp.Evaluate[chromedp.Void](`document.querySelector("#join-name").value = `+js(zalgo)), chromedp.Click(chromedp.CSS("#join")))

@@ -2,7 +2,10 @@ package web_test
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
+	"io"
+	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -13,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/protocol"
 )
 
 // traffic records the page's requests and the status of their answers,
@@ -121,7 +125,7 @@ func TestInputErrors(t *testing.T) {
 
 	// The server refuses (it holds all the lanes it may): the page's words
 	// for too_many_lanes.
-	createLane(t, s, "First")
+	first := createLane(t, s, "First")
 	<-s.posts
 	clear(t, p, "#create-name")
 	do(t, p, "create one too many", chromedp.SendKeys(chromedp.CSS("#create-name"), "Second"), chromedp.Click(chromedp.CSS(`#create-form button[type=submit]`)))
@@ -130,8 +134,10 @@ func TestInputErrors(t *testing.T) {
 	// A player's name: 1 to 12 letters of any script. What the page can
 	// tell is said before sending; the rest the server refuses.
 	until(t, p, "the lane listed", `document.querySelectorAll("#lanes tbody a").length === 1`)
-	laneURL := eval[string](t, p, `document.querySelector("#lanes tbody a").href`)
-	do(t, p, "open the lane", chromedp.Navigate(laneURL))
+	if got := eval[string](t, p, `document.querySelector("#lanes tbody a").href`); got != s.url+"/lanes/"+first {
+		t.Fatalf("the lobby links %s, want the lane %s", got, first)
+	}
+	do(t, p, "open the lane, invited", chromedp.Navigate(invited(t, s.url, first)))
 	until(t, p, "the join form", `document.querySelector("#conn").textContent === "connected" && document.querySelector("#join-form").offsetParent !== null`)
 	recordSends(t, p)
 	const rule = ": a name is letters, with spaces, hyphens or apostrophes between words."
@@ -171,7 +177,7 @@ func TestInputErrors(t *testing.T) {
 
 	// The server refuses a name taken: the reason beside the name, in words.
 	q := browser(t)()
-	do(t, q, "open the lane", chromedp.Navigate(laneURL))
+	do(t, q, "open the lane", chromedp.Navigate(invited(t, s.url, first)))
 	do(t, q, "join as BOB too", chromedp.WaitVisible(chromedp.CSS("#join-name")), chromedp.SendKeys(chromedp.CSS("#join-name"), "BOB"), chromedp.Click(chromedp.CSS("#join")))
 	until(t, q, "the refusal", `document.querySelector("#join-error").textContent === "\u2068BOB\u2069 is already on this lane."`)
 	if t.Failed() {
@@ -210,7 +216,7 @@ func TestPrivateLane(t *testing.T) {
 	}
 	create("Open", false, `{"name":"Open"}`)
 	create("Secret", true, `{"name":"Secret","private":true}`)
-	secret := eval[string](t, p, `location.href`)
+	secret := sharedLink(t, p)
 	do(t, p, "the lobby", chromedp.Navigate(s.url+"/"))
 	until(t, p, "the open lane listed", `[...document.querySelectorAll("#lanes tbody a")].map(a => a.textContent).join() === "Open"`)
 
@@ -247,12 +253,35 @@ func TestInvite(t *testing.T) {
 	q := open()
 	show(t, q, phone)
 	do(t, q, "open the lane", chromedp.Navigate(s.url+"/lanes/"+id))
-	until(t, q, "the server's invitation", `document.querySelector("#share-url").value === `+js(friends+"/lanes/"+id)+` && !document.querySelector("#qr").hidden && document.querySelector("#qr").naturalWidth > 0`)
+	// Opened without the invitation, the page shares a link to watch.
+	until(t, q, "the server's address, to watch", `document.querySelector("#share-url").value === `+js(friends+"/lanes/"+id)+` && !document.querySelector("#qr").hidden && document.querySelector("#qr").naturalWidth > 0 && document.querySelector("#qr").dataset.invite === "false"`)
 	if got, want := eval[string](t, q, `[...document.querySelectorAll("#other-urls a")].map(a => a.href).join(" ")`), other+"/lanes/"+id; got != want {
 		t.Errorf("the other addresses are %q, want %q", got, want)
 	}
-	if got, want := eval[string](t, q, `document.querySelector("#qr").getAttribute("src")`), "/api/lanes/"+id+"/qr.png"; got != want {
-		t.Errorf("the QR code is %s, want %s", got, want)
+	if got, want := eval[string](t, q, `document.querySelector("#qr").getAttribute("src")`), qrData(t, s, id, ""); got != want {
+		t.Errorf("the QR code to watch is %.80s…, want the server's %.80s…", got, want)
+	}
+	if got := eval[string](t, q, `document.querySelector("#invite-note").textContent`); !strings.HasPrefix(got, "This link lets others watch this lane.") {
+		t.Errorf("a page without the invitation says %q of its link", got)
+	}
+
+	// Opened with it, the page shares the link with it, at every address,
+	// and the QR code of that link; the address bar no longer shows it.
+	r := open()
+	code := inviteOf(t, id)
+	do(t, r, "open the invitation", chromedp.Navigate(invited(t, s.url, id)))
+	until(t, r, "the invitation shared", `document.querySelector("#share-url").value === `+js(friends+"/lanes/"+id+"#invite="+code)+` && document.querySelector("#qr").dataset.invite === "true" && !document.querySelector("#qr").hidden`)
+	if got, want := eval[string](t, r, `location.href`), s.url+"/lanes/"+id; got != want {
+		t.Errorf("the address bar shows %s, want %s: the invitation taken out", got, want)
+	}
+	if got, want := eval[string](t, r, `[...document.querySelectorAll("#other-urls a")].map(a => a.href).join(" ")`), other+"/lanes/"+id+"#invite="+code; got != want {
+		t.Errorf("the other addresses are %q, want %q", got, want)
+	}
+	if got, want := eval[string](t, r, `document.querySelector("#qr").getAttribute("src")`), qrData(t, s, id, code); got != want {
+		t.Errorf("the invitation's QR code is %.80s…, want the server's %.80s…", got, want)
+	}
+	if got, want := eval[string](t, r, `document.querySelector("#tv-link").getAttribute("href")`), "/lanes/"+id+"/tv#invite="+code; got != want {
+		t.Errorf("the TV link is %s, want %s", got, want)
 	}
 	do(t, q, "scroll to the QR code", chromedp.ScrollIntoView(chromedp.CSS("#qr")))
 	if why := eval[string](t, q, unseen("#qr", `"the QR code"`)); why != "" {
@@ -276,7 +305,7 @@ func TestRollLog(t *testing.T) {
 	s := serve(t, lobby.Config{})
 	id := createLane(t, s, "Log")
 	p := browser(t)()
-	do(t, p, "open the lane", chromedp.Navigate(s.url+"/lanes/"+id))
+	do(t, p, "open the lane", chromedp.Navigate(invited(t, s.url, id)))
 	join(t, p, "AAA", "AAA")
 	do(t, p, "start", chromedp.Click(chromedp.CSS("#start")))
 	bowl(t, p, "AAA", 3, 10, false)
@@ -343,4 +372,27 @@ func TestLobbyShowsAPage(t *testing.T) {
 	}
 	show(t, p, phone)
 	screenshot(t, p, "lobby-phone.png")
+}
+
+// qrData is the lane's QR code as the server draws it, with the
+// invitation code ("": the link to watch), as a data: URL.
+func qrData(t *testing.T, s *server, id, code string) string {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, s.url+"/api/lanes/"+id+"/qr.png", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != "" {
+		req.Header.Set(protocol.InviteHeader, code)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	png, err := io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("GET the QR code: %s, %v", res.Status, err)
+	}
+	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(png)
 }

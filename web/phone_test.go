@@ -91,7 +91,7 @@ func newTable(t *testing.T, s *server, page context.Context, laneName, pageName 
 func seatTable(t *testing.T, s *server, page context.Context, laneName, pageName string, joinPage func(name string), seats ...string) *table {
 	t.Helper()
 	tb := &table{t: t, id: createLane(t, s, laneName), page: page, pageName: pageName, players: map[string]*client.Conn{}, next: map[string]int{}}
-	do(t, page, "open the lane", chromedp.Navigate(s.url+"/lanes/"+tb.id))
+	do(t, page, "open the lane", chromedp.Navigate(invited(t, s.url, tb.id)))
 	until(t, page, "the lane, connected", `document.querySelector("#conn").classList.contains("ok")`)
 	ctx, cancel := context.WithTimeout(t.Context(), step)
 	defer cancel()
@@ -109,7 +109,7 @@ func seatTable(t *testing.T, s *server, page context.Context, laneName, pageName
 			continue
 		}
 		c := dial()
-		if _, err := c.Join(ctx, name); err != nil {
+		if _, err := c.JoinInvited(ctx, name, inviteOf(t, tb.id)); err != nil {
 			t.Fatalf("%s joins: %v", name, err)
 		}
 		tb.players[name] = c

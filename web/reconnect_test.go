@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -105,7 +106,7 @@ func TestRestartKeepsTheSeat(t *testing.T) {
 	s := serve(t, lobby.Config{})
 	p := browser(t)()
 	id := createLane(t, s, "Restart")
-	do(t, p, "open the lane", chromedp.Navigate(s.url+"/lanes/"+id))
+	do(t, p, "open the lane", chromedp.Navigate(invited(t, s.url, id)))
 	join(t, p, "AAA", "AAA")
 	welcomes := `[...document.querySelectorAll("#notices li")].filter(li => li.textContent === "You are AAA, seat 1").length`
 
@@ -129,9 +130,9 @@ func TestRestartKeepsTheSeat(t *testing.T) {
 	}
 }
 
-// createLane creates a lane through the API and returns its id.
-// seatPlayer seats name on lane id through the protocol's client, a
-// player without a page, closed when the test ends.
+// seatPlayer seats name on lane id (made by createLane, with its
+// invitation) through the protocol's client, a player without a page,
+// closed when the test ends.
 func seatPlayer(t *testing.T, ctx context.Context, s *server, id, name string) *client.Conn {
 	t.Helper()
 	c, err := client.Dial(ctx, s.url, id)
@@ -139,14 +140,15 @@ func seatPlayer(t *testing.T, ctx context.Context, s *server, id, name string) *
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.CloseNow() })
-	if _, err := c.Join(ctx, name); err != nil {
+	if _, err := c.JoinInvited(ctx, name, inviteOf(t, id)); err != nil {
 		t.Fatal(err)
 	}
 	return c
 }
 
 // createLane creates a lane given away (whoever joins first hosts it, as
-// a friend who opened the link first would), and returns its id.
+// a friend who opened the link first would), and returns its id. Its
+// invitation is kept for invited and seatPlayer.
 func createLane(t *testing.T, s *server, name string) string {
 	t.Helper()
 	res, err := http.Post(s.url+"/api/lanes", "application/json", strings.NewReader(`{"give_away":true,"name":`+js(name)+`}`))
@@ -154,9 +156,34 @@ func createLane(t *testing.T, s *server, name string) string {
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	var body struct{ ID string }
+	var body struct{ ID, Invite string }
 	if err := json.NewDecoder(res.Body).Decode(&body); err != nil || res.StatusCode != http.StatusCreated {
 		t.Fatalf("POST /api/lanes: %s, %v", res.Status, err)
 	}
+	if body.Invite == "" {
+		t.Fatalf("POST /api/lanes answered no invitation")
+	}
+	laneInvites.Store(body.ID, body.Invite)
 	return body.ID
+}
+
+// laneInvites is the invitation of each lane createLane made, by the
+// lane's id: ids are drawn at random, so no two tests' lanes share one.
+var laneInvites sync.Map
+
+// inviteOf is the invitation of lane id, made by createLane.
+func inviteOf(t *testing.T, id string) string {
+	t.Helper()
+	v, ok := laneInvites.Load(id)
+	if !ok {
+		t.Fatalf("no invitation kept for lane %s: made by createLane?", id)
+	}
+	return v.(string)
+}
+
+// invited is the link to lane id at base with its invitation, as its
+// creator's page shares it: the one a friend who bowls opens.
+func invited(t *testing.T, base, id string) string {
+	t.Helper()
+	return base + "/lanes/" + id + "#invite=" + inviteOf(t, id)
 }

@@ -126,7 +126,7 @@ func TestServerDownAndBack(t *testing.T) {
 	do(t, p, "speed up the page's timers", fastTimers(20))
 	do(t, tv, "speed up the TV's timers", fastTimers(20))
 	id := createLane(t, &server{url: d.url}, "Down and back")
-	do(t, p, "open the lane", chromedp.Navigate(d.url+"/lanes/"+id))
+	do(t, p, "open the lane", chromedp.Navigate(invited(t, d.url, id)))
 	join(t, p, "AAA", "AAA")
 	do(t, p, "start", chromedp.Click(chromedp.CSS("#start")))
 	bowl(t, p, "AAA", 3, 10, false)

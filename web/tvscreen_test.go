@@ -48,7 +48,7 @@ func tvLane(t *testing.T, s *server, laneName string, seats ...string) *table {
 		if i == 0 {
 			_, err = c.JoinHost(ctx, name, created.HostKey) // the creator: the lane's last seat is theirs
 		} else {
-			_, err = c.Join(ctx, name)
+			_, err = c.JoinInvited(ctx, name, created.Invite)
 		}
 		if err != nil {
 			t.Fatalf("%s joins: %v", name, err)

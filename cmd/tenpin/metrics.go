@@ -18,6 +18,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/lobby/natsconn"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -28,8 +29,14 @@ import (
 //	GET /metrics        the counters, in Prometheus's text format
 //	GET /debug/vars     the same and more, as expvar's JSON (for tenpin load)
 //	GET /debug/pprof/   runtime profiles
-func debugHandler(lb *lobby.Lobby, hostRefused *atomic.Int64) http.Handler {
+//	GET /debug/streams  the store's streams and their leaders (not with -memory)
+//
+// store is the node's NATS, nil with -memory.
+func debugHandler(lb *lobby.Lobby, hostRefused *atomic.Int64, store *natsconn.Conn) http.Handler {
 	mux := http.NewServeMux()
+	if store != nil {
+		mux.Handle("GET /debug/streams", streamsHandler(store.JetStream()))
+	}
 	mux.Handle("GET /metrics", promHandler(lb, hostRefused))
 	mux.Handle("GET /debug/vars", varsHandler(lb))
 	mux.HandleFunc("/debug/pprof/", pprof.Index)

@@ -26,9 +26,11 @@ var serveCommand = func(args []string) *exec.Cmd {
 }
 
 // runNemesis runs a three-node cluster of this program under a
-// reconnecting load while it kills and pauses random nodes, then checks
-// that every acknowledged roll is stored once and nothing else is, and
-// that no client saw a board's seq go back: see package nemesis.
+// reconnecting load while it kills and pauses random nodes, and the
+// server leading the bowlers' bucket on purpose, then checks
+// that every acknowledged roll is stored once and nothing else is, that
+// no client saw a board's seq go back, and that every remembered player's
+// history holds each game they finished once: see package nemesis.
 func runNemesis(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("tenpin nemesis", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -45,11 +47,15 @@ func runNemesis(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	fs.DurationVar(&cfg.Pause, "pause", 10*time.Second, "the longest a paused node stays paused (random, from 1s)")
 	fs.BoolVar(&cfg.NoKill, "no-kill", false, "pause nodes only")
 	fs.BoolVar(&cfg.NoPause, "no-pause", false, "kill nodes only")
-	fs.StringVar(&cfg.NATS, "nats", "", "`URLs` (comma-separated) of an external NATS cluster with JetStream: the nodes use it (-nats) instead of embedded servers")
+	fs.BoolVar(&cfg.Guests, "guests", false, "players join as guests: no bowler's history is checked")
+	fs.DurationVar(&cfg.Settle, "settle", 30*time.Second, "how long the check waits for the bowlers' histories to hold every game over")
+	fs.StringVar(&cfg.NATS, "nats", "", "`URLs` (comma-separated) of an external NATS cluster with JetStream: the nodes use it (-nats) instead of embedded servers; the run cannot kill its servers")
+	fs.StringVar(&cfg.NATSCluster, "natscluster", "", "`path` of natscluster (go build -o /tmp/natscluster ./cmd/natscluster): the run starts three NATS servers, each a process of its own, and the nodes use them; -kill-bowlers-leader kills the one leading the bowlers' bucket")
+	fs.BoolVar(&cfg.KillBowlersLeader, "kill-bowlers-leader", true, "make the first kill, and every third fault after, a kill of the server leading the bowlers' bucket (its node, or with -natscluster the NATS server); off by default with -nats or -no-kill")
 	fs.StringVar(&cfg.Dir, "dir", "", "`dir`ectory for the nodes' data and logs (default: a new temporary one, removed unless the run fails)")
 	jsonOut := fs.Bool("json", false, "write the report as JSON")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tenpin nemesis [flags]\n\nRuns three tenpin nodes as a cluster under a reconnecting load, kills (SIGKILL) and pauses\n(SIGSTOP/SIGCONT) one node at a time, then checks that every acknowledged roll is stored once,\nnothing else is, and no client saw a board's seq go back. Exits 1 on a violation.")
+		fmt.Fprintln(stderr, "usage: tenpin nemesis [flags]\n\nRuns three tenpin nodes as a cluster under a reconnecting load, kills (SIGKILL) and pauses\n(SIGSTOP/SIGCONT) one node at a time, the server leading the bowlers' bucket among them on purpose\n(-kill-bowlers-leader), then checks that every acknowledged roll is stored once,\nnothing else is, no client saw a board's seq go back, and every remembered player's history\nholds each game they finished once. Exits 1 on a violation.")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -57,6 +63,15 @@ func runNemesis(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("nemesis: unexpected arguments %q", fs.Args())
+	}
+	if !flagSet(fs, "kill-bowlers-leader") && (cfg.NATS != "" || cfg.NoKill) {
+		// The operator's NATS servers are not the run's to kill, and
+		// -no-kill kills nothing: the fault is left out unless asked for,
+		// when Do says why it cannot be.
+		cfg.KillBowlersLeader = false
+	}
+	if err := cfg.Check(); err != nil {
+		return err
 	}
 	dir, keep, err := runDir(cfg.Dir, "nemesis")
 	if err != nil {
@@ -88,6 +103,8 @@ func runNemesis(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 		return exitError{1}
 	case res.Kills == 0 && !cfg.NoKill || res.Pauses == 0 && !cfg.NoPause:
 		return errors.New("nemesis: the run was too short for a kill and a pause: lengthen -duration or shorten -gap")
+	case res.LeaderKills == 0 && cfg.KillBowlersLeader:
+		return errors.New("nemesis: the run was too short for a kill of the bowlers' bucket leader: lengthen -duration or shorten -gap")
 	}
 	return nil
 }
@@ -110,20 +127,37 @@ func runDir(dir, command string) (_ string, keep bool, err error) {
 func printNemesis(w io.Writer, cfg nemesis.Config, res nemesis.Result) {
 	k := res.Counts
 	store := "embedded NATS cluster"
-	if cfg.NATS != "" {
+	switch {
+	case cfg.NATS != "":
 		store = "external NATS at " + cfg.NATS
+	case cfg.NATSCluster != "":
+		store = "external NATS cluster of 3 processes (natscluster -only)"
 	}
 	fmt.Fprintf(w, "nemesis: 3 nodes (%s), %d lanes at once × %d players + %d spectators, %.1fs, seed %d\n",
 		store, cfg.Lanes, cfg.Players, cfg.Spectators, res.Elapsed.Seconds(), cfg.Seed)
-	fmt.Fprintf(w, "faults       %d kills, %d pauses\n", res.Kills, res.Pauses)
+	fmt.Fprintf(w, "faults       %d kills (%d of the bowlers' bucket leader), %d pauses\n", res.Kills, res.LeaderKills, res.Pauses)
 	for _, f := range res.Faults {
-		fmt.Fprintf(w, "  %7.1fs %-5s %s for %v, all healthy %v after\n", f.At.Seconds(), f.Kind, f.Node, f.For.Round(time.Millisecond), f.Back.Round(time.Millisecond))
+		leads := ""
+		if f.Leads != "" {
+			leads = " (leading " + f.Leads + ")"
+		}
+		fmt.Fprintf(w, "  %7.1fs %-5s %s%s for %v, all healthy %v after\n", f.At.Seconds(), f.Kind, f.Node, leads, f.For.Round(time.Millisecond), f.Back.Round(time.Millisecond))
 	}
 	fmt.Fprintf(w, "lanes        %d, games finished %d\n", k.Lanes, k.Games)
 	fmt.Fprintf(w, "rolls        %d acked, %d unknown, %d refused; %d stored\n", k.Acked, k.Unknown, k.Refused, res.Stored)
+	if !cfg.Guests {
+		fmt.Fprintf(w, "histories    %d remembered players, %d games in their histories\n", res.Remembered, res.HistoryGames)
+	}
 	fmt.Fprintf(w, "connections  %d (%d reconnects, %d for want of a board), %d boards, %d notices\n", k.Connections, k.Reconnects, k.Stalls, k.Boards, k.Notices)
 	fmt.Fprintf(w, "violations   %d\n", len(res.Violations))
 	for _, v := range res.Violations {
 		fmt.Fprintf(w, "  %v\n", v)
 	}
+}
+
+// flagSet reports whether the command line set the flag name.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

@@ -25,7 +25,9 @@ const nemesisNATSEnv = "TENPIN_NEMESIS_NATS"
 // paused (SIGSTOP, then SIGCONT); every acknowledged roll must be stored
 // once, nothing nobody sent may be, and no client may see a board's seq
 // go back. The short run has a kill and a pause, and a few more faults at
-// random; it fits in 90 s under the race detector on two cores.
+// random; its first kill is of the node whose server leads the bowlers'
+// bucket (-kill-bowlers-leader, on by default), and it fails without
+// one. It fits in 90 s under the race detector on two cores.
 func TestNemesis(t *testing.T) {
 	if testing.Short() {
 		t.Skip("three processes form a cluster, killed and paused for half a minute")
@@ -57,5 +59,28 @@ func TestNemesis(t *testing.T) {
 	}
 	if testing.Verbose() {
 		t.Logf("stderr:\n%s", stderr)
+	}
+}
+
+// A nemesis that cannot kill the bowlers' bucket leader as asked says why
+// and starts nothing: not even its directory is made.
+func TestNemesisRefusesALeaderKillItCannotMake(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-nats", "nats://127.0.0.1:4222", "-kill-bowlers-leader"}, "-natscluster"},
+		{[]string{"-no-kill", "-kill-bowlers-leader"}, "-no-kill"},
+		{[]string{"-nats", "nats://127.0.0.1:4222", "-natscluster", "/tmp/natscluster"}, "not both"},
+	} {
+		dir := filepath.Join(t.TempDir(), "run")
+		args := append([]string{"nemesis", "-dir", dir}, tc.args...)
+		_, stderr, code := runCmd(t, "", args...)
+		if code != 1 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("tenpin %s: exit %d, %q; want 1 and %q", strings.Join(args, " "), code, stderr, tc.want)
+		}
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("tenpin %s made its directory (%v)", strings.Join(args, " "), err)
+		}
 	}
 }

@@ -71,6 +71,7 @@ type serveFlags struct {
 	keep                                    time.Duration // how long a closed lane's night is kept; 0: forever
 	maxLanes, maxConns, maxSpectators       int
 	createBurst, connsPerAddr, lanesPerAddr int
+	keptPerAddr                             int
 	connsPerLaneAddr                        int
 	trustProxy                              []netip.Prefix // the reverse proxies in front
 	origins, hosts                          string
@@ -101,6 +102,7 @@ func parseServe(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.IntVar(&f.connsPerAddr, "conns-per-addr", lobby.ConnsPerAddr, "WebSocket connections one client address may hold at once (0: no limit); raise it for load runs from one address")
 	fs.IntVar(&f.connsPerLaneAddr, "conns-per-lane-addr", lobby.ConnsPerLaneAddr, "WebSocket connections one client address may hold on one lane (0: no limit): its players and friends watching, not a crowd of idle sockets; raise it for a crowd behind one address, or a load run")
 	fs.IntVar(&f.lanesPerAddr, "lanes-per-addr", lobby.LanesPerAddr, "lanes created from one client address that may be open at once (0: no limit)")
+	fs.IntVar(&f.keptPerAddr, "kept-per-addr", lobby.KeptPerAddr, "closed lanes' nights kept a day, of lanes created from one client address (0: no limit); a lane past it closes unkept")
 	trustProxy := fs.String("trust-proxy", "", "comma-separated `addresses` or networks of the reverse proxies in front (10.0.0.0/8,127.0.0.1): a request from one of them is counted by the last address of its X-Forwarded-For (the one the proxy appended), any other by its connection's, whatever it says")
 	fs.StringVar(&f.origins, "origin", "", "comma-separated `patterns` of other origins allowed to open WebSockets (same-origin is always allowed)")
 	fs.StringVar(&f.hosts, "host", "", "comma-separated `names` the server answers to besides localhost, IP addresses and this machine's hostname (*.example.com: every subdomain; '*': any name); other Host headers get 421, a guard against DNS rebinding")
@@ -146,6 +148,8 @@ func parseServe(args []string, stderr io.Writer) (*serveFlags, error) {
 		return nil, fmt.Errorf("serve: -conns-per-lane-addr %d: want 0 (no limit) or more", f.connsPerLaneAddr)
 	case f.lanesPerAddr < 0:
 		return nil, fmt.Errorf("serve: -lanes-per-addr %d: want 0 (no limit) or more", f.lanesPerAddr)
+	case f.keptPerAddr < 0:
+		return nil, fmt.Errorf("serve: -kept-per-addr %d: want 0 (no limit) or more", f.keptPerAddr)
 	case f.abandon <= 0:
 		return nil, fmt.Errorf("serve: -abandon %v: want a positive duration, such as 1h", f.abandon)
 	case f.awayAfter <= 0:
@@ -252,6 +256,7 @@ func (f *serveFlags) lobbyConfig(maxConns int, logger *slog.Logger) lobby.Config
 		ConnsPerAddr:     noLimit(f.connsPerAddr),
 		ConnsPerLaneAddr: noLimit(f.connsPerLaneAddr),
 		LanesPerAddr:     noLimit(f.lanesPerAddr),
+		KeptPerAddr:      noLimit(f.keptPerAddr),
 		TrustProxy:       f.trustProxy,
 	}
 	if f.origins != "" {
@@ -354,7 +359,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	srv.ConnState = budget.connState
 	var debugSrv *http.Server
 	if debugLn != nil {
-		debugSrv = newHTTPServer(checkHost(hosts, &hostRefused, debugHandler(lb, &hostRefused)), logger)
+		debugSrv = newHTTPServer(checkHost(hosts, &hostRefused, debugHandler(lb, &hostRefused, node.Conn)), logger)
 		debugSrv.ReadTimeout, debugSrv.WriteTimeout = 0, 0 // a CPU profile or a trace takes as long as it was asked to
 	}
 

@@ -36,6 +36,9 @@ var (
 	ErrUnknown = errors.New("bowler: unknown bowler")
 	// ErrCode: a one-time code that is unknown, used already or expired.
 	ErrCode = errors.New("bowler: unknown or expired code")
+	// ErrTooManyCodes: a one-time code asked for while MaxCodes of the
+	// bowler's are live.
+	ErrTooManyCodes = errors.New("bowler: too many codes")
 )
 
 // ID names a bowler in the store: random, never shown to anyone, never a
@@ -88,6 +91,11 @@ type Game struct {
 	// Leaves are the racks the game's first balls left standing, where
 	// their decks are known, and whether the next ball cleared them.
 	Leaves []Leave `json:"leaves,omitempty"`
+	// Fix is how many corrections the game had when it was recorded: a
+	// game is recorded the moment it is over, and again after each
+	// correction while its lane still takes them, each version with
+	// more than the one before it replaces (see [Record.Replaces]).
+	Fix int `json:"fix,omitempty"`
 }
 
 // Leave is a rack a first ball left standing: the pins, and whether the
@@ -141,8 +149,11 @@ func appendLeaves(dst []Leave, f bowling.Frame) []Leave {
 const SeriesGames = 3
 
 // recentGames is how many games a record remembers it has added, so that
-// a game added again (a lane retrying after a failure, a moment later)
-// counts once. Every game's end rewrites the record: it is kept short.
+// a game added again (a lane retrying after a failure, a moment later, or
+// the lane's next server offering it again) counts once, and a corrected
+// version of it takes its place. Every game's end rewrites the record: it
+// is kept short. A lane takes corrections of its game in play alone, so a
+// corrected game is always among a bowler's last few.
 const recentGames = 16
 
 // Record is a bowler's numbers across every night, kept as each game ends.
@@ -165,6 +176,26 @@ type Record struct {
 	Keys []KeyHash `json:"keys"`
 	// Share is the hash of the bowler's read-only link; zero for none.
 	Share KeyHash `json:"share"`
+	// Codes are the bowler's one-time codes not used yet, some perhaps
+	// expired: at most MaxCodes live at once.
+	Codes []Code `json:"codes,omitempty"`
+}
+
+// What one bowler may hold, so that nobody who holds a key can make a
+// record grow without end: a device key each for a family's phones,
+// tablets and laptops, and a few codes in flight to link them.
+const (
+	MaxKeys  = 10
+	MaxCodes = 5
+)
+
+// Code is a one-time code a bowler's device made to link another: its
+// hash, the key of the device that made it (the code dies with that key:
+// see RemoveKey), and when it expires.
+type Code struct {
+	Hash    KeyHash   `json:"hash"`
+	By      KeyHash   `json:"by"`
+	Expires time.Time `json:"expires"`
 }
 
 // LeaveCount is a leave's tries and conversions.
@@ -180,10 +211,14 @@ type Night struct {
 	Scores []int  `json:"scores,omitempty"` // and their scores
 }
 
-// GameRef names a game of a lane's series.
+// GameRef names a game of a lane's series, as a record added it.
 type GameRef struct {
 	Lane string `json:"lane"`
 	Game int    `json:"game"`
+	Fix  int    `json:"fix,omitempty"` // the version added: the game's Fix
+	// Place is the game's place in the history, from 1; 0 in a record
+	// written before places were kept, whose game no correction replaces.
+	Place int `json:"place,omitempty"`
 }
 
 // New returns the record of a new bowler with one key.
@@ -203,13 +238,74 @@ type News struct {
 func (n News) Has() bool { return n.HighGame > 0 || n.HighSeries > 0 }
 
 // Add adds a finished game to the record and reports what was new, and
-// false if the record has it already (it changes nothing then).
+// false if the record has it already, in any version (it changes nothing
+// then: a later version replaces an earlier one through [Record.Correct]).
 func (r *Record) Add(g Game) (News, bool) {
-	ref := GameRef{g.Lane, g.Game}
-	if slices.Contains(r.Recent, ref) {
+	if r.recent(g) >= 0 {
 		return News{}, false
 	}
-	r.Recent = append(r.Recent, ref)
+	return r.count(g), true
+}
+
+// recent returns the index in Recent of game g (its lane and number, in
+// any version), or -1.
+func (r *Record) recent(g Game) int {
+	return slices.IndexFunc(r.Recent, func(ref GameRef) bool { return ref.Lane == g.Lane && ref.Game == g.Game })
+}
+
+// Has reports whether the record counts g, in its version or a later
+// one: adding g again would change nothing.
+func (r *Record) Has(g Game) bool {
+	i := r.recent(g)
+	return i >= 0 && r.Recent[i].Fix >= g.Fix
+}
+
+// Replaces returns the place in the history of an earlier version of g
+// that the record counts (the same game of the same lane, with fewer
+// corrections), and false if it counts none: it counts g or a later
+// version already, or g is new to it (see Add).
+func (r *Record) Replaces(g Game) (int, bool) {
+	i := r.recent(g)
+	if i < 0 {
+		return 0, false
+	}
+	ref := r.Recent[i]
+	return ref.Place, ref.Place > 0 && ref.Fix < g.Fix
+}
+
+// Correct puts g, a later version of a game the record counts, in that
+// game's place in history (the bowler's whole history, oldest first, as
+// the record counts it: place n is history[n-1]), and counts the record's
+// numbers again from it: a high game or series the earlier version set
+// may stand no more, and only the history knows the next best. Keys,
+// share, id and the day the bowler was made stay. It reports what was
+// new, and false (changing nothing) if the record counts no earlier
+// version of g at a place of history.
+func (r *Record) Correct(history []Game, g Game) (News, bool) {
+	place, ok := r.Replaces(g)
+	if !ok || place > len(history) || history[place-1].Lane != g.Lane || history[place-1].Game != g.Game {
+		return News{}, false
+	}
+	high, series := r.Stats.High, r.HighSeries
+	history[place-1] = g
+	*r = Record{ID: r.ID, Name: r.Name, Created: r.Created, Keys: r.Keys, Share: r.Share}
+	for _, h := range history {
+		r.count(h)
+	}
+	var news News
+	if r.Stats.High > high && high > 0 {
+		news.HighGame = r.Stats.High
+	}
+	if r.HighSeries > series && series > 0 {
+		news.HighSeries = r.HighSeries
+	}
+	return news, true
+}
+
+// count adds game g to the record, the next of its history, and reports
+// what was new.
+func (r *Record) count(g Game) News {
+	r.Recent = append(r.Recent, GameRef{Lane: g.Lane, Game: g.Game, Fix: g.Fix, Place: r.Stats.Games + 1})
 	if n := len(r.Recent) - recentGames; n > 0 {
 		r.Recent = slices.Delete(r.Recent, 0, n)
 	}
@@ -274,7 +370,7 @@ func (r *Record) Add(g Game) (News, bool) {
 			r.HighSeries = series
 		}
 	}
-	return news, true
+	return news
 }
 
 // Average returns the bowler's average as USBC computes it: total pins
@@ -317,6 +413,70 @@ func (r *Record) TopLeaves(n int) []TopLeave {
 // HasKey reports whether the record holds key h.
 func (r *Record) HasKey(h KeyHash) bool { return slices.Contains(r.Keys, h) }
 
+// AddKey gives the record key, a new device's. Past MaxKeys, the oldest
+// keys go, but keep (the key of the device that linked this one, which is
+// in use: zero for none) and key itself; the keys that went are returned,
+// with the codes their devices made (see RemoveKey), for the caller to
+// forget too.
+func (r *Record) AddKey(key, keep KeyHash) (revoked, codes []KeyHash) {
+	if !r.HasKey(key) {
+		r.Keys = append(r.Keys, key)
+	}
+	for i := 0; len(r.Keys) > MaxKeys && i < len(r.Keys); {
+		if k := r.Keys[i]; k != keep && k != key {
+			revoked = append(revoked, k)
+			codes = append(codes, r.RemoveKey(k)...)
+			continue // RemoveKey took it out: i is the next one
+		}
+		i++
+	}
+	return revoked, codes
+}
+
+// RemoveKey takes key from the record, and the codes its device made,
+// which are returned: a device that is forgotten links no other.
+func (r *Record) RemoveKey(key KeyHash) (codes []KeyHash) {
+	r.Keys = slices.DeleteFunc(r.Keys, func(k KeyHash) bool { return k == key })
+	r.Codes = slices.DeleteFunc(r.Codes, func(c Code) bool {
+		if c.By == key {
+			codes = append(codes, c.Hash)
+			return true
+		}
+		return false
+	})
+	return codes
+}
+
+// AddCode records c, a code made by a device of the bowler, unless
+// MaxCodes of theirs are live at now (ErrTooManyCodes). Expired codes go
+// first; they are returned, for the caller to forget too.
+func (r *Record) AddCode(c Code, now time.Time) (expired []KeyHash, err error) {
+	r.Codes = slices.DeleteFunc(r.Codes, func(c Code) bool {
+		if !now.Before(c.Expires) {
+			expired = append(expired, c.Hash)
+			return true
+		}
+		return false
+	})
+	if len(r.Codes) >= MaxCodes {
+		return expired, fmt.Errorf("%w: %d codes made in the last minutes are not used yet; use one, or wait until they expire", ErrTooManyCodes, len(r.Codes))
+	}
+	r.Codes = append(r.Codes, c)
+	return expired, nil
+}
+
+// UseCode takes the code of hash h from the record and returns it, if
+// the record holds it.
+func (r *Record) UseCode(h KeyHash) (Code, bool) {
+	i := slices.IndexFunc(r.Codes, func(c Code) bool { return c.Hash == h })
+	if i < 0 {
+		return Code{}, false
+	}
+	c := r.Codes[i]
+	r.Codes = slices.Delete(r.Codes, i, i+1)
+	return c, true
+}
+
 // Service keeps bowlers: their records, device keys, histories, one-time
 // codes and shares. Implementations are in lobby/memjournal and lobby/natsstore;
 // bowlertest holds the tests every one must pass. They must be safe for
@@ -329,24 +489,32 @@ type Service interface {
 	// Get returns the bowler of id, or ErrUnknown.
 	Get(ctx context.Context, id ID) (*Record, error)
 	// Add adds a finished game to bowler id's history and record, once:
-	// a game already added (its lane and number) changes nothing. It
-	// returns the record as it is now, and what was new.
+	// a game already added (its lane and number) in the same version or
+	// a later one changes nothing, and a later version of it (a greater
+	// Fix) takes its place ([Record.Correct]): the game counts once, in
+	// its last version. It returns the record as it is now, and what was
+	// new.
 	Add(ctx context.Context, id ID, g Game) (*Record, News, error)
 	// Games returns bowler id's games numbered below before (their place
 	// in the history, from 1; 0 or past the last: from the newest),
 	// newest first, at most limit of them.
 	Games(ctx context.Context, id ID, before, limit int) ([]Game, error)
-	// AddKey gives bowler id another device's key.
+	// AddKey gives bowler id another device's key; past MaxKeys the
+	// oldest go ([Record.AddKey]).
 	AddKey(ctx context.Context, id ID, key KeyHash) error
-	// Revoke takes a device's key from its bowler: it finds nobody then.
+	// Revoke takes a device's key from its bowler, and the codes that
+	// device made: it finds nobody then.
 	Revoke(ctx context.Context, key KeyHash) error
 	// Delete erases bowler id: record, history, keys, codes and share.
 	Delete(ctx context.Context, id ID) error
-	// AddCode stores a one-time code (its hash) that links a device to
-	// bowler id until expires.
-	AddCode(ctx context.Context, id ID, code KeyHash, expires time.Time) error
-	// Redeem uses a code once, before it expires: it gives its bowler
-	// key and returns them, or fails with ErrCode.
+	// AddCode stores a one-time code (its hash), made by the device of
+	// key by, that links a device to bowler id until expires; with
+	// MaxCodes live already, it fails with ErrTooManyCodes.
+	AddCode(ctx context.Context, id ID, code, by KeyHash, expires time.Time) error
+	// Redeem uses a code once, before it expires and while the key of
+	// the device that made it is the bowler's: it gives its bowler key
+	// (keeping the maker's, past MaxKeys) and returns them, or fails
+	// with ErrCode.
 	Redeem(ctx context.Context, code, key KeyHash, now time.Time) (*Record, error)
 	// Share makes share (its hash) a read-only link to bowler id's
 	// page, replacing any share before; a zero share revokes it.

@@ -110,3 +110,64 @@ func TestRecord(t *testing.T) {
 		t.Errorf("high %d of %d games, want 300 of 7", r.Stats.High, r.Stats.Games)
 	}
 }
+
+// TestCorrect: a later version of a game (more corrections) replaces the
+// earlier one at its place in the history, and the numbers are counted
+// again — leaves, highs and the series with it; the same version, an
+// earlier one, a game the record does not count, a history that does not
+// hold the game at its place, and a record written before places were
+// kept, replace nothing.
+func TestCorrect(t *testing.T) {
+	ten := deck(t, 10)
+	g := func(n, score, fix int, leaves ...bowler.Leave) bowler.Game {
+		return bowler.Game{Lane: "a", Game: n, Score: score, Name: "Kim", Fix: fix, Leaves: leaves}
+	}
+	r := bowler.New(bowler.NewID(), "Kim", bowler.HashKey("k"), time.Now())
+	history := []bowler.Game{g(1, 200, 0), g(2, 250, 0, bowler.Leave{ten, false}), g(3, 150, 0)}
+	for _, h := range history {
+		r.Add(h)
+	}
+	keys := r.Keys
+	for _, tt := range []struct {
+		name string
+		game bowler.Game
+	}{
+		{"the same version", g(2, 180, 0)},
+		{"a game not counted", g(4, 180, 1)},
+	} {
+		if place, ok := r.Replaces(tt.game); ok {
+			t.Errorf("Replaces(%s) = %d, true; want false", tt.name, place)
+		}
+		if _, ok := r.Correct(slices.Clone(history), tt.game); ok {
+			t.Errorf("Correct(%s) = true, want false", tt.name)
+		}
+	}
+	if _, ok := r.Correct(history[:1], g(2, 180, 1)); ok {
+		t.Error("Correct with a history short of the game's place = true, want false")
+	}
+	if place, ok := r.Replaces(g(2, 180, 1)); !ok || place != 2 {
+		t.Fatalf("Replaces(a later version of game 2) = %d, %v; want 2, true", place, ok)
+	}
+	news, ok := r.Correct(history, g(2, 180, 1))
+	if !ok || news != (bowler.News{}) || history[1].Score != 180 {
+		t.Fatalf("Correct(250 to 180) = %+v, %v, history's game 2 %d; want no news, true, 180", news, ok, history[1].Score)
+	}
+	if r.Stats.Games != 3 || r.Stats.Pins != 530 || r.Stats.High != 200 || r.HighSeries != 530 || len(r.Leaves) != 0 || !slices.Equal(r.Keys, keys) {
+		t.Errorf("after the correction: games %d, pins %d, high %d, series %d, leaves %v, keys %d; want 3, 530, 200, 530, none, the same",
+			r.Stats.Games, r.Stats.Pins, r.Stats.High, r.HighSeries, r.Leaves, len(r.Keys))
+	}
+	if _, ok := r.Replaces(g(2, 250, 0)); ok {
+		t.Error("the first version after the correction replaces it")
+	}
+	if !r.Has(g(2, 250, 0)) || !r.Has(g(2, 180, 1)) || r.Has(g(2, 300, 2)) || r.Has(g(4, 100, 0)) {
+		t.Error("Has: want the record to have game 2's first version and its correction, not a later one, nor game 4")
+	}
+	if news, _ := r.Correct(history, g(2, 300, 2)); news.HighGame != 300 || news.HighSeries != 650 {
+		t.Errorf("Correct(180 to 300) news = %+v, want a high game 300 and series 650", news)
+	}
+
+	old := bowler.Record{Stats: bowling.Stats{Games: 1, Pins: 100}, Recent: []bowler.GameRef{{Lane: "a", Game: 1}}}
+	if _, ok := old.Replaces(g(1, 120, 1)); ok {
+		t.Error("a record written before places were kept replaces its game")
+	}
+}

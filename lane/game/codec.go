@@ -25,31 +25,32 @@ var ErrEncoding = errors.New("game: cannot decode event")
 // record is an event as it is stored. Field names are part of the stored
 // format: add fields, never rename them.
 type record struct {
-	V        int        `json:"v"`
-	Kind     Kind       `json:"kind"`
-	Lane     string     `json:"lane,omitempty"`
-	Name     string     `json:"name,omitempty"`
-	Max      int        `json:"max_players,omitempty"`
-	Private  bool       `json:"private,omitempty"`
-	HostKey  string     `json:"host_key_sha256,omitempty"`
-	Invite   string     `json:"invite_sha256,omitempty"`
-	Player   string     `json:"player,omitempty"`
-	Token    string     `json:"token_sha256,omitempty"`
-	Host     bool       `json:"host,omitempty"`
-	Bowler   string     `json:"bowler,omitempty"`
-	Frame    int        `json:"frame,omitempty"`
-	Ball     int        `json:"ball,omitempty"`
-	Pins     *int       `json:"pins,omitempty"`
-	Standing *[]int     `json:"standing,omitempty"` // the pins standing after the ball, when the ball named them
-	Foul     bool       `json:"foul,omitempty"`
-	By       string     `json:"by,omitempty"`
-	Was      *int       `json:"was,omitempty"`
-	At       string     `json:"at,omitempty"` // RFC 3339, UTC
-	Epoch    uint64     `json:"epoch,omitempty"`
-	Node     string     `json:"node,omitempty"`
-	Reason   string     `json:"reason,omitempty"`
-	Snapshot *laneState `json:"snapshot,omitempty"`
-	League   *leagueRec `json:"league,omitempty"`
+	V         int        `json:"v"`
+	Kind      Kind       `json:"kind"`
+	Lane      string     `json:"lane,omitempty"`
+	Name      string     `json:"name,omitempty"`
+	Max       int        `json:"max_players,omitempty"`
+	Private   bool       `json:"private,omitempty"`
+	HostKey   string     `json:"host_key_sha256,omitempty"`
+	Invite    string     `json:"invite_sha256,omitempty"`
+	Player    string     `json:"player,omitempty"`
+	Token     string     `json:"token_sha256,omitempty"`
+	Host      bool       `json:"host,omitempty"`
+	Bowler    string     `json:"bowler,omitempty"`
+	Frame     int        `json:"frame,omitempty"`
+	Ball      int        `json:"ball,omitempty"`
+	Pins      *int       `json:"pins,omitempty"`
+	Standing  *[]int     `json:"standing,omitempty"` // the pins standing after the ball, when the ball named them
+	Foul      bool       `json:"foul,omitempty"`
+	By        string     `json:"by,omitempty"`
+	Secretary bool       `json:"secretary,omitempty"` // the league's secretary did it (Rolled, Corrected, PlayerAway, SeatClaimed)
+	Was       *int       `json:"was,omitempty"`
+	At        string     `json:"at,omitempty"` // RFC 3339, UTC
+	Epoch     uint64     `json:"epoch,omitempty"`
+	Node      string     `json:"node,omitempty"`
+	Reason    string     `json:"reason,omitempty"`
+	Snapshot  *laneState `json:"snapshot,omitempty"`
+	League    *leagueRec `json:"league,omitempty"`
 }
 
 // leagueRec is a LeagueLane as it is stored.
@@ -284,6 +285,9 @@ func appendRolled(b []byte, e Event) ([]byte, bool) {
 		b = append(b, e.By...)
 		b = append(b, '"')
 	}
+	if e.Secretary {
+		b = append(b, `,"secretary":true`...)
+	}
 	return append(b, '}'), true
 }
 
@@ -314,7 +318,7 @@ func toRecord(e Event) (record, error) {
 		}
 		r.Invite, r.By = hostKeyText(e.Invite), string(e.By)
 	case SeatClaimed:
-		r.Player, r.Token, r.Bowler = string(e.Player), hostKeyText(e.Token), e.Bowler
+		r.Player, r.Token, r.Bowler, r.Secretary = string(e.Player), hostKeyText(e.Token), e.Bowler, e.Secretary
 	case Claimed:
 		r.Epoch, r.Node = e.Epoch, e.Node
 	case SeatTaken:
@@ -322,15 +326,16 @@ func toRecord(e Event) (record, error) {
 	case GameStarted, NewGame, NextGame, Given:
 	case Rolled:
 		pins := e.Pins
-		r.Player, r.Frame, r.Ball, r.Pins, r.By = string(e.Player), e.Frame, e.Ball, &pins, string(e.By)
+		r.Player, r.Frame, r.Ball, r.Pins, r.By, r.Secretary = string(e.Player), e.Frame, e.Ball, &pins, string(e.By), e.Secretary
 		r.Standing, r.Foul = standing(e), e.Foul
 	case Corrected:
 		pins, was := e.Pins, e.Was
-		r.Player, r.Frame, r.Ball, r.Pins, r.Was, r.By = string(e.Player), e.Frame, e.Ball, &pins, &was, string(e.By)
+		r.Player, r.Frame, r.Ball, r.Pins, r.Was, r.By, r.Secretary = string(e.Player), e.Frame, e.Ball, &pins, &was, string(e.By), e.Secretary
 		r.Standing, r.Foul = standing(e), e.Foul
 		r.At = e.At.UTC().Format(time.RFC3339)
 	case PlayerLeft, PlayerAway, PlayerBack, Readmitted, SeatFreed:
 		r.Player, r.By = string(e.Player), string(e.By)
+		r.Secretary = e.Kind == PlayerAway && e.Secretary
 	case Closed:
 		r.Reason = e.Reason
 	case Snapshot:
@@ -432,7 +437,7 @@ func fromRecord(r record) (Event, error) {
 		if e.Token, err = parseHostKey(r.Token); err != nil {
 			return e, err
 		}
-		e.Bowler = r.Bowler
+		e.Bowler, e.Secretary = r.Bowler, r.Secretary
 	case Claimed:
 		if r.Epoch == 0 {
 			return e, errors.New(`no "epoch"`)
@@ -466,6 +471,7 @@ func fromRecord(r record) (Event, error) {
 		if e.By, err = parseBy(r.By); err != nil {
 			return e, err
 		}
+		e.Secretary = r.Secretary
 		if r.Kind == Corrected {
 			if r.Was == nil {
 				return e, errors.New(`needs "was"`)
@@ -482,6 +488,7 @@ func fromRecord(r record) (Event, error) {
 		if e.By, err = parseBy(r.By); err != nil {
 			return e, err
 		}
+		e.Secretary = r.Kind == PlayerAway && r.Secretary
 	case Closed:
 		e.Reason = r.Reason
 	case Snapshot:

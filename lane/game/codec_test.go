@@ -51,6 +51,11 @@ func everyKind() []Event {
 			},
 			Game: []Event{{Kind: SeatTaken, Player: "PJS", Token: HashToken("9b2c")}, {Kind: GameStarted}, roll},
 		}},
+		// A league lane's secretary's, from the league's page.
+		{Kind: Rolled, Player: "BOB", Frame: 3, Ball: 2, Pins: 2, Secretary: true},
+		{Kind: Corrected, Player: "BOB", Frame: 3, Ball: 1, Pins: 8, Was: 7, Secretary: true, At: time.Date(2026, 11, 22, 20, 16, 0, 0, time.UTC)},
+		{Kind: PlayerAway, Player: "BOB", Secretary: true},
+		{Kind: SeatClaimed, Player: "BOB", Secretary: true},
 	}
 }
 
@@ -210,7 +215,7 @@ func TestRolledEncodedAsEncodingJSONDoes(t *testing.T) {
 			for i, deck := range decks {
 				for _, foul := range []bool{false, true} {
 					e := Event{Kind: Rolled, Player: player, By: by, Frame: i * 2, Ball: i % 4, Pins: 10 - i*2,
-						Deck: deck, HasDeck: i%2 == 0, Foul: foul}
+						Deck: deck, HasDeck: i%2 == 0, Foul: foul, Secretary: foul && i%2 == 1}
 					want, err := marshalRecord(e)
 					if err != nil {
 						t.Fatal(err)

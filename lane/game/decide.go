@@ -47,14 +47,16 @@ var (
 	ErrCreatorAway = errors.New("game: the lane waits for its creator")
 	// ErrNotOnRoster: on a league lane, a join under a name none of its
 	// places has, or a command a league night does not take (a rematch,
-	// a removal: its places are the rosters').
+	// a readmission, a seat freed: its places are the rosters').
 	ErrNotOnRoster = errors.New("game: not on the league match's rosters")
 	// ErrInvitationRequired: a join without the lane's invitation, or
 	// with another's (an old one the host replaced, another lane's):
 	// whoever has only the lane's link may watch, not sit.
 	ErrInvitationRequired = errors.New("game: invitation required")
 	// ErrNotYourTeam: on a league lane, a join under a place of the other
-	// team than the invitation's.
+	// team than the invitation's; a roll or a correction of a ball of the
+	// other team's place: a team keeps its own score, and only the
+	// league's secretary enters anyone's.
 	ErrNotYourTeam = errors.New("game: not your team")
 )
 
@@ -281,6 +283,10 @@ type Throw struct {
 	// before it that Deck no longer has.
 	FromDeck  bool
 	UpOffline bool
+	// Secretary says the league's secretary enters it, on a league
+	// lane, from the league's page: By is then empty, and For is
+	// any place's.
+	Secretary bool
 }
 
 // Roll decides whether a throw counts. It must be for the ball up — the
@@ -289,15 +295,14 @@ type Throw struct {
 // is the ball bowled already, in this game or (before its player's first
 // ball of this one) in the game before, is ErrRolledAlready. A player
 // enters their own balls; the host may enter anyone's, and any seated
-// player may enter the ball of a player up who is offline.
+// player may enter the ball of a player up who is offline. On a league
+// lane, which has no host, a bowler enters their own and their
+// teammates' balls, never the other team's (ErrNotYourTeam), and the
+// league's secretary anyone's ([Throw.Secretary]).
 func (s *State) Roll(t Throw) (Event, error) {
-	if t.For == "" {
-		t.For = t.By
-	}
-	if err := s.check(t.By); err != nil {
+	if err := s.actor(&t.By, &t.For, t.Secretary); err != nil {
 		return Event{}, err
 	}
-	t.By, t.For = s.canonical(t.By), s.canonical(t.For)
 	// A ball sent again is answered as bowled, whoever sent it and
 	// whatever came since (the turn passed, the game ended, the next one
 	// began): it changes nothing, and its sender learns that it counted.
@@ -322,9 +327,10 @@ func (s *State) Roll(t Throw) (Event, error) {
 	}
 	seat, _, _ := s.match.Up()
 	up := s.match.At(seat).Name
+	if err := s.mayEnter(t.By, t.For, t.Secretary, t.For == up && t.UpOffline, false); err != nil {
+		return Event{}, err
+	}
 	switch {
-	case t.For != t.By && t.By != s.Host() && !(t.For == up && t.UpOffline):
-		return Event{}, fmt.Errorf("%w: only the host%s may enter %s's roll while %s is connected", ErrNotHost, s.hostNamed(), t.For, t.For)
 	case notUp:
 		return Event{}, fmt.Errorf("%w: frame %d ball %d is not %s's next ball%s", ErrStaleRoll, t.Frame, t.Ball, t.For, next(g))
 	case t.For != up:
@@ -340,11 +346,80 @@ func (s *State) Roll(t Throw) (Event, error) {
 	if !b.HasDeck {
 		b.Deck = 0
 	}
-	e := Event{Kind: Rolled, Player: t.For, Frame: t.Frame, Ball: t.Ball, Pins: b.Pins, Deck: b.Deck, HasDeck: b.HasDeck, Foul: b.Foul}
+	e := Event{Kind: Rolled, Player: t.For, Frame: t.Frame, Ball: t.Ball, Pins: b.Pins, Deck: b.Deck, HasDeck: b.HasDeck, Foul: b.Foul, Secretary: t.Secretary}
 	if t.By != t.For {
 		e.By = t.By
 	}
 	return e, nil
+}
+
+// actor checks who gives a command for a player's ball, by or the
+// league's secretary, and names both as the lane seats them: for, if
+// empty, is by's own. A bowler must be seated; the secretary acts only
+// on a league lane, for a place of it.
+func (s *State) actor(by, forName *bowling.Name, secretary bool) error {
+	switch {
+	case s.closed:
+		return ErrClosed
+	case secretary && s.league == nil:
+		return fmt.Errorf("%w: only a league night's lane has a secretary", ErrNotHost)
+	case secretary && *by != "":
+		return fmt.Errorf("%w: the secretary enters a ball as nobody else", ErrNotHost)
+	case secretary && *forName == "":
+		return fmt.Errorf("%w: the secretary names whose ball it is", bowling.ErrUnknownPlayer)
+	case secretary && !s.Seated(*forName):
+		return fmt.Errorf("%w: %s bowls in no place of this lane", bowling.ErrUnknownPlayer, *forName)
+	case secretary:
+		*forName = s.canonical(*forName)
+		return nil
+	}
+	if *forName == "" {
+		*forName = *by
+	}
+	if err := s.check(*by); err != nil {
+		return err
+	}
+	*by, *forName = s.canonical(*by), s.canonical(*forName)
+	return nil
+}
+
+// mayEnter refuses by's entering (or, if correcting, correcting) a ball of forName's,
+// unless it is by's own, or by may: the league's secretary; on a league
+// lane a teammate, whoever holds the place (one phone keeps a team's
+// score), and never the other team; elsewhere the host, or anyone when
+// offlineUp (the ball is of the player up, who is offline).
+func (s *State) mayEnter(by, forName bowling.Name, secretary, offlineUp, correcting bool) error {
+	switch {
+	case secretary || by == forName:
+		return nil
+	case s.league != nil:
+		mine, theirs := s.teamOf(by), s.teamOf(forName)
+		if mine < 0 || theirs < 0 {
+			// Every seat of a league lane is a place; a log written
+			// otherwise gives nobody another's ball.
+			return fmt.Errorf("%w: %s or %s bowls in no place of either team", ErrNotYourTeam, by, forName)
+		}
+		if mine != theirs {
+			return fmt.Errorf("%w: %s bowls for %s, %s for %s; only %s or the league's secretary may enter %s's balls",
+				ErrNotYourTeam, by, s.league.Teams[mine], forName, s.league.Teams[theirs], s.league.Teams[theirs], forName)
+		}
+		return nil
+	case by == s.Host() || offlineUp:
+		return nil
+	case correcting:
+		return fmt.Errorf("%w: only the host%s may correct %s's ball", ErrNotHost, s.hostNamed(), forName)
+	}
+	return fmt.Errorf("%w: only the host%s may enter %s's roll while %s is connected", ErrNotHost, s.hostNamed(), forName, forName)
+}
+
+// teamOf returns the team (0 home, 1 away) of a league lane's place;
+// every seat of a league lane is a place.
+func (s *State) teamOf(n bowling.Name) int {
+	i := slices.IndexFunc(s.league.Places, func(p LeaguePlace) bool { return p.Name.Same(n) })
+	if i < 0 {
+		return -1
+	}
+	return s.league.Places[i].Team
 }
 
 // sentAgain returns ErrRolledAlready, saying which ball, if t is a ball
@@ -439,23 +514,21 @@ type Correction struct {
 	Foul        bool
 	FromDeck    bool // as a [Throw]'s: the pins are counted from Deck
 	At          time.Time
+	Secretary   bool // as a [Throw]'s: the league's secretary corrects it
 }
 
 // Correct decides whether a correction stands. A player corrects their
 // own balls of the game in play (until the next game); the host may
-// correct anyone's. The game is replayed with the new value: a correction
+// correct anyone's; on a league lane a bowler corrects their teammates'
+// too, never the other team's, and the league's secretary anyone's. The game is replayed with the new value: a correction
 // that makes it impossible, or that would change which frame and ball any
 // roll is, is refused with an error wrapping [bowling.ErrInvalidCorrection].
 // A correction of a count only is [bowling.Game.Correct]'s; one with a deck
 // or a foul is [bowling.Game.CorrectBall]'s.
 func (s *State) Correct(c Correction) (Event, error) {
-	if c.For == "" {
-		c.For = c.By
-	}
-	if err := s.check(c.By); err != nil {
+	if err := s.actor(&c.By, &c.For, c.Secretary); err != nil {
 		return Event{}, err
 	}
-	c.By, c.For = s.canonical(c.By), s.canonical(c.For)
 	if !s.started {
 		return Event{}, fmt.Errorf("%w: nothing has been bowled in this game yet", ErrNotPlaying)
 	}
@@ -466,8 +539,9 @@ func (s *State) Correct(c Correction) (Event, error) {
 	switch {
 	case !ok:
 		return Event{}, fmt.Errorf("%w: %s is not on this lane", bowling.ErrUnknownPlayer, c.For)
-	case c.For != c.By && c.By != s.Host():
-		return Event{}, fmt.Errorf("%w: only the host%s may correct %s's ball", ErrNotHost, s.hostNamed(), c.For)
+	}
+	if err := s.mayEnter(c.By, c.For, c.Secretary, false, true); err != nil {
+		return Event{}, err
 	}
 	g := p.Game // a copy: the state is untouched
 	if c.FromDeck {
@@ -486,7 +560,7 @@ func (s *State) Correct(c Correction) (Event, error) {
 		return Event{}, err
 	}
 	e := Event{Kind: Corrected, Player: c.For, Frame: c.Frame, Ball: c.Ball, Pins: b.Pins, Deck: b.Deck, HasDeck: b.HasDeck, Foul: b.Foul,
-		Was: was, At: c.At.UTC().Truncate(time.Second)}
+		Was: was, At: c.At.UTC().Truncate(time.Second), Secretary: c.Secretary}
 	if c.By != c.For {
 		e.By = c.By
 	}
@@ -502,7 +576,25 @@ func (s *State) Skip(by bowling.Name, upOffline, awayAfter time.Duration) (Event
 	if err := s.check(by); err != nil {
 		return Event{}, err
 	}
-	by = s.canonical(by)
+	return s.skip(Event{Kind: PlayerAway, By: s.canonical(by)}, upOffline, awayAfter)
+}
+
+// SecretarySkip is [State.Skip] for the league's secretary, on a league
+// lane: the same rule as for anyone on the lane — the player up offline
+// for the away time — from the league's page, which is not on the lane.
+func (s *State) SecretarySkip(upOffline, awayAfter time.Duration) (Event, error) {
+	switch {
+	case s.closed:
+		return Event{}, ErrClosed
+	case s.league == nil:
+		return Event{}, fmt.Errorf("%w: only a league night's lane has a secretary", ErrNotHost)
+	}
+	return s.skip(Event{Kind: PlayerAway, Secretary: true}, upOffline, awayAfter)
+}
+
+// skip decides a skip of the player up, e (a PlayerAway event saying
+// who skips) once it names them.
+func (s *State) skip(e Event, upOffline, awayAfter time.Duration) (Event, error) {
 	if p := s.Phase(); p != Playing {
 		return Event{}, fmt.Errorf("%w: the game is %s", ErrNotPlaying, p)
 	}
@@ -518,7 +610,8 @@ func (s *State) Skip(by bowling.Name, upOffline, awayAfter time.Duration) (Event
 	}
 	for _, p := range s.match.Players() {
 		if p.Name != up.Name && !p.Left && !p.Away && !p.Game.Over() {
-			return Event{Kind: PlayerAway, Player: up.Name, By: by}, nil
+			e.Player = up.Name
+			return e, nil
 		}
 	}
 	return Event{}, fmt.Errorf("%w: nobody else has balls left to bowl; enter %s's balls, or the host may remove them", ErrNotAway, up.Name)
@@ -542,6 +635,12 @@ func (s *State) Remove(by bowling.Name, name string) (Event, error) {
 	if err != nil {
 		return Event{}, err
 	}
+	if s.league != nil {
+		if err := s.check(by); err != nil {
+			return Event{}, err
+		}
+		return Event{}, fmt.Errorf("%w: a league night's lane has no host: only the league's secretary may give %s's place back", ErrNotHost, n)
+	}
 	if err := s.checkSeats(by, "remove a player"); err != nil {
 		return Event{}, err
 	}
@@ -554,6 +653,27 @@ func (s *State) Remove(by bowling.Name, name string) (Event, error) {
 		e.By = s.canonical(by)
 	}
 	return e, nil
+}
+
+// SecretaryRemove decides whether the league's secretary may take the
+// place of name, on a league lane, from the phone that holds it: the
+// place is given back, as the phone's leave gives it, and another phone
+// may claim it (a place is the roster's: its frames stay, and it bowls
+// on). A place no phone holds has nothing to give back.
+func (s *State) SecretaryRemove(name string) (Event, error) {
+	n, err := bowling.ParseLaneName(name)
+	if err != nil {
+		return Event{}, err
+	}
+	var by bowling.Name
+	if err := s.actor(&by, &n, true); err != nil {
+		return Event{}, err
+	}
+	i := slices.IndexFunc(s.seats, func(st seat) bool { return st.name == n })
+	if i < 0 || s.seats[i].token == (TokenHash{}) {
+		return Event{}, fmt.Errorf("%w: no phone holds %s's place: there is nothing to give back", bowling.ErrUnknownPlayer, n)
+	}
+	return Event{Kind: SeatClaimed, Player: n, Secretary: true}, nil
 }
 
 // Readmit decides whether by, the host, may let a player they removed join
@@ -640,13 +760,13 @@ func (s *State) canonical(name bowling.Name) bowling.Name {
 // seats (remove, readmit, free): a league night's places are its rosters',
 // which nobody on the lane changes.
 func (s *State) checkSeats(by bowling.Name, what string) error {
-	if err := s.checkHost(by, what); err != nil {
-		return err
-	}
 	if s.league != nil {
+		if err := s.check(by); err != nil {
+			return err
+		}
 		return fmt.Errorf("%w: on a league night nobody may %s: the places are the rosters'", ErrNotOnRoster, what)
 	}
-	return nil
+	return s.checkHost(by, what)
 }
 
 // checkHost refuses a command only the host may give.
@@ -656,6 +776,9 @@ func (s *State) checkHost(by bowling.Name, what string) error {
 	}
 	if s.AwaitsCreator() {
 		return fmt.Errorf("%w: nobody may %s until the lane's creator joins, or gives the lane away", ErrCreatorAway, what)
+	}
+	if s.league != nil {
+		return fmt.Errorf("%w: a league night's lane has no host: its games start by themselves, and only the league's secretary may %s", ErrNotHost, what)
 	}
 	if host := s.Host(); !by.Same(host) {
 		return fmt.Errorf("%w: only %s, the host, may %s", ErrNotHost, host, what)

@@ -10,7 +10,10 @@
 //     [State.NewGame], [State.Claim], [State.Close]) checks a command
 //     against the rules and the lane's settings and returns the one [Event]
 //     it produces, or an error that says why it is refused. It changes
-//     nothing.
+//     nothing. On a league night's lane, which has no host among its
+//     bowlers, the league's secretary's commands are decisions too: a
+//     [Throw] or a [Correction] with Secretary set, [State.SecretarySkip]
+//     and [State.SecretaryRemove].
 //   - [State.Apply] applies an event. It cannot fail: an event was decided
 //     once, against the rules of its day, and a log that was valid when it
 //     was written replays whatever the rules and limits are now.
@@ -22,7 +25,8 @@
 //
 // Events are complete: the lane's opening (id, name, settings), each seat
 // taken (the name and a SHA-256 of its resume token, never the token), the
-// game started, each roll (who, frame, ball, pins, and the pins it left
+// game started, each roll (who, and who entered it when another player or
+// the league's secretary did; frame, ball, pins, and the pins it left
 // standing or a foul when the ball said so), a player leaving, a new
 // game of the series, a server taking the lane up ([Claimed]: its epoch),
 // and the lane closing. A [Snapshot] holds a whole lane: replayed, it

@@ -70,8 +70,12 @@ type Event struct {
 	HasDeck bool         // Rolled, Corrected: the ball named its deck
 	Foul    bool         // Rolled, Corrected: the ball was a foul (Pins 0)
 	By      bowling.Name // Rolled, Corrected, PlayerLeft: who did it, when not Player; PlayerAway: who skipped; Readmitted, SeatFreed: the host
-	Was     int          // Corrected: the pins before
-	At      time.Time    // Corrected: when, to the second, in UTC
+	// Secretary, Rolled, Corrected, PlayerAway, SeatClaimed (a place
+	// given back): the league's secretary did it, from the league's page
+	// (By is then empty).
+	Secretary bool
+	Was       int       // Corrected: the pins before
+	At        time.Time // Corrected: when, to the second, in UTC
 
 	Epoch uint64 // Claimed: one more than the lane's epoch before
 	Node  string // Claimed: which server, for its logs

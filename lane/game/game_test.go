@@ -2,6 +2,7 @@ package game
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -831,19 +832,19 @@ func TestLeagueLane(t *testing.T) {
 	open.League = &LeagueLane{League: "lg1", Week: 1, Games: 2, Teams: [2]string{"Pins", "Aces"},
 		Places: []LeaguePlace{{Name: "Ann", Team: 0}, {Name: "Bob", Team: 1}}}
 	ann, bob := HashToken("a"), HashToken("b")
-	// Ann bowls her own balls; Bob's place has no phone: Ann enters them,
-	// as anyone seated may for a player up who is offline.
+	// Ann bowls her own balls; Bob's place has no phone, nor has his
+	// team: the league's secretary enters them.
 	bobsBall := func(pins int) func(*State) (Event, error) {
 		return func(s *State) (Event, error) {
 			p, _ := s.Match().Player("Bob")
-			return s.Roll(Throw{By: "Ann", For: "Bob", Frame: p.Game.CurrentFrame(), Ball: p.Game.Ball(), Pins: pins, UpOffline: true})
+			return s.Roll(Throw{For: "Bob", Frame: p.Game.CurrentFrame(), Ball: p.Game.Ball(), Pins: pins, Secretary: true})
 		}
 	}
 	steps := []step{
 		{"a stranger", join("Zed", HashToken("z")), ErrNotOnRoster, Playing},
 		{"Ann claims her place", join("ann", ann), nil, Playing},
 		{"again, from another phone", join("Ann", HashToken("other")), bowling.ErrNameTaken, Playing},
-		{"Ann removes Bob", remove("Ann", "Bob"), ErrNotOnRoster, Playing},
+		{"Ann removes Bob", remove("Ann", "Bob"), ErrNotHost, Playing},
 		{"Ann gives her place back", leave("Ann"), nil, Playing},
 		{"and claims it again", join("Ann", ann), nil, Playing},
 	}
@@ -864,7 +865,7 @@ func TestLeagueLane(t *testing.T) {
 		}, nil, Playing},
 		// What was sent for game 1's last balls, sent again once game 2
 		// has begun, counted in game 1: acknowledged, whoever sends it.
-		step{"Bob's last ball of game 1, again", throw(Throw{By: "Ann", For: "Bob", Frame: 10, Ball: 2, Pins: 4, UpOffline: true}), ErrRolledAlready, Playing},
+		step{"Bob's last ball of game 1, again", throw(Throw{For: "Bob", Frame: 10, Ball: 2, Pins: 4, Secretary: true}), ErrRolledAlready, Playing},
 		step{"Ann's last ball of game 1, again", throw(Throw{By: "Ann", Frame: 10, Ball: 2, Pins: 4}), ErrRolledAlready, Playing},
 		step{"Ann's first ball of game 2, as in game 1", roll("Ann", 3), nil, Playing},
 		step{"Ann's last ball of game 1, once she bowled in game 2", throw(Throw{By: "Ann", Frame: 10, Ball: 2, Pins: 4}), ErrStaleRoll, Playing},
@@ -883,6 +884,95 @@ func TestLeagueLane(t *testing.T) {
 	if _, ok := s.NextLeagueGame(); ok {
 		t.Error("a next game while the game is in play")
 	}
+}
+
+// TestLeagueLanePowers: who scores whom on a league lane (issue 43). A
+// bowler enters their own balls and their teammates', whoever holds
+// the place and whether its phone is connected or not; never the other
+// team's (ErrNotYourTeam), not even of a place no phone holds. The lane
+// has no host among its bowlers: the host's commands are refused, and
+// the league's secretary enters and corrects anyone's ball, skips a
+// bowler away past the away time as anyone on the lane may (of either
+// team), and gives a place back from the phone that holds it.
+func TestLeagueLanePowers(t *testing.T) {
+	open := OpenPrivate("lane1", "Week 1: Pins v Aces", 0)
+	open.League = &LeagueLane{League: "lg1", Week: 1, Games: 1, Teams: [2]string{"Pins", "Aces"},
+		Places: []LeaguePlace{{Name: "Ann", Team: 0}, {Name: "Cy", Team: 0}, {Name: "Bob", Team: 1}, {Name: "Dee", Team: 1}}}
+	ann, bob := HashToken("a"), HashToken("b")
+	ball := func(by, forName bowling.Name, frame, ball, pins int, offline bool) func(*State) (Event, error) {
+		return throw(Throw{By: by, For: forName, Frame: frame, Ball: ball, Pins: pins, UpOffline: offline})
+	}
+	fix := func(by, forName bowling.Name, frame, ball, pins int) func(*State) (Event, error) {
+		return correct(Correction{By: by, For: forName, Frame: frame, Ball: ball, Pins: pins})
+	}
+	secretary := func(forName bowling.Name, frame, ball, pins int) func(*State) (Event, error) {
+		return throw(Throw{For: forName, Frame: frame, Ball: ball, Pins: pins, Secretary: true})
+	}
+	secretarySkip := func(offline time.Duration) func(*State) (Event, error) {
+		return func(s *State) (Event, error) { return s.SecretarySkip(offline, 30*time.Second) }
+	}
+	secretaryRemove := func(name string) func(*State) (Event, error) {
+		return func(s *State) (Event, error) { return s.SecretaryRemove(name) }
+	}
+	noHost := func(s *State) (Event, error) {
+		if h := s.Host(); h != "" {
+			return Event{}, fmt.Errorf("%s hosts a league lane", h)
+		}
+		return Event{}, ErrNotHost
+	}
+	s := runFrom(t, open, []step{
+		{"Ann claims her place", join("Ann", ann), nil, Playing},
+		{"Bob claims his", join("Bob", bob), nil, Playing},
+		{"nobody hosts the lane", noHost, ErrNotHost, Playing},
+		{"Ann starts", start("Ann"), ErrNotHost, Playing},
+		{"Bob enters Ann's ball, offline", ball("Bob", "Ann", 1, 1, 3, true), ErrNotYourTeam, Playing},
+		{"Ann bowls", ball("Ann", "", 1, 1, 3, false), nil, Playing},
+		{"Bob enters Ann's ball, connected", ball("Bob", "Ann", 1, 2, 4, false), ErrNotYourTeam, Playing},
+		{"Cy enters his teammate's ball, connected", ball("Cy", "Ann", 1, 2, 4, false), nil, Playing},
+		{"Bob corrects Ann's ball", fix("Bob", "Ann", 1, 1, 2), ErrNotYourTeam, Playing},
+		{"Cy corrects Ann's ball", fix("Cy", "Ann", 1, 1, 2), nil, Playing},
+		{"Ann enters Cy's ball", ball("Ann", "Cy", 1, 1, 10, true), nil, Playing},
+		{"Ann enters Bob's ball, offline", ball("Ann", "bob", 1, 1, 5, true), ErrNotYourTeam, Playing},
+		{"Ann enters Dee's ball, a place no phone holds", ball("Ann", "Dee", 1, 1, 5, true), ErrNotYourTeam, Playing},
+		{"the secretary enters Bob's ball", secretary("bob", 1, 1, 5), nil, Playing},
+		{"the secretary, as Ann", throw(Throw{By: "Ann", For: "Bob", Frame: 1, Ball: 2, Pins: 4, Secretary: true}), ErrNotHost, Playing},
+		{"the secretary, for nobody's place", secretary("Zed", 1, 2, 4), bowling.ErrUnknownPlayer, Playing},
+		{"the secretary corrects Ann's ball", correct(Correction{For: "Ann", Frame: 1, Ball: 2, Pins: 5, Secretary: true}), nil, Playing},
+		{"Bob bowls", ball("Bob", "", 1, 2, 4, false), nil, Playing},
+		{"the secretary skips Dee, offline 10s", secretarySkip(10 * time.Second), ErrNotAway, Playing},
+		{"the secretary skips Dee, offline 31s", secretarySkip(31 * time.Second), nil, Playing},
+		{"Bob skips Ann, of the other team, away", skip("Bob", 31*time.Second), nil, Playing},
+		{"Ann removes Bob", remove("Ann", "Bob"), ErrNotHost, Playing},
+		{"Ann frees Dee's seat", func(s *State) (Event, error) { return s.Free("Ann", "Dee") }, ErrNotOnRoster, Playing},
+		{"the secretary removes Cy, whom no phone holds", secretaryRemove("Cy"), bowling.ErrUnknownPlayer, Playing},
+		{"the secretary gives Bob's place back", secretaryRemove("bob"), nil, Playing},
+		{"another phone claims it", join("Bob", HashToken("b2")), nil, Playing},
+	})
+	if _, ok := s.Holder(bob); ok {
+		t.Error("Bob's first phone still holds his place after the secretary gave it back")
+	}
+	p, _ := s.Match().Player("Ann")
+	if got := p.Game.Frames()[0].Rolls; !slices.Equal(got, []int{2, 5}) {
+		t.Errorf("Ann's frame 1 = %v, want [2 5]: Cy's correction, then the secretary's", got)
+	}
+	if c := s.Corrections(); len(c) != 2 || c[0].By != "Cy" || c[1].By != "" || !c[1].Secretary {
+		t.Errorf("corrections %+v, want Cy's, then the secretary's", c)
+	}
+	if seat, frame, _ := s.Match().Up(); seat != 1 || frame != 2 {
+		t.Errorf("up: seat %d in frame %d, want Cy in frame 2: Dee and Ann skipped", seat, frame)
+	}
+}
+
+// TestSecretaryOnFriendsLane: a lane of friends has no secretary.
+func TestSecretaryOnFriendsLane(t *testing.T) {
+	run(t, []step{
+		{"join AAA", join("AAA", tokenA), nil, Waiting},
+		{"join BBB", join("BBB", tokenB), nil, Waiting},
+		{"start", start("AAA"), nil, Playing},
+		{"a secretary's ball", throw(Throw{For: "AAA", Frame: 1, Ball: 1, Pins: 5, Secretary: true}), ErrNotHost, Playing},
+		{"a secretary's skip", func(s *State) (Event, error) { return s.SecretarySkip(time.Minute, 30*time.Second) }, ErrNotHost, Playing},
+		{"a secretary's removal", func(s *State) (Event, error) { return s.SecretaryRemove("BBB") }, ErrNotHost, Playing},
+	})
 }
 
 // TestLeagueLaneCheck: a league lane that could not be opened as it
@@ -1003,4 +1093,20 @@ func TestLeagueInvitations(t *testing.T) {
 		{"Amy, with her team's", claim("amy", home), nil, Playing},
 		{"Bob, with his team's", claim("Bob", away), nil, Playing},
 	})
+}
+
+// TestLeagueLaneSeatOfNoPlace: a league lane's log that seats a name of
+// no place (no decision does: a log written otherwise) gives that seat
+// nobody else's ball, and does not panic deciding it.
+func TestLeagueLaneSeatOfNoPlace(t *testing.T) {
+	open := OpenPrivate("lane1", "Week 1: Pins v Aces", 0)
+	open.League = &LeagueLane{League: "lg1", Week: 1, Games: 1, Teams: [2]string{"Pins", "Aces"},
+		Places: []LeaguePlace{{Name: "Ann", Team: 0}, {Name: "Bob", Team: 1}}}
+	s := Replay([]Event{open, {Kind: SeatTaken, Player: "Zed", Token: tokenC}})
+	if !s.Seated("Zed") {
+		t.Fatal("the log did not seat Zed")
+	}
+	if _, err := s.Roll(Throw{By: "Zed", For: "Ann", Frame: 1, Ball: 1, Pins: 3, UpOffline: true}); !errors.Is(err, ErrNotYourTeam) {
+		t.Errorf("Zed enters Ann's ball: %v, want %v", err, ErrNotYourTeam)
+	}
 }

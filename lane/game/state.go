@@ -419,10 +419,12 @@ func (s *State) Holder(token TokenHash) (bowling.Name, bool) {
 // player who took their seat with the lane's host key while they hold
 // that seat (see [State.JoinHost]: the seat, not the name — another who
 // joins under that name after they left is not the host), otherwise the first player seated, or after they
-// leave the next in seat order; "" on a lane nobody is seated on, and on a
-// lane that awaits its creator ([State.AwaitsCreator]).
+// leave the next in seat order; "" on a lane nobody is seated on, on a
+// lane that awaits its creator ([State.AwaitsCreator]), and on a league
+// lane: its games start and follow by themselves, and the league's
+// secretary, from the league's page, has the host's powers there.
 func (s *State) Host() bowling.Name {
-	if len(s.seats) == 0 || s.AwaitsCreator() {
+	if len(s.seats) == 0 || s.AwaitsCreator() || s.league != nil {
 		return ""
 	}
 	if s.hostSeat != (TokenHash{}) {

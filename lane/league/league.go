@@ -3,6 +3,7 @@ package league
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/tenpin/tenpin/lane/bowling"
@@ -27,7 +28,17 @@ var (
 	ErrInvalidScore = errors.New("league: invalid score")
 	// ErrIncomplete: closing a night with games still to score.
 	ErrIncomplete = errors.New("league: night incomplete")
+	// ErrTooManyCorrections: a correction of a game corrected
+	// MaxCorrections times already.
+	ErrTooManyCorrections = errors.New("league: too many corrections")
 )
+
+// MaxCorrections bounds the corrections of one game of a night, of its
+// score or of its balls: more than a game has balls, so no real night
+// runs out, while a night's records stay bounded (its places × games ×
+// (1 + MaxCorrections), and its opening and closing), and with them what
+// a league costs to keep and to load.
+const MaxCorrections = 30
 
 // Kind names what happened in a league. Kinds are stored: never rename
 // one.
@@ -263,6 +274,9 @@ func (l *League) Score(g GameScore) (Event, error) {
 	}
 	e := Event{Kind: Scored, Week: g.Week, Bowler: name, Game: g.Game, Pins: g.Pins}
 	if was := n.score(i, g.Game-1, l.s.GamesPerNight); was >= 0 {
+		if err := n.correctable(i, g.Game, l.s.GamesPerNight, name); err != nil {
+			return Event{}, err
+		}
 		e.Kind, e.Was = Corrected, was
 	}
 	return e, nil
@@ -340,6 +354,9 @@ func (l *League) scored(f BallFix) (*night, int, string, error) {
 	}
 	if n.score(i, f.Game-1, l.s.GamesPerNight) < 0 {
 		return nil, 0, "", fmt.Errorf("%w: %q's game %d of week %d has no score yet: a game in play is corrected on its lane", bowling.ErrInvalidCorrection, name, f.Game, f.Week)
+	}
+	if err := n.correctable(i, f.Game, l.s.GamesPerNight, name); err != nil {
+		return nil, 0, "", err
 	}
 	return n, i, name, nil
 }
@@ -463,6 +480,9 @@ func (l *League) Apply(e Event) {
 			return
 		}
 		n.scores[i*l.s.GamesPerNight+e.Game-1] = int16(e.Pins)
+		if k := i*l.s.GamesPerNight + e.Game - 1; e.Kind == Corrected && n.corrected[k] < math.MaxUint16 {
+			n.corrected[k]++ // a log written before MaxCorrections may hold more
+		}
 		if e.Kind == Corrected && e.Frame > 0 {
 			k := fixKey{i, e.Game}
 			if n.fixes == nil {

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/tenpin/tenpin/lane/bowling"
 )
 
 func TestHandicapFor(t *testing.T) {
@@ -394,6 +396,20 @@ func TestRefused(t *testing.T) {
 		{"sub average", nil, func(l *League) (Event, error) {
 			return l.Open(1, []Absence{{Bowler: "Ann", Sub: Substitute{Name: "Sue", Average: 400}}})
 		}, ErrInvalidNight, `"Sue"'s average 400`},
+		{"corrected too often", func(s *season) {
+			s.open(1)
+			for i := range MaxCorrections + 1 { // a score, then MaxCorrections corrections
+				s.bowl(1, "Ann", 100+i)
+			}
+		}, func(l *League) (Event, error) { return l.Score(GameScore{Week: 1, Bowler: "Ann", Game: 1, Pins: 200}) }, ErrTooManyCorrections, `"Ann"'s game 1 of week 1 has been corrected 30 times`},
+		{"a ball corrected too often", func(s *season) {
+			s.open(1)
+			for i := range MaxCorrections + 1 {
+				s.bowl(1, "Ann", 100+i)
+			}
+		}, func(l *League) (Event, error) {
+			return l.CorrectBall(BallFix{Week: 1, Bowler: "Ann", Game: 1, Frame: 1, Ball: 1, Pins: 5}, bowling.Game{})
+		}, ErrTooManyCorrections, `has been corrected 30 times`},
 		{"everyone absent", nil, func(l *League) (Event, error) {
 			return l.Open(1, []Absence{{Bowler: "Ann"}, {Bowler: "Cat"}, {Bowler: "Dan"}})
 		}, ErrInvalidNight, "match 1, A v B: every bowler of both teams is absent, and none has a substitute"},

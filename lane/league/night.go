@@ -1,5 +1,7 @@
 package league
 
+import "fmt"
+
 // placeKind is who fills a team's place on a night.
 type placeKind uint8
 
@@ -27,18 +29,29 @@ type place struct {
 // night is a week's night: who fills each team's places, their scores, and
 // what each match made of them so far.
 type night struct {
-	week    int
-	closed  bool
-	absent  []Absence
-	places  []place       // a team's places one after another: team*size + place
-	scores  []int16       // place*GamesPerNight + game: its score, -1 for none yet
-	subs    []int         // the places substitutes take
-	matchOf []int         // a team: its match's index in the week
-	results []matchResult // a match: what it counts so far
+	week   int
+	closed bool
+	absent []Absence
+	places []place // a team's places one after another: team*size + place
+	scores []int16 // place*GamesPerNight + game: its score, -1 for none yet
+	// corrected counts each game's corrections, as scores is indexed.
+	corrected []uint16
+	subs      []int         // the places substitutes take
+	matchOf   []int         // a team: its match's index in the week
+	results   []matchResult // a match: what it counts so far
 	// fixes are the balls corrected after their games, oldest first, by
 	// place and game: a later correction of the game's balls makes them
 	// again on the game its lane kept (see CorrectBall).
 	fixes map[fixKey][]ballFix
+}
+
+// correctable refuses a correction of place i's game (from 1) of the
+// night, the game of name, if it has had MaxCorrections already.
+func (n *night) correctable(i, game, games int, name string) error {
+	if c := n.corrected[i*games+game-1]; c >= MaxCorrections {
+		return fmt.Errorf("%w: %q's game %d of week %d has been corrected %d times, the most a game takes", ErrTooManyCorrections, name, game, n.week, c)
+	}
+	return nil
 }
 
 // fixKey is a place's game (from 1) of a night.
@@ -77,12 +90,13 @@ func (n *night) sub(name string, exact bool) (int, bool) {
 func (l *League) newNight(week int, absences []Absence) *night {
 	games := l.s.GamesPerNight
 	n := &night{
-		week:    week,
-		absent:  append([]Absence(nil), absences...),
-		places:  make([]place, len(l.s.Teams)*l.size),
-		scores:  make([]int16, len(l.s.Teams)*l.size*games),
-		matchOf: make([]int, len(l.s.Teams)),
-		results: make([]matchResult, len(l.schedule[week-1])),
+		week:      week,
+		absent:    append([]Absence(nil), absences...),
+		places:    make([]place, len(l.s.Teams)*l.size),
+		scores:    make([]int16, len(l.s.Teams)*l.size*games),
+		corrected: make([]uint16, len(l.s.Teams)*l.size*games),
+		matchOf:   make([]int, len(l.s.Teams)),
+		results:   make([]matchResult, len(l.schedule[week-1])),
 	}
 	for i := range n.scores {
 		n.scores[i] = -1

@@ -252,6 +252,7 @@ func (c *Conn) writeNow(b, reply []byte) {
 // A client that has let too many answers pile up is closed.
 func (c *Conn) Reply(b []byte, _ uint64) {
 	c.mu.Lock()
+	c.answered(b)
 	over := !c.queueReplyLocked(b)
 	if !over {
 		c.startWriterLocked()

@@ -73,12 +73,34 @@ type Config struct {
 	MessageRate  float64       // messages per second per connection; default MessagesPerSecond
 	MessageBurst int           // default MessageBurst
 
+	// KeyGuesses, if not nil, bounds the bowler keys a client address may
+	// try on joins, as the HTTP API bounds them (see [KeyGuesses]); Addr
+	// is the connection's client address it counts against, set for each
+	// connection.
+	KeyGuesses KeyGuesses
+	Addr       string
+
 	// Poller, if not nil, serves the connections at rest and runs their
 	// readers and writers (see [Poller]); it is its server's, which runs
 	// it. With none, each connection's reader waits in a read for as long
 	// as the connection lasts, and its writers start goroutines of their
 	// own.
 	Poller *Poller
+}
+
+// KeyGuesses is a bound on the keys a client address may try. A join
+// with a bowler key spends one of its address's guesses before the lane
+// looks the key up (a store read, on the lane's goroutine), and is
+// refused with Spend's error when none is left; the guess is given back
+// (Refund) unless the lane refused the key as unknown. So a phone that
+// joins with its own key costs nothing, and an address guessing keys is
+// held to the same rate on a lane's socket as on the HTTP API.
+type KeyGuesses interface {
+	// Spend spends one of addr's guesses, or returns the refusal (a
+	// *protocol.Error, rate_limited) if it has none left.
+	Spend(addr string, now time.Time) error
+	// Refund gives back a guess Spend spent.
+	Refund(addr string)
 }
 
 func (c Config) withDefaults() Config {

@@ -1,7 +1,9 @@
 package ws
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net"
@@ -65,7 +67,7 @@ func Start(ctx context.Context, conn *Conn, to lane.Endpoint, cfg Config, done f
 			conn.mu.Unlock()
 		}
 	}
-	s := &serving{ctx: ctx, session: session, log: log, rate: cfg.MessageRate, done: done}
+	s := &serving{ctx: ctx, session: session, log: log, rate: cfg.MessageRate, done: done, guesses: cfg.KeyGuesses, addr: cfg.Addr}
 	if ctx.Done() != nil { // the lobby's never ends: it spares a connection the callback's state
 		s.stop = context.AfterFunc(ctx, func() { conn.fail(context.Cause(ctx)) })
 	}
@@ -84,7 +86,16 @@ type serving struct {
 	rate    float64
 	done    func(error)
 	stop    func() bool // of the context.AfterFunc ending the connection with ctx; nil if ctx never ends
+
+	guesses KeyGuesses // nil: joins' bowler keys are not counted
+	addr    string     // what guesses counts against
+	// guessed is the join whose bowler key spent a guess, until its
+	// answer: under the Conn's mu (see Conn.answered).
+	guessed *guessedJoin
 }
+
+// guessedJoin is a join whose bowler key spent a guess: ref is its id.
+type guessedJoin struct{ ref string }
 
 // wake starts the connection's reader, unless one runs or the connection
 // is not being served (not yet, or no more). The poller calls it when the
@@ -170,6 +181,51 @@ func (c *Conn) finish(s *serving, err error) {
 	s.done(err)
 }
 
+// bowlerKeyField is in every message that may be a join with a bowler key.
+var bowlerKeyField = []byte(`"bowler_key"`)
+
+// spendGuess spends a guess of the connection's address for data, if it
+// is a join with a bowler key, and returns the refusal if none is left.
+// The guess is given back once the join is answered, unless the answer
+// is unknown_bowler (see answered).
+func (c *Conn) spendGuess(s *serving, data []byte) error {
+	m, err := protocol.Decode(data)
+	if err != nil || m.Type != protocol.TypeJoin || m.BowlerKey == "" {
+		return nil // the lane refuses it, or it tries no key
+	}
+	if err := s.guesses.Spend(s.addr, time.Now()); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	if s.guessed != nil {
+		s.guesses.Refund(s.addr) // an earlier join, not answered yet: it costs one guess, not two
+	}
+	s.guessed = &guessedJoin{ref: m.ID}
+	c.mu.Unlock()
+	return nil
+}
+
+// answered gives a guess back once msg, a reply to the client, answers
+// the join that spent it and is not unknown_bowler. c.mu is held.
+func (c *Conn) answered(msg []byte) {
+	s := c.serving
+	if s == nil || s.guessed == nil {
+		return
+	}
+	var a struct {
+		Type protocol.Type `json:"type"`
+		Ref  string        `json:"ref"`
+		Code protocol.Code `json:"code"`
+	}
+	if json.Unmarshal(msg, &a) != nil || a.Ref != s.guessed.ref || (a.Type != protocol.TypeWelcome && a.Type != protocol.TypeError) {
+		return
+	}
+	if a.Code != protocol.CodeUnknownBowler {
+		s.guesses.Refund(s.addr)
+	}
+	s.guessed = nil
+}
+
 // readMessage reads one message and hands it over. over reports the end of
 // the connection: err says why, nil if it was dropped.
 func readMessage(conn *Conn, s *serving) (over bool, err error) {
@@ -193,6 +249,8 @@ func readMessage(conn *Conn, s *serving) (over bool, err error) {
 	case typ != websocket.MessageText:
 		data = nil
 		refusal = protocol.Errorf(protocol.CodeBadMessage, "binary frames are not tenpin messages; send JSON text")
+	case s.guesses != nil && bytes.Contains(data, bowlerKeyField):
+		refusal = conn.spendGuess(s, data)
 	}
 	var ok bool
 	if refusal != nil {

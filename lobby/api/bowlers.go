@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"fmt"
+	"hash/fnv"
 	"math"
 	"net/http"
 	"strconv"
@@ -230,9 +233,35 @@ func (a *API) failBowlers(w http.ResponseWriter, err error) {
 	a.fail(w, lobby.RefuseBowlersDown.Error())
 }
 
+// bowlerExport names an export of b's history, of kind: its key is a
+// hash of the bowler's id (an ETag shows no id), its change a hash of
+// what every game added or corrected changes (the record's numbers and
+// its latest games), so that it is built once a change however often it
+// is asked for.
+func bowlerExport(b bowlerRequest, kind, contentType string) exported {
+	id := sha256.Sum256([]byte(b.rec.ID))
+	h := fnv.New64a()
+	fmt.Fprint(h, b.rec.Stats, b.rec.HighSeries, b.rec.Recent)
+	return exported{key: fmt.Sprintf("bowler-%x", id[:8]), seq: h.Sum64(), kind: kind, contentType: contentType}
+}
+
 // getMyCSV answers the whole history as a spreadsheet's file, newest
-// first, read a page at a time.
+// first, read a page at a time: an export, under the export rate, built
+// once a change of the bowler.
 func (a *API) getMyCSV(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
+	if !a.exportAllowed(w, r, lobby.RefuseExportsFast) {
+		return
+	}
+	err := a.answerExport(w, r, bowlerExport(b, "my-csv", "text/csv; charset=utf-8"), func(h http.Header) {
+		h.Set("Content-Disposition", `attachment; filename="tenpin-my-games.csv"`)
+	}, func() ([]byte, error) { return a.myCSV(r.Context(), b) })
+	if err != nil {
+		a.failBowlers(w, err)
+	}
+}
+
+// myCSV builds b's history as games.csv.
+func (a *API) myCSV(ctx context.Context, b bowlerRequest) ([]byte, error) {
 	var page []bowler.Game
 	before := b.rec.Stats.Games + 1
 	var buf bytes.Buffer
@@ -242,7 +271,7 @@ func (a *API) getMyCSV(w http.ResponseWriter, r *http.Request, b bowlerRequest) 
 				return sheet.HistoryGame{}, false, nil
 			}
 			var err error
-			if page, err = a.lb.Bowlers().Games(r.Context(), b.rec.ID, before, maxHistoryPage); err != nil || len(page) == 0 {
+			if page, err = a.lb.Bowlers().Games(ctx, b.rec.ID, before, maxHistoryPage); err != nil || len(page) == 0 {
 				return sheet.HistoryGame{}, false, err
 			}
 			before -= len(page)
@@ -251,14 +280,7 @@ func (a *API) getMyCSV(w http.ResponseWriter, r *http.Request, b bowlerRequest) 
 		page = page[1:]
 		return historyGame(g), true, nil
 	})
-	if err != nil {
-		a.failBowlers(w, err)
-		return
-	}
-	h := w.Header()
-	h.Set("Content-Type", "text/csv; charset=utf-8")
-	h.Set("Content-Disposition", `attachment; filename="tenpin-my-games.csv"`)
-	w.Write(buf.Bytes())
+	return buf.Bytes(), err
 }
 
 // historyGame is a game of a history as a lane's series shows it.
@@ -273,15 +295,32 @@ func historyGame(g bowler.Game) sheet.HistoryGame {
 }
 
 // getMyChart answers the chart of the latest games' scores and the
-// running average, as an SVG in the language of ?lang=.
+// running average, as an SVG in the language of ?lang=: an export, under
+// the export rate, built once a change of the bowler and language.
 func (a *API) getMyChart(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
+	if !a.exportAllowed(w, r, lobby.RefuseExportsFast) {
+		return
+	}
+	lang := r.URL.Query().Get("lang")
+	if lang != "ko" {
+		lang = "en" // one chart a language the chart speaks, whatever is asked
+	}
+	err := a.answerExport(w, r, bowlerExport(b, "my-chart-"+lang, "image/svg+xml; charset=utf-8"), func(h http.Header) {
+		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+	}, func() ([]byte, error) { return a.myChart(r.Context(), b, lang) })
+	if err != nil {
+		a.failBowlers(w, err)
+	}
+}
+
+// myChart builds b's chart in lang.
+func (a *API) myChart(ctx context.Context, b bowlerRequest, lang string) ([]byte, error) {
 	last := b.rec.Stats.Games
 	var games []bowler.Game
 	for before := last + 1; before > 1 && len(games) < chartGames; {
-		page, err := a.lb.Bowlers().Games(r.Context(), b.rec.ID, before, min(maxHistoryPage, chartGames-len(games)))
+		page, err := a.lb.Bowlers().Games(ctx, b.rec.ID, before, min(maxHistoryPage, chartGames-len(games)))
 		if err != nil {
-			a.failBowlers(w, err)
-			return
+			return nil, err
 		}
 		if len(page) == 0 {
 			break
@@ -303,14 +342,8 @@ func (a *API) getMyChart(w http.ResponseWriter, r *http.Request, b bowlerRequest
 		points[i] = sheet.ChartPoint{At: g.At, Score: g.Score, Average: pins / max(n, 1)}
 	}
 	var buf bytes.Buffer
-	if err := sheet.Chart(&buf, points, r.URL.Query().Get("lang")); err != nil {
-		a.failErr(w, err)
-		return
-	}
-	h := w.Header()
-	h.Set("Content-Type", "image/svg+xml; charset=utf-8")
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
-	w.Write(buf.Bytes())
+	err := sheet.Chart(&buf, points, lang)
+	return buf.Bytes(), err
 }
 
 // deleteMe erases the bowler: their record, history, keys and share.
@@ -332,11 +365,20 @@ func (a *API) forgetDevice(w http.ResponseWriter, r *http.Request, b bowlerReque
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// newCode makes a one-time code that links another device.
+// newCode makes a one-time code that links another device, under the
+// export rate: each draws a QR code.
 func (a *API) newCode(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
+	if !a.exportAllowed(w, r, lobby.RefuseExportsFast) {
+		return
+	}
 	code := rand.Text()
 	expires := time.Now().Add(codeLife).UTC().Truncate(time.Second)
-	if err := a.lb.Bowlers().AddCode(r.Context(), b.rec.ID, bowler.HashKey(code), expires); err != nil {
+	err := a.lb.Bowlers().AddCode(r.Context(), b.rec.ID, bowler.HashKey(code), b.key, expires)
+	if errors.Is(err, bowler.ErrTooManyCodes) {
+		a.fail(w, lobby.RefuseTooManyCodes.Error(bowler.MaxCodes, int(codeLife/time.Minute)))
+		return
+	}
+	if err != nil {
 		a.failBowlers(w, err)
 		return
 	}

@@ -47,6 +47,10 @@ func (a *API) leagueRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api/leagues/{id}/scores", a.scoreGame)
 	mux.HandleFunc("POST /api/leagues/{id}/balls", a.correctBall)
 	mux.HandleFunc("GET /api/leagues/{id}/secretary", a.checkSecretary)
+	mux.HandleFunc("POST /api/leagues/{id}/weeks/{n}/matches/{m}/roll", a.laneRoll)
+	mux.HandleFunc("POST /api/leagues/{id}/weeks/{n}/matches/{m}/correct", a.laneCorrect)
+	mux.HandleFunc("POST /api/leagues/{id}/weeks/{n}/matches/{m}/skip", a.laneSkip)
+	mux.HandleFunc("POST /api/leagues/{id}/weeks/{n}/matches/{m}/remove", a.laneRemove)
 }
 
 // failLeague answers a league's request that failed with err, an error
@@ -150,6 +154,17 @@ func (a *API) secretaryKey(w http.ResponseWriter, r *http.Request) (string, bool
 	return key, true
 }
 
+// secretaryWeek returns the secretary's key a request carries and the
+// week its path names, or answers why not.
+func (a *API) secretaryWeek(w http.ResponseWriter, r *http.Request) (string, int, bool) {
+	key, ok := a.secretaryKey(w, r)
+	if !ok {
+		return "", 0, false
+	}
+	week, ok := a.week(w, r)
+	return key, week, ok
+}
+
 // week returns the week the path names, or answers why not.
 func (a *API) week(w http.ResponseWriter, r *http.Request) (int, bool) {
 	s := r.PathValue("n")
@@ -216,11 +231,7 @@ func (a *API) checkSecretary(w http.ResponseWriter, r *http.Request) {
 // openWeek opens a week's night (see lobby.Lobby.OpenWeek) and answers
 // its matches with their lanes.
 func (a *API) openWeek(w http.ResponseWriter, r *http.Request) {
-	key, ok := a.secretaryKey(w, r)
-	if !ok {
-		return
-	}
-	week, ok := a.week(w, r)
+	key, week, ok := a.secretaryWeek(w, r)
 	if !ok {
 		return
 	}
@@ -236,11 +247,7 @@ func (a *API) openWeek(w http.ResponseWriter, r *http.Request) {
 // weekInvites answers an open week's matches with their lanes and their
 // teams' invitations: the secretary's.
 func (a *API) weekInvites(w http.ResponseWriter, r *http.Request) {
-	key, ok := a.secretaryKey(w, r)
-	if !ok {
-		return
-	}
-	week, ok := a.week(w, r)
+	key, week, ok := a.secretaryWeek(w, r)
 	if !ok {
 		return
 	}
@@ -251,11 +258,7 @@ func (a *API) weekInvites(w http.ResponseWriter, r *http.Request) {
 
 // closeWeek closes a week's night: its averages stand.
 func (a *API) closeWeek(w http.ResponseWriter, r *http.Request) {
-	key, ok := a.secretaryKey(w, r)
-	if !ok {
-		return
-	}
-	week, ok := a.week(w, r)
+	key, week, ok := a.secretaryWeek(w, r)
 	if !ok {
 		return
 	}
@@ -307,5 +310,69 @@ func (a *API) correctBall(w http.ResponseWriter, r *http.Request) {
 	}
 	asSecretaryAnswer(a, w, r, func(ctx context.Context) (protocol.LeagueRecord, error) {
 		return a.lb.CorrectBall(ctx, r.PathValue("id"), key, body)
+	})
+}
+
+// onNightLane answers a secretary's command on a league night's lane —
+// the lane of the path's match of its week — with the lane's board once
+// the lane has stored it: body, decoded as example shows it (nil for a
+// command without one), then call.
+func (a *API) onNightLane(w http.ResponseWriter, r *http.Request, body any, example string,
+	call func(ctx context.Context, id, key string, week, match int) ([]byte, error)) {
+	key, week, ok := a.secretaryWeek(w, r)
+	if !ok {
+		return
+	}
+	s := r.PathValue("m")
+	match, err := strconv.Atoi(s)
+	if err != nil || strconv.Itoa(match) != s || match < 1 {
+		a.fail(w, lobby.RefuseBadMatch.Error(s))
+		return
+	}
+	if body == nil {
+		body = &struct{}{}
+	}
+	if !a.readJSON(w, r, maxLeagueCommand, body, example, example == "{}") {
+		return
+	}
+	a.asSecretary(w, r, func(ctx context.Context) error {
+		board, err := call(ctx, r.PathValue("id"), key, week, match)
+		if err != nil {
+			return err
+		}
+		writeJSONBytes(w, http.StatusOK, board)
+		return nil
+	})
+}
+
+// laneRoll enters a ball of any place on a night's lane (the secretary's).
+func (a *API) laneRoll(w http.ResponseWriter, r *http.Request) {
+	var b protocol.LeagueLaneBall
+	a.onNightLane(w, r, &b, `{"name":"Kim","frame":3,"ball":1,"pins":7}`, func(ctx context.Context, id, key string, week, match int) ([]byte, error) {
+		return a.lb.SecretaryRoll(ctx, id, key, week, match, b)
+	})
+}
+
+// laneCorrect corrects a ball of any place of the game in play on a
+// night's lane (the secretary's).
+func (a *API) laneCorrect(w http.ResponseWriter, r *http.Request) {
+	var b protocol.LeagueLaneBall
+	a.onNightLane(w, r, &b, `{"name":"Kim","frame":3,"ball":1,"pins":7}`, func(ctx context.Context, id, key string, week, match int) ([]byte, error) {
+		return a.lb.SecretaryCorrect(ctx, id, key, week, match, b)
+	})
+}
+
+// laneSkip passes by the bowler up on a night's lane, offline for the
+// away time (the secretary's, as anyone's on the lane).
+func (a *API) laneSkip(w http.ResponseWriter, r *http.Request) {
+	a.onNightLane(w, r, nil, "{}", a.lb.SecretarySkip)
+}
+
+// laneRemove gives a place of a night's lane back from the phone that
+// holds it (the secretary's).
+func (a *API) laneRemove(w http.ResponseWriter, r *http.Request) {
+	var p protocol.LeaguePlace
+	a.onNightLane(w, r, &p, `{"name":"Kim"}`, func(ctx context.Context, id, key string, week, match int) ([]byte, error) {
+		return a.lb.SecretaryRemove(ctx, id, key, week, match, p)
 	})
 }

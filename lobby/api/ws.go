@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -22,8 +23,8 @@ const badHandshake protocol.Code = "bad_handshake"
 // wherever in the cluster it runs, if the lobby admits it (see
 // lobby.Lobby.Admit, which decides; this only upgrades and tells).
 func (a *API) serveWS(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	to, release, err := a.lb.Admit(r.Context(), id, a.lb.ClientAddr(r))
+	id, addr := r.PathValue("id"), a.lb.ClientAddr(r)
+	to, release, err := a.lb.Admit(r.Context(), id, addr)
 	if err != nil {
 		a.refuseWS(w, r, err, release)
 		return
@@ -44,11 +45,29 @@ func (a *API) serveWS(w http.ResponseWriter, r *http.Request) {
 	// them (half a KiB a connection), for values nothing reads.
 	ctx, remote := context.Background(), r.RemoteAddr
 	a.log.Debug("connection opened", "lane", id, "remote", remote)
-	ws.Start(ctx, conn, to, a.lb.Socket(), func(err error) {
+	cfg := a.lb.Socket()
+	cfg.KeyGuesses, cfg.Addr = keyGuesses{a}, addr
+	ws.Start(ctx, conn, to, cfg, func(err error) {
 		release()
 		a.log.Debug("connection closed", "lane", id, "remote", remote, "status", websocket.CloseStatus(err))
 	})
 }
+
+// keyGuesses holds the bowler keys a lane's socket tries to the rate the
+// HTTP API holds keys to (lobby.KeyGuessRate, shared with it).
+type keyGuesses struct{ a *API }
+
+func (g keyGuesses) Spend(addr string, now time.Time) error {
+	ok, wait := g.a.lb.AllowGuess(addr, now)
+	if ok {
+		return nil
+	}
+	e := lobby.RefuseKeyGuesses.Error(lobby.RetrySecs(wait))
+	g.a.lb.CountRefusal(e.Code, lobby.LimitKeyGuesses)
+	return e
+}
+
+func (g keyGuesses) Refund(addr string) { g.a.lb.RefundGuess(addr) }
 
 // refuseWS answers a WebSocket request the lobby did not admit, with
 // err, Admit's error, and release, the function Admit returned with it.

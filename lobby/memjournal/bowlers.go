@@ -80,7 +80,8 @@ func (b *Bowlers) Get(ctx context.Context, id bowler.ID) (*bowler.Record, error)
 	return b.getLocked(id)
 }
 
-// Add adds a finished game to bowler id, once.
+// Add adds a finished game to bowler id, once, or puts a later version
+// of it in its place.
 func (b *Bowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (*bowler.Record, bowler.News, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, bowler.News{}, err
@@ -94,6 +95,22 @@ func (b *Bowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (*bowler
 	r, err := b.getLocked(id)
 	if err != nil {
 		return nil, bowler.News{}, err
+	}
+	if place, ok := r.Replaces(g); ok {
+		history := make([]bowler.Game, len(b.games[id]))
+		for i, data := range b.games[id] {
+			if err := json.Unmarshal(data, &history[i]); err != nil {
+				return nil, bowler.News{}, fmt.Errorf("memjournal: bowler %s's game %d: %w", id, i+1, err)
+			}
+		}
+		news, ok := r.Correct(history, g)
+		if !ok {
+			return r, bowler.News{}, nil
+		}
+		games := slices.Clone(b.games[id]) // Games reads the old slice unlocked
+		games[place-1] = data
+		b.games[id] = games
+		return r, news, b.putLocked(r)
 	}
 	news, added := r.Add(g)
 	if !added {
@@ -136,10 +153,11 @@ func (b *Bowlers) AddKey(ctx context.Context, id bowler.ID, key bowler.KeyHash) 
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.addKeyLocked(id, key)
+	return b.addKeyLocked(id, key, bowler.KeyHash{})
 }
 
-func (b *Bowlers) addKeyLocked(id bowler.ID, key bowler.KeyHash) error {
+// addKeyLocked gives bowler id key, keeping keep past MaxKeys.
+func (b *Bowlers) addKeyLocked(id bowler.ID, key, keep bowler.KeyHash) error {
 	r, err := b.getLocked(id)
 	if err != nil {
 		return err
@@ -147,8 +165,12 @@ func (b *Bowlers) addKeyLocked(id bowler.ID, key bowler.KeyHash) error {
 	if other, ok := b.keys[key]; ok && other != id {
 		return fmt.Errorf("memjournal: another bowler holds that key")
 	}
-	if !r.HasKey(key) {
-		r.Keys = append(r.Keys, key)
+	revoked, codes := r.AddKey(key, keep)
+	for _, k := range revoked {
+		delete(b.keys, k)
+	}
+	for _, c := range codes {
+		delete(b.codes, c)
 	}
 	b.keys[key] = id
 	return b.putLocked(r)
@@ -170,7 +192,9 @@ func (b *Bowlers) Revoke(ctx context.Context, key bowler.KeyHash) error {
 	if err != nil {
 		return err
 	}
-	r.Keys = slices.DeleteFunc(r.Keys, func(k bowler.KeyHash) bool { return k == key })
+	for _, c := range r.RemoveKey(key) {
+		delete(b.codes, c)
+	}
 	return b.putLocked(r)
 }
 
@@ -200,23 +224,26 @@ func (b *Bowlers) Delete(ctx context.Context, id bowler.ID) error {
 }
 
 // AddCode stores a one-time code for bowler id.
-func (b *Bowlers) AddCode(ctx context.Context, id bowler.ID, c bowler.KeyHash, expires time.Time) error {
+func (b *Bowlers) AddCode(ctx context.Context, id bowler.ID, c, by bowler.KeyHash, expires time.Time) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if _, ok := b.records[id]; !ok {
-		return bowler.ErrUnknown
+	r, err := b.getLocked(id)
+	if err != nil {
+		return err
 	}
 	now := time.Now()
-	for h, c := range b.codes { // expired codes go: they bound the map
-		if !now.Before(c.expires) {
-			delete(b.codes, h)
-		}
+	expired, err := r.AddCode(bowler.Code{Hash: c, By: by, Expires: expires}, now)
+	for _, h := range expired {
+		delete(b.codes, h)
+	}
+	if err != nil {
+		return err
 	}
 	b.codes[c] = code{id, expires}
-	return nil
+	return b.putLocked(r)
 }
 
 // Redeem uses a code once.
@@ -231,7 +258,18 @@ func (b *Bowlers) Redeem(ctx context.Context, c, key bowler.KeyHash, now time.Ti
 	if !ok || !now.Before(cd.expires) {
 		return nil, bowler.ErrCode
 	}
-	if err := b.addKeyLocked(cd.id, key); err != nil {
+	r, err := b.getLocked(cd.id)
+	if err != nil {
+		return nil, err
+	}
+	made, ok := r.UseCode(c)
+	if !ok {
+		return nil, bowler.ErrCode // its maker's key was revoked meanwhile
+	}
+	if err := b.putLocked(r); err != nil {
+		return nil, err
+	}
+	if err := b.addKeyLocked(cd.id, key, made.By); err != nil {
 		return nil, err
 	}
 	return b.getLocked(cd.id)

@@ -44,11 +44,19 @@ const (
 	opDetach = "detach" // the connection went away (published: no answer)
 	opLane   = "lane"   // the lane's HTTP views (lobby.LaneView)
 	opAlive  = "alive"  // the relay's newest seq and its connections (see owned.alive): answered with a newer board, or nothing
+	// opSecretary: a league secretary's command (a lane's message), which
+	// the asking node checked: answered with the lane's board once stored,
+	// or the lane's refusal (hdrLaneRefusal).
+	opSecretary = "secretary"
 )
 
 // hdrRefused is the header of an answer that refuses a request: the
 // refusal's code in refusals, with no body.
 const hdrRefused = "Tenpin-Refused"
+
+// hdrLaneRefusal is the header of an answer to a secretary's command
+// that the lane refused: its body is the refusal, a protocol.Error.
+const hdrLaneRefusal = "Tenpin-Lane-Refusal"
 
 // hdrNode is the header of a node's answer to a list of lanes: its name.
 const hdrNode = "Tenpin-Node"
@@ -740,6 +748,30 @@ func (c *Cluster) Lane(ctx context.Context, id string) (*lobby.LaneView, error) 
 		return nil, fmt.Errorf("natscluster: lane %s: %w", id, err)
 	}
 	return &rl, nil
+}
+
+// Secretary hands lane id, which another node runs, a command of its
+// league's secretary (see lobby.Cluster).
+func (c *Cluster) Secretary(ctx context.Context, id string, m protocol.Request) ([]byte, error) {
+	if !token(id) {
+		return nil, fmt.Errorf("%w: %q is no lane id", lobby.ErrNoOwner, id)
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("natscluster: a secretary's command: %w", err)
+	}
+	msg, err := c.requestMsg(ctx, id, opSecretary, 0, data)
+	if err != nil {
+		return nil, err
+	}
+	if msg.Header.Get(hdrLaneRefusal) != "" {
+		pe := new(protocol.Error)
+		if err := protocol.Unmarshal(msg.Data, pe); err != nil {
+			return nil, fmt.Errorf("natscluster: lane %s's refusal: %w", id, err)
+		}
+		return nil, pe
+	}
+	return msg.Data, nil
 }
 
 // Lanes returns the listed lanes of the other nodes that answer before ctx

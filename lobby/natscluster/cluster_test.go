@@ -205,8 +205,49 @@ func TestLanesAcrossNodes(t *testing.T) {
 		{"CompactionAcrossNodes", testCompactionAcrossNodes},
 		{"ListKeepsASilentNodesLanes", testListKeepsASilentNodesLanes},
 		{"ListKnowsLanesUnasked", testListKnowsLanesUnasked},
+		{"SecretaryAcrossNodes", testSecretaryAcrossNodes},
 	} {
 		t.Run(tt.name, func(t *testing.T) { tt.test(t, nodes) })
+	}
+}
+
+// testSecretaryAcrossNodes: a league night opened on the first node
+// runs its lane there; the secretary's commands sent to the other nodes
+// reach it: a ball entered, and the lane's refusals told as the lane
+// said them.
+func testSecretaryAcrossNodes(t *testing.T, nodes []*node) {
+	ctx := t.Context()
+	l, err := nodes[0].API.CreateLeague(ctx, protocol.CreateLeague{
+		Name: "Small", GamesPerNight: 1, Points: protocol.LeaguePoints{PerGame: 2, PerSeries: 2}, AbsentMinus: 10, VacancyScore: 120,
+		Teams: []protocol.LeagueTeam{
+			{Name: "Pin Pals", Bowlers: []protocol.LeagueBowler{{Name: "Kim", Average: 150}}},
+			{Name: "Strikers", Bowlers: []protocol.LeagueBowler{{Name: "Park", Average: 170}}},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened, err := nodes[0].API.OpenWeek(ctx, l.ID, l.SecretaryKey, 1, protocol.OpenWeek{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := opened.Matches[0].Lane
+	five, six := 5, 6
+	var b *protocol.Board
+	// The second node answers 503 until it has heard where the lane runs.
+	polltest.Until(t, wait, "the secretary's ball through the second node", func() (any, bool) {
+		b, err = nodes[1].API.LaneRoll(ctx, l.ID, l.SecretaryKey, 1, 1, protocol.LeagueLaneBall{Name: "Kim", Frame: 1, Ball: 1, Pins: &five})
+		return err, err == nil
+	})
+	if got := b.Players[0].Frames[0].Rolls; !slices.Equal(got, []int{5}) {
+		t.Errorf("Kim's frame 1 in the answer: %v, want [5]", got)
+	}
+	var pe *protocol.Error
+	if _, err := nodes[2].API.LaneRoll(ctx, l.ID, l.SecretaryKey, 1, 1, protocol.LeagueLaneBall{Name: "Kim", Frame: 1, Ball: 1, Pins: &six}); !errors.As(err, &pe) || pe.Code != protocol.CodeStaleRoll {
+		t.Errorf("a stale ball through the third node: %v, want %s", err, protocol.CodeStaleRoll)
+	}
+	if b, err = nodes[0].API.Board(ctx, id); err != nil || !slices.Equal(b.Players[0].Frames[0].Rolls, []int{5}) {
+		t.Errorf("the lane's board on its node: %+v, %v; want Kim's 5 alone", b, err)
 	}
 }
 

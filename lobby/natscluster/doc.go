@@ -30,7 +30,10 @@
 //   - A node that runs a lane listens on tenpin.own.<lane>.<op>.<node>.<conn>
 //     for what the other nodes send about it. Requests are answered once:
 //     a client of another node attaching (answered when the lane has it),
-//     the lane's HTTP views, and a relay's alive (below). No responders
+//     the lane's HTTP views, a league secretary's command on a league
+//     night's lane (checked by the asking node, answered with the lane's
+//     board once stored or the lane's refusal), and a relay's alive
+//     (below). No responders
 //     there means no node runs the lane: the node that looked takes it
 //     over (see lobby.Lobby). What a client sends (read) and its going
 //     away (detach) are published, not requests: nothing answers them but

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -158,6 +159,8 @@ func (o *owned) handle(m *nats.Msg) {
 	case opLane:
 		data, _ := json.Marshal(lobby.Describe(l)) // plain values: cannot fail
 		m.Respond(data)
+	case opSecretary:
+		o.secretary(ctx, l, m, refuse)
 	case opAttach:
 		o.c.mu.Lock()
 		o.c.members.met(node, time.Now())
@@ -372,4 +375,34 @@ func unframe(b []byte) (kind byte, n, seq uint64, data []byte, ok bool) {
 // framed outside its sink.
 func (c *Cluster) sendTo(node, id string, conn uint64, msg []byte) {
 	c.nc.Publish(subjTo+node+"."+id+"."+strconv.FormatUint(conn, 10), msg)
+}
+
+// secretary hands l a league secretary's command that another node
+// checked (its lobby asked the league), and answers the lane's board once
+// the lane has stored it, or the lane's refusal as a protocol.Error.
+func (o *owned) secretary(ctx context.Context, l *lane.Lane, m *nats.Msg, refuse func(error)) {
+	req, err := protocol.Decode(m.Data)
+	if err == nil {
+		err = l.Secretary(ctx, req)
+	}
+	switch {
+	case err == nil:
+		m.Respond(l.BoardJSON())
+		return
+	case errors.Is(err, lane.ErrStopped):
+		refuse(lobby.ErrNoOwner)
+		return
+	case errors.Is(err, context.DeadlineExceeded):
+		refuse(relay.ErrBusy)
+		return
+	}
+	pe, known := lane.ErrorFor(err)
+	if !known {
+		o.c.log.Error("a secretary's command failed", "lane", o.id, "err", err)
+	}
+	data, _ := json.Marshal(pe) // plain values: cannot fail
+	r := nats.NewMsg(m.Reply)
+	r.Header.Set(hdrLaneRefusal, "1")
+	r.Data = data
+	m.RespondMsg(r)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -254,7 +255,8 @@ func (b *Bowlers) forget(id bowler.ID) {
 	delete(b.written, id)
 }
 
-// Add adds a finished game to bowler id, once.
+// Add adds a finished game to bowler id, once, or puts a later version
+// of it in its place (see correct).
 //
 // The game is stored at its place in the history (the record's count of
 // games once it is in) before the record that counts it: a failure
@@ -276,6 +278,9 @@ func (b *Bowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (*bowler
 	var news bowler.News
 	var placed string // the history's key this add wrote
 	r, err := b.change(ctx, id, func(r *bowler.Record) (bool, error) {
+		if place, ok := r.Replaces(g); ok {
+			return b.correct(ctx, id, r, place, g, data, &news)
+		}
 		n, added := r.Add(g)
 		if !added {
 			return false, nil
@@ -293,6 +298,29 @@ func (b *Bowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (*bowler
 		b.kv.Purge(context.WithoutCancel(ctx), placed)
 	}
 	return r, news, err
+}
+
+// correct puts g, a later version of the game at place of bowler id's
+// history, in its place, and counts r's numbers again from the whole
+// history (see bowler.Record.Correct): a correction of a finished game
+// comes once in many games, and reads every game the bowler bowled. The
+// game is written before the record: a failure between the two leaves
+// the new version in a history whose record counts the old one, and the
+// retry counts it again.
+func (b *Bowlers) correct(ctx context.Context, id bowler.ID, r *bowler.Record, place int, g bowler.Game, data []byte, news *bowler.News) (bool, error) {
+	history, err := b.games(ctx, id, 1, r.Stats.Games)
+	if err != nil {
+		return false, err
+	}
+	n, ok := r.Correct(history, g)
+	if !ok {
+		return false, nil
+	}
+	*news = n
+	if _, err := b.kv.Put(ctx, gameKey(id, place), data); err != nil {
+		return false, fmt.Errorf("natsstore: storing bowler %s's corrected game %d: %w", id, place, err)
+	}
+	return true, nil
 }
 
 // putGame stores game g (encoded, data) at place n of bowler id's
@@ -353,14 +381,28 @@ func (b *Bowlers) Games(ctx context.Context, id bowler.ID, before, limit int) ([
 	if n <= 0 {
 		return nil, nil
 	}
-	out := make([]bowler.Game, n)
+	out, err := b.games(ctx, id, before-n, before-1)
+	if err != nil {
+		return nil, err
+	}
+	slices.Reverse(out)
+	return out, nil
+}
+
+// games reads bowler id's games at places first to last, oldest first,
+// eight at once.
+func (b *Bowlers) games(ctx context.Context, id bowler.ID, first, last int) ([]bowler.Game, error) {
+	if last < first {
+		return nil, nil
+	}
+	out := make([]bowler.Game, last-first+1)
 	var g errgroup.Group
 	g.SetLimit(8)
-	for i := range n {
+	for i := range out {
 		g.Go(func() error {
-			e, err := b.kv.Get(ctx, gameKey(id, before-1-i))
+			e, err := b.kv.Get(ctx, gameKey(id, first+i))
 			if err != nil {
-				return fmt.Errorf("natsstore: reading bowler %s's game %d: %w", id, before-1-i, err)
+				return fmt.Errorf("natsstore: reading bowler %s's game %d: %w", id, first+i, err)
 			}
 			return json.Unmarshal(e.Value(), &out[i])
 		})
@@ -375,16 +417,19 @@ func (b *Bowlers) Games(ctx context.Context, id bowler.ID, before, limit int) ([
 func (b *Bowlers) AddKey(ctx context.Context, id bowler.ID, key bowler.KeyHash) error {
 	ctx, cancel := b.ctx(ctx)
 	defer cancel()
-	_, err := b.addKey(ctx, id, key)
+	_, err := b.addKey(ctx, id, key, bowler.KeyHash{})
 	return err
 }
 
-func (b *Bowlers) addKey(ctx context.Context, id bowler.ID, key bowler.KeyHash) (*bowler.Record, error) {
+// addKey gives bowler id key, keeping keep past MaxKeys, and forgets the
+// keys that go, with the codes their devices made.
+func (b *Bowlers) addKey(ctx context.Context, id bowler.ID, key, keep bowler.KeyHash) (*bowler.Record, error) {
+	var revoked, codes []bowler.KeyHash
 	r, err := b.change(ctx, id, func(r *bowler.Record) (bool, error) {
 		if r.HasKey(key) {
 			return false, nil
 		}
-		r.Keys = append(r.Keys, key)
+		revoked, codes = r.AddKey(key, keep)
 		return true, nil
 	})
 	if err != nil {
@@ -393,7 +438,25 @@ func (b *Bowlers) addKey(ctx context.Context, id bowler.ID, key bowler.KeyHash) 
 	if _, err := b.kv.Put(ctx, keyKey(key), []byte(id)); err != nil {
 		return nil, fmt.Errorf("natsstore: storing a key of bowler %s: %w", id, err)
 	}
+	if err := b.purge(ctx, revoked, keyKey, codes); err != nil {
+		return nil, fmt.Errorf("natsstore: revoking bowler %s's oldest keys: %w", id, err)
+	}
 	return r, nil
+}
+
+// purge forgets keys, made entries by entry, and codes.
+func (b *Bowlers) purge(ctx context.Context, keys []bowler.KeyHash, entry func(bowler.KeyHash) string, codes []bowler.KeyHash) error {
+	for _, k := range keys {
+		if err := b.kv.Purge(ctx, entry(k)); err != nil {
+			return err
+		}
+	}
+	for _, c := range codes {
+		if err := b.kv.Purge(ctx, codeKey(c)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Revoke takes a key from its bowler.
@@ -407,25 +470,22 @@ func (b *Bowlers) Revoke(ctx context.Context, key bowler.KeyHash) error {
 	if err := b.kv.Purge(ctx, keyKey(key)); err != nil {
 		return fmt.Errorf("natsstore: revoking a key: %w", err)
 	}
+	var codes []bowler.KeyHash
 	_, err = b.change(ctx, id, func(r *bowler.Record) (bool, error) {
-		n := len(r.Keys)
-		r.Keys = deleteKey(r.Keys, key)
-		return len(r.Keys) != n, nil
+		n, m := len(r.Keys), len(r.Codes)
+		codes = r.RemoveKey(key)
+		return len(r.Keys) != n || len(r.Codes) != m, nil
 	})
 	if errors.Is(err, bowler.ErrUnknown) {
 		return nil // the bowler went too
 	}
-	return err
-}
-
-func deleteKey(keys []bowler.KeyHash, key bowler.KeyHash) []bowler.KeyHash {
-	out := keys[:0]
-	for _, k := range keys {
-		if k != key {
-			out = append(out, k)
-		}
+	if err != nil {
+		return err
 	}
-	return out
+	if err := b.purge(ctx, nil, keyKey, codes); err != nil {
+		return fmt.Errorf("natsstore: revoking the codes a key made: %w", err)
+	}
+	return nil
 }
 
 // Delete erases bowler id: its keys and share first, so that nobody finds
@@ -468,10 +528,15 @@ type code struct {
 }
 
 // AddCode stores a one-time code for bowler id.
-func (b *Bowlers) AddCode(ctx context.Context, id bowler.ID, c bowler.KeyHash, expires time.Time) error {
+func (b *Bowlers) AddCode(ctx context.Context, id bowler.ID, c, by bowler.KeyHash, expires time.Time) error {
 	ctx, cancel := b.ctx(ctx)
 	defer cancel()
-	if _, _, err := b.get(ctx, id); err != nil {
+	now := time.Now()
+	if _, err := b.change(ctx, id, func(r *bowler.Record) (bool, error) {
+		// The expired codes' entries go by their own time to live.
+		_, err := r.AddCode(bowler.Code{Hash: c, By: by, Expires: expires}, now)
+		return err == nil, err
+	}); err != nil {
 		return err
 	}
 	data, _ := json.Marshal(code{id, expires}) // plain values: cannot fail
@@ -503,7 +568,18 @@ func (b *Bowlers) Redeem(ctx context.Context, c, key bowler.KeyHash, now time.Ti
 	if err := json.Unmarshal(e.Value(), &cd); err != nil || !now.Before(cd.Expires) {
 		return nil, bowler.ErrCode
 	}
-	return b.addKey(ctx, cd.ID, key)
+	var made bowler.Code
+	used := false
+	if _, err := b.change(ctx, cd.ID, func(r *bowler.Record) (bool, error) {
+		made, used = r.UseCode(c)
+		return used, nil
+	}); err != nil {
+		return nil, err
+	}
+	if !used {
+		return nil, bowler.ErrCode // its maker's key was revoked meanwhile
+	}
+	return b.addKey(ctx, cd.ID, key, made.By)
 }
 
 // isWrongLast reports whether err is JetStream's refusal of a fenced

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 
@@ -122,6 +123,45 @@ func (c *Client) CorrectBall(ctx context.Context, id, key string, b protocol.Lea
 	}
 	out := new(protocol.LeagueRecord)
 	if _, err := c.send(ctx, http.MethodPost, leaguePath(id, "/balls"), "Secretary "+key, body, out, http.StatusOK); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// LaneRoll enters a ball of any place on the night's lane of match (from
+// 1) of week (the secretary's), and returns the lane's board after it.
+func (c *Client) LaneRoll(ctx context.Context, id, key string, week, match int, b protocol.LeagueLaneBall) (*protocol.Board, error) {
+	return c.onNightLane(ctx, id, key, week, match, "roll", b)
+}
+
+// LaneCorrect corrects a ball of any place of the game in play on the
+// night's lane of a match (the secretary's).
+func (c *Client) LaneCorrect(ctx context.Context, id, key string, week, match int, b protocol.LeagueLaneBall) (*protocol.Board, error) {
+	return c.onNightLane(ctx, id, key, week, match, "correct", b)
+}
+
+// LaneSkip passes by the bowler up on the night's lane of a match,
+// offline for the away time (the secretary's).
+func (c *Client) LaneSkip(ctx context.Context, id, key string, week, match int) (*protocol.Board, error) {
+	return c.onNightLane(ctx, id, key, week, match, "skip", nil)
+}
+
+// LaneRemove gives the place of name on the night's lane of a match back
+// from the phone that holds it (the secretary's).
+func (c *Client) LaneRemove(ctx context.Context, id, key string, week, match int, name string) (*protocol.Board, error) {
+	return c.onNightLane(ctx, id, key, week, match, "remove", protocol.LeaguePlace{Name: name})
+}
+
+func (c *Client) onNightLane(ctx context.Context, id, key string, week, match int, cmd string, req any) (*protocol.Board, error) {
+	var body io.Reader
+	if req != nil {
+		var err error
+		if body, err = jsonBody(req); err != nil {
+			return nil, err
+		}
+	}
+	out := new(protocol.Board)
+	if _, err := c.send(ctx, http.MethodPost, leaguePath(id, fmt.Sprintf("/weeks/%d/matches/%d/%s", week, match, cmd)), "Secretary "+key, body, out, http.StatusOK); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -23,9 +23,11 @@ func Run(t *testing.T, open func(t *testing.T) bowler.Service) {
 		{"CreateFindGet", testCreateFindGet},
 		{"AddKeepsTheNumbers", testAdd},
 		{"AGameCountsOnce", testOnce},
+		{"ACorrectionReplacesTheGame", testCorrection},
 		{"GamesPageNewestFirst", testGames},
 		{"KeysAndRevoke", testKeys},
 		{"CodesWorkOnceBeforeTheyExpire", testCodes},
+		{"KeysAndCodesBounded", testBounds},
 		{"Shares", testShares},
 		{"DeleteErasesEverything", testDelete},
 		{"ConcurrentGamesAllCount", testConcurrent},
@@ -119,6 +121,48 @@ func testOnce(t *testing.T, s bowler.Service) {
 	}
 }
 
+// testCorrection: a later version of a game (more corrections) takes the
+// earlier one's place in the history, and the numbers follow it — the
+// high game and series it set fall back to the next best; an earlier
+// version added late, or the same again, changes nothing.
+func testCorrection(t *testing.T, s bowler.Service) {
+	r := create(t, s, "k")
+	add(t, s, r.ID, game("a", 1, 100))
+	add(t, s, r.ID, game("a", 2, 250))
+	add(t, s, r.ID, game("a", 3, 100))
+	add(t, s, r.ID, game("b", 1, 200))
+	fixed := game("a", 2, 150)
+	fixed.Fix = 1
+	add(t, s, r.ID, fixed)
+	check := func(when string, score, pins, high, series int) {
+		t.Helper()
+		got, err := s.Get(t.Context(), r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		history, err := s.Games(t.Context(), r.ID, 0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(history) != 4 || history[2].Lane != "a" || history[2].Game != 2 || history[2].Score != score {
+			t.Errorf("%s: history %v, want 4 games, lane a's game 2 third from the newest, scoring %d", when, history, score)
+		}
+		if got.Stats.Games != 4 || got.Stats.Pins != pins || got.Stats.High != high || got.HighSeries != series {
+			t.Errorf("%s: games %d, pins %d, high %d, series %d; want 4, %d, %d, %d",
+				when, got.Stats.Games, got.Stats.Pins, got.Stats.High, got.HighSeries, pins, high, series)
+		}
+	}
+	check("250 corrected to 150", 150, 550, 200, 350)
+	add(t, s, r.ID, game("a", 2, 250)) // the first version, retried late
+	add(t, s, r.ID, fixed)
+	check("the first version again, and the correction again", 150, 550, 200, 350)
+	fixed.Fix, fixed.Score = 2, 300
+	if news := add(t, s, r.ID, fixed); news.HighGame != 300 || news.HighSeries != 500 {
+		t.Errorf("corrected again to 300 = %+v, want a new high game 300 and series 500", news)
+	}
+	check("corrected again to 300", 300, 700, 300, 500)
+}
+
 func testGames(t *testing.T, s bowler.Service) {
 	r := create(t, s, "k")
 	for n := 1; n <= 7; n++ {
@@ -181,13 +225,13 @@ func testKeys(t *testing.T, s bowler.Service) {
 func testCodes(t *testing.T, s bowler.Service) {
 	r := create(t, s, "phone")
 	code := bowler.HashKey("123456")
-	if err := s.AddCode(t.Context(), r.ID, code, at.Add(10*time.Minute)); err != nil {
+	if err := s.AddCode(t.Context(), r.ID, code, bowler.HashKey("phone"), at.Add(10*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Redeem(t.Context(), code, bowler.HashKey("tablet"), at.Add(10*time.Minute)); !errors.Is(err, bowler.ErrCode) {
 		t.Errorf("Redeem at its expiry = %v, want ErrCode", err)
 	}
-	if err := s.AddCode(t.Context(), r.ID, code, at.Add(10*time.Minute)); err != nil {
+	if err := s.AddCode(t.Context(), r.ID, code, bowler.HashKey("phone"), at.Add(10*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.Redeem(t.Context(), code, bowler.HashKey("tablet"), at.Add(time.Minute))
@@ -202,6 +246,54 @@ func testCodes(t *testing.T, s bowler.Service) {
 	}
 	if _, err := s.Find(t.Context(), bowler.HashKey("laptop")); !errors.Is(err, bowler.ErrUnknown) {
 		t.Errorf("a code used twice gave a key: %v", err)
+	}
+}
+
+// testBounds: a bowler holds at most MaxKeys keys (the oldest go, but the
+// key of the device that linked the new one) and MaxCodes live codes, and
+// a code dies with the key of the device that made it.
+func testBounds(t *testing.T, s bowler.Service) {
+	ctx := t.Context()
+	r := create(t, s, "phone")
+	for i := range bowler.MaxKeys - 1 {
+		if err := s.AddKey(ctx, r.ID, bowler.HashKey(fmt.Sprint("key ", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now, soon := time.Now(), time.Now().Add(10*time.Minute)
+	code := bowler.HashKey("a code the phone made")
+	if err := s.AddCode(ctx, r.ID, code, bowler.HashKey("phone"), soon); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Redeem(ctx, code, bowler.HashKey("laptop"), now); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Get(ctx, r.ID)
+	if err != nil || len(got.Keys) != bowler.MaxKeys {
+		t.Fatalf("a bowler given %d keys holds %d, %v; want %d", bowler.MaxKeys+1, len(got.Keys), err, bowler.MaxKeys)
+	}
+	for key, want := range map[string]error{"phone": nil, "laptop": nil, "key 0": bowler.ErrUnknown, "key 1": nil} {
+		if _, err := s.Find(ctx, bowler.HashKey(key)); !errors.Is(err, want) && (want != nil || err != nil) {
+			t.Errorf("Find(%s) = %v, want %v: the oldest key goes, the phone that made the code stays", key, err, want)
+		}
+	}
+
+	for i := range bowler.MaxCodes {
+		if err := s.AddCode(ctx, r.ID, bowler.HashKey(fmt.Sprint("code ", i)), bowler.HashKey("laptop"), soon); err != nil {
+			t.Fatalf("code %d: %v", i+1, err)
+		}
+	}
+	if err := s.AddCode(ctx, r.ID, bowler.HashKey("one too many"), bowler.HashKey("phone"), soon); !errors.Is(err, bowler.ErrTooManyCodes) {
+		t.Errorf("a code past %d live ones = %v, want ErrTooManyCodes", bowler.MaxCodes, err)
+	}
+	if err := s.Revoke(ctx, bowler.HashKey("laptop")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Redeem(ctx, bowler.HashKey("code 0"), bowler.HashKey("a stolen phone"), now); !errors.Is(err, bowler.ErrCode) {
+		t.Errorf("a code its device's key was forgotten since = %v, want ErrCode", err)
+	}
+	if err := s.AddCode(ctx, r.ID, bowler.HashKey("now there is room"), bowler.HashKey("phone"), soon); err != nil {
+		t.Errorf("a code once the forgotten device's went: %v", err)
 	}
 }
 
@@ -234,7 +326,7 @@ func testDelete(t *testing.T, s bowler.Service) {
 	add(t, s, other.ID, game("a", 1, 120))
 	s.AddKey(t.Context(), r.ID, bowler.HashKey("tablet"))
 	s.Share(t.Context(), r.ID, bowler.HashKey("share"))
-	s.AddCode(t.Context(), r.ID, bowler.HashKey("code"), at.Add(time.Hour))
+	s.AddCode(t.Context(), r.ID, bowler.HashKey("code"), bowler.HashKey("phone"), at.Add(time.Hour))
 	if err := s.Delete(t.Context(), r.ID); err != nil {
 		t.Fatal(err)
 	}

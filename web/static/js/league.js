@@ -9,6 +9,7 @@
 import { $, el, say } from "./dom.js";
 import { t, applyStatic, getLang, num, list, langSwitch } from "./i18n.js";
 import { secretaryKey, keepSecretaryKey, forgetSecretaryKey, takeCreated, refusal, refusalNodes, pointsText } from "./league-common.js";
+import { qrImage, validInvite } from "./invite.js";
 
 const id = decodeURIComponent((location.pathname.match(/^\/leagues\/([^/]+)$/) || [])[1] || "");
 const api = "/api/leagues/" + encodeURIComponent(id);
@@ -33,6 +34,11 @@ const state = {
   keyError: () => "", // why a key typed was not taken
   done: () => "", // what the secretary's last command did
   draft: { absent: new Set(), subs: {} }, // the opening being ticked
+  // The night in play's invitations, one per team of each match (the
+  // opening's answer, or GET …/weeks/{n}/invites): the secretary's only,
+  // never in the public league's JSON or on its TV. { week, matches:
+  // [{ home, away, lane, home_invite, away_invite }] }, or null.
+  invites: null,
 };
 
 // ask fetches a path of the league's API and answers its JSON, or throws
@@ -85,6 +91,7 @@ async function load() {
   state.league = league;
   state.standings = standings;
   render();
+  loadInvites();
 }
 
 function setStatus(f) {
@@ -126,7 +133,8 @@ function renderKeyNotice() {
   if (state.keyShown) $("#key-value").value = state.key;
 }
 
-// matchItem is a match, with its lane's link and QR code once opened.
+// matchItem is a match, with its lane's link and QR code once opened:
+// a link to watch. The secretary's page adds each team's invitation.
 function matchItem(m, withQR) {
   const li = el("li", { class: "match", "data-home": m.home, "data-away": m.away },
     el("span", { class: "teams", text: t("versus", m.home, m.away) }));
@@ -140,9 +148,57 @@ function matchItem(m, withQR) {
       qr.onerror = () => { qr.hidden = true; };
       qr.src = "/api/lanes/" + encodeURIComponent(m.lane) + "/qr.png";
       li.append(qr);
+      const inv = withQR && state.secretary ? matchInvites(m) : null;
+      if (inv) li.append(teamInvites(m, inv));
     }
   }
   return li;
+}
+
+// matchInvites is the invitations of match m's teams, from the night's,
+// or null if the page has none for its lane.
+function matchInvites(m) {
+  const inv = state.invites;
+  if (!inv || inv.week !== state.league.week || !Array.isArray(inv.matches)) return null;
+  const got = inv.matches.find((x) => x.lane === m.lane);
+  return got && validInvite(got.home_invite) && validInvite(got.away_invite) ? got : null;
+}
+
+// teamInvites shows, for the secretary, each team's link to the lane
+// with its invitation, and its QR code: it seats that team's bowlers
+// only. The QR code's invitation goes to the server in a header.
+function teamInvites(m, inv) {
+  const box = el("div", { class: "team-invites" });
+  for (const [team, code] of [[m.home, inv.home_invite], [m.away, inv.away_invite]]) {
+    const href = "/lanes/" + encodeURIComponent(m.lane) + "#invite=" + code;
+    const qr = el("img", { class: "team-qr", alt: t("teamQRAlt", team, m.home, m.away), width: 144, height: 144, hidden: true });
+    qr.onload = () => { qr.hidden = false; };
+    qr.onerror = () => { qr.hidden = true; };
+    qrImage("/api/lanes/" + encodeURIComponent(m.lane) + "/qr.png", code).then((src) => { if (src) qr.src = src; });
+    box.append(el("figure", { class: "team-invite", "data-team": team },
+      qr,
+      el("figcaption", {}, el("a", { class: "team-link", href, text: t("teamInviteLink", team) }))));
+  }
+  return box;
+}
+
+// loadInvites asks the server, as the secretary, for the invitations of
+// the night in play, once a night: a page opened after the night was
+// (the opening's answer carried them to the page that opened it).
+async function loadInvites() {
+  const l = state.league;
+  if (!state.secretary || !l || !l.open || (state.invites && state.invites.week === l.week)) return;
+  let got = { week: l.week, matches: [] };
+  try {
+    const res = await fetch(api + `/weeks/${l.week}/invites`, { cache: "no-store", headers: { Authorization: "Secretary " + state.key } });
+    if (res.ok) got = await res.json();
+    // A server from before league invitations has no such address: its
+    // league lanes seat anyone, and there is nothing to say.
+    else if (res.status === 404) got.none = true;
+  } catch { /* shown as missing: the lanes' links still let bowlers watch */ }
+  if (!state.league || state.league.week !== l.week) return;
+  state.invites = { ...got, week: l.week };
+  renderTonight();
 }
 
 function renderTonight() {
@@ -152,7 +208,13 @@ function renderTonight() {
   $("#tonight-head").tabIndex = -1;
   const week = over ? null : l.schedule[l.week - 1];
   const shown = $("#tonight-matches");
-  const key = JSON.stringify([getLang(), week]);
+  // Only the secretary's page has the teams' invitations, and says what
+  // they are for; or that the server gave none.
+  const invites = state.secretary && l.open && !over && state.invites && state.invites.week === l.week && !state.invites.none;
+  const any = invites && week.matches.some((m) => m.lane && matchInvites(m));
+  $("#team-invites-note").hidden = !invites;
+  $("#team-invites-note").textContent = invites ? t(any ? "teamInvitesHint" : "teamInvitesMissing") : "";
+  const key = JSON.stringify([getLang(), week, invites ? state.invites : null]);
   if (shown.dataset.key === key) return; // the QR codes stay as they are
   shown.dataset.key = key;
   shown.replaceChildren(...(week ? week.matches.map((m) => matchItem(m, l.open)) : []));
@@ -193,6 +255,67 @@ function renderSecretary() {
   const week = $("#score-week");
   week.max = String(l.schedule.length);
   if (!week.value) week.value = String(l.open ? l.week : Math.max(1, l.week - 1));
+  renderLaneForm(l);
+}
+
+// renderLaneForm fills the form of the secretary's commands on tonight's
+// lanes (a league lane has no host among its bowlers): shown while a
+// night is open, with its matches and the bowlers of the match chosen.
+function renderLaneForm(l) {
+  $("#lane-form").hidden = !l.open;
+  if (!l.open) return;
+  const matches = l.schedule[l.week - 1].matches;
+  const match = $("#lane-match");
+  const key = JSON.stringify([getLang(), l.week, matches]);
+  const first = match.dataset.key !== key;
+  if (first) {
+    const m = match.value;
+    match.dataset.key = key;
+    match.replaceChildren(...matches.map((x, i) => el("option", { value: String(i + 1), text: t("versus", x.home, x.away) })));
+    if (m && Number(m) <= matches.length) match.value = m;
+  }
+  renderLaneBowlers(l);
+  fillOptions($("#lane-frame"), 10, (n) => String(n));
+  fillOptions($("#lane-ball"), 3, (n) => String(n));
+  if (first) fillUp();
+}
+
+// renderLaneBowlers lists the bowlers of the match chosen: both teams'
+// rosters, and tonight's substitutes.
+function renderLaneBowlers(l) {
+  const x = l.schedule[l.week - 1].matches[Number($("#lane-match").value) - 1];
+  if (!x) return;
+  const sel = $("#lane-bowler");
+  const chosen = sel.value;
+  const op = opening(l.week);
+  const subs = op ? op.substitutes || [] : [];
+  sel.replaceChildren(...[x.home, x.away].map((name) => {
+    const team = l.teams.find((tm) => tm.name === name);
+    const names = team ? team.bowlers.map((b) => b.name) : [];
+    names.push(...subs.filter((sub) => names.includes(sub.for)).map((sub) => sub.name));
+    return el("optgroup", { label: name }, ...names.map((n) => el("option", { value: n, text: n })));
+  }));
+  if (chosen) sel.value = chosen;
+}
+
+// fillUp sets the lane form to the ball up on the chosen match's lane,
+// as its board shows it: the ball a roll is for.
+async function fillUp() {
+  const l = state.league;
+  const x = l && l.open ? l.schedule[l.week - 1].matches[Number($("#lane-match").value) - 1] : null;
+  if (!x || !x.lane) return;
+  let b;
+  try {
+    const res = await fetch("/api/lanes/" + encodeURIComponent(x.lane), { cache: "no-store" });
+    if (!res.ok) return;
+    b = await res.json();
+  } catch {
+    return; // the form keeps what it has
+  }
+  if (!b.up || !b.players[b.up.seat]) return;
+  $("#lane-bowler").value = b.players[b.up.seat].name;
+  $("#lane-frame").value = String(b.up.frame);
+  $("#lane-ball").value = String(b.up.ball);
 }
 
 // fillOptions fills a select with the numbers 1 to n, once.
@@ -400,7 +523,7 @@ function renderHistory() {
 // act runs a secretary's command: on success it says what it did, and
 // the page is read again; a refusal is shown, and a key the server no
 // longer takes hides the controls.
-async function act(path, body, done, focus) {
+async function act(path, body, done, focus, take) {
   state.secretaryError = null;
   state.done = () => "";
   renderSecretary();
@@ -419,6 +542,7 @@ async function act(path, body, done, focus) {
       forgetSecretaryKey(id);
       state.key = "";
       state.secretary = false;
+      state.invites = null;
       state.keyError = () => t("keyNotTaken");
     } else {
       state.secretaryError = r;
@@ -428,6 +552,7 @@ async function act(path, body, done, focus) {
     return;
   }
   state.done = done(res.status === 204);
+  if (take) await take(res);
   await load();
   say(state.done());
   if (focus) {
@@ -441,7 +566,13 @@ function wire() {
     ev.preventDefault();
     const w = state.league.week;
     const body = openBody();
-    act(`/weeks/${w}/open`, body, () => () => t("weekOpened", w), "#tonight-head");
+    // The opening's answer carries each match's teams' invitations.
+    act(`/weeks/${w}/open`, body, () => () => t("weekOpened", w), "#tonight-head", async (res) => {
+      try {
+        const opened = await res.json();
+        if (opened && Array.isArray(opened.matches)) state.invites = { ...opened, week: w };
+      } catch { /* no body: asked for with GET …/invites */ }
+    });
   });
   $("#close-week").addEventListener("click", () => {
     const w = state.league.week;
@@ -462,6 +593,27 @@ function wire() {
     if (!Number.isInteger(s.score)) s.score = -1;
     act("/scores", s, (same) => () => same ? t("scoreSame", s.bowler, s.week, s.game, s.score) : t("scoreSaved", s.bowler, s.week, s.game, s.score));
   });
+  $("#lane-match").addEventListener("change", () => {
+    renderLaneBowlers(state.league);
+    fillUp();
+  });
+  $("#lane-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const path = `/weeks/${state.league.week}/matches/${$("#lane-match").value}/`;
+    const what = ev.submitter ? ev.submitter.id : "lane-roll";
+    const name = $("#lane-bowler").value;
+    if (what === "lane-skip") {
+      await act(path + "skip", undefined, () => () => t("laneSkipped"));
+    } else if (what === "lane-remove") {
+      await act(path + "remove", { name }, () => () => t("laneRemoved", name));
+    } else {
+      const pins = $("#lane-pins").value.trim() === "" ? -1 : Number($("#lane-pins").value);
+      const b = { name, frame: Number($("#lane-frame").value) || 0, ball: Number($("#lane-ball").value) || 0, pins: Number.isInteger(pins) ? pins : -1 };
+      const cmd = what === "lane-correct" ? "correct" : "roll";
+      await act(path + cmd, b, () => () => t(cmd === "roll" ? "laneRolled" : "laneCorrected", name, b.frame, b.ball, b.pins));
+    }
+    fillUp();
+  });
   $("#key-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const key = $("#key-input").value.trim();
@@ -479,6 +631,7 @@ function wire() {
       state.keyError = () => "";
       $("#key-input").value = "";
       render();
+      loadInvites();
       say(t("keyTaken"));
       $("#secretary-head").tabIndex = -1;
       $("#secretary-head").focus();
@@ -537,6 +690,7 @@ async function start() {
       ok = null;
     }
     state.secretary = ok === true;
+    loadInvites();
     if (ok === false) {
       forgetSecretaryKey(id);
       state.key = "";

@@ -1,6 +1,7 @@
 // The lobby: the lanes listed, and the form that creates one.
 import { $, el, setFieldError } from "./dom.js";
 import { t, num, errorText } from "./i18n.js";
+import { keepInvite, validInvite } from "./invite.js";
 
 // laneNameMax is the longest lane name the server takes, in characters
 // (lobby.MaxLaneName). The page says so rather than cut a name short.
@@ -66,6 +67,10 @@ export function startLobby() {
     // The key that makes this page's player the lane's host: kept on this
     // device only, sent with the join (main.js).
     try { localStorage.setItem(hostKeyKey(body.id), body.host_key || ""); } catch { /* storage off: the first to join hosts */ }
+    // The lane's invitation, kept the same way: the lane page shares its
+    // link with it (#invite=…), which seats friends; the lane's address
+    // alone lets them watch.
+    if (validInvite(body.invite)) keepInvite(body.id, body.invite);
     location.assign("/lanes/" + encodeURIComponent(body.id));
   });
   refreshLanes();

@@ -11,7 +11,7 @@ import { createSocket } from "./socket.js";
 import { boardHead, boardRows, rankingItems, result, rollLog, changes, highsOf, highText } from "./board.js";
 import { buildPad, renderPad, keyRoll } from "./pad.js";
 import { createNumbers } from "./stats.js";
-import { startInvite, invite } from "./invite.js";
+import { startInvite, invite, renderInvite, setInvite, storedInvite, keepInvite, validInvite } from "./invite.js";
 import { bowlerKey, keepBowlerKey, forgetBowlerKey } from "./bowler.js";
 import { startDialogs, openCorrection, renderCorrection, correctionAnswered, openPlayerMenu, renderPlayerMenu, closeDialogs } from "./dialogs.js";
 
@@ -102,16 +102,33 @@ function refusal(msg, ctx = {}) {
   return () => errorText(msg.code, ctx);
 }
 
+// takeFragment keeps what the address's fragment brings, and returns the
+// invitation it brought, or "". A page that moved here from another
+// node of the cluster brings its seat's token (see socket's moveNode),
+// and a friend's link brings the lane's invitation (#invite=CODE): keep
+// them on this device, and take them out of the address bar and the
+// history, so that a screenshot of the address, a bookmark or a synced
+// history does not seat a stranger. The page's invitation panel shares
+// the link with the invitation for as long as it is good.
+function takeFragment() {
+  const frag = new URLSearchParams(location.hash.slice(1));
+  const moved = frag.get("token");
+  if (moved) localStorage.setItem(tokenKey(), moved);
+  const code = (frag.get("invite") || "").trim().toUpperCase();
+  if (validInvite(code)) keepInvite(state.id, code);
+  if (frag.has("token") || frag.has("invite")) history.replaceState(null, "", location.pathname + location.search);
+  return validInvite(code) ? code : "";
+}
+
 function startLane(id) {
   state.id = id;
-  // A page that moved here from another node of the cluster brings its
-  // seat's token in the fragment (see socket's moveNode): keep it, and
-  // take it out of the address bar and the history.
-  const moved = new URLSearchParams(location.hash.slice(1)).get("token");
-  if (moved) {
-    localStorage.setItem(tokenKey(), moved);
-    history.replaceState(null, "", location.pathname);
-  }
+  takeFragment();
+  // A link to this lane opened in its own tab changes only the fragment:
+  // the page stays, and takes the invitation from it all the same.
+  window.addEventListener("hashchange", () => {
+    const code = takeFragment();
+    if (code) setInvite(code);
+  });
   $("#lane").hidden = false;
   sock = createSocket(id, {
     status(say, ok) {
@@ -142,6 +159,9 @@ function startLane(id) {
     visited: () => invite(id),
     // A seat another tab or phone took over stays theirs.
     token: () => state.takenOver ? "" : localStorage.getItem(tokenKey()),
+    // The invitation goes along to another node too: its storage is
+    // another address's.
+    invite: () => storedInvite(id),
   });
   startInvite(id);
   numbers = createNumbers(id, () => state.closed && !state.kept ? null : state.board);
@@ -164,6 +184,10 @@ function startLane(id) {
     const req = { type: "join", name: value };
     const key = storedHostKey();
     if (key) req.host_key = key;
+    // The lane seats only who has its invitation (but its creator, by
+    // the host key): a join without it is refused, and the page watches.
+    const inv = storedInvite(state.id);
+    if (inv) req.invite = inv;
     // Remembered: this phone's bowler, or a new one; otherwise a guest.
     if ($("#join-remember").checked) {
       if (bowlerKey()) req.bowler_key = bowlerKey();
@@ -192,6 +216,13 @@ function startLane(id) {
   // missed frames: no question. The server says whether they have been
   // offline long enough.
   $("#skip").addEventListener("click", () => sendOnce("skip"));
+  // The host shuts out whoever holds the old link and no seat (a crawler
+  // removed, say): the ack brings the new invitation.
+  $("#new-invite").addEventListener("click", () => {
+    inviteDone = () => "";
+    $("#new-invite-done").textContent = "";
+    sendOnce("new_invite");
+  });
   $("#leave").addEventListener("click", () => {
     const playing = state.board && state.board.phase === "playing";
     if (!window.confirm(playing ? t("confirmLeaveGame") : t("confirmLeaveSeat"))) return;
@@ -333,6 +364,11 @@ function onMessage(msg) {
       showError(""); // what we sent last counted: an older refusal no longer applies
       const type = answered(msg);
       if (type === "start") focusBoard();
+      if (type === "new_invite" && msg.invite) {
+        setInvite(msg.invite);
+        inviteDone = () => t("newInviteDone");
+        $("#new-invite-done").textContent = inviteDone();
+      }
       if (type === "leave") {
         localStorage.removeItem(tokenKey());
         state.seat = null;
@@ -379,8 +415,12 @@ function onError(msg) {
     // beside the name.
     state.joinID = "";
     if (msg.code === "unknown_bowler") forgetBowlerKey(); // the next join is a guest's, or a new history's
+    // The invitation this page kept seats nobody (the host made a new
+    // one): share no link that would not seat, and watch.
+    if (msg.code === "invitation_required" && storedInvite(state.id)) setInvite("");
     const name = isolate($("#join-name").value.trim());
-    joinError = refusal(msg, { name });
+    // not_your_team refuses a roll too; of a join, it is the invitation's team.
+    joinError = msg.code === "not_your_team" ? () => t("joinNotYourTeam") : refusal(msg, { name });
     setFieldError("#join-name", "#join-error", joinError());
     return;
   }
@@ -449,6 +489,9 @@ function onError(msg) {
 // laneError says the lane's error of the moment, if any.
 let laneError = () => "";
 
+// inviteDone says that the host's new invitation was made, or "".
+let inviteDone = () => "";
+
 // joinError says the server's refusal of the name, if any.
 let joinError = () => "";
 
@@ -489,22 +532,36 @@ function isHost() {
   return !!(state.seat && state.board && state.board.host === state.seat);
 }
 
+// teammate reports whether p bowls for this page's team on a league
+// night's lane (whose players have a team); never on a lane of friends.
+function teammate(p) {
+  const b = state.board;
+  const me = b && state.seat ? b.players.find((q) => q.name === state.seat) : null;
+  return !!(me && me.team && p.team === me.team);
+}
+
 // enteringFor is the name of the player whose ball this page may enter
 // now, or "" if none: one's own ball; as host, anyone's; and anyone's
-// while they are offline, so one phone can keep score for all.
+// while they are offline, so one phone can keep score for all. On a
+// league night's lane, which has no host, a teammate's while they are
+// offline, and never the other team's: the server refuses those
+// (not_your_team).
 function enteringFor() {
   const up = upPlayer();
   if (!up || !state.seat) return "";
-  if (up.name === state.seat || isHost() || !up.connected) return up.name;
+  if (up.name === state.seat) return up.name;
+  if (up.team) return teammate(up) && !up.connected ? up.name : "";
+  if (isHost() || !up.connected) return up.name;
   return "";
 }
 
 // mayCorrect reports whether this page may correct p's balls: its own,
-// and as host anyone's, in the game on the board.
+// and as host anyone's (on a league night's lane, a teammate's), in the
+// game on the board.
 function mayCorrect(p) {
   const b = state.board;
   if (!b || !state.seat || !sock.has() || (b.phase !== "playing" && b.phase !== "finished")) return false;
-  return p.name === state.seat || isHost();
+  return p.name === state.seat || isHost() || teammate(p);
 }
 
 // roll sends the ball up on the latest board: its pins ({ pins }), the
@@ -620,6 +677,8 @@ function render() {
   $("#skip").disabled = !!state.waiting.skip;
   $("#leave").disabled = !!state.waiting.leave;
   $("#rematch").hidden = !(host && b.phase === "finished");
+  $("#new-invite-part").hidden = !host;
+  $("#new-invite").disabled = !!state.waiting.new_invite;
   $("#leave").hidden = !seated;
   // The player up is offline: any other player may skip them once they
   // have been away long enough (the server says how long that is).
@@ -772,6 +831,8 @@ function relabel() {
   relabelConn();
   $("#notices").replaceChildren(...news.map((line) => el("li", { text: line() })));
   $("#lane-error").textContent = laneError();
+  $("#new-invite-done").textContent = inviteDone();
+  renderInvite();
   if ($("#join-name").getAttribute("aria-invalid")) $("#join-error").textContent = joinError();
   state.view.logShown = "";
   if (state.closed && !state.kept) document.title = t("titleClosed");

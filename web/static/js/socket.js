@@ -128,9 +128,12 @@ export function createSocket(laneID, hooks) {
       if (!(await answers(next)) || conn.stopped || conn.hidden) continue;
       conn.stopped = true; // this page stops reconnecting: it is leaving
       clearTimeout(conn.timer);
+      const frag = new URLSearchParams();
       const token = hooks.token();
-      location.replace(new URL(location.pathname + location.search, next).href +
-        (token ? "#token=" + encodeURIComponent(token) : ""));
+      if (token) frag.set("token", token);
+      const invite = hooks.invite ? hooks.invite() : "";
+      if (invite) frag.set("invite", invite);
+      location.replace(new URL(location.pathname + location.search, next).href + (String(frag) ? "#" + frag : ""));
       return true;
     }
     return false;

@@ -11,6 +11,7 @@ import { t, applyStatic, setLang, num, pct } from "./i18n.js";
 import { createSocket } from "./socket.js";
 import { boardHead, boardRows, result, calls, highsOf, highText } from "./board.js";
 import { leaguePanel } from "./league-tv.js";
+import { qrImage, validInvite } from "./invite.js";
 
 // maxLanes is the most lanes a house screen shows: four quarters of a
 // screen still read from the approach.
@@ -31,8 +32,10 @@ const reduceMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
 const watcher = { seat: null, host: false, mayCorrect: () => false, onName() {}, onFrame() {} };
 
 // lanePanel builds one lane's panel and connects it; it returns the
-// panel's element.
-function lanePanel(id, single) {
+// panel's element. With the lane's invitation (a lane's own TV, opened by
+// a link with "#invite=") its QR code seats whoever scans it; without,
+// it lets them watch.
+function lanePanel(id, single, invite = "") {
   const heading = single ? "h1" : "h2";
   const name = el(heading, { class: "tv-name", id: "tv-name-" + id });
   const phase = el("p", { class: "tv-phase" });
@@ -46,11 +49,13 @@ function lanePanel(id, single) {
     deck.append(el("span", { class: "row" }, ...row.map((n) => el("i", { "data-pin": String(n) }))));
   }
   const call = el("p", { class: "tv-call", hidden: true });
-  const qr = el("img", { class: "tv-qr", alt: t("tvQRAlt"), hidden: true, width: 256, height: 256 });
-  const scan = el("p", { class: "tv-scan", text: t("tvScan"), hidden: true });
+  const qr = el("img", { class: "tv-qr", alt: t(invite ? "tvQRAlt" : "tvQRAltWatch"), hidden: true, width: 256, height: 256, "data-invite": String(!!invite) });
+  const scan = el("p", { class: "tv-scan", text: t(invite ? "tvScan" : "tvScanWatch"), hidden: true });
   qr.onload = () => { qr.hidden = panel.classList.contains("missing"); scan.hidden = qr.hidden; };
   qr.onerror = () => { qr.hidden = true; scan.hidden = true; };
-  qr.src = "/api/lanes/" + encodeURIComponent(id) + "/qr.png";
+  const qrPath = "/api/lanes/" + encodeURIComponent(id) + "/qr.png";
+  if (invite) qrImage(qrPath, invite).then((src) => { if (src) qr.src = src; });
+  else qr.src = qrPath;
   const end = gameEnd(id, single ? "h2" : "h3");
   const missing = el("p", { class: "tv-missing", hidden: true });
   const panel = el("section", { class: "tv-lane", "data-lane": id, "aria-labelledby": name.id },
@@ -161,6 +166,7 @@ function lanePanel(id, single) {
     },
     visited() {},
     token: () => "", // no seat to take along
+    invite: () => invite, // but its QR code's invitation
   });
 
   function closed() {
@@ -324,5 +330,10 @@ if (league) grid.append(leaguePanel(league));
 if (ids.length === 0 && !league) {
   grid.append(el("p", { class: "tv-none", text: t("tvNoLanes") }));
 } else {
-  grid.append(...ids.map((id) => lanePanel(id, single)));
+  // A lane's own TV may carry the lane's invitation in its fragment
+  // (the lane page's TV link, for the host's screen): kept in the address,
+  // as a screen above the lane reloads by itself and has no one to type
+  // it again; a house screen's lanes show the QR codes to watch.
+  const code = single ? (new URLSearchParams(location.hash.slice(1)).get("invite") || "").trim().toUpperCase() : "";
+  grid.append(...ids.map((id) => lanePanel(id, single, validInvite(code) ? code : "")));
 }

@@ -15,6 +15,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,12 +56,24 @@ type Process struct {
 	spawn func(args []string) *exec.Cmd
 	args  []string
 	ready string // the prefix of the line it prints once it serves
+	// debug: a node with a debug listener, which serves once it has
+	// printed where that listens too.
+	debug bool
 	log   *os.File
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
 	exited chan struct{} // closed when cmd has been waited for
+	// debugURL is where the node's debug listener took a port
+	// (http://127.0.0.1:port), in this run of the process: a port picked
+	// ahead, as the others are, could be taken before the node listens
+	// on it, by its own NATS server's client port among others.
+	debugURL string
 }
+
+// debugPrefix starts the line tenpin serve prints after servingPrefix
+// when it has a debug listener: the URL of its /metrics follows.
+const debugPrefix = "tenpin debug on "
 
 // freePorts returns n TCP ports on 127.0.0.1 that were free a moment ago:
 // a process keeps its ports across restarts, so they are chosen once,
@@ -118,7 +132,7 @@ func Nodes(spawn func(args []string) *exec.Cmd, dir, natsURLs string) ([]*Proces
 	var nodes []*Process
 	for i := range Size {
 		name := fmt.Sprintf("n%d", i+1)
-		args := append([]string{"-addr", fmt.Sprintf("127.0.0.1:%d", ports[i]), "-node", name}, common...)
+		args := append([]string{"-addr", fmt.Sprintf("127.0.0.1:%d", ports[i]), "-node", name, "-debug-addr", "127.0.0.1:0"}, common...)
 		if natsURLs != "" {
 			args = append(args, "-nats", natsURLs)
 		} else {
@@ -136,6 +150,7 @@ func Nodes(spawn func(args []string) *exec.Cmd, dir, natsURLs string) ([]*Proces
 		if err != nil {
 			return nil, err
 		}
+		n.debug = true
 		nodes = append(nodes, n)
 	}
 	return nodes, nil
@@ -191,6 +206,7 @@ func (p *Process) Start() (ready <-chan error, err error) {
 	rc := make(chan error, 1)
 	go func() {
 		br := bufio.NewReader(out)
+		serving, debug := false, !p.debug
 		for {
 			line, err := br.ReadString('\n')
 			if err != nil {
@@ -198,7 +214,14 @@ func (p *Process) Start() (ready <-chan error, err error) {
 				return
 			}
 			fmt.Fprint(p.log, line)
-			if strings.HasPrefix(line, p.ready) {
+			serving = serving || strings.HasPrefix(line, p.ready)
+			if u, ok := strings.CutPrefix(line, debugPrefix); ok && serving {
+				p.mu.Lock()
+				p.debugURL = strings.TrimSuffix(strings.TrimSpace(u), "/metrics")
+				p.mu.Unlock()
+				debug = true
+			}
+			if serving && debug {
 				rc <- nil
 				io.Copy(p.log, br)
 				return
@@ -316,4 +339,64 @@ func (p *Process) Stop() {
 		<-exited
 	}
 	p.log.Close()
+}
+
+// Stream is one JetStream stream as a node's GET /debug/streams tells it.
+type Stream struct {
+	Name string `json:"name"`
+	// Leader is the name of the server that leads it (a node's name on an
+	// embedded cluster, s1 to s3 on natscluster's): "" while it elects one.
+	Leader string `json:"leader"`
+	// Replicas are its followers.
+	Replicas []Replica `json:"replicas,omitempty"`
+}
+
+// Replica is a follower of a stream.
+type Replica struct {
+	Name string `json:"name"`
+	// Current says whether it holds every message the leader does, and
+	// Offline whether the leader has lost it.
+	Current bool `json:"current"`
+	Offline bool `json:"offline"`
+}
+
+// Streams asks a node which server leads each stream of the store, and
+// which follow (GET /debug/streams on its -debug-addr).
+func (p *Process) Streams(ctx context.Context, hc *http.Client) ([]Stream, error) {
+	p.mu.Lock()
+	debug := p.debugURL
+	p.mu.Unlock()
+	if debug == "" {
+		return nil, fmt.Errorf("cluster: %s has no debug listener to tell the streams", p.Name)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, debug+"/debug/streams", nil)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	res, err := hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: the streams through %s: %w", p.Name, err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	if err != nil {
+		return nil, fmt.Errorf("cluster: the streams through %s: %w", p.Name, err)
+	}
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("cluster: the streams through %s: %s: %s", p.Name, res.Status, strings.TrimSpace(string(body)))
+	}
+	var streams []Stream
+	if err := json.Unmarshal(body, &streams); err != nil {
+		return nil, fmt.Errorf("cluster: the streams through %s: %w", p.Name, err)
+	}
+	return streams, nil
+}
+
+// Find returns the process of procs named name, or nil.
+func Find(procs []*Process, name string) *Process {
+	i := slices.IndexFunc(procs, func(p *Process) bool { return p.Name == name })
+	if i < 0 {
+		return nil
+	}
+	return procs[i]
 }

@@ -134,7 +134,7 @@ func (s Stored) AddGames(lane string, games *protocol.Games) {
 
 // Violation is one thing the store or a client saw that must not be.
 type Violation struct {
-	Kind   string `json:"kind"` // lost, overwritten, acked twice, duplicated, invented, refused but stored, seq backwards, ack before its board
+	Kind   string `json:"kind"` // lost, overwritten, acked twice, duplicated, invented, refused but stored, seq backwards, ack before its board, history missing, doubled, wrong or invented
 	Detail string `json:"detail"`
 }
 
@@ -224,4 +224,105 @@ func Check(rolls []Roll, stored Stored, seqs []SeqBack) []Violation {
 func compareBalls(a, b Ball) int {
 	return cmp.Or(cmp.Compare(a.Lane, b.Lane), cmp.Compare(a.Game, b.Game), cmp.Compare(a.Player, b.Player),
 		cmp.Compare(a.Frame, b.Frame), cmp.Compare(a.Ball, b.Ball))
+}
+
+// Remembered is a player who joined asking to be remembered, and the
+// bowler's key its welcome carried: a new bowler for each lane's player,
+// whose history is that lane's games.
+type Remembered struct {
+	Lane   string `json:"lane"`
+	Player string `json:"player"`
+	Key    string `json:"-"`
+}
+
+// History is a remembered player's history as GET /api/bowlers/me/games
+// shows it, every page.
+type History struct {
+	Remembered
+	Games []protocol.BowlerGame
+}
+
+// CheckHistories compares each remembered player's history with the
+// sheet of their lane (sheets, by lane id), where every game the player
+// bowled to the end, once the game is over, is the history's, once:
+//   - history missing: a game of the sheet that the history lacks;
+//   - history doubled: a game the history holds more than once;
+//   - history wrong: a game whose score is not the sheet's;
+//   - history invented: a game the history holds that the sheet does not
+//     show the player finishing, in a game over.
+//
+// Players of lanes missing from sheets are not checked: the caller
+// reports a lane it could not read.
+func CheckHistories(sheets map[string]*protocol.Games, histories []History) []Violation {
+	var out []Violation
+	for _, h := range histories {
+		sheet, ok := sheets[h.Lane]
+		if !ok {
+			continue
+		}
+		want := finishedGames(sheet, h.Player)
+		got := map[int][]int{} // the history's scores, by the lane's game
+		for _, g := range h.Games {
+			if g.Lane != h.Lane {
+				out = append(out, Violation{"history invented", fmt.Sprintf("%s of lane %s: game %d of lane %s (%d), a lane the player never bowled on", h.Player, h.Lane, g.Game, g.Lane, g.Score)})
+				continue
+			}
+			got[g.Game] = append(got[g.Game], g.Score)
+		}
+		numbers := make([]int, 0, len(want)+len(got))
+		for n := range want {
+			numbers = append(numbers, n)
+		}
+		for n := range got {
+			if _, ok := want[n]; !ok {
+				numbers = append(numbers, n)
+			}
+		}
+		slices.Sort(numbers)
+		for _, n := range numbers {
+			score, finished := want[n]
+			scores := got[n]
+			what := fmt.Sprintf("%s of lane %s, game %d", h.Player, h.Lane, n)
+			switch {
+			case !finished:
+				out = append(out, Violation{"history invented", fmt.Sprintf("%s: the history holds %v, the sheet shows no game over finished by the player", what, scores)})
+			case len(scores) == 0:
+				out = append(out, Violation{"history missing", fmt.Sprintf("%s: the sheet's %d is not in the history", what, score)})
+			case len(scores) > 1:
+				out = append(out, Violation{"history doubled", fmt.Sprintf("%s: the history holds it %d times (%v), the sheet %d", what, len(scores), scores, score)})
+			case scores[0] != score:
+				out = append(out, Violation{"history wrong", fmt.Sprintf("%s: the history holds %d, the sheet %d", what, scores[0], score)})
+			}
+		}
+	}
+	return out
+}
+
+// finishedGames returns the games of a lane's series that player bowled
+// to the end and that are over, by number: their scores. The game in
+// play is over once every player still in it has bowled ten frames.
+func finishedGames(sheet *protocol.Games, player string) map[int]int {
+	out := map[int]int{}
+	for _, g := range sheet.Games {
+		over := g.Finished || !slices.ContainsFunc(g.Players, func(p protocol.GamePlayer) bool { return !p.Left && !bowledOut(p) })
+		if !over {
+			continue
+		}
+		for _, p := range g.Players {
+			if p.Name == player && bowledOut(p) {
+				out[g.Game] = p.Total
+			}
+		}
+	}
+	return out
+}
+
+// bowledOut reports whether p bowled all ten frames: the tenth has three
+// balls, or two that left pins standing.
+func bowledOut(p protocol.GamePlayer) bool {
+	if len(p.Frames) != 10 {
+		return false
+	}
+	r := p.Frames[9].Rolls
+	return len(r) == 3 || len(r) == 2 && r[0]+r[1] < 10
 }

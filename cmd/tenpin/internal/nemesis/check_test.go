@@ -116,3 +116,59 @@ func TestStoredAddGames(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckHistories: a remembered player's history must hold every game
+// of the sheet they bowled to the end, once the game is over, once and
+// with the sheet's score — the game in play included once it is over —
+// and nothing else.
+func TestCheckHistories(t *testing.T) {
+	// frames returns ten frames of 3s and 4s (70), the tenth of balls.
+	frames := func(tenth ...int) []protocol.Frame {
+		f := make([]protocol.Frame, 10)
+		for i := range 9 {
+			f[i].Rolls = []int{3, 4}
+		}
+		f[9].Rolls = tenth
+		return f
+	}
+	done := protocol.GamePlayer{Name: "AAA", Frames: frames(3, 4), Total: 70}
+	spared := protocol.GamePlayer{Name: "BBB", Frames: frames(5, 5, 2), Total: 75}
+	bowling := protocol.GamePlayer{Name: "BBB", Frames: frames(5, 5), Total: 73}
+	sheets := map[string]*protocol.Games{"l1": {Games: []protocol.Game{
+		{Game: 1, Finished: true, Players: []protocol.GamePlayer{done, spared}},
+		{Game: 2, Finished: true, Players: []protocol.GamePlayer{done, spared}},
+		{Game: 3, Players: []protocol.GamePlayer{done, spared}},  // in play, over
+		{Game: 4, Players: []protocol.GamePlayer{done, bowling}}, // in play, BBB bowling their tenth
+	}}}
+	game := func(n, score int) protocol.BowlerGame { return protocol.BowlerGame{Lane: "l1", Game: n, Score: score} }
+	history := func(player string, games ...protocol.BowlerGame) History {
+		return History{Remembered: Remembered{Lane: "l1", Player: player}, Games: games}
+	}
+	tests := []struct {
+		name    string
+		history History
+		want    []string
+	}{
+		{"every game over, once", history("AAA", game(3, 70), game(2, 70), game(1, 70)), nil},
+		{"a spare in the tenth", history("BBB", game(3, 75), game(2, 75), game(1, 75)), nil},
+		{"missing", history("AAA", game(3, 70), game(1, 70)), []string{"history missing"}},
+		{"the game in play, over, missing", history("AAA", game(2, 70), game(1, 70)), []string{"history missing"}},
+		{"doubled", history("AAA", game(3, 70), game(2, 70), game(2, 70), game(1, 70)), []string{"history doubled"}},
+		{"wrong", history("AAA", game(3, 70), game(2, 71), game(1, 70)), []string{"history wrong"}},
+		{"a game not over", history("AAA", game(4, 70), game(3, 70), game(2, 70), game(1, 70)), []string{"history invented"}},
+		{"another lane's", history("AAA", protocol.BowlerGame{Lane: "l2", Game: 1}, game(3, 70), game(2, 70), game(1, 70)), []string{"history invented"}},
+		{"a lane not read", History{Remembered: Remembered{Lane: "l9", Player: "AAA"}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, v := range CheckHistories(sheets, []History{tt.history}) {
+				got = append(got, v.Kind)
+				t.Log(v)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("violations %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -37,7 +37,9 @@ type recorder struct {
 	// board of that seq, or a later one, seen without it.
 	earlyAcks []Violation
 	lanes     []string
-	counts    Counts
+	// remembered are the players whose welcome carried a bowler's key.
+	remembered []Remembered
+	counts     Counts
 }
 
 // Counts are a run's figures.
@@ -82,8 +84,11 @@ type clientState struct {
 	lane  string
 	name  string // a player's; "" for a spectator
 	token string
-	rng   *rand.Rand
-	node  int // the node it dials next
+	// remember: a player joins asking to be remembered (Config.Guests
+	// unset); its history is checked against its lane's sheet.
+	remember bool
+	rng      *rand.Rand
+	node     int // the node it dials next
 
 	conn     *client.Conn
 	connNode string
@@ -181,16 +186,26 @@ func (c *clientState) dial(ctx context.Context) error {
 	c.opened = no
 	if c.name != "" {
 		var w *protocol.Welcome
-		if c.token == "" {
-			w, err = conn.Join(ctx, c.name)
-		} else {
+		switch {
+		case c.token != "":
 			w, err = conn.Resume(ctx, c.token)
+		case c.remember:
+			w, err = conn.JoinRemember(ctx, c.name, "") // an open lane
+		default:
+			w, err = conn.Join(ctx, c.name)
 		}
 		if err != nil {
 			conn.CloseNow()
 			return err
 		}
 		c.token = w.Token
+		if w.BowlerKey != "" {
+			// A welcome without a key is a player the bowlers' store did
+			// not answer: a guest, whose history there is none to check.
+			c.run.rec.mu.Lock()
+			c.run.rec.remembered = append(c.run.rec.remembered, Remembered{Lane: c.lane, Player: c.name, Key: w.BowlerKey})
+			c.run.rec.mu.Unlock()
+		}
 	}
 	c.conn, c.connNode, c.after, c.since = conn, n.Name, 0, time.Now()
 	c.conns++
@@ -489,6 +504,7 @@ func (r *Run) playLane(ctx context.Context, slot int) {
 		for i := range r.cfg.Players {
 			name := playerName(i)
 			c := r.newClient(id, fmt.Sprintf("lane %d.%d %s", slot, n, name), name, rng, slot+n+i)
+			c.remember = !r.cfg.Guests
 			if err := c.connect(laneCtx); err != nil {
 				if ctx.Err() == nil {
 					r.logf("%s: join: %v; the lane is left as it is", c.who, err)

@@ -2,7 +2,9 @@
 // load while it kills (SIGKILL) and pauses (SIGSTOP, then SIGCONT) random
 // nodes, records every roll the clients sent and every board they saw,
 // and checks at the end that the store holds every acknowledged roll once
-// and nothing nobody sent, and that no client saw a board's seq go back.
+// and nothing nobody sent, that no client saw a board's seq go back, and
+// that every remembered player's history holds each game they finished,
+// once.
 // tenpin nemesis and its test (cmd/tenpin) run it.
 //
 // # The faults
@@ -15,6 +17,17 @@
 // takes writes, then a random gap. The first fault is a kill and the
 // second a pause (unless Config leaves a kind out), so that a short run
 // has both.
+//
+// With Config.KillBowlersLeader the first kill, and every third fault
+// after it, kills the server that leads the bowlers' bucket (the stream
+// KV_TENPIN_BOWLERS, which every game's recording writes to) on purpose,
+// rather than whichever node chance picks: on an embedded cluster the
+// node whose server it is, found by asking a node's debug listener
+// (GET /debug/streams), for the embedded servers take no other client;
+// on an external cluster the NATS server itself, which the run must have
+// started (Config.NATSCluster) to kill and start again. Such a kill
+// waits until the stream has a leader and every follower is current, so
+// that the two servers left hold every message and keep a quorum.
 //
 // # The load
 //
@@ -30,7 +43,13 @@
 //
 // Once the load has stopped and every node is up and healthy, each lane's
 // games are read through every node (GET /api/lanes/{id}/games), which
-// must agree, and [Check] compares them with the record.
+// must agree, and [Check] compares them with the record. Every player
+// joins asking to be remembered (unless Config.Guests): each is a new
+// bowler, whose history (GET /api/bowlers/me/games) must hold every game
+// of its lane's sheet it bowled to the end, once the game is over, once
+// and with the sheet's score: see [CheckHistories]. A game's recording is
+// retried until it is stored, so the check reads the histories again
+// for a while (Config.Settle) before it reports what they lack.
 package nemesis
 
 import (
@@ -61,7 +80,13 @@ type Config struct {
 	Dir string
 	// NATS, if set, is the client URLs of an external NATS cluster with
 	// JetStream: the nodes use it (-nats) instead of embedding servers.
+	// The run cannot kill its servers.
 	NATS string
+	// NATSCluster, if set, is the path of the natscluster program
+	// (cmd/natscluster, built): the run starts an external NATS cluster
+	// of three servers, each a process of its own that it can kill, and
+	// the nodes use it.
+	NATSCluster string
 
 	Duration   time.Duration // of the load and its faults
 	Lanes      int           // lane slots playing at once
@@ -77,6 +102,18 @@ type Config struct {
 	Gap, Down, Pause time.Duration
 	// NoKill and NoPause leave out a kind of fault.
 	NoKill, NoPause bool
+	// KillBowlersLeader makes the first kill, and every third fault
+	// after, a kill of the server that leads the bowlers' bucket: the
+	// node whose embedded server it is, or with NATSCluster the NATS
+	// server. It takes the embedded cluster or NATSCluster, and kills.
+	KillBowlersLeader bool
+	// Guests has players join as guests: no bowler is remembered, and no
+	// history checked.
+	Guests bool
+	// Settle is how long the check waits for the bowlers' histories to
+	// hold every game over (a game's recording is retried until it is
+	// stored): 30 s if zero.
+	Settle time.Duration
 
 	// Log, if set, gets a line for each fault and each noteworthy event.
 	Log io.Writer
@@ -84,10 +121,13 @@ type Config struct {
 
 // Fault is one fault the run injected.
 type Fault struct {
-	Kind string        `json:"kind"` // kill, pause
-	Node string        `json:"node"`
-	At   time.Duration `json:"at_ns"`  // since the run's start
-	For  time.Duration `json:"for_ns"` // down or paused
+	Kind string `json:"kind"` // kill, pause
+	Node string `json:"node"` // n1 to n3, or a NATS server, s1 to s3
+	// Leads is the stream the process led when it was picked for it:
+	// that of the bowlers' bucket, for a kill of its leader.
+	Leads string        `json:"leads,omitempty"`
+	At    time.Duration `json:"at_ns"`  // since the run's start
+	For   time.Duration `json:"for_ns"` // down or paused
 	// Back is how long after the fault's end every node said it was
 	// healthy again.
 	Back time.Duration `json:"back_ns"`
@@ -95,13 +135,18 @@ type Fault struct {
 
 // Result is what a run did and found.
 type Result struct {
-	Elapsed    time.Duration `json:"elapsed_ns"`
-	Counts     Counts        `json:"counts"`
-	Stored     int           `json:"stored"` // rolls stored in the lanes checked
-	Faults     []Fault       `json:"faults"`
-	Kills      int           `json:"kills"`
-	Pauses     int           `json:"pauses"`
-	Violations []Violation   `json:"violations"`
+	Elapsed time.Duration `json:"elapsed_ns"`
+	Counts  Counts        `json:"counts"`
+	Stored  int           `json:"stored"` // rolls stored in the lanes checked
+	// Remembered is how many players were remembered, and HistoryGames
+	// how many games their histories held, checked against the sheets.
+	Remembered   int         `json:"remembered"`
+	HistoryGames int         `json:"history_games"`
+	Faults       []Fault     `json:"faults"`
+	Kills        int         `json:"kills"`
+	LeaderKills  int         `json:"bowlers_leader_kills"` // of the kills
+	Pauses       int         `json:"pauses"`
+	Violations   []Violation `json:"violations"`
 	// Rolls is every roll sent, for a run whose violations need them.
 	Rolls []Roll `json:"-"`
 }
@@ -110,9 +155,11 @@ type Result struct {
 type Run struct {
 	cfg   Config
 	nodes []*cluster.Process
-	http  *http.Client
-	rec   recorder
-	start time.Time
+	// servers are the NATS servers of Config.NATSCluster, nil otherwise.
+	servers []*cluster.Process
+	http    *http.Client
+	rec     recorder
+	start   time.Time
 
 	logMu sync.Mutex
 }
@@ -126,25 +173,55 @@ func (r *Run) logf(format string, args ...any) {
 	fmt.Fprintf(r.cfg.Log, "%6.1fs %s\n", time.Since(r.start).Seconds(), fmt.Sprintf(format, args...))
 }
 
+// Check says what is wrong with the run cfg asks for, if anything, but
+// for Spawn and Dir: a command checks it before it makes the run's
+// directory.
+func (cfg Config) Check() error {
+	switch {
+	case cfg.Lanes < 1, cfg.Players < 1, cfg.Players > 8, cfg.Spectators < 0, cfg.Games < 1, cfg.Games > 90:
+		return errors.New("nemesis: need 1 lane or more, 1 to 8 players, 0 spectators or more, 1 to 90 games a lane")
+	case cfg.Duration <= 0, cfg.Gap <= 0, cfg.Down <= 0, cfg.Pause < time.Second:
+		return errors.New("nemesis: need a positive duration, gap and down time, and a pause of 1s or more")
+	case cluster.PauseSignal == nil && !cfg.NoPause:
+		return errors.New("nemesis: pausing a node takes SIGSTOP and SIGCONT, which this system lacks: leave pauses out (-no-pause)")
+	case cfg.NATS != "" && cfg.NATSCluster != "":
+		return errors.New("nemesis: the nodes use the operator's NATS (-nats) or the run's own (-natscluster), not both")
+	case cfg.KillBowlersLeader && cfg.NATS != "":
+		return errors.New("nemesis: killing the bowlers' bucket leader kills a NATS server, which must be a process of the run's own: give -natscluster the path of natscluster (go build -o /tmp/natscluster ./cmd/natscluster), or leave the fault out (-kill-bowlers-leader=false)")
+	case cfg.KillBowlersLeader && cfg.NoKill:
+		return errors.New("nemesis: no kills (-no-kill), so no kill of the bowlers' bucket leader: leave it out (-kill-bowlers-leader=false)")
+	}
+	return nil
+}
+
 // Do runs the nemesis as cfg says: it starts the nodes, plays and injects
 // faults for cfg.Duration, brings every node back, reads the lanes and
 // checks them. An error is a run that could not be made or read (a node
 // that would not start again, a lane no node would show); violations are
 // in the Result.
 func Do(ctx context.Context, cfg Config) (Result, error) {
-	switch {
-	case cfg.Spawn == nil, cfg.Dir == "":
+	if cfg.Spawn == nil || cfg.Dir == "" {
 		return Result{}, errors.New("nemesis: Config needs Spawn and Dir")
-	case cfg.Lanes < 1, cfg.Players < 1, cfg.Players > 8, cfg.Spectators < 0, cfg.Games < 1, cfg.Games > 90:
-		return Result{}, errors.New("nemesis: need 1 lane or more, 1 to 8 players, 0 spectators or more, 1 to 90 games a lane")
-	case cfg.Duration <= 0, cfg.Gap <= 0, cfg.Down <= 0, cfg.Pause < time.Second:
-		return Result{}, errors.New("nemesis: need a positive duration, gap and down time, and a pause of 1s or more")
-	case cluster.PauseSignal == nil && !cfg.NoPause:
-		return Result{}, errors.New("nemesis: pausing a node takes SIGSTOP and SIGCONT, which this system lacks: leave pauses out (-no-pause)")
+	}
+	if err := cfg.Check(); err != nil {
+		return Result{}, err
 	}
 	r := &Run{cfg: cfg, http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}, start: time.Now()}
 	defer r.http.CloseIdleConnections()
-	nodes, err := cluster.Nodes(cfg.Spawn, cfg.Dir, cfg.NATS)
+	natsURLs := cfg.NATS
+	if cfg.NATSCluster != "" {
+		servers, urls, err := cluster.NATSServers(cfg.NATSCluster, cfg.Dir)
+		if err != nil {
+			return Result{}, err
+		}
+		r.servers, natsURLs = servers, urls
+		defer func() { // after the nodes'
+			for _, s := range servers {
+				s.Stop()
+			}
+		}()
+	}
+	nodes, err := cluster.Nodes(cfg.Spawn, cfg.Dir, natsURLs)
 	if err != nil {
 		return Result{}, err
 	}
@@ -155,7 +232,10 @@ func Do(ctx context.Context, cfg Config) (Result, error) {
 		}
 	}()
 	startCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	err = cluster.StartAll(startCtx, nodes)
+	err = cluster.StartAll(startCtx, r.servers)
+	if err == nil {
+		err = cluster.StartAll(startCtx, nodes)
+	}
 	if err == nil {
 		err = r.allHealthy(startCtx)
 	}
@@ -181,6 +261,9 @@ func Do(ctx context.Context, cfg Config) (Result, error) {
 		switch f.Kind {
 		case "kill":
 			res.Kills++
+			if f.Leads != "" {
+				res.LeaderKills++
+			}
 		case "pause":
 			res.Pauses++
 		}
@@ -200,9 +283,11 @@ func Do(ctx context.Context, cfg Config) (Result, error) {
 	}
 	r.rec.mu.Lock()
 	lanes, rolls, seqs, early := slices.Clone(r.rec.lanes), slices.Clone(r.rec.rolls), slices.Clone(r.rec.seqBacks), slices.Clone(r.rec.earlyAcks)
+	remembered := slices.Clone(r.rec.remembered)
 	res.Counts = r.rec.counts
 	r.rec.mu.Unlock()
 	stored := Stored{}
+	sheets := map[string]*protocol.Games{}
 	var disagree []Violation
 	for _, id := range lanes {
 		g, v, err := r.readGames(checkCtx, id)
@@ -211,6 +296,7 @@ func Do(ctx context.Context, cfg Config) (Result, error) {
 		}
 		disagree = append(disagree, v...)
 		stored.AddGames(id, g)
+		sheets[id] = g
 		for _, game := range g.Games {
 			if game.Finished {
 				res.Counts.Games++
@@ -221,7 +307,55 @@ func Do(ctx context.Context, cfg Config) (Result, error) {
 	res.Rolls = rolls
 	res.Violations = append(disagree, Check(rolls, stored, seqs)...)
 	res.Violations = append(res.Violations, early...)
+	histories, v, err := r.checkHistories(checkCtx, sheets, remembered)
+	if err != nil {
+		return res, err
+	}
+	res.Remembered = len(histories)
+	for _, h := range histories {
+		res.HistoryGames += len(h.Games)
+	}
+	res.Violations = append(res.Violations, v...)
 	return res, nil
+}
+
+// checkHistories reads every remembered player's history, through the
+// nodes in turn, and checks it against the lanes' sheets (CheckHistories)
+// until it holds or cfg.Settle has passed: a game's recording may still
+// be retried, a store's leader elected, as the load stops. It returns
+// the histories last read and what they broke then.
+func (r *Run) checkHistories(ctx context.Context, sheets map[string]*protocol.Games, remembered []Remembered) ([]History, []Violation, error) {
+	settle := r.cfg.Settle
+	if settle == 0 {
+		settle = 30 * time.Second
+	}
+	deadline := time.Now().Add(settle)
+	for {
+		histories := make([]History, len(remembered))
+		for i, p := range remembered {
+			histories[i].Remembered = p
+			for try := 0; ; try++ {
+				n := r.nodes[(i+try)%len(r.nodes)]
+				cctx, cancel := context.WithTimeout(ctx, commandTimeout)
+				games, err := (&client.Client{URL: n.URL, HTTPClient: r.http}).MyGames(cctx, p.Key)
+				cancel()
+				if err == nil {
+					histories[i].Games = games
+					break
+				}
+				if ctx.Err() != nil {
+					return nil, nil, fmt.Errorf("nemesis: the history of %s of lane %s through %s: %w", p.Player, p.Lane, n.Name, err)
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+		}
+		v := CheckHistories(sheets, histories)
+		if v == nil || time.Now().After(deadline) {
+			return histories, v, nil
+		}
+		r.logf("%d histories do not hold their lanes' games yet (%v): reading them again", len(v), v[0])
+		time.Sleep(time.Second)
+	}
 }
 
 // faults injects faults until ctx ends, one at a time, and returns them.
@@ -246,11 +380,26 @@ func (r *Run) faults(ctx context.Context) ([]Fault, error) {
 			kill = true
 		}
 		n := r.nodes[rng.IntN(len(r.nodes))]
-		f := Fault{Node: n.Name, At: time.Since(r.start)}
+		leads := ""
+		if r.cfg.KillBowlersLeader && (i == 0 || i%leaderEvery == 0) {
+			var err error
+			if n, err = r.bowlersLeader(ctx); err != nil {
+				if ctx.Err() != nil { // the run's end, not the store's fault
+					return out, nil
+				}
+				return out, err
+			}
+			kill, leads = true, bowlersStream
+		}
+		f := Fault{Node: n.Name, Leads: leads, At: time.Since(r.start)}
 		if kill {
 			f.Kind = "kill"
 			f.For = r.cfg.Down/10 + time.Duration(rng.Int64N(int64(r.cfg.Down-r.cfg.Down/10)+1))
-			r.logf("kill %s (SIGKILL), down for %v", n.Name, f.For.Round(time.Millisecond))
+			what := ""
+			if leads != "" {
+				what = ", the leader of " + leads
+			}
+			r.logf("kill %s (SIGKILL%s), down for %v", n.Name, what, f.For.Round(time.Millisecond))
 			if err := n.Kill(); err != nil {
 				return out, err
 			}
