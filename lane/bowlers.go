@@ -421,6 +421,9 @@ func (l *Lane) recordWaiting() {
 			switch {
 			case errors.Is(err, bowler.ErrUnknown):
 				continue // the bowler deleted their history meanwhile
+			case errors.Is(err, game.ErrStorageFull):
+				l.log.Warn("a bowler's game was not recorded: the bowlers' budget is full", "game", t.g.Game, "err", err)
+				continue
 			case err != nil:
 				abandoned = true
 				l.log.Error("a bowler's game was not recorded before the lane stopped: its next server offers it again", "game", t.g.Game, "err", err)
@@ -436,17 +439,24 @@ func (l *Lane) recordWaiting() {
 
 // recordOne adds t to its bowler's history, trying again until the store
 // takes it or the lane stops. A bowler who deleted their history
-// meanwhile is bowler.ErrUnknown, not tried again. A store that does not
+// meanwhile is bowler.ErrUnknown, and a full bowlers' budget
+// game.ErrStorageFull, neither tried again. A store that does not
 // answer is logged once a game, and once more when it takes it: a
 // store's leader election would otherwise log every lane's every try.
 func (l *Lane) recordOne(t bowlerGame) (*bowler.Record, error) {
 	var rd *bowler.Record
-	tries, gone := 0, false
+	tries, gone, full := 0, false, error(nil)
 	err := retryUntil(l.stopped, l.cfg.AppendTimeout, func(ctx context.Context) (err error) {
 		tries++
 		rd, _, err = l.cfg.Bowlers.Add(ctx, t.id, t.g)
 		if gone = errors.Is(err, bowler.ErrUnknown); gone {
 			return nil // nothing to try again
+		}
+		if errors.Is(err, game.ErrStorageFull) {
+			// The bowlers' budget is full: room may never come, and the
+			// lane stays open while a game waits (see closeIdle).
+			full = err
+			return nil
 		}
 		if err != nil && tries == 1 {
 			l.log.Warn("a bowler's game was not recorded: trying again until it is", "game", t.g.Game, "err", err)
@@ -456,6 +466,8 @@ func (l *Lane) recordOne(t bowlerGame) (*bowler.Record, error) {
 	switch {
 	case gone:
 		return nil, bowler.ErrUnknown
+	case full != nil:
+		return nil, full
 	case err != nil:
 		return nil, err
 	case tries > 1:

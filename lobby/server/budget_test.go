@@ -180,3 +180,33 @@ func TestLanesBudgetFull(t *testing.T) {
 		t.Errorf("Full() = %q, want lanes alone", got)
 	}
 }
+
+// TestBowlersFullLaneCloses: a game that ends while the bowlers' budget
+// is full is not recorded, and does not keep its lane open waiting for
+// room that may never come (a lane waits while a game is being recorded).
+func TestBowlersFullLaneCloses(t *testing.T) {
+	cfg := server.Config{Store: natsconn.Config{Dir: t.TempDir()}, Budgets: tinyBudgets}
+	cfg.Lobby.Lane.IdleTimeout, cfg.Lobby.Lane.AbandonTimeout = 100*time.Millisecond, 100*time.Millisecond
+	n := servertest.Start(t, cfg)
+	ctx := t.Context()
+	id, w, c := playRemembered(t, n) // 7 in frame 1
+	if w.BowlerKey == "" {
+		t.Fatalf("a remembered join with room: welcome %+v, want a bowler key", w)
+	}
+	fillBowlers(t, n)
+	rolls := [][3]int{{1, 2, 3}}
+	for f := 2; f <= 9; f++ {
+		rolls = append(rolls, [3]int{f, 1, 10})
+	}
+	rolls = append(rolls, [3]int{10, 1, 10}, [3]int{10, 2, 10}, [3]int{10, 3, 10})
+	for _, r := range rolls {
+		if _, err := c.Roll(ctx, r[0], r[1], r[2]); err != nil {
+			t.Fatalf("roll %v: %v", r, err)
+		}
+	}
+	c.CloseNow()
+	polltest.Until(t, 10*time.Second, "the lane to close", func() (any, bool) {
+		_, open := n.Lobby.Get(id)
+		return open, !open
+	})
+}
