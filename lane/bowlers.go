@@ -69,18 +69,24 @@ type recorded struct {
 
 var errUnknownBowler = protocol.Errorf(protocol.CodeUnknownBowler, "that bowler key is not known here: it was revoked, or its bowler deleted their history; join as a guest, or start a new history")
 
+// linked is what a join's welcome says of the seat's bowler.
+type linked struct {
+	key   string          // a new bowler's key ("" but for a new bowler)
+	guest *protocol.Error // why a join that asked to be remembered was seated as a guest
+}
+
 // linkBowler links the seat e takes to the bowler of k's key, or to a new
 // bowler if the join asked to be remembered; a guest's join is left as it
-// is. It returns the key the welcome carries ("" but for a new bowler).
-func (l *Lane) linkBowler(ctx context.Context, e *game.Event, k *Secrets) (string, error) {
+// is. It returns what the welcome says of the bowler.
+func (l *Lane) linkBowler(ctx context.Context, e *game.Event, k *Secrets) (linked, error) {
 	if k.BowlerKey.IsZero() && k.NewBowler.IsZero() {
-		return "", nil
+		return linked{}, nil
 	}
 	if l.cfg.Bowlers == nil {
 		if !k.BowlerKey.IsZero() {
-			return "", errUnknownBowler
+			return linked{}, errUnknownBowler
 		}
-		return "", nil // nowhere to remember: a guest
+		return linked{}, nil // nowhere to remember: a guest
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.cfg.AppendTimeout)
 	defer cancel()
@@ -95,22 +101,27 @@ func (l *Lane) linkBowler(ctx context.Context, e *game.Event, k *Secrets) (strin
 	}
 	switch {
 	case errors.Is(err, bowler.ErrUnknown):
-		return "", errUnknownBowler
+		return linked{}, errUnknownBowler
+	case errors.Is(err, game.ErrStorageFull):
+		// The bowlers' budget is full: the player bowls as a guest, and
+		// is told why nothing will be remembered.
+		pe, _ := ErrorFor(err)
+		return linked{guest: pe}, nil
 	case err != nil:
 		// The bowlers' store does not answer: bowling matters more than
 		// remembering it, so the player joins as a guest (the welcome
 		// carries no new key).
 		l.log.Warn("bowlers not reached: a guest's seat", "err", err)
-		return "", nil
+		return linked{}, nil
 	}
 	for _, st := range l.state.Match().Players() {
 		if id, ok := l.state.Bowler(st.Name); ok && id == string(r.ID) && !st.Name.Same(e.Player) {
-			return "", protocol.Errorf(protocol.CodeAlreadySeated, "that bowler holds %s's seat on this lane already", st.Name)
+			return linked{}, protocol.Errorf(protocol.CodeAlreadySeated, "that bowler holds %s's seat on this lane already", st.Name)
 		}
 	}
 	e.Bowler = string(r.ID)
 	l.bw.learn(r)
-	return welcome, nil
+	return linked{key: welcome}, nil
 }
 
 // learn keeps what the board shows of bowler r.
@@ -410,6 +421,9 @@ func (l *Lane) recordWaiting() {
 			switch {
 			case errors.Is(err, bowler.ErrUnknown):
 				continue // the bowler deleted their history meanwhile
+			case errors.Is(err, game.ErrStorageFull):
+				l.log.Warn("a bowler's game was not recorded: the bowlers' budget is full", "game", t.g.Game, "err", err)
+				continue
 			case err != nil:
 				abandoned = true
 				l.log.Error("a bowler's game was not recorded before the lane stopped: its next server offers it again", "game", t.g.Game, "err", err)
@@ -425,17 +439,24 @@ func (l *Lane) recordWaiting() {
 
 // recordOne adds t to its bowler's history, trying again until the store
 // takes it or the lane stops. A bowler who deleted their history
-// meanwhile is bowler.ErrUnknown, not tried again. A store that does not
+// meanwhile is bowler.ErrUnknown, and a full bowlers' budget
+// game.ErrStorageFull, neither tried again. A store that does not
 // answer is logged once a game, and once more when it takes it: a
 // store's leader election would otherwise log every lane's every try.
 func (l *Lane) recordOne(t bowlerGame) (*bowler.Record, error) {
 	var rd *bowler.Record
-	tries, gone := 0, false
+	tries, gone, full := 0, false, error(nil)
 	err := retryUntil(l.stopped, l.cfg.AppendTimeout, func(ctx context.Context) (err error) {
 		tries++
 		rd, _, err = l.cfg.Bowlers.Add(ctx, t.id, t.g)
 		if gone = errors.Is(err, bowler.ErrUnknown); gone {
 			return nil // nothing to try again
+		}
+		if errors.Is(err, game.ErrStorageFull) {
+			// The bowlers' budget is full: room may never come, and the
+			// lane stays open while a game waits (see closeIdle).
+			full = err
+			return nil
 		}
 		if err != nil && tries == 1 {
 			l.log.Warn("a bowler's game was not recorded: trying again until it is", "game", t.g.Game, "err", err)
@@ -445,6 +466,8 @@ func (l *Lane) recordOne(t bowlerGame) (*bowler.Record, error) {
 	switch {
 	case gone:
 		return nil, bowler.ErrUnknown
+	case full != nil:
+		return nil, full
 	case err != nil:
 		return nil, err
 	case tries > 1:

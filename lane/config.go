@@ -66,7 +66,9 @@ type Config struct {
 	// It is called on the lane goroutine before the lane records that it
 	// closed; if it fails, the lane stays open and tries again after its
 	// idle timeout, so that no night is thrown away for a store that
-	// failed a moment.
+	// failed a moment. An error wrapping game.ErrStorageFull (the kept
+	// nights' budget is full) closes the lane unkept, saying why: room
+	// may never come, and the lane would hold its place till then.
 	Keep func(ctx context.Context, l *Lane) error
 
 	// Wakes, if set, counts the times this server was found paused (its

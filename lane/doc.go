@@ -72,7 +72,8 @@
 // is decided into an event, stored in the lane's journal ([Config.Journal])
 // and only then applied, shown on the board and acknowledged. If the
 // journal does not take it within [AppendTimeout], nothing changes and the
-// client is told unavailable. One append per lane is in flight: the lane
+// client is told unavailable (storage_full if the lanes' budget is full:
+// [game.ErrStorageFull]). One append per lane is in flight: the lane
 // goroutine waits for its own appends, never for another lane's.
 // [Lane.Snapshot] stores the whole lane as one event, so that the journal
 // can drop what came before (the lobby compacts the journal that way).

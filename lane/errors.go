@@ -44,6 +44,10 @@ var errorCodes = []struct {
 	{game.ErrRemoved, protocol.CodeRemoved},
 	{bowling.ErrInvalidCorrection, protocol.CodeInvalidCorrection},
 
+	// A store's: the budget of a kind of data is full (the message says
+	// which), on a lane's socket and on the API alike.
+	{game.ErrStorageFull, protocol.CodeStorageFull},
+
 	// A league's, on the leagues' API. An opening's unknown name is made
 	// an invalid night before it gets here (see lobby's OpenWeek).
 	{league.ErrInvalid, protocol.CodeInvalidLeague},

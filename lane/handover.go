@@ -74,7 +74,7 @@ func (l *Lane) handedIn(ctx context.Context, c *Client, h *HandIn) {
 			// A join whose welcome never came: the lane's old node may
 			// have seated it.
 			if name, ok := l.tokenSeat(game.HashToken(u.Token)); ok && l.seats.holders[name] == nil {
-				l.seat(c, name, u.ID, u.Token, "", true)
+				l.seat(c, name, u.ID, u.Token, linked{}, true)
 				continue
 			}
 		}

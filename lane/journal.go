@@ -29,6 +29,10 @@ func (l *Lane) record(ctx context.Context, e game.Event) error {
 			// at once if it was another server's claim.
 			l.sync(ctx)
 		}
+		if errors.Is(err, game.ErrStorageFull) {
+			pe, _ := ErrorFor(err) // storage_full, saying which budget
+			return pe
+		}
 		return protocol.Errorf(protocol.CodeUnavailable, "the lane could not store that in time; nothing changed, try again")
 	}
 	was := l.state.Phase()
@@ -277,7 +281,7 @@ func (l *Lane) readBack(ctx context.Context) error {
 	for _, p := range l.seats.pending {
 		_, attached := l.conns.attached[p.c]
 		if name, ok := l.state.Holder(p.token); ok && name == p.name && attached && p.c.seat == "" && l.seats.holders[name] == nil {
-			l.seat(p.c, name, p.ref, p.welcome, p.bowlerKey, false) // its join was stored after all
+			l.seat(p.c, name, p.ref, p.welcome, p.bowler, false) // its join was stored after all
 		} else {
 			l.overflow(p.c) // a join let past a lane full of watchers, not seated after all
 		}

@@ -75,7 +75,10 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 // after a restart. If the night cannot be kept, a game waits to go into
 // its bowlers' histories, or the lane is a league night's whose week is
 // open (see leagueOpen), the lane stays open: it returns nil, and asks
-// again after its idle timeout.
+// again after its idle timeout. But if the kept nights' budget is full,
+// the lane closes unkept and says why: waiting would hold it, and its
+// place among the server's lanes, until room is made, which may be
+// never, and lanes must not be refused for a budget that is not theirs.
 func (l *Lane) closeIdle(ctx context.Context) error {
 	err := l.sync(ctx)
 	if l.tenure.moved() { // the lane lives on with another server: it is not closed
@@ -95,9 +98,16 @@ func (l *Lane) closeIdle(ctx context.Context) error {
 		l.conns.idle.Reset(l.cfg.IdleTimeout)
 		return nil
 	}
+	notice := "the lane was idle and has closed"
 	if l.cfg.Keep != nil && l.bowled() {
 		if err == nil {
 			err = l.cfg.Keep(ctx, l)
+		}
+		if errors.Is(err, game.ErrStorageFull) {
+			l.log.Warn("the lane closes, its night not kept", "err", err)
+			pe, _ := ErrorFor(err)
+			notice += "; its night was not kept: " + pe.Message
+			err = nil
 		}
 		if err != nil {
 			l.log.Warn("the lane stays open: its night could not be kept", "err", err)
@@ -111,7 +121,7 @@ func (l *Lane) closeIdle(ctx context.Context) error {
 	if err != nil {
 		l.log.Warn("could not record the lane's closing", "err", err)
 	}
-	l.closeAll(protocol.CodeLaneIdle, "the lane was idle and has closed")
+	l.closeAll(protocol.CodeLaneIdle, notice)
 	return ErrIdle
 }
 

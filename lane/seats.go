@@ -259,7 +259,7 @@ func (l *Lane) join(ctx context.Context, c *Client, m protocol.Request, k *Secre
 	// if it had been answered the first time. A token is drawn for one
 	// join alone: no other client can send it.
 	if name, ok := l.tokenSeat(k.Token); ok && l.seats.holders[name] == nil {
-		l.seat(c, name, m.ID, k.Welcome, "", false) // shown at once: it may be a client let in that had no board yet
+		l.seat(c, name, m.ID, k.Welcome, linked{}, false) // shown at once: it may be a client let in that had no board yet
 		return
 	}
 	var e game.Event
@@ -269,9 +269,9 @@ func (l *Lane) join(ctx context.Context, c *Client, m protocol.Request, k *Secre
 	} else {
 		e, err = l.state.Join(m.Name, k.Token, k.Invite)
 	}
-	var bowlerKey string
+	var b linked
 	if err == nil {
-		bowlerKey, err = l.linkBowler(ctx, &e, k)
+		b, err = l.linkBowler(ctx, &e, k)
 	}
 	if err != nil {
 		l.refuse(c, m.ID, err)
@@ -281,11 +281,11 @@ func (l *Lane) join(ctx context.Context, c *Client, m protocol.Request, k *Secre
 		// The seat may have been stored all the same, and only this
 		// connection knows its token: if reading the log back shows the
 		// seat, the connection is seated then (see readBack).
-		l.seats.pending = append(l.seats.pending, pendingJoin{c: c, ref: m.ID, name: e.Player, token: k.Token, welcome: k.Welcome, bowlerKey: bowlerKey})
+		l.seats.pending = append(l.seats.pending, pendingJoin{c: c, ref: m.ID, name: e.Player, token: k.Token, welcome: k.Welcome, bowler: b})
 		l.refuse(c, m.ID, err)
 		return
 	}
-	l.seat(c, e.Player, m.ID, k.Welcome, bowlerKey, false)
+	l.seat(c, e.Player, m.ID, k.Welcome, b, false)
 }
 
 // joinPending reports whether c's join waits for its append's outcome.
@@ -306,8 +306,7 @@ type pendingJoin struct {
 	name    bowling.Name
 	token   game.TokenHash // the hash of the seat's token
 	welcome string         // what the welcome carries as its token: see secrets
-	// bowlerKey is what the welcome carries as a new bowler's key.
-	bowlerKey string
+	bowler  linked         // what the welcome says of the seat's bowler
 }
 
 var errBadToken = protocol.Errorf(protocol.CodeBadToken, "that token holds no seat on this lane")
@@ -337,15 +336,16 @@ func (l *Lane) resume(ctx context.Context, c *Client, m protocol.Request, k *Sec
 			l.turnAway(old, "")
 		}
 	}
-	l.seat(c, name, m.ID, k.Welcome, "", true)
+	l.seat(c, name, m.ID, k.Welcome, linked{}, true)
 	l.welcomeBack(ctx, name)
 }
 
 // seat gives name's seat to c, shows everyone the change and welcomes c
 // with the seat's token (a client of another node with its hash: see
-// secrets). A resume is presence alone: two connections resuming one seat
-// in turn must not send every watcher a board each time.
-func (l *Lane) seat(c *Client, name bowling.Name, ref, token, bowlerKey string, resumed bool) {
+// secrets), and what b says of its bowler. A resume is presence alone:
+// two connections resuming one seat in turn must not send every watcher a
+// board each time.
+func (l *Lane) seat(c *Client, name bowling.Name, ref, token string, b linked, resumed bool) {
 	c.seat = name
 	l.seats.holders[name] = c
 	if resumed {
@@ -359,5 +359,5 @@ func (l *Lane) seat(c *Client, name bowling.Name, ref, token, bowlerKey string, 
 		l.changed()
 	}
 	seat, _ := l.state.Seat(name)
-	l.reply(c, protocol.Welcome{Type: protocol.TypeWelcome, Ref: ref, Seat: seat, Name: string(name), Token: token, BowlerKey: bowlerKey})
+	l.reply(c, protocol.Welcome{Type: protocol.TypeWelcome, Ref: ref, Seat: seat, Name: string(name), Token: token, BowlerKey: b.key, Guest: b.guest})
 }

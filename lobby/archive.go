@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -96,6 +97,12 @@ func (lb *Lobby) keep(ctx context.Context, l *lane.Lane) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), keepTimeout)
 	defer cancel()
 	if err := lb.cfg.Archive.Keep(ctx, l.ID(), sheet); err != nil {
+		if errors.Is(err, game.ErrStorageFull) {
+			// The lane closes unkept (see lane.Config.Keep): its link
+			// says why rather than "no such lane".
+			pe, _ := lane.ErrorFor(err)
+			lb.unkept.add(l.ID(), pe.Message)
+		}
 		return fmt.Errorf("lobby: keeping lane %s: %w", l.ID(), err)
 	}
 	lb.log.Info("lane kept", "lane", l.ID(), "games", len(k.View.Games.Games), "bytes", len(sheet))
@@ -197,4 +204,42 @@ func decodeSheet(data []byte) (*keptLane, error) {
 		return nil, fmt.Errorf("lobby: a kept sheet: %w", err)
 	}
 	return &k, nil
+}
+
+// maxUnkept bounds the lanes whose nights could not be kept that the
+// lobby remembers, in memory only, at some 200 bytes each: the links of
+// those that closed lately say why they show nothing, and older ones
+// answer lane_not_found again.
+const maxUnkept = 1024
+
+// unkept remembers the lanes that closed while the kept nights' budget
+// was full, and why, the oldest forgotten first.
+type unkept struct {
+	mu      sync.Mutex
+	reasons map[string]string
+	order   []string
+}
+
+func (u *unkept) add(id, why string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.reasons == nil {
+		u.reasons = make(map[string]string)
+	}
+	if _, ok := u.reasons[id]; !ok {
+		if len(u.order) == maxUnkept {
+			delete(u.reasons, u.order[0])
+			u.order = u.order[1:]
+		}
+		u.order = append(u.order, id)
+	}
+	u.reasons[id] = why
+}
+
+// why returns why lane id's night was not kept, "" if it is not known to
+// have been refused.
+func (u *unkept) why(id string) string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.reasons[id]
 }

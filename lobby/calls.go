@@ -21,17 +21,30 @@ import (
 
 // Healthy returns nil while the store takes writes (Config.Health, asked
 // for at most healthTimeout), else an error carrying what a client is
-// told (see lane.ErrorFor).
+// told (see lane.ErrorFor): storage_full if the lanes' budget is full.
 func (lb *Lobby) Healthy(ctx context.Context) error {
 	if lb.cfg.Health == nil {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, healthTimeout)
 	defer cancel()
-	if err := lb.cfg.Health(ctx); err != nil {
+	err := lb.cfg.Health(ctx)
+	switch {
+	case errors.Is(err, game.ErrStorageFull):
+		return fmt.Errorf("lobby: health: %w", err) // the store works: it says which budget is full
+	case err != nil:
 		return fmt.Errorf("%w: %w", refuseStoreDown.Error(), err)
 	}
 	return nil
+}
+
+// FullBudgets names the kinds of data whose budget in bytes is full
+// (Config.Full): the server refuses new data of those kinds alone.
+func (lb *Lobby) FullBudgets() []string {
+	if lb.cfg.Full == nil {
+		return nil
+	}
+	return lb.cfg.Full()
 }
 
 // CreateFor creates the lane body asks for, for the client address addr,
@@ -106,8 +119,11 @@ func (lb *Lobby) laneOf(ctx context.Context, id string) (Lane, error) {
 		if kerr == nil {
 			return k, nil
 		}
-		if !errors.Is(kerr, errNotKept) {
+		switch why := lb.unkept.why(id); {
+		case !errors.Is(kerr, errNotKept):
 			err = fmt.Errorf("%w: %w", ErrUnavailable, kerr)
+		case why != "":
+			err = refused(refuseLaneNotKept, id, why)
 		}
 	}
 	return nil, err
@@ -130,6 +146,10 @@ func (lb *Lobby) Find(ctx context.Context, id string) (Lane, error) {
 // told: that there is no such lane ([ErrNoLane]), or that it cannot be
 // reached now.
 func lookupError(id string, err error) error {
+	var pe *protocol.Error
+	if errors.As(err, &pe) && pe.Code == protocol.CodeStorageFull {
+		return err // a lane closed unkept: its refusal says why (see laneOf)
+	}
 	if errors.Is(err, ErrNoLane) {
 		return fmt.Errorf("%w: %w", ErrNoLane, refuseLaneNotFound.Error(id))
 	}

@@ -63,6 +63,7 @@ const (
 	RefuseLanesAddrOpen     // the address's limit, the idle timeout, seconds to wait
 	refuseNotStored         // a lane's opening not stored
 	refuseLaneNotFound      // id
+	refuseLaneNotKept       // the lane, why
 	refuseLaneUnreached     // id
 	RefuseNoGame            // id, the game asked for
 	refuseShuttingDown      //
@@ -147,6 +148,7 @@ var refusals = [numRefusals]struct {
 	RefuseLanesAddrOpen:     {protocol.CodeRateLimited, "this address has %d lanes open, its limit; a lane closes once nobody has been on it for %v; try again in %d s", nil},
 	refuseNotStored:         {protocol.CodeUnavailable, "the new lane could not be stored in time; try again", ErrUnavailable},
 	refuseLaneNotFound:      {protocol.CodeLaneNotFound, "no lane %q: it may have closed", nil},
+	refuseLaneNotKept:       {protocol.CodeStorageFull, "lane %q closed, and its night was not kept: %s", ErrNoLane},
 	refuseLaneUnreached:     {protocol.CodeUnavailable, "lane %q cannot be reached now; try again in a moment", nil},
 	RefuseNoGame:            {protocol.CodeNotFound, "lane %q has no game %s yet", nil},
 	refuseShuttingDown:      {protocol.CodeShuttingDown, "the server is shutting down", ErrClosed},

@@ -111,6 +111,10 @@ type Config struct {
 	// Health, if set, reports whether the store takes writes: /healthz
 	// fails while it returns an error.
 	Health func(ctx context.Context) error
+	// Full, if set, names the kinds of data whose budget in bytes is full
+	// (natsstore.Journal.Full): /healthz names them, and stays ok while
+	// Health does.
+	Full func() []string
 	// CompactEvery is how often the journal is compacted; default
 	// CompactInterval.
 	CompactEvery time.Duration
@@ -144,6 +148,7 @@ type Lobby struct {
 
 	admit    *admission  // what each client address may open
 	sheets   sheetCache  // kept lanes' sheets read lately, decoded
+	unkept   unkept      // lanes closed lately whose nights could not be kept
 	leagues  leagueCache // the leagues loaded
 	counters counters    // refusals, for the metrics
 
@@ -372,6 +377,10 @@ func (lb *Lobby) create(ctx context.Context, name, owner string, private bool, h
 		lb.admit.laneClosed(owner)
 		if cl != nil {
 			cl.Release()
+		}
+		if errors.Is(err, game.ErrStorageFull) {
+			// Not a store that failed a moment: storage_full, saying so.
+			return nil, fmt.Errorf("lobby: a new lane: %w", err)
 		}
 		return nil, fmt.Errorf("%w: %w", refused(refuseNotStored), err)
 	}

@@ -40,6 +40,7 @@ func TestRefusalTexts(t *testing.T) {
 		RefuseLanesAddrOpen:     {[]any{2, 5 * time.Minute, 301}, protocol.CodeRateLimited, "this address has 2 lanes open, its limit; a lane closes once nobody has been on it for 5m0s; try again in 301 s"},
 		refuseNotStored:         {nil, protocol.CodeUnavailable, "the new lane could not be stored in time; try again"},
 		refuseLaneNotFound:      {[]any{"abc"}, protocol.CodeLaneNotFound, `no lane "abc": it may have closed`},
+		refuseLaneNotKept:       {[]any{"abc", "the server keeps no more kept nights: their budget of 1 GiB is full"}, protocol.CodeStorageFull, `lane "abc" closed, and its night was not kept: the server keeps no more kept nights: their budget of 1 GiB is full`},
 		refuseLaneUnreached:     {[]any{"abc"}, protocol.CodeUnavailable, `lane "abc" cannot be reached now; try again in a moment`},
 		RefuseNoGame:            {[]any{"abc", "3"}, protocol.CodeNotFound, `lane "abc" has no game 3 yet`},
 		refuseShuttingDown:      {nil, protocol.CodeShuttingDown, "the server is shutting down"},

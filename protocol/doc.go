@@ -130,7 +130,12 @@
 //
 // A join with "remember" is welcomed with the new bowler's key too,
 // "bowler_key": keep it on the device (never in a URL), and send it with
-// the joins of the nights to come.
+// the joins of the nights to come. If the server keeps no more bowlers
+// (their budget is full) the player is seated all the same, as a guest,
+// and the welcome says why in "guest", the error that refused the bowler
+// (not the seat):
+//
+//	{"type":"welcome","ref":"1","seat":0,"name":"PJS","token":"9b2c…","guest":{"type":"error","code":"storage_full","message":"the server keeps no more bowlers: their budget of 512 MiB is full"}}
 //
 // board is the whole lane, sent to every connection when it attaches and
 // after every change ([Board]). seq grows by one with every change, so a
@@ -276,6 +281,7 @@
 //	lane_closed      the lane has closed (a command to it; or, as a notice, a server that keeps nothing, -memory, is shutting down): it is gone
 //	internal         the server failed; the lane is closed
 //	unavailable      the store did not take the command in time: nothing changed, send it again
+//	storage_full     the server's budget for lanes is full (the message says so): nothing changed, and sending it again will not help until room is made
 //	invalid_correction  a correction no game could have (a ball not bowled, pins that do not fit, a ball that would move to another frame): nothing changed
 //	not_away         skip while the player up is connected, or offline for less than the away time, or when nobody else has balls left to bowl
 //	unknown_bowler   a join with a bowler key no bowler holds (revoked, or its bowler deleted their history): join as a guest, or with "remember" for a new history
@@ -467,7 +473,7 @@
 //	GET  /ws/lanes/{id}              the lane's WebSocket: see Transport
 //	…    /api/leagues…               a league's settings, schedule, nights, scores and standings: see Leagues
 //	GET  /api/nodes                  {"nodes":[{"name":"n1","urls":["http://192.168.1.20:8081"]}]} (Nodes): the nodes of the server's cluster alive now, this one first
-//	GET  /healthz                    ok (text/plain) while the server's store takes writes; else 503 unavailable
+//	GET  /healthz                    ok (text/plain) while the server's store takes writes, and "full: …" naming the full budgets; else 503 unavailable, or 507 storage_full
 //	                                 (to any origin: Access-Control-Allow-Origin: *, for a page on another node to probe it)
 //
 // Any other method or path under /api/ is answered 404 not_found. A lane
@@ -538,7 +544,11 @@
 //
 // /healthz asks the store whether it takes writes, for at most 2 seconds:
 // it answers 200 ok if it does, and 503 unavailable (an [Error], as
-// below) if it fails or does not answer in time. In a cluster the store
+// below) if it fails or does not answer in time. Each kind of data the
+// store keeps has a budget in bytes (lanes, kept nights, bowlers,
+// leagues): while lanes can be played, /healthz answers 200 and names the
+// kinds whose budget is full on a second line, "full: kept nights,
+// bowlers"; when the lanes' budget is full it answers 507 storage_full. In a cluster the store
 // is the stream the nodes share, so a node cut off from the cluster
 // answers 503. A server with no store (-memory) always answers ok.
 //
@@ -561,6 +571,7 @@
 //	503 too_many_connections     the server holds all the WebSockets it may (with Retry-After: 5)
 //	503 shutting_down            the server is stopping (with Retry-After: 5)
 //	503 unavailable              the store did not take the new lane, or does not answer; in a cluster, also a lane that cannot be reached now (with Retry-After: 1)
+//	507 storage_full             the budget of that kind of data is full (the message says which): a new lane, league, night or score, a bowler's request that stores something; a closed lane whose night was not kept for it (its link, while the server that closed it runs)
 //
 // A WebSocket from an address that holds its limit of connections is
 // upgraded, sent rate_limited with no ref, and closed with 1013: reconnect

@@ -31,6 +31,7 @@ const (
 	CodeLaneClosed         Code = "lane_closed"         // the lane has closed
 	CodeInternal           Code = "internal"            // the server failed; the lane is closed
 	CodeUnavailable        Code = "unavailable"         // the store did not take the command in time: nothing changed, try again
+	CodeStorageFull        Code = "storage_full"        // the server's budget for that kind of data (lanes, kept nights, bowlers, leagues) is full: nothing was stored, and trying again will not help until room is made
 	CodeInvalidCorrection  Code = "invalid_correction"  // a correction that no game could have: nothing changed
 	CodeNotAway            Code = "not_away"            // skip while the player up is connected, or offline for less than the away time
 	CodeUnknownBowler      Code = "unknown_bowler"      // a bowler key that is unknown, revoked or deleted: join as a guest, or start a new history
@@ -104,6 +105,7 @@ var statuses = map[Code]int{
 	CodeTooManyConnections:   http.StatusServiceUnavailable,
 	CodeShuttingDown:         http.StatusServiceUnavailable,
 	CodeUnavailable:          http.StatusServiceUnavailable,
+	CodeStorageFull:          http.StatusInsufficientStorage,
 	CodeInternal:             http.StatusInternalServerError,
 	CodeUnknownBowler:        http.StatusUnauthorized,
 	CodeInvalidCode:          http.StatusBadRequest,

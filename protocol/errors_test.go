@@ -22,6 +22,7 @@ func TestCodeStatus(t *testing.T) {
 		{CodeTooManyConnections, http.StatusServiceUnavailable},
 		{CodeShuttingDown, http.StatusServiceUnavailable},
 		{CodeUnavailable, http.StatusServiceUnavailable},
+		{CodeStorageFull, http.StatusInsufficientStorage},
 		{CodeInternal, http.StatusInternalServerError},
 		{CodeNotYourTurn, http.StatusBadRequest}, // a lane's refusal, should one ever answer a request
 	} {

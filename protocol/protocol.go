@@ -324,6 +324,11 @@ type Welcome struct {
 	// BowlerKey is the key of the bowler a join with "remember" made:
 	// keep it on the device, never in a URL; it is sent only here.
 	BowlerKey string `json:"bowler_key,omitempty"`
+	// Guest, on a join with "remember" or a bowler's key that the server
+	// seated as a guest, says why its games are not remembered: an error
+	// ({"type":"error","code":"storage_full",…}) that refused the bowler,
+	// not the seat.
+	Guest *Error `json:"guest,omitempty"`
 }
 
 // Ack confirms an accepted command that carried an id. Seq is that of the

@@ -11,3 +11,5 @@ func openFileLimit() (uint64, bool) { return 0, false }
 // raiseFileLimit does nothing: this system has no open-file limit that
 // tenpin can raise.
 func raiseFileLimit(io.Writer) {}
+
+func diskSize(string) (uint64, bool) { return 0, false }

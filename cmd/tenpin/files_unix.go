@@ -30,3 +30,13 @@ func raiseFileLimit(stderr io.Writer) {
 		fmt.Fprintf(stderr, "tenpin: load: raising the open-file limit: %v\n", err)
 	}
 }
+
+// diskSize returns the size in bytes of the file system dir is on, and
+// false if it cannot be read.
+func diskSize(dir string) (uint64, bool) {
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(dir, &fs); err != nil {
+		return 0, false
+	}
+	return fs.Blocks * uint64(fs.Bsize), true
+}

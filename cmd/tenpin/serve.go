@@ -78,7 +78,8 @@ type serveFlags struct {
 	logLevel                                slog.Level
 	memory                                  bool
 	store                                   natsconn.Config
-	shards                                  int    // streams the lanes are spread over; 0: the store's, or the default
+	shards                                  int // streams the lanes are spread over; 0: the store's, or the default
+	budgets                                 natsstore.Budgets
 	node                                    string // a node of a cluster: its name
 }
 
@@ -118,6 +119,11 @@ func parseServe(args []string, stderr io.Writer) (*serveFlags, error) {
 	tlsCA := fs.String("cluster-tls-ca", "", "`file` of the authority (PEM) that issued every node's -cluster-tls-cert")
 	routes := fs.String("routes", "", "comma-separated cluster `URLs` (nats://host:port) of every other node's embedded NATS server")
 	replicas := fs.Int("replicas", 0, "copies of each event and of every bucket a cluster keeps, each on a NATS server of its own (0: 3; with -cluster fewer when -routes names fewer other nodes); with -nats, 1 only on a single NATS server, or to lose the lanes while the one that holds them is down")
+	f.budgets = natsstore.Budgets{Lanes: DefaultMaxLanesBytes, Kept: DefaultMaxKeptBytes, Bowlers: DefaultMaxBowlersBytes, Leagues: DefaultMaxLeaguesBytes}
+	fs.Var((*size)(&f.budgets.Lanes), "max-lanes-bytes", "the most the store keeps of the lanes' logs, split over the -shards streams: a `size` such as 1GiB, or 0 for no bound; past it new lanes and rolls are refused storage_full")
+	fs.Var((*size)(&f.budgets.Kept), "max-kept-bytes", "the most the store keeps of closed lanes' nights (-keep): a `size`, or 0 for no bound; past it a closing lane's night is not kept, and its link says so")
+	fs.Var((*size)(&f.budgets.Bowlers), "max-bowlers-bytes", "the most the store keeps of bowlers, their histories, keys and codes: a `size`, or 0 for no bound; past it a join with \"remember\" is seated as a guest, told why")
+	fs.Var((*size)(&f.budgets.Leagues), "max-leagues-bytes", "the most the store keeps of leagues and their records: a `size`, or 0 for no bound; past it new leagues and scores are refused storage_full")
 	fs.IntVar(&f.shards, "shards", 0, fmt.Sprintf("streams the lanes' events are spread over, each led by a NATS server, so that one server's death stalls only its streams' share of the lanes (1 to %d; 0: as many as the store was made with, or for a new store 3 with several copies (-node or -nats) and 1 alone); a store keeps the count it was made with, and refuses another", natsstore.MaxShards))
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: tenpin [serve] [flags]\n\nRuns the tenpin server.")
@@ -319,7 +325,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		// tells the next one where to route, before the cluster forms.
 		store.Listening = func(url string) { fmt.Fprintf(stdout, "tenpin cluster routes to this node: %s\n", url) }
 	}
-	node, err := server.New(ctx, server.Config{Lobby: cfg, Memory: f.memory, Store: store, Shards: f.shards, Keep: f.keep, Node: f.node, Logger: logger})
+	node, err := server.New(ctx, server.Config{Lobby: cfg, Memory: f.memory, Store: store, Shards: f.shards, Keep: f.keep, Budgets: f.budgets, Node: f.node, Logger: logger})
 	switch {
 	case errors.Is(err, natsstore.ErrShards):
 		return fmt.Errorf("serve: -shards %d: %w; start it with -shards 0 (or the store's count)", f.shards, err)
@@ -332,6 +338,13 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return fmt.Errorf("serve: %w", err)
 	}
 	defer node.Close() // after every lane has stopped: see below
+	if store.URL == "" && !f.memory {
+		if disk, ok := diskSize(store.Dir); ok && overDisk(f.budgets, disk) {
+			b := f.budgets
+			total := size(b.Lanes + b.Kept + b.Bowlers + b.Leagues)
+			logger.Warn("the budgets together are more than the disk of -data holds: it would fill before they do, and a full disk stops every kind of data at once; lower -max-lanes-bytes, -max-kept-bytes, -max-bowlers-bytes or -max-leagues-bytes (see OPERATING.md)", "budgets", total.String(), "disk", size(disk).String(), "data", store.Dir)
+		}
+	}
 	lb, restored := node.Lobby, node.Restored()
 
 	var debugLn net.Listener
@@ -387,6 +400,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	fmt.Fprintf(stdout, "tenpin connections: %s\n", describeConns(maxConns, f.maxConns, nofile, known, lowered))
 	fmt.Fprintf(stdout, "tenpin answers to: %s\n", hosts)
+	fmt.Fprintf(stdout, "tenpin budgets: %s\n", describeBudgets(f.budgets, f.memory))
 	if debugLn != nil {
 		fmt.Fprintf(stdout, "tenpin debug on http://%s/metrics\n", displayAddr(debugLn.Addr()))
 	}

@@ -57,7 +57,7 @@ func serveForTest(t *testing.T, args ...string) *testServe {
 	}()
 	s := new(testServe)
 	r := bufio.NewReader(pr)
-	lines := 5 // serving on, friends, lanes, connections, answers to
+	lines := 6 // serving on, friends, lanes, connections, answers to, budgets
 	if slices.Contains(args, "-debug-addr") {
 		lines++
 	}

@@ -11,6 +11,15 @@ import (
 // lane's log again before deciding anything more.
 var ErrConflict = errors.New("game: journal: the lane's log moved on")
 
+// ErrStorageFull is returned by a store (a [Journal], and the stores of
+// kept nights, bowlers and leagues beside it) that refused a write because
+// the budget in bytes of that kind of data is full: nothing was stored,
+// and trying again will not help until room is made. The error that wraps
+// it says which budget, in words meant for the client. Every store port
+// returns this one sentinel, so that the lane and the lobby map it to
+// protocol's storage_full in one place.
+var ErrStorageFull = errors.New("game: storage full")
+
 // Journal stores the events of lanes, each lane's in order. Positions are
 // the journal's own: a lane's grow with each of its appends, and no two
 // events have the same one. A journal may spread its lanes over shards,
@@ -30,7 +39,8 @@ type Journal interface {
 	// drops what came before.
 	//
 	// Append fails with [ErrConflict] if the lane's last event is not at
-	// last, changing nothing. Any other error means the store failed or ctx
+	// last, and with [ErrStorageFull] if the lanes' budget has no room
+	// for e, changing nothing. Any other error means the store failed or ctx
 	// ended: e may or may not have been stored, so read the lane's log
 	// before appending again.
 	Append(ctx context.Context, lane string, last uint64, e Event) (uint64, error)

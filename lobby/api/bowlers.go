@@ -18,6 +18,7 @@ import (
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/bowler"
 	"github.com/tenpin/tenpin/lane/bowling"
+	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/lobby/qrcode"
 	"github.com/tenpin/tenpin/lobby/sheet"
@@ -219,8 +220,12 @@ func (a *API) getMyGames(w http.ResponseWriter, r *http.Request, b bowlerRequest
 
 // failBowlers answers a request whose store request failed.
 func (a *API) failBowlers(w http.ResponseWriter, err error) {
-	if errors.Is(err, bowler.ErrUnknown) {
+	switch {
+	case errors.Is(err, bowler.ErrUnknown):
 		a.fail(w, lobby.RefuseBowlerDeleted.Error())
+		return
+	case errors.Is(err, game.ErrStorageFull):
+		a.failErr(w, err) // storage_full, saying which budget
 		return
 	}
 	a.log.Warn("bowlers not reached", "err", err)

@@ -53,6 +53,17 @@ type Config struct {
 	SyncAlways   bool
 	SyncInterval time.Duration
 
+	// MaxStore bounds in bytes what the embedded server stores, every
+	// stream and bucket together (JetStream's max_file_store); 0 leaves
+	// JetStream's default, three quarters of the disk space free when it
+	// starts. That default counts nothing already stored: on a disk the
+	// store has filled, it is below what the store holds, and JetStream
+	// then refuses every write ("insufficient resources") after a
+	// restart too. Set it when each stream and bucket has a bound of its
+	// own (natsstore.Budgets), to at least their sum. An external server
+	// keeps its own settings.
+	MaxStore int64
+
 	// Cluster, if set, is the host:port where the embedded server listens
 	// for the servers of the other nodes, and Routes their cluster
 	// addresses (nats://host:port): the embedded servers then form one
@@ -290,7 +301,7 @@ func (c *Conn) RestartJetStream() error {
 	// The directory as the server was first given it (EnableJetStream
 	// adds its own subdirectory); the rest of the settings, the sync
 	// interval among them, come from the server's options.
-	if err := s.EnableJetStream(&natsd.JetStreamConfig{StoreDir: c.storeDir}); err != nil {
+	if err := s.EnableJetStream(&natsd.JetStreamConfig{StoreDir: c.storeDir, MaxStore: c.cfg.MaxStore}); err != nil {
 		return fmt.Errorf("natsconn: start JetStream again: %w", err)
 	}
 	return nil

@@ -61,8 +61,9 @@ func (c *Conn) startServer(ctx context.Context) error {
 		StoreDir:            filepath.Join(dir, storeName),
 		SyncInterval:        c.cfg.SyncInterval,
 		SyncAlways:          c.cfg.SyncAlways,
-		DontListen:          true, // reached in-process only
-		NoSigs:              true, // the process's signals are its own
+		JetStreamMaxStore:   c.cfg.MaxStore, // 0: JetStream's default
+		DontListen:          true,           // reached in-process only
+		NoSigs:              true,           // the process's signals are its own
 		NoLog:               true,
 		LameDuckDuration:    lameDuck,
 		LameDuckGracePeriod: lameDuckGrace,

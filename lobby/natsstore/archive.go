@@ -34,7 +34,7 @@ func (j *Journal) Archive(ctx context.Context, keep time.Duration) (*Archive, er
 	if keep < 0 {
 		return nil, fmt.Errorf("natsstore: a negative keep time (%v)", keep)
 	}
-	kv, err := j.keyValue(ctx, jetstream.KeyValueConfig{
+	kv, err := j.keyValue(ctx, &j.kept, jetstream.KeyValueConfig{
 		Bucket:      ArchiveBucket,
 		Description: "tenpin: the sheets of closed lanes, a key a lane",
 		TTL:         keep,
@@ -47,11 +47,13 @@ func (j *Journal) Archive(ctx context.Context, keep time.Duration) (*Archive, er
 
 // keyValue creates a bucket of cfg, or brings its settings up to date,
 // waiting as natsconn.Conn.Take does for NATS to take it: kept on file,
-// as many copies as the lanes' stream, a key's latest value only.
-func (j *Journal) keyValue(ctx context.Context, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+// as many copies as the lanes' stream, a key's latest value only, within
+// budget b (its writes' errors wrap game.ErrStorageFull once it is full).
+func (j *Journal) keyValue(ctx context.Context, b *budget, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
 	ctx, cancel := context.WithTimeout(ctx, j.conn.TakeWait())
 	defer cancel()
 	cfg.History, cfg.Storage, cfg.Replicas = 1, jetstream.FileStorage, j.cfg.Replicas
+	cfg.MaxBytes = b.maxBytes(1) // a bucket is made with the discard-new policy
 	var kv jetstream.KeyValue
 	err := j.conn.Take(ctx, "bucket "+cfg.Bucket, func(ctx context.Context) (err error) {
 		ctx, cancel := context.WithTimeout(ctx, max(j.cfg.Timeout, 5*time.Second))
@@ -62,7 +64,12 @@ func (j *Journal) keyValue(ctx context.Context, cfg jetstream.KeyValueConfig) (j
 	if err != nil {
 		return nil, fmt.Errorf("natsstore: create or update bucket %s: %w", cfg.Bucket, err)
 	}
-	return kv, nil
+	if status, err := kv.Status(ctx); err == nil {
+		if s, ok := status.(*jetstream.KeyValueBucketStatus); ok {
+			checkFull(b, s.StreamInfo())
+		}
+	}
+	return budgeted{kv, b}, nil
 }
 
 // Keep stores the sheet of lane id.
@@ -72,7 +79,7 @@ func (a *Archive) Keep(ctx context.Context, id string, sheet []byte) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
-	if _, err := a.kv.Put(ctx, id, sheet); err != nil {
+	if _, err := a.kv.Put(ctx, id, sheet); err != nil { // wraps game.ErrStorageFull when the kept nights' budget is full
 		return fmt.Errorf("natsstore: keeping lane %s: %w", id, err)
 	}
 	return nil

@@ -55,7 +55,7 @@ var _ bowler.Service = (*Bowlers)(nil)
 func (j *Journal) Bowlers(ctx context.Context) (*Bowlers, error) {
 	b := &Bowlers{timeout: j.cfg.Timeout, seed: maphash.MakeSeed()}
 	var err error
-	b.kv, err = j.keyValue(ctx, jetstream.KeyValueConfig{
+	b.kv, err = j.keyValue(ctx, &j.bowlers, jetstream.KeyValueConfig{
 		Bucket:      BowlersBucket,
 		Description: "tenpin: bowlers, their games, keys, shares and one-time codes",
 		// Keys may have a time to live of their own (the codes').

@@ -20,6 +20,10 @@
 //     uses alone.
 //   - Key-value buckets (archive.go, bowlers.go, leagues.go), as many
 //     copies as the stream.
+//   - The budgets (budget.go): [Config.Budgets] bounds in bytes the
+//     lanes' streams and each bucket, with the discard-new policy; a
+//     write past one fails with [game.ErrStorageFull], and
+//     [Journal.Full] names the full ones.
 //
 // # Layout
 //

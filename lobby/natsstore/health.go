@@ -2,11 +2,14 @@ package natsstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/tenpin/tenpin/lane/game"
 )
 
 // HealthPrefix is the subject a node's probes are stored on, followed by
@@ -28,7 +31,14 @@ func (j *Journal) probe(ctx context.Context) error {
 	msg.Data = []byte(time.Now().UTC().Format(time.RFC3339))
 	msg.Header.Set(jetstream.MsgRollup, jetstream.MsgRollupSubject)
 	_, err := j.js.PublishMsg(ctx, msg)
-	if err != nil {
+	switch {
+	case isMaxBytes(err):
+		// The first stream of lanes is at its budget: the store works,
+		// and restarting it would not make room.
+		s := j.shards[0]
+		s.lanes.full.Store(true)
+		err = fmt.Errorf("natsstore: the store takes no more lanes' events: %w", s.lanes.note(err))
+	case err != nil:
 		err = fmt.Errorf("natsstore: the store does not take writes: %s%w", j.conn.Explain(), err)
 	}
 	j.probed.Store(&probeResult{at: time.Now(), err: err})
@@ -57,6 +67,10 @@ func (j *Journal) watch(ctx context.Context) {
 		}
 		if err == nil {
 			failures, backoff = 0, healthEvery
+			continue
+		}
+		if errors.Is(err, game.ErrStorageFull) {
+			failures = 0 // a full budget, not a failed store: nothing to heal
 			continue
 		}
 		failures++

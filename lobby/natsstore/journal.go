@@ -72,6 +72,12 @@ type Config struct {
 	// store [DefaultShards] of the connection's replicas; another count
 	// than the store's fails with [ErrShards].
 	Shards int
+
+	// Budgets bound in bytes what the store keeps of each kind of data
+	// (see [Budgets]; 0: no bound). They are set on the streams and
+	// buckets each time the store opens: changing them applies to what
+	// is stored already.
+	Budgets Budgets
 }
 
 // Journal is a [game.Journal] in JetStream streams, one a shard. It is
@@ -95,6 +101,10 @@ type Journal struct {
 	marks     marks            // what Last handed out: see Compact
 	consumers chan struct{}    // a slot for each consumer a read may hold: see consume
 
+	// The budgets of the buckets beside the lanes' streams (each shard
+	// has its share of the lanes' budget): see Full.
+	kept, bowlers, leagues budget
+
 	closeOnce sync.Once
 }
 
@@ -111,11 +121,17 @@ func Open(ctx context.Context, conn *natsconn.Conn, cfg Config) (*Journal, error
 	if cfg.Shards < 0 || cfg.Shards > MaxShards {
 		return nil, fmt.Errorf("natsstore: %d shards: want 1 to %d, or 0 for the store's", cfg.Shards, MaxShards)
 	}
+	if b := cfg.Budgets; b.Lanes < 0 || b.Kept < 0 || b.Bowlers < 0 || b.Leagues < 0 {
+		return nil, fmt.Errorf("natsstore: a negative budget (%+v): want a count of bytes, or 0 for no bound", b)
+	}
 	cc := conn.Config()
 	j := &Journal{
 		conn: conn, cfg: cc, opts: cfg, log: cc.Logger,
 		nc: conn.NATS(), js: conn.JetStream(),
 		consumers: make(chan struct{}, maxConsumers),
+		kept:      budget{kind: KindKept, bytes: cfg.Budgets.Kept},
+		bowlers:   budget{kind: KindBowlers, bytes: cfg.Budgets.Bowlers},
+		leagues:   budget{kind: KindLeagues, bytes: cfg.Budgets.Leagues},
 	}
 	if err := j.open(ctx); err != nil {
 		j.Close()
@@ -252,7 +268,7 @@ func (j *Journal) probes() bool { return j.conn.Embedded() && !j.conn.Clustered(
 // It waits at most the configured Timeout for the store to answer.
 func (j *Journal) Append(ctx context.Context, lane string, last uint64, e game.Event) (uint64, error) {
 	pos, err := j.append(ctx, lane, last, e)
-	if err != nil && !errors.Is(err, game.ErrConflict) {
+	if err != nil && !errors.Is(err, game.ErrConflict) && !errors.Is(err, game.ErrStorageFull) {
 		j.probed.Store(nil) // the store may have failed: the next Check asks it
 	}
 	return pos, err
@@ -286,9 +302,12 @@ func (j *Journal) append(ctx context.Context, lane string, last uint64, e game.E
 		seq, duplicate, err := j.publish(ctx, s, subject, data, id, lastText)
 		switch {
 		case err == nil && !duplicate:
+			if s.lanes.full.Load() { // read first: a write of the flag on every append would be shared by every core
+				s.lanes.full.Store(false)
+			}
 			return j.position(s, seq), nil
 		case err != nil && !wrongLast(err):
-			return 0, fmt.Errorf("natsstore: append to lane %q after %d: %s%w", lane, last, j.conn.Explain(), err)
+			return 0, fmt.Errorf("natsstore: append to lane %q after %d: %s%w", lane, last, j.conn.Explain(), s.lanes.note(err))
 		}
 		// The lane did not end at last, or the stream already holds this
 		// id: either another writer got there first, or this very append

@@ -42,7 +42,7 @@ var _ league.Store = (*Leagues)(nil)
 // Leagues creates the bucket of leagues, or brings its settings up to
 // date, and returns the store in it.
 func (j *Journal) Leagues(ctx context.Context) (*Leagues, error) {
-	kv, err := j.keyValue(ctx, jetstream.KeyValueConfig{
+	kv, err := j.keyValue(ctx, &j.leagues, jetstream.KeyValueConfig{
 		Bucket:      LeaguesBucket,
 		Description: "tenpin: leagues, their settings and their records",
 	})

@@ -59,6 +59,7 @@ type shard struct {
 	// mset.pubAck; TestAck checks that it still does): see fastAck.
 	ack    string
 	stream jetstream.Stream
+	lanes  budget // this shard's share of the lanes' budget
 }
 
 // newShard returns shard k, its stream not yet made. The first keeps
@@ -137,6 +138,7 @@ func (j *Journal) makeStreams(ctx context.Context) error {
 	shards := make([]*shard, n)
 	for k := range n {
 		shards[k] = newShard(k)
+		shards[k].lanes = budget{kind: KindLanes, bytes: j.opts.Budgets.Lanes}
 	}
 	if !stored {
 		// The first stream holds the count: made with CreateStream, which
@@ -153,6 +155,7 @@ func (j *Journal) makeStreams(ctx context.Context) error {
 		if s.stream, err = j.js.CreateOrUpdateStream(ctx, j.streamConfig(s, n)); err != nil {
 			return fmt.Errorf("stream %s: %w", s.name, err)
 		}
+		checkFull(&s.lanes, s.stream.CachedInfo())
 	}
 	j.shards = shards
 	return nil
@@ -194,6 +197,10 @@ func (j *Journal) streamConfig(s *shard, n int) jetstream.StreamConfig {
 		// nothing.
 		AllowRollup: true,
 		Duplicates:  max(duplicateWindow, 5*j.cfg.Timeout),
+		// The lanes' budget: past it an append is refused, never an old
+		// event dropped to make room (a lane's log is its truth).
+		MaxBytes: s.lanes.maxBytes(n),
+		Discard:  jetstream.DiscardNew,
 	}
 	if s.index == 0 {
 		cfg.Description = "tenpin: the events of every lane, a subject a lane"

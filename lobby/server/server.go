@@ -52,6 +52,14 @@ type Config struct {
 	// (0: forever), in the same store as the lanes (lobby.Archive).
 	Keep time.Duration
 
+	// Budgets bound in bytes what the store keeps of each kind of data
+	// (see natsstore.Budgets; 0: no bound). With every kind bounded, the
+	// embedded server is given no bound of its own (Store.MaxStore, unless
+	// set): JetStream's default, taken from the disk space free when it
+	// starts, would count nothing already stored, and a restart on a
+	// store that had filled its disk would refuse every write.
+	Budgets natsstore.Budgets
+
 	// Node, if set, makes the server a node of a cluster of that name
 	// (Store must then be shared: Store.Cluster and Store.Routes for
 	// embedded servers routed together, or Store.URL for an external NATS
@@ -61,6 +69,11 @@ type Config struct {
 
 	Logger *slog.Logger // default: discard
 }
+
+// unboundStore is the embedded server's MaxStore when the budgets bound
+// every kind of data: more than any disk, so that JetStream never refuses
+// a write for its own bound, only a kind for its budget.
+const unboundStore = 1 << 60
 
 // Server is one node: its parts, made and run together.
 type Server struct {
@@ -102,7 +115,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		if cc.Logger == nil {
 			cc.Logger = cfg.Logger
 		}
-		sc := natsstore.Config{Shards: cfg.Shards}
+		sc := natsstore.Config{Shards: cfg.Shards, Budgets: cfg.Budgets}
+		if b := cfg.Budgets; cc.MaxStore == 0 && b.Lanes > 0 && b.Kept > 0 && b.Bowlers > 0 && b.Leagues > 0 {
+			cc.MaxStore = unboundStore
+		}
 		if cfg.Node != "" {
 			cc.Node, sc.Shared = cfg.Node, cc.URL != ""
 		}
@@ -117,7 +133,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 		s.Journal = j
-		lc.Lane.Journal, lc.Lane.Durable, lc.Health = j, true, j.Check
+		lc.Lane.Journal, lc.Lane.Durable, lc.Health, lc.Full = j, true, j.Check, j.Full
 		if lc.Archive, err = j.Archive(ctx, cfg.Keep); err != nil {
 			s.Close()
 			return nil, fmt.Errorf("server: %w", err)
