@@ -287,9 +287,9 @@ func (l *Lane) ack(c *Client, ref string) {
 // the invitation.
 func (l *Lane) ackOf(c *Client, ref string) protocol.Ack {
 	a := protocol.Ack{Type: protocol.TypeAck, Ref: ref, Seq: l.view.Load().seq}
-	if l.seats.invited == c {
+	if l.seats.invited == c && l.seats.invitedRef == ref {
 		a.Invite = l.seats.invite
-		l.seats.invited, l.seats.invite = nil, ""
+		l.seats.invited, l.seats.invitedRef, l.seats.invite = nil, "", ""
 	}
 	return a
 }

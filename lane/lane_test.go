@@ -400,3 +400,22 @@ func TestNewInviteIsValid(t *testing.T) {
 		seen[s] = true
 	}
 }
+
+// TestANewInvitationRidesOnItsOwnAck: the invitation a host's new_invite
+// drew goes on that message's ack alone, not on another ack sent to the
+// host first (a roll sent again, acknowledged at once while the
+// new_invite's ack waits for its board).
+func TestANewInvitationRidesOnItsOwnAck(t *testing.T) {
+	l := New("invite", "invite", Config{})
+	c := &Client{l: l, conn: new(memConn)}
+	l.seats.invited, l.seats.invitedRef, l.seats.invite = c, "new", "THEINVITATION"
+	if a := l.ackOf(c, "a roll again"); a.Invite != "" {
+		t.Errorf("another ack carries the invitation: %+v", a)
+	}
+	if a := l.ackOf(c, "new"); a.Invite != "THEINVITATION" {
+		t.Errorf("the new_invite's ack = %+v, want the invitation", a)
+	}
+	if a := l.ackOf(c, "new"); a.Invite != "" {
+		t.Errorf("an ack after the new_invite's carries the invitation again: %+v", a)
+	}
+}

@@ -306,7 +306,7 @@ func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request, k *Se
 		delete(l.seats.offline, e.Player) // a ball bowled ends the absence: the next is a new one
 	}
 	if e.Kind == game.Invited {
-		l.seats.invited, l.seats.invite = c, k.NewInvite
+		l.seats.invited, l.seats.invitedRef, l.seats.invite = c, m.ID, k.NewInvite
 	}
 	var left *Client
 	if e.Kind == game.PlayerLeft || (e.Kind == game.SeatClaimed && e.Token == (game.TokenHash{})) {

@@ -25,11 +25,13 @@ type seating struct {
 	// skippable fires when the player up, offline, may be skipped: the
 	// board then says so (see skipIn).
 	skippable *time.Timer
-	// invited is the host whose new_invite was stored, and invite the
-	// invitation its ack carries (see ackOf): one slot for the lane, not
-	// a field of every client, as one host asks at a time.
-	invited *Client
-	invite  string
+	// invited is the host whose new_invite was stored, invitedRef its id,
+	// and invite the invitation its ack (and no other) carries (see
+	// ackOf): one slot for the lane, not a field of every client, as one
+	// host asks at a time.
+	invited    *Client
+	invitedRef string
+	invite     string
 }
 
 // absence is a seat's time without a connection: since when, and, once
@@ -194,7 +196,7 @@ func (l *Lane) detach(c *Client) {
 	}
 	l.exit(c)
 	if l.seats.invited == c {
-		l.seats.invited, l.seats.invite = nil, "" // gone before its ack
+		l.seats.invited, l.seats.invitedRef, l.seats.invite = nil, "", "" // gone before its ack
 	}
 	if c.seat != "" && l.seats.holders[c.seat] == c {
 		delete(l.seats.holders, c.seat) // the player is shown disconnected but keeps the seat

@@ -73,6 +73,14 @@ func (a *admission) mayKeep(owner string, now time.Time) bool {
 	return ok
 }
 
+// unkept gives owner back the night mayKeep spent, for a night the
+// archive did not take.
+func (a *admission) unkept(owner string) {
+	if a.keptNights != nil && owner != "" {
+		a.keptNights.Refund(owner)
+	}
+}
+
 // connOpened counts a WebSocket connection from the client address addr
 // in, unless the lobby is closing or holds its limit, and returns the
 // function that counts it out.

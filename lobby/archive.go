@@ -72,7 +72,8 @@ func (lb *Lobby) ClosedAt(l Lane) (time.Time, bool) {
 // keep stores the night of l, which is closing, in the archive: the
 // lane's Config.Keep. It runs on the lane's goroutine.
 func (lb *Lobby) keep(ctx context.Context, l *lane.Lane) error {
-	if owner := lb.lanes.owner(l.ID()); !lb.admit.mayKeep(owner, time.Now()) {
+	owner := lb.lanes.owner(l.ID())
+	if !lb.admit.mayKeep(owner, time.Now()) {
 		// Not an error: the lane closes, its night unkept, rather than
 		// stay open to try again.
 		lb.log.Warn("a lane's night not kept: its creator's address has had its nights kept today", "lane", l.ID(), "per_day", lb.cfg.KeptPerAddr)
@@ -97,6 +98,7 @@ func (lb *Lobby) keep(ctx context.Context, l *lane.Lane) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), keepTimeout)
 	defer cancel()
 	if err := lb.cfg.Archive.Keep(ctx, l.ID(), sheet); err != nil {
+		lb.admit.unkept(owner) // a night not kept costs its address nothing
 		if errors.Is(err, game.ErrStorageFull) {
 			// The lane closes unkept (see lane.Config.Keep): its link
 			// says why rather than "no such lane".

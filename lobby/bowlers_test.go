@@ -286,6 +286,32 @@ func TestKeyGuessesOnASocket(t *testing.T) {
 	}
 }
 
+// TestKeyGuessesCannotBeSmuggled: a key tried in a join whose field
+// name is written escaped costs a guess as any, and so does each of
+// several joins sent at once: past the burst, the next is rate_limited.
+func TestKeyGuessesCannotBeSmuggled(t *testing.T) {
+	s := newServer(t, lobby.Config{Lane: lane.Config{Bowlers: memjournal.NewBowlers()}})
+	guesser := s.dial(t, s.createLane(t, "Friday night"))
+	const atOnce = 4
+	var codes []protocol.Code
+	for round := range lobby.KeyGuessBurst / atOnce {
+		for i := range atOnce { // sent at once, each answered after
+			guesser.send(t, fmt.Sprintf(`{"type":"join","name":"Guess","bowler\u005fkey":"guess %d %d","id":"g%d-%d"}`, round, i, round, i))
+		}
+		for i := range atOnce {
+			ref := fmt.Sprintf("g%d-%d", round, i)
+			codes = append(codes, guesser.waitFor(t, "the answer to "+ref, func(m msg) bool { return m.Ref == ref }).Code)
+		}
+	}
+	for i, c := range codes {
+		if c != protocol.CodeUnknownBowler {
+			t.Fatalf("guess %d was answered %s, want unknown_bowler: answers %v", i, c, codes)
+		}
+	}
+	guesser.send(t, `{"type":"join","name":"Guess","bowler_key":"one more","id":"last"}`)
+	guesser.expectError(t, "last", string(protocol.CodeRateLimited))
+}
+
 // TestABowlersDevices: another phone redeems a one-time code for a key of
 // its own, once; "Forget me" revokes that phone's key alone; a share
 // shows the page read-only until revoked; "Delete my history" erases the
@@ -401,6 +427,9 @@ func TestMyExportsAreExports(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer res.Body.Close()
+		if cc := res.Header.Get("Cache-Control"); res.StatusCode == http.StatusOK && cc != "private, no-cache" {
+			t.Errorf("GET %s: Cache-Control %q, want private, no-cache: a bowler's own", path, cc)
+		}
 		body, _ := io.ReadAll(res.Body)
 		return res.StatusCode, res.Header.Get("ETag"), string(body)
 	}

@@ -55,6 +55,16 @@ func TestInvitedQR(t *testing.T) {
 	if got := decodeQRInvited(t, s.srv.URL+"/api/lanes/"+created.ID+"/qr.png", created.Invite); got != want {
 		t.Errorf("the invited QR code reads %q, want %q", got, want)
 	}
+	req, _ := http.NewRequest(http.MethodGet, s.srv.URL+"/api/lanes/"+created.ID+"/qr.png", nil)
+	req.Header.Set(protocol.InviteHeader, created.Invite)
+	if res, err := http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	} else {
+		res.Body.Close()
+		if cc := res.Header.Get("Cache-Control"); cc != "private, no-store" {
+			t.Errorf("the invited QR code's Cache-Control: %q, want private, no-store: no shared cache may keep it", cc)
+		}
+	}
 	for _, bad := range []string{"short", created.Invite + "A", strings.ToLower(created.Invite), "ABCDEFGHIJKLMNOPQRSTUVWXY1"} {
 		req, _ := http.NewRequest(http.MethodGet, s.srv.URL+"/api/lanes/"+created.ID+"/qr.png", nil)
 		req.Header.Set(protocol.InviteHeader, bad)

@@ -277,3 +277,33 @@ func TestAKeptNightSurvivesARestartAndExpires(t *testing.T) {
 
 var _ lobby.Archive = (*natsstore.Archive)(nil)
 var _ lobby.Archive = (*memjournal.Archive)(nil)
+
+// TestAFailedKeepCostsNoNight: a night the archive failed to keep costs
+// its address none of the nights it may have kept a day (Config.
+// KeptPerAddr): with one a day, the night is kept once the archive takes
+// it, however many tries failed before.
+func TestAFailedKeepCostsNoNight(t *testing.T) {
+	a := &flakyArchive{Archive: memjournal.NewArchive(0)}
+	a.failing.Store(true)
+	s := newServer(t, lobby.Config{
+		Archive:     a,
+		KeptPerAddr: 1,
+		Lane:        lane.Config{IdleTimeout: 20 * time.Millisecond, AbandonTimeout: 20 * time.Millisecond},
+	})
+	l := leftAfter(t, s, 3)
+	polltest.Until(t, wait, "the lane to try to keep its night 3 times", func() (any, bool) {
+		n := a.tries.Load()
+		return fmt.Sprint(n, " tries"), n >= 3
+	})
+	a.failing.Store(false)
+	select {
+	case <-l.Done():
+	case <-time.After(wait):
+		t.Fatal("the lane did not close once its night could be kept")
+	}
+	var board protocol.Board
+	getJSON(t, s.srv.URL+"/api/lanes/"+l.ID(), &board)
+	if board.ClosedAt == nil {
+		t.Errorf("the board after the archive took it: %+v; want the kept night", board)
+	}
+}

@@ -53,7 +53,7 @@
 //
 // # Client → server
 //
-//	{"type":"join","name":"Jo","invite":"…"}  take a seat: 1–12 letters of any script (see Names); while seats remain and the game is not over. "invite" is the lane's invitation (POST /api/lanes answers it; the creator's page shares it in the fragment of the lane's link, /lanes/{id}#invite=…): without it, or with another (one the host replaced, another lane's), the join is refused invitation_required and the connection goes on watching. A lane created "open":true, a join with "host_key" and a resume need none. A player who joins after the first ball is seated last and bowls the frames they missed before the others go on. With "host_key" (the lane creator's, from POST /api/lanes) the player is the lane's host while seated. Until the creator joins so (or gives the lane away), the lane waits for them ("creator_away" on the board): nobody hosts it, no game starts, and its last seat is kept for them (lane_full to others). With "remember":true the seat is linked to a new bowler, whose key the welcome carries ("bowler_key"); with "bowler_key" to the bowler whose key it is (see Bowlers)
+//	{"type":"join","name":"Jo","invite":"…"}  take a seat: 1–12 letters of any script (see Names); while seats remain and the game is not over. "invite" is the lane's invitation (POST /api/lanes answers it; the creator's page shares it in the fragment of the lane's link, /lanes/{id}#invite=…): without it, or with another (one the host replaced, another lane's), the join is refused invitation_required and the connection goes on watching (one let in on a lane full of watchers to sit is turned away with spectators_full, as any refused join is then). A lane created "open":true, a join with "host_key" and a resume need none. A player who joins after the first ball is seated last and bowls the frames they missed before the others go on. With "host_key" (the lane creator's, from POST /api/lanes) the player is the lane's host while seated. Until the creator joins so (or gives the lane away), the lane waits for them ("creator_away" on the board): nobody hosts it, no game starts, and its last seat is kept for them (lane_full to others). With "remember":true the seat is linked to a new bowler, whose key the welcome carries ("bowler_key"); with "bowler_key" to the bowler whose key it is (see Bowlers)
 //	{"type":"resume","token":"…"}         take back one's seat after a reconnect, with the token from welcome
 //	{"type":"start"}                      start the game (the host only; the lane needs at least one player)
 //	{"type":"roll","pins":7,"frame":3,"ball":1}   the pins knocked down with the ball up: see Rolls below
@@ -491,7 +491,7 @@
 // listed, on every page. A lane that closed between two pages is still a
 // valid after; an after that names no lane the server knows of is
 // answered 400 bad_request: list again from the first page. A private
-// lane is never listed: its link is the invitation. The list is built at
+// lane is never listed: only its link leads to it (and, to sit, its invitation). The list is built at
 // most once a second, so a lane's players and phase may show a second
 // late (lanes created or closed show at once); in a cluster, a node that
 // does not answer within half a second is left out. The list is gzipped

@@ -478,7 +478,7 @@ type Node struct {
 // CreateLane is the body of POST /api/lanes.
 type CreateLane struct {
 	Name    string `json:"name"`
-	Private bool   `json:"private,omitempty"` // unlisted: the lobby never lists it, its link is the invitation
+	Private bool   `json:"private,omitempty"` // unlisted: the lobby never lists it, only its link leads to it
 	// GiveAway makes a lane for others (a TV's, a league's, a load
 	// test's): it has no host key and waits for nobody, and its first
 	// player seated hosts it. Without it the lane waits for its creator:

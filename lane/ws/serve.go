@@ -7,6 +7,7 @@ import (
 	"errors"
 	"log/slog"
 	"net"
+	"slices"
 	"time"
 
 	"github.com/coder/websocket"
@@ -89,13 +90,14 @@ type serving struct {
 
 	guesses KeyGuesses // nil: joins' bowler keys are not counted
 	addr    string     // what guesses counts against
-	// guessed is the join whose bowler key spent a guess, until its
-	// answer: under the Conn's mu (see Conn.answered).
-	guessed *guessedJoin
+	// guessed are the ids of the joins whose bowler keys spent a guess,
+	// until each is answered: under the Conn's mu (see Conn.answered).
+	guessed []string
 }
 
-// guessedJoin is a join whose bowler key spent a guess: ref is its id.
-type guessedJoin struct{ ref string }
+// maxGuessed bounds the joins with a bowler key a connection may have
+// unanswered at once: a page sends one and waits for its answer.
+const maxGuessed = 4
 
 // wake starts the connection's reader, unless one runs or the connection
 // is not being served (not yet, or no more). The poller calls it when the
@@ -185,23 +187,24 @@ func (c *Conn) finish(s *serving, err error) {
 var bowlerKeyField = []byte(`"bowler_key"`)
 
 // spendGuess spends a guess of the connection's address for data, if it
-// is a join with a bowler key, and returns the refusal if none is left.
-// The guess is given back once the join is answered, unless the answer
+// is a join with a bowler key, and returns the refusal if none is left,
+// or if the connection has maxGuessed such joins unanswered already.
+// Each guess is given back once its join is answered, unless the answer
 // is unknown_bowler (see answered).
 func (c *Conn) spendGuess(s *serving, data []byte) error {
 	m, err := protocol.Decode(data)
 	if err != nil || m.Type != protocol.TypeJoin || m.BowlerKey == "" {
 		return nil // the lane refuses it, or it tries no key
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(s.guessed) >= maxGuessed {
+		return protocol.Errorf(protocol.CodeRateLimited, "%d joins with a bowler key are not answered yet: wait for their answers", len(s.guessed))
+	}
 	if err := s.guesses.Spend(s.addr, time.Now()); err != nil {
 		return err
 	}
-	c.mu.Lock()
-	if s.guessed != nil {
-		s.guesses.Refund(s.addr) // an earlier join, not answered yet: it costs one guess, not two
-	}
-	s.guessed = &guessedJoin{ref: m.ID}
-	c.mu.Unlock()
+	s.guessed = append(s.guessed, m.ID)
 	return nil
 }
 
@@ -209,7 +212,7 @@ func (c *Conn) spendGuess(s *serving, data []byte) error {
 // the join that spent it and is not unknown_bowler. c.mu is held.
 func (c *Conn) answered(msg []byte) {
 	s := c.serving
-	if s == nil || s.guessed == nil {
+	if s == nil || len(s.guessed) == 0 {
 		return
 	}
 	var a struct {
@@ -217,13 +220,17 @@ func (c *Conn) answered(msg []byte) {
 		Ref  string        `json:"ref"`
 		Code protocol.Code `json:"code"`
 	}
-	if json.Unmarshal(msg, &a) != nil || a.Ref != s.guessed.ref || (a.Type != protocol.TypeWelcome && a.Type != protocol.TypeError) {
+	if json.Unmarshal(msg, &a) != nil || (a.Type != protocol.TypeWelcome && a.Type != protocol.TypeError) {
+		return
+	}
+	i := slices.Index(s.guessed, a.Ref)
+	if i < 0 {
 		return
 	}
 	if a.Code != protocol.CodeUnknownBowler {
 		s.guesses.Refund(s.addr)
 	}
-	s.guessed = nil
+	s.guessed = slices.Delete(s.guessed, i, i+1)
 }
 
 // readMessage reads one message and hands it over. over reports the end of
@@ -249,7 +256,9 @@ func readMessage(conn *Conn, s *serving) (over bool, err error) {
 	case typ != websocket.MessageText:
 		data = nil
 		refusal = protocol.Errorf(protocol.CodeBadMessage, "binary frames are not tenpin messages; send JSON text")
-	case s.guesses != nil && bytes.Contains(data, bowlerKeyField):
+	case s.guesses != nil && (bytes.Contains(data, bowlerKeyField) || bytes.IndexByte(data, '\\') >= 0):
+		// A field's name may be written escaped ("bowler\u005fkey"): a
+		// message with an escape is decoded to be sure, as no roll has one.
 		refusal = conn.spendGuess(s, data)
 	}
 	var ok bool

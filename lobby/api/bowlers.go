@@ -242,7 +242,7 @@ func bowlerExport(b bowlerRequest, kind, contentType string) exported {
 	id := sha256.Sum256([]byte(b.rec.ID))
 	h := fnv.New64a()
 	fmt.Fprint(h, b.rec.Stats, b.rec.HighSeries, b.rec.Recent)
-	return exported{key: fmt.Sprintf("bowler-%x", id[:8]), seq: h.Sum64(), kind: kind, contentType: contentType}
+	return exported{key: fmt.Sprintf("bowler-%x", id[:8]), seq: h.Sum64(), kind: kind, contentType: contentType, private: true}
 }
 
 // getMyCSV answers the whole history as a spreadsheet's file, newest

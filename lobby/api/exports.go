@@ -169,6 +169,7 @@ type exported struct {
 	seq         uint64
 	kind        string
 	contentType string
+	private     bool // one client's (a bowler's): no shared cache keeps it
 }
 
 // etag is the export's ETag.
@@ -183,6 +184,9 @@ func (a *API) answerExport(w http.ResponseWriter, r *http.Request, x exported, d
 	h := w.Header()
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", "no-cache") // ask each time: the ETag says whether it changed
+	if x.private {
+		h.Set("Cache-Control", "private, no-cache")
+	}
 	if etagMatch(r.Header.Get("If-None-Match"), etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil

@@ -77,6 +77,11 @@ func (a *API) getQR(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.Header().Set("Content-Type", "image/png")
-	w.Header().Set("Cache-Control", "no-cache")
+	if invite != "" {
+		// It seats whoever scans it: no cache but the asker's keeps it.
+		w.Header().Set("Cache-Control", "private, no-store")
+	} else {
+		w.Header().Set("Cache-Control", "no-cache")
+	}
 	w.Write(data)
 }
