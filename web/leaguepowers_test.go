@@ -35,11 +35,17 @@ func TestLeagueLaneEachTeamItsOwnBalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	laneURL := s.url + "/lanes/" + opened.Matches[0].Lane + "?lang=en"
+	// Each phone opens the lane from its team's invitation.
+	m := opened.Matches[0]
+	laneURL := s.url + "/lanes/" + m.Lane + "?lang=en#invite="
 	open := browser(t)
 	kim, park := open(), open()
 	for name, p := range map[string]context.Context{"Kim": kim, "Park": park} {
-		do(t, p, name+" opens the lane", chromedp.Navigate(laneURL))
+		invite := m.HomeInvite
+		if name == "Park" {
+			invite = m.AwayInvite
+		}
+		do(t, p, name+" opens the lane", chromedp.Navigate(laneURL+invite))
 		join(t, p, name, name)
 	}
 	until(t, kim, "four places, two phones, no host", `document.querySelectorAll("#board tr[data-row=marks]").length === 4 &&

@@ -490,6 +490,8 @@ export default {
     night_incomplete: "The night still has games to score.",
     not_on_roster: "This is a league night's lane: join under your name on a team's roster.",
     not_your_team: "That ball is the other team's: a team enters its own balls, and only the league's secretary anyone's.",
+    storage_full: "The server's store is full for this: nothing changed. Ask whoever runs the server to make room.",
+    too_many_corrections: "That game has been corrected too many times already: nothing changed.",
     creator_away: "The lane waits for its creator: nobody can start it until they join.",
     invalid_pins: "Those pins cannot be: more than are standing, or a pin that is down.",
     bad_token: "Your seat is no longer yours: join again.",
