@@ -231,7 +231,7 @@ func (l *Lane) read(ctx context.Context, c *Client, data []byte, m *protocol.Req
 // join, a resume or a give as its relay hashed them (nil: the lane takes
 // them from m: see localSecrets).
 func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request, k *Secrets) {
-	if k == nil && (m.Type == protocol.TypeJoin || m.Type == protocol.TypeResume || m.Type == protocol.TypeGive || m.Type == protocol.TypeNewInvite) {
+	if k == nil && HasSecrets(m.Type) {
 		k = localSecrets(m)
 	}
 	if _, ok := l.conns.waiting[c]; ok {

@@ -49,6 +49,14 @@ type Secrets struct {
 	NewInvite string
 }
 
+// HasSecrets reports whether a client's message of type t carries a
+// secret, or asks for one to be drawn: a join, a resume, a give and a
+// new_invite. The lane reads their secrets apart ([Secrets]), and a relay
+// forwards them hashed (lane/relay).
+func HasSecrets(t protocol.Type) bool {
+	return t == protocol.TypeJoin || t == protocol.TypeResume || t == protocol.TypeGive || t == protocol.TypeNewInvite
+}
+
 // NewInvite draws a lane's invitation: 26 letters of base32, 130 random
 // bits, as [protocol.ValidInvite] takes them (drawn here, not by
 // rand.Text, whose length may grow).

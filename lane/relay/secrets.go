@@ -60,12 +60,6 @@ var (
 	requestNewInvite = []byte(`{"type":"new_invite",`)
 )
 
-// secretive reports whether a client's message of type t carries a
-// secret, or asks for one: a relay forwards it as a [Request].
-func secretive(t protocol.Type) bool {
-	return t == protocol.TypeJoin || t == protocol.TypeResume || t == protocol.TypeGive || t == protocol.TypeNewInvite
-}
-
 // hashText returns the SHA-256 of a secret in hex, as a Request and a
 // relayed connection's welcome carry it.
 func hashText(secret string) string {
@@ -98,7 +92,7 @@ var errPlainSecret = protocol.Errorf(protocol.CodeBadMessage, "this server's rel
 func Decode(data []byte) (protocol.Request, *lane.Secrets, error) {
 	if !bytes.HasPrefix(data, requestJoin) && !bytes.HasPrefix(data, requestResume) && !bytes.HasPrefix(data, requestGive) && !bytes.HasPrefix(data, requestNewInvite) {
 		m, err := protocol.Decode(data)
-		if err == nil && secretive(m.Type) {
+		if err == nil && lane.HasSecrets(m.Type) {
 			return protocol.Request{ID: m.ID}, nil, errPlainSecret
 		}
 		return m, nil, err

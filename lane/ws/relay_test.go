@@ -59,6 +59,21 @@ func (k *link) cross(msg []byte) {
 	k.mu.Unlock()
 }
 
+// checkNoneCrossed fails t if any secret is in a message that crossed
+// the link.
+func (k *link) checkNoneCrossed(t *testing.T, secrets ...string) {
+	t.Helper()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, msg := range k.crossed {
+		for _, secret := range secrets {
+			if bytes.Contains(msg, []byte(secret)) {
+				t.Errorf("%q crossed between the nodes: %s", secret, msg)
+			}
+		}
+	}
+}
+
 var errLaneGone = errors.New("test link: the lane has stopped")
 
 func (k *link) remote(conn uint64) lane.Session {
@@ -541,15 +556,7 @@ func TestRelayedSecretsStayOnTheirNode(t *testing.T) {
 			t.Errorf("the connection whose seat was resumed was sent %q, want seat_taken_over", got)
 		}
 
-		k.mu.Lock()
-		for _, msg := range k.crossed {
-			for _, secret := range []string{key, token} {
-				if bytes.Contains(msg, []byte(secret)) {
-					t.Errorf("%q crossed between the nodes: %s", secret, msg)
-				}
-			}
-		}
-		k.mu.Unlock()
+		k.checkNoneCrossed(t, key, token)
 
 		conns := k.relay.Conns()
 		k.relay.Deliver(slices.Max(conns), []byte(`{"type":"welcome","ref":"x","seat":0,"name":"AAA","token":"`+strings.Repeat("0", 64)+`"}`), 0, false)
@@ -661,12 +668,6 @@ func TestRelayedBowlerKeysStayOnTheirNode(t *testing.T) {
 		if len(board.Players) != 1 {
 			t.Errorf("the lane seated %d players, want Mina only: one bowler, one seat", len(board.Players))
 		}
-		k.mu.Lock()
-		defer k.mu.Unlock()
-		for _, msg := range k.crossed {
-			if bytes.Contains(msg, []byte(key)) {
-				t.Errorf("the bowler's key crossed between the nodes: %s", msg)
-			}
-		}
+		k.checkNoneCrossed(t, key)
 	})
 }
