@@ -22,6 +22,8 @@ type admission struct {
 	keyGuesses      *AddrLimiter // unknown bowler keys, codes and shares tried
 	leagueCreations *AddrLimiter // league creations
 	keptNights      *AddrLimiter // closed lanes' nights kept, by the address that created the lane; nil: no limit
+	joins           *AddrLimiter // joins on lanes' sockets; nil: no limit
+	newBowlers      *AddrLimiter // joins asking to be remembered; nil: no limit
 
 	served sync.WaitGroup // connections being served, refusals in flight included
 
@@ -45,7 +47,9 @@ func newAdmission(cfg Config) *admission {
 		creations:       NewAddrLimiter(cfg.CreateRate, cfg.CreateBurst),
 		keyGuesses:      NewAddrLimiter(KeyGuessRate, KeyGuessBurst),
 		leagueCreations: NewAddrLimiter(LeagueCreateRate, LeagueCreateBurst),
-		keptNights:      keptLimiter(cfg.KeptPerAddr),
+		keptNights:      dailyLimiter(cfg.KeptPerAddr),
+		joins:           joinLimiter(cfg.JoinsPerAddr),
+		newBowlers:      dailyLimiter(cfg.BowlersPerAddr),
 		byAddr:          make(addrCount),
 		laneConns:       make(addrCount),
 		refusing:        make(addrCount),
@@ -53,9 +57,17 @@ func newAdmission(cfg Config) *admission {
 	}
 }
 
-// keptLimiter returns the limiter of n nights kept a day per address, nil
-// for none.
-func keptLimiter(n int) *AddrLimiter {
+// joinLimiter returns the limiter of n joins at once per address, then
+// JoinRate; nil for none.
+func joinLimiter(n int) *AddrLimiter {
+	if n < 1 {
+		return nil
+	}
+	return NewAddrLimiter(JoinRate, n)
+}
+
+// dailyLimiter returns the limiter of n a day per address, nil for none.
+func dailyLimiter(n int) *AddrLimiter {
 	if n < 1 {
 		return nil
 	}

@@ -96,6 +96,10 @@ const (
 	RefuseSecretaryKeyMissing
 	RefuseKeyGuesses // seconds to wait
 
+	// A lane's socket's joins, per client address.
+	RefuseJoins      // seconds to wait
+	RefuseNewBowlers // bowlers a day, seconds to wait
+
 	// A league night's and a correction's, wrapping the league's and the
 	// rules' sentinels.
 	refuseSubstituteName // the bowler substituted for
@@ -178,6 +182,9 @@ var refusals = [numRefusals]struct {
 	refuseNotSecretary:        {protocol.CodeNotSecretary, "that key is not this league's secretary's", nil},
 	RefuseSecretaryKeyMissing: {protocol.CodeSecretaryRequired, `send the league secretary's key as the header "Authorization: Secretary <key>"`, nil},
 	RefuseKeyGuesses:          {protocol.CodeRateLimited, "this address has tried too many wrong keys; try again in %d s", nil},
+
+	RefuseJoins:      {protocol.CodeRateLimited, "this address has joined lanes too often; try again in %d s", nil},
+	RefuseNewBowlers: {protocol.CodeRateLimited, "this address has asked to be remembered %d times today, its limit: join without \u201cremember me\u201d, or try again in %d s", nil},
 
 	refuseSubstituteName: {protocol.CodeInvalidNight, "the substitute for %q has no name", league.ErrInvalidNight},
 	refuseSubstitutes:    {protocol.CodeInvalidNight, "%q has two substitutes, %q and %q: one place, one bowler", league.ErrInvalidNight},

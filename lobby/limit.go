@@ -9,6 +9,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tenpin/tenpin/lane/ws"
+	"github.com/tenpin/tenpin/protocol"
 )
 
 // Limits per client address. A whole bowling alley reaches the server
@@ -98,6 +101,70 @@ const (
 	// LimitKeyGuesses counts the requests KeyGuessRate refused.
 	LimitKeyGuesses = "bowler_key_guesses"
 )
+
+// The joins on lanes' sockets per client address: each stores a seat in
+// its lane's log, and one asking to be remembered may make a bowler, kept
+// for good. A center's phones behind one address join a few hundred
+// times at opening and a few a minute after; an address joining and
+// leaving as fast as its sockets may (a thousand times a second) would
+// fill the store.
+const (
+	// JoinBurst and JoinRate bound the joins of one address: 300 at once,
+	// then one a second. A join the lane refuses costs nothing.
+	JoinBurst = 300
+	JoinRate  = 1.0 // a second
+
+	// NewBowlersPerAddr bounds the joins asking to be remembered of one
+	// address a day: a large center's new bowlers on a busy day. A join
+	// seated as a guest, or refused, costs nothing.
+	NewBowlersPerAddr = 500
+
+	// LimitJoins and LimitNewBowlers count the joins JoinRate and
+	// NewBowlersPerAddr refused.
+	LimitJoins      = "joins"
+	LimitNewBowlers = "new_bowlers"
+)
+
+// Socket returns the settings of a WebSocket connection from client
+// address addr: the lobby's (Config.Socket), with the limits its joins
+// spend of addr's (see ws.AddrLimit).
+func (lb *Lobby) Socket(addr string) ws.Config {
+	cfg := lb.cfg.Socket
+	cfg.Addr = addr
+	cfg.KeyGuesses = addrLimit{lb, lb.admit.keyGuesses, LimitKeyGuesses, func(wait int) *protocol.Error {
+		return RefuseKeyGuesses.Error(wait)
+	}}
+	if l := lb.admit.joins; l != nil {
+		cfg.Joins = addrLimit{lb, l, LimitJoins, func(wait int) *protocol.Error { return RefuseJoins.Error(wait) }}
+	}
+	if l := lb.admit.newBowlers; l != nil {
+		cfg.NewBowlers = addrLimit{lb, l, LimitNewBowlers, func(wait int) *protocol.Error {
+			return RefuseNewBowlers.Error(lb.cfg.BowlersPerAddr, wait)
+		}}
+	}
+	return cfg
+}
+
+// addrLimit is an AddrLimiter as a lane's socket spends it
+// (ws.AddrLimit): its refusals counted by limit, and told by refuse.
+type addrLimit struct {
+	lb     *Lobby
+	l      *AddrLimiter
+	limit  string
+	refuse func(wait int) *protocol.Error
+}
+
+func (a addrLimit) Spend(addr string, now time.Time) error {
+	ok, wait := a.l.Allow(addr, now)
+	if ok {
+		return nil
+	}
+	e := a.refuse(RetrySecs(wait))
+	a.lb.CountRefusal(e.Code, a.limit)
+	return e
+}
+
+func (a addrLimit) Refund(addr string) { a.l.Refund(addr) }
 
 // AllowGuess spends one of the keys the client address addr may try
 // (KeyGuessRate, KeyGuessBurst) if it has one left; otherwise it says
@@ -324,7 +391,7 @@ func (lb *Lobby) Refused() map[string]int64 { return snapshot(&lb.counters.refus
 // refused since the lobby started, by limit (LimitCreations,
 // LimitConnsPerAddr, LimitLanesPerAddr; each present, if only as 0).
 func (lb *Lobby) RateLimited() map[string]int64 {
-	return snapshot(&lb.counters.limited, LimitCreations, LimitConnsPerAddr, LimitLaneConns, LimitLanesPerAddr, LimitQRCodes, LimitKeyGuesses, LimitExports, LimitLeagueCreations)
+	return snapshot(&lb.counters.limited, LimitCreations, LimitConnsPerAddr, LimitLaneConns, LimitLanesPerAddr, LimitQRCodes, LimitKeyGuesses, LimitExports, LimitLeagueCreations, LimitJoins, LimitNewBowlers)
 }
 
 // rateLimited counts a refusal by the given limit per client address.

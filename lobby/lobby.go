@@ -94,6 +94,12 @@ type Config struct {
 	// address that the archive keeps a day (0: KeptPerAddr; negative: no
 	// limit). Lanes restored after a restart count for nobody.
 	KeptPerAddr int
+	// JoinsPerAddr bounds the joins one client address makes on lanes'
+	// sockets at once, then JoinRate (0: JoinBurst; negative: no
+	// limit); BowlersPerAddr its joins asking to be remembered a day (0:
+	// NewBowlersPerAddr; negative: no limit).
+	JoinsPerAddr   int
+	BowlersPerAddr int
 	// TrustProxy are the addresses of the reverse proxies in front of
 	// the server: a request that comes from one of them is counted by the
 	// last entry of its X-Forwarded-For (see ClientAddr), whose address
@@ -191,6 +197,12 @@ func New(cfg Config) *Lobby {
 	}
 	if cfg.KeptPerAddr == 0 {
 		cfg.KeptPerAddr = KeptPerAddr
+	}
+	if cfg.JoinsPerAddr == 0 {
+		cfg.JoinsPerAddr = JoinBurst
+	}
+	if cfg.BowlersPerAddr == 0 {
+		cfg.BowlersPerAddr = NewBowlersPerAddr
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -432,9 +444,6 @@ func (lb *Lobby) URLs() []string { return lb.cfg.URLs }
 // OriginPatterns returns the other origins whose pages may open
 // WebSockets (Config.OriginPatterns); same-origin is always allowed.
 func (lb *Lobby) OriginPatterns() []string { return lb.cfg.OriginPatterns }
-
-// Socket returns every WebSocket connection's settings (Config.Socket).
-func (lb *Lobby) Socket() ws.Config { return lb.cfg.Socket }
 
 // Len returns the number of open lanes.
 func (lb *Lobby) Len() int { return lb.lanes.len() }

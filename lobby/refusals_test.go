@@ -70,6 +70,8 @@ func TestRefusalTexts(t *testing.T) {
 		refuseNotSecretary:        {nil, protocol.CodeNotSecretary, "that key is not this league's secretary's"},
 		RefuseSecretaryKeyMissing: {nil, protocol.CodeSecretaryRequired, `send the league secretary's key as the header "Authorization: Secretary <key>"`},
 		RefuseKeyGuesses:          {[]any{1}, protocol.CodeRateLimited, "this address has tried too many wrong keys; try again in 1 s"},
+		RefuseJoins:               {[]any{2}, protocol.CodeRateLimited, "this address has joined lanes too often; try again in 2 s"},
+		RefuseNewBowlers:          {[]any{500, 170}, protocol.CodeRateLimited, "this address has asked to be remembered 500 times today, its limit: join without “remember me”, or try again in 170 s"},
 
 		refuseSubstituteName: {[]any{"AAA"}, protocol.CodeInvalidNight, `the substitute for "AAA" has no name`},
 		refuseSubstitutes:    {[]any{"AAA", "BBB", "CCC"}, protocol.CodeInvalidNight, `"AAA" has two substitutes, "BBB" and "CCC": one place, one bowler`},

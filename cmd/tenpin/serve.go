@@ -71,7 +71,8 @@ type serveFlags struct {
 	keep                                    time.Duration // how long a closed lane's night is kept; 0: forever
 	maxLanes, maxConns, maxSpectators       int
 	createBurst, connsPerAddr, lanesPerAddr int
-	keptPerAddr                             int
+	keptPerAddr, joinsPerAddr               int
+	bowlersPerAddr                          int
 	connsPerLaneAddr                        int
 	trustProxy                              []netip.Prefix // the reverse proxies in front
 	origins, hosts                          string
@@ -103,6 +104,8 @@ func parseServe(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.IntVar(&f.connsPerLaneAddr, "conns-per-lane-addr", lobby.ConnsPerLaneAddr, "WebSocket connections one client address may hold on one lane (0: no limit): its players and friends watching, not a crowd of idle sockets; raise it for a crowd behind one address, or a load run")
 	fs.IntVar(&f.lanesPerAddr, "lanes-per-addr", lobby.LanesPerAddr, "lanes created from one client address that may be open at once (0: no limit)")
 	fs.IntVar(&f.keptPerAddr, "kept-per-addr", lobby.KeptPerAddr, "closed lanes' nights kept a day, of lanes created from one client address (0: no limit); a lane past it closes unkept")
+	fs.IntVar(&f.joinsPerAddr, "joins-per-addr", lobby.JoinBurst, "joins of lanes one client address may make at once, then one a second (0: no limit): each is stored; raise it for load runs from one address")
+	fs.IntVar(&f.bowlersPerAddr, "bowlers-per-addr", lobby.NewBowlersPerAddr, "joins asking to be remembered (each may make a bowler, kept for good) one client address may make a day (0: no limit)")
 	trustProxy := fs.String("trust-proxy", "", "comma-separated `addresses` or networks of the reverse proxies in front (10.0.0.0/8,127.0.0.1): a request from one of them is counted by the last address of its X-Forwarded-For (the one the proxy appended), any other by its connection's, whatever it says")
 	fs.StringVar(&f.origins, "origin", "", "comma-separated `patterns` of other origins allowed to open WebSockets (same-origin is always allowed)")
 	fs.StringVar(&f.hosts, "host", "", "comma-separated `names` the server answers to besides localhost, IP addresses and this machine's hostname (*.example.com: every subdomain; '*': any name); other Host headers get 421, a guard against DNS rebinding")
@@ -150,6 +153,10 @@ func parseServe(args []string, stderr io.Writer) (*serveFlags, error) {
 		return nil, fmt.Errorf("serve: -lanes-per-addr %d: want 0 (no limit) or more", f.lanesPerAddr)
 	case f.keptPerAddr < 0:
 		return nil, fmt.Errorf("serve: -kept-per-addr %d: want 0 (no limit) or more", f.keptPerAddr)
+	case f.joinsPerAddr < 0:
+		return nil, fmt.Errorf("serve: -joins-per-addr %d: want 0 (no limit) or more", f.joinsPerAddr)
+	case f.bowlersPerAddr < 0:
+		return nil, fmt.Errorf("serve: -bowlers-per-addr %d: want 0 (no limit) or more", f.bowlersPerAddr)
 	case f.abandon <= 0:
 		return nil, fmt.Errorf("serve: -abandon %v: want a positive duration, such as 1h", f.abandon)
 	case f.awayAfter <= 0:
@@ -257,6 +264,8 @@ func (f *serveFlags) lobbyConfig(maxConns int, logger *slog.Logger) lobby.Config
 		ConnsPerLaneAddr: noLimit(f.connsPerLaneAddr),
 		LanesPerAddr:     noLimit(f.lanesPerAddr),
 		KeptPerAddr:      noLimit(f.keptPerAddr),
+		JoinsPerAddr:     noLimit(f.joinsPerAddr),
+		BowlersPerAddr:   noLimit(f.bowlersPerAddr),
 		TrustProxy:       f.trustProxy,
 	}
 	if f.origins != "" {

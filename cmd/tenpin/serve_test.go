@@ -413,14 +413,18 @@ func TestServeConfig(t *testing.T) {
 	}{
 		{nil, func(c lobby.Config) bool {
 			return c.Lane.AbandonTimeout == lane.AbandonTimeout && c.Lane.IdleTimeout == lane.IdleTimeout && c.Lane.AwayAfter == lane.AwayAfter &&
-				c.ConnsPerAddr == lobby.ConnsPerAddr && c.LanesPerAddr == lobby.LanesPerAddr && c.CreateBurst == lobby.CreateBurst && len(c.TrustProxy) == 0
+				c.ConnsPerAddr == lobby.ConnsPerAddr && c.LanesPerAddr == lobby.LanesPerAddr && c.CreateBurst == lobby.CreateBurst && len(c.TrustProxy) == 0 &&
+				c.JoinsPerAddr == lobby.JoinBurst && c.BowlersPerAddr == lobby.NewBowlersPerAddr
 		}, "the defaults"},
 		{[]string{"-abandon", "20m", "-idle", "2m", "-away-after", "45s"}, func(c lobby.Config) bool {
 			return c.Lane.AbandonTimeout == 20*time.Minute && c.Lane.IdleTimeout == 2*time.Minute && c.Lane.AwayAfter == 45*time.Second
 		}, "AbandonTimeout 20m, IdleTimeout 2m, AwayAfter 45s"},
-		{[]string{"-conns-per-addr", "0", "-lanes-per-addr", "0", "-conns-per-lane-addr", "0"}, func(c lobby.Config) bool {
-			return c.ConnsPerAddr < 0 && c.LanesPerAddr < 0 && c.ConnsPerLaneAddr < 0
+		{[]string{"-conns-per-addr", "0", "-lanes-per-addr", "0", "-conns-per-lane-addr", "0", "-joins-per-addr", "0", "-bowlers-per-addr", "0"}, func(c lobby.Config) bool {
+			return c.ConnsPerAddr < 0 && c.LanesPerAddr < 0 && c.ConnsPerLaneAddr < 0 && c.JoinsPerAddr < 0 && c.BowlersPerAddr < 0
 		}, "no limits per address (negative)"},
+		{[]string{"-joins-per-addr", "40", "-bowlers-per-addr", "3"}, func(c lobby.Config) bool {
+			return c.JoinsPerAddr == 40 && c.BowlersPerAddr == 3
+		}, "40 joins at once and 3 remembered a day per address"},
 		{[]string{"-conns-per-addr", "5000", "-lanes-per-addr", "7", "-conns-per-lane-addr", "9", "-trust-proxy", "10.0.0.0/8, 127.0.0.1"}, func(c lobby.Config) bool {
 			return c.ConnsPerAddr == 5000 && c.LanesPerAddr == 7 && c.ConnsPerLaneAddr == 9 &&
 				slices.Equal(c.TrustProxy, []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("127.0.0.1/32")})

@@ -73,11 +73,18 @@ type Config struct {
 	MessageRate  float64       // messages per second per connection; default MessagesPerSecond
 	MessageBurst int           // default MessageBurst
 
-	// KeyGuesses, if not nil, bounds the bowler keys a client address may
-	// try on joins, as the HTTP API bounds them (see [KeyGuesses]); Addr
-	// is the connection's client address it counts against, set for each
-	// connection.
-	KeyGuesses KeyGuesses
+	// The limits per client address a lane's socket spends on joins, as
+	// the HTTP API spends its own (see [AddrLimit]); each is nil for none.
+	// Addr is the connection's client address they count against, set
+	// for each connection.
+	//
+	// Joins bounds the joins an address makes: each stores a seat in its
+	// lane's log. KeyGuesses bounds the bowler keys it tries, and
+	// NewBowlers the joins it asks to be remembered (each may make a
+	// bowler).
+	Joins      AddrLimit
+	KeyGuesses AddrLimit
+	NewBowlers AddrLimit
 	Addr       string
 
 	// Poller, if not nil, serves the connections at rest and runs their
@@ -88,18 +95,23 @@ type Config struct {
 	Poller *Poller
 }
 
-// KeyGuesses is a bound on the keys a client address may try. A join
-// with a bowler key spends one of its address's guesses before the lane
-// looks the key up (a store read, on the lane's goroutine), and is
-// refused with Spend's error when none is left; the guess is given back
-// (Refund) unless the lane refused the key as unknown. So a phone that
-// joins with its own key costs nothing, and an address guessing keys is
-// held to the same rate on a lane's socket as on the HTTP API.
-type KeyGuesses interface {
-	// Spend spends one of addr's guesses, or returns the refusal (a
+// AddrLimit is a bound on what a client address may do: a count of
+// tokens it spends. A join spends its address's tokens before the lane
+// reads it, and is refused with Spend's error when one is missing; each
+// is given back (Refund) once the join is answered if it cost nothing in
+// the end:
+//
+//   - Joins: a join the lane refused (it stored nothing);
+//   - KeyGuesses: a join with a bowler key the lane knew (a phone joining
+//     with its own key costs nothing; an address guessing keys is held
+//     to the same rate on a lane's socket as on the HTTP API);
+//   - NewBowlers: a join asking to be remembered whose welcome carries
+//     no new bowler key (refused, or seated as a guest).
+type AddrLimit interface {
+	// Spend spends one of addr's tokens, or returns the refusal (a
 	// *protocol.Error, rate_limited) if it has none left.
 	Spend(addr string, now time.Time) error
-	// Refund gives back a guess Spend spent.
+	// Refund gives back a token Spend spent.
 	Refund(addr string)
 }
 

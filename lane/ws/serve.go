@@ -68,7 +68,7 @@ func Start(ctx context.Context, conn *Conn, to lane.Endpoint, cfg Config, done f
 			conn.mu.Unlock()
 		}
 	}
-	s := &serving{ctx: ctx, session: session, log: log, rate: cfg.MessageRate, done: done, guesses: cfg.KeyGuesses, addr: cfg.Addr}
+	s := &serving{ctx: ctx, session: session, log: log, rate: cfg.MessageRate, done: done, limits: joinLimits{cfg.Joins, cfg.KeyGuesses, cfg.NewBowlers}, addr: cfg.Addr}
 	if ctx.Done() != nil { // the lobby's never ends: it spares a connection the callback's state
 		s.stop = context.AfterFunc(ctx, func() { conn.fail(context.Cause(ctx)) })
 	}
@@ -88,16 +88,28 @@ type serving struct {
 	done    func(error)
 	stop    func() bool // of the context.AfterFunc ending the connection with ctx; nil if ctx never ends
 
-	guesses KeyGuesses // nil: joins' bowler keys are not counted
-	addr    string     // what guesses counts against
-	// guessed are the ids of the joins whose bowler keys spent a guess,
-	// until each is answered: under the Conn's mu (see Conn.answered).
-	guessed []string
+	limits joinLimits // what a join spends of its address's limits
+	addr   string     // what limits count against
+	// joining are the joins that spent an address's tokens, until each
+	// is answered: under the Conn's mu (see Conn.answered).
+	joining []joining
 }
 
-// maxGuessed bounds the joins with a bowler key a connection may have
-// unanswered at once: a page sends one and waits for its answer.
-const maxGuessed = 4
+// joinLimits are the limits per address a join spends (see
+// Config.Joins).
+type joinLimits struct{ joins, guesses, bowlers AddrLimit }
+
+func (l joinLimits) none() bool { return l.joins == nil && l.guesses == nil && l.bowlers == nil }
+
+// joining is a join waiting for its answer, and the limits it spent.
+type joining struct {
+	ref                    string
+	join, guess, newBowler bool
+}
+
+// maxJoining bounds the joins a connection may have unanswered at once:
+// a page sends one and waits for its answer.
+const maxJoining = 4
 
 // wake starts the connection's reader, unless one runs or the connection
 // is not being served (not yet, or no more). The poller calls it when the
@@ -183,54 +195,96 @@ func (c *Conn) finish(s *serving, err error) {
 	s.done(err)
 }
 
-// bowlerKeyField is in every message that may be a join with a bowler key.
-var bowlerKeyField = []byte(`"bowler_key"`)
+// joinType is in every join but one whose type is written escaped; the
+// reader decodes those too (a roll has no escape).
+var joinType = []byte(`"join"`)
 
-// spendGuess spends a guess of the connection's address for data, if it
-// is a join with a bowler key, and returns the refusal if none is left,
-// or if the connection has maxGuessed such joins unanswered already.
-// Each guess is given back once its join is answered, unless the answer
-// is unknown_bowler (see answered).
-func (c *Conn) spendGuess(s *serving, data []byte) error {
+// spendJoin spends what data, if it is a join, costs its connection's
+// address: a join, a guess if it tries a bowler key, a new bowler if it
+// asks to be remembered. It returns the refusal if one is missing, giving
+// back what it spent, or if the connection has maxJoining joins
+// unanswered already. What a join spent is given back once it is
+// answered, if it cost nothing in the end (see AddrLimit and answered).
+func (c *Conn) spendJoin(s *serving, data []byte) error {
 	m, err := protocol.Decode(data)
-	if err != nil || m.Type != protocol.TypeJoin || m.BowlerKey == "" {
-		return nil // the lane refuses it, or it tries no key
+	if err != nil || m.Type != protocol.TypeJoin {
+		return nil // the lane refuses it, or it is no join
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(s.guessed) >= maxGuessed {
-		return protocol.Errorf(protocol.CodeRateLimited, "%d joins with a bowler key are not answered yet: wait for their answers", len(s.guessed))
+	if len(s.joining) >= maxJoining {
+		return protocol.Errorf(protocol.CodeRateLimited, "%d joins are not answered yet: wait for their answers", len(s.joining))
 	}
-	if err := s.guesses.Spend(s.addr, time.Now()); err != nil {
-		return err
+	j := joining{ref: m.ID}
+	now := time.Now()
+	for _, spend := range []struct {
+		lim   AddrLimit
+		asks  bool
+		spent *bool
+	}{
+		{s.limits.joins, true, &j.join},
+		{s.limits.guesses, m.BowlerKey != "", &j.guess},
+		{s.limits.bowlers, m.Remember && m.BowlerKey == "", &j.newBowler},
+	} {
+		if spend.lim == nil || !spend.asks {
+			continue
+		}
+		if err := spend.lim.Spend(s.addr, now); err != nil {
+			s.refund(j)
+			return err
+		}
+		*spend.spent = true
 	}
-	s.guessed = append(s.guessed, m.ID)
+	if j.join || j.guess || j.newBowler {
+		s.joining = append(s.joining, j)
+	}
 	return nil
 }
 
-// answered gives a guess back once msg, a reply to the client, answers
-// the join that spent it and is not unknown_bowler. c.mu is held.
+// refund gives back what j spent.
+func (s *serving) refund(j joining) {
+	if j.join {
+		s.limits.joins.Refund(s.addr)
+	}
+	if j.guess {
+		s.limits.guesses.Refund(s.addr)
+	}
+	if j.newBowler {
+		s.limits.bowlers.Refund(s.addr)
+	}
+}
+
+// answered gives back, once msg, a reply to the client, answers a join
+// that spent its address's tokens, those the join did not cost in the
+// end: a refused join stored nothing, a join whose key was known guessed
+// nothing, and one whose welcome carries no new bowler key made none.
+// c.mu is held.
 func (c *Conn) answered(msg []byte) {
 	s := c.serving
-	if s == nil || len(s.guessed) == 0 {
+	if s == nil || len(s.joining) == 0 {
 		return
 	}
 	var a struct {
-		Type protocol.Type `json:"type"`
-		Ref  string        `json:"ref"`
-		Code protocol.Code `json:"code"`
+		Type      protocol.Type `json:"type"`
+		Ref       string        `json:"ref"`
+		Code      protocol.Code `json:"code"`
+		BowlerKey string        `json:"bowler_key"`
 	}
 	if json.Unmarshal(msg, &a) != nil || (a.Type != protocol.TypeWelcome && a.Type != protocol.TypeError) {
 		return
 	}
-	i := slices.Index(s.guessed, a.Ref)
+	i := slices.IndexFunc(s.joining, func(j joining) bool { return j.ref == a.Ref })
 	if i < 0 {
 		return
 	}
-	if a.Code != protocol.CodeUnknownBowler {
-		s.guesses.Refund(s.addr)
-	}
-	s.guessed = slices.Delete(s.guessed, i, i+1)
+	j := s.joining[i]
+	s.joining = slices.Delete(s.joining, i, i+1)
+	refused := a.Type == protocol.TypeError
+	s.refund(joining{
+		join:      j.join && refused,
+		guess:     j.guess && a.Code != protocol.CodeUnknownBowler,
+		newBowler: j.newBowler && (refused || a.BowlerKey == ""),
+	})
 }
 
 // readMessage reads one message and hands it over. over reports the end of
@@ -256,10 +310,10 @@ func readMessage(conn *Conn, s *serving) (over bool, err error) {
 	case typ != websocket.MessageText:
 		data = nil
 		refusal = protocol.Errorf(protocol.CodeBadMessage, "binary frames are not tenpin messages; send JSON text")
-	case s.guesses != nil && (bytes.Contains(data, bowlerKeyField) || bytes.IndexByte(data, '\\') >= 0):
-		// A field's name may be written escaped ("bowler\u005fkey"): a
-		// message with an escape is decoded to be sure, as no roll has one.
-		refusal = conn.spendGuess(s, data)
+	case !s.limits.none() && (bytes.Contains(data, joinType) || bytes.IndexByte(data, '\\') >= 0):
+		// A type may be written escaped ("jo\u0069n"): a message with an
+		// escape is decoded to be sure, as no roll has one.
+		refusal = conn.spendJoin(s, data)
 	}
 	var ok bool
 	if refusal != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/coder/websocket"
 
@@ -45,29 +44,11 @@ func (a *API) serveWS(w http.ResponseWriter, r *http.Request) {
 	// them (half a KiB a connection), for values nothing reads.
 	ctx, remote := context.Background(), r.RemoteAddr
 	a.log.Debug("connection opened", "lane", id, "remote", remote)
-	cfg := a.lb.Socket()
-	cfg.KeyGuesses, cfg.Addr = keyGuesses{a}, addr
-	ws.Start(ctx, conn, to, cfg, func(err error) {
+	ws.Start(ctx, conn, to, a.lb.Socket(addr), func(err error) {
 		release()
 		a.log.Debug("connection closed", "lane", id, "remote", remote, "status", websocket.CloseStatus(err))
 	})
 }
-
-// keyGuesses holds the bowler keys a lane's socket tries to the rate the
-// HTTP API holds keys to (lobby.KeyGuessRate, shared with it).
-type keyGuesses struct{ a *API }
-
-func (g keyGuesses) Spend(addr string, now time.Time) error {
-	ok, wait := g.a.lb.AllowGuess(addr, now)
-	if ok {
-		return nil
-	}
-	e := lobby.RefuseKeyGuesses.Error(lobby.RetrySecs(wait))
-	g.a.lb.CountRefusal(e.Code, lobby.LimitKeyGuesses)
-	return e
-}
-
-func (g keyGuesses) Refund(addr string) { g.a.lb.RefundGuess(addr) }
 
 // refuseWS answers a WebSocket request the lobby did not admit, with
 // err, Admit's error, and release, the function Admit returned with it.

@@ -127,6 +127,7 @@ func Nodes(spawn func(args []string) *exec.Cmd, dir, natsURLs string) ([]*Proces
 		// open and their players seated however long the run lasts.
 		"-idle", "24h", "-away-after", "24h",
 		"-create-burst", "10000", "-lanes-per-addr", "0", "-conns-per-addr", "0", "-conns-per-lane-addr", "0",
+		"-joins-per-addr", "0", "-bowlers-per-addr", "0",
 		"-replicas", "3", // every event on the three servers: one of them down or paused loses none
 	}
 	var nodes []*Process
