@@ -15,9 +15,12 @@ import (
 )
 
 // A seat may be linked to a bowler (lane/bowler): a join with a bowler's
-// key, or with "remember" (which makes a new bowler, whose key the
-// welcome carries), stores the bowler's id in its SeatTaken event, so the
-// link outlives restarts and moves. A game goes into its linked players'
+// key, or with "remember" (a new bowler, whose key the welcome carries),
+// stores the bowler's id in its SeatTaken event, so the link outlives
+// restarts and moves. A new bowler is made at the seat's first ball, not
+// at the join (see makeBowler): the event carries their key's hash
+// meanwhile, and a join that leaves before a ball costs the store
+// nothing. A game goes into its linked players'
 // histories the moment it is over, and again after each correction of it
 // (which the lane takes until the next game is set up): each version
 // replaces the one before, and the game counts once (bowler.Record.Add
@@ -47,7 +50,10 @@ type bowlers struct {
 	// for what the records loaded then count already.
 	again  bool
 	loaded map[string]*bowler.Record
-	rec    recorder // shared with its goroutine, under its own lock
+	// made are the new bowlers offered to the recorder to be made (see
+	// makeBowler), by id.
+	made map[string]bool
+	rec  recorder // shared with its goroutine, under its own lock
 }
 
 // bowlerLine is a bowler as the lane last learnt them: games and pins for
@@ -90,27 +96,26 @@ func (l *Lane) linkBowler(ctx context.Context, e *game.Event, k *Secrets) (linke
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.cfg.AppendTimeout)
 	defer cancel()
-	var r *bowler.Record
-	var err error
-	welcome := ""
-	if !k.BowlerKey.IsZero() {
-		r, err = l.cfg.Bowlers.Find(ctx, k.BowlerKey)
-	} else {
-		r, err = l.cfg.Bowlers.Create(ctx, k.NewBowler, string(e.Player), time.Now())
-		welcome = k.NewBowlerWelcome
+	if k.BowlerKey.IsZero() {
+		// A new bowler: made at the seat's first ball (see makeBowler),
+		// so that a join costs the store no bowler; the seat carries
+		// the id drawn for them and their key's hash meanwhile.
+		if err := l.cfg.Bowlers.Room(ctx); err != nil {
+			// The bowlers' budget is full: the player bowls as a guest,
+			// and is told why nothing will be remembered.
+			pe, _ := ErrorFor(err)
+			return linked{guest: pe}, nil
+		}
+		e.Bowler, e.NewBowler = string(bowler.NewID()), game.TokenHash(k.NewBowler)
+		return linked{key: k.NewBowlerWelcome}, nil
 	}
+	r, err := l.cfg.Bowlers.Find(ctx, k.BowlerKey)
 	switch {
 	case errors.Is(err, bowler.ErrUnknown):
 		return linked{}, errUnknownBowler
-	case errors.Is(err, game.ErrStorageFull):
-		// The bowlers' budget is full: the player bowls as a guest, and
-		// is told why nothing will be remembered.
-		pe, _ := ErrorFor(err)
-		return linked{guest: pe}, nil
 	case err != nil:
 		// The bowlers' store does not answer: bowling matters more than
-		// remembering it, so the player joins as a guest (the welcome
-		// carries no new key).
+		// remembering it, so the player joins as a guest.
 		l.log.Warn("bowlers not reached: a guest's seat", "err", err)
 		return linked{}, nil
 	}
@@ -121,7 +126,37 @@ func (l *Lane) linkBowler(ctx context.Context, e *game.Event, k *Secrets) (linke
 	}
 	e.Bowler = string(r.ID)
 	l.bw.learn(r)
-	return linked{key: welcome}, nil
+	return linked{}, nil
+}
+
+// makeBowler makes the bowler the seat of name asked to be remembered
+// as, once its player has bowled a ball: off the lane goroutine, by the
+// lane's recorder, ahead of any game of theirs it records. A bowler is
+// offered once in the lane's life here; Create is idempotent, and a lane
+// restored offers again those of the players who bowled (see
+// offerAgain).
+func (l *Lane) makeBowler(name bowling.Name) {
+	if l.cfg.Bowlers == nil {
+		return
+	}
+	id, _ := l.state.Bowler(name)
+	key, ok := l.state.NewBowler(name)
+	if !ok || l.bw.made[id] {
+		return
+	}
+	if l.bw.made == nil {
+		l.bw.made = make(map[string]bool)
+	}
+	l.bw.made[id] = true
+	l.offer(recording{make: &newBowler{id: bowler.ID(id), key: bowler.KeyHash(key), name: name, at: time.Now()}})
+}
+
+// newBowler is a bowler to make: see makeBowler.
+type newBowler struct {
+	id   bowler.ID
+	key  bowler.KeyHash
+	name bowling.Name
+	at   time.Time
 }
 
 // learn keeps what the board shows of bowler r.
@@ -165,6 +200,9 @@ func (l *Lane) loadBowlers(ctx context.Context) {
 			continue
 		}
 		r, err := l.cfg.Bowlers.Get(ctx, bowler.ID(id))
+		if _, pending := l.state.NewBowler(p.Name); pending && errors.Is(err, bowler.ErrUnknown) {
+			continue // to be made at the player's first ball
+		}
 		if err != nil {
 			l.log.Warn("a linked bowler not read", "player", p.Name, "err", err)
 			continue
@@ -249,10 +287,12 @@ func lastSeries(series []game.Result, p bowling.Player) (int, bool) {
 // and how many corrections it had.
 type gameRef struct{ number, fix int }
 
-// recording is one version of a game to record: each linked player's.
+// recording is one version of a game to record, each linked player's,
+// or a bowler to make (make).
 type recording struct {
 	ref   gameRef
 	games []bowlerGame
+	make  *newBowler
 }
 
 type bowlerGame struct {
@@ -331,6 +371,18 @@ func (l *Lane) offerAgain() {
 	}
 	now := time.Now()
 	series := l.state.Series()
+	// The bowlers of the remembered players who bowled, first: the last
+	// server may not have made them (makeBowler).
+	for _, res := range series {
+		for _, p := range res.Players {
+			l.makeBowler(p.Name)
+		}
+	}
+	for _, p := range l.state.Match().Players() {
+		if len(p.Game.Balls()) > 0 {
+			l.makeBowler(p.Name)
+		}
+	}
 	for i := max(len(series)-offerAgainGames, 0); i < len(series); i++ {
 		res := series[i]
 		r := recording{ref: gameRef{l.state.GameNumber() - (len(series) - i), len(res.Corrections)}}
@@ -372,13 +424,14 @@ func (rec *recorder) busy() bool {
 
 // offer hands r to the lane's recorder, off the lane goroutine.
 func (l *Lane) offer(r recording) {
-	if len(r.games) == 0 {
+	if len(r.games) == 0 && r.make == nil {
 		return
 	}
 	rec := &l.bw.rec
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
-	if n := len(rec.waiting); n > 0 && rec.waiting[n-1].ref.number == r.ref.number && rec.waiting[n-1].ref.fix <= r.ref.fix {
+	if n := len(rec.waiting); n > 0 && r.make == nil && rec.waiting[n-1].make == nil &&
+		rec.waiting[n-1].ref.number == r.ref.number && rec.waiting[n-1].ref.fix <= r.ref.fix {
 		rec.waiting[n-1] = r // a later version of a game not yet tried
 	} else {
 		rec.waiting = append(rec.waiting, r)
@@ -412,6 +465,20 @@ func (l *Lane) recordWaiting() {
 		rec.mu.Unlock()
 
 		out := &recorded{lines: make(map[string]bowlerLine)}
+		if b := r.make; b != nil && !abandoned {
+			rd, err := l.makeOne(*b)
+			switch {
+			case err == nil:
+				out.lines[string(b.id)] = lineOf(rd)
+			case errors.Is(err, bowler.ErrUnknown), errors.Is(err, bowler.ErrExists), errors.Is(err, game.ErrStorageFull):
+				// Deleted meanwhile, or no room: the seat's games are
+				// a guest's (their adds find no bowler).
+				l.log.Warn("a remembered player's bowler was not made", "player", b.name, "err", err)
+			default:
+				abandoned = true
+				l.log.Error("a remembered player's bowler was not made before the lane stopped: its next server makes it", "player", b.name, "err", err)
+			}
+		}
 		for _, t := range r.games {
 			var rd *bowler.Record
 			err := errors.New("not tried: the store did not answer the game before it")
@@ -474,6 +541,32 @@ func (l *Lane) recordOne(t bowlerGame) (*bowler.Record, error) {
 		l.log.Info("a bowler's game was recorded after all", "game", t.g.Game, "tries", tries)
 	}
 	return rd, nil
+}
+
+// makeOne makes bowler b, trying again until the store takes it or the
+// lane stops, as recordOne records a game. A bowler deleted (Create's
+// ErrUnknown), an id taken by another key (ErrExists) and a full budget
+// are not tried again.
+func (l *Lane) makeOne(b newBowler) (*bowler.Record, error) {
+	var rd *bowler.Record
+	var final error
+	tries := 0
+	err := retryUntil(l.stopped, l.cfg.AppendTimeout, func(ctx context.Context) (err error) {
+		tries++
+		rd, err = l.cfg.Bowlers.Create(ctx, b.id, b.key, string(b.name), b.at)
+		if errors.Is(err, bowler.ErrUnknown) || errors.Is(err, bowler.ErrExists) || errors.Is(err, game.ErrStorageFull) {
+			final = err
+			return nil
+		}
+		if err != nil && tries == 1 {
+			l.log.Warn("a remembered player's bowler was not made: trying again until it is", "player", b.name, "err", err)
+		}
+		return err
+	})
+	if final != nil {
+		return nil, final
+	}
+	return rd, err
 }
 
 // retryUntil calls try, each time within timeout, until it succeeds,

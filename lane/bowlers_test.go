@@ -23,6 +23,8 @@ type downBowlers struct {
 	fails atomic.Int32
 	down  atomic.Bool
 	tries atomic.Int32
+	// unmade: Create fails too while down.
+	unmade atomic.Bool
 
 	mu    sync.Mutex
 	tried map[int]int // guarded by mu: the tries of each game, by its number
@@ -40,6 +42,14 @@ func (d *downBowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (*bo
 		return nil, bowler.News{}, errors.New("the store does not answer")
 	}
 	return d.Bowlers.Add(ctx, id, g)
+}
+
+// Create fails while the store is down, if unmade is set.
+func (d *downBowlers) Create(ctx context.Context, id bowler.ID, key bowler.KeyHash, name string, at time.Time) (*bowler.Record, error) {
+	if d.down.Load() && d.unmade.Load() {
+		return nil, errors.New("the store does not answer")
+	}
+	return d.Bowlers.Create(ctx, id, key, name, at)
 }
 
 // bowlNines has a remembered bowler, Mina, join l and bowl a game of 9s
@@ -63,11 +73,12 @@ func bowlNines(t *testing.T, l *Lane) (*Client, bowler.ID) {
 	return c, bowler.ID(id)
 }
 
-// history returns bowler id's games' scores, newest first.
+// history returns bowler id's games' scores, newest first: none for a
+// bowler not made yet.
 func history(t *testing.T, s bowler.Service, id bowler.ID) []int {
 	t.Helper()
 	games, err := s.Games(context.Background(), id, 0, 100)
-	if err != nil {
+	if err != nil && !errors.Is(err, bowler.ErrUnknown) {
 		t.Fatal(err)
 	}
 	var scores []int
@@ -75,6 +86,39 @@ func history(t *testing.T, s bowler.Service, id bowler.ID) []int {
 		scores = append(scores, g.Score)
 	}
 	return scores
+}
+
+// TestABowlerIsMadeAtTheirFirstBall: a join asking to be remembered
+// makes no bowler, nor does leaving; the seat's first ball makes it,
+// with the key the welcome gave, and the game goes into its history.
+// Before, every such join made a bowler, kept for good: joining and
+// leaving filled the store.
+func TestABowlerIsMadeAtTheirFirstBall(t *testing.T) {
+	store := memjournal.NewBowlers()
+	l := openLane(t, "r1", Config{Journal: memjournal.New(), Bowlers: store})
+	c := attach(l)
+	l.send(c, `{"type":"join","name":"Kim","remember":true}`)
+	kim, ok := l.state.Bowler("Kim")
+	if !ok {
+		t.Fatal("a remembered join's seat is linked to no bowler")
+	}
+	l.send(c, `{"type":"leave"}`)
+	l.bw.wg.Wait()
+	if _, err := store.Get(context.Background(), bowler.ID(kim)); !errors.Is(err, bowler.ErrUnknown) {
+		t.Errorf("the bowler of a remembered join that left without a ball: %v, want never made (ErrUnknown)", err)
+	}
+
+	c, id := bowlNines(t, l)
+	_ = c
+	l.bw.wg.Wait()
+	key, _ := l.state.NewBowler("Mina")
+	r, err := store.Find(context.Background(), bowler.KeyHash(key))
+	if err != nil || r.ID != id || r.Name != "Mina" {
+		t.Fatalf("the bowler of Mina's key after her game = %+v, %v; want bowler %s, Mina", r, err, id)
+	}
+	if got := history(t, store, id); !slices.Equal(got, []int{90}) {
+		t.Errorf("Mina's history = %v, want [90]", got)
+	}
 }
 
 // TestAGameIsRecordedTheMomentItIsOver: a game goes into its bowler's
@@ -130,8 +174,9 @@ func TestRecordingTriesUntilStored(t *testing.T) {
 
 // TestARestoredLaneOffersItsGamesAgain: a lane whose node stopped while
 // its bowlers' store was down, three games over (two in its series, the
-// last still in play), is restored: the restored lane records all three,
-// and restored again, counts none twice — nor asks the store to, as the
+// last still in play), is restored: the restored lane makes the bowler
+// (the store was down at the first ball too) and records all three, and
+// restored again, counts none twice — nor asks the store to, as the
 // record it loads counts them. Before, a restored lane offered nothing
 // again; with only the series' last game and the game in play, game 1
 // was missing.
@@ -139,6 +184,7 @@ func TestARestoredLaneOffersItsGamesAgain(t *testing.T) {
 	journal := memjournal.New()
 	store := &downBowlers{Bowlers: memjournal.NewBowlers()}
 	store.down.Store(true)
+	store.unmade.Store(true)
 	l := openLane(t, "r1", Config{Journal: journal, Bowlers: store})
 	c, id := bowlNines(t, l)
 	for _, pins := range []int{10, 5} {

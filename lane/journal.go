@@ -41,6 +41,9 @@ func (l *Lane) record(ctx context.Context, e game.Event) error {
 	}
 	l.state.Apply(e)
 	l.cfg.Metrics.Changes.Add(1)
+	if e.Kind == game.Rolled {
+		l.makeBowler(e.Player) // a remembered player's first ball makes their bowler
+	}
 	switch {
 	case was != game.Finished && l.state.Phase() == game.Finished:
 		l.gameEnded()

@@ -242,13 +242,15 @@ func TestKeyGuessesOnASocket(t *testing.T) {
 	s := newServer(t, lobby.Config{Lane: lane.Config{Bowlers: memjournal.NewBowlers()}})
 	id := s.createLane(t, "Friday night")
 
-	// A bowler whose phone comes back, lane after lane, with its key.
-	first := s.dial(t, id)
+	// A bowler whose phone comes back, lane after lane, with its key,
+	// made by their first ball on another lane.
+	first := s.dial(t, s.createLane(t, "Thursday night"))
 	first.send(t, map[string]any{"type": "join", "name": "Mina", "remember": true, "id": "j"})
 	key := first.expectAck(t, "j").BowlerKey
 	if key == "" {
 		t.Fatal("the welcome of a join to be remembered carries no key")
 	}
+	firstBall(t, s, first, key)
 	first.send(t, map[string]any{"type": "leave", "id": "l"})
 	first.expectAck(t, "l")
 	for i := range lobby.KeyGuessBurst + 5 {
@@ -569,6 +571,21 @@ func bowlNines(t *testing.T, c *client) string {
 	return key
 }
 
+// firstBall has c, seated and remembered as the bowler of key, start the
+// game and bowl a ball, which makes the bowler, and waits until the API
+// knows the key.
+func firstBall(t *testing.T, s *testServer, c *client, key string) {
+	t.Helper()
+	c.send(t, map[string]any{"type": "start", "id": "first-start"})
+	c.expectAck(t, "first-start")
+	c.send(t, map[string]any{"type": "roll", "pins": 9, "frame": 1, "ball": 1, "id": "first-ball"})
+	c.expectAck(t, "first-ball")
+	polltest.Until(t, 10*time.Second, "the bowler made at the first ball", func() (any, bool) {
+		status, body := askAPI(t, "GET", s.srv.URL+"/api/bowlers/me", key, nil)
+		return string(body), status == http.StatusOK
+	})
+}
+
 // makeFinal has c, the host, set up the next game, which makes the last
 // final, and waits for the board that shows it recorded (an average).
 func makeFinal(t *testing.T, c *client) {
@@ -585,6 +602,7 @@ func TestCodesPerBowler(t *testing.T) {
 	c := s.dial(t, s.createLane(t, "Friday night"))
 	c.send(t, map[string]any{"type": "join", "name": "Mina", "remember": true, "id": "j"})
 	key := c.expectAck(t, "j").BowlerKey
+	firstBall(t, s, c, key)
 	for i := range bowler.MaxCodes {
 		if status, body := askAPI(t, "POST", s.srv.URL+"/api/bowlers/me/codes", key, map[string]any{}); status != http.StatusCreated {
 			t.Fatalf("code %d: %d %s", i+1, status, body)

@@ -39,6 +39,8 @@ var (
 	// ErrTooManyCodes: a one-time code asked for while MaxCodes of the
 	// bowler's are live.
 	ErrTooManyCodes = errors.New("bowler: too many codes")
+	// ErrExists: a bowler's id made again with another key.
+	ErrExists = errors.New("bowler: that id is another bowler's")
 )
 
 // ID names a bowler in the store: random, never shown to anyone, never a
@@ -482,8 +484,17 @@ func (r *Record) UseCode(h KeyHash) (Code, bool) {
 // bowlertest holds the tests every one must pass. They must be safe for
 // concurrent use: games of one bowler may end on two lanes at once.
 type Service interface {
-	// Create makes a bowler named name, holding one key.
-	Create(ctx context.Context, key KeyHash, name string, at time.Time) (*Record, error)
+	// Create makes bowler id, named name, holding one key: the id is
+	// drawn (NewID) by the lane whose seat asked to be remembered, when
+	// the seat is taken, and the bowler made when its first ball is
+	// bowled. Creating the same id with the same key again returns the
+	// bowler as it is (a try whose answer was lost); with another key it
+	// is ErrExists.
+	Create(ctx context.Context, id ID, key KeyHash, name string, at time.Time) (*Record, error)
+	// Room returns an error wrapping game.ErrStorageFull if the store has
+	// no room for another bowler, nil if it has or cannot tell: a join
+	// asking to be remembered is seated as a guest then, told why.
+	Room(ctx context.Context) error
 	// Find returns the bowler holding key, or ErrUnknown.
 	Find(ctx context.Context, key KeyHash) (*Record, error)
 	// Get returns the bowler of id, or ErrUnknown.

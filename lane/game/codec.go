@@ -37,6 +37,7 @@ type record struct {
 	Token     string     `json:"token_sha256,omitempty"`
 	Host      bool       `json:"host,omitempty"`
 	Bowler    string     `json:"bowler,omitempty"`
+	NewBowler string     `json:"new_bowler_key_sha256,omitempty"`
 	Frame     int        `json:"frame,omitempty"`
 	Ball      int        `json:"ball,omitempty"`
 	Pins      *int       `json:"pins,omitempty"`
@@ -319,10 +320,12 @@ func toRecord(e Event) (record, error) {
 		r.Invite, r.By = hostKeyText(e.Invite), string(e.By)
 	case SeatClaimed:
 		r.Player, r.Token, r.Bowler, r.Secretary = string(e.Player), hostKeyText(e.Token), e.Bowler, e.Secretary
+		r.NewBowler = hostKeyText(e.NewBowler)
 	case Claimed:
 		r.Epoch, r.Node = e.Epoch, e.Node
 	case SeatTaken:
 		r.Player, r.Token, r.Host, r.Bowler = string(e.Player), hex.EncodeToString(e.Token[:]), e.Host, e.Bowler
+		r.NewBowler = hostKeyText(e.NewBowler)
 	case GameStarted, NewGame, NextGame, Given:
 	case Rolled:
 		pins := e.Pins
@@ -438,6 +441,9 @@ func fromRecord(r record) (Event, error) {
 			return e, err
 		}
 		e.Bowler, e.Secretary = r.Bowler, r.Secretary
+		if e.NewBowler, err = parseHostKey(r.NewBowler); err != nil {
+			return e, err
+		}
 	case Claimed:
 		if r.Epoch == 0 {
 			return e, errors.New(`no "epoch"`)
@@ -453,6 +459,9 @@ func fromRecord(r record) (Event, error) {
 		}
 		copy(e.Token[:], b)
 		e.Host, e.Bowler = r.Host, r.Bowler
+		if e.NewBowler, err = parseHostKey(r.NewBowler); err != nil {
+			return e, err
+		}
 	case GameStarted, NewGame, NextGame, Given:
 	case Rolled, Corrected:
 		if e.Player, err = bowling.ParseLaneName(r.Player); err != nil {
@@ -581,7 +590,7 @@ func parseHostKey(s string) (TokenHash, error) {
 	}
 	b, err := hex.DecodeString(s)
 	if err != nil || len(b) != len(h) {
-		return h, errors.New(`a hash ("host_key_sha256", "host_seat_sha256", "invite_sha256") is not a SHA-256 in hex`)
+		return h, errors.New(`a hash ("host_key_sha256", "host_seat_sha256", "invite_sha256", "new_bowler_key_sha256") is not a SHA-256 in hex`)
 	}
 	copy(h[:], b)
 	return h, nil

@@ -62,6 +62,12 @@ type Event struct {
 	// Bowler, SeatTaken, SeatClaimed: the id of the bowler (lane/bowler) the seat is
 	// linked to, whose history its finished games go into; "" for a guest.
 	Bowler string
+	// NewBowler, SeatTaken, SeatClaimed: for a seat whose join asked to
+	// be remembered, the SHA-256 of the new bowler's key. Bowler is then
+	// the id drawn for them, and the bowler is made with that key at the
+	// seat's first ball (a join costs the store no bowler); zero
+	// otherwise.
+	NewBowler TokenHash
 
 	Frame   int          // Rolled, Corrected: 1 to 10
 	Ball    int          // Rolled, Corrected: 1 to 3, within the frame

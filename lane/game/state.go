@@ -97,6 +97,9 @@ type seat struct {
 	name   bowling.Name
 	token  TokenHash
 	bowler string // the bowler the seat is linked to; "" for a guest
+	// newBowler, for a seat whose join asked to be remembered, is the
+	// hash of the key the bowler is made with at its first ball.
+	newBowler TokenHash
 }
 
 // Replay returns the state that a log of events builds.
@@ -123,7 +126,7 @@ func (s *State) Apply(e Event) {
 		if s.league == nil || i < 0 {
 			return
 		}
-		s.seats[i].token, s.seats[i].bowler = e.Token, e.Bowler
+		s.seats[i].token, s.seats[i].bowler, s.seats[i].newBowler = e.Token, e.Bowler, e.NewBowler
 		s.game = append(s.game, keep(e))
 	case Claimed:
 		s.epoch = max(s.epoch, e.Epoch)
@@ -132,7 +135,7 @@ func (s *State) Apply(e Event) {
 		if err != nil || s.match.AddLate(n) != nil { // AddName before the first ball
 			return
 		}
-		s.seats = append(s.seats, seat{e.Player, e.Token, e.Bowler})
+		s.seats = append(s.seats, seat{e.Player, e.Token, e.Bowler, e.NewBowler})
 		s.game = append(s.game, keep(e))
 		if e.Host {
 			s.hostSeat = e.Token
@@ -258,7 +261,7 @@ func (s *State) nextGame(start bool) {
 	game := []played{}
 	for _, st := range s.seats {
 		if err := next.AddName(st.name); err == nil {
-			game = append(game, keep(Event{Kind: SeatTaken, Player: st.name, Token: st.token, Bowler: st.bowler}))
+			game = append(game, keep(Event{Kind: SeatTaken, Player: st.name, Token: st.token, Bowler: st.bowler, NewBowler: st.newBowler}))
 		}
 	}
 	s.match = next
@@ -298,6 +301,21 @@ func (s *State) restore(l *LaneSnapshot) {
 // was, for a player who left the game in play), and false for a guest or
 // a player not on the lane.
 func (s *State) Bowler(name bowling.Name) (string, bool) {
+	st, ok := s.seatOf(name)
+	return st.bowler, ok && st.bowler != ""
+}
+
+// NewBowler returns, for the seat of name (or the player who left the
+// game in play from it) if its join asked to be remembered, the hash of
+// the key its bowler (Bowler) is made with at the seat's first ball.
+func (s *State) NewBowler(name bowling.Name) (TokenHash, bool) {
+	st, ok := s.seatOf(name)
+	return st.newBowler, ok && st.bowler != "" && st.newBowler != TokenHash{}
+}
+
+// seatOf returns the seat of name, or that of a player who left the game
+// in play after bowling, as their join's event left it.
+func (s *State) seatOf(name bowling.Name) (seat, bool) {
 	// The board asks for each player by the seat's own name, once for
 	// each board: the exact name first, as [bowling.Match] does, for Same
 	// reckons both names' confusable skeletons.
@@ -306,15 +324,15 @@ func (s *State) Bowler(name bowling.Name) (string, bool) {
 		i = slices.IndexFunc(s.seats, func(st seat) bool { return st.name.Same(name) })
 	}
 	if i >= 0 {
-		return s.seats[i].bowler, s.seats[i].bowler != ""
+		return s.seats[i], true
 	}
 	// A player who left this game after bowling: their seat's event.
 	for i := len(s.game) - 1; i >= 0; i-- {
 		if e := s.game[i].event(); e.Kind == SeatTaken && e.Player.Same(name) {
-			return e.Bowler, e.Bowler != ""
+			return seat{e.Player, e.Token, e.Bowler, e.NewBowler}, true
 		}
 	}
-	return "", false
+	return seat{}, false
 }
 
 // GameNumber returns the number of the game in play in the lane's series,

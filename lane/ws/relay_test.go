@@ -616,7 +616,8 @@ func attachRelayed(t *testing.T, r *relay.Relay, c *Conn) uint64 {
 
 // TestRelayedBowlerKeysStayOnTheirNode: through a relay, a join asking to
 // be remembered is welcomed with a new bowler's key, which the relay drew
-// and the lane's node knows only as its hash; a join with that key on
+// and the lane's node knows only as its hash, and makes the bowler with
+// at the first ball; a join with that key on
 // another connection is known as the same bowler, whose seat it may not
 // take twice. Neither key crosses between the nodes.
 func TestRelayedBowlerKeysStayOnTheirNode(t *testing.T) {
@@ -651,6 +652,10 @@ func TestRelayedBowlerKeysStayOnTheirNode(t *testing.T) {
 		s1.Read(t.Context(), []byte(`{"type":"join","name":"Mina","remember":true,"id":"new"}`))
 		synctest.Wait()
 		key := replyTo(first, "new").BowlerKey
+		// Her first ball makes her bowler.
+		s1.Read(t.Context(), []byte(`{"type":"start","id":"s"}`))
+		s1.Read(t.Context(), []byte(`{"type":"roll","pins":7,"frame":1,"ball":1,"id":"r"}`))
+		synctest.Wait()
 		r, err := bowlers.Find(t.Context(), bowler.HashKey(key))
 		if key == "" || err != nil {
 			t.Fatalf("the remembered join's key %q finds %v, %v; want the new bowler", key, r, err)

@@ -58,7 +58,7 @@ func BenchmarkBowlerAPI(b *testing.B) {
 			r := rand.New(rand.NewPCG(uint64(w), 7))
 			for i := w; i < bowlers; i += 8 {
 				keys[i] = bowler.NewKey()
-				rec, err := svc.Create(context.Background(), bowler.HashKey(keys[i]), "Bowler", time.Now())
+				rec, err := svc.Create(context.Background(), bowler.NewID(), bowler.HashKey(keys[i]), "Bowler", time.Now())
 				if err != nil {
 					errs <- err
 					return

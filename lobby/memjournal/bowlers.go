@@ -21,6 +21,7 @@ type Bowlers struct {
 	keys    map[bowler.KeyHash]bowler.ID
 	codes   map[bowler.KeyHash]code
 	shares  map[bowler.KeyHash]bowler.ID
+	deleted map[bowler.ID]bool // never made again (see Create)
 }
 
 type code struct {
@@ -38,23 +39,38 @@ func NewBowlers() *Bowlers {
 		keys:    map[bowler.KeyHash]bowler.ID{},
 		codes:   map[bowler.KeyHash]code{},
 		shares:  map[bowler.KeyHash]bowler.ID{},
+		deleted: map[bowler.ID]bool{},
 	}
 }
 
-// Create makes a bowler holding key.
-func (b *Bowlers) Create(ctx context.Context, key bowler.KeyHash, name string, at time.Time) (*bowler.Record, error) {
+// Create makes bowler id holding key, or returns it as it is if it
+// holds key already.
+func (b *Bowlers) Create(ctx context.Context, id bowler.ID, key bowler.KeyHash, name string, at time.Time) (*bowler.Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	r := bowler.New(bowler.NewID(), name, key, at)
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.deleted[id] {
+		return nil, bowler.ErrUnknown
+	}
+	if _, ok := b.records[id]; ok {
+		r, err := b.getLocked(id)
+		if err == nil && !r.HasKey(key) {
+			err = bowler.ErrExists
+		}
+		return r, err
+	}
 	if _, ok := b.keys[key]; ok {
 		return nil, fmt.Errorf("memjournal: a bowler holds that key already")
 	}
+	r := bowler.New(id, name, key, at)
 	b.keys[key] = r.ID
 	return r, b.putLocked(r)
 }
+
+// Room returns nil: memory has no budget.
+func (b *Bowlers) Room(context.Context) error { return nil }
 
 // Find returns the bowler holding key.
 func (b *Bowlers) Find(ctx context.Context, key bowler.KeyHash) (*bowler.Record, error) {
@@ -220,6 +236,7 @@ func (b *Bowlers) Delete(ctx context.Context, id bowler.ID) error {
 	}
 	delete(b.games, id)
 	delete(b.records, id)
+	b.deleted[id] = true
 	return nil
 }
 

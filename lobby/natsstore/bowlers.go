@@ -22,10 +22,11 @@ const (
 	// BowlersBucket is the key-value bucket of bowlers: their records
 	// (b.ID), their games (g.ID.N, N from 1 in the order they ended), the
 	// hashes of their keys (k.HASH, holding the bowler's id) and of their
-	// shares (s.HASH), and the one-time codes that link a device (c.HASH),
-	// each dropped by JetStream once codeTTL old. One bucket, one raft
-	// group in a cluster: each more is another leader to elect when a
-	// node dies.
+	// shares (s.HASH), the one-time codes that link a device (c.HASH),
+	// each dropped by JetStream once codeTTL old, and the tombstones of
+	// bowlers deleted (d.ID, empty, dropped once tombTTL old). One
+	// bucket, one raft group in a cluster: each more is another leader to
+	// elect when a node dies.
 	BowlersBucket = "TENPIN_BOWLERS"
 )
 
@@ -40,6 +41,7 @@ const codeTTL = 30 * time.Minute
 type Bowlers struct {
 	kv      jetstream.KeyValue
 	stream  jetstream.Stream // the bucket's stream, to purge a bowler's games
+	budget  *budget          // the bowlers' (see Room)
 	timeout time.Duration
 	seed    maphash.Seed
 	locks   [64]sync.Mutex // bowlers' adds, by a hash of their id
@@ -53,7 +55,7 @@ var _ bowler.Service = (*Bowlers)(nil)
 // Bowlers creates the buckets of bowlers, or brings their settings up to
 // date, and returns the store in them.
 func (j *Journal) Bowlers(ctx context.Context) (*Bowlers, error) {
-	b := &Bowlers{timeout: j.cfg.Timeout, seed: maphash.MakeSeed()}
+	b := &Bowlers{timeout: j.cfg.Timeout, seed: maphash.MakeSeed(), budget: &j.bowlers}
 	var err error
 	b.kv, err = j.keyValue(ctx, &j.bowlers, jetstream.KeyValueConfig{
 		Bucket:      BowlersBucket,
@@ -77,6 +79,7 @@ func gameKey(id bowler.ID, n int) string { return "g." + string(id) + "." + strc
 func keyKey(h bowler.KeyHash) string     { return "k." + h.String() }
 func shareKey(h bowler.KeyHash) string   { return "s." + h.String() }
 func codeKey(h bowler.KeyHash) string    { return "c." + h.String() }
+func tombKey(id bowler.ID) string        { return "d." + string(id) }
 func (b *Bowlers) lock(id bowler.ID) *sync.Mutex {
 	return &b.locks[maphash.String(b.seed, string(id))%uint64(len(b.locks))]
 }
@@ -99,19 +102,38 @@ func (b *Bowlers) ctx(ctx context.Context) (context.Context, context.CancelFunc)
 	return context.WithTimeout(ctx, b.timeout)
 }
 
-// Create makes a bowler holding key.
-func (b *Bowlers) Create(ctx context.Context, key bowler.KeyHash, name string, at time.Time) (*bowler.Record, error) {
+// Create makes bowler id holding key, or returns it as it is if a try
+// whose answer was lost made it already. A bowler deleted is never made
+// again under its id (its lane, restored, may try): its tombstone says
+// ErrUnknown.
+func (b *Bowlers) Create(ctx context.Context, id bowler.ID, key bowler.KeyHash, name string, at time.Time) (*bowler.Record, error) {
+	if !validID(id) {
+		return nil, fmt.Errorf("natsstore: %q is no bowler's id", id)
+	}
 	ctx, cancel := b.ctx(ctx)
 	defer cancel()
-	r := bowler.New(bowler.NewID(), name, key, at)
+	switch _, err := b.kv.Get(ctx, tombKey(id)); {
+	case err == nil:
+		return nil, bowler.ErrUnknown
+	case !errors.Is(err, jetstream.ErrKeyNotFound):
+		return nil, fmt.Errorf("natsstore: reading bowlers: %w", err)
+	}
+	r := bowler.New(id, name, key, at)
 	data, err := json.Marshal(r)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := b.kv.Create(ctx, recordKey(r.ID), data); err != nil {
+	if _, err := b.kv.Create(ctx, recordKey(id), data); errors.Is(err, jetstream.ErrKeyExists) {
+		if r, _, err = b.get(ctx, id); err != nil {
+			return nil, err
+		}
+		if !r.HasKey(key) {
+			return nil, bowler.ErrExists
+		}
+	} else if err != nil {
 		return nil, fmt.Errorf("natsstore: creating a bowler: %w", err)
 	}
-	if _, err := b.kv.Create(ctx, keyKey(key), []byte(r.ID)); err != nil {
+	if _, err := b.kv.Put(ctx, keyKey(key), []byte(id)); err != nil {
 		return nil, fmt.Errorf("natsstore: creating a bowler's key: %w", err)
 	}
 	return r, nil
@@ -515,8 +537,18 @@ func (b *Bowlers) Delete(ctx context.Context, id bowler.ID) error {
 	if err := b.kv.Purge(ctx, recordKey(id)); err != nil {
 		return fmt.Errorf("natsstore: deleting bowler %s: %w", id, err)
 	}
+	// The lane a seat linked to the bowler is on may try to make it
+	// again (see Create), for as long as a lane lives.
+	if _, err := b.kv.Create(ctx, tombKey(id), nil, jetstream.KeyTTL(tombTTL)); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
+		return fmt.Errorf("natsstore: marking bowler %s deleted: %w", id, err)
+	}
 	return nil
 }
+
+// tombTTL is how long a deleted bowler's tombstone is kept: longer than
+// a lane that linked a seat to them stays open (a league night's lane,
+// its week open, a few days).
+const tombTTL = 30 * 24 * time.Hour
 
 // code is a one-time code as the codes bucket keeps it.
 type code struct {

@@ -185,3 +185,36 @@ func checkFull(b *budget, info *jetstream.StreamInfo) {
 		b.full.Store(true)
 	}
 }
+
+// roomForBowler is what a new bowler takes of the budget before their
+// games: a record, its key and a first game, with JetStream's headers.
+const roomForBowler = 4 << 10
+
+// errNoRoom is the cause of a bowler refused by Room: the budget has
+// room for less than another bowler.
+var errNoRoom = errors.New("less than a bowler's room left")
+
+// Room returns an error wrapping game.ErrStorageFull if the bowlers'
+// budget holds too much for another bowler (and marks it full, as
+// /healthz says), nil if it has room or the store does not say: a join
+// asking to be remembered asks first, as its bowler is made only at its
+// first ball, when the seat cannot be a guest's any more.
+func (b *Bowlers) Room(ctx context.Context) error {
+	if b.budget == nil || b.budget.bytes <= 0 {
+		return nil
+	}
+	if b.budget.full.Load() {
+		return &fullError{kind: b.budget.kind, bytes: b.budget.bytes, err: errNoRoom}
+	}
+	ctx, cancel := b.ctx(ctx)
+	defer cancel()
+	info, err := b.stream.Info(ctx)
+	if err != nil || info.Config.MaxBytes <= 0 {
+		return nil // the store does not say: the bowler's creation will
+	}
+	if info.State.Bytes+roomForBowler > uint64(info.Config.MaxBytes) {
+		b.budget.full.Store(true)
+		return &fullError{kind: b.budget.kind, bytes: b.budget.bytes, err: errNoRoom}
+	}
+	return nil
+}

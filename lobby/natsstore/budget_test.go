@@ -56,7 +56,7 @@ func keepNight(ctx context.Context, a *Archive, n int) error {
 }
 
 func createBowler(ctx context.Context, b *Bowlers, n int) error {
-	_, err := b.Create(ctx, bowler.HashKey(fmt.Sprint("key", n)), "Kim", time.Now())
+	_, err := b.Create(ctx, bowler.NewID(), bowler.HashKey(fmt.Sprint("key", n)), "Kim", time.Now())
 	return err
 }
 

@@ -43,7 +43,7 @@ func fillBowlers(t *testing.T, n *servertest.Node) {
 		t.Fatal(err)
 	}
 	for i := range 1000 {
-		_, err := b.Create(t.Context(), bowler.HashKey(fmt.Sprint("filler", i)), "Filler", time.Now())
+		_, err := b.Create(t.Context(), bowler.NewID(), bowler.HashKey(fmt.Sprint("filler", i)), "Filler", time.Now())
 		if errors.Is(err, game.ErrStorageFull) {
 			return
 		}

@@ -7,13 +7,14 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/bowler"
+	"github.com/tenpin/tenpin/lane/polltest"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/protocol"
 )
 
 // TestABowlersHistory: a join asking to be remembered is welcomed with a
-// bowler's key, with which Me reads the bowler's numbers and MyGames the
+// bowler's key, made at the first ball, with which Me reads the bowler's numbers and MyGames the
 // whole history, newest first, across the API's pages of 100.
 func TestABowlersHistory(t *testing.T) {
 	store := memjournal.NewBowlers()
@@ -32,11 +33,27 @@ func TestABowlersHistory(t *testing.T) {
 	if err != nil || w.BowlerKey == "" {
 		t.Fatalf("JoinRemember = %+v, %v; want a welcome with a bowler key", w, err)
 	}
-	if me, err := c.Me(ctx, w.BowlerKey); err != nil || me.Name != "Mina" || me.Games != 0 {
-		t.Errorf("Me of a new bowler = %+v, %v; want Mina, no games", me, err)
+	if _, err := c.Me(ctx, w.BowlerKey); !isCode(err, protocol.CodeUnknownBowler) {
+		t.Errorf("Me before the first ball = %v, want unknown_bowler: the bowler is made at the first ball", err)
 	}
+	if _, err := conn.Give(ctx, l.HostKey); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Roll(ctx, 1, 1, 7); err != nil {
+		t.Fatal(err)
+	}
+	polltest.Until(t, 10*time.Second, "Mina's bowler, made at her first ball, no games", func() (any, bool) {
+		me, err := c.Me(ctx, w.BowlerKey)
+		if err != nil {
+			return err, false
+		}
+		return me, me.Name == "Mina" && me.Games == 0
+	})
 
-	r, err := store.Create(ctx, bowler.HashKey("a phone's key"), "Kim", time.Now())
+	r, err := store.Create(ctx, bowler.NewID(), bowler.HashKey("a phone's key"), "Kim", time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ func Run(t *testing.T, open func(t *testing.T) bowler.Service) {
 		test func(t *testing.T, s bowler.Service)
 	}{
 		{"CreateFindGet", testCreateFindGet},
+		{"CreateAgainIsTheSameBowler", testCreateAgain},
 		{"AddKeepsTheNumbers", testAdd},
 		{"AGameCountsOnce", testOnce},
 		{"ACorrectionReplacesTheGame", testCorrection},
@@ -46,7 +47,7 @@ func game(lane string, n, score int) bowler.Game {
 
 func create(t *testing.T, s bowler.Service, key string) *bowler.Record {
 	t.Helper()
-	r, err := s.Create(t.Context(), bowler.HashKey(key), "Kim", at)
+	r, err := s.Create(t.Context(), bowler.NewID(), bowler.HashKey(key), "Kim", at)
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}
@@ -82,6 +83,28 @@ func testCreateFindGet(t *testing.T, s bowler.Service) {
 	}
 	if _, err := s.Get(t.Context(), "nobody"); !errors.Is(err, bowler.ErrUnknown) {
 		t.Errorf("Get(nobody) = %v, want ErrUnknown", err)
+	}
+}
+
+// testCreateAgain: a lane whose first try to make a bowler lost its
+// answer tries again with the same id and key, and gets the bowler as
+// it is; the id with another key is refused.
+func testCreateAgain(t *testing.T, s bowler.Service) {
+	id := bowler.NewID()
+	r, err := s.Create(t.Context(), id, bowler.HashKey("k"), "Kim", at)
+	if err != nil || r.ID != id {
+		t.Fatalf("Create(%s) = %+v, %v; want bowler %s", id, r, err, id)
+	}
+	add(t, s, id, game("a", 1, 150))
+	again, err := s.Create(t.Context(), id, bowler.HashKey("k"), "Kim", at.Add(time.Minute))
+	if err != nil || again.ID != id || again.Stats.Games != 1 || !again.Created.Equal(at) {
+		t.Errorf("Create again, same key = %+v, %v; want bowler %s as it is, 1 game, created %v", again, err, id, at)
+	}
+	if _, err := s.Create(t.Context(), id, bowler.HashKey("another"), "Kim", at); !errors.Is(err, bowler.ErrExists) {
+		t.Errorf("Create of its id with another key = %v, want ErrExists", err)
+	}
+	if err := s.Room(t.Context()); err != nil {
+		t.Errorf("Room of a store with one bowler = %v, want nil", err)
 	}
 }
 
@@ -347,6 +370,11 @@ func testDelete(t *testing.T, s bowler.Service) {
 	}
 	if games, err := s.Games(ctx, other.ID, 0, 10); err != nil || len(games) != 1 {
 		t.Errorf("the other bowler's history after a Delete: %d games, %v; want 1", len(games), err)
+	}
+	// The lane of a seat linked to the bowler, restored, tries to make
+	// them again: a deleted bowler stays deleted.
+	if _, err := s.Create(ctx, r.ID, bowler.HashKey("phone"), "Kim", at); !errors.Is(err, bowler.ErrUnknown) {
+		t.Errorf("Create of a deleted bowler's id = %v, want ErrUnknown", err)
 	}
 }
 

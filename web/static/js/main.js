@@ -12,7 +12,7 @@ import { boardHead, boardRows, rankingItems, result, rollLog, changes, highsOf, 
 import { buildPad, renderPad, keyRoll } from "./pad.js";
 import { createNumbers } from "./stats.js";
 import { startInvite, invite, renderInvite, setInvite, storedInvite, keepInvite, validInvite } from "./invite.js";
-import { bowlerKey, keepBowlerKey, forgetBowlerKey } from "./bowler.js";
+import { bowlerKey, keepPendingKey, promotePendingKey, forgetBowlerKey } from "./bowler.js";
 import { startDialogs, openCorrection, renderCorrection, correctionAnswered, openPlayerMenu, renderPlayerMenu, closeDialogs } from "./dialogs.js";
 
 // state is the lane as this page knows it. The connection's own state
@@ -347,6 +347,7 @@ function onMessage(msg) {
       if (!state.resumeID) sock.taken(); // the lane took this socket (a resume says for itself)
       const before = state.board;
       state.board = msg;
+      promotePendingKey(state.id, msg, state.seat);
       // When the player up, offline, may be skipped: counted down here
       // from the board's skip_in, which says 0 when the time comes.
       state.view.skipAt = msg.up && typeof msg.up.skip_in === "number" ? Date.now() + msg.up.skip_in * 1000 : 0;
@@ -392,7 +393,8 @@ function onMessage(msg) {
       state.takenOver = false;
       state.joinID = "";
       localStorage.setItem(tokenKey(), msg.token);
-      if (msg.bowler_key) keepBowlerKey(msg.bowler_key);
+      if (msg.bowler_key) keepPendingKey(state.id, msg.bowler_key); // the bowler is made at the first ball
+      if (state.board) promotePendingKey(state.id, state.board, state.seat);
       try { localStorage.removeItem(hostKeyKey(state.id)); } catch { /* storage off */ }
       showError("");
       setFieldError("#join-name", "#join-error", "");
