@@ -2,6 +2,7 @@ package natsstore
 
 import (
 	"context"
+	"crypto/cipher"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,11 +23,22 @@ const (
 	// BowlersBucket is the key-value bucket of bowlers: their records
 	// (b.ID), their games (g.ID.N, N from 1 in the order they ended), the
 	// hashes of their keys (k.HASH, holding the bowler's id) and of their
-	// shares (s.HASH), and the one-time codes that link a device (c.HASH),
-	// each dropped by JetStream once codeTTL old. One bucket, one raft
-	// group in a cluster: each more is another leader to elect when a
-	// node dies.
+	// shares (s.HASH), and the one-time codes that link a device (c.HASH,
+	// holding the id and the code's expiry), each dropped by JetStream
+	// once codeTTL old. Records and games are sealed under the bowler's
+	// data key (see seal.go); a value that starts with '{' was written
+	// plain, before values were sealed, and is sealed when next written.
+	// One bucket, one raft group in a cluster: each more is another
+	// leader to elect when a node dies.
 	BowlersBucket = "TENPIN_BOWLERS"
+	// BowlerKeysStream is the stream of the bowlers' data keys: one
+	// message of 32 random bytes a bowler, on subject BowlerKeyPrefix
+	// followed by its id, written once when the bowler is made (or first
+	// written after values were sealed), never updated, and erased with
+	// JetStream's secure delete when the bowler is deleted. A stream of
+	// its own, another raft group, because a bucket's denies deletes.
+	BowlerKeysStream = "TENPIN_BOWLER_KEYS"
+	BowlerKeyPrefix  = "tenpin.bowlerkey."
 )
 
 // codeTTL is how long the bucket keeps a code: longer than any code
@@ -37,15 +49,26 @@ const codeTTL = 30 * time.Minute
 // journal's server (or cluster), as many copies as the lanes' stream. It
 // is safe for concurrent use: a record changes by compare-and-set, and
 // the games of one bowler that end on this node are added one at a time.
+//
+// What a bowler holds of personal data — its name, in the record and in
+// each game — is sealed under a data key of its own, which Delete erases
+// for good (see seal.go): once it returns, no byte of the store's files
+// tells the bowler's name or games. A bowler stored before values were
+// sealed may leave older plain revisions of its record, and its games
+// written then, until JetStream compacts those blocks.
 type Bowlers struct {
-	kv      jetstream.KeyValue
-	stream  jetstream.Stream // the bucket's stream, to purge a bowler's games
-	timeout time.Duration
-	seed    maphash.Seed
-	locks   [64]sync.Mutex // bowlers' adds, by a hash of their id
+	kv        jetstream.KeyValue
+	stream    jetstream.Stream // the bucket's stream, to purge a bowler's games
+	js        jetstream.JetStream
+	keyStream jetstream.Stream // BowlerKeysStream
+	budget    *budget          // the bowlers', which the data keys count against
+	timeout   time.Duration
+	seed      maphash.Seed
+	locks     [64]sync.Mutex // bowlers' adds, by a hash of their id
 
 	mu      sync.Mutex
-	written map[bowler.ID]written // guarded by mu: see change
+	written map[bowler.ID]written     // guarded by mu: see change
+	keys    map[bowler.ID]cipher.AEAD // guarded by mu: see dataKey
 }
 
 var _ bowler.Service = (*Bowlers)(nil)
@@ -53,7 +76,7 @@ var _ bowler.Service = (*Bowlers)(nil)
 // Bowlers creates the buckets of bowlers, or brings their settings up to
 // date, and returns the store in them.
 func (j *Journal) Bowlers(ctx context.Context) (*Bowlers, error) {
-	b := &Bowlers{timeout: j.cfg.Timeout, seed: maphash.MakeSeed()}
+	b := &Bowlers{js: j.js, budget: &j.bowlers, timeout: j.cfg.Timeout, seed: maphash.MakeSeed()}
 	var err error
 	b.kv, err = j.keyValue(ctx, &j.bowlers, jetstream.KeyValueConfig{
 		Bucket:      BowlersBucket,
@@ -62,6 +85,9 @@ func (j *Journal) Bowlers(ctx context.Context) (*Bowlers, error) {
 		LimitMarkerTTL: time.Minute,
 	})
 	if err != nil {
+		return nil, err
+	}
+	if b.keyStream, err = j.keysStream(ctx); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, j.conn.TakeWait())
@@ -106,6 +132,9 @@ func (b *Bowlers) Create(ctx context.Context, key bowler.KeyHash, name string, a
 	r := bowler.New(bowler.NewID(), name, key, at)
 	data, err := json.Marshal(r)
 	if err != nil {
+		return nil, err
+	}
+	if data, err = b.seal(ctx, r.ID, recordKey(r.ID), data); err != nil {
 		return nil, err
 	}
 	if _, err := b.kv.Create(ctx, recordKey(r.ID), data); err != nil {
@@ -164,8 +193,12 @@ func (b *Bowlers) get(ctx context.Context, id bowler.ID) (*bowler.Record, uint64
 	case err != nil:
 		return nil, 0, fmt.Errorf("natsstore: reading bowler %s: %w", id, err)
 	}
+	data, err := b.open(ctx, id, recordKey(id), e.Value())
+	if err != nil {
+		return nil, 0, err
+	}
 	r := new(bowler.Record)
-	if err := json.Unmarshal(e.Value(), r); err != nil {
+	if err := json.Unmarshal(data, r); err != nil {
 		return nil, 0, fmt.Errorf("natsstore: bowler %s: %w", id, err)
 	}
 	return r, e.Revision(), nil
@@ -200,7 +233,11 @@ func (b *Bowlers) change(ctx context.Context, id bowler.ID, f func(r *bowler.Rec
 		if err != nil {
 			return nil, err
 		}
-		rev, err = b.kv.Update(ctx, recordKey(id), data, rev)
+		sealed, err := b.seal(ctx, id, recordKey(id), data)
+		if err != nil {
+			return nil, err
+		}
+		rev, err = b.kv.Update(ctx, recordKey(id), sealed, rev)
 		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 			b.forget(id)
 			continue
@@ -314,7 +351,12 @@ func (b *Bowlers) correct(ctx context.Context, id bowler.ID, r *bowler.Record, p
 		return false, nil
 	}
 	*news = n
-	if _, err := b.kv.Put(ctx, gameKey(id, place), data); err != nil {
+	k := gameKey(id, place)
+	sealed, err := b.seal(ctx, id, k, data)
+	if err != nil {
+		return false, err
+	}
+	if _, err := b.kv.Put(ctx, k, sealed); err != nil {
 		return false, fmt.Errorf("natsstore: storing bowler %s's corrected game %d: %w", id, place, err)
 	}
 	return true, nil
@@ -325,7 +367,11 @@ func (b *Bowlers) correct(ctx context.Context, id bowler.ID, r *bowler.Record, p
 // whether it wrote there.
 func (b *Bowlers) putGame(ctx context.Context, id bowler.ID, n int, g bowler.Game, data []byte) (bool, error) {
 	k := gameKey(id, n)
-	_, err := b.kv.Create(ctx, k, data)
+	sealed, err := b.seal(ctx, id, k, data)
+	if err != nil {
+		return false, err
+	}
+	_, err = b.kv.Create(ctx, k, sealed)
 	if !errors.Is(err, jetstream.ErrKeyExists) {
 		return err == nil, err
 	}
@@ -337,7 +383,7 @@ func (b *Bowlers) putGame(ctx context.Context, id bowler.ID, n int, g bowler.Gam
 		return false, fmt.Errorf("natsstore: reading bowler %s's game %d: %w", id, n, err)
 	}
 	var there bowler.Game
-	if json.Unmarshal(e.Value(), &there) == nil && there.Lane == g.Lane && there.Game == g.Game {
+	if v, err := b.open(ctx, id, k, e.Value()); err == nil && json.Unmarshal(v, &there) == nil && there.Lane == g.Lane && there.Game == g.Game {
 		return true, nil
 	}
 	r, _, err := b.get(ctx, id)
@@ -353,7 +399,7 @@ func (b *Bowlers) putGame(ctx context.Context, id bowler.ID, n int, g bowler.Gam
 		time.Sleep(10 * time.Millisecond)
 		return false, errTaken
 	}
-	_, err = b.kv.Update(ctx, k, data, e.Revision())
+	_, err = b.kv.Update(ctx, k, sealed, e.Revision())
 	return err == nil, err
 }
 
@@ -397,11 +443,16 @@ func (b *Bowlers) games(ctx context.Context, id bowler.ID, first, last int) ([]b
 	g.SetLimit(8)
 	for i := range out {
 		g.Go(func() error {
-			e, err := b.kv.Get(ctx, gameKey(id, first+i))
+			k := gameKey(id, first+i)
+			e, err := b.kv.Get(ctx, k)
 			if err != nil {
 				return fmt.Errorf("natsstore: reading bowler %s's game %d: %w", id, first+i, err)
 			}
-			return json.Unmarshal(e.Value(), &out[i])
+			v, err := b.open(ctx, id, k, e.Value())
+			if err != nil {
+				return err
+			}
+			return json.Unmarshal(v, &out[i])
 		})
 	}
 	if err := g.Wait(); err != nil {
@@ -485,9 +536,11 @@ func (b *Bowlers) Revoke(ctx context.Context, key bowler.KeyHash) error {
 	return nil
 }
 
-// Delete erases bowler id: its keys and share first, so that nobody finds
-// it meanwhile, then its games, then its record. An add of this node's
-// waits for it (or it for the add).
+// Delete erases bowler id: its keys and share first, so that nobody
+// finds it meanwhile, then its data key for good (every sealed
+// byte of its record and games, wherever JetStream's files hold them, is
+// noise from then on), then its games, then its record. An add of this
+// node's waits for it (or it for the add).
 func (b *Bowlers) Delete(ctx context.Context, id bowler.ID) error {
 	mu := b.lock(id)
 	mu.Lock()
@@ -507,6 +560,9 @@ func (b *Bowlers) Delete(ctx context.Context, id bowler.ID) error {
 		if err := b.kv.Purge(ctx, shareKey(r.Share)); err != nil {
 			return fmt.Errorf("natsstore: deleting bowler %s's share: %w", id, err)
 		}
+	}
+	if err := b.eraseKey(ctx, id); err != nil {
+		return err
 	}
 	if err := b.stream.Purge(ctx, jetstream.WithPurgeSubject("$KV."+BowlersBucket+"."+"g."+string(id)+".>")); err != nil {
 		return fmt.Errorf("natsstore: deleting bowler %s's games: %w", id, err)
