@@ -536,8 +536,8 @@ func (b *Bowlers) Revoke(ctx context.Context, key bowler.KeyHash) error {
 	return nil
 }
 
-// Delete erases bowler id: its keys and share first, so that nobody
-// finds it meanwhile, then its data key for good (every sealed
+// Delete erases bowler id: its keys, codes and share first, so that
+// nobody finds it meanwhile, then its data key for good (every sealed
 // byte of its record and games, wherever JetStream's files hold them, is
 // noise from then on), then its games, then its record. An add of this
 // node's waits for it (or it for the add).
@@ -554,6 +554,11 @@ func (b *Bowlers) Delete(ctx context.Context, id bowler.ID) error {
 	for _, k := range r.Keys {
 		if err := b.kv.Purge(ctx, keyKey(k)); err != nil {
 			return fmt.Errorf("natsstore: deleting bowler %s's keys: %w", id, err)
+		}
+	}
+	for _, c := range r.Codes {
+		if err := b.kv.Purge(ctx, codeKey(c.Hash)); err != nil {
+			return fmt.Errorf("natsstore: deleting bowler %s's codes: %w", id, err)
 		}
 	}
 	if !r.Share.IsZero() {

@@ -248,3 +248,49 @@ func TestSealedValuesStayInPlace(t *testing.T) {
 		t.Errorf("Get of a bowler whose data key is erased = %+v, %v; want ErrUnknown", got, err)
 	}
 }
+
+// TestDeleteLeavesNoEntry: after Delete no entry of the bucket names the
+// bowler or holds its id — not its keys', share's or codes' — and no
+// data key is left for it.
+func TestDeleteLeavesNoEntry(t *testing.T) {
+	_, b := openBowlers(t, t.TempDir())
+	ctx := t.Context()
+	at := time.Date(2026, 12, 7, 20, 0, 0, 0, time.UTC)
+	r := bowlerWithGames(t, b, "phone", "Kim", 3, at)
+	bowlerWithGames(t, b, "other", "Lee", 1, at)
+	if err := b.AddKey(ctx, r.ID, bowler.HashKey("tablet")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"code1", "code2"} {
+		if err := b.AddCode(ctx, r.ID, bowler.HashKey(c), bowler.HashKey("phone"), at.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Share(ctx, r.ID, bowler.HashKey("share")); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Delete(ctx, r.ID); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := b.kv.ListKeys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for k := range keys.Keys() {
+		n++
+		e, err := b.kv.Get(ctx, k)
+		if err != nil {
+			t.Fatalf("Get(%s): %v", k, err)
+		}
+		if strings.Contains(k, string(r.ID)) || bytes.Contains(e.Value(), []byte(r.ID)) {
+			t.Errorf("after Delete, entry %s (%q) names the deleted bowler %s", k, e.Value(), r.ID)
+		}
+	}
+	if n == 0 {
+		t.Error("no entry left in the bucket: the other bowler's are gone too")
+	}
+	if _, err := b.readKey(ctx, r.ID); !errors.Is(err, errNoKey) {
+		t.Errorf("the deleted bowler's data key: %v, want errNoKey", err)
+	}
+}
