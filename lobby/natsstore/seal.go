@@ -28,6 +28,15 @@ import (
 // stream denies message deletes (nats.go makes it with DenyDelete, and
 // the server refuses to lift that, v2.15.2), and a purge leaves the
 // bytes in place.
+//
+// On a replicated stream the key is also in the raft log of the stream's
+// group, which the secure delete does not reach. JetStream snapshots a
+// group every 2–3 minutes and then compacts its log, which drops whole
+// blocks of 4 MB; the head of a block is rewritten away only once the
+// block holds over 2 MB, half of it dropped (nats-server v2.15.2,
+// jetstream_cluster.go monitorStream, filestore.go compact; read, not
+// measured). On a quiet store the key's bytes may so stay in the log's
+// files until thousands of later keys have been written.
 
 // sealV1 starts a sealed value: the nonce follows, then the ciphertext
 // and its tag. No JSON text starts with it, so a value written plain
