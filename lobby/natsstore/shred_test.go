@@ -294,3 +294,30 @@ func TestDeleteLeavesNoEntry(t *testing.T) {
 		t.Errorf("the deleted bowler's data key: %v, want errNoKey", err)
 	}
 }
+
+// TestDataKeysAreCached: a record read opens it under the data key this
+// store read or made before, without reading the key again: with the
+// keys' stream gone, the bowler still reads here, and reads as unknown
+// to a store that never read its key.
+func TestDataKeysAreCached(t *testing.T) {
+	j, b := openBowlers(t, t.TempDir())
+	ctx := t.Context()
+	r := bowlerWithGames(t, b, "phone", "Kim", 1, time.Date(2026, 12, 7, 20, 0, 0, 0, time.UTC))
+	fresh, err := j.Bowlers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.js.DeleteStream(ctx, BowlerKeysStream); err != nil {
+		t.Fatal(err)
+	}
+	b.forget(r.ID) // read the record from the bucket
+	if got, err := b.Get(ctx, r.ID); err != nil || got.Name != "Kim" {
+		t.Errorf("Get with the keys' stream gone, its key read before = %+v, %v; want Kim", got, err)
+	}
+	if games, err := b.Games(ctx, r.ID, 0, 10); err != nil || len(games) != 1 {
+		t.Errorf("Games with the keys' stream gone, its key read before = %+v, %v; want 1 game", games, err)
+	}
+	if got, err := fresh.Get(ctx, r.ID); err == nil {
+		t.Errorf("Get from a store that never read the key, with the keys' stream gone = %+v; want an error", got)
+	}
+}
