@@ -134,6 +134,9 @@ func (b *Bowlers) Create(ctx context.Context, key bowler.KeyHash, name string, a
 	if err != nil {
 		return nil, err
 	}
+	if _, _, err := b.dataKey(ctx, r.ID, true); err != nil {
+		return nil, err
+	}
 	if data, err = b.seal(ctx, r.ID, recordKey(r.ID), data); err != nil {
 		return nil, err
 	}
@@ -183,25 +186,32 @@ func (b *Bowlers) Get(ctx context.Context, id bowler.ID) (*bowler.Record, error)
 
 // get returns bowler id's record and its revision.
 func (b *Bowlers) get(ctx context.Context, id bowler.ID) (*bowler.Record, uint64, error) {
+	r, rev, _, err := b.read(ctx, id)
+	return r, rev, err
+}
+
+// read returns bowler id's record, its revision, and whether it was
+// stored plain, before values were sealed.
+func (b *Bowlers) read(ctx context.Context, id bowler.ID) (*bowler.Record, uint64, bool, error) {
 	if !validID(id) {
-		return nil, 0, bowler.ErrUnknown
+		return nil, 0, false, bowler.ErrUnknown
 	}
 	e, err := b.kv.Get(ctx, recordKey(id))
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound):
-		return nil, 0, bowler.ErrUnknown
+		return nil, 0, false, bowler.ErrUnknown
 	case err != nil:
-		return nil, 0, fmt.Errorf("natsstore: reading bowler %s: %w", id, err)
+		return nil, 0, false, fmt.Errorf("natsstore: reading bowler %s: %w", id, err)
 	}
 	data, err := b.open(ctx, id, recordKey(id), e.Value())
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, false, err
 	}
 	r := new(bowler.Record)
 	if err := json.Unmarshal(data, r); err != nil {
-		return nil, 0, fmt.Errorf("natsstore: bowler %s: %w", id, err)
+		return nil, 0, false, fmt.Errorf("natsstore: bowler %s: %w", id, err)
 	}
-	return r, e.Revision(), nil
+	return r, e.Revision(), isPlain(e.Value()), nil
 }
 
 // change applies f to bowler id's record and stores it, reading it again
@@ -212,11 +222,20 @@ func (b *Bowlers) get(ctx context.Context, id bowler.ID) (*bowler.Record, uint64
 // than read it: the compare-and-set refuses it if another node wrote
 // since, and the record is read then. A game's end so costs a bowler two
 // writes, not a read and two writes.
+//
+// A record stored plain, before values were sealed, gets its data key
+// here, and only here and in Create: a bowler deleted on another node
+// while this one held its record must not get a new key, which would
+// leave the values written meanwhile readable (see seal).
 func (b *Bowlers) change(ctx context.Context, id bowler.ID, f func(r *bowler.Record) (bool, error)) (*bowler.Record, error) {
 	for cached := true; ; cached = false {
 		r, rev, err := b.lastWritten(id)
 		if !cached || r == nil {
-			r, rev, err = b.get(ctx, id)
+			var plain bool
+			r, rev, plain, err = b.read(ctx, id)
+			if err == nil && plain {
+				_, _, err = b.dataKey(ctx, id, true)
+			}
 		}
 		if err != nil {
 			return nil, err

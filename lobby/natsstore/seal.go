@@ -185,11 +185,15 @@ func newAEAD(key []byte) (cipher.AEAD, error) {
 }
 
 // seal seals value v of entry k (e.g. "b.ID") of bowler id under its data
-// key, making the key if the bowler has none (stored before values were
-// sealed). The entry's name is the additional data: a value moved to
-// another entry does not open.
+// key. The entry's name is the additional data: a value moved to another
+// entry does not open. It makes no key: a bowler without one was
+// deleted meanwhile (bowler.ErrUnknown), unless stored before values
+// were sealed, whose key change makes when it reads the plain record.
 func (b *Bowlers) seal(ctx context.Context, id bowler.ID, k string, v []byte) ([]byte, error) {
-	aead, _, err := b.dataKey(ctx, id, true)
+	aead, _, err := b.dataKey(ctx, id, false)
+	if errors.Is(err, errNoKey) {
+		return nil, bowler.ErrUnknown
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -200,12 +204,16 @@ func (b *Bowlers) seal(ctx context.Context, id bowler.ID, k string, v []byte) ([
 	return aead.Seal(out, out[1:], v, []byte(k)), nil
 }
 
+// isPlain reports whether v was written plain, before values were sealed:
+// a JSON object.
+func isPlain(v []byte) bool { return len(v) > 0 && v[0] == '{' }
+
 // open returns value v of entry k of bowler id as it was before it was
 // sealed; a plain value (written before values were sealed) as it is. A
 // sealed value whose data key is gone reads as bowler.ErrUnknown: the
 // bowler was deleted meanwhile.
 func (b *Bowlers) open(ctx context.Context, id bowler.ID, k string, v []byte) ([]byte, error) {
-	if len(v) > 0 && v[0] == '{' {
+	if isPlain(v) {
 		return v, nil
 	}
 	if len(v) == 0 || v[0] != sealV1 {

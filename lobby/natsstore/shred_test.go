@@ -321,3 +321,30 @@ func TestDataKeysAreCached(t *testing.T) {
 		t.Errorf("Get from a store that never read the key, with the keys' stream gone = %+v; want an error", got)
 	}
 }
+
+// TestNoKeyMadeAfterDelete: a game that ends on one node while another
+// deletes the bowler is refused as the bowler's unknown, and makes no
+// new data key, which would leave that game readable in the bucket. The
+// node has forgotten the key (its cache was full) and remembers the
+// record it wrote.
+func TestNoKeyMadeAfterDelete(t *testing.T) {
+	j, b := openBowlers(t, t.TempDir())
+	ctx := t.Context()
+	at := time.Date(2026, 12, 7, 20, 0, 0, 0, time.UTC)
+	r := bowlerWithGames(t, b, "phone", "Kim", 1, at)
+	other, err := j.Bowlers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Delete(ctx, r.ID); err != nil {
+		t.Fatal(err)
+	}
+	b.forgetKey(r.ID)
+	g := bowler.Game{Lane: "lane1", LaneName: "Friday", Game: 2, At: at.Add(time.Hour), Name: "Kim", Score: 200, Marks: []string{"X"}}
+	if got, _, err := b.Add(ctx, r.ID, g); !errors.Is(err, bowler.ErrUnknown) {
+		t.Errorf("Add to a bowler deleted on another node = %+v, %v; want ErrUnknown", got, err)
+	}
+	if _, err := b.readKey(ctx, r.ID); !errors.Is(err, errNoKey) {
+		t.Errorf("the deleted bowler's data key after the add: %v; want none (errNoKey)", err)
+	}
+}
