@@ -2,12 +2,14 @@ package natsstore
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/tenpin/tenpin/lane/bowler"
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lobby/natsconn"
 )
@@ -128,4 +130,76 @@ func BenchmarkLanes(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(*benchLanes*30), "events/op")
+}
+
+// BenchmarkBowler measures what a bowler costs the store: Add, a game's
+// end (the game stored, then the record, from the record this node last
+// wrote), and Get, a record read; each with its values sealed and opened
+// under the bowler's data key, cached after the first.
+func BenchmarkBowler(b *testing.B) {
+	ctx := context.Background()
+	j := open(b, b.TempDir())
+	bw, err := j.Bowlers(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	at := time.Date(2026, 12, 7, 20, 0, 0, 0, time.UTC)
+	r, err := bw.Create(ctx, bowler.NewID(), bowler.HashKey("phone"), "Kim", at)
+	if err != nil {
+		b.Fatal(err)
+	}
+	marks := []string{"X", "9/", "X", "X", "81", "X", "9/", "X", "X", "X9/"}
+	b.Run("Add", func(b *testing.B) {
+		b.ReportAllocs()
+		defer reportCPU(b)()
+		n := 0
+		for b.Loop() {
+			// Three games a night on a lane, as a league bowls them.
+			g := bowler.Game{Lane: fmt.Sprint("night", n/3), LaneName: "Friday", Game: n%3 + 1, At: at.Add(time.Duration(n) * time.Minute), Name: "Kim", Score: 211, Marks: marks}
+			if _, _, err := bw.Add(ctx, r.ID, g); err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+	})
+	b.Run("Get", func(b *testing.B) {
+		b.ReportAllocs()
+		defer reportCPU(b)()
+		for b.Loop() {
+			if _, err := bw.Get(ctx, r.ID); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// Sealing and opening alone, of the record as the games left it.
+	got, err := bw.Get(ctx, r.ID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	record, err := json.Marshal(got)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sealed, err := bw.seal(ctx, r.ID, recordKey(r.ID), record)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("Seal", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(record)))
+		for b.Loop() {
+			if _, err := bw.seal(ctx, r.ID, recordKey(r.ID), record); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Open", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(record)))
+		for b.Loop() {
+			if _, err := bw.open(ctx, r.ID, recordKey(r.ID), sealed); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

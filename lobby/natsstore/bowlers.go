@@ -2,6 +2,7 @@ package natsstore
 
 import (
 	"context"
+	"crypto/cipher"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,12 +23,23 @@ const (
 	// BowlersBucket is the key-value bucket of bowlers: their records
 	// (b.ID), their games (g.ID.N, N from 1 in the order they ended), the
 	// hashes of their keys (k.HASH, holding the bowler's id) and of their
-	// shares (s.HASH), the one-time codes that link a device (c.HASH),
-	// each dropped by JetStream once codeTTL old, and the tombstones of
-	// bowlers deleted (d.ID, empty, dropped once tombTTL old). One
-	// bucket, one raft group in a cluster: each more is another leader to
-	// elect when a node dies.
+	// shares (s.HASH), the one-time codes that link a device (c.HASH,
+	// holding the id and the code's expiry), each dropped by JetStream
+	// once codeTTL old, and the tombstones of bowlers deleted (d.HASH of
+	// the id, empty, dropped once tombTTL old). Records and games are sealed
+	// under the bowler's data key (see seal.go); a value that starts with
+	// '{' was written plain, before values were sealed, and is sealed
+	// when next written. One bucket, one raft group in a cluster: each
+	// more is another leader to elect when a node dies.
 	BowlersBucket = "TENPIN_BOWLERS"
+	// BowlerKeysStream is the stream of the bowlers' data keys: one
+	// message of 32 random bytes a bowler, on subject BowlerKeyPrefix
+	// followed by its id, written once when the bowler is made (or first
+	// written after values were sealed), never updated, and erased with
+	// JetStream's secure delete when the bowler is deleted. A stream of
+	// its own, another raft group, because a bucket's denies deletes.
+	BowlerKeysStream = "TENPIN_BOWLER_KEYS"
+	BowlerKeyPrefix  = "tenpin.bowlerkey."
 )
 
 // codeTTL is how long the bucket keeps a code: longer than any code
@@ -38,16 +50,26 @@ const codeTTL = 30 * time.Minute
 // journal's server (or cluster), as many copies as the lanes' stream. It
 // is safe for concurrent use: a record changes by compare-and-set, and
 // the games of one bowler that end on this node are added one at a time.
+//
+// What a bowler holds of personal data — its name, in the record and in
+// each game — is sealed under a data key of its own, which Delete erases
+// for good (see seal.go): once it returns, no byte of the store's files
+// tells the bowler's name or games. A bowler stored before values were
+// sealed may leave older plain revisions of its record, and its games
+// written then, until JetStream compacts those blocks.
 type Bowlers struct {
-	kv      jetstream.KeyValue
-	stream  jetstream.Stream // the bucket's stream, to purge a bowler's games
-	budget  *budget          // the bowlers' (see Room)
-	timeout time.Duration
-	seed    maphash.Seed
-	locks   [64]sync.Mutex // bowlers' adds, by a hash of their id
+	kv        jetstream.KeyValue
+	stream    jetstream.Stream // the bucket's stream, to purge a bowler's games
+	js        jetstream.JetStream
+	keyStream jetstream.Stream // BowlerKeysStream
+	budget    *budget          // the bowlers', which the data keys count against
+	timeout   time.Duration
+	seed      maphash.Seed
+	locks     [64]sync.Mutex // bowlers' adds, by a hash of their id
 
 	mu      sync.Mutex
-	written map[bowler.ID]written // guarded by mu: see change
+	written map[bowler.ID]written     // guarded by mu: see change
+	keys    map[bowler.ID]cipher.AEAD // guarded by mu: see dataKey
 }
 
 var _ bowler.Service = (*Bowlers)(nil)
@@ -55,7 +77,7 @@ var _ bowler.Service = (*Bowlers)(nil)
 // Bowlers creates the buckets of bowlers, or brings their settings up to
 // date, and returns the store in them.
 func (j *Journal) Bowlers(ctx context.Context) (*Bowlers, error) {
-	b := &Bowlers{timeout: j.cfg.Timeout, seed: maphash.MakeSeed(), budget: &j.bowlers}
+	b := &Bowlers{js: j.js, budget: &j.bowlers, timeout: j.cfg.Timeout, seed: maphash.MakeSeed()}
 	var err error
 	b.kv, err = j.keyValue(ctx, &j.bowlers, jetstream.KeyValueConfig{
 		Bucket:      BowlersBucket,
@@ -64,6 +86,9 @@ func (j *Journal) Bowlers(ctx context.Context) (*Bowlers, error) {
 		LimitMarkerTTL: time.Minute,
 	})
 	if err != nil {
+		return nil, err
+	}
+	if b.keyStream, err = j.keysStream(ctx); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, j.conn.TakeWait())
@@ -79,7 +104,7 @@ func gameKey(id bowler.ID, n int) string { return "g." + string(id) + "." + strc
 func keyKey(h bowler.KeyHash) string     { return "k." + h.String() }
 func shareKey(h bowler.KeyHash) string   { return "s." + h.String() }
 func codeKey(h bowler.KeyHash) string    { return "c." + h.String() }
-func tombKey(id bowler.ID) string        { return "d." + string(id) }
+func tombKey(id bowler.ID) string        { return "d." + bowler.HashKey(string(id)).String() }
 func (b *Bowlers) lock(id bowler.ID) *sync.Mutex {
 	return &b.locks[maphash.String(b.seed, string(id))%uint64(len(b.locks))]
 }
@@ -123,7 +148,14 @@ func (b *Bowlers) Create(ctx context.Context, id bowler.ID, key bowler.KeyHash, 
 	if err != nil {
 		return nil, err
 	}
+	if _, _, err := b.dataKey(ctx, id, true); err != nil {
+		return nil, err
+	}
+	if data, err = b.seal(ctx, id, recordKey(id), data); err != nil {
+		return nil, err
+	}
 	if _, err := b.kv.Create(ctx, recordKey(id), data); errors.Is(err, jetstream.ErrKeyExists) {
+		// Made by a try whose answer was lost, or another bowler's id.
 		if r, _, err = b.get(ctx, id); err != nil {
 			return nil, err
 		}
@@ -176,21 +208,32 @@ func (b *Bowlers) Get(ctx context.Context, id bowler.ID) (*bowler.Record, error)
 
 // get returns bowler id's record and its revision.
 func (b *Bowlers) get(ctx context.Context, id bowler.ID) (*bowler.Record, uint64, error) {
+	r, rev, _, err := b.read(ctx, id)
+	return r, rev, err
+}
+
+// read returns bowler id's record, its revision, and whether it was
+// stored plain, before values were sealed.
+func (b *Bowlers) read(ctx context.Context, id bowler.ID) (*bowler.Record, uint64, bool, error) {
 	if !validID(id) {
-		return nil, 0, bowler.ErrUnknown
+		return nil, 0, false, bowler.ErrUnknown
 	}
 	e, err := b.kv.Get(ctx, recordKey(id))
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound):
-		return nil, 0, bowler.ErrUnknown
+		return nil, 0, false, bowler.ErrUnknown
 	case err != nil:
-		return nil, 0, fmt.Errorf("natsstore: reading bowler %s: %w", id, err)
+		return nil, 0, false, fmt.Errorf("natsstore: reading bowler %s: %w", id, err)
+	}
+	data, err := b.open(ctx, id, recordKey(id), e.Value())
+	if err != nil {
+		return nil, 0, false, err
 	}
 	r := new(bowler.Record)
-	if err := json.Unmarshal(e.Value(), r); err != nil {
-		return nil, 0, fmt.Errorf("natsstore: bowler %s: %w", id, err)
+	if err := json.Unmarshal(data, r); err != nil {
+		return nil, 0, false, fmt.Errorf("natsstore: bowler %s: %w", id, err)
 	}
-	return r, e.Revision(), nil
+	return r, e.Revision(), isPlain(e.Value()), nil
 }
 
 // change applies f to bowler id's record and stores it, reading it again
@@ -201,11 +244,20 @@ func (b *Bowlers) get(ctx context.Context, id bowler.ID) (*bowler.Record, uint64
 // than read it: the compare-and-set refuses it if another node wrote
 // since, and the record is read then. A game's end so costs a bowler two
 // writes, not a read and two writes.
+//
+// A record stored plain, before values were sealed, gets its data key
+// here, and only here and in Create: a bowler deleted on another node
+// while this one held its record must not get a new key, which would
+// leave the values written meanwhile readable (see seal).
 func (b *Bowlers) change(ctx context.Context, id bowler.ID, f func(r *bowler.Record) (bool, error)) (*bowler.Record, error) {
 	for cached := true; ; cached = false {
 		r, rev, err := b.lastWritten(id)
 		if !cached || r == nil {
-			r, rev, err = b.get(ctx, id)
+			var plain bool
+			r, rev, plain, err = b.read(ctx, id)
+			if err == nil && plain {
+				_, _, err = b.dataKey(ctx, id, true)
+			}
 		}
 		if err != nil {
 			return nil, err
@@ -222,7 +274,11 @@ func (b *Bowlers) change(ctx context.Context, id bowler.ID, f func(r *bowler.Rec
 		if err != nil {
 			return nil, err
 		}
-		rev, err = b.kv.Update(ctx, recordKey(id), data, rev)
+		sealed, err := b.seal(ctx, id, recordKey(id), data)
+		if err != nil {
+			return nil, err
+		}
+		rev, err = b.kv.Update(ctx, recordKey(id), sealed, rev)
 		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 			b.forget(id)
 			continue
@@ -336,7 +392,12 @@ func (b *Bowlers) correct(ctx context.Context, id bowler.ID, r *bowler.Record, p
 		return false, nil
 	}
 	*news = n
-	if _, err := b.kv.Put(ctx, gameKey(id, place), data); err != nil {
+	k := gameKey(id, place)
+	sealed, err := b.seal(ctx, id, k, data)
+	if err != nil {
+		return false, err
+	}
+	if _, err := b.kv.Put(ctx, k, sealed); err != nil {
 		return false, fmt.Errorf("natsstore: storing bowler %s's corrected game %d: %w", id, place, err)
 	}
 	return true, nil
@@ -347,7 +408,11 @@ func (b *Bowlers) correct(ctx context.Context, id bowler.ID, r *bowler.Record, p
 // whether it wrote there.
 func (b *Bowlers) putGame(ctx context.Context, id bowler.ID, n int, g bowler.Game, data []byte) (bool, error) {
 	k := gameKey(id, n)
-	_, err := b.kv.Create(ctx, k, data)
+	sealed, err := b.seal(ctx, id, k, data)
+	if err != nil {
+		return false, err
+	}
+	_, err = b.kv.Create(ctx, k, sealed)
 	if !errors.Is(err, jetstream.ErrKeyExists) {
 		return err == nil, err
 	}
@@ -359,7 +424,7 @@ func (b *Bowlers) putGame(ctx context.Context, id bowler.ID, n int, g bowler.Gam
 		return false, fmt.Errorf("natsstore: reading bowler %s's game %d: %w", id, n, err)
 	}
 	var there bowler.Game
-	if json.Unmarshal(e.Value(), &there) == nil && there.Lane == g.Lane && there.Game == g.Game {
+	if v, err := b.open(ctx, id, k, e.Value()); err == nil && json.Unmarshal(v, &there) == nil && there.Lane == g.Lane && there.Game == g.Game {
 		return true, nil
 	}
 	r, _, err := b.get(ctx, id)
@@ -375,7 +440,7 @@ func (b *Bowlers) putGame(ctx context.Context, id bowler.ID, n int, g bowler.Gam
 		time.Sleep(10 * time.Millisecond)
 		return false, errTaken
 	}
-	_, err = b.kv.Update(ctx, k, data, e.Revision())
+	_, err = b.kv.Update(ctx, k, sealed, e.Revision())
 	return err == nil, err
 }
 
@@ -419,11 +484,16 @@ func (b *Bowlers) games(ctx context.Context, id bowler.ID, first, last int) ([]b
 	g.SetLimit(8)
 	for i := range out {
 		g.Go(func() error {
-			e, err := b.kv.Get(ctx, gameKey(id, first+i))
+			k := gameKey(id, first+i)
+			e, err := b.kv.Get(ctx, k)
 			if err != nil {
 				return fmt.Errorf("natsstore: reading bowler %s's game %d: %w", id, first+i, err)
 			}
-			return json.Unmarshal(e.Value(), &out[i])
+			v, err := b.open(ctx, id, k, e.Value())
+			if err != nil {
+				return err
+			}
+			return json.Unmarshal(v, &out[i])
 		})
 	}
 	if err := g.Wait(); err != nil {
@@ -507,9 +577,11 @@ func (b *Bowlers) Revoke(ctx context.Context, key bowler.KeyHash) error {
 	return nil
 }
 
-// Delete erases bowler id: its keys and share first, so that nobody finds
-// it meanwhile, then its games, then its record. An add of this node's
-// waits for it (or it for the add).
+// Delete erases bowler id: its keys, codes and share first, so that
+// nobody finds it meanwhile, then its data key for good (every sealed
+// byte of its record and games, wherever JetStream's files hold them, is
+// noise from then on), then its games, then its record. An add of this
+// node's waits for it (or it for the add).
 func (b *Bowlers) Delete(ctx context.Context, id bowler.ID) error {
 	mu := b.lock(id)
 	mu.Lock()
@@ -525,10 +597,24 @@ func (b *Bowlers) Delete(ctx context.Context, id bowler.ID) error {
 			return fmt.Errorf("natsstore: deleting bowler %s's keys: %w", id, err)
 		}
 	}
+	for _, c := range r.Codes {
+		if err := b.kv.Purge(ctx, codeKey(c.Hash)); err != nil {
+			return fmt.Errorf("natsstore: deleting bowler %s's codes: %w", id, err)
+		}
+	}
 	if !r.Share.IsZero() {
 		if err := b.kv.Purge(ctx, shareKey(r.Share)); err != nil {
 			return fmt.Errorf("natsstore: deleting bowler %s's share: %w", id, err)
 		}
+	}
+	// The lane a seat linked to the bowler is on may try to make it
+	// again (see Create), for as long as a lane lives: a tombstone, named
+	// by the id's hash (no entry names a bowler deleted), says no.
+	if _, err := b.kv.Create(ctx, tombKey(id), nil, jetstream.KeyTTL(tombTTL)); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
+		return fmt.Errorf("natsstore: marking bowler %s deleted: %w", id, err)
+	}
+	if err := b.eraseKey(ctx, id); err != nil {
+		return err
 	}
 	if err := b.stream.Purge(ctx, jetstream.WithPurgeSubject("$KV."+BowlersBucket+"."+"g."+string(id)+".>")); err != nil {
 		return fmt.Errorf("natsstore: deleting bowler %s's games: %w", id, err)
@@ -536,11 +622,6 @@ func (b *Bowlers) Delete(ctx context.Context, id bowler.ID) error {
 	b.forget(id)
 	if err := b.kv.Purge(ctx, recordKey(id)); err != nil {
 		return fmt.Errorf("natsstore: deleting bowler %s: %w", id, err)
-	}
-	// The lane a seat linked to the bowler is on may try to make it
-	// again (see Create), for as long as a lane lives.
-	if _, err := b.kv.Create(ctx, tombKey(id), nil, jetstream.KeyTTL(tombTTL)); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
-		return fmt.Errorf("natsstore: marking bowler %s deleted: %w", id, err)
 	}
 	return nil
 }

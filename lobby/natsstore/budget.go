@@ -29,7 +29,8 @@ type Budgets struct {
 	// Kept bounds the sheets of closed lanes (bucket ArchiveBucket).
 	Kept int64
 	// Bowlers bounds the bowlers: records, games, keys, shares and codes
-	// (bucket BowlersBucket).
+	// (bucket BowlersBucket), and their data keys, a quarter of it more
+	// (stream BowlerKeysStream).
 	Bowlers int64
 	// Leagues bounds the leagues and their records (bucket LeaguesBucket).
 	Leagues int64

@@ -19,7 +19,8 @@
 //   - The lease (lease.go) on a stream at a URL that one tenpin server
 //     uses alone.
 //   - Key-value buckets (archive.go, bowlers.go, leagues.go), as many
-//     copies as the stream.
+//     copies as the stream, and the stream of the bowlers' data keys
+//     (seal.go).
 //   - The budgets (budget.go): [Config.Budgets] bounds in bytes the
 //     lanes' streams and each bucket, with the discard-new policy; a
 //     write past one fails with [game.ErrStorageFull], and
@@ -100,6 +101,28 @@
 // Compact(mark+1) purges each stream up to there, and never drops the
 // snapshots the lanes stored after Last, whatever their positions. A read
 // that runs into a compaction returns what the stream holds after it.
+//
+// # A bowler's deletion
+//
+// What a bowler holds of personal data — its name, in its record and in
+// each game of its history — is sealed with AES-256-GCM under a data key
+// of its own, stored once in [BowlerKeysStream]. [Bowlers.Delete] purges
+// the bowler's keys, codes and share, then erases that key with
+// JetStream's secure delete (the message overwritten with random bytes,
+// on every replica), then purges its games and record. JetStream leaves
+// purged and superseded messages in its block files until it compacts
+// the blocks, which may be never; sealed, they are noise once the key is
+// gone. The key cannot be an entry of the bowlers' bucket: a bucket's
+// stream denies message deletes, for good.
+//
+// What is left: the bowler's id (random) in subject names; on a cluster,
+// the key in the keys stream's raft log until JetStream snapshots the
+// group and drops the log's block that holds it (see seal.go); for a
+// bowler stored before values were sealed, its plain older revisions and
+// the games recorded then, until their blocks are compacted; and the
+// names as they appeared on the sheets of the nights the bowler bowled,
+// in the lanes' logs and the kept nights, which are the lanes' and not
+// the bowler's.
 //
 // # Durability
 //
