@@ -7,24 +7,20 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/tenpin/tenpin/lobby"
 )
 
 // ArchiveBucket is the key-value bucket of the sheets of closed lanes,
 // a key a lane. It is stored: never change it.
 const ArchiveBucket = "TENPIN_KEPT"
 
-// Archive is a [lobby.Archive] in a JetStream key-value bucket on the
-// journal's server (or cluster), as many copies as the lanes' stream: a
-// sheet is kept for the bucket's age limit, then JetStream drops it. It is
-// safe for concurrent use.
+// Archive keeps the nights of closed lanes (the lobby's Archive) in a
+// JetStream key-value bucket on the journal's server (or cluster), as
+// many copies as the lanes' stream: a sheet is kept for the bucket's age
+// limit, then JetStream drops it. It is safe for concurrent use.
 type Archive struct {
 	kv      jetstream.KeyValue
 	timeout time.Duration
 }
-
-var _ lobby.Archive = (*Archive)(nil)
 
 // Archive creates the bucket of closed lanes' sheets, or brings its
 // settings up to date, and returns the archive in it: each sheet is kept
