@@ -104,51 +104,74 @@ func TestRememberFlood(t *testing.T) {
 	}
 
 	// The attackers' lanes: 20 connections, five on each of four lanes.
-	var conns []*client.Conn
+	var lanes []string
 	for range 4 {
 		l, err := n.API.Create(ctx, protocol.CreateLane{Name: "Flood", Open: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for range 5 {
-			c, err := n.API.Dial(ctx, l.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { c.CloseNow() })
-			conns = append(conns, c)
-		}
+		lanes = append(lanes, l.ID)
 	}
 	before := dirSize(t, dir)
 
 	attack, stop := context.WithTimeout(ctx, floodFor)
 	defer stop()
 	var (
-		wg            sync.WaitGroup
-		joins, keys   atomic.Int64
-		refused       sync.Map // by code: how many joins were refused so
-		unhealthy     atomic.Int64
-		healthChecked atomic.Int64
+		wg                   sync.WaitGroup
+		joins, keys, redials atomic.Int64
+		refused              sync.Map // by code: how many joins were refused so
+		unhealthy            atomic.Int64
+		healthChecked        atomic.Int64
 	)
-	for i, c := range conns {
+	// Each connection joins and leaves as fast as its message rate lets
+	// it (a join and a leave every 100 ms: 20 messages a second), waits
+	// the second a refusal asks, and dials again if it is closed.
+	for i := range 20 {
 		wg.Go(func() {
+			var c *client.Conn
+			defer func() {
+				if c != nil {
+					c.CloseNow()
+				}
+			}()
+			pace := time.NewTicker(100 * time.Millisecond)
+			defer pace.Stop()
 			for k := 0; attack.Err() == nil; k++ {
+				select {
+				case <-pace.C:
+				case <-attack.Done():
+					return
+				}
+				if c == nil {
+					var err error
+					if c, err = n.API.Dial(attack, lanes[i%len(lanes)]); err != nil {
+						continue
+					}
+					redials.Add(1)
+				}
 				w, err := c.JoinRemember(attack, "Spam"+letters(i*1_000_000+k), "")
 				var pe *protocol.Error
 				switch {
 				case errors.As(err, &pe):
 					v, _ := refused.LoadOrStore(pe.Code, new(atomic.Int64))
 					v.(*atomic.Int64).Add(1)
+					select {
+					case <-time.After(time.Second):
+					case <-attack.Done():
+					}
 					continue
 				case err != nil:
-					return // the attack's end, or the connection closed
+					c.CloseNow()
+					c = nil // closed: dial again
+					continue
 				}
 				joins.Add(1)
 				if w.BowlerKey != "" {
 					keys.Add(1)
 				}
 				if _, err := c.Leave(attack); err != nil {
-					return
+					c.CloseNow()
+					c = nil
 				}
 			}
 		})
@@ -194,8 +217,8 @@ func TestRememberFlood(t *testing.T) {
 	after := dirSize(t, dir)
 	counts := map[string]int64{}
 	refused.Range(func(k, v any) bool { counts[fmt.Sprint(k)] = v.(*atomic.Int64).Load(); return true })
-	t.Logf("the attack: %d joins with remember (%d keys given), refused %v; the played lane bowled %d games; data directory %d → %d bytes (+%d)",
-		joins.Load(), keys.Load(), counts, games, before, after, after-before)
+	t.Logf("the attack: %d connections, %d joins with remember (%d keys given), refused %v; the played lane bowled %d games; data directory %d → %d bytes (+%d)",
+		redials.Load(), joins.Load(), keys.Load(), counts, games, before, after, after-before)
 
 	if games < 1 {
 		t.Errorf("the played lane finished %d games during the attack, want at least 1", games)
