@@ -13,6 +13,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/game"
+	"github.com/tenpin/tenpin/lobby/peers"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -43,8 +44,8 @@ const keepTimeout = 10 * time.Second
 // what the lane showed when it closed. It is what the HTTP API shows of a
 // closed lane.
 type keptLane struct {
-	View     LaneView  `json:"view"`
-	ClosedAt time.Time `json:"closed_at"`
+	View     peers.LaneView `json:"view"`
+	ClosedAt time.Time      `json:"closed_at"`
 }
 
 var _ Lane = (*keptLane)(nil)
@@ -79,7 +80,7 @@ func (lb *Lobby) keep(ctx context.Context, l *lane.Lane) error {
 		lb.log.Warn("a lane's night not kept: its creator's address has had its nights kept today", "lane", l.ID(), "per_day", lb.cfg.KeptPerAddr)
 		return nil
 	}
-	k := keptLane{View: *Describe(l), ClosedAt: time.Now().UTC().Truncate(time.Second)}
+	k := keptLane{View: *peers.Describe(l), ClosedAt: time.Now().UTC().Truncate(time.Second)}
 	var board protocol.Board
 	if err := json.Unmarshal(k.View.Board, &board); err != nil {
 		return fmt.Errorf("lobby: keeping lane %s: its board: %w", l.ID(), err)

@@ -12,6 +12,7 @@ import (
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/relay"
 	"github.com/tenpin/tenpin/lane/ws"
+	"github.com/tenpin/tenpin/lobby/peers"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -96,7 +97,7 @@ func (lb *Lobby) IdleTimeout() time.Duration {
 // laneOf returns lane id, wherever in the cluster it runs, or its kept
 // night if it closed; ErrNoLane if there is neither (see Find).
 func (lb *Lobby) laneOf(ctx context.Context, id string) (Lane, error) {
-	var remote *LaneView
+	var remote *peers.LaneView
 	l, err := lb.find(ctx, id, func(ctx context.Context, id string) (err error) {
 		remote, err = lb.cfg.Cluster.Lane(ctx, id)
 		return err

@@ -2,7 +2,6 @@ package lobby
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -12,50 +11,9 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/game"
-	"github.com/tenpin/tenpin/lane/relay"
+	"github.com/tenpin/tenpin/lobby/peers"
 	"github.com/tenpin/tenpin/protocol"
 )
-
-// Cluster joins a lobby to the other nodes of a cluster (see
-// lobby/natscluster), which share its journal (lobby/natsstore). Each
-// lane runs on one node at a time, its owner: a lobby runs the lanes it
-// created or took over, and reaches the others through the cluster.
-// Which node may write a lane's log is decided by the log's fence alone
-// (a claim appended after the log's last event, see lane.Restore); the
-// cluster only says where a lane runs now.
-type Cluster interface {
-	// Claim announces that this node is taking lane id: nodes that look
-	// for it meanwhile are told to wait ([ErrClaiming]), and, once the
-	// lane is bound, are served by it. Release withdraws the claim.
-	Claim(id string) (Claim, error)
-	// Relay returns a relay of lane id, which another node runs, for this
-	// node's connections to it. It fails with [ErrNoOwner] when no node
-	// runs the lane, and [ErrClaiming] while one is taking it.
-	Relay(ctx context.Context, id string) (*relay.Relay, error)
-	// Lane returns what the node that runs lane id shows of it, failing as
-	// Relay does.
-	Lane(ctx context.Context, id string) (*LaneView, error)
-	// Secretary hands lane id, which another node runs, a command of its
-	// league's secretary, whom this node has checked (see
-	// lane.Lane.Secretary), and returns the lane's board once the lane
-	// has stored it; the lane's refusal as a *protocol.Error. It fails as
-	// Relay does when no node runs the lane.
-	Secretary(ctx context.Context, id string, m protocol.Request) ([]byte, error)
-	// Lanes returns the listed lanes of the other nodes.
-	Lanes(ctx context.Context) ([]protocol.LaneSummary, error)
-	// Peers returns the nodes alive now, this one first, with the
-	// addresses at which clients open them.
-	Peers() []protocol.Node
-	// Leader reports whether this node compacts the shared journal: one
-	// node alive does.
-	Leader() bool
-	// SnapshotAll has every node alive store a snapshot of each lane it
-	// runs (this one's with [Lobby.SnapshotLanes]) and returns the ids of
-	// those lanes, and the first position a compaction must keep for the
-	// lanes among them that did not store their snapshot (0: none). It
-	// fails if a node does not answer.
-	SnapshotAll(ctx context.Context) (ids []string, keep uint64, err error)
-}
 
 // sharedJournal is a journal the nodes of a cluster share that can say
 // which lanes it holds: what a compaction across nodes needs
@@ -64,48 +22,6 @@ type sharedJournal interface {
 	LaneIDs(ctx context.Context) ([]string, error)
 	LastEvent(ctx context.Context, lane string) (game.Event, error)
 }
-
-// Claim is a node's claim on a lane (see [Cluster.Claim]).
-type Claim interface {
-	// Bind makes l, running on this node, the lane other nodes reach.
-	Bind(l *lane.Lane)
-	// Release withdraws the claim: l has stopped, or was never opened.
-	Release()
-}
-
-// Errors of a [Cluster].
-var (
-	ErrNoOwner  = errors.New("lobby: no node runs the lane")
-	ErrClaiming = errors.New("lobby: a node is taking the lane over")
-)
-
-// LaneView is what the node that runs a lane shows of it to others: its
-// HTTP API's answers.
-type LaneView struct {
-	Summary protocol.LaneSummary `json:"summary"`
-	Private bool                 `json:"private"`
-	Board   json.RawMessage      `json:"board"`
-	Text    string               `json:"text"`
-	Games   protocol.Games       `json:"games"`
-	Stats   protocol.Stats       `json:"stats"`
-}
-
-// Describe returns what l shows of itself to other nodes.
-func Describe(l *lane.Lane) *LaneView {
-	return &LaneView{Summary: l.Summary(), Private: l.Private(), Board: l.BoardJSON(), Text: l.BoardText(), Games: l.Games(), Stats: l.Stats()}
-}
-
-// ID returns the lane's id.
-func (r *LaneView) ID() string { return r.Summary.ID }
-
-// Name returns the lane's name.
-func (r *LaneView) Name() string { return r.Summary.Name }
-
-// BoardJSON returns the lane's board message.
-func (r *LaneView) BoardJSON() []byte { return r.Board }
-
-// BoardText returns the lane's text scoreboard.
-func (r *LaneView) BoardText() string { return r.Text }
 
 // Lane is what the HTTP API shows of a lane, wherever it runs: here (a
 // *lane.Lane), on another node, or kept after it closed (see
@@ -123,8 +39,8 @@ type Lane interface {
 
 var _ Lane = (*lane.Lane)(nil)
 
-// remoteLane adapts a LaneView, whose Games is a field, to Lane.
-type remoteLane struct{ *LaneView }
+// remoteLane adapts a peers.LaneView, whose Games is a field, to Lane.
+type remoteLane struct{ *peers.LaneView }
 
 func (v remoteLane) Games() protocol.Games { return v.LaneView.Games }
 
@@ -174,9 +90,9 @@ func (lb *Lobby) find(ctx context.Context, id string, there func(context.Context
 		// moment to cross the routes, and a claim meanwhile would take
 		// the lane from a node that runs it. Nobody twice, a moment
 		// apart, is nobody.
-		if errors.Is(err, ErrNoOwner) {
+		if errors.Is(err, peers.ErrNoOwner) {
 			if unowned++; unowned == 1 {
-				err = ErrClaiming
+				err = peers.ErrClaiming
 			} else {
 				var l *lane.Lane
 				if l, err = lb.claim(ctx, id); err == nil {
@@ -186,7 +102,7 @@ func (lb *Lobby) find(ctx context.Context, id string, there func(context.Context
 		}
 		// Another node claims it at the same time (its claim or ours came
 		// first in the log): it will run it in a moment.
-		if !errors.Is(err, ErrClaiming) && !errors.Is(err, game.ErrConflict) {
+		if !errors.Is(err, peers.ErrClaiming) && !errors.Is(err, game.ErrConflict) {
 			return nil, err
 		}
 		if try == findTries {
@@ -236,7 +152,7 @@ func (lb *Lobby) claim(ctx context.Context, id string) (*lane.Lane, error) {
 // for a client that finds no node running it: for the connections a
 // relay of it on this node serves, once the lane's node is gone
 // (lobby/natscluster), so that they move to the lane here and are not
-// closed. It fails with an error wrapping ErrClaiming if another node
+// closed. It fails with an error wrapping peers.ErrClaiming if another node
 // runs the lane, and game.ErrConflict if another claimed it first.
 func (lb *Lobby) TakeOver(ctx context.Context, id string) (*lane.Lane, error) {
 	if l, ok := lb.Get(id); ok {
@@ -249,7 +165,7 @@ func (lb *Lobby) TakeOver(ctx context.Context, id string) (*lane.Lane, error) {
 	// over first may not be known here yet, and a claim now would take
 	// the lane, and its clients, from it.
 	if !lb.unowned(ctx, id) {
-		return nil, fmt.Errorf("%w: lane %s runs on another node", ErrClaiming, id)
+		return nil, fmt.Errorf("%w: lane %s runs on another node", peers.ErrClaiming, id)
 	}
 	return lb.claim(ctx, id)
 }
@@ -347,7 +263,7 @@ func (lb *Lobby) unowned(ctx context.Context, id string) bool {
 				return false
 			}
 		}
-		if _, err := lb.cfg.Cluster.Lane(ctx, id); !errors.Is(err, ErrNoOwner) {
+		if _, err := lb.cfg.Cluster.Lane(ctx, id); !errors.Is(err, peers.ErrNoOwner) {
 			return false
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lane/league"
+	"github.com/tenpin/tenpin/lobby/peers"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -18,8 +19,9 @@ var (
 	ErrFull     = errors.New("lobby: full")
 	ErrClosed   = errors.New("lobby: closed")
 	// ErrUnavailable: the journal did not store a new lane's opening, or
-	// a lane could not be read back.
-	ErrUnavailable = errors.New("lobby: store unavailable")
+	// a lane could not be read back (the peers' error: a cluster's node
+	// tells it from another lane's).
+	ErrUnavailable = peers.ErrUnavailable
 
 	// ErrAddrLimit: a client address holds all the connections or lanes
 	// it may (see Lobby.CreateFor).

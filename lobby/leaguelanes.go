@@ -13,6 +13,7 @@ import (
 	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/league"
+	"github.com/tenpin/tenpin/lobby/peers"
 )
 
 // leagueLane is a match of a league night, as its lane is opened: the
@@ -111,7 +112,7 @@ func (lb *Lobby) reopen(ctx context.Context, id string, err error) {
 	}
 	if lb.cfg.Cluster != nil {
 		switch _, err := lb.claim(ctx, id); {
-		case errors.Is(err, game.ErrConflict), errors.Is(err, ErrClaiming):
+		case errors.Is(err, game.ErrConflict), errors.Is(err, peers.ErrClaiming):
 			lb.log.Info("a league lane that failed here was taken over by another node", "lane", id)
 		case err != nil:
 			lb.log.Error("a league lane that failed was not reopened", "lane", id, "err", err)

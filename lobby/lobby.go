@@ -43,6 +43,7 @@ import (
 	"github.com/tenpin/tenpin/lane/league"
 	"github.com/tenpin/tenpin/lane/ws"
 	"github.com/tenpin/tenpin/lobby/memjournal"
+	"github.com/tenpin/tenpin/lobby/peers"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -128,7 +129,7 @@ type Config struct {
 	// sharing its journal: it lists their lanes, serves them through
 	// relays and takes over those no node runs. Restore is not called
 	// then, but Adopt.
-	Cluster Cluster
+	Cluster peers.Cluster
 	// Archive, if set, keeps the nights of lanes that close (see
 	// [Archive]): their sheets answer the API read-only after them.
 	// Without it a closed lane is gone.
@@ -359,7 +360,7 @@ func (lb *Lobby) create(ctx context.Context, name, owner string, private bool, h
 	defer lb.compaction.creation()()
 
 	var l *lane.Lane
-	var cl Claim
+	var cl peers.Claim
 	cfg := lb.cfg.Lane
 	cfg.Private = cfg.Private || private
 	cfg.HostKey, cfg.Invite = hostKey, invite
@@ -405,7 +406,7 @@ func (lb *Lobby) create(ctx context.Context, name, owner string, private bool, h
 // startLane starts a lane just put in lanes: other nodes reach it through
 // its claim (in a cluster), the list shows it, and Run runs it. said is
 // what the log says of it.
-func (lb *Lobby) startLane(l *lane.Lane, cl Claim, said string) error {
+func (lb *Lobby) startLane(l *lane.Lane, cl peers.Claim, said string) error {
 	if cl != nil {
 		cl.Bind(l)
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lobby/peers"
 )
 
 // registry is the lanes a lobby keeps: those open here, by id and in the
@@ -31,9 +32,9 @@ type registry struct {
 
 type entry struct {
 	lane  *lane.Lane
-	n     uint64 // creation order
-	owner string // the client address that created it; "" for none
-	claim Claim  // in a cluster, this node's claim on it
+	n     uint64      // creation order
+	owner string      // the client address that created it; "" for none
+	claim peers.Claim // in a cluster, this node's claim on it
 }
 
 func newRegistry(max int) *registry {
@@ -67,7 +68,7 @@ func (r *registry) unreserve() {
 // open puts lane l, created from owner with claim cl, in the place
 // reserve held for it; if its id is taken, it gives the place back and
 // fails.
-func (r *registry) open(l *lane.Lane, owner string, cl Claim) error {
+func (r *registry) open(l *lane.Lane, owner string, cl peers.Claim) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.opening--
@@ -80,14 +81,14 @@ func (r *registry) open(l *lane.Lane, owner string, cl Claim) error {
 
 // add puts a lane taken over in the registry, with its claim. r.mu is
 // held by open.
-func (r *registry) add(l *lane.Lane, owner string, cl Claim) {
+func (r *registry) add(l *lane.Lane, owner string, cl peers.Claim) {
 	r.next++
 	r.lanes[l.ID()] = &entry{lane: l, n: r.next, owner: owner, claim: cl}
 }
 
 // takenOver puts lane l, taken over by this node with claim cl, in the
 // registry.
-func (r *registry) takenOver(l *lane.Lane, cl Claim) {
+func (r *registry) takenOver(l *lane.Lane, cl peers.Claim) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.add(l, "", cl)

@@ -21,7 +21,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/relay"
-	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/lobby/peers"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -42,7 +42,7 @@ const (
 	opAttach = "attach" // a connection comes
 	opRead   = "read"   // the connection sent the body (published: the lane answers on the connection's subject)
 	opDetach = "detach" // the connection went away (published: no answer)
-	opLane   = "lane"   // the lane's HTTP views (lobby.LaneView)
+	opLane   = "lane"   // the lane's HTTP views (peers.LaneView)
 	opAlive  = "alive"  // the relay's newest seq and its connections (see owned.alive): answered with a newer board, or nothing
 	// opSecretary: a league secretary's command (a lane's message), which
 	// the asking node checked: answered with the lane's board once stored,
@@ -72,8 +72,8 @@ var refusals = []struct {
 	code string
 	err  error
 }{
-	{"claiming", lobby.ErrClaiming}, // the node is taking the lane over
-	{"gone", lobby.ErrNoOwner},      // it does not run the lane (any more)
+	{"claiming", peers.ErrClaiming}, // the node is taking the lane over
+	{"gone", peers.ErrNoOwner},      // it does not run the lane (any more)
 	{"conn", relay.ErrConnGone},     // the lane does not know that connection
 	{"busy", relay.ErrBusy},         // the lane did not take the message in time
 	{"failed", errFailed},           // anything else: see refusalCode
@@ -127,7 +127,7 @@ const relayIdle = 5 * time.Second
 // that is gone (shown connected, never skippable) for good.
 const aliveEvery = 5 * time.Second
 
-// Lanes is what a cluster asks of its node's lanes: a *lobby.Lobby, given
+// Lanes is what a cluster asks of its node's lanes: the lobby's, given
 // to [Cluster.Run] once it exists (it needs the cluster to be made).
 type Lanes interface {
 	// Adopt takes over the lanes no node runs: at start, once the routes
@@ -140,7 +140,9 @@ type Lanes interface {
 	Wake(ctx context.Context)
 	// TakeOver takes lane id over on this node, from its log, for the
 	// connections a relay of it here serves: the lane's node is gone. It
-	// fails if another node runs the lane, or takes it first.
+	// fails if another node runs the lane, or takes it first
+	// (peers.ErrClaiming, game.ErrConflict), and with an error wrapping
+	// peers.ErrUnavailable while the store does not answer.
 	TakeOver(ctx context.Context, id string) (*lane.Lane, error)
 	// SnapshotLanes has each of this node's lanes store a snapshot and
 	// returns their ids, and the first position of the journal those that
@@ -259,7 +261,7 @@ func (c *Cluster) spawn(f func(ctx context.Context)) bool {
 	return r != nil && r.spawn(f)
 }
 
-var _ lobby.Cluster = (*Cluster)(nil)
+var _ peers.Cluster = (*Cluster)(nil)
 
 // New joins the node to the cluster: it subscribes to the node's
 // subjects. Its heartbeats start with [Cluster.Run].
@@ -596,12 +598,12 @@ const snapshotTimeout = 30 * time.Second
 // snapshotAnswer is a node's answer to SnapshotAll.
 type snapshotAnswer struct {
 	Lanes []string `json:"lanes"`
-	Keep  uint64   `json:"keep,omitempty"` // see lobby.Cluster.SnapshotAll
+	Keep  uint64   `json:"keep,omitempty"` // see peers.Cluster.SnapshotAll
 	Err   string   `json:"err,omitempty"`
 }
 
 // SnapshotAll has every node alive snapshot the lanes it runs, and
-// returns their ids: see lobby.Cluster.
+// returns their ids: see peers.Cluster.
 func (c *Cluster) SnapshotAll(ctx context.Context) (ids []string, keep uint64, err error) {
 	lanes := c.nodeLanes()
 	if lanes == nil {
@@ -678,7 +680,7 @@ func (c *Cluster) Wakes() uint64 {
 }
 
 // Peers returns the nodes alive now, this one first, with the addresses
-// at which clients open them: see lobby.Cluster.
+// at which clients open them: see peers.Cluster.
 func (c *Cluster) Peers() []protocol.Node {
 	out := []protocol.Node{{Name: c.cfg.Node, URLs: c.cfg.URLs}}
 	for _, name := range c.Nodes() {
@@ -706,8 +708,8 @@ func (c *Cluster) Nodes() []string {
 }
 
 // request sends a request about lane id to the node that runs it and
-// returns its answer, or an error wrapping lobby.ErrNoOwner (no node runs
-// it) or lobby.ErrClaiming (one is taking it).
+// returns its answer, or an error wrapping peers.ErrNoOwner (no node runs
+// it) or peers.ErrClaiming (one is taking it).
 func (c *Cluster) request(ctx context.Context, id, op string, conn uint64, data []byte) ([]byte, error) {
 	m, err := c.requestMsg(ctx, id, op, conn, data)
 	if err != nil {
@@ -724,7 +726,7 @@ func (c *Cluster) requestMsg(ctx context.Context, id, op string, conn uint64, da
 	m, err := c.nc.RequestWithContext(ctx, subj, data)
 	switch {
 	case errors.Is(err, nats.ErrNoResponders):
-		return nil, fmt.Errorf("%w: lane %s", lobby.ErrNoOwner, id)
+		return nil, fmt.Errorf("%w: lane %s", peers.ErrNoOwner, id)
 	case err != nil:
 		return nil, fmt.Errorf("natscluster: %s for lane %s: %w", op, id, err)
 	}
@@ -735,15 +737,15 @@ func (c *Cluster) requestMsg(ctx context.Context, id, op string, conn uint64, da
 }
 
 // Lane returns what the node that runs lane id shows of it.
-func (c *Cluster) Lane(ctx context.Context, id string) (*lobby.LaneView, error) {
+func (c *Cluster) Lane(ctx context.Context, id string) (*peers.LaneView, error) {
 	if !token(id) {
-		return nil, fmt.Errorf("%w: %q is no lane id", lobby.ErrNoOwner, id)
+		return nil, fmt.Errorf("%w: %q is no lane id", peers.ErrNoOwner, id)
 	}
 	data, err := c.request(ctx, id, opLane, 0, nil)
 	if err != nil {
 		return nil, err
 	}
-	var rl lobby.LaneView
+	var rl peers.LaneView
 	if err := json.Unmarshal(data, &rl); err != nil {
 		return nil, fmt.Errorf("natscluster: lane %s: %w", id, err)
 	}
@@ -751,10 +753,10 @@ func (c *Cluster) Lane(ctx context.Context, id string) (*lobby.LaneView, error) 
 }
 
 // Secretary hands lane id, which another node runs, a command of its
-// league's secretary (see lobby.Cluster).
+// league's secretary (see peers.Cluster).
 func (c *Cluster) Secretary(ctx context.Context, id string, m protocol.Request) ([]byte, error) {
 	if !token(id) {
-		return nil, fmt.Errorf("%w: %q is no lane id", lobby.ErrNoOwner, id)
+		return nil, fmt.Errorf("%w: %q is no lane id", peers.ErrNoOwner, id)
 	}
 	data, err := json.Marshal(m)
 	if err != nil {

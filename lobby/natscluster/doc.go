@@ -1,5 +1,5 @@
 // Package natscluster is the [Cluster] that joins the lobbies of several
-// tenpin nodes through NATS core messaging: a [lobby.Cluster]. It talks
+// tenpin nodes through NATS core messaging: a [peers.Cluster]. It talks
 // over the connection that lobby/natsconn opens, and knows nothing of
 // the store the nodes share (lobby/natsstore) but its fence.
 //

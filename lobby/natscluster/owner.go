@@ -15,7 +15,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/relay"
-	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/lobby/peers"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -50,8 +50,8 @@ type attachedConn struct {
 }
 
 // Claim announces that this node is taking lane id over: see
-// lobby.Cluster.
-func (c *Cluster) Claim(id string) (lobby.Claim, error) {
+// peers.Cluster.
+func (c *Cluster) Claim(id string) (peers.Claim, error) {
 	if !token(id) {
 		return nil, fmt.Errorf("natscluster: %q is no lane id", id)
 	}
@@ -65,7 +65,7 @@ func (c *Cluster) Claim(id string) (lobby.Claim, error) {
 		return nil, fmt.Errorf("natscluster: the node is leaving the cluster")
 	}
 	if c.owned[id] != nil {
-		return nil, fmt.Errorf("%w: lane %s, by this node", lobby.ErrClaiming, id)
+		return nil, fmt.Errorf("%w: lane %s, by this node", peers.ErrClaiming, id)
 	}
 	sub, err := c.nc.Subscribe(subjOwn+id+".>", o.handle)
 	if err != nil {
@@ -144,10 +144,10 @@ func (o *owned) handle(m *nats.Msg) {
 		// connection yet, and a lane that stopped has closed those it had.
 		return
 	case l == nil:
-		refuse(lobby.ErrClaiming)
+		refuse(peers.ErrClaiming)
 		return
 	default:
-		refuse(lobby.ErrNoOwner) // it is being released
+		refuse(peers.ErrNoOwner) // it is being released
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), o.c.cfg.RequestTimeout/2)
@@ -157,7 +157,7 @@ func (o *owned) handle(m *nats.Msg) {
 	case opPing:
 		m.Respond([]byte(o.c.cfg.Node))
 	case opLane:
-		data, _ := json.Marshal(lobby.Describe(l)) // plain values: cannot fail
+		data, _ := json.Marshal(peers.Describe(l)) // plain values: cannot fail
 		m.Respond(data)
 	case opSecretary:
 		o.secretary(ctx, l, m, refuse)
@@ -212,7 +212,7 @@ func (o *owned) handle(m *nats.Msg) {
 // stopped, or its inbox stayed full.
 func busyOrGone(l *lane.Lane) error {
 	if l.Stopped() {
-		return lobby.ErrNoOwner
+		return peers.ErrNoOwner
 	}
 	return relay.ErrBusy
 }
@@ -390,7 +390,7 @@ func (o *owned) secretary(ctx context.Context, l *lane.Lane, m *nats.Msg, refuse
 		m.Respond(l.BoardJSON())
 		return
 	case errors.Is(err, lane.ErrStopped):
-		refuse(lobby.ErrNoOwner)
+		refuse(peers.ErrNoOwner)
 		return
 	case errors.Is(err, context.DeadlineExceeded):
 		refuse(relay.ErrBusy)

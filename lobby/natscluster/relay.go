@@ -13,7 +13,7 @@ import (
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/relay"
-	"github.com/tenpin/tenpin/lobby"
+	"github.com/tenpin/tenpin/lobby/peers"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -36,11 +36,11 @@ type relayEntry struct {
 }
 
 // Relay returns a relay of lane id, which another node runs: see
-// lobby.Cluster. This node's connections to one lane share one relay,
+// peers.Cluster. This node's connections to one lane share one relay,
 // and its boards' subscription.
 func (c *Cluster) Relay(ctx context.Context, id string) (*relay.Relay, error) {
 	if !token(id) {
-		return nil, fmt.Errorf("%w: %q is no lane id", lobby.ErrNoOwner, id)
+		return nil, fmt.Errorf("%w: %q is no lane id", peers.ErrNoOwner, id)
 	}
 	if r := c.relayOf(id); r != nil {
 		return r, nil
@@ -172,7 +172,7 @@ type upstream struct {
 // waits to be handed over with the relay's others.
 func (u upstream) Attach(ctx context.Context, conn uint64) error {
 	_, err := u.c.request(ctx, u.id, opAttach, conn, nil)
-	if !errors.Is(err, lobby.ErrNoOwner) && !errors.Is(err, lobby.ErrClaiming) {
+	if !errors.Is(err, peers.ErrNoOwner) && !errors.Is(err, peers.ErrClaiming) {
 		return err
 	}
 	if u.c.orphan(u.rl) && !u.c.spawn(func(ctx context.Context) { u.c.takeOver(ctx, u.rl) }) {
@@ -216,7 +216,7 @@ func (c *Cluster) tellAlive(ctx context.Context, rl *relayEntry) {
 	}
 	answer, err := c.requestMsg(ctx, rl.r.ID(), opAlive, 0, msg)
 	switch {
-	case errors.Is(err, lobby.ErrNoOwner), errors.Is(err, lobby.ErrClaiming):
+	case errors.Is(err, peers.ErrNoOwner), errors.Is(err, peers.ErrClaiming):
 		// Its node stopped running it, or died and is not known dead
 		// yet; or another node is taking it over.
 		if c.orphan(rl) {
@@ -271,7 +271,7 @@ func (c *Cluster) takeOver(ctx context.Context, rl *relayEntry) {
 				c.log.Info("the node of a lane is gone: the lane was taken over here, with its clients", "lane", id, "owner", rl.owner)
 			}
 			return
-		case errors.Is(err, lobby.ErrClaiming), errors.Is(err, game.ErrConflict):
+		case errors.Is(err, peers.ErrClaiming), errors.Is(err, game.ErrConflict):
 			// Another node runs it, or is taking it: follow it there
 			// once it answers for the lane. This node, if it took the
 			// lane meanwhile for a client that came, takes it above.
@@ -280,7 +280,7 @@ func (c *Cluster) takeOver(ctx context.Context, rl *relayEntry) {
 				c.follow(ctx, rl, string(owner))
 				return
 			}
-		case errors.Is(err, lobby.ErrUnavailable):
+		case errors.Is(err, peers.ErrUnavailable):
 		default:
 			c.log.Warn("the node of a lane is gone, and the lane was not taken over here: its clients here reconnect", "lane", id, "owner", rl.owner, "err", err)
 			rl.r.Close(protocol.CodeServerRestarting, lane.NoticeServerGone)
