@@ -72,7 +72,7 @@ type Config struct {
 	Keep func(ctx context.Context, l *Lane) error
 
 	// Wakes, if set, counts the times this server was found paused (its
-	// process stopped, its machine frozen: see lobby/natscluster). When
+	// process stopped, its machine frozen: see lobby/natspeers). When
 	// the count changes, the lane reads its log back before its next
 	// decision: another server may have taken it over meanwhile, and a
 	// decision on what the lane was would be wrong even where the fence

@@ -151,7 +151,7 @@ func (lb *Lobby) claim(ctx context.Context, id string) (*lane.Lane, error) {
 // TakeOver takes lane id over on this node from its log, as find does
 // for a client that finds no node running it: for the connections a
 // relay of it on this node serves, once the lane's node is gone
-// (lobby/natscluster), so that they move to the lane here and are not
+// (lobby/natspeers), so that they move to the lane here and are not
 // closed. It fails with an error wrapping peers.ErrClaiming if another node
 // runs the lane, and game.ErrConflict if another claimed it first.
 func (lb *Lobby) TakeOver(ctx context.Context, id string) (*lane.Lane, error) {

@@ -17,13 +17,13 @@ func TestAdapterDependencies(t *testing.T) {
 	service := []string{mod + "lobby", mod + "lobby/api", mod + "lobby/server", mod + "lane/ws"}
 	lanes := []string{mod + "lane", mod + "lane/relay"}
 	for pkg, never := range map[string][]string{
-		"lobby/natsstore":   slices.Concat(service, lanes),
-		"lobby/natsconn":    slices.Concat(service, lanes),
-		"lobby/memjournal":  slices.Concat(service, lanes),
-		"lobby/qrcode":      slices.Concat(service, lanes),
-		"lobby/sheet":       slices.Concat(service, lanes),
-		"lobby/peers":       service,
-		"lobby/natscluster": service,
+		"lobby/natsstore":  slices.Concat(service, lanes),
+		"lobby/natsconn":   slices.Concat(service, lanes),
+		"lobby/memjournal": slices.Concat(service, lanes),
+		"lobby/qrcode":     slices.Concat(service, lanes),
+		"lobby/sheet":      slices.Concat(service, lanes),
+		"lobby/peers":      service,
+		"lobby/natspeers":  service,
 	} {
 		out, err := exec.Command("go", "list", "-deps", mod+pkg).Output()
 		if err != nil {

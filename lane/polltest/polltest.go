@@ -12,7 +12,7 @@
 // It imports nothing of tenpin, so that the tests of any package may use
 // it, internal tests of the packages it would otherwise sit above
 // included: it sits under lane, the lowest of the packages that tests
-// poll (lane/ws, lobby, lobby/natscluster, cmd/tenpin).
+// poll (lane/ws, lobby, lobby/natspeers, cmd/tenpin).
 package polltest
 
 import (

@@ -1,6 +1,6 @@
 // Package relay carries a lane to the clients of another node of a
 // cluster, over any transport between nodes ([Upstream]; NATS in
-// lobby/natscluster). It has two sides:
+// lobby/natspeers). It has two sides:
 //
 //   - On a client's node, a [Relay] of the lane is the lane.Endpoint its
 //     WebSocket is attached to in the lane's stead. It forwards what its

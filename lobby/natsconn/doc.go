@@ -2,7 +2,7 @@
 // process, alone or routed to the other nodes' into a cluster, or a
 // connection to an external NATS server or cluster. The store
 // (lobby/natsstore) keeps the lanes in its JetStream and the cluster
-// (lobby/natscluster) joins the nodes over its core messaging; both take
+// (lobby/natspeers) joins the nodes over its core messaging; both take
 // the one [Conn] a node opens, and neither reaches into the other.
 //
 // # Its parts

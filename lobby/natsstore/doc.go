@@ -4,7 +4,7 @@
 // games, and the [Leagues]. It stores on the connection that
 // lobby/natsconn opens — the server embedded in the process, alone or in
 // a cluster of the nodes' servers, or NATS at a URL — and knows nothing
-// of the cluster of nodes (lobby/natscluster) that may share it.
+// of the cluster of nodes (lobby/natspeers) that may share it.
 //
 // # Its parts
 //

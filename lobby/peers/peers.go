@@ -2,7 +2,7 @@
 // port the lobby uses to reach the lanes its peers run ([Cluster]), a
 // node's claim on a lane ([Claim]), what a node shows of a lane to the
 // others ([LaneView]) and the errors of a lane no node runs. Its
-// implementation over NATS is lobby/natscluster; the lobby uses it. Both
+// implementation over NATS is lobby/natspeers; the lobby uses it. Both
 // import this package, and neither the other: the adapter knows nothing
 // of the lobby's service, nor the lobby of NATS.
 package peers
@@ -18,7 +18,7 @@ import (
 )
 
 // Cluster joins a lobby to the other nodes of a cluster (an adapter:
-// lobby/natscluster), which share its journal (lobby/natsstore). Each
+// lobby/natspeers), which share its journal (lobby/natsstore). Each
 // lane runs on one node at a time, its owner: a lobby runs the lanes it
 // created or took over, and reaches the others through the cluster.
 // Which node may write a lane's log is decided by the log's fence alone

@@ -23,8 +23,8 @@ import (
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/lobby/api"
 	"github.com/tenpin/tenpin/lobby/memjournal"
-	"github.com/tenpin/tenpin/lobby/natscluster"
 	"github.com/tenpin/tenpin/lobby/natsconn"
+	"github.com/tenpin/tenpin/lobby/natspeers"
 	"github.com/tenpin/tenpin/lobby/natsstore"
 	"github.com/tenpin/tenpin/web"
 )
@@ -65,7 +65,7 @@ type Config struct {
 	// embedded servers routed together, or Store.URL for an external NATS
 	// cluster). Cluster's Conn, Node, URLs, Lane and Logger are set by New.
 	Node    string
-	Cluster natscluster.Config
+	Cluster natspeers.Config
 
 	Logger *slog.Logger // default: discard
 }
@@ -78,9 +78,9 @@ const unboundStore = 1 << 60
 // Server is one node: its parts, made and run together.
 type Server struct {
 	Lobby   *lobby.Lobby
-	Conn    *natsconn.Conn       // the store's and the cluster's NATS; nil with Config.Memory
-	Journal *natsstore.Journal   // nil with Config.Memory
-	Cluster *natscluster.Cluster // nil but for a node of a cluster
+	Conn    *natsconn.Conn     // the store's and the cluster's NATS; nil with Config.Memory
+	Journal *natsstore.Journal // nil with Config.Memory
+	Cluster *natspeers.Cluster // nil but for a node of a cluster
 
 	poller   *ws.Poller // serves the lobby's WebSockets at rest; see Run
 	log      *slog.Logger
@@ -158,7 +158,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		lc.Lane.Node = cfg.Node
 		cc := cfg.Cluster
 		cc.Conn, cc.Node, cc.URLs, cc.Lane, cc.Logger = s.Conn.NATS(), cfg.Node, lc.URLs, lc.Lane, lc.Logger
-		cl, err := natscluster.New(cc)
+		cl, err := natspeers.New(cc)
 		if err != nil {
 			s.Close()
 			return nil, fmt.Errorf("server: %w", err)
@@ -175,7 +175,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.Lobby = lobby.New(lc)
 	if s.Cluster == nil && !cfg.Memory {
 		// A cluster's lanes are adopted by whichever node finds them
-		// unowned (see natscluster.Cluster.Run), not restored by each.
+		// unowned (see natspeers.Cluster.Run), not restored by each.
 		n, err := s.Lobby.Restore(ctx)
 		if err != nil {
 			s.Close()

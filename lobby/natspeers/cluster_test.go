@@ -1,4 +1,4 @@
-package natscluster_test
+package natspeers_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/polltest"
-	"github.com/tenpin/tenpin/lobby/natscluster"
+	"github.com/tenpin/tenpin/lobby/natspeers"
 	"github.com/tenpin/tenpin/lobby/server"
 	"github.com/tenpin/tenpin/lobby/server/servertest"
 	"github.com/tenpin/tenpin/protocol"
@@ -445,7 +445,7 @@ func testListKeepsASilentNodesLanes(t *testing.T, nodes []*node) {
 // not take them out of the others' lobbies.
 func testListKnowsLanesUnasked(t *testing.T, nodes []*node) {
 	id := createLane(t, nodes[2], "listed unasked")
-	polltest.Until(t, wait+2*natscluster.ListEvery, fmt.Sprintf("%s to know lane %s of %s", nodes[1].Name, id, nodes[2].Name), func() (any, bool) {
+	polltest.Until(t, wait+2*natspeers.ListEvery, fmt.Sprintf("%s to know lane %s of %s", nodes[1].Name, id, nodes[2].Name), func() (any, bool) {
 		listed := nodes[1].Cluster.Listed()
 		return listed, slices.Contains(listed, id)
 	})

@@ -1,6 +1,6 @@
 //go:build unix
 
-package natscluster
+package natspeers
 
 import (
 	"syscall"

@@ -1,4 +1,4 @@
-package natscluster
+package natspeers
 
 import (
 	"context"
@@ -88,7 +88,7 @@ func (c *Cluster) newRelay(ctx context.Context, id string) (*relay.Relay, error)
 	sub, err := c.nc.ChanSubscribe(subjBoard+id+".*", c.boards)
 	if err != nil {
 		unsubscribe(nil)
-		return nil, fmt.Errorf("natscluster: relaying lane %s: %w", id, err)
+		return nil, fmt.Errorf("natspeers: relaying lane %s: %w", id, err)
 	}
 	owner, err := c.request(ctx, id, opPing, 0, nil)
 	if err != nil {
@@ -100,7 +100,7 @@ func (c *Cluster) newRelay(ctx context.Context, id string) (*relay.Relay, error)
 	if c.closed {
 		c.mu.Unlock()
 		unsubscribe(sub)
-		return nil, fmt.Errorf("natscluster: the node is leaving the cluster")
+		return nil, fmt.Errorf("natspeers: the node is leaving the cluster")
 	}
 	c.relays[id] = rl
 	c.members.met(rl.owner, time.Now())
@@ -185,7 +185,7 @@ func (u upstream) Attach(ctx context.Context, conn uint64) error {
 // but the lane's, on the connection's subject (see Cluster.delivered).
 func (u upstream) Read(_ context.Context, conn uint64, data []byte) error {
 	if err := u.c.nc.Publish(u.subject(opRead, conn), data); err != nil {
-		return fmt.Errorf("natscluster: read for lane %s: %w", u.id, err)
+		return fmt.Errorf("natspeers: read for lane %s: %w", u.id, err)
 	}
 	return nil
 }

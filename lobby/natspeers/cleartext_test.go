@@ -1,4 +1,4 @@
-package natscluster_test
+package natspeers_test
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 
 	natsgo "github.com/nats-io/nats.go"
 
-	"github.com/tenpin/tenpin/lobby/natscluster"
+	"github.com/tenpin/tenpin/lobby/natspeers"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -98,11 +98,11 @@ func testNoSecretCrossesNodes(t *testing.T, nodes []*node) {
 			case strings.HasPrefix(m.Subject, reads(second)) && bytes.Contains(m.Data, []byte(`"resume"`)):
 				resumes++
 			case strings.HasPrefix(m.Subject, "tenpin.to.") && strings.Contains(m.Subject, "."+id+"."):
-				kind, _, _, data, ok := natscluster.Unframe(m.Data)
-				if ok && kind == natscluster.KindReply && bytes.Contains(data, []byte(`"welcome"`)) {
+				kind, _, _, data, ok := natspeers.Unframe(m.Data)
+				if ok && kind == natspeers.KindReply && bytes.Contains(data, []byte(`"welcome"`)) {
 					welcomes++
 				}
-				if ok && kind == natscluster.KindReply && bytes.Contains(data, []byte(`"invite":`)) {
+				if ok && kind == natspeers.KindReply && bytes.Contains(data, []byte(`"invite":`)) {
 					invited++
 				}
 			}

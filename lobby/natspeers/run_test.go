@@ -1,4 +1,4 @@
-package natscluster
+package natspeers
 
 import (
 	"context"
@@ -74,7 +74,7 @@ func TestRunLeavesNoGoroutine(t *testing.T) {
 	// The connection's first request starts the subscription that takes
 	// every answer, for as long as the connection: start it before the
 	// count.
-	if _, err := nc.Request("natscluster.test.nobody", nil, time.Second); err == nil {
+	if _, err := nc.Request("natspeers.test.nobody", nil, time.Second); err == nil {
 		t.Fatal("a request nobody answers was answered")
 	}
 	before := settledGoroutines()

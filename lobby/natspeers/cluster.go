@@ -1,4 +1,4 @@
-package natscluster
+package natspeers
 
 import (
 	"context"
@@ -82,7 +82,7 @@ var refusals = []struct {
 // errFailed is the refusal of a lane's node for an error refusals does
 // not name: the asking node is told the message was not taken, rather
 // than the answering node failing.
-var errFailed = errors.New("natscluster: the lane's node could not take the message")
+var errFailed = errors.New("natspeers: the lane's node could not take the message")
 
 // refusalCode returns the code of err in refusals; "failed" for an error
 // the table does not name (a refusal added without its entry must not
@@ -108,7 +108,7 @@ func refusalErr(m *nats.Msg) error {
 			return r.err
 		}
 	}
-	return fmt.Errorf("natscluster: unknown refusal %q", code)
+	return fmt.Errorf("natspeers: unknown refusal %q", code)
 }
 
 // Defaults of [Config].
@@ -267,10 +267,10 @@ var _ peers.Cluster = (*Cluster)(nil)
 // subjects. Its heartbeats start with [Cluster.Run].
 func New(cfg Config) (*Cluster, error) {
 	if cfg.Conn == nil {
-		return nil, errors.New("natscluster: no NATS connection")
+		return nil, errors.New("natspeers: no NATS connection")
 	}
 	if !token(cfg.Node) {
-		return nil, fmt.Errorf("natscluster: node name %q: want letters, digits, - or _", cfg.Node)
+		return nil, fmt.Errorf("natspeers: node name %q: want letters, digits, - or _", cfg.Node)
 	}
 	if cfg.Heartbeat <= 0 {
 		cfg.Heartbeat = DefaultHeartbeat
@@ -304,13 +304,13 @@ func New(cfg Config) (*Cluster, error) {
 		sub, err := c.nc.Subscribe(subj, h)
 		if err != nil {
 			c.unsubscribe()
-			return nil, fmt.Errorf("natscluster: subscribing to %s: %w", subj, err)
+			return nil, fmt.Errorf("natspeers: subscribing to %s: %w", subj, err)
 		}
 		c.subs = append(c.subs, sub)
 	}
 	if err := c.nc.Flush(); err != nil {
 		c.unsubscribe()
-		return nil, fmt.Errorf("natscluster: %w", err)
+		return nil, fmt.Errorf("natspeers: %w", err)
 	}
 	return c, nil
 }
@@ -349,7 +349,7 @@ func (c *Cluster) Run(ctx context.Context, lanes Lanes) error {
 	defer r.wait() // after close, below: the goroutines end with the relays and ctx
 	sub, err := c.nc.Subscribe(subjSnap+"*", c.snapshot)
 	if err != nil {
-		return fmt.Errorf("natscluster: subscribing to %s: %w", subjSnap+"*", err)
+		return fmt.Errorf("natspeers: subscribing to %s: %w", subjSnap+"*", err)
 	}
 	c.mu.Lock()
 	c.subs = append(c.subs, sub)
@@ -607,7 +607,7 @@ type snapshotAnswer struct {
 func (c *Cluster) SnapshotAll(ctx context.Context) (ids []string, keep uint64, err error) {
 	lanes := c.nodeLanes()
 	if lanes == nil {
-		return nil, 0, errors.New("natscluster: no snapshot for this node's lanes: the cluster does not run")
+		return nil, 0, errors.New("natspeers: no snapshot for this node's lanes: the cluster does not run")
 	}
 	ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
 	defer cancel()
@@ -615,11 +615,11 @@ func (c *Cluster) SnapshotAll(ctx context.Context) (ids []string, keep uint64, e
 	inbox := c.nc.NewRespInbox()
 	sub, err := c.nc.SubscribeSync(inbox)
 	if err != nil {
-		return nil, 0, fmt.Errorf("natscluster: snapshots: %w", err)
+		return nil, 0, fmt.Errorf("natspeers: snapshots: %w", err)
 	}
 	defer sub.Unsubscribe()
 	if err := c.nc.PublishRequest(subjSnap+c.cfg.Node, inbox, nil); err != nil {
-		return nil, 0, fmt.Errorf("natscluster: snapshots: %w", err)
+		return nil, 0, fmt.Errorf("natspeers: snapshots: %w", err)
 	}
 	ids, keep, err = lanes.SnapshotLanes(ctx)
 	if err != nil {
@@ -628,14 +628,14 @@ func (c *Cluster) SnapshotAll(ctx context.Context) (ids []string, keep uint64, e
 	for got := 0; got < others; got++ {
 		m, err := sub.NextMsgWithContext(ctx)
 		if err != nil {
-			return nil, 0, fmt.Errorf("natscluster: snapshots: %d of %d nodes answered: %w", got, others, err)
+			return nil, 0, fmt.Errorf("natspeers: snapshots: %d of %d nodes answered: %w", got, others, err)
 		}
 		var a snapshotAnswer
 		if err := json.Unmarshal(m.Data, &a); err != nil {
-			return nil, 0, fmt.Errorf("natscluster: snapshots: %w", err)
+			return nil, 0, fmt.Errorf("natspeers: snapshots: %w", err)
 		}
 		if a.Err != "" {
-			return nil, 0, fmt.Errorf("natscluster: snapshots: %s", a.Err)
+			return nil, 0, fmt.Errorf("natspeers: snapshots: %s", a.Err)
 		}
 		ids = append(ids, a.Lanes...)
 		if a.Keep > 0 && (keep == 0 || a.Keep < keep) {
@@ -728,7 +728,7 @@ func (c *Cluster) requestMsg(ctx context.Context, id, op string, conn uint64, da
 	case errors.Is(err, nats.ErrNoResponders):
 		return nil, fmt.Errorf("%w: lane %s", peers.ErrNoOwner, id)
 	case err != nil:
-		return nil, fmt.Errorf("natscluster: %s for lane %s: %w", op, id, err)
+		return nil, fmt.Errorf("natspeers: %s for lane %s: %w", op, id, err)
 	}
 	if err := refusalErr(m); err != nil {
 		return nil, fmt.Errorf("%w: lane %s, %s of connection %d", err, id, op, conn)
@@ -747,7 +747,7 @@ func (c *Cluster) Lane(ctx context.Context, id string) (*peers.LaneView, error) 
 	}
 	var rl peers.LaneView
 	if err := json.Unmarshal(data, &rl); err != nil {
-		return nil, fmt.Errorf("natscluster: lane %s: %w", id, err)
+		return nil, fmt.Errorf("natspeers: lane %s: %w", id, err)
 	}
 	return &rl, nil
 }
@@ -760,7 +760,7 @@ func (c *Cluster) Secretary(ctx context.Context, id string, m protocol.Request) 
 	}
 	data, err := json.Marshal(m)
 	if err != nil {
-		return nil, fmt.Errorf("natscluster: a secretary's command: %w", err)
+		return nil, fmt.Errorf("natspeers: a secretary's command: %w", err)
 	}
 	msg, err := c.requestMsg(ctx, id, opSecretary, 0, data)
 	if err != nil {
@@ -769,7 +769,7 @@ func (c *Cluster) Secretary(ctx context.Context, id string, m protocol.Request) 
 	if msg.Header.Get(hdrLaneRefusal) != "" {
 		pe := new(protocol.Error)
 		if err := protocol.Unmarshal(msg.Data, pe); err != nil {
-			return nil, fmt.Errorf("natscluster: lane %s's refusal: %w", id, err)
+			return nil, fmt.Errorf("natspeers: lane %s's refusal: %w", id, err)
 		}
 		return nil, pe
 	}
@@ -855,25 +855,25 @@ func (c *Cluster) askLanes(ctx context.Context, want int) (out []protocol.LaneSu
 	inbox := c.nc.NewRespInbox()
 	sub, err := c.nc.SubscribeSync(inbox)
 	if err != nil {
-		return nil, nil, fmt.Errorf("natscluster: listing lanes: %w", err)
+		return nil, nil, fmt.Errorf("natspeers: listing lanes: %w", err)
 	}
 	defer sub.Unsubscribe()
 	if err := c.nc.PublishRequest(subjLanes+c.cfg.Node, inbox, nil); err != nil {
-		return nil, nil, fmt.Errorf("natscluster: listing lanes: %w", err)
+		return nil, nil, fmt.Errorf("natspeers: listing lanes: %w", err)
 	}
 	answered = make(map[string][]protocol.LaneSummary)
 	parts := make(map[string][]protocol.LaneSummary) // by node, as its parts come
 	for done := 0; done < want; {
 		m, err := sub.NextMsgWithContext(ctx)
 		if err != nil {
-			return out, answered, fmt.Errorf("natscluster: listing lanes: %d of %d nodes answered: %w", done, want, err)
+			return out, answered, fmt.Errorf("natspeers: listing lanes: %d of %d nodes answered: %w", done, want, err)
 		}
 		if len(m.Data) == 0 {
 			continue
 		}
 		var lanes []protocol.LaneSummary
 		if err := json.Unmarshal(m.Data[1:], &lanes); err != nil {
-			return out, answered, fmt.Errorf("natscluster: listing lanes: %w", err)
+			return out, answered, fmt.Errorf("natspeers: listing lanes: %w", err)
 		}
 		out = append(out, lanes...)
 		node := m.Header.Get(hdrNode)

@@ -1,4 +1,4 @@
-package natscluster_test
+package natspeers_test
 
 import (
 	"crypto/rand"
@@ -12,7 +12,7 @@ import (
 	natsgo "github.com/nats-io/nats.go"
 
 	"github.com/tenpin/tenpin/lane/polltest"
-	"github.com/tenpin/tenpin/lobby/natscluster"
+	"github.com/tenpin/tenpin/lobby/natspeers"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -134,12 +134,12 @@ func frames(t *testing.T, msgs []*natsgo.Msg) []frame {
 	t.Helper()
 	var out []frame
 	for _, m := range msgs {
-		kind, _, seq, data, ok := natscluster.Unframe(m.Data)
+		kind, _, seq, data, ok := natspeers.Unframe(m.Data)
 		if !ok {
 			t.Fatalf("%s: a message that is no frame: %q", m.Subject, m.Data)
 		}
 		f := frame{kind: kind, seq: seq}
-		if kind == natscluster.KindReply {
+		if kind == natspeers.KindReply {
 			var r struct{ Ref string }
 			json.Unmarshal(data, &r)
 			f.ref = r.Ref
@@ -169,7 +169,7 @@ func testRelayedCommandIsAnsweredOnce(t *testing.T, nodes []*node) {
 	got := s.until(t, to, "both acks", func(msgs []*natsgo.Msg) bool {
 		n := 0
 		for _, f := range frames(t, msgs) {
-			if f.kind == natscluster.KindReply {
+			if f.kind == natspeers.KindReply {
 				n++
 			}
 		}
@@ -196,9 +196,9 @@ func testRelayedCommandIsAnsweredOnce(t *testing.T, nodes []*node) {
 	var board uint64
 	for _, f := range frames(t, got) {
 		switch f.kind {
-		case natscluster.KindBoard:
+		case natspeers.KindBoard:
 			board = f.seq
-		case natscluster.KindReply:
+		case natspeers.KindReply:
 			replies = append(replies, f)
 			if f.seq > board {
 				t.Errorf("the answer to %q follows the board of seq %d, and came after %d", f.ref, f.seq, board)

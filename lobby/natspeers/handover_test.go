@@ -1,4 +1,4 @@
-package natscluster_test
+package natspeers_test
 
 import (
 	"context"

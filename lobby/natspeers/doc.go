@@ -1,4 +1,4 @@
-// Package natscluster is the [Cluster] that joins the lobbies of several
+// Package natspeers is the [Cluster] that joins the lobbies of several
 // tenpin nodes through NATS core messaging: a [peers.Cluster]. It talks
 // over the connection that lobby/natsconn opens, and knows nothing of
 // the store the nodes share (lobby/natsstore) but its fence.
@@ -109,4 +109,4 @@
 //     of the next epoch (claiming, then took or moved): the store's
 //     fence lets one claim of an epoch in, and a lane that finds a later
 //     claim than its own epoch in its log has moved, and stops.
-package natscluster
+package natspeers

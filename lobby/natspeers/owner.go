@@ -1,4 +1,4 @@
-package natscluster
+package natspeers
 
 import (
 	"context"
@@ -53,7 +53,7 @@ type attachedConn struct {
 // peers.Cluster.
 func (c *Cluster) Claim(id string) (peers.Claim, error) {
 	if !token(id) {
-		return nil, fmt.Errorf("natscluster: %q is no lane id", id)
+		return nil, fmt.Errorf("natspeers: %q is no lane id", id)
 	}
 	o := &owned{c: c, id: id, remotes: make(map[remoteKey]*attachedConn)}
 	o.pub = relay.NewPublication(func(board []byte, seq uint64) {
@@ -62,14 +62,14 @@ func (c *Cluster) Claim(id string) (peers.Claim, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return nil, fmt.Errorf("natscluster: the node is leaving the cluster")
+		return nil, fmt.Errorf("natspeers: the node is leaving the cluster")
 	}
 	if c.owned[id] != nil {
 		return nil, fmt.Errorf("%w: lane %s, by this node", peers.ErrClaiming, id)
 	}
 	sub, err := c.nc.Subscribe(subjOwn+id+".>", o.handle)
 	if err != nil {
-		return nil, fmt.Errorf("natscluster: claiming lane %s: %w", id, err)
+		return nil, fmt.Errorf("natspeers: claiming lane %s: %w", id, err)
 	}
 	o.sub = sub
 	c.owned[id] = o

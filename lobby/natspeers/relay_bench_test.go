@@ -1,11 +1,11 @@
-package natscluster_test
+package natspeers_test
 
 import (
 	"context"
 	"sync/atomic"
 	"testing"
 
-	"github.com/tenpin/tenpin/lobby/natscluster"
+	"github.com/tenpin/tenpin/lobby/natspeers"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -46,7 +46,7 @@ func BenchmarkRelayedRoll(b *testing.B) {
 	}
 	ball := 0 // of the game, 0 to 19: every ball a gutter
 	b.ReportAllocs()
-	stop := natscluster.ReportCPU(b)
+	stop := natspeers.ReportCPU(b)
 	boards.Store(0)
 	for b.Loop() {
 		switch {
