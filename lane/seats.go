@@ -182,7 +182,7 @@ func (l *Lane) turnAway(c *Client, ref string) {
 		l.exit(c) // a spectator: it holds no seat
 	}
 	l.refuse(c, ref, protocol.Errorf(protocol.CodeSpectatorsFull, "the lane has its %d watchers already", l.cfg.MaxSpectators))
-	c.conn.Close(protocol.CodeSpectatorsFull, CloseText(protocol.CodeSpectatorsFull))
+	c.conn.Close(protocol.CodeSpectatorsFull, protocol.CodeSpectatorsFull.CloseText())
 }
 
 func (l *Lane) detach(c *Client) {

@@ -91,37 +91,120 @@ func Errorf(code Code, format string, args ...any) *Error {
 
 func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
 
-// statuses is the HTTP status of each code an API request may be refused
-// with; any other code is a refusal of a lane's message, 400 if it ever
-// answers a request.
-var statuses = map[Code]int{
-	CodeNotFound:             http.StatusNotFound,
-	CodeLaneNotFound:         http.StatusNotFound,
-	CodeTooLarge:             http.StatusRequestEntityTooLarge,
-	CodeUnsupportedMediaType: http.StatusUnsupportedMediaType,
-	CodeHostNotAllowed:       http.StatusMisdirectedRequest,
-	CodeRateLimited:          http.StatusTooManyRequests,
-	CodeTooManyLanes:         http.StatusServiceUnavailable,
-	CodeTooManyConnections:   http.StatusServiceUnavailable,
-	CodeShuttingDown:         http.StatusServiceUnavailable,
-	CodeUnavailable:          http.StatusServiceUnavailable,
-	CodeStorageFull:          http.StatusInsufficientStorage,
-	CodeInternal:             http.StatusInternalServerError,
-	CodeUnknownBowler:        http.StatusUnauthorized,
-	CodeInvalidCode:          http.StatusBadRequest,
-	CodeLeagueNotFound:       http.StatusNotFound,
-	CodeSecretaryRequired:    http.StatusUnauthorized,
-	CodeNotSecretary:         http.StatusForbidden,
-	CodeWrongWeek:            http.StatusConflict,
-	CodeNightIncomplete:      http.StatusConflict,
-	CodeTooManyCorrections:   http.StatusConflict,
+// The WebSocket close statuses (RFC 6455, section 7.4.1) a connection is
+// closed with for a code. protocol speaks no WebSocket library: a
+// transport converts the number to its own type.
+const (
+	closeGoingAway     = 1001 // the lane, or the server, went away: reconnect
+	closeInternalError = 1011 // the lane failed
+	closeTryAgainLater = 1013 // a limit: come back later, with backoff
+)
+
+// saying is what the server says with one code on each of its
+// transports.
+type saying struct {
+	status    int    // the HTTP status of an API refusal with the code (400 for a lane's, should one ever answer a request)
+	close     int    // the WebSocket close status where a connection closes for the code; 0 where none does
+	closeText string // the close frame's reason where the code alone would not do: the words a page shows as its connection's state
+	text      string // the English words for the code where the server has no better ones of its own
+}
+
+// codes is the one table of what the server can say: every code, with its
+// HTTP status, its WebSocket close status where a connection closes for
+// it, the close frame's reason and the code's own words where it has them.
+// Every Code above has its row (TestCodes). The texts of the refusals the
+// server makes itself are in refusals, below; the domain's errors are
+// given their codes in one place too, lane's ErrorFor.
+var codes = map[Code]saying{
+	CodeBadMessage:         {http.StatusBadRequest, 0, "", ""},
+	CodeUnknownType:        {http.StatusBadRequest, 0, "", ""},
+	CodeInvalidName:        {http.StatusBadRequest, 0, "", ""},
+	CodeNameTaken:          {http.StatusBadRequest, 0, "", ""},
+	CodeLaneFull:           {http.StatusBadRequest, closeTryAgainLater, "", ""},
+	CodeGameStarted:        {http.StatusBadRequest, 0, "", ""},
+	CodeNotPlaying:         {http.StatusBadRequest, 0, "", ""},
+	CodeNotYourTurn:        {http.StatusBadRequest, 0, "", ""},
+	CodeStaleRoll:          {http.StatusBadRequest, 0, "", ""},
+	CodeNotHost:            {http.StatusBadRequest, 0, "", ""},
+	CodeInvalidPins:        {http.StatusBadRequest, 0, "", ""},
+	CodeBadToken:           {http.StatusBadRequest, 0, "", ""},
+	CodeNotSeated:          {http.StatusBadRequest, 0, "", ""},
+	CodeAlreadySeated:      {http.StatusBadRequest, 0, "", ""},
+	CodeNotFinished:        {http.StatusBadRequest, 0, "", ""},
+	CodeRateLimited:        {http.StatusTooManyRequests, closeTryAgainLater, "too many connections from this address", ""},
+	CodeSpectatorsFull:     {http.StatusBadRequest, closeTryAgainLater, "lane full", ""},
+	CodeLaneClosed:         {http.StatusBadRequest, closeGoingAway, "lane closed", ""},
+	CodeInternal:           {http.StatusInternalServerError, closeInternalError, "", "the server could not handle that"},
+	CodeUnavailable:        {http.StatusServiceUnavailable, 0, "", ""},
+	CodeStorageFull:        {http.StatusInsufficientStorage, 0, "", ""},
+	CodeInvalidCorrection:  {http.StatusBadRequest, 0, "", ""},
+	CodeNotAway:            {http.StatusBadRequest, 0, "", ""},
+	CodeUnknownBowler:      {http.StatusUnauthorized, 0, "", ""},
+	CodeCreatorAway:        {http.StatusBadRequest, 0, "", ""},
+	CodeNotOnRoster:        {http.StatusBadRequest, 0, "", ""},
+	CodeInvitationRequired: {http.StatusBadRequest, 0, "", ""},
+	CodeNotYourTeam:        {http.StatusBadRequest, 0, "", ""},
+
+	CodeServerRestarting: {http.StatusBadRequest, closeGoingAway, "", ""},
+	CodeSeatTakenOver:    {http.StatusBadRequest, 0, "", ""},
+	CodeRemoved:          {http.StatusBadRequest, 0, "", ""},
+	CodeLaneIdle:         {http.StatusBadRequest, closeGoingAway, "", ""},
+
+	CodeBadRequest:           {http.StatusBadRequest, 0, "", ""},
+	CodeNotFound:             {http.StatusNotFound, 0, "", ""},
+	CodeLaneNotFound:         {http.StatusNotFound, 0, "", ""},
+	CodeTooLarge:             {http.StatusRequestEntityTooLarge, 0, "", ""},
+	CodeUnsupportedMediaType: {http.StatusUnsupportedMediaType, 0, "", ""},
+	CodeInvalidLaneName:      {http.StatusBadRequest, 0, "", ""},
+	CodeTooManyLanes:         {http.StatusServiceUnavailable, 0, "", ""},
+	CodeTooManyConnections:   {http.StatusServiceUnavailable, closeTryAgainLater, "", ""},
+	CodeShuttingDown:         {http.StatusServiceUnavailable, 0, "", ""},
+	CodeHostNotAllowed:       {http.StatusMisdirectedRequest, 0, "", ""},
+	CodeInvalidCode:          {http.StatusBadRequest, 0, "", ""},
+
+	CodeInvalidLeague:      {http.StatusBadRequest, 0, "", ""},
+	CodeLeagueNotFound:     {http.StatusNotFound, 0, "", "no such league: check its link"},
+	CodeSecretaryRequired:  {http.StatusUnauthorized, 0, "", ""},
+	CodeNotSecretary:       {http.StatusForbidden, 0, "", ""},
+	CodeWrongWeek:          {http.StatusConflict, 0, "", ""},
+	CodeInvalidNight:       {http.StatusBadRequest, 0, "", ""},
+	CodeInvalidScore:       {http.StatusBadRequest, 0, "", ""},
+	CodeNightIncomplete:    {http.StatusConflict, 0, "", ""},
+	CodeTooManyCorrections: {http.StatusConflict, 0, "", ""},
 }
 
 // Status returns the HTTP status an API refusal with this code is sent
-// with: 400 unless the table says otherwise.
+// with: 400 for a code the table does not know.
 func (c Code) Status() int {
-	if s, ok := statuses[c]; ok {
+	if s := codes[c].status; s != 0 {
 		return s
 	}
 	return http.StatusBadRequest
 }
+
+// CloseStatus returns the WebSocket close status (RFC 6455) a connection
+// closed for this code is sent: 1011 internal error for a lane that
+// failed, 1013 try again later for a limit, where waiting helps, and 1001
+// going away for any other code, the lane or the server gone. The page
+// and the clients reconnect after any of them.
+func (c Code) CloseStatus() int {
+	if s := codes[c].close; s != 0 {
+		return s
+	}
+	return closeGoingAway
+}
+
+// CloseText returns the reason a connection closed for this code is
+// given in its close frame: the table's words, or the code itself where
+// it says it alone.
+func (c Code) CloseText() string {
+	if t := codes[c].closeText; t != "" {
+		return t
+	}
+	return string(c)
+}
+
+// Text returns the code's own English words, "" if it has none: what a
+// client is told where the server has no better words, as for an error
+// whose text is the server's own.
+func (c Code) Text() string { return codes[c].text }
