@@ -12,10 +12,13 @@ import (
 
 // errorCodes maps the domain's errors — a game's, a lane's, a league's —
 // to the codes a client is sent: the one place where the rules meet the
-// wire. The first that matches counts. Refusals of the server itself (the
-// lobby's limits, a lane that cannot be reached) are made as a
-// *protocol.Error from the lobby's one table of refusals (lobby/errors.go),
-// with a text meant for the client, and need no entry.
+// wire, here because lane imports the domain and protocol, and protocol
+// must not import the domain. The first that matches counts. What each
+// code means on the wire (its HTTP and close status, its own words) is
+// protocol's table of codes; refusals of the server itself (the lobby's
+// limits, a lane that cannot be reached) are made as a *protocol.Error
+// from protocol's table of refusals, with a text meant for the client,
+// and need no entry.
 var errorCodes = []struct {
 	err  error
 	code protocol.Code
@@ -88,16 +91,3 @@ func ErrorFor(err error) (pe *protocol.Error, known bool) {
 	}
 	return protocol.Errorf(protocol.CodeInternal, "%s", protocol.CodeInternal.Text()), false
 }
-
-// The notices a client is sent, with code server_restarting, as its
-// connection closes while its seat stays its own: why, then what to do.
-// The one place they are written, so that every node, the lane's and
-// the relaying ones, says one thing one way.
-const (
-	NoticeRestarting  = "the server is restarting: reconnect, your seat is kept"
-	NoticeMoved       = "the lane moved to another server: reconnect, your seat is kept"
-	NoticeServerGone  = "the lane's server went away: reconnect, your seat is kept"
-	NoticeConnLost    = "the lane lost this connection: reconnect, your seat is kept"
-	NoticeStoppedHere = "the lane stopped here: reconnect, your seat is kept"
-	NoticeLostBetween = "messages were lost between servers: reconnect, your seat is kept"
-)

@@ -250,7 +250,7 @@ func (l *Lane) unsure() bool {
 	return l.cfg.Wakes != nil && l.stored.journal != nil && l.cfg.Wakes() != l.tenure.wakes.Load()
 }
 
-var errMoved = protocol.Errorf(protocol.CodeServerRestarting, NoticeMoved)
+var errMoved = protocol.Errorf(protocol.CodeServerRestarting, protocol.NoticeMoved)
 
 var errStoreDown = protocol.Errorf(protocol.CodeUnavailable, "the lane could not read its log back in time; nothing changed, try again")
 

@@ -37,7 +37,7 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 		select {
 		case <-ctx.Done():
 			if l.cfg.Durable {
-				l.closeAll(protocol.CodeServerRestarting, NoticeRestarting)
+				l.closeAll(protocol.CodeServerRestarting, protocol.NoticeRestarting)
 			} else {
 				l.closeAll(protocol.CodeLaneClosed, "the server is shutting down")
 			}
@@ -59,7 +59,7 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 			l.handle(ctx, r)
 			if l.tenure.moved() {
 				l.log.Warn("another server took the lane over", "epoch", l.state.Epoch())
-				l.closeAll(protocol.CodeServerRestarting, NoticeMoved)
+				l.closeAll(protocol.CodeServerRestarting, protocol.NoticeMoved)
 				return ErrMoved
 			}
 			if r.op != opSnapshot && r.op != opRetry && r.op != opRecorded && r.op != opLeagueSheet { // the journal's compaction, or the lane itself, is not someone using the lane
@@ -82,7 +82,7 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 func (l *Lane) closeIdle(ctx context.Context) error {
 	err := l.sync(ctx)
 	if l.tenure.moved() { // the lane lives on with another server: it is not closed
-		l.closeAll(protocol.CodeServerRestarting, NoticeMoved)
+		l.closeAll(protocol.CodeServerRestarting, protocol.NoticeMoved)
 		return ErrMoved
 	}
 	if l.leagueOpen(ctx) {

@@ -208,3 +208,196 @@ func (c Code) CloseText() string {
 // client is told where the server has no better words, as for an error
 // whose text is the server's own.
 func (c Code) Text() string { return codes[c].text }
+
+// A Refusal is one reason the server turns a request away of its own, on
+// its HTTP API or a WebSocket: a limit, a store that does not answer, a
+// request that names nothing. Its entry in refusals is what the client is
+// told: with the codes' table above, the one place where the server's
+// words to clients are written. The domain's errors carry their own words
+// (see lane's ErrorFor).
+type Refusal uint8
+
+// The server's refusals, in the words of refusals below; the comment of
+// each lists its arguments. Those of the rates per client address end
+// with the seconds to wait, which whoever tells them adds to their
+// arguments (lobby/api's tooMany, or the lobby's Admit).
+const (
+	// The API's requests.
+	RefuseNoAPI       Refusal = iota // method, path
+	RefuseNoScorecard                // method, path
+	RefuseNotJSON
+	RefuseTooLarge      // the limit in bytes
+	RefuseBadBody       // an example of a body, what is wrong
+	RefuseBadBodyShape  // an example of a body
+	RefuseStoreDown     // /healthz
+	RefuseExportsBusy   // every export's turn taken
+	RefuseListLimit     // limit given
+	RefuseListAfter     // after given
+	RefusePageLimit     // the most, limit given
+	RefuseHistoryBefore // before given
+	RefuseLeagueAfter   // the most, after given
+	RefuseBadWeek       // week given
+
+	// Lanes.
+	RefuseLaneName          // why the name is no title
+	RefuseLanesServer       // the server's limit
+	RefuseLanesAddr         // the address's limit
+	RefuseLanesAddrOpen     // the address's limit, the idle timeout, seconds to wait
+	RefuseNotStored         // a lane's opening not stored
+	RefuseLaneNotFound      // id
+	RefuseLaneNotKept       // the lane, why
+	RefuseLaneUnreached     // id
+	RefuseNoGame            // id, the game asked for
+	RefuseShuttingDown      //
+	RefuseCreationsFast     // seconds to wait
+	RefuseExportsFast       // seconds to wait
+	RefuseLaneGamesFast     // seconds to wait
+	RefuseQRCodesFast       // seconds to wait
+	RefuseConnsServer       // the server's limit
+	RefuseConnsAddr         // the address's limit
+	RefuseConnsAddrRefusing // the address's limit
+	RefuseRefusalsInFlight  // seconds to wait: the plain 429 past the refusals in flight
+	RefuseConnsLaneAddr     // the address's limit on one lane
+
+	// Bowlers.
+	RefuseBowlerKeyMissing
+	RefuseBowlerUnknown
+	RefuseBowlerDeleted
+	RefuseNoBowlers
+	RefuseBowlersDown
+	RefuseBowlerGuesses // seconds to wait
+	RefuseCodeQR
+	RefuseTooManyCodes // codes live at once, minutes a code lives
+	RefuseCodeUnknown
+
+	// Leagues.
+	RefuseLeagueContended
+	RefuseLeaguesDown
+	RefuseLeaguesFast // seconds to wait
+	RefuseNotSecretary
+	RefuseSecretaryKeyMissing
+	RefuseKeyGuesses // seconds to wait
+
+	// A lane's socket's joins, per client address.
+	RefuseJoins      // seconds to wait
+	RefuseNewBowlers // bowlers a day, seconds to wait
+
+	// A league night's and a correction's, wrapping the league's and the
+	// rules' sentinels.
+	RefuseSubstituteName // the bowler substituted for
+	RefuseSubstitutes    // the bowler substituted for, the two substitutes
+	RefuseFixNoLanes     // the week
+	RefuseFixLaneGone    // the bowler, the week, the lane
+	RefuseFixNotBowled   // the bowler, the game, the week, the lane
+	RefuseFixInPlay      // the bowler, the game, the week
+	RefuseFixNotBowler   // the bowler, the game, the week, the lane
+
+	// A secretary's command on a night's lane.
+	RefuseBadMatch       // match given
+	RefuseNightNotOpen   // the week
+	RefuseNoMatch        // the week, the match, the week's matches
+	RefuseMatchLaneGone  // the match, the week, the lane
+	RefuseMatchLaneThere // the match, the week, the lane
+	RefuseNoPlace        // the type of command
+
+	numRefusals
+)
+
+// refusals are the server's words to clients, by refusal: the code and
+// the text, a format for the refusal's arguments (listed above). Keep
+// their wording: pages and clients show them, and tests pin them
+// (TestRefusalTexts). Where a refusal stands for a domain's or the
+// lobby's sentinel error, the lobby wraps it in that error (lobby's
+// refused), so that its callers tell them apart with errors.Is.
+var refusals = [numRefusals]struct {
+	code Code
+	text string
+}{
+	RefuseNoAPI:         {CodeNotFound, "no API at %s %s"},
+	RefuseNoScorecard:   {CodeNotFound, "no API at %s %s: a game's scorecard is games/{n}.svg, n from 1"},
+	RefuseNotJSON:       {CodeUnsupportedMediaType, "send the body as JSON, with Content-Type: application/json"},
+	RefuseTooLarge:      {CodeTooLarge, "the body is over %d bytes"},
+	RefuseBadBody:       {CodeBadRequest, "the body must be one JSON object like %s: %s"},
+	RefuseBadBodyShape:  {CodeBadRequest, "the body must be one JSON object like %s"},
+	RefuseStoreDown:     {CodeUnavailable, "the store does not take writes"},
+	RefuseExportsBusy:   {CodeUnavailable, "the server is answering other exports; try again in a moment"},
+	RefuseListLimit:     {CodeBadRequest, "limit %q: want a whole number of lanes from 1 to %d"},
+	RefuseListAfter:     {CodeBadRequest, "after %q: no such lane is listed, or closed lately; list again from the first page, without after"},
+	RefusePageLimit:     {CodeBadRequest, "limit is a number from 1 to %d, not %q"},
+	RefuseHistoryBefore: {CodeBadRequest, "before is a page's next, not %q"},
+	RefuseLeagueAfter:   {CodeBadRequest, "after is a record's number, 0 to %d, not %q"},
+	RefuseBadWeek:       {CodeBadRequest, "a week is a number from 1, not %q"},
+
+	RefuseLaneName:          {CodeInvalidLaneName, "the lane's name: %v"},
+	RefuseLanesServer:       {CodeTooManyLanes, "the server holds %d lanes, its limit"},
+	RefuseLanesAddr:         {CodeRateLimited, "%d lanes created from this address are open, its limit"},
+	RefuseLanesAddrOpen:     {CodeRateLimited, "this address has %d lanes open, its limit; a lane closes once nobody has been on it for %v; try again in %d s"},
+	RefuseNotStored:         {CodeUnavailable, "the new lane could not be stored in time; try again"},
+	RefuseLaneNotFound:      {CodeLaneNotFound, "no lane %q: it may have closed"},
+	RefuseLaneNotKept:       {CodeStorageFull, "lane %q closed, and its night was not kept: %s"},
+	RefuseLaneUnreached:     {CodeUnavailable, "lane %q cannot be reached now; try again in a moment"},
+	RefuseNoGame:            {CodeNotFound, "lane %q has no game %s yet"},
+	RefuseShuttingDown:      {CodeShuttingDown, "the server is shutting down"},
+	RefuseCreationsFast:     {CodeRateLimited, "this address has created lanes too fast; try again in %d s"},
+	RefuseExportsFast:       {CodeRateLimited, "this address has asked for exports too fast; try again in %d s"},
+	RefuseLaneGamesFast:     {CodeRateLimited, "this address has asked for a lane's games too fast; try again in %d s"},
+	RefuseQRCodesFast:       {CodeRateLimited, "this address has asked for new QR codes too fast; try again in %d s"},
+	RefuseConnsServer:       {CodeTooManyConnections, "the server holds %d connections, its limit"},
+	RefuseConnsAddr:         {CodeRateLimited, "this address has %d WebSocket connections open, its limit; try again later"},
+	RefuseConnsAddrRefusing: {CodeRateLimited, "this address has %d WebSocket connections open, its limit, and is being refused more"},
+	RefuseRefusalsInFlight:  {CodeRateLimited, "this address has its WebSocket connections open, and more being refused; try again in %d s"},
+	RefuseConnsLaneAddr:     {CodeRateLimited, "this address has %d connections on this lane, its limit; try again later"},
+
+	RefuseBowlerKeyMissing: {CodeUnknownBowler, `send the bowler's key as the header "Authorization: Bowler <key>"`},
+	RefuseBowlerUnknown:    {CodeUnknownBowler, "no bowler has that key or link: it was revoked, or its bowler deleted their history"},
+	RefuseBowlerDeleted:    {CodeUnknownBowler, "that bowler was deleted meanwhile"},
+	RefuseNoBowlers:        {CodeNotFound, "this server keeps no bowlers"},
+	RefuseBowlersDown:      {CodeUnavailable, "the bowlers' store does not answer; try again in a moment"},
+	RefuseBowlerGuesses:    {CodeRateLimited, "this address has tried too many unknown bowler keys, codes or links; try again in %d s"},
+	RefuseCodeQR:           {CodeInternal, "the code's QR code could not be drawn"},
+	RefuseTooManyCodes:     {CodeRateLimited, "%d codes made in the last minutes are not used yet: use one, or wait until they expire (after %d minutes)"},
+	RefuseCodeUnknown:      {CodeInvalidCode, "that code is unknown, used already or expired: ask the other device for a new one"},
+
+	RefuseLeagueContended:     {CodeUnavailable, "the league was changed meanwhile, again and again; try again"},
+	RefuseLeaguesDown:         {CodeUnavailable, "the leagues' store does not answer; try again in a moment"},
+	RefuseLeaguesFast:         {CodeRateLimited, "this address has created leagues too fast; try again in %d s"},
+	RefuseNotSecretary:        {CodeNotSecretary, "that key is not this league's secretary's"},
+	RefuseSecretaryKeyMissing: {CodeSecretaryRequired, `send the league secretary's key as the header "Authorization: Secretary <key>"`},
+	RefuseKeyGuesses:          {CodeRateLimited, "this address has tried too many wrong keys; try again in %d s"},
+
+	RefuseJoins:      {CodeRateLimited, "this address has joined lanes too often; try again in %d s"},
+	RefuseNewBowlers: {CodeRateLimited, "this address has asked to be remembered %d times today, its limit: join without \u201cremember me\u201d, or try again in %d s"},
+
+	RefuseSubstituteName: {CodeInvalidNight, "the substitute for %q has no name"},
+	RefuseSubstitutes:    {CodeInvalidNight, "%q has two substitutes, %q and %q: one place, one bowler"},
+	RefuseFixNoLanes:     {CodeInvalidCorrection, "week %d's night kept no lanes"},
+	RefuseFixLaneGone:    {CodeInvalidCorrection, "the lane of %q's match in week %d (%s) is no longer kept, nor its balls: correct the game's score instead"},
+	RefuseFixNotBowled:   {CodeInvalidCorrection, "%q's game %d of week %d was not bowled on its lane (%s): correct its score instead"},
+	RefuseFixInPlay:      {CodeInvalidCorrection, "%q's game %d of week %d is in play: correct the ball on its lane (POST …/weeks/{n}/matches/{m}/correct, or Tonight on a lane)"},
+	RefuseFixNotBowler:   {CodeInvalidCorrection, "%q did not bowl game %d of week %d on its lane (%s): correct its score instead"},
+
+	RefuseBadMatch:       {CodeBadRequest, "a match is a number from 1, not %q"},
+	RefuseNightNotOpen:   {CodeWrongWeek, "week %d's night is not open: its lanes take no command"},
+	RefuseNoMatch:        {CodeLaneNotFound, "week %d's night has no match %d: its matches are 1 to %d"},
+	RefuseMatchLaneGone:  {CodeLaneNotFound, "the lane of match %d of week %d (%s) has closed"},
+	RefuseMatchLaneThere: {CodeUnavailable, "the lane of match %d of week %d (%s) cannot be reached now; try again in a moment"},
+	RefuseNoPlace:        {CodeBadRequest, `a secretary's %s names the place: "name"`},
+}
+
+// Error returns what the client is told for the refusal, with its
+// arguments.
+func (r Refusal) Error(args ...any) *Error {
+	return Errorf(refusals[r].code, refusals[r].text, args...)
+}
+
+// The notices a client is sent, with code server_restarting, as its
+// connection closes while its seat stays its own: why, then what to do.
+// Every node, the lane's and the relaying ones, says them one way.
+const (
+	NoticeRestarting  = "the server is restarting: reconnect, your seat is kept"
+	NoticeMoved       = "the lane moved to another server: reconnect, your seat is kept"
+	NoticeServerGone  = "the lane's server went away: reconnect, your seat is kept"
+	NoticeConnLost    = "the lane lost this connection: reconnect, your seat is kept"
+	NoticeStoppedHere = "the lane stopped here: reconnect, your seat is kept"
+	NoticeLostBetween = "messages were lost between servers: reconnect, your seat is kept"
+)

@@ -1,12 +1,14 @@
 package protocol
 
 import (
+	"errors"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"net/http"
 	"strconv"
 	"testing"
+	"time"
 )
 
 func TestCodeStatus(t *testing.T) {
@@ -124,6 +126,101 @@ func TestCodeClose(t *testing.T) {
 		}
 		if got := tt.code.CloseText(); got != tt.text {
 			t.Errorf("%q.CloseText() = %q, want %q", tt.code, got, tt.text)
+		}
+	}
+}
+
+// TestRefusalTexts pins the words each refusal tells its client, as pages
+// and clients show them, and checks that every refusal has its entry and
+// an HTTP status. (The lobby's TestRefusalSentinels checks the errors
+// that wrap them.)
+func TestRefusalTexts(t *testing.T) {
+	tests := map[Refusal]struct {
+		args []any
+		code Code
+		want string
+	}{
+		RefuseNoAPI:         {[]any{"GET", "/api/x"}, CodeNotFound, "no API at GET /api/x"},
+		RefuseNoScorecard:   {[]any{"GET", "/api/lanes/a/games/x"}, CodeNotFound, "no API at GET /api/lanes/a/games/x: a game's scorecard is games/{n}.svg, n from 1"},
+		RefuseNotJSON:       {nil, CodeUnsupportedMediaType, "send the body as JSON, with Content-Type: application/json"},
+		RefuseTooLarge:      {[]any{4096}, CodeTooLarge, "the body is over 4096 bytes"},
+		RefuseBadBody:       {[]any{`{"name":"Friday night"}`, "unknown field"}, CodeBadRequest, `the body must be one JSON object like {"name":"Friday night"}: unknown field`},
+		RefuseBadBodyShape:  {[]any{`{"code":"…"}`}, CodeBadRequest, `the body must be one JSON object like {"code":"…"}`},
+		RefuseStoreDown:     {nil, CodeUnavailable, "the store does not take writes"},
+		RefuseExportsBusy:   {nil, CodeUnavailable, "the server is answering other exports; try again in a moment"},
+		RefuseListLimit:     {[]any{"x", 200}, CodeBadRequest, `limit "x": want a whole number of lanes from 1 to 200`},
+		RefuseListAfter:     {[]any{"abc"}, CodeBadRequest, `after "abc": no such lane is listed, or closed lately; list again from the first page, without after`},
+		RefusePageLimit:     {[]any{100, "x"}, CodeBadRequest, `limit is a number from 1 to 100, not "x"`},
+		RefuseHistoryBefore: {[]any{"x"}, CodeBadRequest, `before is a page's next, not "x"`},
+		RefuseLeagueAfter:   {[]any{3, "x"}, CodeBadRequest, `after is a record's number, 0 to 3, not "x"`},
+		RefuseBadWeek:       {[]any{"x"}, CodeBadRequest, `a week is a number from 1, not "x"`},
+
+		RefuseLaneName:          {[]any{errors.New("empty")}, CodeInvalidLaneName, "the lane's name: empty"},
+		RefuseLanesServer:       {[]any{10}, CodeTooManyLanes, "the server holds 10 lanes, its limit"},
+		RefuseLanesAddr:         {[]any{2}, CodeRateLimited, "2 lanes created from this address are open, its limit"},
+		RefuseLanesAddrOpen:     {[]any{2, 5 * time.Minute, 301}, CodeRateLimited, "this address has 2 lanes open, its limit; a lane closes once nobody has been on it for 5m0s; try again in 301 s"},
+		RefuseNotStored:         {nil, CodeUnavailable, "the new lane could not be stored in time; try again"},
+		RefuseLaneNotFound:      {[]any{"abc"}, CodeLaneNotFound, `no lane "abc": it may have closed`},
+		RefuseLaneNotKept:       {[]any{"abc", "the server keeps no more kept nights: their budget of 1 GiB is full"}, CodeStorageFull, `lane "abc" closed, and its night was not kept: the server keeps no more kept nights: their budget of 1 GiB is full`},
+		RefuseLaneUnreached:     {[]any{"abc"}, CodeUnavailable, `lane "abc" cannot be reached now; try again in a moment`},
+		RefuseNoGame:            {[]any{"abc", "3"}, CodeNotFound, `lane "abc" has no game 3 yet`},
+		RefuseShuttingDown:      {nil, CodeShuttingDown, "the server is shutting down"},
+		RefuseCreationsFast:     {[]any{6}, CodeRateLimited, "this address has created lanes too fast; try again in 6 s"},
+		RefuseExportsFast:       {[]any{1}, CodeRateLimited, "this address has asked for exports too fast; try again in 1 s"},
+		RefuseLaneGamesFast:     {[]any{1}, CodeRateLimited, "this address has asked for a lane's games too fast; try again in 1 s"},
+		RefuseQRCodesFast:       {[]any{1}, CodeRateLimited, "this address has asked for new QR codes too fast; try again in 1 s"},
+		RefuseConnsServer:       {[]any{100}, CodeTooManyConnections, "the server holds 100 connections, its limit"},
+		RefuseConnsAddr:         {[]any{3}, CodeRateLimited, "this address has 3 WebSocket connections open, its limit; try again later"},
+		RefuseConnsAddrRefusing: {[]any{3}, CodeRateLimited, "this address has 3 WebSocket connections open, its limit, and is being refused more"},
+		RefuseRefusalsInFlight:  {[]any{2}, CodeRateLimited, "this address has its WebSocket connections open, and more being refused; try again in 2 s"},
+		RefuseConnsLaneAddr:     {[]any{64}, CodeRateLimited, "this address has 64 connections on this lane, its limit; try again later"},
+
+		RefuseBowlerKeyMissing: {nil, CodeUnknownBowler, `send the bowler's key as the header "Authorization: Bowler <key>"`},
+		RefuseBowlerUnknown:    {nil, CodeUnknownBowler, "no bowler has that key or link: it was revoked, or its bowler deleted their history"},
+		RefuseBowlerDeleted:    {nil, CodeUnknownBowler, "that bowler was deleted meanwhile"},
+		RefuseNoBowlers:        {nil, CodeNotFound, "this server keeps no bowlers"},
+		RefuseBowlersDown:      {nil, CodeUnavailable, "the bowlers' store does not answer; try again in a moment"},
+		RefuseBowlerGuesses:    {[]any{1}, CodeRateLimited, "this address has tried too many unknown bowler keys, codes or links; try again in 1 s"},
+		RefuseCodeQR:           {nil, CodeInternal, "the code's QR code could not be drawn"},
+		RefuseTooManyCodes:     {[]any{5, 10}, CodeRateLimited, "5 codes made in the last minutes are not used yet: use one, or wait until they expire (after 10 minutes)"},
+		RefuseCodeUnknown:      {nil, CodeInvalidCode, "that code is unknown, used already or expired: ask the other device for a new one"},
+
+		RefuseLeagueContended:     {nil, CodeUnavailable, "the league was changed meanwhile, again and again; try again"},
+		RefuseLeaguesDown:         {nil, CodeUnavailable, "the leagues' store does not answer; try again in a moment"},
+		RefuseLeaguesFast:         {[]any{360}, CodeRateLimited, "this address has created leagues too fast; try again in 360 s"},
+		RefuseNotSecretary:        {nil, CodeNotSecretary, "that key is not this league's secretary's"},
+		RefuseSecretaryKeyMissing: {nil, CodeSecretaryRequired, `send the league secretary's key as the header "Authorization: Secretary <key>"`},
+		RefuseKeyGuesses:          {[]any{1}, CodeRateLimited, "this address has tried too many wrong keys; try again in 1 s"},
+		RefuseJoins:               {[]any{2}, CodeRateLimited, "this address has joined lanes too often; try again in 2 s"},
+		RefuseNewBowlers:          {[]any{500, 170}, CodeRateLimited, "this address has asked to be remembered 500 times today, its limit: join without “remember me”, or try again in 170 s"},
+
+		RefuseSubstituteName: {[]any{"AAA"}, CodeInvalidNight, `the substitute for "AAA" has no name`},
+		RefuseSubstitutes:    {[]any{"AAA", "BBB", "CCC"}, CodeInvalidNight, `"AAA" has two substitutes, "BBB" and "CCC": one place, one bowler`},
+		RefuseFixNoLanes:     {[]any{2}, CodeInvalidCorrection, "week 2's night kept no lanes"},
+		RefuseFixLaneGone:    {[]any{"AAA", 2, "abc"}, CodeInvalidCorrection, `the lane of "AAA"'s match in week 2 (abc) is no longer kept, nor its balls: correct the game's score instead`},
+		RefuseFixNotBowled:   {[]any{"AAA", 3, 2, "abc"}, CodeInvalidCorrection, `"AAA"'s game 3 of week 2 was not bowled on its lane (abc): correct its score instead`},
+		RefuseFixInPlay:      {[]any{"AAA", 3, 2}, CodeInvalidCorrection, `"AAA"'s game 3 of week 2 is in play: correct the ball on its lane (POST …/weeks/{n}/matches/{m}/correct, or Tonight on a lane)`},
+		RefuseFixNotBowler:   {[]any{"AAA", 3, 2, "abc"}, CodeInvalidCorrection, `"AAA" did not bowl game 3 of week 2 on its lane (abc): correct its score instead`},
+
+		RefuseBadMatch:       {[]any{"x"}, CodeBadRequest, `a match is a number from 1, not "x"`},
+		RefuseNightNotOpen:   {[]any{2}, CodeWrongWeek, "week 2's night is not open: its lanes take no command"},
+		RefuseNoMatch:        {[]any{2, 3, 2}, CodeLaneNotFound, "week 2's night has no match 3: its matches are 1 to 2"},
+		RefuseMatchLaneGone:  {[]any{1, 2, "abc"}, CodeLaneNotFound, "the lane of match 1 of week 2 (abc) has closed"},
+		RefuseMatchLaneThere: {[]any{1, 2, "abc"}, CodeUnavailable, "the lane of match 1 of week 2 (abc) cannot be reached now; try again in a moment"},
+		RefuseNoPlace:        {[]any{"roll"}, CodeBadRequest, `a secretary's roll names the place: "name"`},
+	}
+	for r := range numRefusals {
+		tt, ok := tests[r]
+		if !ok {
+			t.Errorf("refusal %d (%q) has no test", r, refusals[r].text)
+			continue
+		}
+		e := r.Error(tt.args...)
+		if e.Code != tt.code || e.Message != tt.want {
+			t.Errorf("refusal %d = %s: %q, want %s: %q", r, e.Code, e.Message, tt.code, tt.want)
+		}
+		if _, ok := codes[e.Code]; !ok {
+			t.Errorf("refusal %d: code %s has no row in codes", r, e.Code)
 		}
 	}
 }

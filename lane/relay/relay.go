@@ -427,8 +427,8 @@ func (r *Relay) HandOver(ctx context.Context, l *lane.Lane) bool {
 	for i, rc := range moving {
 		c, ok := l.HandIn(ctx, rc.conn, ins[i])
 		if !ok {
-			rc.conn.Reply(encodeReply(protocol.Errorf(protocol.CodeServerRestarting, "%s", lane.NoticeServerGone)), 0)
-			rc.conn.Close(protocol.CodeServerRestarting, lane.NoticeServerGone)
+			rc.conn.Reply(encodeReply(protocol.Errorf(protocol.CodeServerRestarting, "%s", protocol.NoticeServerGone)), 0)
+			rc.conn.Close(protocol.CodeServerRestarting, protocol.NoticeServerGone)
 			continue
 		}
 		r.mu.Lock()
@@ -513,7 +513,7 @@ func (r *Relay) Follow(ctx context.Context) bool {
 	close(handing)
 	if err != nil {
 		r.log.Warn("relay could not follow its lane to its new node", "err", err)
-		r.Close(protocol.CodeServerRestarting, lane.NoticeServerGone)
+		r.Close(protocol.CodeServerRestarting, protocol.NoticeServerGone)
 		return false
 	}
 	r.log.Info("relay follows its lane to its new node", "conns", len(all))
@@ -531,7 +531,7 @@ func (r *Relay) failed(id uint64, data []byte, err error) {
 		r.Deliver(id, encodeReply(pe), 0, false)
 	case errors.Is(err, ErrConnGone):
 		r.log.Info("the lane does not know a connection", "err", err)
-		r.Drop(id, protocol.CodeServerRestarting, lane.NoticeConnLost)
+		r.Drop(id, protocol.CodeServerRestarting, protocol.NoticeConnLost)
 	case errors.Is(err, ErrTakingOver):
 		// Its node goes on: see Upstream.
 	default:
@@ -543,7 +543,7 @@ func (r *Relay) failed(id uint64, data []byte, err error) {
 // gone or no longer runs it.
 func (r *Relay) lost(err error) {
 	r.log.Info("relay lost its lane", "err", err)
-	r.Close(protocol.CodeServerRestarting, lane.NoticeServerGone)
+	r.Close(protocol.CodeServerRestarting, protocol.NoticeServerGone)
 }
 
 // Board relays a board the lane published, with its seq: every connection

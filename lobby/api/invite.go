@@ -67,7 +67,7 @@ func (a *API) getQR(w http.ResponseWriter, r *http.Request) {
 	data, kept := a.qrs.Get(text)
 	if !kept {
 		if ok, wait := a.qrDraws.Allow(a.lb.ClientAddr(r), time.Now()); !ok {
-			a.tooMany(w, wait, lobby.LimitQRCodes, lobby.RefuseQRCodesFast)
+			a.tooMany(w, wait, lobby.LimitQRCodes, protocol.RefuseQRCodesFast)
 			return
 		}
 		var err error

@@ -472,7 +472,7 @@ func (c *Cluster) close() {
 	}
 	c.mu.Unlock()
 	for _, rl := range relays {
-		rl.r.Close(protocol.CodeServerRestarting, lane.NoticeRestarting)
+		rl.r.Close(protocol.CodeServerRestarting, protocol.NoticeRestarting)
 	}
 	c.unsubscribe()
 }
@@ -566,7 +566,7 @@ func (c *Cluster) sweep(now time.Time) {
 		if rl.r.Len() > 0 && c.spawn(func(ctx context.Context) { c.takeOver(ctx, rl) }) {
 			continue
 		}
-		rl.r.Close(protocol.CodeServerRestarting, lane.NoticeServerGone)
+		rl.r.Close(protocol.CodeServerRestarting, protocol.NoticeServerGone)
 	}
 	for _, rl := range tell {
 		c.spawn(func(ctx context.Context) { c.tellAlive(ctx, rl) })
@@ -959,7 +959,7 @@ func (c *Cluster) delivered(m *nats.Msg) {
 	if last := rl.got[conn]; n != last+1 && (n != 1 || last == math.MaxUint64) {
 		rl.got[conn] = n
 		if last != math.MaxUint64 {
-			rl.r.Drop(conn, protocol.CodeServerRestarting, lane.NoticeLostBetween)
+			rl.r.Drop(conn, protocol.CodeServerRestarting, protocol.NoticeLostBetween)
 			rl.got[conn] = math.MaxUint64 // dropped: once is enough
 		}
 		return
