@@ -67,7 +67,11 @@ const hdrSeq = "Tenpin-Seq"
 
 // refusals is the one table of the refusals a lane's node answers with,
 // read both ways: the node that runs a lane answers an error with its
-// code, and the node that asked returns that error again.
+// code, and the node that asked returns that error again. It is the
+// nodes' own wire, never a client's: the asking node turns the error
+// into what its client is told, a code of protocol's table (protocol's
+// errors.go, which holds everything the server says to clients), so
+// these codes are not there.
 var refusals = []struct {
 	code string
 	err  error
