@@ -58,10 +58,10 @@ func (lb *Lobby) onNightLane(ctx context.Context, id, key string, week, match in
 	}
 	if m.Type == protocol.TypeRoll || m.Type == protocol.TypeCorrect {
 		if m.Pins == nil && m.Deck == nil && !m.Foul {
-			return nil, protocol.Errorf(protocol.CodeBadRequest, `a secretary's %s needs "pins", "deck" or "foul"`, m.Type)
+			return nil, protocol.RefuseNoPins.Error(m.Type)
 		}
 		if m.Deck != nil && len(*m.Deck) > protocol.MaxDeck {
-			return nil, protocol.Errorf(protocol.CodeBadRequest, `"deck" names %d pins; a lane has %d`, len(*m.Deck), protocol.MaxDeck)
+			return nil, protocol.RefuseDeckSize.Error(len(*m.Deck), protocol.MaxDeck)
 		}
 	}
 	var laneID string

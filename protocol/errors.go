@@ -209,12 +209,14 @@ func (c Code) CloseText() string {
 // whose text is the server's own.
 func (c Code) Text() string { return codes[c].text }
 
-// A Refusal is one reason the server turns a request away of its own, on
-// its HTTP API or a WebSocket: a limit, a store that does not answer, a
-// request that names nothing. Its entry in refusals is what the client is
-// told: with the codes' table above, the one place where the server's
-// words to clients are written. The domain's errors carry their own words
-// (see lane's ErrorFor).
+// A Refusal is one thing the server says to a client of its own, on its
+// HTTP API or a WebSocket: mostly a reason it turns a request or a
+// message away (a limit, a store that does not answer, a request that
+// names nothing), for a few what became of the connection's seat. Its
+// entry in refusals is what the client is told: with the codes' table
+// above and the notices below, the one place where the server's words to
+// clients are written. The domain's errors carry their own words (see
+// lane's ErrorFor).
 type Refusal uint8
 
 // The server's refusals, in the words of refusals below; the comment of
@@ -237,18 +239,20 @@ const (
 	RefuseHistoryBefore // before given
 	RefuseLeagueAfter   // the most, after given
 	RefuseBadWeek       // week given
+	RefuseNotInvitation // the header
+	RefuseHostName      // the name (twice)
 
 	// Lanes.
-	RefuseLaneName          // why the name is no title
-	RefuseLanesServer       // the server's limit
-	RefuseLanesAddr         // the address's limit
-	RefuseLanesAddrOpen     // the address's limit, the idle timeout, seconds to wait
-	RefuseNotStored         // a lane's opening not stored
-	RefuseLaneNotFound      // id
-	RefuseLaneNotKept       // the lane, why
-	RefuseLaneUnreached     // id
-	RefuseNoGame            // id, the game asked for
-	RefuseShuttingDown      //
+	RefuseLaneName      // why the name is no title
+	RefuseLanesServer   // the server's limit
+	RefuseLanesAddr     // the address's limit
+	RefuseLanesAddrOpen // the address's limit, the idle timeout, seconds to wait
+	RefuseNotStored     // a lane's opening not stored
+	RefuseLaneNotFound  // id
+	RefuseLaneNotKept   // the lane, why
+	RefuseLaneUnreached // id
+	RefuseNoGame        // id, the game asked for
+	RefuseShuttingDown
 	RefuseCreationsFast     // seconds to wait
 	RefuseExportsFast       // seconds to wait
 	RefuseLaneGamesFast     // seconds to wait
@@ -299,6 +303,34 @@ const (
 	RefuseMatchLaneGone  // the match, the week, the lane
 	RefuseMatchLaneThere // the match, the week, the lane
 	RefuseNoPlace        // the type of command
+	RefuseNoPins         // the type of command
+	RefuseDeckSize       // the pins named, the pins of a lane
+
+	// A lane's messages, on its own node or relayed.
+	RefuseStoreLate
+	RefuseLogUnread
+	RefuseBusy
+	RefuseHoldsSeat    // the seat's name
+	RefuseBowlerSeated // the seat's name
+	RefuseNotSeated    // the message's type
+	RefuseBowlerKey
+	RefuseBadToken
+	RefuseSpectatorsFull // the lane's watchers
+	RefuseNoFrameBall    // the message's type
+	RefuseSecretaryType  // the message's type
+	RefuseJoinsPending   // the joins not answered
+	RefuseMessagesFast   // the messages a second
+	RefuseBinary
+	RefusePlainSecret
+	RefuseNotRelayed // why
+	RefuseRelayed    // the message's type, why
+	RefuseRelayedInvite
+
+	// Told a connection, not answers to its messages: it is a spectator
+	// now.
+	RefuseTakenOver  // the seat's name
+	RefusePlaceGiven // the player
+	RefuseRemovedBy  // the host, the player
 
 	numRefusals
 )
@@ -327,6 +359,8 @@ var refusals = [numRefusals]struct {
 	RefuseHistoryBefore: {CodeBadRequest, "before is a page's next, not %q"},
 	RefuseLeagueAfter:   {CodeBadRequest, "after is a record's number, 0 to %d, not %q"},
 	RefuseBadWeek:       {CodeBadRequest, "a week is a number from 1, not %q"},
+	RefuseNotInvitation: {CodeBadRequest, "%s is not an invitation: 26 letters A–Z and digits 2–7"},
+	RefuseHostName:      {CodeHostNotAllowed, "this server does not answer to the name %q (the Host header), a guard against DNS rebinding: start it with -host %s to allow that name"},
 
 	RefuseLaneName:          {CodeInvalidLaneName, "the lane's name: %v"},
 	RefuseLanesServer:       {CodeTooManyLanes, "the server holds %d lanes, its limit"},
@@ -382,6 +416,31 @@ var refusals = [numRefusals]struct {
 	RefuseMatchLaneGone:  {CodeLaneNotFound, "the lane of match %d of week %d (%s) has closed"},
 	RefuseMatchLaneThere: {CodeUnavailable, "the lane of match %d of week %d (%s) cannot be reached now; try again in a moment"},
 	RefuseNoPlace:        {CodeBadRequest, `a secretary's %s names the place: "name"`},
+	RefuseNoPins:         {CodeBadRequest, `a secretary's %s needs "pins", "deck" or "foul"`},
+	RefuseDeckSize:       {CodeBadRequest, `"deck" names %d pins; a lane has %d`},
+
+	RefuseStoreLate:      {CodeUnavailable, "the lane could not store that in time; nothing changed, try again"},
+	RefuseLogUnread:      {CodeUnavailable, "the lane could not read its log back in time; nothing changed, try again"},
+	RefuseBusy:           {CodeUnavailable, "the lane is busy; nothing changed, try again"},
+	RefuseHoldsSeat:      {CodeAlreadySeated, "this connection already holds %s's seat"},
+	RefuseBowlerSeated:   {CodeAlreadySeated, "that bowler holds %s's seat on this lane already"},
+	RefuseNotSeated:      {CodeNotSeated, "only a seated player may %s; join first"},
+	RefuseBowlerKey:      {CodeUnknownBowler, "that bowler key is not known here: it was revoked, or its bowler deleted their history; join as a guest, or start a new history"},
+	RefuseBadToken:       {CodeBadToken, "that token holds no seat on this lane"},
+	RefuseSpectatorsFull: {CodeSpectatorsFull, "the lane has its %d watchers already"},
+	RefuseNoFrameBall:    {CodeBadMessage, `%s needs "frame" and "ball"`},
+	RefuseSecretaryType:  {CodeUnknownType, "a league's secretary may roll, correct, skip or remove on a lane, not %s"},
+	RefuseJoinsPending:   {CodeRateLimited, "%d joins are not answered yet: wait for their answers"},
+	RefuseMessagesFast:   {CodeRateLimited, "more than %g messages a second; slow down"},
+	RefuseBinary:         {CodeBadMessage, "binary frames are not tenpin messages; send JSON text"},
+	RefusePlainSecret:    {CodeBadMessage, "this server's relay sent the lane a join or a resume unhashed: the cluster's servers run different versions"},
+	RefuseNotRelayed:     {CodeBadMessage, "not a relayed join or resume: %v"},
+	RefuseRelayed:        {CodeBadMessage, "a relayed %s: %v"},
+	RefuseRelayedInvite:  {CodeBadMessage, "a relayed new_invite needs its id and the invitation's hash"},
+
+	RefuseTakenOver:  {CodeSeatTakenOver, "%s's seat was resumed by another connection"},
+	RefusePlaceGiven: {CodeRemoved, "the league's secretary gave %s's place back: you are watching now"},
+	RefuseRemovedBy:  {CodeRemoved, "the host, %s, removed %s from the lane: you are watching now"},
 }
 
 // Error returns what the client is told for the refusal, with its
@@ -400,4 +459,15 @@ const (
 	NoticeConnLost    = "the lane lost this connection: reconnect, your seat is kept"
 	NoticeStoppedHere = "the lane stopped here: reconnect, your seat is kept"
 	NoticeLostBetween = "messages were lost between servers: reconnect, your seat is kept"
+)
+
+// The notices a client is sent as a lane closes its connection for good,
+// with the code each names.
+const (
+	NoticeFailed       = "the lane failed and was closed"                  // internal
+	NoticeShuttingDown = "the server is shutting down"                     // lane_closed, by a server that keeps nothing
+	NoticeIdle         = "the lane was idle and has closed"                // lane_idle
+	NoticeIdleNotKept  = NoticeIdle + "; its night was not kept: %s"       // lane_idle; a format for why, the store's words
+	NoticeTokenLost    = "the seat's token was lost: join or resume again" // internal, by a relaying node
+	NoticeInviteLost   = "the new invitation was lost: ask for another"    // internal, by a relaying node
 )

@@ -208,6 +208,33 @@ func TestRefusalTexts(t *testing.T) {
 		RefuseMatchLaneGone:  {[]any{1, 2, "abc"}, CodeLaneNotFound, "the lane of match 1 of week 2 (abc) has closed"},
 		RefuseMatchLaneThere: {[]any{1, 2, "abc"}, CodeUnavailable, "the lane of match 1 of week 2 (abc) cannot be reached now; try again in a moment"},
 		RefuseNoPlace:        {[]any{"roll"}, CodeBadRequest, `a secretary's roll names the place: "name"`},
+		RefuseNoPins:         {[]any{"roll"}, CodeBadRequest, `a secretary's roll needs "pins", "deck" or "foul"`},
+		RefuseDeckSize:       {[]any{11, 10}, CodeBadRequest, `"deck" names 11 pins; a lane has 10`},
+
+		RefuseNotInvitation:  {[]any{"Tenpin-Invite"}, CodeBadRequest, "Tenpin-Invite is not an invitation: 26 letters A–Z and digits 2–7"},
+		RefuseHostName:       {[]any{"evil.example", "evil.example"}, CodeHostNotAllowed, `this server does not answer to the name "evil.example" (the Host header), a guard against DNS rebinding: start it with -host evil.example to allow that name`},
+		RefuseStoreLate:      {nil, CodeUnavailable, "the lane could not store that in time; nothing changed, try again"},
+		RefuseLogUnread:      {nil, CodeUnavailable, "the lane could not read its log back in time; nothing changed, try again"},
+		RefuseBusy:           {nil, CodeUnavailable, "the lane is busy; nothing changed, try again"},
+		RefuseHoldsSeat:      {[]any{"BOB"}, CodeAlreadySeated, "this connection already holds BOB's seat"},
+		RefuseBowlerSeated:   {[]any{"BOB"}, CodeAlreadySeated, "that bowler holds BOB's seat on this lane already"},
+		RefuseNotSeated:      {[]any{"roll"}, CodeNotSeated, "only a seated player may roll; join first"},
+		RefuseBowlerKey:      {nil, CodeUnknownBowler, "that bowler key is not known here: it was revoked, or its bowler deleted their history; join as a guest, or start a new history"},
+		RefuseBadToken:       {nil, CodeBadToken, "that token holds no seat on this lane"},
+		RefuseSpectatorsFull: {[]any{200}, CodeSpectatorsFull, "the lane has its 200 watchers already"},
+		RefuseNoFrameBall:    {[]any{"correct"}, CodeBadMessage, `correct needs "frame" and "ball"`},
+		RefuseSecretaryType:  {[]any{"start"}, CodeUnknownType, "a league's secretary may roll, correct, skip or remove on a lane, not start"},
+		RefuseJoinsPending:   {[]any{4}, CodeRateLimited, "4 joins are not answered yet: wait for their answers"},
+		RefuseMessagesFast:   {[]any{20.0}, CodeRateLimited, "more than 20 messages a second; slow down"},
+		RefuseBinary:         {nil, CodeBadMessage, "binary frames are not tenpin messages; send JSON text"},
+		RefusePlainSecret:    {nil, CodeBadMessage, "this server's relay sent the lane a join or a resume unhashed: the cluster's servers run different versions"},
+		RefuseNotRelayed:     {[]any{errors.New("EOF")}, CodeBadMessage, "not a relayed join or resume: EOF"},
+		RefuseRelayed:        {[]any{"join", errors.New("token_sha256: not hex")}, CodeBadMessage, "a relayed join: token_sha256: not hex"},
+		RefuseRelayedInvite:  {nil, CodeBadMessage, "a relayed new_invite needs its id and the invitation's hash"},
+
+		RefuseTakenOver:  {[]any{"BOB"}, CodeSeatTakenOver, "BOB's seat was resumed by another connection"},
+		RefusePlaceGiven: {[]any{"BOB"}, CodeRemoved, "the league's secretary gave BOB's place back: you are watching now"},
+		RefuseRemovedBy:  {[]any{"PJS", "BOB"}, CodeRemoved, "the host, PJS, removed BOB from the lane: you are watching now"},
 	}
 	for r := range numRefusals {
 		tt, ok := tests[r]

@@ -526,7 +526,7 @@ func (r *Relay) failed(id uint64, data []byte, err error) {
 	switch {
 	case errors.Is(err, ErrBusy):
 		msg, _ := protocol.Decode(data)
-		pe := protocol.Errorf(protocol.CodeUnavailable, "the lane is busy; nothing changed, try again")
+		pe := protocol.RefuseBusy.Error()
 		pe.Ref = msg.ID
 		r.Deliver(id, encodeReply(pe), 0, false)
 	case errors.Is(err, ErrConnGone):
@@ -626,7 +626,7 @@ func (r *Relay) Deliver(conn uint64, msg []byte, seq uint64, board bool) {
 		w, ok := rc.welcome(msg)
 		if !ok {
 			r.log.Warn("a welcome for a token the relay does not hold", "conn", conn)
-			rc.conn.Close(protocol.CodeInternal, "the seat's token was lost: join or resume again")
+			rc.conn.Close(protocol.CodeInternal, protocol.NoticeTokenLost)
 			return
 		}
 		if ref != followRef {
@@ -636,7 +636,7 @@ func (r *Relay) Deliver(conn uint64, msg []byte, seq uint64, board bool) {
 		a, ok := rc.invited(msg)
 		if !ok {
 			r.log.Warn("an invitation the relay did not draw", "conn", conn)
-			rc.conn.Close(protocol.CodeInternal, "the new invitation was lost: ask for another")
+			rc.conn.Close(protocol.CodeInternal, protocol.NoticeInviteLost)
 			return
 		}
 		rc.conn.Reply(a, seq)

@@ -190,7 +190,7 @@ func (o *owned) handle(m *nats.Msg) {
 			o.c.sendTo(node, o.id, conn, frame(nil, kindClose, 0, 0, closing(protocol.CodeServerRestarting, protocol.NoticeConnLost)))
 		case !r.rm.Read(ctx, m.Data) && !l.Stopped():
 			msg, _ := protocol.Decode(m.Data)
-			pe := protocol.Errorf(protocol.CodeUnavailable, "the lane is busy; nothing changed, try again")
+			pe := protocol.RefuseBusy.Error()
 			pe.Ref = msg.ID
 			data, _ := json.Marshal(pe) // plain values: cannot fail
 			r.sink.Reply(data, 0)
