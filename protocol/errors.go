@@ -461,8 +461,9 @@ const (
 	NoticeLostBetween = "messages were lost between servers: reconnect, your seat is kept"
 )
 
-// The notices a client is sent as a lane closes its connection for good,
-// with the code each names.
+// The notices a client is sent as a lane, or a node relaying it, closes
+// its connection for another reason than a restart: each with the code
+// it is sent with, after its comment.
 const (
 	NoticeFailed       = "the lane failed and was closed"                  // internal
 	NoticeShuttingDown = "the server is shutting down"                     // lane_closed, by a server that keeps nothing
