@@ -73,7 +73,7 @@ type recorded struct {
 	sheet *league.MatchSheet    // for opLeagueSheet: the league's sheet of the lane's match
 }
 
-var errUnknownBowler = protocol.Errorf(protocol.CodeUnknownBowler, "that bowler key is not known here: it was revoked, or its bowler deleted their history; join as a guest, or start a new history")
+var errUnknownBowler = protocol.RefuseBowlerKey.Error()
 
 // linked is what a join's welcome says of the seat's bowler.
 type linked struct {
@@ -121,7 +121,7 @@ func (l *Lane) linkBowler(ctx context.Context, e *game.Event, k *Secrets) (linke
 	}
 	for _, st := range l.state.Match().Players() {
 		if id, ok := l.state.Bowler(st.Name); ok && id == string(r.ID) && !st.Name.Same(e.Player) {
-			return linked{}, protocol.Errorf(protocol.CodeAlreadySeated, "that bowler holds %s's seat on this lane already", st.Name)
+			return linked{}, protocol.RefuseBowlerSeated.Error(st.Name)
 		}
 	}
 	e.Bowler = string(r.ID)

@@ -107,7 +107,7 @@ func (l *Lane) Attach(ctx context.Context, conn Conn) (Session, bool) {
 func (l *Lane) watch(c *Client) *local {
 	l.cfg.Metrics.Connections.Add(1)
 	conn := c.conn
-	return &local{Client: c, unwatch: context.AfterFunc(l.stopped, func() { conn.Close(protocol.CodeLaneClosed, CloseText(protocol.CodeLaneClosed)) })}
+	return &local{Client: c, unwatch: context.AfterFunc(l.stopped, func() { conn.Close(protocol.CodeLaneClosed, protocol.CodeLaneClosed.CloseText()) })}
 }
 
 // Detach tells the lane the client's connection is over.

@@ -12,10 +12,13 @@ import (
 
 // errorCodes maps the domain's errors — a game's, a lane's, a league's —
 // to the codes a client is sent: the one place where the rules meet the
-// wire. The first that matches counts. Refusals of the server itself (the
-// lobby's limits, a lane that cannot be reached) are made as a
-// *protocol.Error from the lobby's one table of refusals (lobby/errors.go),
-// with a text meant for the client, and need no entry.
+// wire, here because lane imports the domain and protocol, and protocol
+// must not import the domain. The first that matches counts. What each
+// code means on the wire (its HTTP and close status, its own words) is
+// protocol's table of codes; refusals of the server itself (the lobby's
+// limits, a lane that cannot be reached) are made as a *protocol.Error
+// from protocol's table of refusals, with a text meant for the client,
+// and need no entry.
 var errorCodes = []struct {
 	err  error
 	code protocol.Code
@@ -60,23 +63,14 @@ var errorCodes = []struct {
 	{league.ErrNotFound, protocol.CodeLeagueNotFound},
 }
 
-// errorTexts are the client's words for the domain errors whose own texts
-// are the server's: a store's, naming its parts.
-var errorTexts = map[error]string{
-	league.ErrNotFound: "no such league: check its link",
-}
-
-// internalMessage is all a client is told of an error the table does not
-// know: its text is the server's, not meant for clients, and goes to the
-// log instead.
-const internalMessage = "the server could not handle that"
-
 // ErrorFor returns the refusal a client is sent for err, on a lane's
 // socket or from the HTTP API: a copy of the *protocol.Error err is or
-// wraps, or the code of the domain error it wraps, with its message from
-// after the sentinel's text (what the caller wrapped around it before
-// names the server's parts). Any other error is the server's own failure:
-// the client is told only that (internal), and known reports false so
+// wraps, or the code of the domain error it wraps, with the code's own
+// words where it has them ([protocol.Code.Text]: a store's error names
+// the server's parts), else its message from after the sentinel's text
+// (what the caller wrapped around it before names the server's parts
+// too). Any other error is the server's own failure: the client is told
+// only that (internal, in its own words), and known reports false so
 // that the caller logs err.
 func ErrorFor(err error) (pe *protocol.Error, known bool) {
 	if errors.As(err, &pe) {
@@ -85,7 +79,7 @@ func ErrorFor(err error) (pe *protocol.Error, known bool) {
 	}
 	for _, ec := range errorCodes {
 		if errors.Is(err, ec.err) {
-			msg := errorTexts[ec.err]
+			msg := ec.code.Text()
 			if msg == "" {
 				msg = err.Error()
 				if _, after, ok := strings.Cut(msg, ec.err.Error()+": "); ok {
@@ -95,31 +89,5 @@ func ErrorFor(err error) (pe *protocol.Error, known bool) {
 			return protocol.Errorf(ec.code, "%s", msg), true
 		}
 	}
-	return protocol.Errorf(protocol.CodeInternal, internalMessage), false
+	return protocol.Errorf(protocol.CodeInternal, "%s", protocol.CodeInternal.Text()), false
 }
-
-// The notices a client is sent, with code server_restarting, as its
-// connection closes while its seat stays its own: why, then what to do.
-// The one place they are written, so that every node, the lane's and
-// the relaying ones, says one thing one way.
-const (
-	NoticeRestarting  = "the server is restarting: reconnect, your seat is kept"
-	NoticeMoved       = "the lane moved to another server: reconnect, your seat is kept"
-	NoticeServerGone  = "the lane's server went away: reconnect, your seat is kept"
-	NoticeConnLost    = "the lane lost this connection: reconnect, your seat is kept"
-	NoticeStoppedHere = "the lane stopped here: reconnect, your seat is kept"
-	NoticeLostBetween = "messages were lost between servers: reconnect, your seat is kept"
-)
-
-// closeTexts are the reasons a WebSocket close frame gives, by the code it
-// closes for, where the code alone would not do: the words a page shows
-// as its connection's state. (lane/ws's Closing asks CloseText.)
-var closeTexts = map[protocol.Code]string{
-	protocol.CodeRateLimited:    "too many connections from this address",
-	protocol.CodeLaneClosed:     "lane closed",
-	protocol.CodeSpectatorsFull: "lane full",
-}
-
-// CloseText returns the reason a connection closed for code is given, ""
-// if the code says it alone.
-func CloseText(code protocol.Code) string { return closeTexts[code] }

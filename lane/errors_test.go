@@ -25,14 +25,14 @@ func TestErrorFor(t *testing.T) {
 		{&bowling.RollError{Roll: 2, Pins: 9, Err: bowling.ErrTooManyPins}, protocol.CodeInvalidPins, "", true},
 		{protocol.Errorf(protocol.CodeSpectatorsFull, "full"), protocol.CodeSpectatorsFull, "full", true},
 		{fmt.Errorf("lobby: limit: %w", protocol.Errorf(protocol.CodeRateLimited, "slow down")), protocol.CodeRateLimited, "slow down", true},
-		{errors.New("nats: open /data/index.db: too many open files"), protocol.CodeInternal, internalMessage, false},
+		{errors.New("nats: open /data/index.db: too many open files"), protocol.CodeInternal, protocol.CodeInternal.Text(), false},
 		// A league's, wrapped by whoever asked: the client reads from the
 		// sentinel on, or the table's own words for a store's error.
 		{fmt.Errorf("lobby: league %q: %w", "k3x9abcdef", league.ErrNotFound), protocol.CodeLeagueNotFound, "no such league: check its link", true},
 		{fmt.Errorf("lobby: decide: %w: week 2's night has not been opened", league.ErrWeek), protocol.CodeWrongWeek, "week 2's night has not been opened", true},
 		{fmt.Errorf("%w: \"Zed\" bowls in no place of week 1", league.ErrUnknownBowler), protocol.CodeInvalidScore, `"Zed" bowls in no place of week 1`, true},
 		{fmt.Errorf("%w: 3 teams", league.ErrInvalid), protocol.CodeInvalidLeague, "3 teams", true},
-		{league.ErrConflict, protocol.CodeInternal, internalMessage, false}, // the store's: the caller says it
+		{league.ErrConflict, protocol.CodeInternal, protocol.CodeInternal.Text(), false}, // the store's: the caller says it
 	} {
 		got, known := ErrorFor(tc.err)
 		if got.Code != tc.code || tc.wantText != "" && got.Message != tc.wantText || got.Type != protocol.TypeError || known != tc.known {

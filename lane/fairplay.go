@@ -95,9 +95,9 @@ func (l *Lane) removed(e game.Event) *Client {
 	holder.seat = ""
 	switch {
 	case e.Secretary:
-		l.reply(holder, protocol.Errorf(protocol.CodeRemoved, "the league's secretary gave %s's place back: you are watching now", e.Player))
+		l.reply(holder, protocol.RefusePlaceGiven.Error(e.Player))
 	case e.By != "":
-		l.reply(holder, protocol.Errorf(protocol.CodeRemoved, "the host, %s, removed %s from the lane: you are watching now", e.By, e.Player))
+		l.reply(holder, protocol.RefuseRemovedBy.Error(e.By, e.Player))
 	}
 	return holder
 }

@@ -33,7 +33,7 @@ func (l *Lane) record(ctx context.Context, e game.Event) error {
 			pe, _ := ErrorFor(err) // storage_full, saying which budget
 			return pe
 		}
-		return protocol.Errorf(protocol.CodeUnavailable, "the lane could not store that in time; nothing changed, try again")
+		return protocol.RefuseStoreLate.Error()
 	}
 	was := l.state.Phase()
 	if e.Kind == game.NextGame || e.Kind == game.NewGame {
@@ -250,9 +250,9 @@ func (l *Lane) unsure() bool {
 	return l.cfg.Wakes != nil && l.stored.journal != nil && l.cfg.Wakes() != l.tenure.wakes.Load()
 }
 
-var errMoved = protocol.Errorf(protocol.CodeServerRestarting, NoticeMoved)
+var errMoved = protocol.Errorf(protocol.CodeServerRestarting, protocol.NoticeMoved)
 
-var errStoreDown = protocol.Errorf(protocol.CodeUnavailable, "the lane could not read its log back in time; nothing changed, try again")
+var errStoreDown = protocol.RefuseLogUnread.Error()
 
 // readBack reads the lane's log back from its last known event and
 // applies what another append (or another server) put there: see sync.

@@ -237,7 +237,7 @@ func (l *Lane) secretary(ctx context.Context, m protocol.Request) error {
 			return err
 		}
 		if m.Frame == nil || m.Ball == nil {
-			return protocol.Errorf(protocol.CodeBadMessage, "%s needs \"frame\" and \"ball\"", m.Type)
+			return protocol.RefuseNoFrameBall.Error(m.Type)
 		}
 		if m.Type == protocol.TypeRoll {
 			t.For, t.Frame, t.Ball, t.Secretary = bowling.Name(m.Name), *m.Frame, *m.Ball, true
@@ -251,7 +251,7 @@ func (l *Lane) secretary(ctx context.Context, m protocol.Request) error {
 	case protocol.TypeRemove:
 		e, err = l.state.SecretaryRemove(m.Name)
 	default:
-		return protocol.Errorf(protocol.CodeUnknownType, "a league's secretary may roll, correct, skip or remove on a lane, not %s", m.Type)
+		return protocol.RefuseSecretaryType.Error(m.Type)
 	}
 	if errors.Is(err, game.ErrRolledAlready) {
 		return nil // the roll sent again: it stands, and changes nothing

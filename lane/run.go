@@ -24,7 +24,7 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			l.log.Error("lane panicked", "panic", p, "stack", string(debug.Stack()))
-			l.closeAll(protocol.CodeInternal, "the lane failed and was closed")
+			l.closeAll(protocol.CodeInternal, protocol.NoticeFailed)
 			err = fmt.Errorf("%w: %v", ErrPanic, p)
 		}
 	}()
@@ -37,9 +37,9 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 		select {
 		case <-ctx.Done():
 			if l.cfg.Durable {
-				l.closeAll(protocol.CodeServerRestarting, NoticeRestarting)
+				l.closeAll(protocol.CodeServerRestarting, protocol.NoticeRestarting)
 			} else {
-				l.closeAll(protocol.CodeLaneClosed, "the server is shutting down")
+				l.closeAll(protocol.CodeLaneClosed, protocol.NoticeShuttingDown)
 			}
 			return ctx.Err()
 		case <-l.shown.presence.C:
@@ -59,7 +59,7 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 			l.handle(ctx, r)
 			if l.tenure.moved() {
 				l.log.Warn("another server took the lane over", "epoch", l.state.Epoch())
-				l.closeAll(protocol.CodeServerRestarting, NoticeMoved)
+				l.closeAll(protocol.CodeServerRestarting, protocol.NoticeMoved)
 				return ErrMoved
 			}
 			if r.op != opSnapshot && r.op != opRetry && r.op != opRecorded && r.op != opLeagueSheet { // the journal's compaction, or the lane itself, is not someone using the lane
@@ -82,7 +82,7 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 func (l *Lane) closeIdle(ctx context.Context) error {
 	err := l.sync(ctx)
 	if l.tenure.moved() { // the lane lives on with another server: it is not closed
-		l.closeAll(protocol.CodeServerRestarting, NoticeMoved)
+		l.closeAll(protocol.CodeServerRestarting, protocol.NoticeMoved)
 		return ErrMoved
 	}
 	if l.leagueOpen(ctx) {
@@ -98,7 +98,7 @@ func (l *Lane) closeIdle(ctx context.Context) error {
 		l.conns.idle.Reset(l.cfg.IdleTimeout)
 		return nil
 	}
-	notice := "the lane was idle and has closed"
+	notice := protocol.NoticeIdle
 	if l.cfg.Keep != nil && l.bowled() {
 		if err == nil {
 			err = l.cfg.Keep(ctx, l)
@@ -106,7 +106,7 @@ func (l *Lane) closeIdle(ctx context.Context) error {
 		if errors.Is(err, game.ErrStorageFull) {
 			l.log.Warn("the lane closes, its night not kept", "err", err)
 			pe, _ := ErrorFor(err)
-			notice += "; its night was not kept: " + pe.Message
+			notice = fmt.Sprintf(protocol.NoticeIdleNotKept, pe.Message)
 			err = nil
 		}
 		if err != nil {
@@ -248,7 +248,7 @@ func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request, k *Se
 	l.leagueNext(ctx) // a league night's next game, if its start was not stored
 	if m.Type == protocol.TypeJoin || m.Type == protocol.TypeResume {
 		if c.seat != "" {
-			l.refuse(c, m.ID, protocol.Errorf(protocol.CodeAlreadySeated, "this connection already holds %s's seat", c.seat))
+			l.refuse(c, m.ID, protocol.RefuseHoldsSeat.Error(c.seat))
 			return
 		}
 		if m.Type == protocol.TypeJoin {
@@ -266,7 +266,7 @@ func (l *Lane) message(ctx context.Context, c *Client, m protocol.Request, k *Se
 		// given away by a page that never joins it.
 		e, err = l.state.Give(k.HostKey)
 	case c.seat == "":
-		l.refuse(c, m.ID, protocol.Errorf(protocol.CodeNotSeated, "only a seated player may %s; join first", m.Type))
+		l.refuse(c, m.ID, protocol.RefuseNotSeated.Error(m.Type))
 		return
 	}
 	switch m.Type {

@@ -181,8 +181,8 @@ func (l *Lane) turnAway(c *Client, ref string) {
 	if _, ok := l.conns.attached[c]; ok {
 		l.exit(c) // a spectator: it holds no seat
 	}
-	l.refuse(c, ref, protocol.Errorf(protocol.CodeSpectatorsFull, "the lane has its %d watchers already", l.cfg.MaxSpectators))
-	c.conn.Close(protocol.CodeSpectatorsFull, CloseText(protocol.CodeSpectatorsFull))
+	l.refuse(c, ref, protocol.RefuseSpectatorsFull.Error(l.cfg.MaxSpectators))
+	c.conn.Close(protocol.CodeSpectatorsFull, protocol.CodeSpectatorsFull.CloseText())
 }
 
 func (l *Lane) detach(c *Client) {
@@ -311,7 +311,7 @@ type pendingJoin struct {
 	bowler  linked         // what the welcome says of the seat's bowler
 }
 
-var errBadToken = protocol.Errorf(protocol.CodeBadToken, "that token holds no seat on this lane")
+var errBadToken = protocol.RefuseBadToken.Error()
 
 // tokenSeat returns the seat the resume token of hash token holds, if it
 // holds one.
@@ -329,7 +329,7 @@ func (l *Lane) resume(ctx context.Context, c *Client, m protocol.Request, k *Sec
 	if old := l.seats.holders[name]; old != nil {
 		old.seat = ""
 		c.seat, l.seats.holders[name] = name, c
-		l.reply(old, protocol.Errorf(protocol.CodeSeatTakenOver, "%s's seat was resumed by another connection", name))
+		l.reply(old, protocol.RefuseTakenOver.Error(name))
 		// The old connection is a spectator now. A player who came back
 		// while watchers were full did not count as one (see attach): with
 		// no room left for it, the old connection goes, so that resuming a

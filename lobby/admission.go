@@ -3,6 +3,8 @@ package lobby
 import (
 	"sync"
 	"time"
+
+	"github.com/tenpin/tenpin/protocol"
 )
 
 // admission decides what each client address may open: the WebSocket
@@ -111,7 +113,7 @@ func (a *admission) connOpened(addr string) (done func(), err error) {
 	case a.closing:
 		return nil, errShuttingDown
 	case a.conns >= a.maxConns:
-		return nil, refused(refuseConnsServer, a.maxConns)
+		return nil, refused(protocol.RefuseConnsServer, a.maxConns)
 	}
 	if a.byAddr.take(addr, a.connsPerAddr) {
 		a.conns++
@@ -122,11 +124,11 @@ func (a *admission) connOpened(addr string) (done func(), err error) {
 	// holds a connection for a moment (see ws.Refuse). An address may
 	// have only a few refusals at a time; past them it gets a plain 429.
 	if !a.refusing.take(addr, maxRefusing) {
-		return nil, refused(refuseConnsAddrRefusing, a.connsPerAddr)
+		return nil, refused(protocol.RefuseConnsAddrRefusing, a.connsPerAddr)
 	}
 	a.conns++
 	a.served.Add(1)
-	return func() { a.connClosed(addr, a.refusing) }, refused(refuseConnsAddr, a.connsPerAddr)
+	return func() { a.connClosed(addr, a.refusing) }, refused(protocol.RefuseConnsAddr, a.connsPerAddr)
 }
 
 // maxRefusing is how many of its sockets an address may have refused at

@@ -34,7 +34,7 @@ func (lb *Lobby) Healthy(ctx context.Context) error {
 	case errors.Is(err, game.ErrStorageFull):
 		return fmt.Errorf("lobby: health: %w", err) // the store works: it says which budget is full
 	case err != nil:
-		return fmt.Errorf("%w: %w", refuseStoreDown.Error(), err)
+		return fmt.Errorf("%w: %w", protocol.RefuseStoreDown.Error(), err)
 	}
 	return nil
 }
@@ -124,7 +124,7 @@ func (lb *Lobby) laneOf(ctx context.Context, id string) (Lane, error) {
 		case !errors.Is(kerr, errNotKept):
 			err = fmt.Errorf("%w: %w", ErrUnavailable, kerr)
 		case why != "":
-			err = refused(refuseLaneNotKept, id, why)
+			err = refused(protocol.RefuseLaneNotKept, id, why)
 		}
 	}
 	return nil, err
@@ -152,9 +152,9 @@ func lookupError(id string, err error) error {
 		return err // a lane closed unkept: its refusal says why (see laneOf)
 	}
 	if errors.Is(err, ErrNoLane) {
-		return fmt.Errorf("%w: %w", ErrNoLane, refuseLaneNotFound.Error(id))
+		return fmt.Errorf("%w: %w", ErrNoLane, protocol.RefuseLaneNotFound.Error(id))
 	}
-	return fmt.Errorf("%w: %w", refuseLaneUnreached.Error(id), err)
+	return fmt.Errorf("%w: %w", protocol.RefuseLaneUnreached.Error(id), err)
 }
 
 // CountRefusal counts a request the API refused, by its code, and by the
@@ -218,7 +218,7 @@ func (lb *Lobby) Admit(ctx context.Context, id, addr string) (to lane.Endpoint, 
 		// Past its refusals in flight, the address gets a plain 429: one
 		// of them will have been let go within ws.RefuseTimeout.
 		secs := RetrySecs(ws.RefuseTimeout)
-		return nil, nil, &AdmitError{Err: fmt.Errorf("%w: %w", refuseRefusalsInFlight.Error(secs), err), Limit: LimitConnsPerAddr, RetryAfter: secs}
+		return nil, nil, &AdmitError{Err: fmt.Errorf("%w: %w", protocol.RefuseRefusalsInFlight.Error(secs), err), Limit: LimitConnsPerAddr, RetryAfter: secs}
 	case errors.Is(err, ErrAddrLimit):
 		return nil, done, &AdmitError{Err: err, Limit: LimitConnsPerAddr, Upgraded: true}
 	case err != nil:
@@ -241,7 +241,7 @@ func (lb *Lobby) Admit(ctx context.Context, id, addr string) (to lane.Endpoint, 
 	}
 	left, room := lb.admit.laneConnOpened(id, addr)
 	if !room {
-		return nil, done, &AdmitError{Err: refuseConnsLaneAddr.Error(lb.cfg.ConnsPerLaneAddr), Limit: LimitLaneConns, Upgraded: true}
+		return nil, done, &AdmitError{Err: protocol.RefuseConnsLaneAddr.Error(lb.cfg.ConnsPerLaneAddr), Limit: LimitLaneConns, Upgraded: true}
 	}
 	return to, func() {
 		done()

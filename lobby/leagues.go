@@ -207,9 +207,9 @@ func leagueError(err error) error {
 		return err
 	}
 	if errors.Is(err, league.ErrConflict) {
-		return fmt.Errorf("%w: %w: %w", ErrLeaguesUnavailable, refuseLeagueContended.Error(), err)
+		return fmt.Errorf("%w: %w: %w", ErrLeaguesUnavailable, protocol.RefuseLeagueContended.Error(), err)
 	}
-	return fmt.Errorf("%w: %w: %w", ErrLeaguesUnavailable, refuseLeaguesDown.Error(), err)
+	return fmt.Errorf("%w: %w: %w", ErrLeaguesUnavailable, protocol.RefuseLeaguesDown.Error(), err)
 }
 
 // AllowLeagueCreation spends one of the league creations the client
@@ -283,7 +283,7 @@ func (lb *Lobby) asSecretary(ctx context.Context, id, key string, f func(*league
 	hash := league.HashKey(key)
 	return lb.withLeague(ctx, id, func(e *leagueEntry) error {
 		if !e.secretary(hash) {
-			return fmt.Errorf("%w: %w", ErrNotSecretary, refuseNotSecretary.Error())
+			return fmt.Errorf("%w: %w", ErrNotSecretary, protocol.RefuseNotSecretary.Error())
 		}
 		return f(e)
 	})
@@ -386,7 +386,7 @@ func (lb *Lobby) LeagueHistory(ctx context.Context, id, after string, limit int)
 		if after != "" {
 			n, err := strconv.Atoi(after)
 			if err != nil || n < 0 || n > len(recs) {
-				return refused(refuseLeagueAfter, len(recs), after)
+				return refused(protocol.RefuseLeagueAfter, len(recs), after)
 			}
 			from = n
 		}
@@ -497,9 +497,9 @@ func absences(b protocol.OpenWeek) ([]league.Absence, error) {
 		}
 		switch {
 		case s.Name == "":
-			return nil, refused(refuseSubstituteName, s.For)
+			return nil, refused(protocol.RefuseSubstituteName, s.For)
 		case out[i].Sub != (league.Substitute{}):
-			return nil, refused(refuseSubstitutes, s.For, out[i].Sub.Name, s.Name)
+			return nil, refused(protocol.RefuseSubstitutes, s.For, out[i].Sub.Name, s.Name)
 		}
 		out[i].Sub = league.Substitute{Name: s.Name, Average: s.Average}
 	}
@@ -610,7 +610,7 @@ func (e *leagueEntry) ballLane(fix league.BallFix) (ballLane, error) {
 	}
 	lanes := nightLanes(e.stored.Records)[fix.Week]
 	if match >= len(lanes) {
-		return ballLane{}, refused(refuseFixNoLanes, fix.Week)
+		return ballLane{}, refused(protocol.RefuseFixNoLanes, fix.Week)
 	}
 	return ballLane{lane: lanes[match], name: name}, nil
 }
@@ -623,23 +623,23 @@ func (lb *Lobby) bowled(ctx context.Context, at ballLane, fix league.BallFix) (b
 	l, err := lb.laneOf(ctx, at.lane)
 	switch {
 	case errors.Is(err, ErrNoLane):
-		return bowling.Game{}, refused(refuseFixLaneGone, name, fix.Week, at.lane)
+		return bowling.Game{}, refused(protocol.RefuseFixLaneGone, name, fix.Week, at.lane)
 	case err != nil:
 		return bowling.Game{}, err
 	}
 	g, ok := l.Game(fix.Game)
 	if !ok {
-		return bowling.Game{}, refused(refuseFixNotBowled, name, fix.Game, fix.Week, at.lane)
+		return bowling.Game{}, refused(protocol.RefuseFixNotBowled, name, fix.Game, fix.Week, at.lane)
 	}
 	if !g.Finished {
-		return bowling.Game{}, refused(refuseFixInPlay, name, fix.Game, fix.Week)
+		return bowling.Game{}, refused(protocol.RefuseFixInPlay, name, fix.Game, fix.Week)
 	}
 	for _, p := range g.Players {
 		if p.Name == name && !p.Left {
 			return gameOfFrames(p.Frames)
 		}
 	}
-	return bowling.Game{}, refused(refuseFixNotBowler, name, fix.Game, fix.Week, at.lane)
+	return bowling.Game{}, refused(protocol.RefuseFixNotBowler, name, fix.Game, fix.Week, at.lane)
 }
 
 // gameOfFrames bowls again a game as a lane showed it: each ball's pins,

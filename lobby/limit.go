@@ -132,14 +132,14 @@ func (lb *Lobby) Socket(addr string) ws.Config {
 	cfg := lb.cfg.Socket
 	cfg.Addr = addr
 	cfg.KeyGuesses = addrLimit{lb, lb.admit.keyGuesses, LimitKeyGuesses, func(wait int) *protocol.Error {
-		return RefuseKeyGuesses.Error(wait)
+		return protocol.RefuseKeyGuesses.Error(wait)
 	}}
 	if l := lb.admit.joins; l != nil {
-		cfg.Joins = addrLimit{lb, l, LimitJoins, func(wait int) *protocol.Error { return RefuseJoins.Error(wait) }}
+		cfg.Joins = addrLimit{lb, l, LimitJoins, func(wait int) *protocol.Error { return protocol.RefuseJoins.Error(wait) }}
 	}
 	if l := lb.admit.newBowlers; l != nil {
 		cfg.NewBowlers = addrLimit{lb, l, LimitNewBowlers, func(wait int) *protocol.Error {
-			return RefuseNewBowlers.Error(lb.cfg.BowlersPerAddr, wait)
+			return protocol.RefuseNewBowlers.Error(lb.cfg.BowlersPerAddr, wait)
 		}}
 	}
 	return cfg

@@ -19,8 +19,9 @@
 //
 // What the lobby tells a client it turns away — an API error, or a
 // WebSocket refused before it reaches a lane (told by lobby/api through
-// lane/ws's Refuse) — is written once, in the table of refusals in
-// errors.go, by reason; the domain's own refusals are lane.ErrorFor's.
+// lane/ws's Refuse) — is written once, in protocol's table of refusals
+// (protocol.Refusal), by reason; errors.go wraps those its callers tell
+// apart in its sentinels; the domain's own refusals are lane.ErrorFor's.
 package lobby
 
 import (
@@ -351,11 +352,11 @@ func (lb *Lobby) create(ctx context.Context, name, owner string, private bool, h
 		return nil, err
 	}
 	if !lb.lanes.reserve() { // a place held while the opening is stored
-		return nil, refused(refuseLanesServer, lb.cfg.MaxLanes)
+		return nil, refused(protocol.RefuseLanesServer, lb.cfg.MaxLanes)
 	}
 	if !lb.admit.laneOpening(owner) {
 		lb.lanes.unreserve()
-		return nil, refused(refuseLanesAddr, lb.cfg.LanesPerAddr)
+		return nil, refused(protocol.RefuseLanesAddr, lb.cfg.LanesPerAddr)
 	}
 	defer lb.compaction.creation()()
 
@@ -395,7 +396,7 @@ func (lb *Lobby) create(ctx context.Context, name, owner string, private bool, h
 			// Not a store that failed a moment: storage_full, saying so.
 			return nil, fmt.Errorf("lobby: a new lane: %w", err)
 		}
-		return nil, fmt.Errorf("%w: %w", refused(refuseNotStored), err)
+		return nil, fmt.Errorf("%w: %w", refused(protocol.RefuseNotStored), err)
 	}
 	if err := lb.startLane(l, cl, "lane created"); err != nil {
 		return nil, err
@@ -465,7 +466,7 @@ func (lb *Lobby) remove(id string) {
 func cleanName(name string) (string, error) {
 	name, err := bowling.ParseTitle(name, MaxLaneName)
 	if err != nil {
-		return "", refused(refuseLaneName, err)
+		return "", refused(protocol.RefuseLaneName, err)
 	}
 	return name, nil
 }

@@ -54,24 +54,24 @@ func laneBall(t protocol.Type, b protocol.LeagueLaneBall) protocol.Request {
 // pages and its lanes' reports must not wait for a lane.
 func (lb *Lobby) onNightLane(ctx context.Context, id, key string, week, match int, m protocol.Request) ([]byte, error) {
 	if m.Type != protocol.TypeSkip && m.Name == "" {
-		return nil, refused(refuseNoPlace, m.Type)
+		return nil, refused(protocol.RefuseNoPlace, m.Type)
 	}
 	if m.Type == protocol.TypeRoll || m.Type == protocol.TypeCorrect {
 		if m.Pins == nil && m.Deck == nil && !m.Foul {
-			return nil, protocol.Errorf(protocol.CodeBadRequest, `a secretary's %s needs "pins", "deck" or "foul"`, m.Type)
+			return nil, protocol.RefuseNoPins.Error(m.Type)
 		}
 		if m.Deck != nil && len(*m.Deck) > protocol.MaxDeck {
-			return nil, protocol.Errorf(protocol.CodeBadRequest, `"deck" names %d pins; a lane has %d`, len(*m.Deck), protocol.MaxDeck)
+			return nil, protocol.RefuseDeckSize.Error(len(*m.Deck), protocol.MaxDeck)
 		}
 	}
 	var laneID string
 	err := lb.asSecretary(ctx, id, key, func(e *leagueEntry) error {
 		if open, isOpen := e.l.Night(); !isOpen || open != week {
-			return refused(refuseNightNotOpen, week)
+			return refused(protocol.RefuseNightNotOpen, week)
 		}
 		lanes := nightLanes(e.stored.Records)[week]
 		if match < 1 || match > len(lanes) {
-			return refused(refuseNoMatch, week, match, len(lanes))
+			return refused(protocol.RefuseNoMatch, week, match, len(lanes))
 		}
 		laneID = lanes[match-1]
 		return nil
@@ -85,7 +85,7 @@ func (lb *Lobby) onNightLane(ctx context.Context, id, key string, week, match in
 	})
 	switch {
 	case errors.Is(err, ErrNoLane):
-		return nil, refused(refuseMatchLaneGone, match, week, laneID)
+		return nil, refused(protocol.RefuseMatchLaneGone, match, week, laneID)
 	case err != nil:
 		return nil, lookupError(laneID, err)
 	case l == nil:
@@ -93,13 +93,13 @@ func (lb *Lobby) onNightLane(ctx context.Context, id, key string, week, match in
 		board, err := lb.cfg.Cluster.Secretary(ctx, laneID, m)
 		var pe *protocol.Error
 		if err != nil && !errors.As(err, &pe) {
-			return nil, fmt.Errorf("%w: %w", refused(refuseMatchLaneThere, match, week, laneID), err)
+			return nil, fmt.Errorf("%w: %w", refused(protocol.RefuseMatchLaneThere, match, week, laneID), err)
 		}
 		return board, err
 	}
 	if err := l.Secretary(ctx, m); err != nil {
 		if errors.Is(err, lane.ErrStopped) {
-			return nil, refused(refuseMatchLaneGone, match, week, laneID)
+			return nil, refused(protocol.RefuseMatchLaneGone, match, week, laneID)
 		}
 		return nil, err
 	}

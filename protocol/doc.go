@@ -5,6 +5,14 @@
 // protocol/client speaks it: the tests, the load tool and other programs
 // use it rather than a client of their own.
 //
+// Everything the server can say is in one file, errors.go: each [Code]
+// with its HTTP status ([Code.Status]), its WebSocket close status and
+// close frame's reason ([Code.CloseStatus], [Code.CloseText]) and its own
+// words ([Code.Text]); the server's own refusals ([Refusal]) and notices
+// with their English words. The domain's errors get their codes in one
+// place too, lane's ErrorFor. The page shows its own words for the codes,
+// in each of its languages (web/static/js/i18n).
+//
 // # Transport
 //
 // A client opens a WebSocket at GET /ws/lanes/{id} on the server's own

@@ -131,7 +131,6 @@ func checkHost(p *hostPolicy, refused *atomic.Int64, h http.Handler) http.Handle
 		refused.Add(1)
 		name := canonicalHost(r.Host)
 		api.SetHeaders(w.Header())
-		api.WriteError(w, protocol.Errorf(protocol.CodeHostNotAllowed,
-			"this server does not answer to the name %q (the Host header), a guard against DNS rebinding: start it with -host %s to allow that name", name, name))
+		api.WriteError(w, protocol.RefuseHostName.Error(name, name))
 	})
 }

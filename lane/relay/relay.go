@@ -427,8 +427,8 @@ func (r *Relay) HandOver(ctx context.Context, l *lane.Lane) bool {
 	for i, rc := range moving {
 		c, ok := l.HandIn(ctx, rc.conn, ins[i])
 		if !ok {
-			rc.conn.Reply(encodeReply(protocol.Errorf(protocol.CodeServerRestarting, "%s", lane.NoticeServerGone)), 0)
-			rc.conn.Close(protocol.CodeServerRestarting, lane.NoticeServerGone)
+			rc.conn.Reply(encodeReply(protocol.Errorf(protocol.CodeServerRestarting, "%s", protocol.NoticeServerGone)), 0)
+			rc.conn.Close(protocol.CodeServerRestarting, protocol.NoticeServerGone)
 			continue
 		}
 		r.mu.Lock()
@@ -513,7 +513,7 @@ func (r *Relay) Follow(ctx context.Context) bool {
 	close(handing)
 	if err != nil {
 		r.log.Warn("relay could not follow its lane to its new node", "err", err)
-		r.Close(protocol.CodeServerRestarting, lane.NoticeServerGone)
+		r.Close(protocol.CodeServerRestarting, protocol.NoticeServerGone)
 		return false
 	}
 	r.log.Info("relay follows its lane to its new node", "conns", len(all))
@@ -526,12 +526,12 @@ func (r *Relay) failed(id uint64, data []byte, err error) {
 	switch {
 	case errors.Is(err, ErrBusy):
 		msg, _ := protocol.Decode(data)
-		pe := protocol.Errorf(protocol.CodeUnavailable, "the lane is busy; nothing changed, try again")
+		pe := protocol.RefuseBusy.Error()
 		pe.Ref = msg.ID
 		r.Deliver(id, encodeReply(pe), 0, false)
 	case errors.Is(err, ErrConnGone):
 		r.log.Info("the lane does not know a connection", "err", err)
-		r.Drop(id, protocol.CodeServerRestarting, lane.NoticeConnLost)
+		r.Drop(id, protocol.CodeServerRestarting, protocol.NoticeConnLost)
 	case errors.Is(err, ErrTakingOver):
 		// Its node goes on: see Upstream.
 	default:
@@ -543,7 +543,7 @@ func (r *Relay) failed(id uint64, data []byte, err error) {
 // gone or no longer runs it.
 func (r *Relay) lost(err error) {
 	r.log.Info("relay lost its lane", "err", err)
-	r.Close(protocol.CodeServerRestarting, lane.NoticeServerGone)
+	r.Close(protocol.CodeServerRestarting, protocol.NoticeServerGone)
 }
 
 // Board relays a board the lane published, with its seq: every connection
@@ -626,7 +626,7 @@ func (r *Relay) Deliver(conn uint64, msg []byte, seq uint64, board bool) {
 		w, ok := rc.welcome(msg)
 		if !ok {
 			r.log.Warn("a welcome for a token the relay does not hold", "conn", conn)
-			rc.conn.Close(protocol.CodeInternal, "the seat's token was lost: join or resume again")
+			rc.conn.Close(protocol.CodeInternal, protocol.NoticeTokenLost)
 			return
 		}
 		if ref != followRef {
@@ -636,7 +636,7 @@ func (r *Relay) Deliver(conn uint64, msg []byte, seq uint64, board bool) {
 		a, ok := rc.invited(msg)
 		if !ok {
 			r.log.Warn("an invitation the relay did not draw", "conn", conn)
-			rc.conn.Close(protocol.CodeInternal, "the new invitation was lost: ask for another")
+			rc.conn.Close(protocol.CodeInternal, protocol.NoticeInviteLost)
 			return
 		}
 		rc.conn.Reply(a, seq)

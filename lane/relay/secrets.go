@@ -81,7 +81,7 @@ func parseHash(field, s string) (game.TokenHash, error) {
 // errPlainSecret refuses a join or a resume that a relay forwarded as its
 // client sent it, token or host key in plaintext: a relay of a build
 // before hashing them (a cluster runs one version).
-var errPlainSecret = protocol.Errorf(protocol.CodeBadMessage, "this server's relay sent the lane a join or a resume unhashed: the cluster's servers run different versions")
+var errPlainSecret = protocol.RefusePlainSecret.Error()
 
 // Decode decodes a message a relay forwarded to the lane, on the lane's
 // node: a [Request], with its secrets, or else a message as the client
@@ -101,32 +101,32 @@ func Decode(data []byte) (protocol.Request, *lane.Secrets, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
-		return protocol.Request{}, nil, protocol.Errorf(protocol.CodeBadMessage, "not a relayed join or resume: %v", err)
+		return protocol.Request{}, nil, protocol.RefuseNotRelayed.Error(err)
 	}
 	m := protocol.Request{Type: r.Type, ID: r.ID, Name: r.Name}
 	k := &lane.Secrets{Welcome: r.Token}
 	var err error
 	if r.Invite != "" {
 		if k.Invite, err = parseHash("invite_sha256", r.Invite); err != nil {
-			return protocol.Request{ID: r.ID}, nil, protocol.Errorf(protocol.CodeBadMessage, "a relayed %s: %v", r.Type, err)
+			return protocol.Request{ID: r.ID}, nil, protocol.RefuseRelayed.Error(r.Type, err)
 		}
 	}
 	switch {
 	case r.Type == protocol.TypeNewInvite:
 		if r.Invite == "" || r.ID == "" {
-			return protocol.Request{ID: r.ID}, nil, protocol.Errorf(protocol.CodeBadMessage, "a relayed new_invite needs its id and the invitation's hash")
+			return protocol.Request{ID: r.ID}, nil, protocol.RefuseRelayedInvite.Error()
 		}
 		k.NewInvite = r.Invite
 		return m, k, nil
 	case r.Type == protocol.TypeGive:
 	default:
 		if k.Token, err = parseHash("token_sha256", r.Token); err != nil {
-			return protocol.Request{ID: r.ID}, nil, protocol.Errorf(protocol.CodeBadMessage, "a relayed %s: %v", r.Type, err)
+			return protocol.Request{ID: r.ID}, nil, protocol.RefuseRelayed.Error(r.Type, err)
 		}
 	}
 	if r.HostKey != "" {
 		if k.HostKey, err = parseHash("host_key_sha256", r.HostKey); err != nil {
-			return protocol.Request{ID: r.ID}, nil, protocol.Errorf(protocol.CodeBadMessage, "a relayed %s: %v", r.Type, err)
+			return protocol.Request{ID: r.ID}, nil, protocol.RefuseRelayed.Error(r.Type, err)
 		}
 	}
 	for _, h := range []struct {
@@ -138,7 +138,7 @@ func Decode(data []byte) (protocol.Request, *lane.Secrets, error) {
 		}
 		th, err := parseHash(h.field, h.text)
 		if err != nil {
-			return protocol.Request{ID: r.ID}, nil, protocol.Errorf(protocol.CodeBadMessage, "a relayed %s: %v", r.Type, err)
+			return protocol.Request{ID: r.ID}, nil, protocol.RefuseRelayed.Error(r.Type, err)
 		}
 		*h.hash = bowler.KeyHash(th)
 	}

@@ -278,18 +278,10 @@ func (c *Conn) queueReplyLocked(b []byte) bool {
 func (c *Conn) Close(code protocol.Code, reason string) { c.closeWith(Status(code), reason) }
 
 // Status is the WebSocket close status a connection closed with a
-// refusal's code is sent: the one place where a lane's reasons to close
-// meet WebSocket's. The page and the clients reconnect after any of them;
-// "try again later" says that waiting helps (the lane is full, the
-// address holds its limit), and an internal error that the lane failed.
+// refusal's code is sent: the status protocol's table gives the code
+// ([protocol.Code.CloseStatus]), as the library's type.
 func Status(code protocol.Code) websocket.StatusCode {
-	switch code {
-	case protocol.CodeInternal:
-		return websocket.StatusInternalError
-	case protocol.CodeSpectatorsFull, protocol.CodeLaneFull, protocol.CodeTooManyConnections, protocol.CodeRateLimited:
-		return websocket.StatusTryAgainLater
-	}
-	return websocket.StatusGoingAway
+	return websocket.StatusCode(code.CloseStatus())
 }
 
 // closeWith closes the connection with status once what is already queued

@@ -10,7 +10,6 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -20,15 +19,10 @@ import (
 const RefuseTimeout = time.Second
 
 // Closing is what a connection closed for code is told: the WebSocket
-// close status (see [Status]) and the close frame's reason, the lane's
-// words for the code ([lane.CloseText]), or the code itself where it has
-// none. It is the one place where a refusal's code becomes a close.
+// close status and the close frame's reason, both from protocol's table
+// ([Status], [protocol.Code.CloseText]).
 func Closing(code protocol.Code) (websocket.StatusCode, string) {
-	reason := lane.CloseText(code)
-	if reason == "" {
-		reason = string(code)
-	}
-	return Status(code), reason
+	return Status(code), code.CloseText()
 }
 
 // Refuse turns away a WebSocket request that reaches no lane (its

@@ -15,7 +15,7 @@ import (
 )
 
 // TestClosing: what a connection closed for each code is told, status
-// and reason: a limit says to try again later, with the lane's words.
+// and reason: a limit says to try again later, with protocol's words.
 func TestClosing(t *testing.T) {
 	for _, tt := range []struct {
 		code   protocol.Code

@@ -213,7 +213,7 @@ func (c *Conn) spendJoin(s *serving, data []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(s.joining) >= maxJoining {
-		return protocol.Errorf(protocol.CodeRateLimited, "%d joins are not answered yet: wait for their answers", len(s.joining))
+		return protocol.RefuseJoinsPending.Error(len(s.joining))
 	}
 	j := joining{ref: m.ID}
 	now := time.Now()
@@ -306,10 +306,10 @@ func readMessage(conn *Conn, s *serving) (over bool, err error) {
 			log.Info("connection dropped for flooding")
 			return true, nil
 		}
-		refusal = protocol.Errorf(protocol.CodeRateLimited, "more than %g messages a second; slow down", s.rate)
+		refusal = protocol.RefuseMessagesFast.Error(s.rate)
 	case typ != websocket.MessageText:
 		data = nil
-		refusal = protocol.Errorf(protocol.CodeBadMessage, "binary frames are not tenpin messages; send JSON text")
+		refusal = protocol.RefuseBinary.Error()
 	case !s.limits.none() && (bytes.Contains(data, joinType) || bytes.IndexByte(data, '\\') >= 0):
 		// A type may be written escaped ("jo\u0069n"): a message with an
 		// escape is decoded to be sure, as no roll has one.

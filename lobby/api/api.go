@@ -78,7 +78,7 @@ func newAPI(lb *lobby.Lobby, log *slog.Logger) (*API, http.Handler) {
 	a.bowlerRoutes(mux)
 	a.leagueRoutes(mux)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		a.fail(w, lobby.RefuseNoAPI.Error(r.Method, r.URL.Path))
+		a.fail(w, protocol.RefuseNoAPI.Error(r.Method, r.URL.Path))
 	})
 	return a, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		SetHeaders(w.Header())
@@ -107,7 +107,7 @@ func (a *API) failErr(w http.ResponseWriter, err error) {
 // tooMany answers 429 rate_limited, refused by limit (one of lobby's
 // Limit constants), the refusal why with its arguments and the seconds to
 // wait, with a Retry-After of wait (at least a second).
-func (a *API) tooMany(w http.ResponseWriter, wait time.Duration, limit string, why lobby.Refusal, args ...any) {
+func (a *API) tooMany(w http.ResponseWriter, wait time.Duration, limit string, why protocol.Refusal, args ...any) {
 	secs := lobby.RetrySecs(wait)
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
 	e := why.Error(append(args, secs)...)

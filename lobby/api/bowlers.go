@@ -79,7 +79,7 @@ func (a *API) withBowler(h func(http.ResponseWriter, *http.Request, bowlerReques
 		w.Header().Set("Cache-Control", "no-store")
 		key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bowler ")
 		if !ok || key == "" {
-			a.fail(w, lobby.RefuseBowlerKeyMissing.Error())
+			a.fail(w, protocol.RefuseBowlerKeyMissing.Error())
 			return
 		}
 		h0 := bowler.HashKey(key)
@@ -114,7 +114,7 @@ func (a *API) withRecord(w http.ResponseWriter, r *http.Request, find func(conte
 	}
 	switch {
 	case errors.Is(err, bowler.ErrUnknown):
-		a.fail(w, lobby.RefuseBowlerUnknown.Error())
+		a.fail(w, protocol.RefuseBowlerUnknown.Error())
 	case err != nil:
 		a.failBowlers(w, err)
 	default:
@@ -129,12 +129,12 @@ func (a *API) withRecord(w http.ResponseWriter, r *http.Request, find func(conte
 // what was tried was known.
 func (a *API) guess(w http.ResponseWriter, r *http.Request) (string, bool) {
 	if a.lb.Bowlers() == nil {
-		a.fail(w, lobby.RefuseNoBowlers.Error())
+		a.fail(w, protocol.RefuseNoBowlers.Error())
 		return "", false
 	}
 	addr := a.lb.ClientAddr(r)
 	if ok, wait := a.lb.AllowGuess(addr, time.Now()); !ok {
-		a.tooMany(w, wait, lobby.LimitKeyGuesses, lobby.RefuseBowlerGuesses)
+		a.tooMany(w, wait, lobby.LimitKeyGuesses, protocol.RefuseBowlerGuesses)
 		return "", false
 	}
 	return addr, true
@@ -186,7 +186,7 @@ func (a *API) getMyGames(w http.ResponseWriter, r *http.Request, b bowlerRequest
 	if s := q.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > maxHistoryPage {
-			a.fail(w, lobby.RefusePageLimit.Error(maxHistoryPage, s))
+			a.fail(w, protocol.RefusePageLimit.Error(maxHistoryPage, s))
 			return
 		}
 		limit = n
@@ -194,7 +194,7 @@ func (a *API) getMyGames(w http.ResponseWriter, r *http.Request, b bowlerRequest
 	if s := q.Get("before"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
-			a.fail(w, lobby.RefuseHistoryBefore.Error(s))
+			a.fail(w, protocol.RefuseHistoryBefore.Error(s))
 			return
 		}
 		before = n
@@ -222,7 +222,7 @@ func (a *API) getMyGames(w http.ResponseWriter, r *http.Request, b bowlerRequest
 func (a *API) failBowlers(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, bowler.ErrUnknown):
-		a.fail(w, lobby.RefuseBowlerDeleted.Error())
+		a.fail(w, protocol.RefuseBowlerDeleted.Error())
 		return
 	case errors.Is(err, game.ErrStorageFull):
 		a.failErr(w, err) // storage_full, saying which budget
@@ -230,7 +230,7 @@ func (a *API) failBowlers(w http.ResponseWriter, err error) {
 	}
 	a.log.Warn("bowlers not reached", "err", err)
 	w.Header().Set("Retry-After", "1")
-	a.fail(w, lobby.RefuseBowlersDown.Error())
+	a.fail(w, protocol.RefuseBowlersDown.Error())
 }
 
 // bowlerExport names an export of b's history, of kind: its key is a
@@ -249,7 +249,7 @@ func bowlerExport(b bowlerRequest, kind, contentType string) exported {
 // first, read a page at a time: an export, under the export rate, built
 // once a change of the bowler.
 func (a *API) getMyCSV(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
-	if !a.exportAllowed(w, r, lobby.RefuseExportsFast) {
+	if !a.exportAllowed(w, r, protocol.RefuseExportsFast) {
 		return
 	}
 	err := a.answerExport(w, r, bowlerExport(b, "my-csv", "text/csv; charset=utf-8"), func(h http.Header) {
@@ -298,7 +298,7 @@ func historyGame(g bowler.Game) sheet.HistoryGame {
 // running average, as an SVG in the language of ?lang=: an export, under
 // the export rate, built once a change of the bowler and language.
 func (a *API) getMyChart(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
-	if !a.exportAllowed(w, r, lobby.RefuseExportsFast) {
+	if !a.exportAllowed(w, r, protocol.RefuseExportsFast) {
 		return
 	}
 	lang := r.URL.Query().Get("lang")
@@ -368,14 +368,14 @@ func (a *API) forgetDevice(w http.ResponseWriter, r *http.Request, b bowlerReque
 // newCode makes a one-time code that links another device, under the
 // export rate: each draws a QR code.
 func (a *API) newCode(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
-	if !a.exportAllowed(w, r, lobby.RefuseExportsFast) {
+	if !a.exportAllowed(w, r, protocol.RefuseExportsFast) {
 		return
 	}
 	code := rand.Text()
 	expires := time.Now().Add(codeLife).UTC().Truncate(time.Second)
 	err := a.lb.Bowlers().AddCode(r.Context(), b.rec.ID, bowler.HashKey(code), b.key, expires)
 	if errors.Is(err, bowler.ErrTooManyCodes) {
-		a.fail(w, lobby.RefuseTooManyCodes.Error(bowler.MaxCodes, int(codeLife/time.Minute)))
+		a.fail(w, protocol.RefuseTooManyCodes.Error(bowler.MaxCodes, int(codeLife/time.Minute)))
 		return
 	}
 	if err != nil {
@@ -386,7 +386,7 @@ func (a *API) newCode(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
 	png, err := qrcode.PNG(link) // not kept: a code is a secret for ten minutes
 	if err != nil {
 		a.log.Error("a link code's QR code not drawn") // its error would quote the code
-		a.fail(w, lobby.RefuseCodeQR.Error())
+		a.fail(w, protocol.RefuseCodeQR.Error())
 		return
 	}
 	a.writeJSON(w, http.StatusCreated, protocol.LinkCode{Code: code, Expires: expires, URL: link, QR: "data:image/png;base64," + base64.StdEncoding.EncodeToString(png)})
@@ -410,7 +410,7 @@ func (a *API) redeem(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if body.Code == "" {
-		a.fail(w, lobby.RefuseBadBodyShape.Error(example))
+		a.fail(w, protocol.RefuseBadBodyShape.Error(example))
 		return
 	}
 	key := bowler.NewKey()
@@ -420,7 +420,7 @@ func (a *API) redeem(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case errors.Is(err, bowler.ErrCode), errors.Is(err, bowler.ErrUnknown):
-		a.fail(w, lobby.RefuseCodeUnknown.Error())
+		a.fail(w, protocol.RefuseCodeUnknown.Error())
 	case err != nil:
 		a.failBowlers(w, err)
 	default:

@@ -26,7 +26,7 @@ func (a *API) createLane(w http.ResponseWriter, r *http.Request) {
 	}
 	addr := a.lb.ClientAddr(r)
 	if ok, wait := a.lb.AllowCreation(addr, time.Now()); !ok {
-		a.tooMany(w, wait, lobby.LimitCreations, lobby.RefuseCreationsFast)
+		a.tooMany(w, wait, lobby.LimitCreations, protocol.RefuseCreationsFast)
 		return
 	}
 	var body protocol.CreateLane
@@ -38,7 +38,7 @@ func (a *API) createLane(w http.ResponseWriter, r *http.Request) {
 		// A lane nobody is on closes after the idle timeout: the soonest
 		// one of this address's lanes can make room.
 		idle := a.lb.IdleTimeout()
-		a.tooMany(w, idle, lobby.LimitLanesPerAddr, lobby.RefuseLanesAddrOpen, a.lb.LanesPerAddr(), idle)
+		a.tooMany(w, idle, lobby.LimitLanesPerAddr, protocol.RefuseLanesAddrOpen, a.lb.LanesPerAddr(), idle)
 		return
 	}
 	if err != nil {

@@ -90,7 +90,7 @@ func (a *API) getScorecard(w http.ResponseWriter, r *http.Request) {
 	num, ok := strings.CutSuffix(r.PathValue("file"), ".svg")
 	n, err := strconv.Atoi(num)
 	if !ok || err != nil || n < 1 || num != strconv.Itoa(n) {
-		a.fail(w, lobby.RefuseNoScorecard.Error(r.Method, r.URL.Path))
+		a.fail(w, protocol.RefuseNoScorecard.Error(r.Method, r.URL.Path))
 		return
 	}
 	lang := r.URL.Query().Get("lang")
@@ -128,7 +128,7 @@ var errNoGame = errors.New("api: no such game")
 // scorecard), of kind and contentType; decorate, if not nil, sets the
 // export's own headers, and build builds it of the lane.
 func (a *API) export(w http.ResponseWriter, r *http.Request, kind, contentType string, decorate func(http.Header, lobby.Lane), build func(lobby.Lane) ([]byte, error)) {
-	if !a.exportAllowed(w, r, lobby.RefuseLaneGamesFast) {
+	if !a.exportAllowed(w, r, protocol.RefuseLaneGamesFast) {
 		return
 	}
 	l, found := a.lane(w, r)
@@ -145,7 +145,7 @@ func (a *API) export(w http.ResponseWriter, r *http.Request, kind, contentType s
 	switch {
 	case err == nil:
 	case errors.Is(err, errNoGame):
-		a.fail(w, lobby.RefuseNoGame.Error(l.ID(), strings.TrimSuffix(r.PathValue("file"), ".svg")))
+		a.fail(w, protocol.RefuseNoGame.Error(l.ID(), strings.TrimSuffix(r.PathValue("file"), ".svg")))
 	default:
 		a.failErr(w, err)
 	}
@@ -154,7 +154,7 @@ func (a *API) export(w http.ResponseWriter, r *http.Request, kind, contentType s
 // exportAllowed reports whether the request's address may ask for an
 // export now (lobby.ExportRate, lobby.ExportBurst), or answers 429 saying
 // why not.
-func (a *API) exportAllowed(w http.ResponseWriter, r *http.Request, why lobby.Refusal) bool {
+func (a *API) exportAllowed(w http.ResponseWriter, r *http.Request, why protocol.Refusal) bool {
 	if ok, wait := a.exportsAsked.Allow(a.lb.ClientAddr(r), time.Now()); !ok {
 		a.tooMany(w, wait, lobby.LimitExports, why)
 		return false
@@ -195,7 +195,7 @@ func (a *API) answerExport(w http.ResponseWriter, r *http.Request, x exported, d
 	if !ok {
 		h.Del("ETag")
 		w.Header().Set("Retry-After", "1")
-		a.fail(w, lobby.RefuseExportsBusy.Error())
+		a.fail(w, protocol.RefuseExportsBusy.Error())
 		return nil
 	}
 	defer release()

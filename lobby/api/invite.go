@@ -52,7 +52,7 @@ func (a *API) getInvite(w http.ResponseWriter, r *http.Request) {
 func (a *API) getQR(w http.ResponseWriter, r *http.Request) {
 	invite := r.Header.Get(protocol.InviteHeader)
 	if invite != "" && !protocol.ValidInvite(invite) {
-		a.failErr(w, protocol.Errorf(protocol.CodeBadRequest, "%s is not an invitation: 26 letters A–Z and digits 2–7", protocol.InviteHeader))
+		a.failErr(w, protocol.RefuseNotInvitation.Error(protocol.InviteHeader))
 		return
 	}
 	l, ok := a.lane(w, r)
@@ -67,7 +67,7 @@ func (a *API) getQR(w http.ResponseWriter, r *http.Request) {
 	data, kept := a.qrs.Get(text)
 	if !kept {
 		if ok, wait := a.qrDraws.Allow(a.lb.ClientAddr(r), time.Now()); !ok {
-			a.tooMany(w, wait, lobby.LimitQRCodes, lobby.RefuseQRCodesFast)
+			a.tooMany(w, wait, lobby.LimitQRCodes, protocol.RefuseQRCodesFast)
 			return
 		}
 		var err error

@@ -84,7 +84,7 @@ func (a *API) createLeague(w http.ResponseWriter, r *http.Request) {
 	// Only a league that would be created costs the address a creation.
 	addr := a.lb.ClientAddr(r)
 	if ok, wait := a.lb.AllowLeagueCreation(addr, time.Now()); !ok {
-		a.tooMany(w, wait, lobby.LimitLeagueCreations, lobby.RefuseLeaguesFast)
+		a.tooMany(w, wait, lobby.LimitLeagueCreations, protocol.RefuseLeaguesFast)
 		return
 	}
 	created, err := a.lb.CreateLeague(r.Context(), body)
@@ -128,7 +128,7 @@ func (a *API) getLeagueHistory(w http.ResponseWriter, r *http.Request) {
 	if s := q.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > maxLeagueHistoryPage {
-			a.fail(w, lobby.RefusePageLimit.Error(maxLeagueHistoryPage, s))
+			a.fail(w, protocol.RefusePageLimit.Error(maxLeagueHistoryPage, s))
 			return
 		}
 		limit = n
@@ -148,7 +148,7 @@ func (a *API) secretaryKey(w http.ResponseWriter, r *http.Request) (string, bool
 	w.Header().Set("Cache-Control", "no-store")
 	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Secretary ")
 	if !ok || key == "" {
-		a.fail(w, lobby.RefuseSecretaryKeyMissing.Error())
+		a.fail(w, protocol.RefuseSecretaryKeyMissing.Error())
 		return "", false
 	}
 	return key, true
@@ -170,7 +170,7 @@ func (a *API) week(w http.ResponseWriter, r *http.Request) (int, bool) {
 	s := r.PathValue("n")
 	n, err := strconv.Atoi(s)
 	if err != nil || strconv.Itoa(n) != s || n < 1 {
-		a.fail(w, lobby.RefuseBadWeek.Error(s))
+		a.fail(w, protocol.RefuseBadWeek.Error(s))
 		return 0, false
 	}
 	return n, true
@@ -186,7 +186,7 @@ func (a *API) week(w http.ResponseWriter, r *http.Request) (int, bool) {
 func (a *API) asSecretary(w http.ResponseWriter, r *http.Request, call func(context.Context) error) {
 	addr := a.lb.ClientAddr(r)
 	if ok, wait := a.lb.AllowGuess(addr, time.Now()); !ok {
-		a.tooMany(w, wait, lobby.LimitKeyGuesses, lobby.RefuseKeyGuesses)
+		a.tooMany(w, wait, lobby.LimitKeyGuesses, protocol.RefuseKeyGuesses)
 		return
 	}
 	err := call(r.Context())
@@ -326,7 +326,7 @@ func (a *API) onNightLane(w http.ResponseWriter, r *http.Request, body any, exam
 	s := r.PathValue("m")
 	match, err := strconv.Atoi(s)
 	if err != nil || strconv.Itoa(match) != s || match < 1 {
-		a.fail(w, lobby.RefuseBadMatch.Error(s))
+		a.fail(w, protocol.RefuseBadMatch.Error(s))
 		return
 	}
 	if body == nil {

@@ -89,7 +89,7 @@ func (a *API) listLanes(w http.ResponseWriter, r *http.Request) {
 	if s := q.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > MaxListLimit {
-			a.fail(w, lobby.RefuseListLimit.Error(s, MaxListLimit))
+			a.fail(w, protocol.RefuseListLimit.Error(s, MaxListLimit))
 			return
 		}
 		limit = n
@@ -98,7 +98,7 @@ func (a *API) listLanes(w http.ResponseWriter, r *http.Request) {
 	if id := q.Get("after"); id != "" {
 		n, ok := a.lb.Position(id)
 		if !ok {
-			a.fail(w, lobby.RefuseListAfter.Error(id))
+			a.fail(w, protocol.RefuseListAfter.Error(id))
 			return
 		}
 		after = n

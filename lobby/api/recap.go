@@ -6,8 +6,8 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/lobby/sheet"
+	"github.com/tenpin/tenpin/protocol"
 )
 
 // A league's weekly recap, its standings and last night as a spreadsheet's
@@ -35,7 +35,7 @@ func (a *API) getRecapSVG(w http.ResponseWriter, r *http.Request) {
 // written by write. The file is named for the league's id and the
 // recap's week, never its name: an id is plain ASCII.
 func (a *API) recap(w http.ResponseWriter, r *http.Request, kind, contentType, disposition, ext, lang string, write func(io.Writer, sheet.Recap) error) {
-	if !a.exportAllowed(w, r, lobby.RefuseExportsFast) {
+	if !a.exportAllowed(w, r, protocol.RefuseExportsFast) {
 		return
 	}
 	id := r.PathValue("id")

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/protocol"
 )
 
@@ -38,7 +37,7 @@ func WriteError(w http.ResponseWriter, e *protocol.Error) {
 func ReadJSON(w http.ResponseWriter, r *http.Request, limit int64, v any, example string, empty bool) error {
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
-		return lobby.RefuseTooLarge.Error(limit)
+		return protocol.RefuseTooLarge.Error(limit)
 	}
 	if err == nil && empty && len(bytes.TrimSpace(data)) == 0 {
 		return nil
@@ -50,7 +49,7 @@ func ReadJSON(w http.ResponseWriter, r *http.Request, limit int64, v any, exampl
 		err = protocol.Unmarshal(data, v)
 	}
 	if err != nil {
-		return lobby.RefuseBadBody.Error(example, strings.TrimPrefix(err.Error(), protocol.ErrUndecodable.Error()+": "))
+		return protocol.RefuseBadBody.Error(example, strings.TrimPrefix(err.Error(), protocol.ErrUndecodable.Error()+": "))
 	}
 	return nil
 }
@@ -60,7 +59,7 @@ func ReadJSON(w http.ResponseWriter, r *http.Request, limit int64, v any, exampl
 // the refusal a client is told: 415 unsupported_media_type.
 func CheckJSON(r *http.Request) error {
 	if !isJSON(r.Header.Get("Content-Type")) {
-		return lobby.RefuseNotJSON.Error()
+		return protocol.RefuseNotJSON.Error()
 	}
 	return nil
 }

@@ -67,7 +67,11 @@ const hdrSeq = "Tenpin-Seq"
 
 // refusals is the one table of the refusals a lane's node answers with,
 // read both ways: the node that runs a lane answers an error with its
-// code, and the node that asked returns that error again.
+// code, and the node that asked returns that error again. It is the
+// nodes' own wire, never a client's: the asking node turns the error
+// into what its client is told, a code of protocol's table (protocol's
+// errors.go, which holds everything the server says to clients), so
+// these codes are not there.
 var refusals = []struct {
 	code string
 	err  error
@@ -474,7 +478,7 @@ func (c *Cluster) close() {
 	}
 	c.mu.Unlock()
 	for _, rl := range relays {
-		rl.r.Close(protocol.CodeServerRestarting, lane.NoticeRestarting)
+		rl.r.Close(protocol.CodeServerRestarting, protocol.NoticeRestarting)
 	}
 	c.unsubscribe()
 }
@@ -568,7 +572,7 @@ func (c *Cluster) sweep(now time.Time) {
 		if rl.r.Len() > 0 && c.spawn(func(ctx context.Context) { c.takeOver(ctx, rl) }) {
 			continue
 		}
-		rl.r.Close(protocol.CodeServerRestarting, lane.NoticeServerGone)
+		rl.r.Close(protocol.CodeServerRestarting, protocol.NoticeServerGone)
 	}
 	for _, rl := range tell {
 		c.spawn(func(ctx context.Context) { c.tellAlive(ctx, rl) })
@@ -961,7 +965,7 @@ func (c *Cluster) delivered(m *nats.Msg) {
 	if last := rl.got[conn]; n != last+1 && (n != 1 || last == math.MaxUint64) {
 		rl.got[conn] = n
 		if last != math.MaxUint64 {
-			rl.r.Drop(conn, protocol.CodeServerRestarting, lane.NoticeLostBetween)
+			rl.r.Drop(conn, protocol.CodeServerRestarting, protocol.NoticeLostBetween)
 			rl.got[conn] = math.MaxUint64 // dropped: once is enough
 		}
 		return

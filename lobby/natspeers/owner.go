@@ -89,7 +89,7 @@ func (o *owned) Bind(l *lane.Lane) {
 		o.remotes = make(map[remoteKey]*attachedConn)
 		o.mu.Unlock()
 		for _, r := range remotes {
-			r.sink.Close(protocol.CodeServerRestarting, lane.NoticeStoppedHere)
+			r.sink.Close(protocol.CodeServerRestarting, protocol.NoticeStoppedHere)
 		}
 	})
 }
@@ -187,10 +187,10 @@ func (o *owned) handle(m *nats.Msg) {
 		case r == nil:
 			// Its attach was refused, or it was detached (its node did
 			// not list it): it reconnects, and resumes its seat.
-			o.c.sendTo(node, o.id, conn, frame(nil, kindClose, 0, 0, closing(protocol.CodeServerRestarting, lane.NoticeConnLost)))
+			o.c.sendTo(node, o.id, conn, frame(nil, kindClose, 0, 0, closing(protocol.CodeServerRestarting, protocol.NoticeConnLost)))
 		case !r.rm.Read(ctx, m.Data) && !l.Stopped():
 			msg, _ := protocol.Decode(m.Data)
-			pe := protocol.Errorf(protocol.CodeUnavailable, "the lane is busy; nothing changed, try again")
+			pe := protocol.RefuseBusy.Error()
 			pe.Ref = msg.ID
 			data, _ := json.Marshal(pe) // plain values: cannot fail
 			r.sink.Reply(data, 0)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/relay"
 	"github.com/tenpin/tenpin/lobby/peers"
@@ -258,7 +257,7 @@ func (c *Cluster) takeOver(ctx context.Context, rl *relayEntry) {
 	id := rl.r.ID()
 	lanes := c.nodeLanes()
 	if lanes == nil {
-		rl.r.Close(protocol.CodeServerRestarting, lane.NoticeServerGone)
+		rl.r.Close(protocol.CodeServerRestarting, protocol.NoticeServerGone)
 		return
 	}
 	deadline := time.Now().Add(takeOverFor)
@@ -283,18 +282,18 @@ func (c *Cluster) takeOver(ctx context.Context, rl *relayEntry) {
 		case errors.Is(err, peers.ErrUnavailable):
 		default:
 			c.log.Warn("the node of a lane is gone, and the lane was not taken over here: its clients here reconnect", "lane", id, "owner", rl.owner, "err", err)
-			rl.r.Close(protocol.CodeServerRestarting, lane.NoticeServerGone)
+			rl.r.Close(protocol.CodeServerRestarting, protocol.NoticeServerGone)
 			return
 		}
 		if time.Now().Add(pause).After(deadline) || rl.r.Len() == 0 {
 			c.log.Warn("the node of a lane is gone, and no node took it over in time: its clients here reconnect", "lane", id, "owner", rl.owner, "err", err)
-			rl.r.Close(protocol.CodeServerRestarting, lane.NoticeServerGone)
+			rl.r.Close(protocol.CodeServerRestarting, protocol.NoticeServerGone)
 			return
 		}
 		select {
 		case <-time.After(pause):
 		case <-ctx.Done():
-			rl.r.Close(protocol.CodeServerRestarting, lane.NoticeRestarting)
+			rl.r.Close(protocol.CodeServerRestarting, protocol.NoticeRestarting)
 			return
 		case <-rl.r.Done():
 			return
