@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/tenpin/tenpin/lane/bowling"
@@ -326,4 +327,63 @@ func encodeReply(msg any) []byte {
 		panic(fmt.Sprintf("lane: encoding a reply: %v", err)) // only plain values: cannot fail
 	}
 	return data
+}
+
+// series returns the board's series totals: the finished games' totals
+// and this game's; nil before the lane has finished a game.
+func series(finished []game.Total, players []bowling.Player) []protocol.SeriesPlayer {
+	if len(finished) == 0 {
+		return nil
+	}
+	out := make([]protocol.SeriesPlayer, len(finished), len(finished)+len(players))
+	for i, t := range finished {
+		out[i] = protocol.SeriesPlayer{Name: string(t.Name), Games: t.Games, Total: t.Pins}
+	}
+	for _, p := range players {
+		if p.Game.NumRolls() == 0 {
+			continue
+		}
+		i := slices.IndexFunc(out, func(t protocol.SeriesPlayer) bool { return t.Name == string(p.Name) })
+		if i < 0 {
+			i = len(out)
+			out = append(out, protocol.SeriesPlayer{Name: string(p.Name)})
+		}
+		out[i].Games++
+		out[i].Total += p.Game.Total()
+	}
+	return out
+}
+
+// BySecretary is who a correction's history says changed a ball the
+// league's secretary corrected on a league night's lane: as the league's
+// own history says it.
+const BySecretary = "secretary"
+
+// corrections returns the history of a game's corrections for the API.
+func corrections(events []game.Event) []protocol.Correction {
+	var out []protocol.Correction
+	for _, e := range events {
+		by := e.By
+		switch {
+		case e.Secretary:
+			by = BySecretary
+		case by == "":
+			by = e.Player
+		}
+		out = append(out, protocol.Correction{Name: string(e.Player), Frame: e.Frame, Ball: e.Ball, Was: e.Was, Pins: e.Pins, By: string(by), At: e.At})
+	}
+	return out
+}
+
+// correctedFrames returns, for each player, the frames (1 to 10) with a
+// corrected ball, as bits.
+func correctedFrames(events []game.Event) map[bowling.Name]uint16 {
+	if len(events) == 0 {
+		return nil
+	}
+	out := make(map[bowling.Name]uint16)
+	for _, e := range events {
+		out[e.Player] |= 1 << e.Frame
+	}
+	return out
 }
