@@ -1,23 +1,32 @@
 package lobby
 
 import (
+	"net/netip"
 	"sync"
 	"time"
 
+	"github.com/tenpin/tenpin/lane/ws"
 	"github.com/tenpin/tenpin/protocol"
 )
 
-// admission decides what each client address may open: the WebSocket
-// connections the server and each address hold, the lanes each address
-// created and holds open, and the rates at which an address may create
-// lanes and leagues and guess keys (the rates of QR codes and exports are
-// lobby/api's). It is the lobby's door, apart from its lanes: its own
-// mutex guards its counts, and it is never held while anything else is.
-type admission struct {
+// Admission decides what each client address may open and ask for: the
+// WebSocket connections the server and each address hold, the lanes each
+// address created and holds open, the rates at which an address may
+// create lanes and leagues, guess keys and join lanes (the rates of QR
+// codes and exports are lobby/api's), and which address a request
+// counts against; it counts what it refused, for the metrics. It is the
+// lobby's door, apart from its lanes (Lobby.Admission): its own mutex
+// guards its counts, and it is never held while anything else is.
+type Admission struct {
 	maxConns     int // the server's WebSocket connections
 	connsPerAddr int // Config.ConnsPerAddr; below 1, none
 	perLaneAddr  int // Config.ConnsPerLaneAddr; below 1, none
 	lanesPerAddr int // Config.LanesPerAddr; below 1, none
+
+	trustProxy     []netip.Prefix // Config.TrustProxy
+	socket         ws.Config      // Config.Socket, which Socket gives each connection its limits in
+	bowlersPerAddr int            // Config.BowlersPerAddr, for its refusal's words
+	counters       counters       // refusals, for the metrics
 
 	// The rates per client address; each has its own mutex.
 	creations       *AddrLimiter // lane creations
@@ -40,12 +49,15 @@ type admission struct {
 
 // newAdmission returns the admission of a lobby whose Config has its
 // defaults filled in.
-func newAdmission(cfg Config) *admission {
-	return &admission{
+func newAdmission(cfg Config) *Admission {
+	return &Admission{
 		maxConns:        cfg.MaxConnections,
 		connsPerAddr:    cfg.ConnsPerAddr,
 		perLaneAddr:     cfg.ConnsPerLaneAddr,
 		lanesPerAddr:    cfg.LanesPerAddr,
+		trustProxy:      cfg.TrustProxy,
+		socket:          cfg.Socket,
+		bowlersPerAddr:  cfg.BowlersPerAddr,
 		creations:       NewAddrLimiter(cfg.CreateRate, cfg.CreateBurst),
 		keyGuesses:      NewAddrLimiter(KeyGuessRate, KeyGuessBurst),
 		leagueCreations: NewAddrLimiter(LeagueCreateRate, LeagueCreateBurst),
@@ -58,6 +70,42 @@ func newAdmission(cfg Config) *admission {
 		lanes:           make(addrCount),
 	}
 }
+
+// AllowCreation spends one of the lane creations the client address addr
+// may make (Config.CreateRate, Config.CreateBurst) if it has one left;
+// otherwise it says how long until it will.
+func (a *Admission) AllowCreation(addr string, now time.Time) (bool, time.Duration) {
+	return a.creations.Allow(addr, now)
+}
+
+// LanesPerAddr is how many lanes a client address may hold open at once
+// (Config.LanesPerAddr; below 1, no limit).
+func (a *Admission) LanesPerAddr() int { return a.lanesPerAddr }
+
+// CountRefusal counts a request the API refused, by its code, and by the
+// limit per client address that refused it if one did (limit is not
+// ""): see [Admission.Refused] and [Admission.RateLimited].
+func (a *Admission) CountRefusal(code protocol.Code, limit string) {
+	count(&a.counters.refused, string(code))
+	if limit != "" {
+		a.rateLimited(limit)
+	}
+}
+
+// AllowLeagueCreation spends one of the league creations the client
+// address addr may make (LeagueCreateRate, LeagueCreateBurst) if it has
+// one left; otherwise it says how long until it will.
+func (a *Admission) AllowLeagueCreation(addr string, now time.Time) (bool, time.Duration) {
+	return a.leagueCreations.Allow(addr, now)
+}
+
+// RefundLeagueCreation gives back the creation AllowLeagueCreation spent,
+// for a league that was not created.
+func (a *Admission) RefundLeagueCreation(addr string) { a.leagueCreations.Refund(addr) }
+
+// Connections returns the WebSocket connections the lobby serves now,
+// those being refused included.
+func (a *Admission) Connections() int { return a.connections() }
 
 // joinLimiter returns the limiter of n joins at once per address, then
 // JoinRate; nil for none.
@@ -79,7 +127,7 @@ func dailyLimiter(n int) *AddrLimiter {
 // mayKeep spends one of the nights owner, the address that created a
 // lane, may have kept today, if it has one left; a lane of nobody's (a
 // league's, one restored) is always kept.
-func (a *admission) mayKeep(owner string, now time.Time) bool {
+func (a *Admission) mayKeep(owner string, now time.Time) bool {
 	if a.keptNights == nil || owner == "" {
 		return true
 	}
@@ -89,7 +137,7 @@ func (a *admission) mayKeep(owner string, now time.Time) bool {
 
 // unkept gives owner back the night mayKeep spent, for a night the
 // archive did not take.
-func (a *admission) unkept(owner string) {
+func (a *Admission) unkept(owner string) {
 	if a.keptNights != nil && owner != "" {
 		a.keptNights.Refund(owner)
 	}
@@ -106,7 +154,7 @@ func (a *admission) unkept(owner string) {
 // ws.Refuse), a file the server's limit must count. With maxRefusing
 // refusals in flight already, the error is errRefusing and nothing is
 // counted: the request gets a plain 429.
-func (a *admission) connOpened(addr string) (done func(), err error) {
+func (a *Admission) connOpened(addr string) (done func(), err error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	switch {
@@ -135,7 +183,7 @@ func (a *admission) connOpened(addr string) (done func(), err error) {
 // once, each held open for at most ws.RefuseTimeout.
 const maxRefusing = 4
 
-func (a *admission) connClosed(addr string, counted addrCount) {
+func (a *Admission) connClosed(addr string, counted addrCount) {
 	a.mu.Lock()
 	a.conns--
 	counted.give(addr)
@@ -146,7 +194,7 @@ func (a *admission) connClosed(addr string, counted addrCount) {
 // laneConnOpened counts a connection from addr to lane id in, unless addr
 // holds Config.ConnsPerLaneAddr there already, and returns the function
 // that counts it out.
-func (a *admission) laneConnOpened(id, addr string) (done func(), ok bool) {
+func (a *Admission) laneConnOpened(id, addr string) (done func(), ok bool) {
 	key := id + " " + addr
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -162,7 +210,7 @@ func (a *admission) laneConnOpened(id, addr string) (done func(), ok bool) {
 
 // laneOpening counts a lane created from owner in, unless owner holds
 // Config.LanesPerAddr open already ("": nobody's, never refused).
-func (a *admission) laneOpening(owner string) bool {
+func (a *Admission) laneOpening(owner string) bool {
 	if owner == "" {
 		return true
 	}
@@ -172,7 +220,7 @@ func (a *admission) laneOpening(owner string) bool {
 }
 
 // laneClosed counts a lane created from owner out.
-func (a *admission) laneClosed(owner string) {
+func (a *Admission) laneClosed(owner string) {
 	if owner == "" {
 		return
 	}
@@ -183,17 +231,17 @@ func (a *admission) laneClosed(owner string) {
 
 // close refuses every connection from now on; wait waits for those being
 // served to end.
-func (a *admission) close() {
+func (a *Admission) close() {
 	a.mu.Lock()
 	a.closing = true
 	a.mu.Unlock()
 }
 
-func (a *admission) wait() { a.served.Wait() }
+func (a *Admission) wait() { a.served.Wait() }
 
 // connections returns the connections being served, refusals in flight
 // included.
-func (a *admission) connections() int {
+func (a *Admission) connections() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.conns

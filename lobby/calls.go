@@ -74,17 +74,6 @@ func (lb *Lobby) CreateFor(ctx context.Context, body protocol.CreateLane, addr s
 	return protocol.CreatedLane{LaneSummary: l.Summary(), HostKey: key, Invite: invite}, nil
 }
 
-// AllowCreation spends one of the lane creations the client address addr
-// may make (Config.CreateRate, Config.CreateBurst) if it has one left;
-// otherwise it says how long until it will.
-func (lb *Lobby) AllowCreation(addr string, now time.Time) (bool, time.Duration) {
-	return lb.admit.creations.Allow(addr, now)
-}
-
-// LanesPerAddr is how many lanes a client address may hold open at once
-// (Config.LanesPerAddr; below 1, no limit).
-func (lb *Lobby) LanesPerAddr() int { return lb.cfg.LanesPerAddr }
-
 // RetrySecs is the seconds a client is told to wait for wait to pass:
 // its whole seconds and one more, never fewer than wait.
 func RetrySecs(wait time.Duration) int { return int(wait/time.Second) + 1 }
@@ -155,16 +144,6 @@ func lookupError(id string, err error) error {
 		return fmt.Errorf("%w: %w", ErrNoLane, protocol.RefuseLaneNotFound.Error(id))
 	}
 	return fmt.Errorf("%w: %w", protocol.RefuseLaneUnreached.Error(id), err)
-}
-
-// CountRefusal counts a request the API refused, by its code, and by the
-// limit per client address that refused it if one did (limit is not
-// ""): see [Lobby.Refused] and [Lobby.RateLimited].
-func (lb *Lobby) CountRefusal(code protocol.Code, limit string) {
-	count(&lb.counters.refused, string(code))
-	if limit != "" {
-		lb.rateLimited(limit)
-	}
 }
 
 // An AdmitError is why [Lobby.Admit] turned a WebSocket connection away

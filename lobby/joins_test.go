@@ -37,7 +37,7 @@ func TestJoinsPerAddr(t *testing.T) {
 	other := s.dial(t, id)
 	other.send(t, map[string]any{"type": "join", "name": "Jun", "id": "other"})
 	other.expectError(t, "other", string(protocol.CodeRateLimited))
-	if got := s.lobby.RateLimited()[lobby.LimitJoins]; got != 2 {
+	if got := s.lobby.Admission().RateLimited()[lobby.LimitJoins]; got != 2 {
 		t.Errorf("joins refused for the limit, counted: %d, want 2", got)
 	}
 }

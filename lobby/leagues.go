@@ -65,7 +65,7 @@ const (
 // for it (see lane.ErrorFor).
 var (
 	// ErrNotSecretary: a secretary's key that is not the league's. The
-	// API counts it as a key guessed (see Lobby.AllowGuess).
+	// API counts it as a key guessed (see Admission.AllowGuess).
 	ErrNotSecretary = errors.New("lobby: not the league's secretary")
 	// ErrLeaguesUnavailable: the leagues' store did not answer, or the
 	// league was changed by other writers at each of leagueTries tries;
@@ -211,17 +211,6 @@ func leagueError(err error) error {
 	}
 	return fmt.Errorf("%w: %w: %w", ErrLeaguesUnavailable, protocol.RefuseLeaguesDown.Error(), err)
 }
-
-// AllowLeagueCreation spends one of the league creations the client
-// address addr may make (LeagueCreateRate, LeagueCreateBurst) if it has
-// one left; otherwise it says how long until it will.
-func (lb *Lobby) AllowLeagueCreation(addr string, now time.Time) (bool, time.Duration) {
-	return lb.admit.leagueCreations.Allow(addr, now)
-}
-
-// RefundLeagueCreation gives back the creation AllowLeagueCreation spent,
-// for a league that was not created.
-func (lb *Lobby) RefundLeagueCreation(addr string) { lb.admit.leagueCreations.Refund(addr) }
 
 // CheckLeague returns nil if CreateLeague would take body, else why not
 // (invalid_league, saying what is wrong; see lane.ErrorFor). It stores

@@ -55,7 +55,7 @@ const (
 )
 
 // The limits per client address, for the counts of their refusals (see
-// [Lobby.RateLimited]).
+// [Admission.RateLimited]).
 const (
 	LimitCreations    = "lane_creations"               // CreateRate and CreateBurst
 	LimitConnsPerAddr = "connections_per_address"      // ConnsPerAddr
@@ -128,18 +128,18 @@ const (
 // Socket returns the settings of a WebSocket connection from client
 // address addr: the lobby's (Config.Socket), with the limits its joins
 // spend of addr's (see ws.AddrLimit).
-func (lb *Lobby) Socket(addr string) ws.Config {
-	cfg := lb.cfg.Socket
+func (a *Admission) Socket(addr string) ws.Config {
+	cfg := a.socket
 	cfg.Addr = addr
-	cfg.KeyGuesses = addrLimit{lb, lb.admit.keyGuesses, LimitKeyGuesses, func(wait int) *protocol.Error {
+	cfg.KeyGuesses = addrLimit{a, a.keyGuesses, LimitKeyGuesses, func(wait int) *protocol.Error {
 		return protocol.RefuseKeyGuesses.Error(wait)
 	}}
-	if l := lb.admit.joins; l != nil {
-		cfg.Joins = addrLimit{lb, l, LimitJoins, func(wait int) *protocol.Error { return protocol.RefuseJoins.Error(wait) }}
+	if l := a.joins; l != nil {
+		cfg.Joins = addrLimit{a, l, LimitJoins, func(wait int) *protocol.Error { return protocol.RefuseJoins.Error(wait) }}
 	}
-	if l := lb.admit.newBowlers; l != nil {
-		cfg.NewBowlers = addrLimit{lb, l, LimitNewBowlers, func(wait int) *protocol.Error {
-			return protocol.RefuseNewBowlers.Error(lb.cfg.BowlersPerAddr, wait)
+	if l := a.newBowlers; l != nil {
+		cfg.NewBowlers = addrLimit{a, l, LimitNewBowlers, func(wait int) *protocol.Error {
+			return protocol.RefuseNewBowlers.Error(a.bowlersPerAddr, wait)
 		}}
 	}
 	return cfg
@@ -148,7 +148,7 @@ func (lb *Lobby) Socket(addr string) ws.Config {
 // addrLimit is an AddrLimiter as a lane's socket spends it
 // (ws.AddrLimit): its refusals counted by limit, and told by refuse.
 type addrLimit struct {
-	lb     *Lobby
+	admit  *Admission
 	l      *AddrLimiter
 	limit  string
 	refuse func(wait int) *protocol.Error
@@ -160,7 +160,7 @@ func (a addrLimit) Spend(addr string, now time.Time) error {
 		return nil
 	}
 	e := a.refuse(RetrySecs(wait))
-	a.lb.CountRefusal(e.Code, a.limit)
+	a.admit.CountRefusal(e.Code, a.limit)
 	return e
 }
 
@@ -169,13 +169,13 @@ func (a addrLimit) Refund(addr string) { a.l.Refund(addr) }
 // AllowGuess spends one of the keys the client address addr may try
 // (KeyGuessRate, KeyGuessBurst) if it has one left; otherwise it says
 // how long until it will.
-func (lb *Lobby) AllowGuess(addr string, now time.Time) (bool, time.Duration) {
-	return lb.admit.keyGuesses.Allow(addr, now)
+func (a *Admission) AllowGuess(addr string, now time.Time) (bool, time.Duration) {
+	return a.keyGuesses.Allow(addr, now)
 }
 
 // RefundGuess gives back the token AllowGuess spent, for a key that
 // turned out to be known.
-func (lb *Lobby) RefundGuess(addr string) { lb.admit.keyGuesses.Refund(addr) }
+func (a *Admission) RefundGuess(addr string) { a.keyGuesses.Refund(addr) }
 
 // ClientAddr returns the client address a request's limits count against.
 // It is the peer of the connection, or, for a request from one of the
@@ -183,29 +183,29 @@ func (lb *Lobby) RefundGuess(addr string) { lb.admit.keyGuesses.Refund(addr) }
 // address of its X-Forwarded-For (see lastForwarded). IPv6 addresses count
 // by their /64 prefix: one home or phone is given a whole /64, so a client
 // could otherwise take a new address for every request.
-func (lb *Lobby) ClientAddr(r *http.Request) string {
+func (a *Admission) ClientAddr(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
 	}
-	a, err := netip.ParseAddr(host)
+	ip, err := netip.ParseAddr(host)
 	if err != nil {
 		return host // not an IP (a test's made-up address): counted as it is
 	}
-	if lb.trusted(a) {
+	if a.trusted(ip) {
 		if fwd, ok := lastForwarded(r.Header.Values("X-Forwarded-For")); ok {
 			return addrKey(fwd)
 		}
 	}
-	return addrKey(a)
+	return addrKey(ip)
 }
 
 // trusted reports whether a is the address of a proxy in front of the
 // server (Config.TrustProxy).
-func (lb *Lobby) trusted(a netip.Addr) bool {
-	a = a.Unmap().WithZone("")
-	for _, p := range lb.cfg.TrustProxy {
-		if p.Contains(a) {
+func (a *Admission) trusted(ip netip.Addr) bool {
+	ip = ip.Unmap().WithZone("")
+	for _, p := range a.trustProxy {
+		if p.Contains(ip) {
 			return true
 		}
 	}
@@ -385,14 +385,14 @@ func snapshot(m *sync.Map, keys ...string) map[string]int64 {
 // endpoint refused since it started, by error code ("rate_limited",
 // "too_many_connections", "lane_not_found", …). Refused client messages
 // are counted in [lane.Metrics].
-func (lb *Lobby) Refused() map[string]int64 { return snapshot(&lb.counters.refused) }
+func (a *Admission) Refused() map[string]int64 { return snapshot(&a.counters.refused) }
 
 // RateLimited returns how many requests each limit per client address
 // refused since the lobby started, by limit (LimitCreations,
 // LimitConnsPerAddr, LimitLanesPerAddr; each present, if only as 0).
-func (lb *Lobby) RateLimited() map[string]int64 {
-	return snapshot(&lb.counters.limited, LimitCreations, LimitConnsPerAddr, LimitLaneConns, LimitLanesPerAddr, LimitQRCodes, LimitKeyGuesses, LimitExports, LimitLeagueCreations, LimitJoins, LimitNewBowlers)
+func (a *Admission) RateLimited() map[string]int64 {
+	return snapshot(&a.counters.limited, LimitCreations, LimitConnsPerAddr, LimitLaneConns, LimitLanesPerAddr, LimitQRCodes, LimitKeyGuesses, LimitExports, LimitLeagueCreations, LimitJoins, LimitNewBowlers)
 }
 
 // rateLimited counts a refusal by the given limit per client address.
-func (lb *Lobby) rateLimited(limit string) { count(&lb.counters.limited, limit) }
+func (a *Admission) rateLimited(limit string) { count(&a.counters.limited, limit) }

@@ -75,7 +75,7 @@ func TestClientAddr(t *testing.T) {
 			for _, v := range tt.xff {
 				r.Header.Add("X-Forwarded-For", v)
 			}
-			if got := lb.ClientAddr(r); got != tt.want {
+			if got := lb.Admission().ClientAddr(r); got != tt.want {
 				t.Errorf("ClientAddr(%s, X-Forwarded-For %q) = %q, want %q", tt.remote, tt.xff, got, tt.want)
 			}
 		})

@@ -4,14 +4,14 @@
 // closed, and runs the leagues' nights on its lanes. It answers no
 // request itself: lobby/api serves its HTTP API and WebSocket endpoint,
 // turning requests into the lobby's calls (calls.go; leagues.go and
-// recap.go; Bowlers, AllowGuess and RefundGuess in limit.go; ClosedAt),
-// each request's client address read by Lobby.ClientAddr.
+// recap.go; Bowlers; ClosedAt), and asking its door, the [Admission],
+// what each request's client address (Admission.ClientAddr) may do.
 //
 // A [Lobby] puts together parts that each keep their own state under
 // their own lock: its registry (registry.go) keeps the lanes, in the
 // order they were created, with those that closed or failed to restore;
-// its admission (admission.go) counts what each client address holds
-// open and how fast it asks; its compaction (compact.go) bounds the
+// its Admission (admission.go, limit.go) counts what each client address
+// holds open and how fast it asks, and the refusals; its compaction (compact.go) bounds the
 // journal. Only a compaction takes one lock inside another: the
 // registry's, while creations wait to be seen. None is held while
 // talking to a lane: a lane's summary is read from what the lane last
@@ -154,11 +154,10 @@ type Lobby struct {
 	starts  chan *lane.Lane // lanes for Run to start
 	stopped chan struct{}   // closed when Run stops
 
-	admit    *admission  // what each client address may open
-	sheets   sheetCache  // kept lanes' sheets read lately, decoded
-	unkept   unkept      // lanes closed lately whose nights could not be kept
-	leagues  leagueCache // the leagues loaded
-	counters counters    // refusals, for the metrics
+	admit   *Admission  // what each client address may open and ask for
+	sheets  sheetCache  // kept lanes' sheets read lately, decoded
+	unkept  unkept      // lanes closed lately whose nights could not be kept
+	leagues leagueCache // the leagues loaded
 
 	listVersion atomic.Uint64 // lanes opened and closed (see ListVersion)
 
@@ -450,9 +449,9 @@ func (lb *Lobby) OriginPatterns() []string { return lb.cfg.OriginPatterns }
 // Len returns the number of open lanes.
 func (lb *Lobby) Len() int { return lb.lanes.len() }
 
-// Connections returns the WebSocket connections the lobby serves now,
-// those being refused included.
-func (lb *Lobby) Connections() int { return lb.admit.connections() }
+// Admission returns the lobby's door: what each client address may open
+// and ask for.
+func (lb *Lobby) Admission() *Admission { return lb.admit }
 
 func (lb *Lobby) remove(id string) {
 	if owner, ok := lb.lanes.remove(id); ok {

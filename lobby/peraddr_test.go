@@ -114,7 +114,7 @@ func TestConnectionsPerAddress(t *testing.T) {
 	held[0].Close(websocket.StatusNormalClosure, "")
 	dialOnceCounted(t, ctx, s, id, flooder)
 	stillPlays(t, player, 4, 2, "r2")
-	if got := s.lobby.RateLimited()[lobby.LimitConnsPerAddr]; got < 3 {
+	if got := s.lobby.Admission().RateLimited()[lobby.LimitConnsPerAddr]; got < 3 {
 		t.Errorf("RateLimited()[%s] = %d, want at least 3", lobby.LimitConnsPerAddr, got)
 	}
 }
@@ -152,7 +152,7 @@ func TestLanesPerAddressOverHTTP(t *testing.T) {
 	if n := s.lobby.Len(); n != 3 {
 		t.Errorf("%d lanes open, want 3", n)
 	}
-	if got := s.lobby.RateLimited()[lobby.LimitLanesPerAddr]; got != 1 {
+	if got := s.lobby.Admission().RateLimited()[lobby.LimitLanesPerAddr]; got != 1 {
 		t.Errorf("RateLimited()[%s] = %d, want 1", lobby.LimitLanesPerAddr, got)
 	}
 }
@@ -190,7 +190,7 @@ func TestRefusalsInFlight(t *testing.T) {
 		t.Errorf("past the limit, %d sockets were upgraded to be refused and %d got a plain 429; want at most 4 upgraded", upgraded, refused)
 	}
 	stillPlays(t, player, 3, 1, "r1")
-	if n := s.lobby.Connections(); n > 1+1+4 { // the player, the first, and the refusals in flight
+	if n := s.lobby.Admission().Connections(); n > 1+1+4 { // the player, the first, and the refusals in flight
 		t.Errorf("the server holds %d connections, want the refusals bounded", n)
 	}
 	// The refused sockets never answer the close: that each is let go
@@ -240,7 +240,7 @@ func TestConnectionsPerLaneAndAddress(t *testing.T) {
 
 	held[0].Close(websocket.StatusNormalClosure, "")
 	dialOnceCounted(t, ctx, s, id, crowd)
-	if got := s.lobby.RateLimited()[lobby.LimitLaneConns]; got < 1 {
+	if got := s.lobby.Admission().RateLimited()[lobby.LimitLaneConns]; got < 1 {
 		t.Errorf("RateLimited()[%s] = %d, want at least 1", lobby.LimitLaneConns, got)
 	}
 }

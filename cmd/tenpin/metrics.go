@@ -105,18 +105,18 @@ func labelled(key string, counts map[string]int64) []sample {
 // families returns the server's metrics now.
 func families(lb *lobby.Lobby, hostRefused *atomic.Int64) []family {
 	m := lb.Metrics()
-	refused := lb.Refused()
+	refused := lb.Admission().Refused()
 	refused[string(protocol.CodeHostNotAllowed)] += hostRefused.Load()
 	return []family{
 		{"tenpin_connections", "gauge", "WebSocket connections this node serves, to its lanes or relays of others'.", one(float64(m.Connections.Load()))},
-		{"tenpin_websockets", "gauge", "WebSocket connections the server holds, those waiting to resume a seat and those being turned away included.", one(float64(lb.Connections()))},
+		{"tenpin_websockets", "gauge", "WebSocket connections the server holds, those waiting to resume a seat and those being turned away included.", one(float64(lb.Admission().Connections()))},
 		{"tenpin_lanes", "gauge", "Lanes open.", one(float64(lb.Len()))},
 		{"tenpin_boards_sent_total", "counter", "Boards given to the clients of the lanes this node runs, wherever they are connected.", one(float64(m.BoardsSent.Load()))},
 		{"tenpin_boards_skipped_total", "counter", "Boards dropped for clients that fell behind (they get the newest).", one(float64(m.BoardsSkipped.Load()))},
 		{"tenpin_changes_total", "counter", "Changes accepted, on every lane.", one(float64(m.Changes.Load()))},
 		{"tenpin_messages_refused_total", "counter", "Client messages refused with an error, every code.", one(float64(m.Refused.Load()))},
 		{"tenpin_http_refused_total", "counter", "HTTP requests and WebSocket upgrades refused, by error code.", labelled("code", refused)},
-		{"tenpin_rate_limited_total", "counter", "Requests refused by a limit per client address, by limit.", labelled("limit", lb.RateLimited())},
+		{"tenpin_rate_limited_total", "counter", "Requests refused by a limit per client address, by limit.", labelled("limit", lb.Admission().RateLimited())},
 		{"tenpin_store_appends_total", "counter", "Events stored in the journal.", one(float64(m.Appends.Load()))},
 		{"tenpin_store_append_errors_total", "counter", "Appends to the journal that failed or timed out.", one(float64(m.AppendErrors.Load()))},
 		{"tenpin_goroutines", "gauge", "Goroutines.", one(float64(runtime.NumGoroutine()))},

@@ -32,8 +32,9 @@ import (
 
 // API is the lobby's HTTP API.
 type API struct {
-	lb  *lobby.Lobby
-	log *slog.Logger
+	lb    *lobby.Lobby
+	admit *lobby.Admission // the lobby's door: addresses, their limits, the refusals counted
+	log   *slog.Logger
 
 	qrs          qrcode.Cache       // the invitations' QR codes, drawn once each
 	qrDraws      *lobby.AddrLimiter // QR codes drawn, per client address
@@ -55,7 +56,7 @@ func newAPI(lb *lobby.Lobby, log *slog.Logger) (*API, http.Handler) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	a := &API{
-		lb: lb, log: log,
+		lb: lb, admit: lb.Admission(), log: log,
 		qrDraws:      lobby.NewAddrLimiter(lobby.QRRate, lobby.QRBurst),
 		exportsAsked: lobby.NewAddrLimiter(lobby.ExportRate, lobby.ExportBurst),
 	}
@@ -89,7 +90,7 @@ func newAPI(lb *lobby.Lobby, log *slog.Logger) (*API, http.Handler) {
 // fail answers a request with e, with its code's HTTP status, and counts
 // it by its code.
 func (a *API) fail(w http.ResponseWriter, e *protocol.Error) {
-	a.lb.CountRefusal(e.Code, "")
+	a.admit.CountRefusal(e.Code, "")
 	WriteError(w, e)
 }
 
@@ -111,7 +112,7 @@ func (a *API) tooMany(w http.ResponseWriter, wait time.Duration, limit string, w
 	secs := lobby.RetrySecs(wait)
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
 	e := why.Error(append(args, secs)...)
-	a.lb.CountRefusal(e.Code, limit)
+	a.admit.CountRefusal(e.Code, limit)
 	WriteError(w, e)
 }
 

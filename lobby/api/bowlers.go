@@ -110,7 +110,7 @@ func (a *API) withRecord(w http.ResponseWriter, r *http.Request, find func(conte
 	}
 	rec, err := find(r.Context())
 	if !errors.Is(err, bowler.ErrUnknown) {
-		a.lb.RefundGuess(addr)
+		a.admit.RefundGuess(addr)
 	}
 	switch {
 	case errors.Is(err, bowler.ErrUnknown):
@@ -132,8 +132,8 @@ func (a *API) guess(w http.ResponseWriter, r *http.Request) (string, bool) {
 		a.fail(w, protocol.RefuseNoBowlers.Error())
 		return "", false
 	}
-	addr := a.lb.ClientAddr(r)
-	if ok, wait := a.lb.AllowGuess(addr, time.Now()); !ok {
+	addr := a.admit.ClientAddr(r)
+	if ok, wait := a.admit.AllowGuess(addr, time.Now()); !ok {
 		a.tooMany(w, wait, lobby.LimitKeyGuesses, protocol.RefuseBowlerGuesses)
 		return "", false
 	}
@@ -416,7 +416,7 @@ func (a *API) redeem(w http.ResponseWriter, r *http.Request) {
 	key := bowler.NewKey()
 	_, err := a.lb.Bowlers().Redeem(r.Context(), bowler.HashKey(body.Code), bowler.HashKey(key), time.Now())
 	if !errors.Is(err, bowler.ErrCode) && !errors.Is(err, bowler.ErrUnknown) {
-		a.lb.RefundGuess(addr)
+		a.admit.RefundGuess(addr)
 	}
 	switch {
 	case errors.Is(err, bowler.ErrCode), errors.Is(err, bowler.ErrUnknown):

@@ -24,8 +24,8 @@ func (a *API) createLane(w http.ResponseWriter, r *http.Request) {
 		a.failErr(w, err)
 		return
 	}
-	addr := a.lb.ClientAddr(r)
-	if ok, wait := a.lb.AllowCreation(addr, time.Now()); !ok {
+	addr := a.admit.ClientAddr(r)
+	if ok, wait := a.admit.AllowCreation(addr, time.Now()); !ok {
 		a.tooMany(w, wait, lobby.LimitCreations, protocol.RefuseCreationsFast)
 		return
 	}
@@ -38,7 +38,7 @@ func (a *API) createLane(w http.ResponseWriter, r *http.Request) {
 		// A lane nobody is on closes after the idle timeout: the soonest
 		// one of this address's lanes can make room.
 		idle := a.lb.IdleTimeout()
-		a.tooMany(w, idle, lobby.LimitLanesPerAddr, protocol.RefuseLanesAddrOpen, a.lb.LanesPerAddr(), idle)
+		a.tooMany(w, idle, lobby.LimitLanesPerAddr, protocol.RefuseLanesAddrOpen, a.admit.LanesPerAddr(), idle)
 		return
 	}
 	if err != nil {

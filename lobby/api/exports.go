@@ -155,7 +155,7 @@ func (a *API) export(w http.ResponseWriter, r *http.Request, kind, contentType s
 // export now (lobby.ExportRate, lobby.ExportBurst), or answers 429 saying
 // why not.
 func (a *API) exportAllowed(w http.ResponseWriter, r *http.Request, why protocol.Refusal) bool {
-	if ok, wait := a.exportsAsked.Allow(a.lb.ClientAddr(r), time.Now()); !ok {
+	if ok, wait := a.exportsAsked.Allow(a.admit.ClientAddr(r), time.Now()); !ok {
 		a.tooMany(w, wait, lobby.LimitExports, why)
 		return false
 	}

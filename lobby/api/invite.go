@@ -66,7 +66,7 @@ func (a *API) getQR(w http.ResponseWriter, r *http.Request) {
 	w.Header().Add("Vary", protocol.InviteHeader)
 	data, kept := a.qrs.Get(text)
 	if !kept {
-		if ok, wait := a.qrDraws.Allow(a.lb.ClientAddr(r), time.Now()); !ok {
+		if ok, wait := a.qrDraws.Allow(a.admit.ClientAddr(r), time.Now()); !ok {
 			a.tooMany(w, wait, lobby.LimitQRCodes, protocol.RefuseQRCodesFast)
 			return
 		}

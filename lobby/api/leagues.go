@@ -82,14 +82,14 @@ func (a *API) createLeague(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Only a league that would be created costs the address a creation.
-	addr := a.lb.ClientAddr(r)
-	if ok, wait := a.lb.AllowLeagueCreation(addr, time.Now()); !ok {
+	addr := a.admit.ClientAddr(r)
+	if ok, wait := a.admit.AllowLeagueCreation(addr, time.Now()); !ok {
 		a.tooMany(w, wait, lobby.LimitLeagueCreations, protocol.RefuseLeaguesFast)
 		return
 	}
 	created, err := a.lb.CreateLeague(r.Context(), body)
 	if err != nil {
-		a.lb.RefundLeagueCreation(addr)
+		a.admit.RefundLeagueCreation(addr)
 		a.failLeague(w, err)
 		return
 	}
@@ -184,14 +184,14 @@ func (a *API) week(w http.ResponseWriter, r *http.Request) (int, bool) {
 // there is no such league to check it against: requests in parallel
 // cannot each slip past the limit.
 func (a *API) asSecretary(w http.ResponseWriter, r *http.Request, call func(context.Context) error) {
-	addr := a.lb.ClientAddr(r)
-	if ok, wait := a.lb.AllowGuess(addr, time.Now()); !ok {
+	addr := a.admit.ClientAddr(r)
+	if ok, wait := a.admit.AllowGuess(addr, time.Now()); !ok {
 		a.tooMany(w, wait, lobby.LimitKeyGuesses, protocol.RefuseKeyGuesses)
 		return
 	}
 	err := call(r.Context())
 	if !errors.Is(err, lobby.ErrNotSecretary) && !errors.Is(err, league.ErrNotFound) {
-		a.lb.RefundGuess(addr)
+		a.admit.RefundGuess(addr)
 	}
 	if err != nil {
 		a.failLeague(w, err)

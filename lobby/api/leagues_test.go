@@ -119,7 +119,7 @@ func TestLeagueCreationsPerAddress(t *testing.T) {
 	if e := refusalOf(t, w); w.Code != http.StatusTooManyRequests || e.Code != protocol.CodeRateLimited || w.Header().Get("Retry-After") == "" {
 		t.Errorf("league %d from one address: %d %q %s, want 429 rate_limited with Retry-After", lobby.LeagueCreateBurst+1, w.Code, w.Header().Get("Retry-After"), w.Body)
 	}
-	if n := lb.RateLimited()[lobby.LimitLeagueCreations]; n != 1 {
+	if n := lb.Admission().RateLimited()[lobby.LimitLeagueCreations]; n != 1 {
 		t.Errorf("%s counted %d, want 1", lobby.LimitLeagueCreations, n)
 	}
 	createdLeague(t, h, "198.51.100.7:4000")

@@ -154,7 +154,7 @@ func TestCreationsAreRateLimited(t *testing.T) {
 				t.Errorf("step %d, %s: POST /api/lanes = %d, Retry-After %q; want %d, %q", i, st.addr, w.Code, w.Header().Get("Retry-After"), st.want, st.retryAfter)
 			}
 		}
-		if got := lb.RateLimited()[lobby.LimitCreations]; got != 4 {
+		if got := lb.Admission().RateLimited()[lobby.LimitCreations]; got != 4 {
 			t.Errorf("RateLimited()[%s] = %d, want 4", lobby.LimitCreations, got)
 		}
 	})
@@ -208,7 +208,7 @@ func TestClosedConnectionFreesItsPlace(t *testing.T) {
 			t.Fatal(err)
 		}
 		synctest.Wait() // the server has seen the close and done with it
-		if n := lb.Connections(); n != 1 {
+		if n := lb.Admission().Connections(); n != 1 {
 			t.Errorf("one of two connections closed: the server holds %d, want 1", n)
 		}
 		c, _, err := dial(l.ID())
@@ -259,17 +259,17 @@ func TestRefusedSocketsAreLetGo(t *testing.T) {
 			t.Fatal("the first socket past the limit got a plain 429: it was not upgraded to be refused with a close")
 		}
 		synctest.Wait()
-		if n := lb.Connections(); n != 1+refusing {
+		if n := lb.Admission().Connections(); n != 1+refusing {
 			t.Errorf("refusing %d: the server holds %d connections, want %d", refusing, n, 1+refusing)
 		}
 		time.Sleep(ws.RefuseTimeout - time.Nanosecond)
 		synctest.Wait()
-		if n := lb.Connections(); n != 1+refusing {
+		if n := lb.Admission().Connections(); n != 1+refusing {
 			t.Errorf("just before refuseTimeout: the server holds %d connections, want %d", n, 1+refusing)
 		}
 		time.Sleep(time.Nanosecond)
 		synctest.Wait()
-		if n := lb.Connections(); n != 1 {
+		if n := lb.Admission().Connections(); n != 1 {
 			t.Errorf("after refuseTimeout: the server holds %d connections, want 1, the refused let go", n)
 		}
 	})

@@ -22,7 +22,7 @@ const badHandshake protocol.Code = "bad_handshake"
 // wherever in the cluster it runs, if the lobby admits it (see
 // lobby.Lobby.Admit, which decides; this only upgrades and tells).
 func (a *API) serveWS(w http.ResponseWriter, r *http.Request) {
-	id, addr := r.PathValue("id"), a.lb.ClientAddr(r)
+	id, addr := r.PathValue("id"), a.admit.ClientAddr(r)
 	to, release, err := a.lb.Admit(r.Context(), id, addr)
 	if err != nil {
 		a.refuseWS(w, r, err, release)
@@ -31,7 +31,7 @@ func (a *API) serveWS(w http.ResponseWriter, r *http.Request) {
 	conn, err := ws.Accept(w, r, a.acceptOptions())
 	if err != nil {
 		release()
-		a.lb.CountRefusal(badHandshake, "")
+		a.admit.CountRefusal(badHandshake, "")
 		a.log.Debug("websocket refused", "lane", id, "err", err)
 		return // Accept has answered the request
 	}
@@ -44,7 +44,7 @@ func (a *API) serveWS(w http.ResponseWriter, r *http.Request) {
 	// them (half a KiB a connection), for values nothing reads.
 	ctx, remote := context.Background(), r.RemoteAddr
 	a.log.Debug("connection opened", "lane", id, "remote", remote)
-	ws.Start(ctx, conn, to, a.lb.Socket(addr), func(err error) {
+	ws.Start(ctx, conn, to, a.admit.Socket(addr), func(err error) {
 		release()
 		a.log.Debug("connection closed", "lane", id, "remote", remote, "status", websocket.CloseStatus(err))
 	})
@@ -62,7 +62,7 @@ func (a *API) refuseWS(w http.ResponseWriter, r *http.Request, err error, releas
 	if !known {
 		a.log.Error("request failed", "err", err)
 	}
-	a.lb.CountRefusal(e.Code, refused.Limit)
+	a.admit.CountRefusal(e.Code, refused.Limit)
 	if refused.Upgraded {
 		defer release() // the refused socket counts until it is let go
 		if ws.Refuse(w, r, a.acceptOptions(), e) {

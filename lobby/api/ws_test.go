@@ -82,13 +82,13 @@ func TestSocketRefusalsInOrder(t *testing.T) {
 				c.CloseNow()
 			}
 			synctest.Wait() // the server is done with what it refused
-			if n := lb.Connections(); n != st.conns {
+			if n := lb.Admission().Connections(); n != st.conns {
 				t.Errorf("%s: the server holds %d connections, want %d", st.what, n, st.conns)
 			}
 		}
 		want := map[string]int64{lobby.LimitConnsPerAddr: 1, lobby.LimitLaneConns: 1}
 		for limit, n := range want {
-			if got := lb.RateLimited()[limit]; got != n {
+			if got := lb.Admission().RateLimited()[limit]; got != n {
 				t.Errorf("RateLimited()[%s] = %d, want %d", limit, got, n)
 			}
 		}
