@@ -54,9 +54,9 @@ func withInvites(matches []protocol.LeagueMatch, key, id string, week int) []pro
 // and their teams' invitations, for its secretary, whose key is key: the
 // secretary's page shows them as QR codes. A week whose night is not
 // open is refused (league.ErrWeek).
-func (lb *Lobby) WeekInvites(ctx context.Context, id, key string, week int) (protocol.OpenedWeek, error) {
+func (lg *Leagues) WeekInvites(ctx context.Context, id, key string, week int) (protocol.OpenedWeek, error) {
 	var out protocol.OpenedWeek
-	err := lb.asSecretary(ctx, id, key, func(e *leagueEntry) error {
+	err := lg.asSecretary(ctx, id, key, func(e *leagueEntry) error {
 		if night, open := e.l.Night(); !open || night != week {
 			return fmt.Errorf("%w: week %d's night is not open", league.ErrWeek, week)
 		}

@@ -130,7 +130,7 @@ func (lb *Lobby) reopen(ctx context.Context, id string, err error) {
 
 // leagueNight is the league night's lanes' league (lane.LeagueNight): the
 // lobby's leagues.
-type leagueNight struct{ lb *Lobby }
+type leagueNight struct{ lg *Leagues }
 
 // Scores enters a game's scores as its lane reports them, each place's
 // in order, and closes the night once its every game is scored (the last
@@ -140,7 +140,7 @@ type leagueNight struct{ lb *Lobby }
 // the league has since may be a secretary's correction (league.Report).
 func (n leagueNight) Scores(ctx context.Context, laneID string, m game.LeagueLane, g int, scores map[bowling.Name]int) (league.MatchSheet, error) {
 	var sheet league.MatchSheet
-	err := n.lb.withLeague(ctx, m.League, func(e *leagueEntry) error {
+	err := n.lg.withLeague(ctx, m.League, func(e *leagueEntry) error {
 		by := "lane " + laneID
 		for _, p := range m.Places {
 			pins, ok := scores[p.Name]
@@ -148,11 +148,11 @@ func (n leagueNight) Scores(ctx context.Context, laneID string, m game.LeagueLan
 				continue
 			}
 			score := league.GameScore{Week: m.Week, Bowler: string(p.Name), Game: g, Pins: pins}
-			if _, _, err := n.lb.changeLeague(ctx, e, by, func(l *league.League) (league.Event, error) { return l.Report(score) }, nil); err != nil {
+			if _, _, err := n.lg.changeLeague(ctx, e, by, func(l *league.League) (league.Event, error) { return l.Report(score) }, nil); err != nil {
 				return err
 			}
 		}
-		_, _, err := n.lb.changeLeague(ctx, e, by, func(l *league.League) (league.Event, error) { return l.Close(m.Week) }, nil)
+		_, _, err := n.lg.changeLeague(ctx, e, by, func(l *league.League) (league.Event, error) { return l.Close(m.Week) }, nil)
 		if err != nil && !errors.Is(err, league.ErrIncomplete) && !errors.Is(err, league.ErrWeek) {
 			return err // ErrIncomplete: other games to come; ErrWeek: closed already
 		}
@@ -165,7 +165,7 @@ func (n leagueNight) Scores(ctx context.Context, laneID string, m game.LeagueLan
 // Sheet returns the match's sheet as the league counts it now.
 func (n leagueNight) Sheet(ctx context.Context, m game.LeagueLane) (league.MatchSheet, error) {
 	var sheet league.MatchSheet
-	err := n.lb.withLeague(ctx, m.League, func(e *leagueEntry) error {
+	err := n.lg.withLeague(ctx, m.League, func(e *leagueEntry) error {
 		var err error
 		sheet, err = matchSheet(e.l, m)
 		return err
@@ -178,7 +178,7 @@ func (n leagueNight) Sheet(ctx context.Context, m game.LeagueLane) (league.Match
 // close as any lane does.
 func (n leagueNight) WeekOpen(ctx context.Context, m game.LeagueLane) (bool, error) {
 	var open bool
-	err := n.lb.withLeague(ctx, m.League, func(e *leagueEntry) error {
+	err := n.lg.withLeague(ctx, m.League, func(e *leagueEntry) error {
 		week, ok := e.l.Night()
 		open = ok && week == m.Week
 		return nil

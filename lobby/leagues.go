@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -84,6 +85,19 @@ type leagueEntry struct {
 	loaded time.Time      // guarded by mu: when l was read from the store
 }
 
+// Leagues runs a lobby's leagues: their creation, settings and records,
+// the weeks their secretaries open and close on the lobby's lanes, the
+// scores and corrections of their nights, their standings and recaps,
+// and the secretaries' commands on a night's lanes. Its leagues are
+// kept in a league.Store (Config.Leagues), loaded once into its cache
+// and changed one at a time each; a night's lanes are the lobby's.
+type Leagues struct {
+	lanes *Lobby // whose lanes the nights are bowled on
+	store league.Store
+	log   *slog.Logger
+	cache leagueCache // the leagues loaded
+}
+
 // leagueCache is the leagues loaded, by id.
 type leagueCache struct {
 	mu sync.Mutex
@@ -92,11 +106,11 @@ type leagueCache struct {
 
 // withLeague runs f on league id, loaded and locked. An id the lobby
 // never draws is not looked for.
-func (lb *Lobby) withLeague(ctx context.Context, id string, f func(e *leagueEntry) error) error {
+func (lg *Leagues) withLeague(ctx context.Context, id string, f func(e *leagueEntry) error) error {
 	if _, ok := idOrder(id); !ok { // drawn as a lane's: newID
 		return fmt.Errorf("lobby: league %q: %w", id, league.ErrNotFound)
 	}
-	c := &lb.leagues
+	c := &lg.cache
 	c.mu.Lock()
 	e := c.m[id]
 	if e == nil {
@@ -112,8 +126,8 @@ func (lb *Lobby) withLeague(ctx context.Context, id string, f func(e *leagueEntr
 	c.mu.Unlock()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.l == nil || lb.cfg.Cluster != nil && time.Since(e.loaded) > leagueFresh {
-		if err := e.load(ctx, lb.cfg.Leagues); err != nil {
+	if e.l == nil || lg.lanes.cfg.Cluster != nil && time.Since(e.loaded) > leagueFresh {
+		if err := e.load(ctx, lg.store); err != nil {
 			if errors.Is(err, league.ErrNotFound) {
 				c.mu.Lock()
 				if c.m[id] == e {
@@ -157,7 +171,7 @@ func (e *leagueEntry) load(ctx context.Context, s league.Store) error {
 // change decided again, up to leagueTries times. A refused change stores
 // nothing. A correction to the score a game has already is no change:
 // changed is false and nothing is stored.
-func (lb *Lobby) changeLeague(ctx context.Context, e *leagueEntry, by string, decide func(*league.League) (league.Event, error), lanes func(*league.League, league.Event) ([]string, error)) (rec league.Record, changed bool, err error) {
+func (lg *Leagues) changeLeague(ctx context.Context, e *leagueEntry, by string, decide func(*league.League) (league.Event, error), lanes func(*league.League, league.Event) ([]string, error)) (rec league.Record, changed bool, err error) {
 	for try := 1; ; try++ {
 		ev, err := decide(e.l)
 		if err != nil {
@@ -178,7 +192,7 @@ func (lb *Lobby) changeLeague(ctx context.Context, e *leagueEntry, by string, de
 				return league.Record{}, false, err
 			}
 		}
-		err = lb.cfg.Leagues.Append(ctx, e.id, n, rec)
+		err = lg.store.Append(ctx, e.id, n, rec)
 		if err == nil {
 			e.stored.Records = append(e.stored.Records, rec)
 			return rec, true, nil
@@ -187,7 +201,7 @@ func (lb *Lobby) changeLeague(ctx context.Context, e *leagueEntry, by string, de
 		if !errors.Is(err, league.ErrConflict) || try == leagueTries {
 			return league.Record{}, false, err
 		}
-		if err := e.load(ctx, lb.cfg.Leagues); err != nil {
+		if err := e.load(ctx, lg.store); err != nil {
 			return league.Record{}, false, err
 		}
 	}
@@ -225,7 +239,7 @@ func CheckLeague(body protocol.CreateLeague) error {
 // is told, as the league keeps only its hash. The error says what the
 // client is told (see lane.ErrorFor): the league's refusal of body, or
 // ErrLeaguesUnavailable.
-func (lb *Lobby) CreateLeague(ctx context.Context, body protocol.CreateLeague) (protocol.CreatedLeague, error) {
+func (lg *Leagues) CreateLeague(ctx context.Context, body protocol.CreateLeague) (protocol.CreatedLeague, error) {
 	l, err := league.New(settingsOf(body))
 	if err != nil {
 		return protocol.CreatedLeague{}, err
@@ -234,14 +248,14 @@ func (lb *Lobby) CreateLeague(ctx context.Context, body protocol.CreateLeague) (
 	st := league.Stored{Settings: l.Settings(), Secretary: league.HashKey(key), Created: time.Now().UTC().Truncate(time.Second)}
 	for range 3 { // an id taken: draw again
 		st.ID = newID()
-		if err = lb.cfg.Leagues.Create(ctx, st); !errors.Is(err, league.ErrExists) {
+		if err = lg.store.Create(ctx, st); !errors.Is(err, league.ErrExists) {
 			break
 		}
 	}
 	if err != nil {
 		return protocol.CreatedLeague{}, leagueError(err)
 	}
-	lb.log.Info("league created", "league", st.ID, "teams", len(st.Settings.Teams))
+	lg.log.Info("league created", "league", st.ID, "teams", len(st.Settings.Teams))
 	return protocol.CreatedLeague{ID: st.ID, SecretaryKey: key}, nil
 }
 
@@ -268,9 +282,9 @@ func settingsOf(b protocol.CreateLeague) league.Settings {
 // asSecretary runs f on league id if key is its secretary's, or returns
 // why not: ErrNotSecretary for another key. The key is compared by its
 // hash, in constant time, and never logged.
-func (lb *Lobby) asSecretary(ctx context.Context, id, key string, f func(*leagueEntry) error) error {
+func (lg *Leagues) asSecretary(ctx context.Context, id, key string, f func(*leagueEntry) error) error {
 	hash := league.HashKey(key)
-	return lb.withLeague(ctx, id, func(e *leagueEntry) error {
+	return lg.withLeague(ctx, id, func(e *leagueEntry) error {
 		if !e.secretary(hash) {
 			return fmt.Errorf("%w: %w", ErrNotSecretary, protocol.RefuseNotSecretary.Error())
 		}
@@ -288,15 +302,15 @@ func (e *leagueEntry) secretary(hash league.KeyHash) bool {
 // page asks before it shows the secretary's controls), or why not, as
 // any of the secretary's calls is refused: ErrNotSecretary for another
 // key. It changes nothing.
-func (lb *Lobby) CheckSecretary(ctx context.Context, id, key string) error {
-	return leagueError(lb.asSecretary(ctx, id, key, func(*leagueEntry) error { return nil }))
+func (lg *Leagues) CheckSecretary(ctx context.Context, id, key string) error {
+	return leagueError(lg.asSecretary(ctx, id, key, func(*leagueEntry) error { return nil }))
 }
 
 // League returns league id as the API shows it: its settings, its teams
 // and its schedule, with the lanes of the nights opened.
-func (lb *Lobby) League(ctx context.Context, id string) (protocol.League, error) {
+func (lg *Leagues) League(ctx context.Context, id string) (protocol.League, error) {
 	var out protocol.League
-	err := lb.withLeague(ctx, id, func(e *leagueEntry) error {
+	err := lg.withLeague(ctx, id, func(e *leagueEntry) error {
 		s := e.l.Settings()
 		out = protocol.League{
 			ID: e.id, Name: s.Name, GamesPerNight: s.GamesPerNight,
@@ -348,9 +362,9 @@ func nightLanes(recs []league.Record) map[int][]string {
 }
 
 // Standings returns league id's standings, as of its last night closed.
-func (lb *Lobby) Standings(ctx context.Context, id string) (protocol.LeagueStandings, error) {
+func (lg *Leagues) Standings(ctx context.Context, id string) (protocol.LeagueStandings, error) {
 	var out protocol.LeagueStandings
-	err := lb.withLeague(ctx, id, func(e *leagueEntry) error {
+	err := lg.withLeague(ctx, id, func(e *leagueEntry) error {
 		st := e.l.Standings()
 		out = protocol.LeagueStandings{Week: st.Closed, Teams: make([]protocol.LeagueTeamStanding, len(st.Teams)), Bowlers: make([]protocol.LeagueBowlerStanding, len(st.Bowlers))}
 		for i, t := range st.Teams {
@@ -368,9 +382,9 @@ func (lb *Lobby) Standings(ctx context.Context, id string) (protocol.LeagueStand
 // to limit records after the record numbered after, the number as the
 // client wrote it ("" from the first). A number that is no record's of
 // the league (0 to how many it has) is refused saying how many.
-func (lb *Lobby) LeagueHistory(ctx context.Context, id, after string, limit int) (protocol.LeagueHistory, error) {
+func (lg *Leagues) LeagueHistory(ctx context.Context, id, after string, limit int) (protocol.LeagueHistory, error) {
 	var out protocol.LeagueHistory
-	err := lb.withLeague(ctx, id, func(e *leagueEntry) error {
+	err := lg.withLeague(ctx, id, func(e *leagueEntry) error {
 		recs, from := e.stored.Records, 0
 		if after != "" {
 			n, err := strconv.Atoi(after)
@@ -427,16 +441,16 @@ func recordOf(n int, r league.Record) protocol.LeagueRecord {
 // is checked). If the record cannot be stored after its lanes were
 // opened, they are left to close as any lane nobody joins does, after
 // the idle time.
-func (lb *Lobby) OpenWeek(ctx context.Context, id, key string, week int, body protocol.OpenWeek) (protocol.OpenedWeek, error) {
+func (lg *Leagues) OpenWeek(ctx context.Context, id, key string, week int, body protocol.OpenWeek) (protocol.OpenedWeek, error) {
 	absent, err := absences(body)
 	if err != nil {
 		return protocol.OpenedWeek{}, err
 	}
 	var out protocol.OpenedWeek
-	err = lb.asSecretary(ctx, id, key, func(e *leagueEntry) error {
+	err = lg.asSecretary(ctx, id, key, func(e *leagueEntry) error {
 		s := e.l.Settings()
 		var opened []string // the night's lanes, opened once however often it is decided
-		rec, _, err := lb.changeLeague(ctx, e, bySecretary, func(l *league.League) (league.Event, error) {
+		rec, _, err := lg.changeLeague(ctx, e, bySecretary, func(l *league.League) (league.Event, error) {
 			ev, err := l.Open(week, absent)
 			if errors.Is(err, league.ErrUnknownBowler) { // at an opening, a name no bowler has is the night's fault
 				err = fmt.Errorf("%w: %s", league.ErrInvalidNight, strings.TrimPrefix(err.Error(), league.ErrUnknownBowler.Error()+": "))
@@ -448,7 +462,7 @@ func (lb *Lobby) OpenWeek(ctx context.Context, id, key string, week int, body pr
 			}
 			sheet, _ := l.Sheet(ev.Week)
 			for i, m := range sheet.Matches {
-				ln, err := lb.openLeagueLane(ctx, leagueLane{League: e.id, LeagueName: s.Name, Week: ev.Week, Match: i, Home: m.Home, Away: m.Away, GamesPerNight: s.GamesPerNight,
+				ln, err := lg.lanes.openLeagueLane(ctx, leagueLane{League: e.id, LeagueName: s.Name, Week: ev.Week, Match: i, Home: m.Home, Away: m.Away, GamesPerNight: s.GamesPerNight,
 					Invites: hashInvites(teamInvites(key, e.id, ev.Week, i))})
 				if err != nil {
 					return nil, fmt.Errorf("lobby: league %s, week %d: opening match %d's lane (%d opened, left to idle out): %w", e.id, ev.Week, i+1, len(opened), err)
@@ -460,7 +474,7 @@ func (lb *Lobby) OpenWeek(ctx context.Context, id, key string, week int, body pr
 		if err != nil {
 			return err
 		}
-		lb.log.Info("league night opened", "league", e.id, "week", week, "lanes", rec.Lanes)
+		lg.log.Info("league night opened", "league", e.id, "week", week, "lanes", rec.Lanes)
 		out = protocol.OpenedWeek{Week: week, Matches: withInvites(e.matches(week, rec.Lanes), key, e.id, week)}
 		return nil
 	})
@@ -497,10 +511,10 @@ func absences(b protocol.OpenWeek) ([]league.Absence, error) {
 
 // CloseWeek closes week's night of league id for its secretary, whose
 // key is key: its averages stand. It returns the record made.
-func (lb *Lobby) CloseWeek(ctx context.Context, id, key string, week int) (protocol.LeagueRecord, error) {
+func (lg *Leagues) CloseWeek(ctx context.Context, id, key string, week int) (protocol.LeagueRecord, error) {
 	var out protocol.LeagueRecord
-	err := lb.asSecretary(ctx, id, key, func(e *leagueEntry) error {
-		rec, _, err := lb.changeLeague(ctx, e, bySecretary, func(l *league.League) (league.Event, error) { return l.Close(week) }, nil)
+	err := lg.asSecretary(ctx, id, key, func(e *leagueEntry) error {
+		rec, _, err := lg.changeLeague(ctx, e, bySecretary, func(l *league.League) (league.Event, error) { return l.Close(week) }, nil)
 		if err != nil {
 			return err
 		}
@@ -513,10 +527,10 @@ func (lb *Lobby) CloseWeek(ctx context.Context, id, key string, week int) (proto
 // ScoreGame enters or corrects a game's score in league id for its
 // secretary, whose key is key, and returns the record made; changed is
 // false, and nothing recorded, if the game has that score already.
-func (lb *Lobby) ScoreGame(ctx context.Context, id, key string, body protocol.LeagueScore) (rec protocol.LeagueRecord, changed bool, err error) {
+func (lg *Leagues) ScoreGame(ctx context.Context, id, key string, body protocol.LeagueScore) (rec protocol.LeagueRecord, changed bool, err error) {
 	g := league.GameScore{Week: body.Week, Bowler: body.Bowler, Game: body.Game, Pins: body.Score}
-	err = lb.asSecretary(ctx, id, key, func(e *leagueEntry) error {
-		r, ch, err := lb.changeLeague(ctx, e, bySecretary, func(l *league.League) (league.Event, error) { return l.Score(g) }, nil)
+	err = lg.asSecretary(ctx, id, key, func(e *leagueEntry) error {
+		r, ch, err := lg.changeLeague(ctx, e, bySecretary, func(l *league.League) (league.Event, error) { return l.Score(g) }, nil)
 		if err != nil {
 			return err
 		}
@@ -538,10 +552,10 @@ func (lb *Lobby) ScoreGame(ctx context.Context, id, key string, body protocol.Le
 // its other changes must not wait for that. So the lane is found under
 // the lock, read after it, and the correction decided under it again —
 // on the same lane and bowler, or the lane is read again.
-func (lb *Lobby) CorrectBall(ctx context.Context, id, key string, body protocol.LeagueBall) (protocol.LeagueRecord, error) {
+func (lg *Leagues) CorrectBall(ctx context.Context, id, key string, body protocol.LeagueBall) (protocol.LeagueRecord, error) {
 	fix := league.BallFix{Week: body.Week, Bowler: body.Bowler, Game: body.Game, Frame: body.Frame, Ball: body.Ball, Pins: body.Pins}
 	var at ballLane
-	err := lb.asSecretary(ctx, id, key, func(e *leagueEntry) (err error) {
+	err := lg.asSecretary(ctx, id, key, func(e *leagueEntry) (err error) {
 		at, err = e.ballLane(fix)
 		return err
 	})
@@ -549,7 +563,7 @@ func (lb *Lobby) CorrectBall(ctx context.Context, id, key string, body protocol.
 		return protocol.LeagueRecord{}, leagueError(err)
 	}
 	for try := 1; ; try++ {
-		bowled, err := lb.bowled(ctx, at, fix)
+		bowled, err := lg.bowled(ctx, at, fix)
 		if err != nil {
 			return protocol.LeagueRecord{}, leagueError(err)
 		}
@@ -557,7 +571,7 @@ func (lb *Lobby) CorrectBall(ctx context.Context, id, key string, body protocol.
 			out   protocol.LeagueRecord
 			moved bool
 		)
-		err = lb.asSecretary(ctx, id, key, func(e *leagueEntry) error {
+		err = lg.asSecretary(ctx, id, key, func(e *leagueEntry) error {
 			now, err := e.ballLane(fix)
 			if err != nil {
 				return err
@@ -566,7 +580,7 @@ func (lb *Lobby) CorrectBall(ctx context.Context, id, key string, body protocol.
 				at, moved = now, true
 				return nil
 			}
-			rec, _, err := lb.changeLeague(ctx, e, bySecretary, func(l *league.League) (league.Event, error) { return l.CorrectBall(fix, bowled) }, nil)
+			rec, _, err := lg.changeLeague(ctx, e, bySecretary, func(l *league.League) (league.Event, error) { return l.CorrectBall(fix, bowled) }, nil)
 			if err != nil {
 				return err
 			}
@@ -607,9 +621,9 @@ func (e *leagueEntry) ballLane(fix league.BallFix) (ballLane, error) {
 // bowled returns the game a ball's correction is of, ball by ball, as
 // lane at has it. The lane runs while its night's pages are open, and is
 // kept for the server's -keep after.
-func (lb *Lobby) bowled(ctx context.Context, at ballLane, fix league.BallFix) (bowling.Game, error) {
+func (lg *Leagues) bowled(ctx context.Context, at ballLane, fix league.BallFix) (bowling.Game, error) {
 	name := at.name
-	l, err := lb.laneOf(ctx, at.lane)
+	l, err := lg.lanes.laneOf(ctx, at.lane)
 	switch {
 	case errors.Is(err, ErrNoLane):
 		return bowling.Game{}, refused(protocol.RefuseFixLaneGone, name, fix.Week, at.lane)

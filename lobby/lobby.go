@@ -3,9 +3,10 @@
 // connections that reach them (see Lobby.Admit), keeps the nights that
 // closed, and runs the leagues' nights on its lanes. It answers no
 // request itself: lobby/api serves its HTTP API and WebSocket endpoint,
-// turning requests into the lobby's calls (calls.go; leagues.go and
-// recap.go; Bowlers; ClosedAt), and asking its door, the [Admission],
-// what each request's client address (Admission.ClientAddr) may do.
+// turning requests into the lobby's calls (calls.go; Bowlers; ClosedAt),
+// its [Leagues]' (leagues.go, secretary.go, recap.go), and asking its
+// door, the [Admission], what each request's client address
+// (Admission.ClientAddr) may do.
 //
 // A [Lobby] puts together parts that each keep their own state under
 // their own lock: its registry (registry.go) keeps the lanes, in the
@@ -154,10 +155,10 @@ type Lobby struct {
 	starts  chan *lane.Lane // lanes for Run to start
 	stopped chan struct{}   // closed when Run stops
 
-	admit   *Admission  // what each client address may open and ask for
-	sheets  sheetCache  // kept lanes' sheets read lately, decoded
-	unkept  unkept      // lanes closed lately whose nights could not be kept
-	leagues leagueCache // the leagues loaded
+	admit   *Admission // what each client address may open and ask for
+	sheets  sheetCache // kept lanes' sheets read lately, decoded
+	unkept  unkept     // lanes closed lately whose nights could not be kept
+	leagues *Leagues   // the leagues, run on the lobby's lanes
 
 	listVersion atomic.Uint64 // lanes opened and closed (see ListVersion)
 
@@ -225,15 +226,15 @@ func New(cfg Config) *Lobby {
 		log:     cfg.Logger,
 		lanes:   newRegistry(cfg.MaxLanes),
 		admit:   newAdmission(cfg),
-		leagues: leagueCache{m: make(map[string]*leagueEntry)},
 		starts:  make(chan *lane.Lane),
 		stopped: make(chan struct{}),
 	}
+	lb.leagues = &Leagues{lanes: lb, store: cfg.Leagues, log: cfg.Logger, cache: leagueCache{m: make(map[string]*leagueEntry)}}
 	if cfg.Archive != nil && cfg.Lane.Keep == nil {
 		lb.cfg.Lane.Keep = lb.keep
 	}
 	if cfg.Lane.LeagueNight == nil {
-		lb.cfg.Lane.LeagueNight = leagueNight{lb} // a league night's lanes, restored ones too, report to it
+		lb.cfg.Lane.LeagueNight = leagueNight{lb.leagues} // a league night's lanes, restored ones too, report to it
 	}
 	return lb
 }
@@ -448,6 +449,9 @@ func (lb *Lobby) OriginPatterns() []string { return lb.cfg.OriginPatterns }
 
 // Len returns the number of open lanes.
 func (lb *Lobby) Len() int { return lb.lanes.len() }
+
+// Leagues returns the leagues the lobby runs on its lanes.
+func (lb *Lobby) Leagues() *Leagues { return lb.leagues }
 
 // Admission returns the lobby's door: what each client address may open
 // and ask for.

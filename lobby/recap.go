@@ -23,13 +23,13 @@ type LeagueRecap struct {
 // lang (see sheet.Recap). Its error carries what a client is told (see
 // lane.ErrorFor), wrapping [ErrLeaguesUnavailable] if it is worth trying
 // again in a moment.
-func (lb *Lobby) Recap(ctx context.Context, id, lang string) (LeagueRecap, error) {
+func (lg *Leagues) Recap(ctx context.Context, id, lang string) (LeagueRecap, error) {
 	var rc LeagueRecap
 	// Under the league's lock, only what the recap needs is read (a pass
 	// over the teams and bowlers, and the night's sheet): drawing it and
 	// writing it wait for their turn, which must not keep the league's
 	// scores waiting.
-	err := lb.withLeague(ctx, id, func(e *leagueEntry) error {
+	err := lg.withLeague(ctx, id, func(e *leagueEntry) error {
 		date := e.stored.Created
 		if n := len(e.stored.Records); n > 0 {
 			date = e.stored.Records[n-1].At

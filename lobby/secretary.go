@@ -19,27 +19,27 @@ import (
 // SecretaryRoll enters a ball of any place of the game in play on the
 // lane of match (from 1) of week's night of league id, for its secretary,
 // whose key is key, and returns the lane's board after it.
-func (lb *Lobby) SecretaryRoll(ctx context.Context, id, key string, week, match int, b protocol.LeagueLaneBall) ([]byte, error) {
-	return lb.onNightLane(ctx, id, key, week, match, laneBall(protocol.TypeRoll, b))
+func (lg *Leagues) SecretaryRoll(ctx context.Context, id, key string, week, match int, b protocol.LeagueLaneBall) ([]byte, error) {
+	return lg.onNightLane(ctx, id, key, week, match, laneBall(protocol.TypeRoll, b))
 }
 
 // SecretaryCorrect corrects a ball of any place of the game in play on
 // the lane of a match, as SecretaryRoll enters one.
-func (lb *Lobby) SecretaryCorrect(ctx context.Context, id, key string, week, match int, b protocol.LeagueLaneBall) ([]byte, error) {
-	return lb.onNightLane(ctx, id, key, week, match, laneBall(protocol.TypeCorrect, b))
+func (lg *Leagues) SecretaryCorrect(ctx context.Context, id, key string, week, match int, b protocol.LeagueLaneBall) ([]byte, error) {
+	return lg.onNightLane(ctx, id, key, week, match, laneBall(protocol.TypeCorrect, b))
 }
 
 // SecretarySkip passes by the bowler up on the lane of a match, offline
 // for the away time, as anyone on the lane may.
-func (lb *Lobby) SecretarySkip(ctx context.Context, id, key string, week, match int) ([]byte, error) {
-	return lb.onNightLane(ctx, id, key, week, match, protocol.Request{Type: protocol.TypeSkip})
+func (lg *Leagues) SecretarySkip(ctx context.Context, id, key string, week, match int) ([]byte, error) {
+	return lg.onNightLane(ctx, id, key, week, match, protocol.Request{Type: protocol.TypeSkip})
 }
 
 // SecretaryRemove takes a place of the lane of a match from the phone
 // that holds it: the place is given back, and another phone may claim
 // it; its frames stay, and it bowls on.
-func (lb *Lobby) SecretaryRemove(ctx context.Context, id, key string, week, match int, p protocol.LeaguePlace) ([]byte, error) {
-	return lb.onNightLane(ctx, id, key, week, match, protocol.Request{Type: protocol.TypeRemove, Name: p.Name})
+func (lg *Leagues) SecretaryRemove(ctx context.Context, id, key string, week, match int, p protocol.LeaguePlace) ([]byte, error) {
+	return lg.onNightLane(ctx, id, key, week, match, protocol.Request{Type: protocol.TypeRemove, Name: p.Name})
 }
 
 // laneBall is a secretary's ball as a lane's message of type t.
@@ -52,7 +52,7 @@ func laneBall(t protocol.Type, b protocol.LeagueLaneBall) protocol.Request {
 // returns the lane's board once the lane has stored it. The lane is
 // found under the league's lock and reached after it: the league's
 // pages and its lanes' reports must not wait for a lane.
-func (lb *Lobby) onNightLane(ctx context.Context, id, key string, week, match int, m protocol.Request) ([]byte, error) {
+func (lg *Leagues) onNightLane(ctx context.Context, id, key string, week, match int, m protocol.Request) ([]byte, error) {
 	if m.Type != protocol.TypeSkip && m.Name == "" {
 		return nil, refused(protocol.RefuseNoPlace, m.Type)
 	}
@@ -65,7 +65,7 @@ func (lb *Lobby) onNightLane(ctx context.Context, id, key string, week, match in
 		}
 	}
 	var laneID string
-	err := lb.asSecretary(ctx, id, key, func(e *leagueEntry) error {
+	err := lg.asSecretary(ctx, id, key, func(e *leagueEntry) error {
 		if open, isOpen := e.l.Night(); !isOpen || open != week {
 			return refused(protocol.RefuseNightNotOpen, week)
 		}
@@ -79,8 +79,8 @@ func (lb *Lobby) onNightLane(ctx context.Context, id, key string, week, match in
 	if err != nil {
 		return nil, leagueError(err)
 	}
-	l, err := lb.find(ctx, laneID, func(ctx context.Context, id string) error {
-		_, err := lb.cfg.Cluster.Lane(ctx, id)
+	l, err := lg.lanes.find(ctx, laneID, func(ctx context.Context, id string) error {
+		_, err := lg.lanes.cfg.Cluster.Lane(ctx, id)
 		return err
 	})
 	switch {
@@ -90,7 +90,7 @@ func (lb *Lobby) onNightLane(ctx context.Context, id, key string, week, match in
 		return nil, lookupError(laneID, err)
 	case l == nil:
 		// Another node runs it: that node's lane decides the command.
-		board, err := lb.cfg.Cluster.Secretary(ctx, laneID, m)
+		board, err := lg.lanes.cfg.Cluster.Secretary(ctx, laneID, m)
 		var pe *protocol.Error
 		if err != nil && !errors.As(err, &pe) {
 			return nil, fmt.Errorf("%w: %w", refused(protocol.RefuseMatchLaneThere, match, week, laneID), err)

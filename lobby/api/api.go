@@ -32,9 +32,10 @@ import (
 
 // API is the lobby's HTTP API.
 type API struct {
-	lb    *lobby.Lobby
-	admit *lobby.Admission // the lobby's door: addresses, their limits, the refusals counted
-	log   *slog.Logger
+	lb      *lobby.Lobby
+	admit   *lobby.Admission // the lobby's door: addresses, their limits, the refusals counted
+	leagues *lobby.Leagues   // the leagues run on the lobby's lanes
+	log     *slog.Logger
 
 	qrs          qrcode.Cache       // the invitations' QR codes, drawn once each
 	qrDraws      *lobby.AddrLimiter // QR codes drawn, per client address
@@ -56,7 +57,7 @@ func newAPI(lb *lobby.Lobby, log *slog.Logger) (*API, http.Handler) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	a := &API{
-		lb: lb, admit: lb.Admission(), log: log,
+		lb: lb, admit: lb.Admission(), leagues: lb.Leagues(), log: log,
 		qrDraws:      lobby.NewAddrLimiter(lobby.QRRate, lobby.QRBurst),
 		exportsAsked: lobby.NewAddrLimiter(lobby.ExportRate, lobby.ExportBurst),
 	}

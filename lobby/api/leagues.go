@@ -87,7 +87,7 @@ func (a *API) createLeague(w http.ResponseWriter, r *http.Request) {
 		a.tooMany(w, wait, lobby.LimitLeagueCreations, protocol.RefuseLeaguesFast)
 		return
 	}
-	created, err := a.lb.CreateLeague(r.Context(), body)
+	created, err := a.leagues.CreateLeague(r.Context(), body)
 	if err != nil {
 		a.admit.RefundLeagueCreation(addr)
 		a.failLeague(w, err)
@@ -98,11 +98,11 @@ func (a *API) createLeague(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) getLeague(w http.ResponseWriter, r *http.Request) {
-	answerLeague(a, w, r, a.lb.League)
+	answerLeague(a, w, r, a.leagues.League)
 }
 
 func (a *API) getStandings(w http.ResponseWriter, r *http.Request) {
-	answerLeague(a, w, r, a.lb.Standings)
+	answerLeague(a, w, r, a.leagues.Standings)
 }
 
 // answerLeague answers 200 with what read returns of the league the path
@@ -133,7 +133,7 @@ func (a *API) getLeagueHistory(w http.ResponseWriter, r *http.Request) {
 		}
 		limit = n
 	}
-	h, err := a.lb.LeagueHistory(r.Context(), r.PathValue("id"), q.Get("after"), limit)
+	h, err := a.leagues.LeagueHistory(r.Context(), r.PathValue("id"), q.Get("after"), limit)
 	if err != nil {
 		a.failLeague(w, err)
 		return
@@ -220,7 +220,7 @@ func (a *API) checkSecretary(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.asSecretary(w, r, func(ctx context.Context) error {
-		if err := a.lb.CheckSecretary(ctx, r.PathValue("id"), key); err != nil {
+		if err := a.leagues.CheckSecretary(ctx, r.PathValue("id"), key); err != nil {
 			return err
 		}
 		w.WriteHeader(http.StatusNoContent)
@@ -240,7 +240,7 @@ func (a *API) openWeek(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	asSecretaryAnswer(a, w, r, func(ctx context.Context) (protocol.OpenedWeek, error) {
-		return a.lb.OpenWeek(ctx, r.PathValue("id"), key, week, body)
+		return a.leagues.OpenWeek(ctx, r.PathValue("id"), key, week, body)
 	})
 }
 
@@ -252,7 +252,7 @@ func (a *API) weekInvites(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	asSecretaryAnswer(a, w, r, func(ctx context.Context) (protocol.OpenedWeek, error) {
-		return a.lb.WeekInvites(ctx, r.PathValue("id"), key, week)
+		return a.leagues.WeekInvites(ctx, r.PathValue("id"), key, week)
 	})
 }
 
@@ -267,7 +267,7 @@ func (a *API) closeWeek(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	asSecretaryAnswer(a, w, r, func(ctx context.Context) (protocol.LeagueRecord, error) {
-		return a.lb.CloseWeek(ctx, r.PathValue("id"), key, week)
+		return a.leagues.CloseWeek(ctx, r.PathValue("id"), key, week)
 	})
 }
 
@@ -283,7 +283,7 @@ func (a *API) scoreGame(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.asSecretary(w, r, func(ctx context.Context) error {
-		rec, changed, err := a.lb.ScoreGame(ctx, r.PathValue("id"), key, body)
+		rec, changed, err := a.leagues.ScoreGame(ctx, r.PathValue("id"), key, body)
 		switch {
 		case err != nil:
 			return err
@@ -309,7 +309,7 @@ func (a *API) correctBall(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	asSecretaryAnswer(a, w, r, func(ctx context.Context) (protocol.LeagueRecord, error) {
-		return a.lb.CorrectBall(ctx, r.PathValue("id"), key, body)
+		return a.leagues.CorrectBall(ctx, r.PathValue("id"), key, body)
 	})
 }
 
@@ -349,7 +349,7 @@ func (a *API) onNightLane(w http.ResponseWriter, r *http.Request, body any, exam
 func (a *API) laneRoll(w http.ResponseWriter, r *http.Request) {
 	var b protocol.LeagueLaneBall
 	a.onNightLane(w, r, &b, `{"name":"Kim","frame":3,"ball":1,"pins":7}`, func(ctx context.Context, id, key string, week, match int) ([]byte, error) {
-		return a.lb.SecretaryRoll(ctx, id, key, week, match, b)
+		return a.leagues.SecretaryRoll(ctx, id, key, week, match, b)
 	})
 }
 
@@ -358,14 +358,14 @@ func (a *API) laneRoll(w http.ResponseWriter, r *http.Request) {
 func (a *API) laneCorrect(w http.ResponseWriter, r *http.Request) {
 	var b protocol.LeagueLaneBall
 	a.onNightLane(w, r, &b, `{"name":"Kim","frame":3,"ball":1,"pins":7}`, func(ctx context.Context, id, key string, week, match int) ([]byte, error) {
-		return a.lb.SecretaryCorrect(ctx, id, key, week, match, b)
+		return a.leagues.SecretaryCorrect(ctx, id, key, week, match, b)
 	})
 }
 
 // laneSkip passes by the bowler up on a night's lane, offline for the
 // away time (the secretary's, as anyone's on the lane).
 func (a *API) laneSkip(w http.ResponseWriter, r *http.Request) {
-	a.onNightLane(w, r, nil, "{}", a.lb.SecretarySkip)
+	a.onNightLane(w, r, nil, "{}", a.leagues.SecretarySkip)
 }
 
 // laneRemove gives a place of a night's lane back from the phone that
@@ -373,6 +373,6 @@ func (a *API) laneSkip(w http.ResponseWriter, r *http.Request) {
 func (a *API) laneRemove(w http.ResponseWriter, r *http.Request) {
 	var p protocol.LeaguePlace
 	a.onNightLane(w, r, &p, `{"name":"Kim"}`, func(ctx context.Context, id, key string, week, match int) ([]byte, error) {
-		return a.lb.SecretaryRemove(ctx, id, key, week, match, p)
+		return a.leagues.SecretaryRemove(ctx, id, key, week, match, p)
 	})
 }

@@ -39,7 +39,7 @@ func (a *API) recap(w http.ResponseWriter, r *http.Request, kind, contentType, d
 		return
 	}
 	id := r.PathValue("id")
-	rc, err := a.lb.Recap(r.Context(), id, lang)
+	rc, err := a.leagues.Recap(r.Context(), id, lang)
 	if err != nil {
 		w.Header().Set("Cache-Control", "no-store")
 		a.failLeague(w, err)
