@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -59,10 +60,25 @@ func (k *keptLane) Stats() protocol.Stats { return k.View.Stats }
 
 func (k *keptLane) Game(n int) (protocol.Game, bool) { return gameOf(k.View.Games, n) }
 
+// keptNights keeps the nights of the lobby's lanes that close, in its
+// Archive, and reads them back: each address's nights kept a day
+// counted by the Admission, the sheets read lately kept decoded, and why
+// a lane's night was not kept, for its link to say.
+type keptNights struct {
+	archive Archive
+	admit   *Admission
+	owner   func(id string) string // the address that created lane id; "" for none
+	perDay  int                    // Config.KeptPerAddr, for the log
+	log     *slog.Logger
+
+	sheets sheetCache // kept lanes' sheets read lately, decoded
+	unkept unkept     // lanes closed lately whose nights could not be kept
+}
+
 // ClosedAt returns when l closed, if it is the kept night of a lane that
-// closed, as Find returns one: the date its scorecards carry. It is false
-// for a lane open.
-func (lb *Lobby) ClosedAt(l Lane) (time.Time, bool) {
+// closed, as Lobby.Find returns one: the date its scorecards carry. It is
+// false for a lane open.
+func ClosedAt(l Lane) (time.Time, bool) {
 	k, ok := l.(*keptLane)
 	if !ok {
 		return time.Time{}, false
@@ -72,12 +88,12 @@ func (lb *Lobby) ClosedAt(l Lane) (time.Time, bool) {
 
 // keep stores the night of l, which is closing, in the archive: the
 // lane's Config.Keep. It runs on the lane's goroutine.
-func (lb *Lobby) keep(ctx context.Context, l *lane.Lane) error {
-	owner := lb.lanes.owner(l.ID())
-	if !lb.admit.mayKeep(owner, time.Now()) {
+func (kn *keptNights) keep(ctx context.Context, l *lane.Lane) error {
+	owner := kn.owner(l.ID())
+	if !kn.admit.mayKeep(owner, time.Now()) {
 		// Not an error: the lane closes, its night unkept, rather than
 		// stay open to try again.
-		lb.log.Warn("a lane's night not kept: its creator's address has had its nights kept today", "lane", l.ID(), "per_day", lb.cfg.KeptPerAddr)
+		kn.log.Warn("a lane's night not kept: its creator's address has had its nights kept today", "lane", l.ID(), "per_day", kn.perDay)
 		return nil
 	}
 	k := keptLane{View: *peers.Describe(l), ClosedAt: time.Now().UTC().Truncate(time.Second)}
@@ -98,34 +114,34 @@ func (lb *Lobby) keep(ctx context.Context, l *lane.Lane) error {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), keepTimeout)
 	defer cancel()
-	if err := lb.cfg.Archive.Keep(ctx, l.ID(), sheet); err != nil {
-		lb.admit.unkept(owner) // a night not kept costs its address nothing
+	if err := kn.archive.Keep(ctx, l.ID(), sheet); err != nil {
+		kn.admit.unkept(owner) // a night not kept costs its address nothing
 		if errors.Is(err, game.ErrStorageFull) {
 			// The lane closes unkept (see lane.Config.Keep): its link
 			// says why rather than "no such lane".
 			pe, _ := lane.ErrorFor(err)
-			lb.unkept.add(l.ID(), pe.Message)
+			kn.unkept.add(l.ID(), pe.Message)
 		}
 		return fmt.Errorf("lobby: keeping lane %s: %w", l.ID(), err)
 	}
-	lb.log.Info("lane kept", "lane", l.ID(), "games", len(k.View.Games.Games), "bytes", len(sheet))
+	kn.log.Info("lane kept", "lane", l.ID(), "games", len(k.View.Games.Games), "bytes", len(sheet))
 	return nil
 }
 
 // kept returns the kept sheet of lane id, or errNotKept. A sheet read is
 // kept decoded for a while: a closed lane's page asks for its board, its
 // games, its numbers and every game's scorecard at once.
-func (lb *Lobby) kept(ctx context.Context, id string) (*keptLane, error) {
-	if lb.cfg.Archive == nil {
+func (kn *keptNights) kept(ctx context.Context, id string) (*keptLane, error) {
+	if kn == nil {
 		return nil, errNotKept
 	}
 	if _, ok := idOrder(id); !ok {
 		return nil, errNotKept // no lane ever had that id
 	}
-	if k := lb.sheets.get(id, time.Now()); k != nil {
+	if k := kn.sheets.get(id, time.Now()); k != nil {
 		return k, nil
 	}
-	data, err := lb.cfg.Archive.Kept(ctx, id)
+	data, err := kn.archive.Kept(ctx, id)
 	switch {
 	case err != nil:
 		return nil, err
@@ -134,7 +150,7 @@ func (lb *Lobby) kept(ctx context.Context, id string) (*keptLane, error) {
 	}
 	k, err := decodeSheet(data)
 	if err == nil {
-		lb.sheets.put(id, k, time.Now())
+		kn.sheets.put(id, k, time.Now())
 	}
 	return k, err
 }
@@ -237,6 +253,15 @@ func (u *unkept) add(id, why string) {
 		u.order = append(u.order, id)
 	}
 	u.reasons[id] = why
+}
+
+// why returns why lane id's night was not kept, "" if it is not known to
+// have been refused (or the lobby keeps no nights).
+func (kn *keptNights) why(id string) string {
+	if kn == nil {
+		return ""
+	}
+	return kn.unkept.why(id)
 }
 
 // why returns why lane id's night was not kept, "" if it is not known to

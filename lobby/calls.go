@@ -95,7 +95,7 @@ func (lb *Lobby) laneOf(ctx context.Context, id string) (Lane, error) {
 	case l != nil && l.Stopped():
 		// Closed a moment ago, and not yet out of the lobby: its kept
 		// night, if it has one, is what is true now.
-		if k, kerr := lb.kept(ctx, id); kerr == nil {
+		if k, kerr := lb.nights.kept(ctx, id); kerr == nil {
 			return k, nil
 		}
 		return l, nil
@@ -105,11 +105,11 @@ func (lb *Lobby) laneOf(ctx context.Context, id string) (Lane, error) {
 		return remoteLane{remote}, nil
 	case errors.Is(err, ErrNoLane):
 		// Closed, perhaps: its night may be kept.
-		k, kerr := lb.kept(ctx, id)
+		k, kerr := lb.nights.kept(ctx, id)
 		if kerr == nil {
 			return k, nil
 		}
-		switch why := lb.unkept.why(id); {
+		switch why := lb.nights.why(id); {
 		case !errors.Is(kerr, errNotKept):
 			err = fmt.Errorf("%w: %w", ErrUnavailable, kerr)
 		case why != "":

@@ -155,10 +155,9 @@ type Lobby struct {
 	starts  chan *lane.Lane // lanes for Run to start
 	stopped chan struct{}   // closed when Run stops
 
-	admit   *Admission // what each client address may open and ask for
-	sheets  sheetCache // kept lanes' sheets read lately, decoded
-	unkept  unkept     // lanes closed lately whose nights could not be kept
-	leagues *Leagues   // the leagues, run on the lobby's lanes
+	admit   *Admission  // what each client address may open and ask for
+	nights  *keptNights // the nights of lanes that closed; nil without an Archive
+	leagues *Leagues    // the leagues, run on the lobby's lanes
 
 	listVersion atomic.Uint64 // lanes opened and closed (see ListVersion)
 
@@ -230,8 +229,11 @@ func New(cfg Config) *Lobby {
 		stopped: make(chan struct{}),
 	}
 	lb.leagues = &Leagues{lanes: lb, store: cfg.Leagues, log: cfg.Logger, cache: leagueCache{m: make(map[string]*leagueEntry)}}
-	if cfg.Archive != nil && cfg.Lane.Keep == nil {
-		lb.cfg.Lane.Keep = lb.keep
+	if cfg.Archive != nil {
+		lb.nights = &keptNights{archive: cfg.Archive, admit: lb.admit, owner: lb.lanes.owner, perDay: cfg.KeptPerAddr, log: cfg.Logger}
+		if cfg.Lane.Keep == nil {
+			lb.cfg.Lane.Keep = lb.nights.keep
+		}
 	}
 	if cfg.Lane.LeagueNight == nil {
 		lb.cfg.Lane.LeagueNight = leagueNight{lb.leagues} // a league night's lanes, restored ones too, report to it

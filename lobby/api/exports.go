@@ -104,7 +104,7 @@ func (a *API) getScorecard(w http.ResponseWriter, r *http.Request) {
 		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
 	}, func(l lobby.Lane) ([]byte, error) {
 		card := sheet.Card{Lane: l.Name(), Date: time.Now(), Lang: lang}
-		if closed, kept := a.lb.ClosedAt(l); kept {
+		if closed, kept := lobby.ClosedAt(l); kept {
 			card.Date = closed // the night's, not today's
 		}
 		if here, ok := l.(*lane.Lane); ok {
