@@ -148,26 +148,34 @@ func (lb *Lobby) claim(ctx context.Context, id string) (*lane.Lane, error) {
 	return v.(*lane.Lane), nil
 }
 
+// PeerLanes returns the lobby's lanes as the cluster asks of them
+// (peers.Lanes): to adopt those no node runs, to take one over, to wake
+// them, to snapshot them.
+func (lb *Lobby) PeerLanes() peers.Lanes { return nodeLanes{lb} }
+
+// nodeLanes is the lobby's lanes as the cluster asks of them.
+type nodeLanes struct{ lb *Lobby }
+
 // TakeOver takes lane id over on this node from its log, as find does
 // for a client that finds no node running it: for the connections a
 // relay of it on this node serves, once the lane's node is gone
 // (lobby/natspeers), so that they move to the lane here and are not
 // closed. It fails with an error wrapping peers.ErrClaiming if another node
 // runs the lane, and game.ErrConflict if another claimed it first.
-func (lb *Lobby) TakeOver(ctx context.Context, id string) (*lane.Lane, error) {
-	if l, ok := lb.Get(id); ok {
+func (n nodeLanes) TakeOver(ctx context.Context, id string) (*lane.Lane, error) {
+	if l, ok := n.lb.Get(id); ok {
 		return l, nil
 	}
-	if lb.cfg.Cluster == nil {
+	if n.lb.cfg.Cluster == nil {
 		return nil, ErrNoLane
 	}
 	// Asked twice a moment apart, as find does: a survivor that took it
 	// over first may not be known here yet, and a claim now would take
 	// the lane, and its clients, from it.
-	if !lb.unowned(ctx, id) {
+	if !n.lb.unowned(ctx, id) {
 		return nil, fmt.Errorf("%w: lane %s runs on another node", peers.ErrClaiming, id)
 	}
-	return lb.claim(ctx, id)
+	return n.lb.claim(ctx, id)
 }
 
 // takeOver restores lane id from its log, appending this node's claim.
@@ -195,13 +203,13 @@ func (lb *Lobby) takeOver(ctx context.Context, id string) (*lane.Lane, error) {
 // clients, see TakeOver, or the node their clients reach first). It
 // returns how many lanes this node took. Nodes that adopt at
 // the same time share the orphans: each lane's fence lets one of them in.
-func (lb *Lobby) Adopt(ctx context.Context) (int, error) {
-	if lb.cfg.Cluster == nil {
+func (n nodeLanes) Adopt(ctx context.Context) (int, error) {
+	if n.lb.cfg.Cluster == nil {
 		return 0, nil
 	}
 	// Nodes dying one after another ask for several rounds at once: one
 	// reads the journal for them all.
-	v, err, _ := lb.claims.Do("\x00adopt", func() (any, error) { return lb.adopt(ctx) })
+	v, err, _ := n.lb.claims.Do("\x00adopt", func() (any, error) { return n.lb.adopt(ctx) })
 	return v.(int), err
 }
 
@@ -237,8 +245,8 @@ func (lb *Lobby) adopt(ctx context.Context) (int, error) {
 // Wake wakes every lane of this node (see lane.Lane.Wake): each reads
 // its log back, for a node that was paused long enough for the others to
 // take its lanes over. Those they took stop here.
-func (lb *Lobby) Wake(ctx context.Context) {
-	for _, l := range lb.openLanes() {
+func (n nodeLanes) Wake(ctx context.Context) {
+	for _, l := range n.lb.openLanes() {
 		l.Wake(ctx)
 	}
 }
@@ -282,8 +290,8 @@ const unownedPause = 100 * time.Millisecond
 // opening is being stored are waited for. A lane that could not store its
 // snapshot holds no other back: it is logged, and keep is the first
 // position of the journal such lanes still need (0: none).
-func (lb *Lobby) SnapshotLanes(ctx context.Context) (ids []string, keep uint64, err error) {
-	lanes := lb.openLanes()
+func (n nodeLanes) SnapshotLanes(ctx context.Context) (ids []string, keep uint64, err error) {
+	lanes := n.lb.openLanes()
 	// Lanes snapshot at once, a few at a time: one after another, a
 	// thousand lanes of a busy node took longer than a round may.
 	var mu sync.Mutex
@@ -306,7 +314,7 @@ func (lb *Lobby) SnapshotLanes(ctx context.Context) (ids []string, keep uint64, 
 			defer mu.Unlock()
 			ids = append(ids, l.ID())
 			if err != nil {
-				lb.log.Warn("lane not snapshotted: the journal keeps its log", "lane", l.ID(), "err", err)
+				n.lb.log.Warn("lane not snapshotted: the journal keeps its log", "lane", l.ID(), "err", err)
 				// 0 would read "nothing to keep": a lane that cannot say
 				// keeps everything.
 				if k := max(l.Keep(), 1); keep == 0 || k < keep {

@@ -185,12 +185,12 @@ func TestOneLaneFailingToSnapshotHoldsNoOtherBack(t *testing.T) {
 func TestSnapshotLanesReportsWhatFailedNeeds(t *testing.T) {
 	ctx := t.Context()
 	lb, j, good, bad := twoLanes(t)
-	ids, keep, err := lb.SnapshotLanes(ctx)
+	ids, keep, err := lb.PeerLanes().SnapshotLanes(ctx)
 	if err != nil || len(ids) != 2 || keep != 0 {
 		t.Fatalf("SnapshotLanes = %v, %d, %v; want both lanes, nothing to keep", ids, keep, err)
 	}
 	j.failing(bad.ID(), true)
-	ids, keep, err = lb.SnapshotLanes(ctx)
+	ids, keep, err = lb.PeerLanes().SnapshotLanes(ctx)
 	slices.Sort(ids)
 	want := []string{good.ID(), bad.ID()}
 	slices.Sort(want)

@@ -131,30 +131,6 @@ const relayIdle = 5 * time.Second
 // that is gone (shown connected, never skippable) for good.
 const aliveEvery = 5 * time.Second
 
-// Lanes is what a cluster asks of its node's lanes: the lobby's, given
-// to [Cluster.Run] once it exists (it needs the cluster to be made).
-type Lanes interface {
-	// Adopt takes over the lanes no node runs: at start, once the routes
-	// have told this node which lanes the others run, and when a node that
-	// was alive falls silent, for the lanes it ran.
-	Adopt(ctx context.Context) (int, error)
-	// Wake has every lane read its log back before its next decision:
-	// this node was paused long enough for the others to think it dead,
-	// or cut off from them, and may have lost lanes to them.
-	Wake(ctx context.Context)
-	// TakeOver takes lane id over on this node, from its log, for the
-	// connections a relay of it here serves: the lane's node is gone. It
-	// fails if another node runs the lane, or takes it first
-	// (peers.ErrClaiming, game.ErrConflict), and with an error wrapping
-	// peers.ErrUnavailable while the store does not answer.
-	TakeOver(ctx context.Context, id string) (*lane.Lane, error)
-	// SnapshotLanes has each of this node's lanes store a snapshot and
-	// returns their ids, and the first position of the journal those that
-	// failed to store one still need (0: none): the node's part of a
-	// compaction of the shared journal.
-	SnapshotLanes(ctx context.Context) (ids []string, keep uint64, err error)
-}
-
 // adoptAfter is how long a node waits after it starts before it adopts
 // the lanes that no node runs: for the routes to tell it which lanes the
 // others run (a lane taken from a running node would move for nothing:
@@ -221,14 +197,14 @@ type Cluster struct {
 // once they all have.
 type running struct {
 	ctx   context.Context // the group's: it ends with Run's
-	lanes Lanes
+	lanes peers.Lanes
 
 	mu      sync.Mutex
 	group   *errgroup.Group
 	stopped bool // no more goroutines: Run is waiting for its group
 }
 
-func newRunning(ctx context.Context, lanes Lanes) *running {
+func newRunning(ctx context.Context, lanes peers.Lanes) *running {
 	g, ctx := errgroup.WithContext(ctx)
 	return &running{ctx: ctx, lanes: lanes, group: g}
 }
@@ -345,7 +321,7 @@ func token(s string) bool {
 // cluster. Every goroutine the cluster starts is Run's: it returns once
 // they all have (those in lanes' methods once these return, after ctx
 // ends). Run it once.
-func (c *Cluster) Run(ctx context.Context, lanes Lanes) error {
+func (c *Cluster) Run(ctx context.Context, lanes peers.Lanes) error {
 	// Other nodes' compactions ask for this node's snapshots only once it
 	// runs, and has its lanes.
 	r := newRunning(ctx, lanes)
@@ -434,7 +410,7 @@ func (c *Cluster) excuse(now time.Time) {
 
 // nodeLanes returns the node's lanes, once Run runs; nil before, or if
 // Run was given none.
-func (c *Cluster) nodeLanes() Lanes {
+func (c *Cluster) nodeLanes() peers.Lanes {
 	if r := c.running.Load(); r != nil {
 		return r.lanes
 	}

@@ -64,7 +64,7 @@
 //     pinged on tenpin.ping.<node>, and if it does not answer it is dead,
 //     and its clients leave the lanes they were on. A lane it ran that
 //     this node relays to clients is taken over here, from the log
-//     (lobby.Lobby.TakeOver, the claim a client's find makes), and the
+//     (peers.Lanes.TakeOver, the claim a client's find makes), and the
 //     relay hands its connections to the lane (relay.Relay.HandOver): they
 //     are not closed, their seats are resumed, and the messages the dead
 //     node left unanswered are read again. Several nodes may try at once:

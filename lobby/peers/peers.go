@@ -51,7 +51,7 @@ type Cluster interface {
 	// node alive does.
 	Leader() bool
 	// SnapshotAll has every node alive store a snapshot of each lane it
-	// runs (this one's with the lobby's SnapshotLanes) and returns the ids of
+	// runs (this one's with its [Lanes]' SnapshotLanes) and returns the ids of
 	// those lanes, and the first position a compaction must keep for the
 	// lanes among them that did not store their snapshot (0: none). It
 	// fails if a node does not answer.
@@ -103,3 +103,28 @@ func (r *LaneView) BoardJSON() []byte { return r.Board }
 
 // BoardText returns the lane's text scoreboard.
 func (r *LaneView) BoardText() string { return r.Text }
+
+// Lanes is what a cluster asks of its node's lanes: the lobby's
+// (Lobby.PeerLanes), given to the cluster once the lobby exists (it needs
+// the cluster to be made).
+type Lanes interface {
+	// Adopt takes over the lanes no node runs: at start, once the routes
+	// have told this node which lanes the others run, and when a node that
+	// was alive falls silent, for the lanes it ran.
+	Adopt(ctx context.Context) (int, error)
+	// Wake has every lane read its log back before its next decision:
+	// this node was paused long enough for the others to think it dead,
+	// or cut off from them, and may have lost lanes to them.
+	Wake(ctx context.Context)
+	// TakeOver takes lane id over on this node, from its log, for the
+	// connections a relay of it here serves: the lane's node is gone. It
+	// fails if another node runs the lane, or takes it first
+	// (peers.ErrClaiming, game.ErrConflict), and with an error wrapping
+	// peers.ErrUnavailable while the store does not answer.
+	TakeOver(ctx context.Context, id string) (*lane.Lane, error)
+	// SnapshotLanes has each of this node's lanes store a snapshot and
+	// returns their ids, and the first position of the journal those that
+	// failed to store one still need (0: none): the node's part of a
+	// compaction of the shared journal.
+	SnapshotLanes(ctx context.Context) (ids []string, keep uint64, err error)
+}

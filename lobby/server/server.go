@@ -218,7 +218,7 @@ func (s *Server) Restored() int { return s.restored }
 func (s *Server) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	if s.Cluster != nil {
-		wg.Go(func() { s.Cluster.Run(ctx, s.Lobby) })
+		wg.Go(func() { s.Cluster.Run(ctx, s.Lobby.PeerLanes()) })
 	}
 	// The poller serves the sockets until the lanes have closed them: it
 	// stops after the lobby, not with ctx.
