@@ -13,11 +13,11 @@ import (
 // benchLane returns a lane with four seated players and spectators more
 // in-memory clients (memConn: outboxes as a WebSocket's, which no writer
 // empties), its game started.
-func benchLane(b *testing.B, spectators int) (*Lane, []*Client) {
+func benchLane(b testing.TB, spectators int) (*Lane, []*Client) {
 	return benchLaneOn(b, New("bench", "bench", Config{MaxSpectators: spectators + 1}), spectators)
 }
 
-func benchLaneOn(b *testing.B, l *Lane, spectators int) (*Lane, []*Client) {
+func benchLaneOn(b testing.TB, l *Lane, spectators int) (*Lane, []*Client) {
 	var players []*Client
 	for i := range 4 {
 		c := attach(l)

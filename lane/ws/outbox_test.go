@@ -126,7 +126,7 @@ func BenchmarkWriteBoard(b *testing.B) {
 // TCP, whose far end discards what it reads with one buffer, so the
 // allocations reported are the server side's. Its writers run on a
 // poller's workers, as a server's do.
-func benchConn(b *testing.B) *Conn {
+func benchConn(b testing.TB) *Conn {
 	connc := make(chan *Conn, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		conn, err := Accept(w, r, nil)

@@ -75,7 +75,7 @@ func acceptAll(b *testing.B, n int, wrapper bool) ([]*websocket.Conn, func()) {
 
 // dialHandshake dials srv and sends a WebSocket handshake, reading
 // nothing: what the server sends waits for the caller.
-func dialHandshake(b *testing.B, srv *httptest.Server) net.Conn {
+func dialHandshake(b testing.TB, srv *httptest.Server) net.Conn {
 	b.Helper()
 	nc, err := net.Dial("tcp", srv.Listener.Addr().String())
 	if err != nil {

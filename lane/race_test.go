@@ -1,0 +1,6 @@
+//go:build race
+
+package lane
+
+// raceEnabled: the race detector is on, and allocates.
+const raceEnabled = true
