@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -91,8 +92,10 @@ type serving struct {
 	limits joinLimits // what a join spends of its address's limits
 	addr   string     // what limits count against
 	// joining are the joins that spent an address's tokens, until each
-	// is answered: under the Conn's mu (see Conn.answered).
+	// is answered: under the Conn's mu (see Conn.answered). waiting is
+	// their count, read without it.
 	joining []joining
+	waiting atomic.Int32
 }
 
 // joinLimits are the limits per address a join spends (see
@@ -235,10 +238,29 @@ func (c *Conn) spendJoin(s *serving, data []byte) error {
 		}
 		*spend.spent = true
 	}
-	if j.join || j.guess || j.newBowler {
+	// A join with no id is answered with none, as is any message's that
+	// has none: its answer cannot be told apart, so what it spent is
+	// not given back.
+	if (j.join || j.guess || j.newBowler) && m.ID != "" {
 		s.joining = append(s.joining, j)
+		s.waiting.Store(int32(len(s.joining)))
 	}
 	return nil
+}
+
+// namesAJoin reports whether data, a client's message, carries the id
+// of a join of the connection's that waits for its answer: a reply to it
+// would carry that id, and give the join's tokens back (see answered).
+// The id is read as the lane and a relay read it, from what decodes of
+// the message. A connection with no join waiting is not decoded.
+func (c *Conn) namesAJoin(s *serving, data []byte) bool {
+	if s.waiting.Load() == 0 {
+		return false
+	}
+	m, _ := protocol.Decode(data)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.ContainsFunc(s.joining, func(j joining) bool { return j.ref == m.ID })
 }
 
 // refund gives back what j spent.
@@ -279,6 +301,7 @@ func (c *Conn) answered(msg []byte) {
 	}
 	j := s.joining[i]
 	s.joining = slices.Delete(s.joining, i, i+1)
+	s.waiting.Store(int32(len(s.joining)))
 	refused := a.Type == protocol.TypeError
 	s.refund(joining{
 		join:      j.join && refused,
@@ -310,6 +333,11 @@ func readMessage(conn *Conn, s *serving) (over bool, err error) {
 	case typ != websocket.MessageText:
 		data = nil
 		refusal = protocol.RefuseBinary.Error()
+	case conn.namesAJoin(s, data):
+		// Its answer would carry a waiting join's id, and read as the
+		// join's (see answered): it is refused without its id.
+		data = nil
+		refusal = protocol.Errorf(protocol.CodeBadMessage, "that id is a join's, which waits for its answer: give each message an id of its own")
 	case !s.limits.none() && (bytes.Contains(data, joinType) || bytes.IndexByte(data, '\\') >= 0):
 		// A type may be written escaped ("jo\u0069n"): a message with an
 		// escape is decoded to be sure, as no roll has one.
