@@ -148,6 +148,12 @@ func (b *Bowlers) Create(ctx context.Context, id bowler.ID, key bowler.KeyHash, 
 	if err != nil {
 		return nil, err
 	}
+	// The key's entry first: a record no key finds (the entry refused
+	// for a full budget after it) would hold games nobody could reach,
+	// nor delete. An entry whose record was not made finds nobody.
+	if _, err := b.kv.Put(ctx, keyKey(key), []byte(id)); err != nil {
+		return nil, fmt.Errorf("natsstore: creating a bowler's key: %w", err)
+	}
 	if _, _, err := b.dataKey(ctx, id, true); err != nil {
 		return nil, err
 	}
@@ -165,8 +171,14 @@ func (b *Bowlers) Create(ctx context.Context, id bowler.ID, key bowler.KeyHash, 
 	} else if err != nil {
 		return nil, fmt.Errorf("natsstore: creating a bowler: %w", err)
 	}
-	if _, err := b.kv.Put(ctx, keyKey(key), []byte(id)); err != nil {
-		return nil, fmt.Errorf("natsstore: creating a bowler's key: %w", err)
+	// A Delete of the bowler that ran between the tombstone's read and
+	// now left its tombstone: what this made goes as the Delete's did.
+	if _, err := b.kv.Get(ctx, tombKey(id)); err == nil {
+		b.forget(id)
+		_ = b.eraseKey(ctx, id)
+		_ = b.kv.Purge(ctx, recordKey(id))
+		_ = b.kv.Purge(ctx, keyKey(key))
+		return nil, bowler.ErrUnknown
 	}
 	return r, nil
 }
@@ -592,6 +604,13 @@ func (b *Bowlers) Delete(ctx context.Context, id bowler.ID) error {
 	if err != nil {
 		return err
 	}
+	// The tombstone first: once the keys go, the bowler cannot ask
+	// again, and a lane still holding their seat may try to make them
+	// (see Create) whatever fails below. Named by the id's hash: no entry
+	// names a bowler deleted.
+	if _, err := b.kv.Create(ctx, tombKey(id), nil, jetstream.KeyTTL(tombTTL)); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
+		return fmt.Errorf("natsstore: marking bowler %s deleted: %w", id, err)
+	}
 	for _, k := range r.Keys {
 		if err := b.kv.Purge(ctx, keyKey(k)); err != nil {
 			return fmt.Errorf("natsstore: deleting bowler %s's keys: %w", id, err)
@@ -606,12 +625,6 @@ func (b *Bowlers) Delete(ctx context.Context, id bowler.ID) error {
 		if err := b.kv.Purge(ctx, shareKey(r.Share)); err != nil {
 			return fmt.Errorf("natsstore: deleting bowler %s's share: %w", id, err)
 		}
-	}
-	// The lane a seat linked to the bowler is on may try to make it
-	// again (see Create), for as long as a lane lives: a tombstone, named
-	// by the id's hash (no entry names a bowler deleted), says no.
-	if _, err := b.kv.Create(ctx, tombKey(id), nil, jetstream.KeyTTL(tombTTL)); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
-		return fmt.Errorf("natsstore: marking bowler %s deleted: %w", id, err)
 	}
 	if err := b.eraseKey(ctx, id); err != nil {
 		return err
