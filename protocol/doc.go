@@ -141,8 +141,9 @@
 // the joins of the nights to come. The bowler is made when the seat's
 // first ball is bowled, not at the join (a join that leaves before a
 // ball costs the store nothing): until then the key is known to nobody
-// (unknown_bowler, 401), so a page keeps it for its lane alone until its
-// player's first ball shows on the board. If the server keeps no more bowlers
+// (unknown_bowler, 401), so a page keeps it for its lane alone until
+// GET /api/bowlers/me answers for it, and forgets no key the server has
+// not known yet. If the server keeps no more bowlers
 // (their budget is full) the player is seated all the same, as a guest,
 // and the welcome says why in "guest", the error that refused the bowler
 // (not the seat):

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lane/bowler"
 	"github.com/tenpin/tenpin/lane/bowling"
+	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/polltest"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/lobby/memjournal"
@@ -40,6 +42,14 @@ func TestMyGames(t *testing.T) {
 	if eval[bool](t, mina, `!!localStorage.getItem("tenpin-bowler-key")`) {
 		t.Error("the bowler's key was kept as this phone's before her first ball")
 	}
+	// /me before her first ball knows no bowler yet, and forgets nothing.
+	do(t, mina, "open My games before a ball", chromedp.Navigate(s.url+"/me"))
+	until(t, mina, "not remembered yet", `document.querySelector("#me-status").textContent !== "" && document.querySelector("#me-body").hidden`)
+	if !eval[bool](t, mina, `Object.keys(localStorage).some((k) => k.startsWith("tenpin-bowler-key-pending:"))`) {
+		t.Fatal("the pending key was forgotten by a visit to /me before the first ball")
+	}
+	do(t, mina, "back to the warm-up lane", chromedp.Navigate(invited(t, s.url, warm)))
+	until(t, mina, "her seat resumed", `!!document.querySelector('#board tr[data-player="Mina"]') && document.querySelector("#start")?.checkVisibility()`)
 	do(t, mina, "start", chromedp.Click(chromedp.CSS("#start")))
 	bowl(t, mina, "Mina", 7, 10, false)
 	until(t, mina, "the key kept, once her first ball shows", `!!localStorage.getItem("tenpin-bowler-key")`)
@@ -144,4 +154,41 @@ func TestMyGames(t *testing.T) {
 	until(t, mina, "deleted", `!localStorage.getItem("tenpin-bowler-key") && document.querySelector("#me-status").textContent === "Your history is deleted."`)
 	do(t, viewer, "reload the share", chromedp.Navigate(shared))
 	until(t, viewer, "the share gone", `document.querySelector("#me-status").textContent === "This link is no longer shared."`)
+}
+
+// unmade is a bowlers' store that makes no bowler: its budget filled
+// between a join and the player's first ball.
+type unmade struct{ *memjournal.Bowlers }
+
+func (unmade) Create(context.Context, bowler.ID, bowler.KeyHash, string, time.Time) (*bowler.Record, error) {
+	return nil, game.ErrStorageFull
+}
+
+// TestAKeyIsKeptOnceItsBowlerIsMade: a remembered player's key becomes
+// the phone's only once the server knows it. Here the bowler is never
+// made (the store refuses it at the first ball): the page asks, is told
+// the key is nobody's, and keeps it pending, for its lane alone, rather
+// than as the phone's — whose next /me would forget it. Before, the page
+// took the key as the phone's the moment the board showed the ball.
+func TestAKeyIsKeptOnceItsBowlerIsMade(t *testing.T) {
+	s := serve(t, lobby.Config{Lane: lane.Config{Bowlers: unmade{memjournal.NewBowlers()}}})
+	id := createLane(t, s, "Friday night")
+	mina := browser(t)()
+	show(t, mina, phone)
+	tr := listen(t, mina)
+	do(t, mina, "open the lane", chromedp.Navigate(invited(t, s.url, id)))
+	until(t, mina, "the join form, remember me ticked", `document.querySelector("#join-remember").checked`)
+	join(t, mina, "Mina", "Mina")
+	do(t, mina, "start", chromedp.Click(chromedp.CSS("#start")))
+	bowl(t, mina, "Mina", 7, 10, false)
+	polltest.Until(t, 20*time.Second, "the page asking about its key a few times, or keeping it", func() (any, bool) {
+		asked := tr.sent(s.url + "/api/bowlers/me")
+		return len(asked), len(asked) >= 3 || eval[bool](t, mina, `!!localStorage.getItem("tenpin-bowler-key")`)
+	})
+	if eval[bool](t, mina, `!!localStorage.getItem("tenpin-bowler-key")`) {
+		t.Error("a key the server knows as nobody's was kept as the phone's")
+	}
+	if !eval[bool](t, mina, `Object.keys(localStorage).some((k) => k.startsWith("tenpin-bowler-key-pending:"))`) {
+		t.Error("the pending key was forgotten")
+	}
 }

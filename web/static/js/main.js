@@ -12,7 +12,7 @@ import { boardHead, boardRows, rankingItems, result, rollLog, changes, highsOf, 
 import { buildPad, renderPad, keyRoll } from "./pad.js";
 import { createNumbers } from "./stats.js";
 import { startInvite, invite, renderInvite, setInvite, storedInvite, keepInvite, validInvite } from "./invite.js";
-import { bowlerKey, keepPendingKey, promotePendingKey, forgetBowlerKey } from "./bowler.js";
+import { bowlerKey, keepPendingKey, promotePendingKey, confirmPendingKeys, forgetBowlerKey } from "./bowler.js";
 import { startDialogs, openCorrection, renderCorrection, correctionAnswered, openPlayerMenu, renderPlayerMenu, closeDialogs } from "./dialogs.js";
 
 // state is the lane as this page knows it. The connection's own state
@@ -845,6 +845,7 @@ function relabel() {
 // ---------------------------------------------------------------- start
 
 applyStatic();
+confirmPendingKeys(true); // a bowler made while this page was closed
 const m = location.pathname.match(/^\/lanes\/([^/]+)$/);
 if (m) {
   startLane(decodeURIComponent(m[1]));

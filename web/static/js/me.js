@@ -8,7 +8,7 @@
 // this device's own.
 import { $, el, say } from "./dom.js";
 import { t, applyStatic, errorText, getLang, num, list, langSwitch } from "./i18n.js";
-import { bowlerKey, keepBowlerKey, forgetBowlerKey, authorized } from "./bowler.js";
+import { bowlerKey, keepBowlerKey, forgetBowlerKey, authorized, confirmPendingKeys } from "./bowler.js";
 
 const shared = (location.pathname.match(/^\/b\/([^/]+)$/) || [])[1] || "";
 const base = shared ? "/api/bowlers/shared/" + encodeURIComponent(shared) : "/api/bowlers/me";
@@ -42,6 +42,7 @@ function gone() {
 }
 
 async function load() {
+  if (!shared && !bowlerKey()) await confirmPendingKeys(true); // a bowler made since
   if (!shared && !bowlerKey()) {
     $("#me-body").hidden = true;
     setStatus(() => t("notRemembered"));
