@@ -45,7 +45,8 @@
 // games are read through every node (GET /api/lanes/{id}/games), which
 // must agree, and [Check] compares them with the record. Every player
 // joins asking to be remembered (unless Config.Guests): each is a new
-// bowler, whose history (GET /api/bowlers/me/games) must hold every game
+// bowler from their first ball (one who never bowled has none), whose
+// history (GET /api/bowlers/me/games) must hold every game
 // of its lane's sheet it bowled to the end, once the game is over, once
 // and with the sheet's score: see [CheckHistories]. A game's recording is
 // retried until it is stored, so the check reads the histories again
@@ -341,6 +342,14 @@ func (r *Run) checkHistories(ctx context.Context, sheets map[string]*protocol.Ga
 				cancel()
 				if err == nil {
 					histories[i].Games = games
+					break
+				}
+				if pe := (*protocol.Error)(nil); errors.As(err, &pe) && pe.Code == protocol.CodeUnknownBowler {
+					// No bowler: one is made at the player's first ball,
+					// and a player whose lane they never bowled on (their
+					// connection lost to a fault) has none. A history
+					// missing games they finished is CheckHistories'
+					// to tell, and read again until it settles.
 					break
 				}
 				if ctx.Err() != nil {
