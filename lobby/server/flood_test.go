@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tenpin/tenpin/lane/ws"
+	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/lobby/natsconn"
 	"github.com/tenpin/tenpin/lobby/natsstore"
 	"github.com/tenpin/tenpin/lobby/server"
@@ -220,6 +221,14 @@ func TestRememberFlood(t *testing.T) {
 	t.Logf("the attack: %d connections, %d joins with remember (%d keys given), refused %v; the played lane bowled %d games; data directory %d → %d bytes (+%d)",
 		redials.Load(), joins.Load(), keys.Load(), counts, games, before, after, after-before)
 
+	// The attack did attack: its joins went in until the address's
+	// bound refused them.
+	if j := joins.Load(); j < lobby.JoinBurst {
+		t.Errorf("the attack joined %d times, want at least the %d an address may at once: it did not attack", j, lobby.JoinBurst)
+	}
+	if counts[string(protocol.CodeRateLimited)] == 0 {
+		t.Errorf("no join of the attack was refused rate_limited (refusals %v): the bound per address did not hold it", counts)
+	}
 	if games < 1 {
 		t.Errorf("the played lane finished %d games during the attack, want at least 1", games)
 	}
