@@ -256,6 +256,22 @@ func (lg *Leagues) CreateLeague(ctx context.Context, body protocol.CreateLeague)
 		return protocol.CreatedLeague{}, leagueError(err)
 	}
 	lg.log.Info("league created", "league", st.ID, "teams", len(st.Settings.Teams))
+	// In a cluster the node that made it knows it: a read of the store at
+	// once may be served by a follower of the replicated bucket that has
+	// not taken it yet (a direct get), and answer that there is no such
+	// league. A lone server's store has no followers.
+	if made, err := league.Replay(st.Settings, nil); err == nil && lg.lanes.cfg.Cluster != nil {
+		c := &lg.cache
+		c.mu.Lock()
+		if len(c.m) >= maxLoadedLeagues {
+			for k := range c.m { // any: the map's order is random
+				delete(c.m, k)
+				break
+			}
+		}
+		c.m[st.ID] = &leagueEntry{id: st.ID, stored: st, l: made, loaded: time.Now()}
+		c.mu.Unlock()
+	}
 	return protocol.CreatedLeague{ID: st.ID, SecretaryKey: key}, nil
 }
 
