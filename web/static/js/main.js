@@ -120,6 +120,9 @@ function takeFragment() {
   return validInvite(code) ? code : "";
 }
 
+// retryShown: "Try now" is shown (see startLane's status).
+let retryShown = false;
+
 function startLane(id) {
   state.id = id;
   takeFragment();
@@ -133,7 +136,11 @@ function startLane(id) {
   sock = createSocket(id, {
     status(say, ok) {
       setConn(say, ok);
-      $("#retry-now").hidden = ok || !sock || !sock.waiting();
+      // "Try now" stays from the first retry planned until the page is
+      // back: hidden while each try is under way, it blinked with the
+      // countdown, and a tap could land on nothing.
+      retryShown = !ok && !!sock && (retryShown || sock.waiting());
+      $("#retry-now").hidden = !retryShown;
       if (state.board) render(); // the banner says whether the pad is live
     },
     open() {
