@@ -337,12 +337,6 @@ func (lb *Lobby) Create(ctx context.Context, name string) (*lane.Lane, error) {
 	return lb.create(ctx, name, "", false, game.TokenHash{}, game.TokenHash{}, nil)
 }
 
-// CreatePrivate is Create for a lane the lobby never lists: only its
-// link leads to it.
-func (lb *Lobby) CreatePrivate(ctx context.Context, name string) (*lane.Lane, error) {
-	return lb.create(ctx, name, "", true, game.TokenHash{}, game.TokenHash{}, nil)
-}
-
 // create is Create for a client address, owner, that may hold
 // Config.LanesPerAddr lanes open at once ("": no limit), of a lane that
 // may be private, with the hashes of a host key and of an invitation
@@ -426,16 +420,6 @@ func (lb *Lobby) startLane(l *lane.Lane, cl peers.Claim, said string) error {
 
 // Get returns the lane with the given id.
 func (lb *Lobby) Get(id string) (*lane.Lane, bool) { return lb.lanes.get(id) }
-
-// List returns the open lanes the lobby lists (not the private ones),
-// oldest first.
-func (lb *Lobby) List() []protocol.LaneSummary {
-	var out []protocol.LaneSummary
-	for _, l := range lb.listed() {
-		out = append(out, l.Summary)
-	}
-	return out
-}
 
 // Bowlers returns the bowlers' store (Config.Lane.Bowlers); nil if the
 // server keeps no bowlers.
