@@ -16,36 +16,31 @@ import (
 	"github.com/tenpin/tenpin/protocol"
 )
 
-// The calls lobby/api makes of the lobby for lanes: their health,
+// The calls lobby/api makes of the lobby for lanes: the store's health,
 // creation, finding, and the admission of a WebSocket. Their errors
 // carry what a client is told (see lane.ErrorFor).
 
-// Healthy returns nil while the store takes writes (Config.Health, asked
-// for at most healthTimeout), else an error carrying what a client is
-// told (see lane.ErrorFor): storage_full if the lanes' budget is full.
-func (lb *Lobby) Healthy(ctx context.Context) error {
-	if lb.cfg.Health == nil {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, healthTimeout)
-	defer cancel()
-	err := lb.cfg.Health(ctx)
-	switch {
-	case errors.Is(err, game.ErrStorageFull):
-		return fmt.Errorf("lobby: health: %w", err) // the store works: it says which budget is full
-	case err != nil:
-		return fmt.Errorf("%w: %w", protocol.RefuseStoreDown.Error(), err)
-	}
-	return nil
-}
-
-// FullBudgets names the kinds of data whose budget in bytes is full
+// Health is what /healthz reports: err is nil while the store takes
+// writes (Config.Health, asked for at most healthTimeout), else it
+// carries what a client is told (see lane.ErrorFor): storage_full if the
+// lanes' budget is full, unavailable otherwise. While the store takes
+// writes, full names the kinds of data whose budget in bytes is full
 // (Config.Full): the server refuses new data of those kinds alone.
-func (lb *Lobby) FullBudgets() []string {
-	if lb.cfg.Full == nil {
-		return nil
+func (lb *Lobby) Health(ctx context.Context) (full []string, err error) {
+	if lb.cfg.Health != nil {
+		ctx, cancel := context.WithTimeout(ctx, healthTimeout)
+		defer cancel()
+		switch err := lb.cfg.Health(ctx); {
+		case errors.Is(err, game.ErrStorageFull):
+			return nil, fmt.Errorf("lobby: health: %w", err) // the store works: it says which budget is full
+		case err != nil:
+			return nil, fmt.Errorf("%w: %w", protocol.RefuseStoreDown.Error(), err)
+		}
 	}
-	return lb.cfg.Full()
+	if lb.cfg.Full != nil {
+		full = lb.cfg.Full()
+	}
+	return full, nil
 }
 
 // CreateFor creates the lane body asks for, for the client address addr,
