@@ -1,7 +1,6 @@
 package lobby
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -46,7 +45,7 @@ func (lb *Lobby) Health(ctx context.Context) (full []string, err error) {
 // CreateFor creates the lane body asks for, for the client address addr,
 // which may hold Config.LanesPerAddr lanes open at once (past it, the
 // error wraps [ErrAddrLimit]; the soonest one of them can close is
-// [Lobby.IdleTimeout] away). The lane's host key comes with it, unless
+// Settings.IdleTimeout away). The lane's host key comes with it, unless
 // the lane is given away: then it waits for nobody; and its invitation,
 // unless the lane is open: then anyone may join it.
 func (lb *Lobby) CreateFor(ctx context.Context, body protocol.CreateLane, addr string) (protocol.CreatedLane, error) {
@@ -72,11 +71,6 @@ func (lb *Lobby) CreateFor(ctx context.Context, body protocol.CreateLane, addr s
 // RetrySecs is the seconds a client is told to wait for wait to pass:
 // its whole seconds and one more, never fewer than wait.
 func RetrySecs(wait time.Duration) int { return int(wait/time.Second) + 1 }
-
-// IdleTimeout is how long a lane with nobody connected stays open.
-func (lb *Lobby) IdleTimeout() time.Duration {
-	return cmp.Or(lb.cfg.Lane.IdleTimeout, lane.IdleTimeout)
-}
 
 // laneOf returns lane id, wherever in the cluster it runs, or its kept
 // night if it closed; ErrNoLane if there is neither (see Find).

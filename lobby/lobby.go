@@ -26,6 +26,7 @@
 package lobby
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -425,13 +426,28 @@ func (lb *Lobby) Get(id string) (*lane.Lane, bool) { return lb.lanes.get(id) }
 // server keeps no bowlers.
 func (lb *Lobby) Bowlers() bowler.Service { return lb.cfg.Lane.Bowlers }
 
-// URLs returns the addresses at which friends can open the server, best
-// first (Config.URLs); none if it was not told them.
-func (lb *Lobby) URLs() []string { return lb.cfg.URLs }
+// Settings are the lobby's settings that whoever serves it reads
+// (lobby/api, wired by lobby/server): they change nothing in the lobby.
+type Settings struct {
+	// URLs are the addresses at which friends can open the server, best
+	// first (Config.URLs); none if it was not told them.
+	URLs []string
+	// OriginPatterns are the other origins whose pages may open
+	// WebSockets (Config.OriginPatterns); same-origin is always allowed.
+	OriginPatterns []string
+	// IdleTimeout is how long a lane with nobody connected stays open
+	// (Config.Lane.IdleTimeout, or lane.IdleTimeout).
+	IdleTimeout time.Duration
+}
 
-// OriginPatterns returns the other origins whose pages may open
-// WebSockets (Config.OriginPatterns); same-origin is always allowed.
-func (lb *Lobby) OriginPatterns() []string { return lb.cfg.OriginPatterns }
+// Settings returns the lobby's settings that whoever serves it reads.
+func (lb *Lobby) Settings() Settings {
+	return Settings{
+		URLs:           lb.cfg.URLs,
+		OriginPatterns: lb.cfg.OriginPatterns,
+		IdleTimeout:    cmp.Or(lb.cfg.Lane.IdleTimeout, lane.IdleTimeout),
+	}
+}
 
 // Len returns the number of open lanes.
 func (lb *Lobby) Len() int { return lb.lanes.len() }

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/bowler"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/lobby/qrcode"
 	"github.com/tenpin/tenpin/protocol"
@@ -32,10 +33,15 @@ import (
 
 // API is the lobby's HTTP API.
 type API struct {
-	lb      *lobby.Lobby
-	admit   *lobby.Admission // the lobby's door: addresses, their limits, the refusals counted
-	leagues *lobby.Leagues   // the leagues run on the lobby's lanes
+	lanes   Lanes          // the lanes, wherever they run
+	admit   Admission      // the door: addresses, their limits, the refusals counted
+	leagues Leagues        // the leagues run on the lanes
+	bowlers bowler.Service // nil: no bowlers kept
 	log     *slog.Logger
+
+	urls           []string      // Services.URLs
+	originPatterns []string      // Services.OriginPatterns
+	idleTimeout    time.Duration // Services.IdleTimeout
 
 	qrs          qrcode.Cache       // the invitations' QR codes, drawn once each
 	qrDraws      *lobby.AddrLimiter // QR codes drawn, per client address
@@ -44,20 +50,21 @@ type API struct {
 	exportsAsked *lobby.AddrLimiter // exports asked for, per client address
 }
 
-// New returns the HTTP API of lb, logging to log (nil: nowhere). Every
+// New returns the HTTP API of svc, logging to log (nil: nowhere). Every
 // response carries the headers of [SetHeaders].
-func New(lb *lobby.Lobby, log *slog.Logger) http.Handler {
-	_, h := newAPI(lb, log)
+func New(svc Services, log *slog.Logger) http.Handler {
+	_, h := newAPI(svc, log)
 	return h
 }
 
-// newAPI returns the API of lb and the handler that serves it.
-func newAPI(lb *lobby.Lobby, log *slog.Logger) (*API, http.Handler) {
+// newAPI returns the API of svc and the handler that serves it.
+func newAPI(svc Services, log *slog.Logger) (*API, http.Handler) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	a := &API{
-		lb: lb, admit: lb.Admission(), leagues: lb.Leagues(), log: log,
+		lanes: svc.Lanes, admit: svc.Admission, leagues: svc.Leagues, bowlers: svc.Bowlers, log: log,
+		urls: svc.URLs, originPatterns: svc.OriginPatterns, idleTimeout: svc.IdleTimeout,
 		qrDraws:      lobby.NewAddrLimiter(lobby.QRRate, lobby.QRBurst),
 		exportsAsked: lobby.NewAddrLimiter(lobby.ExportRate, lobby.ExportBurst),
 	}
@@ -121,7 +128,7 @@ func (a *API) tooMany(w http.ResponseWriter, wait time.Duration, limit string, w
 // it runs, or answers the request with why it cannot.
 func (a *API) lane(w http.ResponseWriter, r *http.Request) (lobby.Lane, bool) {
 	id := r.PathValue("id")
-	l, err := a.lb.Find(r.Context(), id)
+	l, err := a.lanes.Find(r.Context(), id)
 	if err != nil {
 		a.failLane(w, id, err)
 		return nil, false

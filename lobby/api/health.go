@@ -16,7 +16,7 @@ import (
 // "ok" tells it nothing it could not learn by moving.
 func (a *API) health(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Access-Control-Allow-Origin", "*")
-	full, err := a.lb.Health(r.Context())
+	full, err := a.lanes.Health(r.Context())
 	if err != nil {
 		a.log.Warn("health check failed", "err", err)
 		a.failErr(w, err)
@@ -32,5 +32,5 @@ func (a *API) health(w http.ResponseWriter, r *http.Request) {
 // getNodes answers GET /api/nodes: the nodes of the cluster, each with
 // the addresses friends can open it at.
 func (a *API) getNodes(w http.ResponseWriter, r *http.Request) {
-	a.writeJSON(w, http.StatusOK, protocol.Nodes{Nodes: a.lb.Nodes()})
+	a.writeJSON(w, http.StatusOK, protocol.Nodes{Nodes: a.lanes.Nodes()})
 }
