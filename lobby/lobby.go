@@ -1,28 +1,3 @@
-// Package lobby keeps a server's lanes: it creates, lists, finds and
-// closes them, runs each lane's goroutine, admits the WebSocket
-// connections that reach them (see Lobby.Admit), keeps the nights that
-// closed, and runs the leagues' nights on its lanes. It answers no
-// request itself: lobby/api serves its HTTP API and WebSocket endpoint,
-// turning requests into the lobby's calls (calls.go; Bowlers; ClosedAt),
-// its [Leagues]' (leagues.go, secretary.go, recap.go), and asking its
-// door, the [Admission], what each request's client address
-// (Admission.ClientAddr) may do.
-//
-// A [Lobby] puts together parts that each keep their own state under
-// their own lock: its registry (registry.go) keeps the lanes, in the
-// order they were created, with those that closed or failed to restore;
-// its Admission (admission.go, limit.go) counts what each client address
-// holds open and how fast it asks, and the refusals; its compaction (compact.go) bounds the
-// journal. Only a compaction takes one lock inside another: the
-// registry's, while creations wait to be seen. None is held while
-// talking to a lane: a lane's summary is read from what the lane last
-// published, so listing thousands of lanes never waits on any of them.
-//
-// What the lobby tells a client it turns away — an API error, or a
-// WebSocket refused before it reaches a lane (told by lobby/api through
-// lane/ws's Refuse) — is written once, in protocol's table of refusals
-// (protocol.Refusal), by reason; errors.go wraps those its callers tell
-// apart in its sentinels; the domain's own refusals are lane.ErrorFor's.
 package lobby
 
 import (
@@ -147,7 +122,8 @@ type Config struct {
 }
 
 // Lobby keeps the lanes of one server. Create lanes with [Lobby.Create];
-// [Lobby.Run] runs their goroutines.
+// [Lobby.Run] runs their goroutines. The services beside the lanes are
+// its [Lobby.Admission], its [Lobby.Leagues] and its [Lobby.Bowlers].
 type Lobby struct {
 	cfg Config
 	log *slog.Logger

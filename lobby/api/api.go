@@ -1,18 +1,32 @@
-// Package api serves the lobby's HTTP API and its WebSocket endpoint
-// over a [lobby.Lobby]: what each route answers is documented once, in
-// package protocol (go doc ./protocol, "HTTP").
+// Package api serves the lobby's HTTP API and its WebSocket endpoint:
+// what each route answers is documented once, in package protocol (go
+// doc ./protocol, "HTTP").
+//
+// It serves package lobby's services, each through a small interface of
+// the calls it makes of it, given to [New] as [Services]:
+//
+//   - [Lanes] (a lobby.Lobby) creates, lists and finds the lanes, admits
+//     the WebSockets to them, and says whether the store takes writes;
+//   - [Admission] (a lobby.Admission) is the door: which client address
+//     a request counts against, what it may create and guess and how
+//     fast, its WebSockets' limits, and the refusals counted;
+//   - [Leagues] (a lobby.Leagues) runs the leagues' nights on the lanes;
+//   - the bowlers are a bowler.Service;
+//
+// and the settings it reads (URLs, OriginPatterns, IdleTimeout).
+// lobby/server wires them from a lobby, in one place (server.API).
 //
 // It is apart from package lobby, as benbjohnson/wtf's http/ is apart
 // from its domain: the lobby keeps the lanes, their admission and their
 // journal, and says what a lane is and why it refuses; this package only
-// turns requests into the lobby's calls and their answers into
+// turns requests into the services' calls and their answers into
 // responses, with the caches and the rates per client address that are
 // the API's own: the invitations' QR codes, the list's pages, and the
 // exports — a lane's games, numbers, CSV and scorecards, a league's
 // recaps — built once for each change. A WebSocket to a lane is admitted
-// by the lobby (lobby.Lobby.Admit: the limits, then the lane, here or
-// through a relay); this package upgrades it, or tells the refusal, and
-// hands the connection to lane/ws.
+// by the lanes (Lanes.Admit: the limits, then the lane, here or through
+// a relay); this package upgrades it, or tells the refusal, and hands
+// the connection to lane/ws.
 package api
 
 import (

@@ -13,9 +13,9 @@ import (
 )
 
 // Services are what the API serves: the services it calls, each the
-// small interface of the calls it makes, and the settings it reads.
-// lobby/server builds them from a lobby (server.API), the one place they
-// are wired.
+// small interface of the calls it makes of it, and the settings it
+// reads. lobby/server builds them from a lobby (server.API), the one
+// place they are wired.
 type Services struct {
 	Lanes     Lanes
 	Admission Admission
