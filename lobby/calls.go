@@ -1,7 +1,6 @@
 package lobby
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -16,42 +15,37 @@ import (
 	"github.com/tenpin/tenpin/protocol"
 )
 
-// The calls lobby/api makes of the lobby for lanes: their health,
+// The calls lobby/api makes of the lobby for lanes: the store's health,
 // creation, finding, and the admission of a WebSocket. Their errors
 // carry what a client is told (see lane.ErrorFor).
 
-// Healthy returns nil while the store takes writes (Config.Health, asked
-// for at most healthTimeout), else an error carrying what a client is
-// told (see lane.ErrorFor): storage_full if the lanes' budget is full.
-func (lb *Lobby) Healthy(ctx context.Context) error {
-	if lb.cfg.Health == nil {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, healthTimeout)
-	defer cancel()
-	err := lb.cfg.Health(ctx)
-	switch {
-	case errors.Is(err, game.ErrStorageFull):
-		return fmt.Errorf("lobby: health: %w", err) // the store works: it says which budget is full
-	case err != nil:
-		return fmt.Errorf("%w: %w", protocol.RefuseStoreDown.Error(), err)
-	}
-	return nil
-}
-
-// FullBudgets names the kinds of data whose budget in bytes is full
+// Health is what /healthz reports: err is nil while the store takes
+// writes (Config.Health, asked for at most healthTimeout), else it
+// carries what a client is told (see lane.ErrorFor): storage_full if the
+// lanes' budget is full, unavailable otherwise. While the store takes
+// writes, full names the kinds of data whose budget in bytes is full
 // (Config.Full): the server refuses new data of those kinds alone.
-func (lb *Lobby) FullBudgets() []string {
-	if lb.cfg.Full == nil {
-		return nil
+func (lb *Lobby) Health(ctx context.Context) (full []string, err error) {
+	if lb.cfg.Health != nil {
+		ctx, cancel := context.WithTimeout(ctx, healthTimeout)
+		defer cancel()
+		switch err := lb.cfg.Health(ctx); {
+		case errors.Is(err, game.ErrStorageFull):
+			return nil, fmt.Errorf("lobby: health: %w", err) // the store works: it says which budget is full
+		case err != nil:
+			return nil, fmt.Errorf("%w: %w", protocol.RefuseStoreDown.Error(), err)
+		}
 	}
-	return lb.cfg.Full()
+	if lb.cfg.Full != nil {
+		full = lb.cfg.Full()
+	}
+	return full, nil
 }
 
 // CreateFor creates the lane body asks for, for the client address addr,
 // which may hold Config.LanesPerAddr lanes open at once (past it, the
 // error wraps [ErrAddrLimit]; the soonest one of them can close is
-// [Lobby.IdleTimeout] away). The lane's host key comes with it, unless
+// Settings.IdleTimeout away). The lane's host key comes with it, unless
 // the lane is given away: then it waits for nobody; and its invitation,
 // unless the lane is open: then anyone may join it.
 func (lb *Lobby) CreateFor(ctx context.Context, body protocol.CreateLane, addr string) (protocol.CreatedLane, error) {
@@ -77,11 +71,6 @@ func (lb *Lobby) CreateFor(ctx context.Context, body protocol.CreateLane, addr s
 // RetrySecs is the seconds a client is told to wait for wait to pass:
 // its whole seconds and one more, never fewer than wait.
 func RetrySecs(wait time.Duration) int { return int(wait/time.Second) + 1 }
-
-// IdleTimeout is how long a lane with nobody connected stays open.
-func (lb *Lobby) IdleTimeout() time.Duration {
-	return cmp.Or(lb.cfg.Lane.IdleTimeout, lane.IdleTimeout)
-}
 
 // laneOf returns lane id, wherever in the cluster it runs, or its kept
 // night if it closed; ErrNoLane if there is neither (see Find).

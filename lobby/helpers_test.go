@@ -16,8 +16,8 @@ import (
 
 	"github.com/tenpin/tenpin/lane/ws"
 	"github.com/tenpin/tenpin/lobby"
-	"github.com/tenpin/tenpin/lobby/api"
 	"github.com/tenpin/tenpin/lobby/memjournal"
+	"github.com/tenpin/tenpin/lobby/server"
 	"github.com/tenpin/tenpin/lobby/server/servertest"
 	"github.com/tenpin/tenpin/protocol"
 	tenpin "github.com/tenpin/tenpin/protocol/client"
@@ -80,7 +80,7 @@ func startServer(t *testing.T, cfg lobby.Config, prepare func(*lobby.Lobby)) (*t
 			t.Errorf("the sockets' poller: %v", err)
 		}
 	}()
-	h := api.New(lb, cfg.Logger)
+	h := server.API(lb, cfg.Logger)
 	srv := httptest.NewServer(h)
 	var once sync.Once
 	stop := func() {

@@ -120,7 +120,7 @@ func TestAClosedLanesNightIsKept(t *testing.T) {
 	if _, ok := s.lobby.Get(id); ok {
 		t.Error("the kept lane is still among the open lanes")
 	}
-	if lanes := s.lobby.List(); len(lanes) != 0 {
+	if lanes := s.lobby.Listed(); len(lanes) != 0 {
 		t.Errorf("the lobby lists %+v; want no lane: a kept lane is not open", lanes)
 	}
 

@@ -1,31 +1,7 @@
-// Package lobby keeps a server's lanes: it creates, lists, finds and
-// closes them, runs each lane's goroutine, admits the WebSocket
-// connections that reach them (see Lobby.Admit), keeps the nights that
-// closed, and runs the leagues' nights on its lanes. It answers no
-// request itself: lobby/api serves its HTTP API and WebSocket endpoint,
-// turning requests into the lobby's calls (calls.go; Bowlers; ClosedAt),
-// its [Leagues]' (leagues.go, secretary.go, recap.go), and asking its
-// door, the [Admission], what each request's client address
-// (Admission.ClientAddr) may do.
-//
-// A [Lobby] puts together parts that each keep their own state under
-// their own lock: its registry (registry.go) keeps the lanes, in the
-// order they were created, with those that closed or failed to restore;
-// its Admission (admission.go, limit.go) counts what each client address
-// holds open and how fast it asks, and the refusals; its compaction (compact.go) bounds the
-// journal. Only a compaction takes one lock inside another: the
-// registry's, while creations wait to be seen. None is held while
-// talking to a lane: a lane's summary is read from what the lane last
-// published, so listing thousands of lanes never waits on any of them.
-//
-// What the lobby tells a client it turns away — an API error, or a
-// WebSocket refused before it reaches a lane (told by lobby/api through
-// lane/ws's Refuse) — is written once, in protocol's table of refusals
-// (protocol.Refusal), by reason; errors.go wraps those its callers tell
-// apart in its sentinels; the domain's own refusals are lane.ErrorFor's.
 package lobby
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -146,7 +122,8 @@ type Config struct {
 }
 
 // Lobby keeps the lanes of one server. Create lanes with [Lobby.Create];
-// [Lobby.Run] runs their goroutines.
+// [Lobby.Run] runs their goroutines. The services beside the lanes are
+// its [Lobby.Admission], its [Lobby.Leagues] and its [Lobby.Bowlers].
 type Lobby struct {
 	cfg Config
 	log *slog.Logger
@@ -337,12 +314,6 @@ func (lb *Lobby) Create(ctx context.Context, name string) (*lane.Lane, error) {
 	return lb.create(ctx, name, "", false, game.TokenHash{}, game.TokenHash{}, nil)
 }
 
-// CreatePrivate is Create for a lane the lobby never lists: only its
-// link leads to it.
-func (lb *Lobby) CreatePrivate(ctx context.Context, name string) (*lane.Lane, error) {
-	return lb.create(ctx, name, "", true, game.TokenHash{}, game.TokenHash{}, nil)
-}
-
 // create is Create for a client address, owner, that may hold
 // Config.LanesPerAddr lanes open at once ("": no limit), of a lane that
 // may be private, with the hashes of a host key and of an invitation
@@ -427,27 +398,32 @@ func (lb *Lobby) startLane(l *lane.Lane, cl peers.Claim, said string) error {
 // Get returns the lane with the given id.
 func (lb *Lobby) Get(id string) (*lane.Lane, bool) { return lb.lanes.get(id) }
 
-// List returns the open lanes the lobby lists (not the private ones),
-// oldest first.
-func (lb *Lobby) List() []protocol.LaneSummary {
-	var out []protocol.LaneSummary
-	for _, l := range lb.listed() {
-		out = append(out, l.Summary)
-	}
-	return out
-}
-
 // Bowlers returns the bowlers' store (Config.Lane.Bowlers); nil if the
 // server keeps no bowlers.
 func (lb *Lobby) Bowlers() bowler.Service { return lb.cfg.Lane.Bowlers }
 
-// URLs returns the addresses at which friends can open the server, best
-// first (Config.URLs); none if it was not told them.
-func (lb *Lobby) URLs() []string { return lb.cfg.URLs }
+// Settings are the lobby's settings that whoever serves it reads
+// (lobby/api, wired by lobby/server): they change nothing in the lobby.
+type Settings struct {
+	// URLs are the addresses at which friends can open the server, best
+	// first (Config.URLs); none if it was not told them.
+	URLs []string
+	// OriginPatterns are the other origins whose pages may open
+	// WebSockets (Config.OriginPatterns); same-origin is always allowed.
+	OriginPatterns []string
+	// IdleTimeout is how long a lane with nobody connected stays open
+	// (Config.Lane.IdleTimeout, or lane.IdleTimeout).
+	IdleTimeout time.Duration
+}
 
-// OriginPatterns returns the other origins whose pages may open
-// WebSockets (Config.OriginPatterns); same-origin is always allowed.
-func (lb *Lobby) OriginPatterns() []string { return lb.cfg.OriginPatterns }
+// Settings returns the lobby's settings that whoever serves it reads.
+func (lb *Lobby) Settings() Settings {
+	return Settings{
+		URLs:           lb.cfg.URLs,
+		OriginPatterns: lb.cfg.OriginPatterns,
+		IdleTimeout:    cmp.Or(lb.cfg.Lane.IdleTimeout, lane.IdleTimeout),
+	}
+}
 
 // Len returns the number of open lanes.
 func (lb *Lobby) Len() int { return lb.lanes.len() }

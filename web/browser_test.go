@@ -23,8 +23,8 @@ import (
 
 	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lobby"
-	"github.com/tenpin/tenpin/lobby/api"
 	"github.com/tenpin/tenpin/lobby/memjournal"
+	lobbyserver "github.com/tenpin/tenpin/lobby/server"
 	"github.com/tenpin/tenpin/web"
 )
 
@@ -93,7 +93,7 @@ func serve(t *testing.T, cfg lobby.Config) *server {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); s.lobby.Run(ctx) }()
-	api := api.New(s.lobby, cfg.Logger)
+	api := lobbyserver.API(s.lobby, cfg.Logger)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) { s.serveLobby(api, w, r) })
 	mux.HandleFunc("/ws/", func(w http.ResponseWriter, r *http.Request) { s.serveLobby(api, w, r) })

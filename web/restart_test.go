@@ -14,8 +14,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tenpin/tenpin/lobby"
-	"github.com/tenpin/tenpin/lobby/api"
 	"github.com/tenpin/tenpin/lobby/memjournal"
+	lobbyserver "github.com/tenpin/tenpin/lobby/server"
 	"github.com/tenpin/tenpin/web"
 )
 
@@ -69,7 +69,7 @@ func (d *deployed) serve(ln net.Listener) {
 	ran := make(chan struct{})
 	go func() { defer close(ran); lb.Run(ctx) }()
 	mux := http.NewServeMux()
-	api := api.New(lb, d.cfg.Logger)
+	api := lobbyserver.API(lb, d.cfg.Logger)
 	mux.Handle("/api/", api)
 	mux.Handle("/ws/", api)
 	mux.Handle("/healthz", api)

@@ -1,18 +1,32 @@
-// Package api serves the lobby's HTTP API and its WebSocket endpoint
-// over a [lobby.Lobby]: what each route answers is documented once, in
-// package protocol (go doc ./protocol, "HTTP").
+// Package api serves the lobby's HTTP API and its WebSocket endpoint:
+// what each route answers is documented once, in package protocol (go
+// doc ./protocol, "HTTP").
+//
+// It serves package lobby's services, each through a small interface of
+// the calls it makes of it, given to [New] as [Services]:
+//
+//   - [Lanes] (a lobby.Lobby) creates, lists and finds the lanes, admits
+//     the WebSockets to them, and says whether the store takes writes;
+//   - [Admission] (a lobby.Admission) is the door: which client address
+//     a request counts against, what it may create and guess and how
+//     fast, its WebSockets' limits, and the refusals counted;
+//   - [Leagues] (a lobby.Leagues) runs the leagues' nights on the lanes;
+//   - the bowlers are a bowler.Service;
+//
+// and the settings it reads (URLs, OriginPatterns, IdleTimeout).
+// lobby/server wires them from a lobby, in one place (server.API).
 //
 // It is apart from package lobby, as benbjohnson/wtf's http/ is apart
 // from its domain: the lobby keeps the lanes, their admission and their
 // journal, and says what a lane is and why it refuses; this package only
-// turns requests into the lobby's calls and their answers into
+// turns requests into the services' calls and their answers into
 // responses, with the caches and the rates per client address that are
 // the API's own: the invitations' QR codes, the list's pages, and the
 // exports — a lane's games, numbers, CSV and scorecards, a league's
 // recaps — built once for each change. A WebSocket to a lane is admitted
-// by the lobby (lobby.Lobby.Admit: the limits, then the lane, here or
-// through a relay); this package upgrades it, or tells the refusal, and
-// hands the connection to lane/ws.
+// by the lanes (Lanes.Admit: the limits, then the lane, here or through
+// a relay); this package upgrades it, or tells the refusal, and hands
+// the connection to lane/ws.
 package api
 
 import (
@@ -25,6 +39,7 @@ import (
 	"time"
 
 	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/bowler"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/lobby/qrcode"
 	"github.com/tenpin/tenpin/protocol"
@@ -32,10 +47,15 @@ import (
 
 // API is the lobby's HTTP API.
 type API struct {
-	lb      *lobby.Lobby
-	admit   *lobby.Admission // the lobby's door: addresses, their limits, the refusals counted
-	leagues *lobby.Leagues   // the leagues run on the lobby's lanes
+	lanes   Lanes          // the lanes, wherever they run
+	admit   Admission      // the door: addresses, their limits, the refusals counted
+	leagues Leagues        // the leagues run on the lanes
+	bowlers bowler.Service // nil: no bowlers kept
 	log     *slog.Logger
+
+	urls           []string      // Services.URLs
+	originPatterns []string      // Services.OriginPatterns
+	idleTimeout    time.Duration // Services.IdleTimeout
 
 	qrs          qrcode.Cache       // the invitations' QR codes, drawn once each
 	qrDraws      *lobby.AddrLimiter // QR codes drawn, per client address
@@ -44,20 +64,21 @@ type API struct {
 	exportsAsked *lobby.AddrLimiter // exports asked for, per client address
 }
 
-// New returns the HTTP API of lb, logging to log (nil: nowhere). Every
+// New returns the HTTP API of svc, logging to log (nil: nowhere). Every
 // response carries the headers of [SetHeaders].
-func New(lb *lobby.Lobby, log *slog.Logger) http.Handler {
-	_, h := newAPI(lb, log)
+func New(svc Services, log *slog.Logger) http.Handler {
+	_, h := newAPI(svc, log)
 	return h
 }
 
-// newAPI returns the API of lb and the handler that serves it.
-func newAPI(lb *lobby.Lobby, log *slog.Logger) (*API, http.Handler) {
+// newAPI returns the API of svc and the handler that serves it.
+func newAPI(svc Services, log *slog.Logger) (*API, http.Handler) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	a := &API{
-		lb: lb, admit: lb.Admission(), leagues: lb.Leagues(), log: log,
+		lanes: svc.Lanes, admit: svc.Admission, leagues: svc.Leagues, bowlers: svc.Bowlers, log: log,
+		urls: svc.URLs, originPatterns: svc.OriginPatterns, idleTimeout: svc.IdleTimeout,
 		qrDraws:      lobby.NewAddrLimiter(lobby.QRRate, lobby.QRBurst),
 		exportsAsked: lobby.NewAddrLimiter(lobby.ExportRate, lobby.ExportBurst),
 	}
@@ -121,7 +142,7 @@ func (a *API) tooMany(w http.ResponseWriter, wait time.Duration, limit string, w
 // it runs, or answers the request with why it cannot.
 func (a *API) lane(w http.ResponseWriter, r *http.Request) (lobby.Lane, bool) {
 	id := r.PathValue("id")
-	l, err := a.lb.Find(r.Context(), id)
+	l, err := a.lanes.Find(r.Context(), id)
 	if err != nil {
 		a.failLane(w, id, err)
 		return nil, false

@@ -84,7 +84,7 @@ func (a *API) withBowler(h func(http.ResponseWriter, *http.Request, bowlerReques
 		}
 		h0 := bowler.HashKey(key)
 		a.withRecord(w, r, func(ctx context.Context) (*bowler.Record, error) {
-			return a.lb.Bowlers().Find(ctx, h0)
+			return a.bowlers.Find(ctx, h0)
 		}, func(rec *bowler.Record) { h(w, r, bowlerRequest{rec: rec, key: h0}) })
 	}
 }
@@ -95,7 +95,7 @@ func (a *API) withShare(h func(http.ResponseWriter, *http.Request, bowlerRequest
 		w.Header().Set("Cache-Control", "no-store")
 		share := bowler.HashKey(r.PathValue("share"))
 		a.withRecord(w, r, func(ctx context.Context) (*bowler.Record, error) {
-			return a.lb.Bowlers().Shared(ctx, share)
+			return a.bowlers.Shared(ctx, share)
 		}, func(rec *bowler.Record) { h(w, r, bowlerRequest{rec: rec}) })
 	}
 }
@@ -128,7 +128,7 @@ func (a *API) withRecord(w http.ResponseWriter, r *http.Request, find func(conte
 // answers the request and reports false. The caller refunds the token if
 // what was tried was known.
 func (a *API) guess(w http.ResponseWriter, r *http.Request) (string, bool) {
-	if a.lb.Bowlers() == nil {
+	if a.bowlers == nil {
 		a.fail(w, protocol.RefuseNoBowlers.Error())
 		return "", false
 	}
@@ -203,7 +203,7 @@ func (a *API) getMyGames(w http.ResponseWriter, r *http.Request, b bowlerRequest
 	if before == 0 || before > last+1 {
 		before = last + 1
 	}
-	games, err := a.lb.Bowlers().Games(r.Context(), b.rec.ID, before, limit)
+	games, err := a.bowlers.Games(r.Context(), b.rec.ID, before, limit)
 	if err != nil {
 		a.failBowlers(w, err)
 		return
@@ -271,7 +271,7 @@ func (a *API) myCSV(ctx context.Context, b bowlerRequest) ([]byte, error) {
 				return sheet.HistoryGame{}, false, nil
 			}
 			var err error
-			if page, err = a.lb.Bowlers().Games(ctx, b.rec.ID, before, maxHistoryPage); err != nil || len(page) == 0 {
+			if page, err = a.bowlers.Games(ctx, b.rec.ID, before, maxHistoryPage); err != nil || len(page) == 0 {
 				return sheet.HistoryGame{}, false, err
 			}
 			before -= len(page)
@@ -318,7 +318,7 @@ func (a *API) myChart(ctx context.Context, b bowlerRequest, lang string) ([]byte
 	last := b.rec.Stats.Games
 	var games []bowler.Game
 	for before := last + 1; before > 1 && len(games) < chartGames; {
-		page, err := a.lb.Bowlers().Games(ctx, b.rec.ID, before, min(maxHistoryPage, chartGames-len(games)))
+		page, err := a.bowlers.Games(ctx, b.rec.ID, before, min(maxHistoryPage, chartGames-len(games)))
 		if err != nil {
 			return nil, err
 		}
@@ -349,7 +349,7 @@ func (a *API) myChart(ctx context.Context, b bowlerRequest, lang string) ([]byte
 // deleteMe erases the bowler: their record, history, keys and share.
 // The lanes' sheets keep the games under the names bowled, nothing more.
 func (a *API) deleteMe(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
-	if err := a.lb.Bowlers().Delete(r.Context(), b.rec.ID); err != nil {
+	if err := a.bowlers.Delete(r.Context(), b.rec.ID); err != nil {
 		a.failBowlers(w, err)
 		return
 	}
@@ -358,7 +358,7 @@ func (a *API) deleteMe(w http.ResponseWriter, r *http.Request, b bowlerRequest) 
 
 // forgetDevice revokes the key the request carries: this device's.
 func (a *API) forgetDevice(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
-	if err := a.lb.Bowlers().Revoke(r.Context(), b.key); err != nil {
+	if err := a.bowlers.Revoke(r.Context(), b.key); err != nil {
 		a.failBowlers(w, err)
 		return
 	}
@@ -373,7 +373,7 @@ func (a *API) newCode(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
 	}
 	code := rand.Text()
 	expires := time.Now().Add(codeLife).UTC().Truncate(time.Second)
-	err := a.lb.Bowlers().AddCode(r.Context(), b.rec.ID, bowler.HashKey(code), b.key, expires)
+	err := a.bowlers.AddCode(r.Context(), b.rec.ID, bowler.HashKey(code), b.key, expires)
 	if errors.Is(err, bowler.ErrTooManyCodes) {
 		a.fail(w, protocol.RefuseTooManyCodes.Error(bowler.MaxCodes, int(codeLife/time.Minute)))
 		return
@@ -414,7 +414,7 @@ func (a *API) redeem(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key := bowler.NewKey()
-	_, err := a.lb.Bowlers().Redeem(r.Context(), bowler.HashKey(body.Code), bowler.HashKey(key), time.Now())
+	_, err := a.bowlers.Redeem(r.Context(), bowler.HashKey(body.Code), bowler.HashKey(key), time.Now())
 	if !errors.Is(err, bowler.ErrCode) && !errors.Is(err, bowler.ErrUnknown) {
 		a.admit.RefundGuess(addr)
 	}
@@ -432,7 +432,7 @@ func (a *API) redeem(w http.ResponseWriter, r *http.Request) {
 // before.
 func (a *API) share(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
 	share := rand.Text()
-	if err := a.lb.Bowlers().Share(r.Context(), b.rec.ID, bowler.HashKey(share)); err != nil {
+	if err := a.bowlers.Share(r.Context(), b.rec.ID, bowler.HashKey(share)); err != nil {
 		a.failBowlers(w, err)
 		return
 	}
@@ -441,7 +441,7 @@ func (a *API) share(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
 
 // unshare revokes the bowler's read-only link.
 func (a *API) unshare(w http.ResponseWriter, r *http.Request, b bowlerRequest) {
-	if err := a.lb.Bowlers().Share(r.Context(), b.rec.ID, bowler.KeyHash{}); err != nil {
+	if err := a.bowlers.Share(r.Context(), b.rec.ID, bowler.KeyHash{}); err != nil {
 		a.failBowlers(w, err)
 		return
 	}

@@ -82,7 +82,7 @@ func BenchmarkBowlerAPI(b *testing.B) {
 	fill := time.Since(start)
 	size := dirSize(b, dir)
 	lb := lobby.New(lobby.Config{Lane: lane.Config{Journal: j, Bowlers: svc}})
-	srv := httptest.NewServer(New(lb, nil))
+	srv := httptest.NewServer(New(services(lb), nil))
 	defer srv.Close()
 	ask := func(path, key string) time.Duration {
 		req, _ := http.NewRequest("GET", srv.URL+path, nil)

@@ -33,11 +33,11 @@ func (a *API) createLane(w http.ResponseWriter, r *http.Request) {
 	if !a.readJSON(w, r, maxBodySize, &body, `{"name":"Friday night"}`, false) {
 		return
 	}
-	created, err := a.lb.CreateFor(r.Context(), body, addr)
+	created, err := a.lanes.CreateFor(r.Context(), body, addr)
 	if errors.Is(err, lobby.ErrAddrLimit) {
 		// A lane nobody is on closes after the idle timeout: the soonest
 		// one of this address's lanes can make room.
-		idle := a.lb.IdleTimeout()
+		idle := a.idleTimeout
 		a.tooMany(w, idle, lobby.LimitLanesPerAddr, protocol.RefuseLanesAddrOpen, a.admit.LanesPerAddr(), idle)
 		return
 	}

@@ -14,7 +14,7 @@ import (
 // created; another address still creates lanes.
 func TestLaneFloodIsLimited(t *testing.T) {
 	lb := newInMemory(lobby.Config{CreateRate: 0.1, CreateBurst: 2})
-	h := New(lb, nil)
+	h := New(services(lb), nil)
 	go lb.Run(t.Context())
 	create := func(addr string) *httptest.ResponseRecorder {
 		r := httptest.NewRequest("POST", "/api/lanes", strings.NewReader(`{"name":"flood"}`))

@@ -80,7 +80,7 @@ func newExportBench(b *testing.B, lanes, games int) *exportBench {
 		defer close(done)
 		lb.Run(ctx)
 	}()
-	a, h := newAPI(lb, nil)
+	a, h := newAPI(services(lb), nil)
 	srv := httptest.NewServer(h)
 	// Connections kept for the 50 at once, as 50 clients keep theirs: the
 	// process is the clients too, and dialling anew was a tenth of its CPU.

@@ -16,14 +16,15 @@ import (
 // "ok" tells it nothing it could not learn by moving.
 func (a *API) health(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Access-Control-Allow-Origin", "*")
-	if err := a.lb.Healthy(r.Context()); err != nil {
+	full, err := a.lanes.Health(r.Context())
+	if err != nil {
 		a.log.Warn("health check failed", "err", err)
 		a.failErr(w, err)
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	io.WriteString(w, "ok\n")
-	if full := a.lb.FullBudgets(); len(full) > 0 {
+	if len(full) > 0 {
 		io.WriteString(w, "full: "+strings.Join(full, ", ")+"\n")
 	}
 }
@@ -31,5 +32,5 @@ func (a *API) health(w http.ResponseWriter, r *http.Request) {
 // getNodes answers GET /api/nodes: the nodes of the cluster, each with
 // the addresses friends can open it at.
 func (a *API) getNodes(w http.ResponseWriter, r *http.Request) {
-	a.writeJSON(w, http.StatusOK, protocol.Nodes{Nodes: a.lb.Nodes()})
+	a.writeJSON(w, http.StatusOK, protocol.Nodes{Nodes: a.lanes.Nodes()})
 }

@@ -14,7 +14,7 @@ import (
 // the lobby's URLs; without them, the address the request came to is the
 // best guess.
 func (a *API) invite(r *http.Request, id string) protocol.Invite {
-	bases := a.lb.URLs()
+	bases := a.urls
 	if len(bases) == 0 {
 		bases = []string{a.baseURL(r)}
 	}
@@ -29,7 +29,7 @@ func (a *API) invite(r *http.Request, id string) protocol.Invite {
 // baseURL returns the server's address friends' phones open: the first
 // of the lobby's URLs, or the address the request came to.
 func (a *API) baseURL(r *http.Request) string {
-	if urls := a.lb.URLs(); len(urls) > 0 {
+	if urls := a.urls; len(urls) > 0 {
 		return strings.TrimSuffix(urls[0], "/")
 	}
 	scheme := "http"

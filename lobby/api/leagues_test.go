@@ -99,7 +99,7 @@ func createdLeague(t *testing.T, h http.Handler, addr string) protocol.CreatedLe
 func TestLeagueCreationsPerAddress(t *testing.T) {
 	store := &flakyLeagues{Leagues: memjournal.NewLeagues()}
 	lb := newInMemory(lobby.Config{Leagues: store})
-	h := New(lb, nil)
+	h := New(services(lb), nil)
 	const addr = "192.0.2.1:5000"
 	for i := range lobby.LeagueCreateBurst {
 		if i == 3 {
@@ -132,7 +132,7 @@ func TestLeaguesUnavailable(t *testing.T) {
 	store := &flakyLeagues{Leagues: memjournal.NewLeagues()}
 	lb := newInMemory(lobby.Config{Leagues: store})
 	go lb.Run(t.Context()) // an opening opens its lanes
-	h := New(lb, nil)
+	h := New(services(lb), nil)
 	l := createdLeague(t, h, "192.0.2.1:5000")
 	base, key := "/api/leagues/"+l.ID, "Secretary "+l.SecretaryKey
 	down := "the leagues' store does not answer; try again in a moment"
@@ -175,11 +175,11 @@ func TestLeaguesUnavailable(t *testing.T) {
 func TestSecretaryGuesses(t *testing.T) {
 	store := &flakyLeagues{Leagues: memjournal.NewLeagues()}
 	lb := newInMemory(lobby.Config{Leagues: store})
-	h := New(lb, nil)
+	h := New(services(lb), nil)
 	l := createdLeague(t, h, "192.0.2.1:5000")
 	// A league another node made: this one has not loaded it, and must
 	// ask the store.
-	elsewhere := createdLeague(t, New(newInMemory(lobby.Config{Leagues: store}), nil), "192.0.2.1:5000")
+	elsewhere := createdLeague(t, New(services(newInMemory(lobby.Config{Leagues: store})), nil), "192.0.2.1:5000")
 	for _, tt := range []struct {
 		name, addr         string
 		method, path, auth string

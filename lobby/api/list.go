@@ -96,7 +96,7 @@ func (a *API) listLanes(w http.ResponseWriter, r *http.Request) {
 	}
 	var after uint64
 	if id := q.Get("after"); id != "" {
-		n, ok := a.lb.Position(id)
+		n, ok := a.lanes.Position(id)
 		if !ok {
 			a.fail(w, protocol.RefuseListAfter.Error(id))
 			return
@@ -130,8 +130,8 @@ func (a *API) listPage(now time.Time, k pageKey) *encodedPage {
 	defer c.mu.Unlock()
 	// The version is read before the list: a lane that opens while it is
 	// built changes it again, and the next request builds anew.
-	if v := a.lb.ListVersion(); c.lanes == nil || v != c.version || now.Sub(c.built) > listMaxAge {
-		c.lanes, c.built, c.version = a.lb.Listed(), now, v
+	if v := a.lanes.ListVersion(); c.lanes == nil || v != c.version || now.Sub(c.built) > listMaxAge {
+		c.lanes, c.built, c.version = a.lanes.Listed(), now, v
 		clear(c.pages)
 	}
 	if p, ok := c.pages[k]; ok {

@@ -50,7 +50,7 @@ func TestAcceptsGzip(t *testing.T) {
 func TestListIsGzippedAndFresh(t *testing.T) {
 	lb := newInMemory(lobby.Config{})
 	go lb.Run(t.Context())
-	h := New(lb, nil)
+	h := New(services(lb), nil)
 	get := func(encoding string) *httptest.ResponseRecorder {
 		r := httptest.NewRequest("GET", "/api/lanes", nil)
 		r.Header.Set("Accept-Encoding", encoding)
@@ -95,7 +95,7 @@ func BenchmarkListLanes(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	a, h := newAPI(lb, nil)
+	a, h := newAPI(services(lb), nil)
 	b.Run("cached", func(b *testing.B) {
 		for b.Loop() {
 			r := httptest.NewRequest("GET", "/api/lanes", nil)
@@ -133,7 +133,7 @@ func listServer(t *testing.T, n int) (*lobby.Lobby, *httptest.Server, []string) 
 		}
 		ids = append(ids, l.ID())
 	}
-	srv := httptest.NewServer(New(lb, nil))
+	srv := httptest.NewServer(New(services(lb), nil))
 	t.Cleanup(srv.Close)
 	return lb, srv, ids
 }
@@ -313,7 +313,7 @@ func TestPrivateLanesAreNotListed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(New(lb, nil))
+	srv := httptest.NewServer(New(services(lb), nil))
 	defer srv.Close()
 	if _, body, p := getPage(t, srv, "", nil); len(p.Lanes) != 0 || p.Total != 0 {
 		t.Errorf("the list with a private lane: %s, want no lane", body)

@@ -22,7 +22,7 @@ import (
 func TestRecapKeptBuilt(t *testing.T) {
 	lb := newInMemory(lobby.Config{Leagues: memjournal.NewLeagues()})
 	go lb.Run(t.Context())
-	a, h := newAPI(lb, nil)
+	a, h := newAPI(services(lb), nil)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	c := &tenpin.Client{URL: srv.URL}
@@ -88,7 +88,7 @@ func (downLeagues) Load(context.Context, string) (league.Stored, error) {
 func TestRecapStoreDown(t *testing.T) {
 	lb := newInMemory(lobby.Config{Leagues: downLeagues{memjournal.NewLeagues()}})
 	go lb.Run(t.Context())
-	h := New(lb, nil)
+	h := New(services(lb), nil)
 	for _, file := range []string{"recap.csv", "recap.svg"} {
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, httptest.NewRequest("GET", "/api/leagues/k3x9k3x9k3/"+file, nil))

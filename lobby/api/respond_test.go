@@ -14,7 +14,7 @@ import (
 // (a float that is no number) is answered as the server's failure, 500
 // internal, not as a success with no body.
 func TestAnAnswerThatCannotBeEncoded(t *testing.T) {
-	a, _ := newAPI(newInMemory(lobby.Config{}), nil)
+	a, _ := newAPI(services(newInMemory(lobby.Config{})), nil)
 	for _, v := range []any{math.NaN(), map[string]float64{"points": math.Inf(1)}} {
 		w := httptest.NewRecorder()
 		a.writeJSON(w, http.StatusOK, v)

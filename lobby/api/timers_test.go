@@ -59,7 +59,7 @@ func TestListIsBuiltOnceASecond(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const idle = 10 * time.Second
 		lb := newInMemory(lobby.Config{Lane: lane.Config{IdleTimeout: idle}})
-		h := New(lb, nil)
+		h := New(services(lb), nil)
 		defer runBubbled(lb)()
 		create := func(name string) *lane.Lane {
 			l, err := lb.Create(t.Context(), name)
@@ -124,7 +124,7 @@ func TestCreationsAreRateLimited(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		lb := newInMemory(lobby.Config{CreateRate: 1, CreateBurst: 2}) // a lane a second, two at once
 		defer runBubbled(lb)()
-		h := New(lb, nil)
+		h := New(services(lb), nil)
 		const a, b = "192.0.2.1:5000", "198.51.100.7:4000"
 		steps := []struct {
 			after      time.Duration // since the step before
@@ -165,7 +165,7 @@ func TestCreationsAreRateLimited(t *testing.T) {
 // and the one that stops serving.
 func servePipes(t *testing.T, lb *lobby.Lobby) (dial func(id string) (*websocket.Conn, *http.Response, error), stop func()) {
 	ln := wstest.NewListener()
-	srv := &http.Server{Handler: New(lb, nil)}
+	srv := &http.Server{Handler: New(services(lb), nil)}
 	go srv.Serve(ln)
 	tr := &http.Transport{DialContext: ln.Dial}
 	dial = func(id string) (*websocket.Conn, *http.Response, error) {

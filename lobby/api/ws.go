@@ -23,7 +23,7 @@ const badHandshake protocol.Code = "bad_handshake"
 // lobby.Lobby.Admit, which decides; this only upgrades and tells).
 func (a *API) serveWS(w http.ResponseWriter, r *http.Request) {
 	id, addr := r.PathValue("id"), a.admit.ClientAddr(r)
-	to, release, err := a.lb.Admit(r.Context(), id, addr)
+	to, release, err := a.lanes.Admit(r.Context(), id, addr)
 	if err != nil {
 		a.refuseWS(w, r, err, release)
 		return
@@ -79,5 +79,5 @@ func (a *API) refuseWS(w http.ResponseWriter, r *http.Request, err error, releas
 // acceptOptions are the options every WebSocket of the API is accepted,
 // or refused, with.
 func (a *API) acceptOptions() *websocket.AcceptOptions {
-	return &websocket.AcceptOptions{OriginPatterns: a.lb.OriginPatterns()}
+	return &websocket.AcceptOptions{OriginPatterns: a.originPatterns}
 }

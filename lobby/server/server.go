@@ -192,13 +192,36 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 // cmd/tenpin's -debug-addr.
 func handler(lb *lobby.Lobby, log *slog.Logger) http.Handler {
 	mux := http.NewServeMux()
-	api := api.New(lb, log)
+	api := API(lb, log)
 	mux.Handle("/api/", api)
 	mux.Handle("/ws/", api)
 	mux.Handle("/healthz", api)
 	mux.Handle("/", web.Handler())
 	return mux
 }
+
+// API returns the HTTP API and WebSocket endpoint of lb's services,
+// logging to log (nil: nowhere): the one place lobby/api's services are
+// wired to the lobby that provides them.
+func API(lb *lobby.Lobby, log *slog.Logger) http.Handler {
+	set := lb.Settings()
+	return api.New(api.Services{
+		Lanes:          lb,
+		Admission:      lb.Admission(),
+		Leagues:        lb.Leagues(),
+		Bowlers:        lb.Bowlers(),
+		URLs:           set.URLs,
+		OriginPatterns: set.OriginPatterns,
+		IdleTimeout:    set.IdleTimeout,
+	}, log)
+}
+
+// The lobby's services are what the API asks of them.
+var (
+	_ api.Lanes     = (*lobby.Lobby)(nil)
+	_ api.Admission = (*lobby.Admission)(nil)
+	_ api.Leagues   = (*lobby.Leagues)(nil)
+)
 
 // Handler returns what the node's public address serves.
 func (s *Server) Handler() http.Handler { return s.handler }

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/tenpin/tenpin/lobby"
-	"github.com/tenpin/tenpin/lobby/api"
 	"github.com/tenpin/tenpin/lobby/memjournal"
+	"github.com/tenpin/tenpin/lobby/server"
 	"github.com/tenpin/tenpin/protocol"
 	"github.com/tenpin/tenpin/protocol/client"
 )
@@ -27,7 +27,7 @@ func newLobby(t *testing.T, cfg lobby.Config) *client.Client {
 		defer close(done)
 		lb.Run(ctx)
 	}()
-	srv := httptest.NewServer(api.New(lb, nil))
+	srv := httptest.NewServer(server.API(lb, nil))
 	t.Cleanup(func() {
 		cancel()
 		<-done

@@ -8,8 +8,8 @@ import (
 
 	"github.com/tenpin/tenpin/lane"
 	"github.com/tenpin/tenpin/lobby"
-	"github.com/tenpin/tenpin/lobby/api"
 	"github.com/tenpin/tenpin/lobby/memjournal"
+	"github.com/tenpin/tenpin/lobby/server"
 	"github.com/tenpin/tenpin/protocol"
 	"github.com/tenpin/tenpin/protocol/client"
 )
@@ -22,7 +22,7 @@ func Example() {
 	defer cancel()
 	lb := lobby.New(lobby.Config{Lane: lane.Config{Journal: memjournal.New()}})
 	go lb.Run(ctx)
-	srv := httptest.NewServer(api.New(lb, nil))
+	srv := httptest.NewServer(server.API(lb, nil))
 	defer srv.Close()
 
 	c := &client.Client{URL: srv.URL}
