@@ -418,19 +418,39 @@ func (c *Cluster) nodeLanes() peers.Lanes {
 }
 
 // adopt takes over the lanes no node runs, and logs how many it took.
+// If the store cannot say which lanes those are (its stream electing a
+// leader after a node died takes 4–9 s, and more on a loaded machine), it
+// tries again, a node timeout later and then less often, until it can:
+// an orphan that no client comes for would otherwise stay unrun and
+// missing from every lobby's list.
 func (c *Cluster) adopt(ctx context.Context) {
 	lanes := c.nodeLanes()
 	if lanes == nil {
 		return
 	}
-	n, err := lanes.Adopt(ctx)
-	if err != nil && ctx.Err() == nil {
-		c.log.Warn("lanes not adopted", "err", err)
-	}
-	if n > 0 {
-		c.log.Info("lanes adopted", "lanes", n)
+	wait := c.cfg.NodeTimeout
+	for {
+		n, err := lanes.Adopt(ctx)
+		if n > 0 {
+			c.log.Info("lanes adopted", "lanes", n)
+		}
+		if err == nil || ctx.Err() != nil {
+			return
+		}
+		c.log.Warn("lanes not adopted: trying again", "err", err, "in", wait)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		wait = min(2*wait, adoptRetryMax)
 	}
 }
+
+// adoptRetryMax bounds the wait between two tries of adopt.
+const adoptRetryMax = time.Minute
 
 // wake has the node's lanes read their logs back (see Lanes.Wake).
 func (c *Cluster) wake(ctx context.Context) {

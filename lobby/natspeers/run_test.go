@@ -140,3 +140,53 @@ func TestRunLeavesNoGoroutine(t *testing.T) {
 		return fmt.Sprint(after, " goroutines"), after <= before
 	})
 }
+
+// flakyLanes are lanes whose Adopt fails until it was called fail times,
+// as when the store's stream is electing a leader.
+type flakyLanes struct {
+	stuckLanes
+	fail    int32
+	adopted atomic.Int32 // calls to Adopt
+}
+
+func (l *flakyLanes) Adopt(ctx context.Context) (int, error) {
+	if l.adopted.Add(1) <= l.fail {
+		return 0, fmt.Errorf("natsstore: read every lane of stream TENPIN_LANES: stream info: %w", context.DeadlineExceeded)
+	}
+	return 1, nil
+}
+
+// TestAdoptTriesAgain: a node whose store could not say which lanes to
+// adopt tries again until it can, rather than leave a dead node's unused
+// lanes unrun (and unlisted) until a client comes for them. (The CI saw
+// "lanes not adopted" once a node was killed: its stream was electing a
+// leader.)
+func TestAdoptTriesAgain(t *testing.T) {
+	conn, err := natsconn.Open(t.Context(), natsconn.Config{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	c, err := New(Config{Conn: conn.NATS(), Node: "n1", Heartbeat: 20 * time.Millisecond, NodeTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lanes := &flakyLanes{fail: 2}
+	ctx, cancel := context.WithCancel(t.Context())
+	ran := make(chan error, 1)
+	go func() { ran <- c.Run(ctx, lanes) }()
+	defer func() {
+		cancel()
+		<-ran
+	}()
+	polltest.Until(t, 10*time.Second, "the node's lanes adopted after two failures", func() (any, bool) {
+		n := lanes.adopted.Load()
+		return fmt.Sprint(n, " calls to Adopt"), n >= 3
+	})
+	// Adopted, it stops asking.
+	n := lanes.adopted.Load()
+	time.Sleep(10 * c.cfg.NodeTimeout)
+	if again := lanes.adopted.Load(); again != n {
+		t.Errorf("Adopt called %d times once it succeeded, want none", again-n)
+	}
+}
