@@ -15,21 +15,27 @@ import (
 // lanes, a node killed after 3 s of play. Every lane must roll again
 // after the kill, the killed node's own lanes included, and what it
 // measured must hang together; how fast is the figure OPERATING.md
-// reports, not a test's to judge on a shared machine.
+// reports, not a test's to judge on a shared machine. The kill may take
+// a stream's raft leader, whose followers wait 4–9 s to elect another
+// (see OPERATING.md), and a loaded CI machine stalled a surviving lane
+// past a 12 s window once: the run measures 25 s after the kill.
 func TestFailover(t *testing.T) {
 	if testing.Short() {
 		t.Skip("three processes form a cluster and one is killed")
 	}
 	dir := t.TempDir()
-	args := []string{"failover", "-dir", dir, "-json", "-lanes", "3", "-warmup", "3s", "-measure", "12s"}
+	args := []string{"failover", "-dir", dir, "-json", "-lanes", "3", "-warmup", "3s", "-measure", "25s"}
 	stdout, stderr, code := runCmd(t, "", args...)
 	if code != 0 {
+		// The run's own report first: a CI's excerpt of a long failure
+		// keeps its head and its tail.
+		t.Errorf("tenpin %s exited %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, stdout, stderr)
 		for _, n := range []string{"n1", "n2", "n3"} {
 			log, _ := os.ReadFile(filepath.Join(dir, n+".log"))
 			lines := strings.Split(string(log), "\n")
-			t.Logf("the last of %s.log:\n%s", n, strings.Join(lines[max(0, len(lines)-40):], "\n"))
+			t.Logf("the last of %s.log:\n%s", n, strings.Join(lines[max(0, len(lines)-25):], "\n"))
 		}
-		t.Fatalf("tenpin %s exited %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, stdout, stderr)
+		t.FailNow()
 	}
 	var res failover.Result
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
