@@ -272,8 +272,12 @@ func (p *Process) Signal(sig os.Signal) error {
 }
 
 // Kill kills the process with SIGKILL and waits for it to end.
-func (p *Process) Kill() error {
-	if err := p.Signal(os.Kill); err != nil {
+func (p *Process) Kill() error { return p.End(os.Kill) }
+
+// End sends the process sig (os.Kill, or syscall.SIGTERM for a planned
+// stop) and waits for it to end.
+func (p *Process) End(sig os.Signal) error {
+	if err := p.Signal(sig); err != nil {
 		return err
 	}
 	p.mu.Lock()

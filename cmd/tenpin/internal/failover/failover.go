@@ -42,6 +42,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -112,6 +113,14 @@ type Config struct {
 	Kill    Target
 	// Node is the tenpin node KillNode kills; "" is the first lane's.
 	Node string
+	// Term stops the process with SIGTERM, as a planned restart does,
+	// rather than SIGKILL.
+	Term bool
+	// Rolling restarts every tenpin node in turn instead of one kill:
+	// each stopped with SIGTERM, started again, and left Settle to
+	// catch up once it serves before the next is stopped.
+	Rolling bool
+	Settle  time.Duration
 	// Shards, if above 0, is the nodes' -shards: the streams the lanes
 	// are spread over (0: tenpin serve's default).
 	Shards int
@@ -130,6 +139,8 @@ type Result struct {
 	// Killed is the process killed (n1, s2), and Role what it was.
 	Killed string `json:"killed"`
 	Role   string `json:"role"`
+	// Signal is how: SIGKILL, or SIGTERM for a planned stop.
+	Signal string `json:"signal"`
 	// Load is the machine's load average (1, 5 and 15 minutes) at the
 	// kill, where the system tells it.
 	Load string `json:"load,omitempty"`
@@ -225,6 +236,7 @@ type run struct {
 	mu          sync.Mutex
 	kill        time.Time // zero until the kill
 	killed      string
+	stops       []stop // a rolling restart's, each node's from its SIGTERM to its serving again
 	disconnects []disconnect
 	polls       [cluster.Size][]poll
 
@@ -350,6 +362,16 @@ func Do(ctx context.Context, cfg Config) (Result, error) {
 		return res, ctx.Err()
 	}
 
+	if cfg.Rolling {
+		if err := r.roll(ctx, &res); err != nil {
+			return res, err
+		}
+		end := time.Now()
+		stopLoad()
+		load.Wait()
+		r.summarize(&res, end)
+		return res, nil
+	}
 	victim, role, err := r.target(ctx, servers, natsURLs)
 	if err != nil {
 		return res, err
@@ -361,10 +383,15 @@ func Do(ctx context.Context, cfg Config) (Result, error) {
 		r.killed = victim.Name
 	}
 	r.mu.Unlock()
-	if err := victim.Kill(); err != nil {
+	var sig os.Signal = os.Kill
+	res.Signal = "SIGKILL"
+	if cfg.Term {
+		sig, res.Signal = syscall.SIGTERM, "SIGTERM"
+	}
+	if err := victim.End(sig); err != nil {
 		return res, err
 	}
-	r.logf("killed %s (%s) with SIGKILL", victim.Name, role)
+	r.logf("killed %s (%s) with %s", victim.Name, role, res.Signal)
 	select {
 	case <-time.After(cfg.Measure):
 	case <-ctx.Done():
@@ -375,6 +402,65 @@ func Do(ctx context.Context, cfg Config) (Result, error) {
 	load.Wait()
 	r.summarize(&res, end)
 	return res, nil
+}
+
+// stop is a node of a rolling restart between its SIGTERM and its
+// serving again: its own clients' connections end then.
+type stop struct {
+	node     string
+	from, to time.Time
+}
+
+// stopping reports whether node was being restarted at t.
+func (r *run) stopping(node string, t time.Time) bool {
+	for _, s := range r.stops {
+		if s.node == node && !t.Before(s.from) && !t.After(s.to) {
+			return true
+		}
+	}
+	return false
+}
+
+// roll restarts the nodes in turn, each with SIGTERM, and started again
+// once it has ended; the next is stopped once the last serves and had
+// cfg.Settle to catch up. The lanes play on for cfg.Measure after the
+// last.
+func (r *run) roll(ctx context.Context, res *Result) error {
+	res.Killed, res.Signal, res.Load = "every node", "SIGTERM", loadAverage()
+	res.Role = fmt.Sprintf("a rolling restart of the %d tenpin nodes, each started again once stopped and given %v once it serves", len(r.nodes), r.cfg.Settle)
+	r.mu.Lock()
+	r.kill = time.Now()
+	r.mu.Unlock()
+	for i, n := range r.nodes {
+		from := time.Now()
+		if err := n.End(syscall.SIGTERM); err != nil {
+			return err
+		}
+		r.logf("stopped %s with SIGTERM", n.Name)
+		startCtx, cancel := context.WithTimeout(ctx, startTimeout)
+		err := cluster.StartAll(startCtx, []*cluster.Process{n})
+		if err == nil {
+			err = n.Healthy(startCtx, r.http)
+		}
+		cancel()
+		if err != nil {
+			return err
+		}
+		r.mu.Lock()
+		r.stops = append(r.stops, stop{node: n.Name, from: from, to: time.Now()})
+		r.mu.Unlock()
+		r.logf("%s serves again", n.Name)
+		wait := r.cfg.Settle
+		if i == len(r.nodes)-1 {
+			wait = r.cfg.Measure
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
 }
 
 // target finds the process to kill and says what it is.

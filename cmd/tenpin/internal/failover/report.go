@@ -17,7 +17,11 @@ func Print(w io.Writer, res Result) {
 	if res.Load != "" {
 		load = "; load average " + res.Load
 	}
-	fmt.Fprintf(w, "killed       %s with SIGKILL after %v of play: %s%s; measured for %v after\n", res.Killed, res.Warmup, res.Role, load, res.Measure)
+	sig := res.Signal
+	if sig == "" {
+		sig = "SIGKILL" // a report from before there was a choice
+	}
+	fmt.Fprintf(w, "killed       %s with %s after %v of play: %s%s; measured for %v after\n", res.Killed, sig, res.Warmup, res.Role, load, res.Measure)
 	q := res.NextRoll
 	fmt.Fprintf(w, "next roll    p50 %s  p99 %s  max %s  (%d of %d lanes acked a roll sent after the kill)\n",
 		secs(q.P50), secs(q.P99), secs(q.Max), q.N, len(res.PerLane))

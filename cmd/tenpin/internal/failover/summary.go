@@ -35,7 +35,7 @@ func (r *run) summarize(res *Result, end time.Time) {
 		switch {
 		case d.at.Before(r.kill):
 			res.BeforeKill++
-		case d.node == r.killed:
+		case d.node == r.killed || r.stopping(d.node, d.at):
 			res.DeadNode++
 		default:
 			res.Disconnects = append(res.Disconnects, Disconnect{Node: d.node, Lane: d.lane, Client: d.client, After: d.at.Sub(r.kill), Why: d.why})
