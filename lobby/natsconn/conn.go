@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	natsd "github.com/nats-io/nats-server/v2/server"
@@ -132,6 +133,10 @@ type Conn struct {
 	slow     slowLog // messages dropped for slow consumers
 	nc       *nats.Conn
 	js       jetstream.JetStream
+
+	// caughtUp: the embedded server's copy of the store was current once
+	// since it started (see CaughtUp).
+	caughtUp atomic.Bool
 
 	closeOnce sync.Once
 	closeErr  error
@@ -307,6 +312,33 @@ func (c *Conn) RestartJetStream() error {
 	return nil
 }
 
+// CaughtUp reports whether the embedded server, a member of a cluster,
+// has caught up with the others since it started: its copy of every
+// stream current once (NATS's own health check). Until then it returns
+// why not. A node restarted while the others wrote has copies behind
+// theirs, though every stream already answers through the others'
+// leaders: stopped then, the next node of a rolling restart took the
+// streams' quorum with it, and lanes stalled until it came back (5–6 s,
+// tenpin failover -rolling). Once caught up it stays so: a stream
+// electing a leader later stalls only its own lanes, on every node alike
+// (see natsstore.Journal.Check). A lone server, or NATS at a URL (whose
+// servers are the operator's), is caught up from the start.
+func (c *Conn) CaughtUp() error {
+	if c.srv == nil || c.caughtUp.Load() {
+		return nil
+	}
+	if !c.srv.JetStreamIsClustered() {
+		c.caughtUp.Store(true)
+		return nil
+	}
+	h := c.srv.Healthz(nil)
+	if h.Status == "ok" && h.Error == "" {
+		c.caughtUp.Store(true)
+		return nil
+	}
+	return fmt.Errorf("natsconn: this node's copy of the store is catching up with the cluster's since it started: %s", h.Error)
+}
+
 // Close closes the connection, stops the embedded server (which writes
 // what it holds to its files) and releases the data directory. Close the
 // store and the cluster on the connection first.
@@ -316,6 +348,17 @@ func (c *Conn) Close() error {
 			c.nc.Close()
 		}
 		if c.srv != nil {
+			if c.srv.JetStreamIsClustered() {
+				// Shutdown steps this server's raft leaders down and closes
+				// its routes at once: the transfers were lost with them, and
+				// every group it led waited for an election, 4–9 s (a
+				// rolling restart stalled lanes 5–6 s). Lame duck mode
+				// transfers them, waits a second for the new leaders, and
+				// then shuts down; with no client left it does not wait
+				// for clients. (It does nothing for a server that does not
+				// listen: Shutdown below does it all.)
+				c.srv.LameDuckShutdown()
+			}
 			c.srv.Shutdown()
 			c.srv.WaitForShutdown()
 		}
