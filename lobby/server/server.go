@@ -133,7 +133,15 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 		s.Journal = j
-		lc.Lane.Journal, lc.Lane.Durable, lc.Health, lc.Full = j, true, j.Check, j.Full
+		lc.Lane.Journal, lc.Lane.Durable, lc.Full = j, true, j.Full
+		lc.Health = func(ctx context.Context) error {
+			// A node that has not caught up since it started says so: a
+			// rolling restart waits for it before it stops the next.
+			if err := conn.CaughtUp(); err != nil {
+				return err
+			}
+			return j.Check(ctx)
+		}
 		if lc.Archive, err = j.Archive(ctx, cfg.Keep); err != nil {
 			s.Close()
 			return nil, fmt.Errorf("server: %w", err)
