@@ -34,6 +34,9 @@ const (
 	subjLanes = "tenpin.lanes." // + the asking node
 	subjSnap  = "tenpin.snap."  // + the asking node: snapshot your lanes (see SnapshotAll)
 	subjPing  = "tenpin.ping."  // + node: are you there? (see sweep)
+	// subjHeld: a node runs a lane it claimed (see owned.Bind), its name
+	// the body; the relays of the lane on other nodes follow it there.
+	subjHeld = "tenpin.held." // + lane
 )
 
 // Messages to a lane's node (the op token of tenpin.own.<lane>.<op>…).
@@ -280,6 +283,7 @@ func New(cfg Config) (*Cluster, error) {
 		subjNode + "*":           c.heartbeat,
 		subjLanes + "*":          c.listLanes,
 		subjPing + cfg.Node:      func(m *nats.Msg) { m.Respond(nil) },
+		subjHeld + "*":           c.held,
 	} {
 		sub, err := c.nc.Subscribe(subj, h)
 		if err != nil {

@@ -77,6 +77,17 @@
 //     attaches while no node answers for the lane starts the same
 //     take-over at once, before the heartbeats tell. Where each node stands (heard, asked, not
 //     answering, dead) is one state a node, in members.go.
+//   - A node that claimed a lane says so once it runs it, on
+//     tenpin.held.<lane> (its name the body), whatever had it claim the
+//     lane (a client's find, a view of the lane, a relay's take-over):
+//     its own relay of the lane hands its connections over to it, and
+//     the other nodes' relays of the lane follow it there, at once
+//     rather than at their heartbeats' verdict on the lane's old node.
+//     A relay so told asks where the lane runs (the take-over above),
+//     rather than trusting the announcement: the log's fence alone
+//     decides who runs a lane, and a later claim may have overtaken it.
+//     A lost announcement leaves the relay to the heartbeats, or its
+//     alive, as before.
 //   - Every 5 seconds, a relay with connections asks the lane's node
 //     (alive) with the seq of the newest board it relayed and its
 //     connections: the lane detaches those of its clients on that node

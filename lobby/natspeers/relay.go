@@ -302,6 +302,53 @@ func (c *Cluster) takeOver(ctx context.Context, rl *relayEntry) {
 	}
 }
 
+// heldHere tells the relays of lane id that this node runs it now, once
+// it has claimed it (or created it): this node's relay of the lane, whose
+// node is gone, hands its connections to the lane here, and the other
+// nodes' follow it here (held), at once rather than at their heartbeats'
+// verdict on the lane's old node. The claim was the log's fence's to
+// decide, and it let this node in. The announcement travels at most
+// once: a relay that misses it is handed over or follows when its
+// alive, or its heartbeats, find the lane's node gone.
+func (c *Cluster) heldHere(id string) {
+	c.nc.Publish(subjHeld+id, []byte(c.cfg.Node))
+	c.mu.Lock()
+	rl := c.relays[id]
+	c.mu.Unlock()
+	if rl != nil {
+		c.moved(rl)
+	}
+}
+
+// held handles another node's announcement that it runs a lane it
+// claimed (see heldHere): tenpin.held.<lane>, the node's name the body.
+// A relay of the lane that reaches another node is taken over: the lane
+// is found where it runs, and followed there (takeOver asks, rather than
+// trusting an announcement that may have been overtaken by a later
+// claim).
+func (c *Cluster) held(m *nats.Msg) {
+	node := string(m.Data)
+	if node == c.cfg.Node {
+		return // heldHere has seen to this node's relay
+	}
+	id := strings.TrimPrefix(m.Subject, subjHeld)
+	c.mu.Lock()
+	rl := c.relays[id]
+	c.mu.Unlock()
+	if rl == nil || rl.owner == node {
+		return
+	}
+	c.moved(rl)
+}
+
+// moved starts the take-over of rl's lane, which has moved from the node
+// rl reaches: see takeOver. Nothing if one is under way.
+func (c *Cluster) moved(rl *relayEntry) {
+	if c.orphan(rl) && !c.spawn(func(ctx context.Context) { c.takeOver(ctx, rl) }) {
+		rl.r.Close(protocol.CodeServerRestarting, protocol.NoticeServerGone) // the node is leaving the cluster
+	}
+}
+
 // follow has rl follow its lane to owner, the node that took it over
 // (see relay.Relay.Follow), and makes it the relay's lane's node.
 func (c *Cluster) follow(ctx context.Context, rl *relayEntry, owner string) {
