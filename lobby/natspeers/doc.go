@@ -37,7 +37,10 @@
 //     there means no node runs the lane: the node that looked takes it
 //     over (see lobby.Lobby). What a client sends (read) and its going
 //     away (detach) are published, not requests: nothing answers them but
-//     the lane. A join or a resume crosses with the SHA-256 of its token
+//     the lane. A read carries a reply subject all the same,
+//     tenpin.unread.<node>.<lane>, for NATS alone: when no node listens
+//     for the lane it says so there (no responders), and the relay starts
+//     the take-over below at once. A join or a resume crosses with the SHA-256 of its token
 //     and host key in their place, and its welcome back with the hash
 //     where the token goes: the relay keeps the token, and puts it back
 //     (see relay.Relay). No seat's token nor host key crosses between
@@ -92,8 +95,8 @@
 //     (alive) with the seq of the newest board it relayed and its
 //     connections: the lane detaches those of its clients on that node
 //     that are not listed (their detach was lost), and answers with its
-//     board if it is newer. No responders starts the take-over above: a
-//     read is published, and a lane gone from its node would not say so.
+//     board if it is newer. No responders starts the take-over above,
+//     for a relay whose clients send nothing.
 //   - A lobby's list asks every node on tenpin.lanes.<node>.
 //
 // Core NATS delivers at most once. A lost board is repaired by the next

@@ -2,6 +2,7 @@ package natspeers_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -82,4 +83,26 @@ func TestRelaysFollowTheClaim(t *testing.T) {
 	aaa.waitBoard("the board of the lane taken over, showing AAA and the watcher", both)
 	watcher.waitBoard("the board of the lane taken over, showing AAA and the watcher", both)
 	aaa.roll(2, 1, balls[0])
+}
+
+// TestRelayedRollFindsTheLaneGone: the node that runs a lane stops while
+// the lane's player and a watcher are on the two other nodes, which
+// relay it, and which take no node for dead (see deafCluster); nobody
+// else comes for the lane. The player's next roll finds no node
+// listening for the lane: its node takes the lane over at once, hands
+// the player to it, and has the roll read again, acked; the watcher's
+// relay follows the lane there.
+func TestRelayedRollFindsTheLaneGone(t *testing.T) {
+	t.Parallel()
+	nodes := deafCluster(t)
+	aaa, watcher, seq := relayedGame(t, nodes)
+	nodes[2].Stop()
+	t.Logf("%s, which ran the lane, stopped", nodes[2].Name)
+	aaa.roll(2, 1, balls[0])
+	if _, ok := nodes[0].Lobby.Get(aaa.lane); !ok {
+		t.Errorf("%s acked AAA's roll, but does not run lane %s", nodes[0].Name, aaa.lane)
+	}
+	watcher.waitBoard("the board of the lane taken over, showing the roll and the watcher", func(b *protocol.Board) bool {
+		return b.Seq > seq && len(b.Players[0].Frames) > 1 && slices.Equal(b.Players[0].Frames[1].Rolls, balls[:1]) && b.Spectators == 1
+	})
 }

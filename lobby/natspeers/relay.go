@@ -182,8 +182,11 @@ func (u upstream) Attach(ctx context.Context, conn uint64) error {
 
 // Read publishes what the connection sent to the lane's node: no answer
 // but the lane's, on the connection's subject (see Cluster.delivered).
+// Its reply subject is for NATS, which says there when no node listens
+// for the lane (see Cluster.unread).
 func (u upstream) Read(_ context.Context, conn uint64, data []byte) error {
-	if err := u.c.nc.Publish(u.subject(opRead, conn), data); err != nil {
+	reply := subjUnread + u.c.cfg.Node + "." + u.id
+	if err := u.c.nc.PublishRequest(u.subject(opRead, conn), reply, data); err != nil {
 		return fmt.Errorf("natspeers: read for lane %s: %w", u.id, err)
 	}
 	return nil
@@ -339,6 +342,29 @@ func (c *Cluster) held(m *nats.Msg) {
 		return
 	}
 	c.moved(rl)
+}
+
+// unread handles what NATS answers a relay's read that no node listened
+// for (no responders, a status with no body): tenpin.unread.<node>.<lane>.
+// The lane's node is gone, and not known dead yet, or no longer runs the
+// lane: the relay takes it over at once (see takeOver), as it does for
+// an attach answered so, rather than leave the client's message
+// unanswered until its alive, or the heartbeats, find the node gone.
+// The read is not lost: the take-over reads or forwards again what the
+// lane did not answer.
+func (c *Cluster) unread(m *nats.Msg) {
+	// "Status" and "503" are NATS's no-responders status (nats.go
+	// answers a request with nats.ErrNoResponders for it).
+	if len(m.Data) != 0 || m.Header.Get("Status") != "503" {
+		return
+	}
+	id := strings.TrimPrefix(m.Subject, subjUnread+c.cfg.Node+".")
+	c.mu.Lock()
+	rl := c.relays[id]
+	c.mu.Unlock()
+	if rl != nil {
+		c.moved(rl)
+	}
 }
 
 // moved starts the take-over of rl's lane, which has moved from the node
