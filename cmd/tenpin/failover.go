@@ -31,6 +31,7 @@ func runFailover(ctx context.Context, args []string, _ io.Reader, stdout, stderr
 	fs.StringVar(&cfg.Node, "node", "", "the tenpin node -kill node kills, by its `name`: n1, n2 or n3 (default: the first lane's)")
 	fs.StringVar(&cfg.NATS, "nats", "", "`URLs` (comma-separated) of an external NATS cluster with JetStream for the nodes; its servers are not killed")
 	fs.StringVar(&cfg.NATSCluster, "natscluster", "", "`path` of natscluster (go build -o /tmp/natscluster ./cmd/natscluster): the nodes use three NATS servers of their own processes, which -kill nats and nats-leader kill")
+	fs.BoolVar(&cfg.Relayed, "relayed", false, "seat each lane's player on another node than the lane's, which relays its rolls (the next node for half the lanes, the one before for the others), and its watchers on the two nodes other than the player's")
 	fs.IntVar(&cfg.Shards, "shards", 0, "the nodes' -shards: the streams the lanes are spread over (0: tenpin serve's default, 3 in a cluster)")
 	fs.StringVar(&cfg.Dir, "dir", "", "`dir`ectory for the processes' data and logs (default: a new temporary one, removed unless the run fails)")
 	jsonOut := fs.Bool("json", false, "write the report as JSON")

@@ -151,8 +151,10 @@ func frames(t *testing.T, msgs []*natsgo.Msg) []frame {
 
 // testRelayedCommandIsAnsweredOnce: a roll from a client of another node
 // crosses to the lane's node once, published (no request, so no
-// "queued" answer), and comes back answered once, on the connection's
-// subject: the board it acknowledges, then the ack, in that order.
+// "queued" answer: its reply subject is for NATS alone, which answers
+// only when no node listens for the lane), and comes back answered once,
+// on the connection's subject: the board it acknowledges, then the ack,
+// in that order.
 func testRelayedCommandIsAnsweredOnce(t *testing.T, nodes []*node) {
 	id := createLane(t, nodes[0], "answered once")
 	aaa := dial(t, nodes[1], id, "AAA")
@@ -163,7 +165,8 @@ func testRelayedCommandIsAnsweredOnce(t *testing.T, nodes []*node) {
 	}
 	reads := "tenpin.own." + id + ".read.>"
 	to := "tenpin.to." + nodes[1].Name + "." + id + ".>"
-	s := sniff(t, nodes, reads, to, "_INBOX.>")
+	unread := "tenpin.unread." + nodes[1].Name + "." + id
+	s := sniff(t, nodes, reads, to, unread)
 	aaa.roll(1, 1, 3)
 	aaa.roll(1, 2, 4) // its ack comes after every answer to the first on the connection's subject
 	got := s.until(t, to, "both acks", func(msgs []*natsgo.Msg) bool {
@@ -183,14 +186,12 @@ func testRelayedCommandIsAnsweredOnce(t *testing.T, nodes []*node) {
 		t.Fatalf("two rolls crossed %d times to the lane's node, want twice", len(readMsgs))
 	}
 	for _, m := range readMsgs {
-		if m.Reply != "" {
-			t.Errorf("a roll crossed as a request (reply to %s), want a plain publish", m.Reply)
+		if m.Reply != unread {
+			t.Errorf("a roll crossed with the reply subject %q, want %q (NATS's alone)", m.Reply, unread)
 		}
-		for _, a := range s.on("_INBOX.>") {
-			if a.Subject == m.Reply {
-				t.Errorf("a roll was answered on %s: %q", a.Subject, a.Data)
-			}
-		}
+	}
+	for _, a := range s.on(unread) {
+		t.Errorf("a roll was answered on %s: %q %v", a.Subject, a.Data, a.Header)
 	}
 	var replies []frame
 	var board uint64

@@ -34,6 +34,13 @@ const (
 	subjLanes = "tenpin.lanes." // + the asking node
 	subjSnap  = "tenpin.snap."  // + the asking node: snapshot your lanes (see SnapshotAll)
 	subjPing  = "tenpin.ping."  // + node: are you there? (see sweep)
+	// subjHeld: a node runs a lane it claimed (see owned.Bind), its name
+	// the body; the relays of the lane on other nodes follow it there.
+	subjHeld = "tenpin.held." // + lane
+	// subjUnread: the reply subject of a relay's reads, which no node
+	// answers: NATS alone does, when no node listens for the lane (no
+	// responders; see Cluster.unread).
+	subjUnread = "tenpin.unread." // + node.lane
 )
 
 // Messages to a lane's node (the op token of tenpin.own.<lane>.<op>…).
@@ -276,10 +283,12 @@ func New(cfg Config) (*Cluster, error) {
 		stop:    make(chan struct{}),
 	}
 	for subj, h := range map[string]nats.MsgHandler{
-		subjTo + cfg.Node + ".>": c.delivered,
-		subjNode + "*":           c.heartbeat,
-		subjLanes + "*":          c.listLanes,
-		subjPing + cfg.Node:      func(m *nats.Msg) { m.Respond(nil) },
+		subjTo + cfg.Node + ".>":     c.delivered,
+		subjNode + "*":               c.heartbeat,
+		subjLanes + "*":              c.listLanes,
+		subjPing + cfg.Node:          func(m *nats.Msg) { m.Respond(nil) },
+		subjHeld + "*":               c.held,
+		subjUnread + cfg.Node + ".*": c.unread,
 	} {
 		sub, err := c.nc.Subscribe(subj, h)
 		if err != nil {

@@ -37,7 +37,10 @@
 //     there means no node runs the lane: the node that looked takes it
 //     over (see lobby.Lobby). What a client sends (read) and its going
 //     away (detach) are published, not requests: nothing answers them but
-//     the lane. A join or a resume crosses with the SHA-256 of its token
+//     the lane. A read carries a reply subject all the same,
+//     tenpin.unread.<node>.<lane>, for NATS alone: when no node listens
+//     for the lane it says so there (no responders), and the relay starts
+//     the take-over below at once. A join or a resume crosses with the SHA-256 of its token
 //     and host key in their place, and its welcome back with the hash
 //     where the token goes: the relay keeps the token, and puts it back
 //     (see relay.Relay). No seat's token nor host key crosses between
@@ -77,12 +80,23 @@
 //     attaches while no node answers for the lane starts the same
 //     take-over at once, before the heartbeats tell. Where each node stands (heard, asked, not
 //     answering, dead) is one state a node, in members.go.
+//   - A node that claimed a lane says so once it runs it, on
+//     tenpin.held.<lane> (its name the body), whatever had it claim the
+//     lane (a client's find, a view of the lane, a relay's take-over):
+//     its own relay of the lane hands its connections over to it, and
+//     the other nodes' relays of the lane follow it there, at once
+//     rather than at their heartbeats' verdict on the lane's old node.
+//     A relay so told asks where the lane runs (the take-over above),
+//     rather than trusting the announcement: the log's fence alone
+//     decides who runs a lane, and a later claim may have overtaken it.
+//     A lost announcement leaves the relay to the heartbeats, or its
+//     alive, as before.
 //   - Every 5 seconds, a relay with connections asks the lane's node
 //     (alive) with the seq of the newest board it relayed and its
 //     connections: the lane detaches those of its clients on that node
 //     that are not listed (their detach was lost), and answers with its
-//     board if it is newer. No responders starts the take-over above: a
-//     read is published, and a lane gone from its node would not say so.
+//     board if it is newer. No responders starts the take-over above,
+//     for a relay whose clients send nothing.
 //   - A lobby's list asks every node on tenpin.lanes.<node>.
 //
 // Core NATS delivers at most once. A lost board is repaired by the next

@@ -1,6 +1,9 @@
 package natspeers
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // ReportCPU starts counting the process's CPU time, the client's and
 // the embedded servers' together; the function it returns reports it as
@@ -81,3 +84,17 @@ func (c *Cluster) Listed() []string {
 
 // ListEvery is how often a node asks the others for their lanes.
 const ListEvery = listEvery
+
+// PostponeAlive has this node's relay of lane id tell the lane's node
+// its connections (alive) no more for an hour: no answer, or no node,
+// to find the lane gone by.
+func (c *Cluster) PostponeAlive(id string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rl := c.relays[id]
+	if rl == nil {
+		return false
+	}
+	rl.aliveAt = time.Now().Add(time.Hour)
+	return true
+}

@@ -76,13 +76,16 @@ func (c *Cluster) Claim(id string) (peers.Claim, error) {
 	return o, nil
 }
 
-// Bind makes l the lane other nodes reach. When it stops, the
+// Bind makes l the lane other nodes reach, and says so: a relay of the
+// lane on this node hands its connections to l, and the other nodes'
+// relays follow it here (see Cluster.heldHere). When it stops, the
 // connections of other nodes it still counts are closed: those attached
 // as it stopped never heard it close.
 func (o *owned) Bind(l *lane.Lane) {
 	o.mu.Lock()
 	o.l = l
 	o.mu.Unlock()
+	o.c.heldHere(o.id)
 	l.AfterStop(func() {
 		o.mu.Lock()
 		remotes := o.remotes

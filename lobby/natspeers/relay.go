@@ -182,8 +182,11 @@ func (u upstream) Attach(ctx context.Context, conn uint64) error {
 
 // Read publishes what the connection sent to the lane's node: no answer
 // but the lane's, on the connection's subject (see Cluster.delivered).
+// Its reply subject is for NATS, which says there when no node listens
+// for the lane (see Cluster.unread).
 func (u upstream) Read(_ context.Context, conn uint64, data []byte) error {
-	if err := u.c.nc.Publish(u.subject(opRead, conn), data); err != nil {
+	reply := subjUnread + u.c.cfg.Node + "." + u.id
+	if err := u.c.nc.PublishRequest(u.subject(opRead, conn), reply, data); err != nil {
 		return fmt.Errorf("natspeers: read for lane %s: %w", u.id, err)
 	}
 	return nil
@@ -299,6 +302,76 @@ func (c *Cluster) takeOver(ctx context.Context, rl *relayEntry) {
 			return
 		}
 		pause = min(2*pause, time.Second)
+	}
+}
+
+// heldHere tells the relays of lane id that this node runs it now, once
+// it has claimed it (or created it): this node's relay of the lane, whose
+// node is gone, hands its connections to the lane here, and the other
+// nodes' follow it here (held), at once rather than at their heartbeats'
+// verdict on the lane's old node. The claim was the log's fence's to
+// decide, and it let this node in. The announcement travels at most
+// once: a relay that misses it is handed over or follows when its
+// alive, or its heartbeats, find the lane's node gone.
+func (c *Cluster) heldHere(id string) {
+	c.nc.Publish(subjHeld+id, []byte(c.cfg.Node))
+	c.mu.Lock()
+	rl := c.relays[id]
+	c.mu.Unlock()
+	if rl != nil {
+		c.moved(rl)
+	}
+}
+
+// held handles another node's announcement that it runs a lane it
+// claimed (see heldHere): tenpin.held.<lane>, the node's name the body.
+// A relay of the lane that reaches another node is taken over: the lane
+// is found where it runs, and followed there (takeOver asks, rather than
+// trusting an announcement that may have been overtaken by a later
+// claim).
+func (c *Cluster) held(m *nats.Msg) {
+	node := string(m.Data)
+	if node == c.cfg.Node {
+		return // heldHere has seen to this node's relay
+	}
+	id := strings.TrimPrefix(m.Subject, subjHeld)
+	c.mu.Lock()
+	rl := c.relays[id]
+	c.mu.Unlock()
+	if rl == nil || rl.owner == node {
+		return
+	}
+	c.moved(rl)
+}
+
+// unread handles what NATS answers a relay's read that no node listened
+// for (no responders, a status with no body): tenpin.unread.<node>.<lane>.
+// The lane's node is gone, and not known dead yet, or no longer runs the
+// lane: the relay takes it over at once (see takeOver), as it does for
+// an attach answered so, rather than leave the client's message
+// unanswered until its alive, or the heartbeats, find the node gone.
+// The read is not lost: the take-over reads or forwards again what the
+// lane did not answer.
+func (c *Cluster) unread(m *nats.Msg) {
+	// "Status" and "503" are NATS's no-responders status (nats.go
+	// answers a request with nats.ErrNoResponders for it).
+	if len(m.Data) != 0 || m.Header.Get("Status") != "503" {
+		return
+	}
+	id := strings.TrimPrefix(m.Subject, subjUnread+c.cfg.Node+".")
+	c.mu.Lock()
+	rl := c.relays[id]
+	c.mu.Unlock()
+	if rl != nil {
+		c.moved(rl)
+	}
+}
+
+// moved starts the take-over of rl's lane, which has moved from the node
+// rl reaches: see takeOver. Nothing if one is under way.
+func (c *Cluster) moved(rl *relayEntry) {
+	if c.orphan(rl) && !c.spawn(func(ctx context.Context) { c.takeOver(ctx, rl) }) {
+		rl.r.Close(protocol.CodeServerRestarting, protocol.NoticeServerGone) // the node is leaving the cluster
 	}
 }
 

@@ -16,9 +16,10 @@ import (
 
 // laneState is one lane of the run and the rolls its player sent.
 type laneState struct {
-	n    int // from 1
-	id   string
-	node string // where it was created
+	n      int // from 1
+	id     string
+	node   string // where it was created
+	player string // where its player connected first
 
 	mu    sync.Mutex
 	rolls []roll
@@ -46,8 +47,9 @@ type disconnect struct {
 }
 
 // startLanes creates the lanes on the nodes in turn, and starts each
-// one's player, on the lane's node, and its watchers, on the others. It
-// returns once every player has rolled once.
+// one's player, on the lane's node (on another with Relayed: see
+// Config), and its watchers, on the others. It returns once every player
+// has rolled once.
 func (r *run) startLanes(ctx context.Context, wg *sync.WaitGroup) error {
 	rolled := make(chan struct{}, r.cfg.Lanes)
 	for i := range r.cfg.Lanes {
@@ -56,12 +58,16 @@ func (r *run) startLanes(ctx context.Context, wg *sync.WaitGroup) error {
 		if err != nil {
 			return err
 		}
-		l := &laneState{n: i + 1, id: id, node: r.nodes[at].Name}
+		seat := at
+		if r.cfg.Relayed {
+			seat = (at + 1 + i/len(r.nodes)%2) % len(r.nodes)
+		}
+		l := &laneState{n: i + 1, id: id, node: r.nodes[at].Name, player: r.nodes[seat].Name}
 		r.lanes = append(r.lanes, l)
-		p := &player{r: r, lane: l, node: at, rolled: rolled}
+		p := &player{r: r, lane: l, node: seat, rolled: rolled}
 		wg.Go(func() { p.play(ctx) })
 		for k := 1; k < len(r.nodes); k++ {
-			w := &watcher{r: r, lane: l, node: (at + k) % len(r.nodes)}
+			w := &watcher{r: r, lane: l, node: (seat + k) % len(r.nodes)}
 			wg.Go(func() { w.watch(ctx) })
 		}
 	}

@@ -12,7 +12,9 @@
 // has one player, connected to the lane's node, who rolls a gutter ball
 // at a fixed interval (starting and rematching its games as their host),
 // and a watcher on each of the two other nodes, whose connections those
-// nodes relay. After a warm-up one process is killed with SIGKILL: a
+// nodes relay. With Relayed the player connects to another node than the
+// lane's, whose relay carries its rolls, and the watchers to the two
+// others (one of them the lane's). After a warm-up one process is killed with SIGKILL: a
 // tenpin node, the NATS server that leads the lanes' stream, or a NATS
 // server that leads none of it. Every client whose connection ends
 // connects again, to the same node while it answers, else to the next;
@@ -124,6 +126,12 @@ type Config struct {
 	// Shards, if above 0, is the nodes' -shards: the streams the lanes
 	// are spread over (0: tenpin serve's default).
 	Shards int
+	// Relayed seats each lane's player on another node than the lane's,
+	// which relays its rolls: the next after the lane's for the first
+	// lane of each node, the one before it for the second, and so on. A
+	// killed node's clients reconnect to the next node, so half its lanes
+	// are taken over where their player is, and half where it is not.
+	Relayed bool
 
 	// Log, if set, gets a line for each noteworthy event.
 	Log io.Writer
@@ -133,6 +141,7 @@ type Config struct {
 type Result struct {
 	Topology string        `json:"topology"`
 	Lanes    int           `json:"lanes"`
+	Relayed  bool          `json:"relayed,omitempty"` // the players on relays: see Config
 	Every    time.Duration `json:"every_ns"`
 	Warmup   time.Duration `json:"warmup_ns"`
 	Measure  time.Duration `json:"measure_ns"`
@@ -168,7 +177,10 @@ type Result struct {
 type Lane struct {
 	N    int    `json:"n"` // from 1, in the order of creation
 	ID   string `json:"id"`
-	Node string `json:"node"` // where it was created and its player connected
+	Node string `json:"node"` // where it was created
+	// Player is the node its player connected to first: Node's, unless
+	// the run was Relayed.
+	Player string `json:"player"`
 	// Acked says whether a roll sent after the kill was acknowledged;
 	// NextRoll is then the time from the kill to that ack.
 	Acked    bool          `json:"acked"`
@@ -292,7 +304,7 @@ func Do(ctx context.Context, cfg Config) (Result, error) {
 	}
 	r := &run{cfg: cfg, http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}, start: time.Now()}
 	defer r.http.CloseIdleConnections()
-	res := Result{Lanes: cfg.Lanes, Every: cfg.Every, Warmup: cfg.Warmup, Measure: cfg.Measure, Topology: "embedded NATS cluster"}
+	res := Result{Lanes: cfg.Lanes, Relayed: cfg.Relayed, Every: cfg.Every, Warmup: cfg.Warmup, Measure: cfg.Measure, Topology: "embedded NATS cluster"}
 
 	natsURLs := cfg.NATS
 	var servers []*cluster.Process

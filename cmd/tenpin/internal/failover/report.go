@@ -11,8 +11,12 @@ import (
 // Print writes res as text: the figures, then the disconnections grouped
 // by node, client and cause, then every lane's figures.
 func Print(w io.Writer, res Result) {
-	fmt.Fprintf(w, "failover: 3 tenpin nodes on an %s; %d lanes, each 1 player (a gutter ball every %v) and 2 watchers on the other nodes\n",
-		res.Topology, res.Lanes, res.Every)
+	seated := "and 2 watchers on the other nodes"
+	if res.Relayed {
+		seated = "on another node than the lane's, relayed, and 2 watchers on the nodes other than the player's"
+	}
+	fmt.Fprintf(w, "failover: 3 tenpin nodes on an %s; %d lanes, each 1 player (a gutter ball every %v) %s\n",
+		res.Topology, res.Lanes, res.Every, seated)
 	load := ""
 	if res.Load != "" {
 		load = "; load average " + res.Load
@@ -42,13 +46,21 @@ func Print(w io.Writer, res Result) {
 		fmt.Fprintf(w, ": lane %d missing from %s's list", lg.Lane, lg.Node)
 	}
 	fmt.Fprintf(w, " (survivors' lists read %d times after the kill, %d failed)\n", lg.Polls, lg.Failed)
-	fmt.Fprintln(w, "lane  node  next roll  longest gap  acked before/after  failed after")
+	player := ""
+	if res.Relayed {
+		player = "  player"
+	}
+	fmt.Fprintf(w, "lane  node%s  next roll  longest gap  acked before/after  failed after\n", player)
 	for _, l := range res.PerLane {
 		next := "never"
 		if l.Acked {
 			next = secs(l.NextRoll)
 		}
-		fmt.Fprintf(w, "%4d  %-4s  %9s  %11s  %18s  %12d\n", l.N, l.Node, next, secs(l.LongestGap),
+		node := fmt.Sprintf("%-4s", l.Node)
+		if res.Relayed {
+			node += fmt.Sprintf("  %-6s", l.Player)
+		}
+		fmt.Fprintf(w, "%4d  %s  %9s  %11s  %18s  %12d\n", l.N, node, next, secs(l.LongestGap),
 			fmt.Sprintf("%d/%d", l.AckedBefore, l.AckedAfter), l.Failed)
 	}
 }

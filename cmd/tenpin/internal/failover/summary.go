@@ -16,7 +16,7 @@ func (r *run) summarize(res *Result, end time.Time) {
 		l.mu.Lock()
 		f := laneFigures(l.rolls, r.kill, end)
 		l.mu.Unlock()
-		f.N, f.ID, f.Node = l.n, l.id, l.node
+		f.N, f.ID, f.Node, f.Player = l.n, l.id, l.node, l.player
 		res.PerLane = append(res.PerLane, f)
 		if f.Acked {
 			next = append(next, f.NextRoll)
