@@ -302,8 +302,8 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		// WebSocket state) and the store's pools are too: the collector's
 		// default headroom, as much garbage again as is live, was a
 		// quarter of the server's memory. Half of it: 35 → 27 KiB a
-		// connection at 500 lanes stored, for 0–5% more CPU a board
-		// (PERFORMANCE.md). GOGC, if set, decides.
+		// connection at 500 lanes stored, for 0–5% more CPU a board,
+		// when it was chosen. GOGC, if set, decides.
 		debug.SetGCPercent(serveGCPercent)
 	}
 	nofile, known := openFileLimit()
