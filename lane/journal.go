@@ -125,6 +125,25 @@ func (l *Lane) append(ctx context.Context, e game.Event) error {
 	return nil
 }
 
+// appendEvent stores one event of lane id within cfg.AppendTimeout.
+func appendEvent(ctx context.Context, cfg Config, id string, last uint64, e game.Event) (uint64, error) {
+	if cfg.Journal == nil {
+		return 0, errors.New("lane: no journal to store the lane in")
+	}
+	// An append that has been sent may land even if its caller gives up,
+	// so shutdown must not cancel it halfway: only the timeout bounds it,
+	// and the client then hears the outcome, not "nothing changed".
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.AppendTimeout)
+	defer cancel()
+	pos, err := cfg.Journal.Append(ctx, id, last, e)
+	if err != nil {
+		cfg.Metrics.AppendErrors.Add(1)
+		return 0, fmt.Errorf("lane %s: storing %s: %w", id, e.Kind, err)
+	}
+	cfg.Metrics.Appends.Add(1)
+	return pos, nil
+}
+
 // sync brings the lane's state in step with its log before anything is
 // decided: after an append whose outcome was unknown, it reads back and
 // applies what the log holds beyond the lane's last known event (the

@@ -182,25 +182,6 @@ func (l *Lane) Keep() uint64 { return l.stored.keep.Load() }
 // to restore.
 var ErrNotRestorable = errors.New("lane: not restorable")
 
-// appendEvent stores one event of lane id within cfg.AppendTimeout.
-func appendEvent(ctx context.Context, cfg Config, id string, last uint64, e game.Event) (uint64, error) {
-	if cfg.Journal == nil {
-		return 0, errors.New("lane: no journal to store the lane in")
-	}
-	// An append that has been sent may land even if its caller gives up,
-	// so shutdown must not cancel it halfway: only the timeout bounds it,
-	// and the client then hears the outcome, not "nothing changed".
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.AppendTimeout)
-	defer cancel()
-	pos, err := cfg.Journal.Append(ctx, id, last, e)
-	if err != nil {
-		cfg.Metrics.AppendErrors.Add(1)
-		return 0, fmt.Errorf("lane %s: storing %s: %w", id, e.Kind, err)
-	}
-	cfg.Metrics.Appends.Add(1)
-	return pos, nil
-}
-
 func newLane(st *game.State, last uint64, cfg Config) *Lane {
 	cfg = cfg.withDefaults()
 	l := &Lane{
