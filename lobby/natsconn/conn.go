@@ -135,8 +135,11 @@ type Conn struct {
 	js       jetstream.JetStream
 
 	// caughtUp: the embedded server's copy of the store was current once
-	// since it started (see CaughtUp).
+	// since it started (see CaughtUp); behind, why not, as last seen.
 	caughtUp atomic.Bool
+	behind   atomic.Pointer[string]
+	stop     chan struct{} // closed by Close: ends watchCaughtUp
+	watching sync.WaitGroup
 
 	closeOnce sync.Once
 	closeErr  error
@@ -249,7 +252,40 @@ func (c *Conn) open(ctx context.Context) error {
 	if c.js, err = jetstream.New(nc); err != nil {
 		return fmt.Errorf("natsconn: JetStream on %s: %w", url, err)
 	}
+	c.stop = make(chan struct{})
+	if c.srv != nil && c.srv.JetStreamIsClustered() {
+		c.watching.Go(c.watchCaughtUp)
+	} else {
+		c.caughtUp.Store(true)
+	}
 	return nil
+}
+
+// caughtUpEvery is how often watchCaughtUp asks the server.
+const caughtUpEvery = 250 * time.Millisecond
+
+// watchCaughtUp asks the embedded server, a member of a cluster, whether
+// its copy of every stream is current (NATS's own health check) until it
+// is once, or the connection closes: see CaughtUp. It asks on its own,
+// not when /healthz is asked: a node nobody probed until a failover would
+// otherwise be asked first while the streams elect leaders.
+func (c *Conn) watchCaughtUp() {
+	t := time.NewTicker(caughtUpEvery)
+	defer t.Stop()
+	for {
+		h := c.srv.Healthz(nil)
+		if h.Status == "ok" && h.Error == "" {
+			c.caughtUp.Store(true)
+			return
+		}
+		why := h.Error
+		c.behind.Store(&why)
+		select {
+		case <-c.stop:
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // Config returns the connection's settings, defaults filled in: those of
@@ -314,41 +350,58 @@ func (c *Conn) RestartJetStream() error {
 
 // CaughtUp reports whether the embedded server, a member of a cluster,
 // has caught up with the others since it started: its copy of every
-// stream current once (NATS's own health check). Until then it returns
-// why not. A node restarted while the others wrote has copies behind
-// theirs, though every stream already answers through the others'
-// leaders: stopped then, the next node of a rolling restart took the
-// streams' quorum with it, and lanes stalled until it came back (5–6 s,
-// tenpin failover -rolling). Once caught up it stays so: a stream
-// electing a leader later stalls only its own lanes, on every node alike
-// (see natsstore.Journal.Check). A lone server, or NATS at a URL (whose
-// servers are the operator's), is caught up from the start.
+// stream current once (NATS's own health check, asked from the start
+// until it passes). Until then it returns why not. A node restarted
+// while the others wrote has copies behind theirs, though every stream
+// already answers through the others' leaders: stopped then, the next
+// node of a rolling restart took the streams' quorum with it, and lanes
+// stalled until it came back (5–6 s, tenpin failover -rolling). Once
+// caught up it stays so: a stream electing a leader later stalls only its
+// own lanes, on every node alike (see natsstore.Journal.Check). A lone
+// server, or NATS at a URL (whose servers are the operator's), is caught
+// up from the start.
 func (c *Conn) CaughtUp() error {
-	if c.srv == nil || c.caughtUp.Load() {
+	if c.caughtUp.Load() {
 		return nil
 	}
-	if !c.srv.JetStreamIsClustered() {
-		c.caughtUp.Store(true)
-		return nil
+	why := "not asked yet"
+	if p := c.behind.Load(); p != nil && *p != "" {
+		why = *p
 	}
-	h := c.srv.Healthz(nil)
-	if h.Status == "ok" && h.Error == "" {
-		c.caughtUp.Store(true)
-		return nil
-	}
-	return fmt.Errorf("natsconn: this node's copy of the store is catching up with the cluster's since it started: %s", h.Error)
+	return fmt.Errorf("natsconn: this node's copy of the store is catching up with the cluster's since it started: %s", why)
 }
 
 // Close closes the connection, stops the embedded server (which writes
 // what it holds to its files) and releases the data directory. Close the
 // store and the cluster on the connection first.
-func (c *Conn) Close() error {
+func (c *Conn) Close() error { return c.close(true) }
+
+// Abort closes the connection as Close does, but stops a clustered
+// embedded server at once, without lame duck mode: as a crash does for
+// the others, whose groups it led elect new leaders (4–9 s). For tests of
+// a node's death.
+func (c *Conn) Abort() error { return c.close(false) }
+
+func (c *Conn) close(lameDuck bool) error {
 	c.closeOnce.Do(func() {
+		if c.stop != nil {
+			close(c.stop)
+			c.watching.Wait()
+		}
 		if c.nc != nil {
 			c.nc.Close()
 		}
 		if c.srv != nil {
-			if c.srv.JetStreamIsClustered() {
+			if lameDuck && c.srv.JetStreamIsClustered() {
+				// The server notices the in-process client's close a
+				// moment later: wait for it (briefly), or lame duck mode
+				// counts it and waits its grace period for it.
+				for range 20 {
+					if c.srv.NumClients() == 0 {
+						break
+					}
+					time.Sleep(5 * time.Millisecond)
+				}
 				// Shutdown steps this server's raft leaders down and closes
 				// its routes at once: the transfers were lost with them, and
 				// every group it led waited for an election, 4–9 s (a

@@ -29,9 +29,10 @@ const (
 	// store back: about 100 ms for 300k events.
 	startTimeout = 30 * time.Second
 	// The lame-duck mode of a server drops its clients over 2 minutes by
-	// default; the process shuts down in 10 s. (A server that does not
-	// listen skips lame-duck mode altogether, but keep it short in case it
-	// ever does not.)
+	// default; the process shuts down in 10 s. A clustered node closes in
+	// lame duck mode (see Conn.Close), with no client of its own left by
+	// then: it hands its raft leaders over, waits a second for them, and
+	// stops. A server that does not listen skips lame duck mode.
 	lameDuck      = 3 * time.Second
 	lameDuckGrace = time.Second
 )
