@@ -199,11 +199,18 @@ func start(ctx context.Context, cfg server.Config) (*Node, error) {
 }
 
 // Stop stops the node at once, as a crash would for the others: its store
-// (and NATS server) first, so that it writes nothing more and the others
-// see it gone, then its connections, its lanes and its HTTP server. It may
-// be called more than once.
+// (and NATS server, without lame duck mode: the groups it led elect new
+// leaders) first, so that it writes nothing more and the others see it
+// gone, then its connections, its lanes and its HTTP server. It may be
+// called more than once.
 func (n *Node) Stop() {
 	n.once.Do(func() {
+		if n.Journal != nil {
+			n.Journal.Close()
+		}
+		if n.Conn != nil {
+			n.Conn.Abort()
+		}
 		n.Close()
 		n.HTTP.CloseClientConnections()
 		n.cancel()
