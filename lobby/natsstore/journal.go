@@ -155,13 +155,20 @@ func (j *Journal) open(ctx context.Context) error {
 	if err := j.createStreams(ctx, url); err != nil {
 		return err
 	}
-	if err := j.spreadLeaders(ctx); err != nil {
-		// The streams serve all the same, with a server's death stalling
-		// more of the lanes.
-		j.log.Warn("natsstore: the streams' leaders not spread over the servers", "err", err)
+	// A node restarted while the others wrote spreads the leaders only
+	// once it has caught up (keepSpread): spread at once, it moved a
+	// stream's leadership to itself while behind, and the stream had no
+	// leader for 5 s (tenpin failover -rolling -relayed).
+	caughtUp := j.conn.CaughtUp() == nil
+	if caughtUp {
+		if err := j.spreadLeaders(ctx); err != nil {
+			// The streams serve all the same, with a server's death
+			// stalling more of the lanes.
+			j.log.Warn("natsstore: the streams' leaders not spread over the servers", "err", err)
+		}
 	}
 	if j.spreads() {
-		j.goWatch(j.keepSpread)
+		j.goWatch(func(ctx context.Context) { j.keepSpread(ctx, !caughtUp) })
 	}
 	if j.cfg.URL != "" && !j.opts.Shared {
 		return j.takeLease(ctx) // the embedded server's directory has its file lock instead

@@ -247,8 +247,28 @@ var spreadEvery = time.Minute
 // spreads reports whether the journal spreads its streams' leaders.
 func (j *Journal) spreads() bool { return len(j.shards) > 1 && j.cfg.Replicas > 1 }
 
-// keepSpread spreads the leaders every spreadEvery until ctx ends.
-func (j *Journal) keepSpread(ctx context.Context) {
+// caughtUpPoll is how often keepSpread asks whether the node caught up.
+const caughtUpPoll = 250 * time.Millisecond
+
+// keepSpread spreads the leaders every spreadEvery until ctx ends; first,
+// if pending (Open did not, for a node that had not caught up), once the
+// node has caught up.
+func (j *Journal) keepSpread(ctx context.Context, pending bool) {
+	for pending {
+		t := time.NewTimer(caughtUpPoll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		if j.conn.CaughtUp() == nil {
+			pending = false
+			if err := j.spreadLeaders(ctx); err != nil && ctx.Err() == nil {
+				j.log.Warn("natsstore: the streams' leaders not spread over the servers", "err", err)
+			}
+		}
+	}
 	for {
 		every := spreadEvery
 		t := time.NewTimer(every + rand.N(every/10+1))
