@@ -1,6 +1,7 @@
 package lobby
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -218,7 +219,8 @@ func (lb *Lobby) adopt(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("lobby: reading the lanes to adopt: %w", err)
 	}
-	n := 0
+	n, unavailable := 0, 0
+	var first error
 	for _, log := range logs {
 		if st := game.Replay(log.Events); log.Err != nil || st.ID() == "" || st.Closed() {
 			continue
@@ -235,9 +237,17 @@ func (lb *Lobby) adopt(ctx context.Context) (int, error) {
 		case errors.Is(err, game.ErrConflict): // another node adopted it first
 		case errors.Is(err, ErrClosed):
 			return n, err
+		case errors.Is(err, ErrUnavailable):
+			// The store, electing a stream's leader: the caller tries
+			// again, and finds the lanes taken since running.
+			unavailable++
+			first = cmp.Or(first, err)
 		default:
 			lb.log.Warn("lane not adopted", "lane", log.Lane, "err", err)
 		}
+	}
+	if unavailable > 0 {
+		return n, fmt.Errorf("lobby: %d lanes not adopted: %w", unavailable, first)
 	}
 	return n, nil
 }

@@ -172,6 +172,10 @@ type Cluster struct {
 	nc  *nats.Conn
 	log *slog.Logger
 
+	// adopting: a goroutine adopts the lanes no node runs; adoptAgain:
+	// another round was asked for (see adopt).
+	adopting, adoptAgain atomic.Bool
+
 	mu      sync.Mutex
 	owned   map[string]*owned      // lanes this node runs, or is taking over
 	relays  map[string]*relayEntry // lanes of other nodes this node has clients of
@@ -427,24 +431,46 @@ func (c *Cluster) nodeLanes() peers.Lanes {
 }
 
 // adopt takes over the lanes no node runs, and logs how many it took.
-// If the store cannot say which lanes those are (its stream electing a
-// leader after a node died takes 4–9 s, and more on a loaded machine), it
-// tries again, a node timeout later and then less often, until it can:
-// an orphan that no client comes for would otherwise stay unrun and
-// missing from every lobby's list.
+// If the store cannot say which lanes those are, or cannot claim some of
+// them (its stream electing a leader after a node died takes 4–9 s, and
+// more on a loaded machine), it tries again, a node timeout later and
+// then less often, until it can: an orphan that no client comes for
+// would otherwise stay unrun and missing from every lobby's list.
+//
+// One adopts at a time: asked while another adopts (a second node died
+// meanwhile), it has that one go round once more (adoptAgain) rather than
+// start a loop of its own.
 func (c *Cluster) adopt(ctx context.Context) {
 	lanes := c.nodeLanes()
 	if lanes == nil {
 		return
 	}
+	c.adoptAgain.Store(true)
+	// Checked again once the adopting ends: asked as it ended, with the
+	// swap refused, the round must not be lost.
+	for c.adoptAgain.Load() && c.adopting.CompareAndSwap(false, true) {
+		c.adoptRounds(ctx, lanes)
+		c.adopting.Store(false)
+	}
+}
+
+// adoptRounds adopts until a round succeeds with no other asked for, or
+// ctx ends.
+func (c *Cluster) adoptRounds(ctx context.Context, lanes peers.Lanes) {
 	wait := c.cfg.NodeTimeout
 	for {
+		c.adoptAgain.Store(false)
 		n, err := lanes.Adopt(ctx)
 		if n > 0 {
 			c.log.Info("lanes adopted", "lanes", n)
 		}
-		if err == nil || ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
 			return
+		case err == nil && !c.adoptAgain.Load():
+			return
+		case err == nil:
+			continue
 		}
 		c.log.Warn("lanes not adopted: trying again", "err", err, "in", wait)
 		t := time.NewTimer(wait)

@@ -80,7 +80,7 @@
 //     attaches while no node answers for the lane starts the same
 //     take-over at once, before the heartbeats tell. Where each node stands (heard, asked, not
 //     answering, dead) is one state a node, in members.go.
-//   - A node that claimed a lane says so once it runs it, on
+//   - A node that claimed a lane says so once it has claimed it, on
 //     tenpin.held.<lane> (its name the body), whatever had it claim the
 //     lane (a client's find, a view of the lane, a relay's take-over):
 //     its own relay of the lane hands its connections over to it, and

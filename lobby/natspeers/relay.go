@@ -204,7 +204,8 @@ func (u upstream) subject(op string, conn uint64) string {
 // seq of the newest board it relayed: its answer is a newer board, if one
 // was lost on its way (boards travel at most once, and the last of a game
 // has no next to repair it), which the relay relays. No node that runs
-// the lane closes the relay: a read is published, and would go nowhere.
+// the lane starts the take-over (see takeOver), as a read nobody hears
+// does (see unread).
 func (c *Cluster) tellAlive(ctx context.Context, rl *relayEntry) {
 	conns := rl.r.Conns()
 	msg := make([]byte, 0, 24+12*len(conns))
@@ -337,8 +338,13 @@ func (c *Cluster) held(m *nats.Msg) {
 	id := strings.TrimPrefix(m.Subject, subjHeld)
 	c.mu.Lock()
 	rl := c.relays[id]
+	// owner is written under c.mu (follow): read it there too. A node
+	// restarted under the same name within a node timeout is skipped
+	// here: its relays' next read closes their connections, which
+	// reconnect.
+	skip := rl == nil || rl.owner == node
 	c.mu.Unlock()
-	if rl == nil || rl.owner == node {
+	if skip {
 		return
 	}
 	c.moved(rl)
