@@ -73,7 +73,7 @@ func TestDeleteLeavesNoTrace(t *testing.T) {
 	if err := b.AddKey(ctx, r.ID, bowler.HashKey("tablet")); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.AddCode(ctx, r.ID, bowler.HashKey("code"), bowler.HashKey("phone"), at.Add(time.Hour)); err != nil {
+	if err := b.AddCode(ctx, r.ID, bowler.HashKey("code"), bowler.HashKey("phone"), time.Now().Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Share(ctx, r.ID, bowler.HashKey("share")); err != nil {
@@ -261,8 +261,12 @@ func TestDeleteLeavesNoEntry(t *testing.T) {
 	if err := b.AddKey(ctx, r.ID, bowler.HashKey("tablet")); err != nil {
 		t.Fatal(err)
 	}
+	// The codes expire an hour from now: the store's clock, not the
+	// games' (which bowled at 20:00 on the day this was written: with
+	// them, the codes had expired when added once that day's 21:00 passed,
+	// and the record no longer listed them).
 	for _, c := range []string{"code1", "code2"} {
-		if err := b.AddCode(ctx, r.ID, bowler.HashKey(c), bowler.HashKey("phone"), at.Add(time.Hour)); err != nil {
+		if err := b.AddCode(ctx, r.ID, bowler.HashKey(c), bowler.HashKey("phone"), time.Now().Add(time.Hour)); err != nil {
 			t.Fatal(err)
 		}
 	}
