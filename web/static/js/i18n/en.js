@@ -308,6 +308,7 @@ export default {
   tvHouseTitle: "Lanes — tenpin",
   tvNoLanes: "No lanes to show: add ?lanes= and their ids, separated by commas, to the address.",
   tvNoSuchLane: "No such lane",
+  tvReconnecting: "reconnecting",
   tvNoSuchLaneWhy: (id) => `This server has no lane “${id}”: check this screen's address. The lane may have closed.`,
   tvPlace: "Place",
   tvThisGame: "Game",

@@ -306,6 +306,7 @@ export default {
   tvHouseTitle: "레인 — 텐핀",
   tvNoLanes: "보여 줄 레인이 없습니다: 주소에 ?lanes= 와 레인 아이디를 쉼표로 구분해 넣으세요.",
   tvNoSuchLane: "없는 레인입니다",
+  tvReconnecting: "다시 연결 중",
   tvNoSuchLaneWhy: (id) => `이 서버에는 “${id}” 레인이 없습니다. 이 화면의 주소를 확인하세요. 레인이 닫혔을 수도 있습니다.`,
   tvPlace: "순위",
   tvThisGame: "이번 게임",
