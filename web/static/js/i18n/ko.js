@@ -3,6 +3,11 @@
 // 있으면 테스트가 실패한다.
 
 const pinsN = (n) => `${n}핀`;
+// quoted는 거부된 문자를 가리킨다: 보이지 않는 문자(제어, 방향 표시)는
+// 문장을 뒤집을 수 없도록 코드 포인트로, 그 밖의 문자는 따로 떼어(U+2068 …
+// U+2069) 따옴표 안에.
+const codePoint = (c) => "U+" + c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
+const quoted = (c) => c === " " ? "공백" : /^[\p{C}\p{Z}]$/u.test(c) ? codePoint(c) : `“\u2068${c}\u2069”`;
 
 export default {
   // 페이지의 HTML (data-i18n).
@@ -172,7 +177,7 @@ export default {
   sheetAlt: (n, scores) => `${n}게임 점수표: ${scores}`,
   laneClosedSaid: "이 레인은 닫혔습니다.",
   nameEmpty: "이름을 입력하세요: 1~12글자, 예: 홍길동.",
-  nameBadChars: (name, bad) => `“${name}”에 ${bad.map((c) => c === " " ? "공백" : `“${c}”`).join(", ")}이(가) 있습니다: 이름은 글자로 쓰고, 단어 사이에만 공백, 하이픈, 아포스트로피를 씁니다.`,
+  nameBadChars: (name, bad) => `“${name}”에 ${bad.map(quoted).join(", ")}이(가) 있습니다: 이름은 글자로 쓰고, 단어 사이에만 공백, 하이픈, 아포스트로피를 씁니다.`,
   nameLength: (name, n, max) => `“${name}”은(는) ${n}글자입니다: 이름은 ${max}글자까지입니다.`,
   nameBytes: (n, max) => `이름이 ${n}바이트로, 이름이 쓸 수 있는 ${max}바이트를 넘습니다: 글자에 붙은 기호가 너무 많습니다.`,
   notConnected: "연결되지 않았습니다: 잠시 후 다시 해 보세요.",
