@@ -64,6 +64,21 @@ func TestQuotedNamesReadInOrder(t *testing.T) {
 	}
 }
 
+// A refusal that quotes a name of 200 letters without a space wraps on
+// a phone instead of widening the page.
+func TestLongNameWraps(t *testing.T) {
+	page := joinForm(t)
+	long := strings.Repeat("w", 200)
+	do(t, page, "a name of 200 letters", chromedp.Evaluate[chromedp.Void](`document.querySelector("#join-name").value = `+js(long)), chromedp.Click(chromedp.CSS("#join")))
+	until(t, page, "the long name refused", `document.querySelector("#join-error").textContent.includes("is 200 letters")`)
+	if !eval[bool](t, page, notWider) {
+		t.Errorf("a refusal quoting a name of 200 letters widens the page to %d px in %d", eval[int](t, page, `document.documentElement.scrollWidth`), eval[int](t, page, `document.documentElement.clientWidth`))
+	}
+	if !eval[bool](t, page, inOrder("#join-error", "is 200 letters")) {
+		t.Errorf("the refusal reads backwards: %q", eval[string](t, page, `document.querySelector("#join-error").textContent`))
+	}
+}
+
 // joinForm opens a lane's join form on a phone.
 func joinForm(t *testing.T) context.Context {
 	t.Helper()
