@@ -34,8 +34,11 @@ var (
 	// ErrUnknown: no bowler holds that key, or has that id or share: it
 	// was never made, was revoked, or the bowler deleted their history.
 	ErrUnknown = errors.New("bowler: unknown bowler")
-	// ErrCode: a one-time code that is unknown, used already or expired.
+	// ErrCode: a one-time code that is unknown or expired.
 	ErrCode = errors.New("bowler: unknown or expired code")
+	// ErrCodeUsed: a one-time code that linked a device already: it links
+	// one, once.
+	ErrCodeUsed = errors.New("bowler: code used already")
 	// ErrTooManyCodes: a one-time code asked for while MaxCodes of the
 	// bowler's are live.
 	ErrTooManyCodes = errors.New("bowler: too many codes")
@@ -525,7 +528,8 @@ type Service interface {
 	// Redeem uses a code once, before it expires and while the key of
 	// the device that made it is the bowler's: it gives its bowler key
 	// (keeping the maker's, past MaxKeys) and returns them, or fails
-	// with ErrCode.
+	// with ErrCodeUsed for a code used already (asked again while it
+	// would have lived), else with ErrCode.
 	Redeem(ctx context.Context, code, key KeyHash, now time.Time) (*Record, error)
 	// Share makes share (its hash) a read-only link to bowler id's
 	// page, replacing any share before; a zero share revokes it.

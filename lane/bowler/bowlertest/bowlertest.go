@@ -264,8 +264,11 @@ func testCodes(t *testing.T, s bowler.Service) {
 	if _, err := s.Find(t.Context(), bowler.HashKey("tablet")); err != nil {
 		t.Errorf("Find(the redeemed key) = %v", err)
 	}
-	if _, err := s.Redeem(t.Context(), code, bowler.HashKey("laptop"), at.Add(time.Minute)); !errors.Is(err, bowler.ErrCode) {
-		t.Errorf("Redeem twice = %v, want ErrCode", err)
+	if _, err := s.Redeem(t.Context(), code, bowler.HashKey("laptop"), at.Add(time.Minute)); !errors.Is(err, bowler.ErrCodeUsed) {
+		t.Errorf("Redeem twice = %v, want ErrCodeUsed", err)
+	}
+	if _, err := s.Redeem(t.Context(), bowler.HashKey("654321"), bowler.HashKey("laptop"), at.Add(time.Minute)); !errors.Is(err, bowler.ErrCode) {
+		t.Errorf("Redeem of a code never made = %v, want ErrCode", err)
 	}
 	if _, err := s.Find(t.Context(), bowler.HashKey("laptop")); !errors.Is(err, bowler.ErrUnknown) {
 		t.Errorf("a code used twice gave a key: %v", err)
