@@ -282,8 +282,10 @@ func (r *Record) Replaces(g Game) (int, bool) {
 // game's place in history (the bowler's whole history, oldest first, as
 // the record counts it: place n is history[n-1]), and counts the record's
 // numbers again from it: a high game or series the earlier version set
-// may stand no more, and only the history knows the next best. Keys,
-// share, id and the day the bowler was made stay. It reports what was
+// may stand no more, and only the history knows the next best. The game
+// keeps the day it was bowled, the earlier version's: a correction changes
+// its balls, not when it was bowled. Keys, share, id and the day the
+// bowler was made stay. It reports what was
 // new, and false (changing nothing) if the record counts no earlier
 // version of g at a place of history.
 func (r *Record) Correct(history []Game, g Game) (News, bool) {
@@ -292,6 +294,7 @@ func (r *Record) Correct(history []Game, g Game) (News, bool) {
 		return News{}, false
 	}
 	high, series := r.Stats.High, r.HighSeries
+	g.At = history[place-1].At
 	history[place-1] = g
 	*r = Record{ID: r.ID, Name: r.Name, Created: r.Created, Keys: r.Keys, Share: r.Share}
 	for _, h := range history {

@@ -124,6 +124,10 @@ func (b *Bowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (*bowler
 		if !ok {
 			return r, bowler.News{}, nil
 		}
+		data, err := json.Marshal(history[place-1]) // as Correct put it: bowled when it was
+		if err != nil {
+			return nil, bowler.News{}, err
+		}
 		games := slices.Clone(b.games[id]) // Games reads the old slice unlocked
 		games[place-1] = data
 		b.games[id] = games

@@ -375,7 +375,7 @@ func (b *Bowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (*bowler
 	// retry, the next game of the bowler takes the place.
 	r, err := b.change(ctx, id, func(r *bowler.Record) (bool, error) {
 		if place, ok := r.Replaces(g); ok {
-			return b.correct(ctx, id, r, place, g, data, &news)
+			return b.correct(ctx, id, r, place, g, &news)
 		}
 		n, added := r.Add(g)
 		if !added {
@@ -395,7 +395,7 @@ func (b *Bowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (*bowler
 // game is written before the record: a failure between the two leaves
 // the new version in a history whose record counts the old one, and the
 // retry counts it again.
-func (b *Bowlers) correct(ctx context.Context, id bowler.ID, r *bowler.Record, place int, g bowler.Game, data []byte, news *bowler.News) (bool, error) {
+func (b *Bowlers) correct(ctx context.Context, id bowler.ID, r *bowler.Record, place int, g bowler.Game, news *bowler.News) (bool, error) {
 	history, err := b.games(ctx, id, 1, r.Stats.Games)
 	if err != nil {
 		return false, err
@@ -405,6 +405,10 @@ func (b *Bowlers) correct(ctx context.Context, id bowler.ID, r *bowler.Record, p
 		return false, nil
 	}
 	*news = n
+	data, err := json.Marshal(history[place-1]) // as Correct put it: bowled when it was
+	if err != nil {
+		return false, err
+	}
 	k := gameKey(id, place)
 	sealed, err := b.seal(ctx, id, k, data)
 	if err != nil {
