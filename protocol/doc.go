@@ -360,7 +360,7 @@
 //
 //	GET    /api/bowlers/me                the bowler's numbers (Bowler): {"name","games","pins","average","high_game","high_series","strike_pct","spare_pct","first_ball_average","clean_games","splits":{"made","tries"},"single_pins":{"made","tries"},"leaves":[{"pins":[10],"tries":19,"made":14}],"shared"}
 //	GET    /api/bowlers/me/games?before=&limit=   the history, newest first, a page at a time (BowlerGames): {"games":[{"lane","lane_name","game","at","name","score","frames","sheet"}],"next":"…"}
-//	GET    /api/bowlers/me/games.csv      the whole history as a spreadsheet's file: date, lane, lane_name, then a lane's games.csv columns
+//	GET    /api/bowlers/me/games.csv      the whole history as a spreadsheet's file: date (when the game ended, in UTC; a correction keeps it), lane, lane_name, then a lane's games.csv columns
 //	GET    /api/bowlers/me/chart.svg      every game's score (the latest 500) and the running average, as an image (image/svg+xml); ?lang=ko
 //	POST   /api/bowlers/me/codes          → 201 a one-time code (LinkCode): {"code","expires","url","qr"}, for another device, for 10 minutes, once
 //	POST   /api/bowlers/link              {"code":"…"} (no key) → {"bowler_key":"…"} (BowlerKey): the other device's own key; 410 code_used if the code linked a device already, 400 invalid_code if it is unknown or expired
