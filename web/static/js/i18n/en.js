@@ -6,10 +6,10 @@
 const pinsN = (n) => n === 1 ? "1 pin" : `${n} pins`;
 // quoted names a character refused: one that shows nothing (a control,
 // an invisible or a direction mark) by its code point, which cannot
-// turn the sentence around; any other quoted, set apart (U+2068 … U+2069).
+// turn the sentence around; any other in quotes.
 const codePoint = (c) => "U+" + c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
 const unseen = (c) => /^[\p{C}\p{Z}]$/u.test(c);
-const quoted = (c) => c === " " ? "a space" : unseen(c) ? codePoint(c) : `“\u2068${c}\u2069”`;
+const quoted = (c) => c === " " ? "a space" : unseen(c) ? codePoint(c) : `“${c}”`;
 const listOf = (words) => words.length <= 1 ? words.join("") : words.slice(0, -1).join(", ") + " and " + words[words.length - 1];
 
 export default {

@@ -4,10 +4,9 @@
 
 const pinsN = (n) => `${n}핀`;
 // quoted는 거부된 문자를 가리킨다: 보이지 않는 문자(제어, 방향 표시)는
-// 문장을 뒤집을 수 없도록 코드 포인트로, 그 밖의 문자는 따로 떼어(U+2068 …
-// U+2069) 따옴표 안에.
+// 문장을 뒤집을 수 없도록 코드 포인트로, 그 밖의 문자는 따옴표 안에.
 const codePoint = (c) => "U+" + c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
-const quoted = (c) => c === " " ? "공백" : /^[\p{C}\p{Z}]$/u.test(c) ? codePoint(c) : `“\u2068${c}\u2069”`;
+const quoted = (c) => c === " " ? "공백" : /^[\p{C}\p{Z}]$/u.test(c) ? codePoint(c) : `“${c}”`;
 
 export default {
   // 페이지의 HTML (data-i18n).
