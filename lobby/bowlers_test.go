@@ -337,9 +337,9 @@ func TestABowlersDevices(t *testing.T) {
 		t.Fatalf("the tablet's key = %q, want a key of its own", tablet.BowlerKey)
 	}
 	var e protocol.Error
-	apiJSON(t, "POST", base+"/link", "", protocol.Link{Code: code.Code}, http.StatusBadRequest, &e)
-	if e.Code != protocol.CodeInvalidCode {
-		t.Errorf("a code used twice: %+v, want invalid_code", e)
+	apiJSON(t, "POST", base+"/link", "", protocol.Link{Code: code.Code}, http.StatusGone, &e)
+	if e.Code != protocol.CodeCodeUsed || !strings.Contains(e.Message, "used already") {
+		t.Errorf("a code used twice: %+v, want code_used, saying it was used", e)
 	}
 	for _, tc := range []struct {
 		name string

@@ -360,10 +360,10 @@
 //
 //	GET    /api/bowlers/me                the bowler's numbers (Bowler): {"name","games","pins","average","high_game","high_series","strike_pct","spare_pct","first_ball_average","clean_games","splits":{"made","tries"},"single_pins":{"made","tries"},"leaves":[{"pins":[10],"tries":19,"made":14}],"shared"}
 //	GET    /api/bowlers/me/games?before=&limit=   the history, newest first, a page at a time (BowlerGames): {"games":[{"lane","lane_name","game","at","name","score","frames","sheet"}],"next":"…"}
-//	GET    /api/bowlers/me/games.csv      the whole history as a spreadsheet's file: date, lane, lane_name, then a lane's games.csv columns
+//	GET    /api/bowlers/me/games.csv      the whole history as a spreadsheet's file: date (when the game ended, in UTC; a correction keeps it), lane, lane_name, then a lane's games.csv columns
 //	GET    /api/bowlers/me/chart.svg      every game's score (the latest 500) and the running average, as an image (image/svg+xml); ?lang=ko
 //	POST   /api/bowlers/me/codes          → 201 a one-time code (LinkCode): {"code","expires","url","qr"}, for another device, for 10 minutes, once
-//	POST   /api/bowlers/link              {"code":"…"} (no key) → {"bowler_key":"…"} (BowlerKey): the other device's own key; 400 invalid_code if the code is unknown, used or expired
+//	POST   /api/bowlers/link              {"code":"…"} (no key) → {"bowler_key":"…"} (BowlerKey): the other device's own key; 410 code_used if the code linked a device already, 400 invalid_code if it is unknown or expired
 //	DELETE /api/bowlers/me/key            revoke this device's key ("forget me") → 204
 //	DELETE /api/bowlers/me                erase the bowler: numbers, history, keys, share → 204. The lanes keep the games under the names bowled, nothing more
 //	POST   /api/bowlers/me/share          → 201 a read-only link (Share): {"share","url":".../b/{share}"}, replacing any before
@@ -575,6 +575,8 @@
 //	401 unknown_bowler           a bowler key (or share) that no bowler holds: see Bowlers
 //	4xx invalid_league, …        a league's refusals: see Leagues
 //	404 lane_not_found           no lane of that id: it may have closed with no ball bowled, or been kept past -keep
+//	400 invalid_code             a bowler's one-time code that is unknown or expired
+//	410 code_used                a bowler's one-time code that linked a device already: a code links one, once
 //	413 too_large                a body over 4 KiB (a league's: 64 KiB; a secretary's command: 8 KiB)
 //	415 unsupported_media_type   a POST not sent as application/json: a form or a text/plain body, which another site's page could send, creates nothing
 //	421 host_not_allowed         a Host name the server does not answer to (a guard against DNS rebinding), on every request: the page's and the WebSocket's too

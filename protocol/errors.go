@@ -60,7 +60,8 @@ const (
 	CodeTooManyConnections   Code = "too_many_connections"   // the server holds all the connections it may
 	CodeShuttingDown         Code = "shutting_down"          // the server is stopping
 	CodeHostNotAllowed       Code = "host_not_allowed"       // a Host name the server does not answer to (a guard against DNS rebinding)
-	CodeInvalidCode          Code = "invalid_code"           // a one-time code that is unknown, used already or expired
+	CodeInvalidCode          Code = "invalid_code"           // a one-time code that is unknown or expired
+	CodeCodeUsed             Code = "code_used"              // a one-time code that linked a device already: it links one, once
 
 	// A league's refusals (see CreateLeague).
 	CodeInvalidLeague      Code = "invalid_league"       // impossible settings: an odd number of teams, a percent outside 0–100, a negative basis, an empty team, a name twice; the message says which
@@ -161,6 +162,7 @@ var codes = map[Code]saying{
 	CodeShuttingDown:         {http.StatusServiceUnavailable, 0, "", ""},
 	CodeHostNotAllowed:       {http.StatusMisdirectedRequest, 0, "", ""},
 	CodeInvalidCode:          {http.StatusBadRequest, 0, "", ""},
+	CodeCodeUsed:             {http.StatusGone, 0, "", ""},
 
 	CodeInvalidLeague:      {http.StatusBadRequest, 0, "", ""},
 	CodeLeagueNotFound:     {http.StatusNotFound, 0, "", "no such league: check its link"},
@@ -273,6 +275,7 @@ const (
 	RefuseCodeQR
 	RefuseTooManyCodes // codes live at once, minutes a code lives
 	RefuseCodeUnknown
+	RefuseCodeUsed
 
 	// Leagues.
 	RefuseLeagueContended
@@ -390,7 +393,8 @@ var refusals = [numRefusals]struct {
 	RefuseBowlerGuesses:    {CodeRateLimited, "this address has tried too many unknown bowler keys, codes or links; try again in %d s"},
 	RefuseCodeQR:           {CodeInternal, "the code's QR code could not be drawn"},
 	RefuseTooManyCodes:     {CodeRateLimited, "%d codes made in the last minutes are not used yet: use one, or wait until they expire (after %d minutes)"},
-	RefuseCodeUnknown:      {CodeInvalidCode, "that code is unknown, used already or expired: ask the other device for a new one"},
+	RefuseCodeUnknown:      {CodeInvalidCode, "that code is unknown or expired: ask the other device for a new one"},
+	RefuseCodeUsed:         {CodeCodeUsed, "that code was used already: a code links one device, once; ask the other device for a new one"},
 
 	RefuseLeagueContended:     {CodeUnavailable, "the league was changed meanwhile, again and again; try again"},
 	RefuseLeaguesDown:         {CodeUnavailable, "the leagues' store does not answer; try again in a moment"},

@@ -183,7 +183,8 @@ func TestRefusalTexts(t *testing.T) {
 		RefuseBowlerGuesses:    {[]any{1}, CodeRateLimited, "this address has tried too many unknown bowler keys, codes or links; try again in 1 s"},
 		RefuseCodeQR:           {nil, CodeInternal, "the code's QR code could not be drawn"},
 		RefuseTooManyCodes:     {[]any{5, 10}, CodeRateLimited, "5 codes made in the last minutes are not used yet: use one, or wait until they expire (after 10 minutes)"},
-		RefuseCodeUnknown:      {nil, CodeInvalidCode, "that code is unknown, used already or expired: ask the other device for a new one"},
+		RefuseCodeUnknown:      {nil, CodeInvalidCode, "that code is unknown or expired: ask the other device for a new one"},
+		RefuseCodeUsed:         {nil, CodeCodeUsed, "that code was used already: a code links one device, once; ask the other device for a new one"},
 
 		RefuseLeagueContended:     {nil, CodeUnavailable, "the league was changed meanwhile, again and again; try again"},
 		RefuseLeaguesDown:         {nil, CodeUnavailable, "the leagues' store does not answer; try again in a moment"},

@@ -454,3 +454,56 @@ func TestLeaguePageFollowsTheNight(t *testing.T) {
 	untilStandings(t, p, s, created.ID, "Park's 212 in the standings")
 	until(t, p, "Park's 212 in the night's matches", `document.querySelector('#night-matches tr[data-bowler="Park"] td').textContent === "212"`)
 }
+
+// The standings fit a phone 390 px wide, every column of both tables in
+// view without scrolling them sideways, the handicap's too: in English
+// and in Korean, with the league's longest names.
+func TestLeagueStandingsFitAPhone(t *testing.T) {
+	for _, lang := range []string{"en-US", "ko-KR"} {
+		t.Run(lang, func(t *testing.T) {
+			s := serve(t, lobby.Config{})
+			p := browser(t, inLanguage(lang)...)()
+			l := thursday()
+			l.Teams[0].Name, l.Teams[1].Name = "Pin Pals Bowling Club", "Strikers"
+			l.Teams[0].Bowlers[0].Name = "Christopher"
+			if lang == "ko-KR" {
+				l.Teams[0].Name, l.Teams[1].Name = "핀 친구들 볼링 클럽", "스트라이커즈"
+			}
+			created := newLeague(t, s, l)
+			c := &client.Client{URL: s.url}
+			if _, err := c.OpenWeek(t.Context(), created.ID, created.SecretaryKey, 1, protocol.OpenWeek{}); err != nil {
+				t.Fatal(err)
+			}
+			names := map[string][]int{}
+			for i, tm := range l.Teams {
+				for j, b := range tm.Bowlers {
+					names[b.Name] = []int{150 + 10*i + j, 160, 170}
+				}
+			}
+			bowlNight(t, s, created.ID, created.SecretaryKey, 1, 3, names)
+			show(t, p, phone)
+			do(t, p, "the league", chromedp.Navigate(s.url+"/leagues/"+created.ID))
+			untilStandings(t, p, s, created.ID, "the standings")
+			cut := `[...document.querySelectorAll("#team-standings, #bowler-standings")].flatMap((tb) => {
+				const wrap = tb.parentElement, out = [];
+				if (tb.scrollWidth > wrap.clientWidth + 0.5) out.push(tb.id + " is " + tb.scrollWidth + " px wide in " + wrap.clientWidth);
+				for (const c of tb.querySelectorAll("th, td")) {
+					const r = c.getBoundingClientRect();
+					if (r.right > document.documentElement.clientWidth + 0.5) out.push(tb.id + " cuts " + (c.textContent || c.className) + " at " + Math.round(r.right));
+				}
+				return out.slice(0, 4);
+			}).join("; ")`
+			if got := eval[string](t, p, cut); got != "" {
+				t.Errorf("%s, a phone 390 px wide: %s", lang, got)
+			}
+			if !eval[bool](t, p, notWider) {
+				t.Errorf("%s: the league's page is %d px wide on a phone", lang, eval[int](t, p, `document.documentElement.scrollWidth`))
+			}
+			do(t, p, "the standings in view", chromedp.ScrollIntoView(chromedp.CSS("#standings")))
+			keep(t, p, "standings-"+lang+".png")
+			if lang == "ko-KR" {
+				checkWords(t, p, "the standings")
+			}
+		})
+	}
+}

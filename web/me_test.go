@@ -131,6 +131,12 @@ func TestMyGames(t *testing.T) {
 	if eval[string](t, tablet, `localStorage.getItem("tenpin-bowler-key")`) == eval[string](t, mina, `localStorage.getItem("tenpin-bowler-key")`) {
 		t.Error("the tablet holds the phone's key, want one of its own")
 	}
+	// The code scanned again, by a laptop: used already, it says so.
+	laptop := open()
+	do(t, laptop, "scan the code again", chromedp.Navigate(link))
+	until(t, laptop, "the code said used", `document.querySelector("#me-status").textContent === "That code was used already: a code links one phone, once. Ask the other phone for a new one." && !localStorage.getItem("tenpin-bowler-key")`)
+	do(t, laptop, "in Korean", chromedp.Click(chromedp.CSS(`.lang button[data-lang="ko"]`)))
+	until(t, laptop, "the code said used, in Korean", `document.querySelector("#me-status").textContent.startsWith("이미 쓰인 코드입니다")`)
 
 	// A share, read-only.
 	do(t, mina, "share", chromedp.Click(chromedp.CSS("#share")))

@@ -28,7 +28,7 @@ func tapPins(pins ...int) []chromedp.Action[chromedp.Void] {
 // On a phone, the bowler taps the pins knocked down on a deck that shows
 // the real pins standing: leaving 7 and 10, the board circles the split
 // and the deck then offers exactly 7 and 10; a foul by F counts 0 and
-// the next ball faces ten again. Every button of the pad is 44 px at
+// the next ball faces ten again, all ten of them a spare. Every button of the pad is 44 px at
 // least, a finger's size. A ball bowled by its deck is corrected by its
 // deck.
 func TestPinDeck(t *testing.T) {
@@ -95,6 +95,11 @@ func TestPinDeck(t *testing.T) {
 	until(t, page, "AAA up for frame 2", padReady("AAA", 10)+` && `+deckStanding+` === "7 8 9 10 4 5 6 2 3 1"`)
 	do(t, page, "foul", chromedp.Click(chromedp.CSS("#quick-foul")))
 	until(t, page, "the foul marked, ten standing again", marks("AAA", 2)+` === "F" && `+padReady("AAA", 10)+` && `+deckStanding+` === "7 8 9 10 4 5 6 2 3 1" && document.querySelector("#log li").textContent === "AAA — frame 2, ball 1: foul"`)
+	// Ten standing on the frame's second ball: all ten are a spare, and
+	// the quick button says so.
+	if got := eval[string](t, page, `document.querySelector("#quick-all").textContent`); got != "/ spare" {
+		t.Errorf("after a foul on the first ball the quick button reads %q, want %q", got, "/ spare")
+	}
 	do(t, page, "a spare of ten", chromedp.Click(chromedp.CSS("#quick-all")))
 	until(t, page, "F then all ten: a spare", marks("AAA", 2)+` === "F|/"`)
 	if got, want := sentRolls(t, page), `{"type":"roll","foul":true,"frame":2,"ball":1},{"type":"roll","deck":[],"frame":2,"ball":2}]`; len(got) < len(want) || got[len(got)-len(want):] != want {
@@ -119,4 +124,28 @@ func TestPinDeck(t *testing.T) {
 		return
 	}
 	screenshot(t, page, "deck.png")
+}
+
+// After a gutter or a foul on a frame's first ball, ten pins face the
+// second, and / enters them as the spare they are; X is for a rack's
+// first ball.
+func TestSpareKeyOnTenStanding(t *testing.T) {
+	s := serve(t, lobby.Config{})
+	page := browser(t)()
+	newTable(t, s, page, "Keys", "AAA", "AAA")
+	press := func(what, key string) {
+		do(t, page, what,
+			chromedp.Evaluate[chromedp.Void](`document.activeElement && document.activeElement.blur()`),
+			chromedp.KeyEvent(key))
+	}
+	until(t, page, "AAA's first ball", padReady("AAA", 10))
+	press("a foul", "f")
+	until(t, page, "the foul, ten standing again", marks("AAA", 1)+` === "F" && `+padReady("AAA", 10))
+	press("a spare", "/")
+	until(t, page, "F then / is a spare", marks("AAA", 1)+` === "F|/"`)
+	until(t, page, "AAA's second frame", padReady("AAA", 10))
+	press("a gutter", "-")
+	until(t, page, "the gutter", marks("AAA", 2)+` === "-" && `+padReady("AAA", 10))
+	press("a spare", "/")
+	until(t, page, "- then / is a spare", marks("AAA", 2)+` === "-|/" && document.querySelector("#lane-error").textContent === ""`)
 }

@@ -34,8 +34,11 @@ var (
 	// ErrUnknown: no bowler holds that key, or has that id or share: it
 	// was never made, was revoked, or the bowler deleted their history.
 	ErrUnknown = errors.New("bowler: unknown bowler")
-	// ErrCode: a one-time code that is unknown, used already or expired.
+	// ErrCode: a one-time code that is unknown or expired.
 	ErrCode = errors.New("bowler: unknown or expired code")
+	// ErrCodeUsed: a one-time code that linked a device already: it links
+	// one, once.
+	ErrCodeUsed = errors.New("bowler: code used already")
 	// ErrTooManyCodes: a one-time code asked for while MaxCodes of the
 	// bowler's are live.
 	ErrTooManyCodes = errors.New("bowler: too many codes")
@@ -279,8 +282,10 @@ func (r *Record) Replaces(g Game) (int, bool) {
 // game's place in history (the bowler's whole history, oldest first, as
 // the record counts it: place n is history[n-1]), and counts the record's
 // numbers again from it: a high game or series the earlier version set
-// may stand no more, and only the history knows the next best. Keys,
-// share, id and the day the bowler was made stay. It reports what was
+// may stand no more, and only the history knows the next best. The game
+// keeps the day it was bowled, the earlier version's: a correction changes
+// its balls, not when it was bowled. Keys, share, id and the day the
+// bowler was made stay. It reports what was
 // new, and false (changing nothing) if the record counts no earlier
 // version of g at a place of history.
 func (r *Record) Correct(history []Game, g Game) (News, bool) {
@@ -289,6 +294,7 @@ func (r *Record) Correct(history []Game, g Game) (News, bool) {
 		return News{}, false
 	}
 	high, series := r.Stats.High, r.HighSeries
+	g.At = history[place-1].At
 	history[place-1] = g
 	*r = Record{ID: r.ID, Name: r.Name, Created: r.Created, Keys: r.Keys, Share: r.Share}
 	for _, h := range history {
@@ -525,7 +531,8 @@ type Service interface {
 	// Redeem uses a code once, before it expires and while the key of
 	// the device that made it is the bowler's: it gives its bowler key
 	// (keeping the maker's, past MaxKeys) and returns them, or fails
-	// with ErrCode.
+	// with ErrCodeUsed for a code used already (asked again while it
+	// would have lived), else with ErrCode.
 	Redeem(ctx context.Context, code, key KeyHash, now time.Time) (*Record, error)
 	// Share makes share (its hash) a read-only link to bowler id's
 	// page, replacing any share before; a zero share revokes it.

@@ -415,10 +415,12 @@ func (a *API) redeem(w http.ResponseWriter, r *http.Request) {
 	}
 	key := bowler.NewKey()
 	_, err := a.bowlers.Redeem(r.Context(), bowler.HashKey(body.Code), bowler.HashKey(key), time.Now())
-	if !errors.Is(err, bowler.ErrCode) && !errors.Is(err, bowler.ErrUnknown) {
+	if !errors.Is(err, bowler.ErrCode) && !errors.Is(err, bowler.ErrCodeUsed) && !errors.Is(err, bowler.ErrUnknown) {
 		a.admit.RefundGuess(addr)
 	}
 	switch {
+	case errors.Is(err, bowler.ErrCodeUsed):
+		a.fail(w, protocol.RefuseCodeUsed.Error())
 	case errors.Is(err, bowler.ErrCode), errors.Is(err, bowler.ErrUnknown):
 		a.fail(w, protocol.RefuseCodeUnknown.Error())
 	case err != nil:

@@ -27,6 +27,7 @@ type Bowlers struct {
 type code struct {
 	id      bowler.ID
 	expires time.Time
+	used    bool // kept until it expires, to say so when asked again
 }
 
 var _ bowler.Service = (*Bowlers)(nil)
@@ -122,6 +123,10 @@ func (b *Bowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (*bowler
 		news, ok := r.Correct(history, g)
 		if !ok {
 			return r, bowler.News{}, nil
+		}
+		data, err := json.Marshal(history[place-1]) // as Correct put it: bowled when it was
+		if err != nil {
+			return nil, bowler.News{}, err
 		}
 		games := slices.Clone(b.games[id]) // Games reads the old slice unlocked
 		games[place-1] = data
@@ -256,10 +261,15 @@ func (b *Bowlers) AddCode(ctx context.Context, id bowler.ID, c, by bowler.KeyHas
 	for _, h := range expired {
 		delete(b.codes, h)
 	}
+	for h, cd := range b.codes {
+		if cd.used && !now.Before(cd.expires) {
+			delete(b.codes, h)
+		}
+	}
 	if err != nil {
 		return err
 	}
-	b.codes[c] = code{id, expires}
+	b.codes[c] = code{id: id, expires: expires}
 	return b.putLocked(r)
 }
 
@@ -271,10 +281,14 @@ func (b *Bowlers) Redeem(ctx context.Context, c, key bowler.KeyHash, now time.Ti
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	cd, ok := b.codes[c]
+	if ok && cd.used {
+		return nil, bowler.ErrCodeUsed
+	}
 	delete(b.codes, c)
 	if !ok || !now.Before(cd.expires) {
 		return nil, bowler.ErrCode
 	}
+	b.codes[c] = code{cd.id, cd.expires, true}
 	r, err := b.getLocked(cd.id)
 	if err != nil {
 		return nil, err

@@ -24,8 +24,8 @@ const (
 	// (b.ID), their games (g.ID.N, N from 1 in the order they ended), the
 	// hashes of their keys (k.HASH, holding the bowler's id) and of their
 	// shares (s.HASH), the one-time codes that link a device (c.HASH,
-	// holding the id and the code's expiry), each dropped by JetStream
-	// once codeTTL old, and the tombstones of bowlers deleted (d.HASH of
+	// holding the id and the code's expiry) and those used (u.HASH, empty),
+	// each dropped by JetStream once codeTTL old, and the tombstones of bowlers deleted (d.HASH of
 	// the id, empty, dropped once tombTTL old). Records and games are sealed
 	// under the bowler's data key (see seal.go); a value that starts with
 	// '{' was written plain, before values were sealed, and is sealed
@@ -104,6 +104,7 @@ func gameKey(id bowler.ID, n int) string { return "g." + string(id) + "." + strc
 func keyKey(h bowler.KeyHash) string     { return "k." + h.String() }
 func shareKey(h bowler.KeyHash) string   { return "s." + h.String() }
 func codeKey(h bowler.KeyHash) string    { return "c." + h.String() }
+func usedKey(h bowler.KeyHash) string    { return "u." + h.String() }
 func tombKey(id bowler.ID) string        { return "d." + bowler.HashKey(string(id)).String() }
 func (b *Bowlers) lock(id bowler.ID) *sync.Mutex {
 	return &b.locks[maphash.String(b.seed, string(id))%uint64(len(b.locks))]
@@ -374,7 +375,7 @@ func (b *Bowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (*bowler
 	// retry, the next game of the bowler takes the place.
 	r, err := b.change(ctx, id, func(r *bowler.Record) (bool, error) {
 		if place, ok := r.Replaces(g); ok {
-			return b.correct(ctx, id, r, place, g, data, &news)
+			return b.correct(ctx, id, r, place, g, &news)
 		}
 		n, added := r.Add(g)
 		if !added {
@@ -394,7 +395,7 @@ func (b *Bowlers) Add(ctx context.Context, id bowler.ID, g bowler.Game) (*bowler
 // game is written before the record: a failure between the two leaves
 // the new version in a history whose record counts the old one, and the
 // retry counts it again.
-func (b *Bowlers) correct(ctx context.Context, id bowler.ID, r *bowler.Record, place int, g bowler.Game, data []byte, news *bowler.News) (bool, error) {
+func (b *Bowlers) correct(ctx context.Context, id bowler.ID, r *bowler.Record, place int, g bowler.Game, news *bowler.News) (bool, error) {
 	history, err := b.games(ctx, id, 1, r.Stats.Games)
 	if err != nil {
 		return false, err
@@ -404,6 +405,10 @@ func (b *Bowlers) correct(ctx context.Context, id bowler.ID, r *bowler.Record, p
 		return false, nil
 	}
 	*news = n
+	data, err := json.Marshal(history[place-1]) // as Correct put it: bowled when it was
+	if err != nil {
+		return false, err
+	}
 	k := gameKey(id, place)
 	sealed, err := b.seal(ctx, id, k, data)
 	if err != nil {
@@ -677,13 +682,18 @@ func (b *Bowlers) Redeem(ctx context.Context, c, key bowler.KeyHash, now time.Ti
 	e, err := b.kv.Get(ctx, codeKey(c))
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound):
+		if _, err := b.kv.Get(ctx, usedKey(c)); err == nil {
+			return nil, bowler.ErrCodeUsed
+		} else if !errors.Is(err, jetstream.ErrKeyNotFound) {
+			return nil, fmt.Errorf("natsstore: reading a code: %w", err)
+		}
 		return nil, bowler.ErrCode
 	case err != nil:
 		return nil, fmt.Errorf("natsstore: reading a code: %w", err)
 	}
 	if err := b.kv.Purge(ctx, codeKey(c), jetstream.LastRevision(e.Revision())); err != nil {
 		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || isWrongLast(err) {
-			return nil, bowler.ErrCode // redeemed by another request first
+			return nil, bowler.ErrCodeUsed // redeemed by another request first
 		}
 		return nil, fmt.Errorf("natsstore: using a code: %w", err)
 	}
@@ -691,6 +701,10 @@ func (b *Bowlers) Redeem(ctx context.Context, c, key bowler.KeyHash, now time.Ti
 	if err := json.Unmarshal(e.Value(), &cd); err != nil || !now.Before(cd.Expires) {
 		return nil, bowler.ErrCode
 	}
+	// The code asked again says it was used, not that it is unknown. The
+	// mark only words a later refusal: the code is used whether or not it
+	// is written, and a failed write does not fail the device linked now.
+	b.kv.Create(ctx, usedKey(c), nil, jetstream.KeyTTL(codeTTL))
 	var made bowler.Code
 	used := false
 	if _, err := b.change(ctx, cd.ID, func(r *bowler.Record) (bool, error) {

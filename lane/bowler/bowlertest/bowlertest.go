@@ -156,6 +156,7 @@ func testCorrection(t *testing.T, s bowler.Service) {
 	add(t, s, r.ID, game("b", 1, 200))
 	fixed := game("a", 2, 150)
 	fixed.Fix = 1
+	fixed.At = fixed.At.Add(48 * time.Hour) // corrected two days later
 	add(t, s, r.ID, fixed)
 	check := func(when string, score, pins, high, series int) {
 		t.Helper()
@@ -169,6 +170,8 @@ func testCorrection(t *testing.T, s bowler.Service) {
 		}
 		if len(history) != 4 || history[2].Lane != "a" || history[2].Game != 2 || history[2].Score != score {
 			t.Errorf("%s: history %v, want 4 games, lane a's game 2 third from the newest, scoring %d", when, history, score)
+		} else if bowled := game("a", 2, 0).At; !history[2].At.Equal(bowled) {
+			t.Errorf("%s: lane a's game 2 is dated %v, want %v, when it was bowled", when, history[2].At, bowled)
 		}
 		if got.Stats.Games != 4 || got.Stats.Pins != pins || got.Stats.High != high || got.HighSeries != series {
 			t.Errorf("%s: games %d, pins %d, high %d, series %d; want 4, %d, %d, %d",
@@ -264,8 +267,11 @@ func testCodes(t *testing.T, s bowler.Service) {
 	if _, err := s.Find(t.Context(), bowler.HashKey("tablet")); err != nil {
 		t.Errorf("Find(the redeemed key) = %v", err)
 	}
-	if _, err := s.Redeem(t.Context(), code, bowler.HashKey("laptop"), at.Add(time.Minute)); !errors.Is(err, bowler.ErrCode) {
-		t.Errorf("Redeem twice = %v, want ErrCode", err)
+	if _, err := s.Redeem(t.Context(), code, bowler.HashKey("laptop"), at.Add(time.Minute)); !errors.Is(err, bowler.ErrCodeUsed) {
+		t.Errorf("Redeem twice = %v, want ErrCodeUsed", err)
+	}
+	if _, err := s.Redeem(t.Context(), bowler.HashKey("654321"), bowler.HashKey("laptop"), at.Add(time.Minute)); !errors.Is(err, bowler.ErrCode) {
+		t.Errorf("Redeem of a code never made = %v, want ErrCode", err)
 	}
 	if _, err := s.Find(t.Context(), bowler.HashKey("laptop")); !errors.Is(err, bowler.ErrUnknown) {
 		t.Errorf("a code used twice gave a key: %v", err)

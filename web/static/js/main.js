@@ -9,7 +9,7 @@ import { t, applyStatic, errorText, getLang, langSwitch } from "./i18n.js";
 import { startLobby, setConn, relabelConn, relabelLobby, hostKeyKey } from "./lobby.js";
 import { createSocket } from "./socket.js";
 import { boardHead, boardRows, rankingItems, result, rollLog, changes, highsOf, highText } from "./board.js";
-import { buildPad, renderPad, keyRoll } from "./pad.js";
+import { buildPad, renderPad, keyRoll, freshRack } from "./pad.js";
 import { createNumbers } from "./stats.js";
 import { startInvite, invite, renderInvite, setInvite, storedInvite, keepInvite, validInvite } from "./invite.js";
 import { bowlerKey, keepPendingKey, promotePendingKey, confirmPendingKeys, forgetBowlerKey } from "./bowler.js";
@@ -595,7 +595,7 @@ function onKey(ev) {
   if (ev.target instanceof HTMLInputElement || ev.ctrlKey || ev.metaKey || ev.altKey) return;
   if (document.querySelector("dialog[open]")) return; // the keys are the dialog's
   if (!enteringFor()) return;
-  const k = keyRoll(ev.key, state.board.up.standing);
+  const k = keyRoll(ev.key, state.board.up.standing, freshRack(state.board));
   if (!k) return;
   ev.preventDefault();
   // A held key repeats: only its first press is a roll.

@@ -177,10 +177,11 @@ async function downloadCSV() {
 }
 
 // redeem takes another phone's one-time code from the address (its
-// fragment, which no server sees) and asks for this device's own key.
+// fragment, which no server sees) and asks for this device's own key. It
+// returns what to say of a code refused, or null.
 async function redeem() {
   const code = new URLSearchParams(location.hash.slice(1)).get("link");
-  if (!code) return;
+  if (!code) return null;
   history.replaceState(null, "", location.pathname);
   const res = await fetch("/api/bowlers/link", {
     method: "POST", cache: "no-store", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ code }),
@@ -188,9 +189,13 @@ async function redeem() {
   if (res.ok) {
     keepBowlerKey((await res.json()).bowler_key);
     say(t("linked"));
-  } else {
-    setStatus(() => errorText("invalid_code"));
+    return null;
   }
+  // The server's code says why (used already, unknown or expired, too
+  // many tries); an answer without one is no server's.
+  let why = "";
+  try { why = (await res.json()).code || ""; } catch { /* not JSON */ }
+  return () => errorText(why || "invalid_code");
 }
 
 function wire() {
@@ -246,8 +251,11 @@ applyStatic();
 $("#me-title").textContent = t(shared ? "sharedTitle" : "meTitle", "");
 wire();
 try {
-  await redeem();
+  const refused = await redeem();
   await load();
+  // Said last: what the page says of this device (not remembered yet)
+  // would hide why the code it was opened with did not link it.
+  if (refused) setStatus(refused);
 } catch {
   setStatus(() => t("meUnreachable")); // the network failed: reloading tries again
 }

@@ -90,18 +90,31 @@ export function renderPad(b, who, seat, ready, pending) {
   }
   $("#deck-roll").disabled = !ready || knocked.pins.size === 0;
   $("#deck-roll").textContent = t("deckRoll", knocked.pins.size);
-  const all = up.standing === 10 ? "X" : "/";
+  const all = freshRack(b) ? "X" : "/";
   $("#quick-all").replaceChildren(el("b", { text: all }), " ", el("small", { text: all === "X" ? t("strike") : t("spare") }));
   $("#quick-gutter").replaceChildren(el("b", { text: "-" }), " ", el("small", { text: t("gutter") }));
   $("#quick-foul").replaceChildren(el("b", { text: "F" }), " ", el("small", { text: t("foul") }));
   for (const id of ["#quick-all", "#quick-gutter", "#quick-foul"]) $(id).disabled = !ready;
 }
 
+// freshRack reports whether the ball up is a rack's first ball, so that
+// all its pins are a strike: a frame's first ball, or in the tenth one
+// after a strike or a spare. Ten pins standing do not say it: after a
+// gutter or a foul on the first ball the second faces ten, and all ten
+// are a spare (F|/, -|/).
+export function freshRack(b) {
+  const fr = b.players[b.up.seat].frames[b.up.frame - 1];
+  if (!fr || fr.rolls.length === 0) return true;
+  const last = fr.marks.replace(/[()]/g, "").split("|")[fr.rolls.length - 1];
+  return last === "X" || last === "/";
+}
+
 // keyRoll reads a key as a ball with standing pins up: a digit, X for a
-// strike, / for a spare, - for a gutter, F for a foul. It returns the
-// roll's fields ({ pins } or { foul }), { problem } for a key that cannot
-// be this ball, or null for a key that is not a ball's.
-export function keyRoll(key, standing) {
+// strike, / for a spare, - for a gutter, F for a foul; fresh says whether
+// the ball is a rack's first (freshRack). It returns the roll's fields
+// ({ pins } or { foul }), { problem } for a key that cannot be this ball,
+// or null for a key that is not a ball's.
+export function keyRoll(key, standing, fresh = standing === 10) {
   if (/^[0-9]$/.test(key)) {
     const n = Number(key);
     return n > standing ? { problem: t("keyTooMany", standing, n) } : { pins: n };
@@ -110,7 +123,7 @@ export function keyRoll(key, standing) {
     return standing < 10 ? { problem: t("keyNoStrike", standing) } : { pins: 10 };
   }
   if (key === "/") {
-    return standing === 10 ? { problem: t("keyNoSpare") } : { pins: standing };
+    return fresh ? { problem: t("keyNoSpare") } : { pins: standing };
   }
   if (key === "-") return { pins: 0 };
   if (key === "f" || key === "F") return { foul: true };

@@ -42,6 +42,9 @@ function lanePanel(id, single, invite = "") {
   const up = el("p", { class: "tv-up" });
   const ball = el("p", { class: "tv-ball" });
   const conn = el("p", { class: "tv-conn", role: "status" });
+  // While the server is away the board stays as it was last, marked as
+  // such: a screen above a lane never goes blank.
+  const away = el("p", { class: "tv-badge", text: t("tvReconnecting"), hidden: true });
   const table = el("table", { class: "tv-board", "aria-label": t("scoreboard") },
     el("thead", {}, boardHead()), el("tbody"));
   const deck = el("div", { class: "tv-deck", "aria-hidden": "true", hidden: true });
@@ -60,7 +63,7 @@ function lanePanel(id, single, invite = "") {
   const missing = el("p", { class: "tv-missing", hidden: true });
   const panel = el("section", { class: "tv-lane", "data-lane": id, "aria-labelledby": name.id },
     el("div", { class: "tv-inner" },
-      el("div", { class: "tv-head" }, name, phase, up, ball, conn),
+      el("div", { class: "tv-head" }, name, phase, up, ball, away, conn),
       el("div", { class: "tv-board-side" }, table),
       end.element, missing,
       el("div", { class: "tv-side" }, deck, qr, scan),
@@ -133,7 +136,11 @@ function lanePanel(id, single, invite = "") {
   }
 
   const sock = createSocket(id, {
-    status(say, ok) { conn.textContent = ok ? "" : say(); },
+    status(say, ok) {
+      conn.textContent = ok ? "" : say();
+      away.hidden = ok || !board || panel.classList.contains("closed");
+      panel.classList.toggle("away", !away.hidden);
+    },
     open() {}, // a spectator: nothing to resume
     message(msg) {
       if (msg.type === "board") {
@@ -172,6 +179,8 @@ function lanePanel(id, single, invite = "") {
   function closed() {
     sock.stop();
     panel.classList.add("closed");
+    panel.classList.remove("away");
+    away.hidden = true;
     conn.textContent = t("connClosed");
     up.textContent = "";
     ball.textContent = "";

@@ -4,7 +4,12 @@
 // test fails when one is missing.
 
 const pinsN = (n) => n === 1 ? "1 pin" : `${n} pins`;
-const quoted = (c) => c === " " ? "a space" : `“${c}”`;
+// quoted names a character refused: one that shows nothing (a control,
+// an invisible or a direction mark) by its code point, which cannot
+// turn the sentence around; any other in quotes.
+const codePoint = (c) => "U+" + c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
+const unseen = (c) => /^[\p{C}\p{Z}]$/u.test(c);
+const quoted = (c) => c === " " ? "a space" : unseen(c) ? codePoint(c) : `“${c}”`;
 const listOf = (words) => words.length <= 1 ? words.join("") : words.slice(0, -1).join(", ") + " and " + words[words.length - 1];
 
 export default {
@@ -308,6 +313,7 @@ export default {
   tvHouseTitle: "Lanes — tenpin",
   tvNoLanes: "No lanes to show: add ?lanes= and their ids, separated by commas, to the address.",
   tvNoSuchLane: "No such lane",
+  tvReconnecting: "reconnecting",
   tvNoSuchLaneWhy: (id) => `This server has no lane “${id}”: check this screen's address. The lane may have closed.`,
   tvPlace: "Place",
   tvThisGame: "Game",
@@ -505,7 +511,8 @@ export default {
     unavailable: "The server did not store that in time: nothing changed, try again.",
     invalid_correction: "No game could have that ball: the balls bowled after it would not fit. Nothing changed.",
     unknown_bowler: "This phone's bowler key is no longer known (forgotten, or the history was deleted). Join as a guest, or tick “Remember me” for a new history.",
-    invalid_code: "That code is unknown, used already or expired: ask the other phone for a new one.",
+    invalid_code: "That code is unknown or expired: ask the other phone for a new one.",
+    code_used: "That code was used already: a code links one phone, once. Ask the other phone for a new one.",
     not_away: ({ name }) => `${name || "The player up"} has not been offline long enough to be skipped.`,
     server_restarting: "The server is restarting: the page reconnects by itself.",
     seat_taken_over: "Your seat was taken on another tab or phone: you are watching here.",

@@ -3,6 +3,10 @@
 // 있으면 테스트가 실패한다.
 
 const pinsN = (n) => `${n}핀`;
+// quoted는 거부된 문자를 가리킨다: 보이지 않는 문자(제어, 방향 표시)는
+// 문장을 뒤집을 수 없도록 코드 포인트로, 그 밖의 문자는 따옴표 안에.
+const codePoint = (c) => "U+" + c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
+const quoted = (c) => c === " " ? "공백" : /^[\p{C}\p{Z}]$/u.test(c) ? codePoint(c) : `“${c}”`;
 
 export default {
   // 페이지의 HTML (data-i18n).
@@ -172,7 +176,7 @@ export default {
   sheetAlt: (n, scores) => `${n}게임 점수표: ${scores}`,
   laneClosedSaid: "이 레인은 닫혔습니다.",
   nameEmpty: "이름을 입력하세요: 1~12글자, 예: 홍길동.",
-  nameBadChars: (name, bad) => `“${name}”에 ${bad.map((c) => c === " " ? "공백" : `“${c}”`).join(", ")}이(가) 있습니다: 이름은 글자로 쓰고, 단어 사이에만 공백, 하이픈, 아포스트로피를 씁니다.`,
+  nameBadChars: (name, bad) => `“${name}”에 ${bad.map(quoted).join(", ")}이(가) 있습니다: 이름은 글자로 쓰고, 단어 사이에만 공백, 하이픈, 아포스트로피를 씁니다.`,
   nameLength: (name, n, max) => `“${name}”은(는) ${n}글자입니다: 이름은 ${max}글자까지입니다.`,
   nameBytes: (n, max) => `이름이 ${n}바이트로, 이름이 쓸 수 있는 ${max}바이트를 넘습니다: 글자에 붙은 기호가 너무 많습니다.`,
   notConnected: "연결되지 않았습니다: 잠시 후 다시 해 보세요.",
@@ -306,6 +310,7 @@ export default {
   tvHouseTitle: "레인 — 텐핀",
   tvNoLanes: "보여 줄 레인이 없습니다: 주소에 ?lanes= 와 레인 아이디를 쉼표로 구분해 넣으세요.",
   tvNoSuchLane: "없는 레인입니다",
+  tvReconnecting: "다시 연결 중",
   tvNoSuchLaneWhy: (id) => `이 서버에는 “${id}” 레인이 없습니다. 이 화면의 주소를 확인하세요. 레인이 닫혔을 수도 있습니다.`,
   tvPlace: "순위",
   tvThisGame: "이번 게임",
@@ -503,7 +508,8 @@ export default {
     unavailable: "서버가 제때 저장하지 못했습니다: 바뀐 것은 없으니 다시 해 보세요.",
     invalid_correction: "그런 투구는 있을 수 없습니다: 뒤의 투구들이 맞지 않게 됩니다. 바뀐 것은 없습니다.",
     unknown_bowler: "이 휴대폰의 볼러 키를 더 이상 알 수 없습니다(잊었거나 기록을 지웠습니다). 손님으로 참가하거나 \"이 휴대폰에서 기억하기\"를 켜고 새 기록을 시작하세요.",
-    invalid_code: "모르는 코드이거나 이미 쓰였거나 만료되었습니다: 다른 휴대폰에서 새 코드를 받으세요.",
+    invalid_code: "모르는 코드이거나 만료되었습니다: 다른 휴대폰에서 새 코드를 받으세요.",
+    code_used: "이미 쓰인 코드입니다: 코드 하나로 휴대폰 한 대를 한 번만 연결합니다. 다른 휴대폰에서 새 코드를 받으세요.",
     not_away: ({ name }) => `${name || "차례인 선수"}님은 아직 건너뛸 만큼 오래 오프라인이지 않았습니다.`,
     server_restarting: "서버가 다시 시작하는 중입니다: 페이지가 스스로 다시 연결합니다.",
     seat_taken_over: "다른 탭이나 휴대폰이 내 자리를 가져갔습니다: 여기서는 관전 중입니다.",
