@@ -626,6 +626,9 @@ func (b *Bowlers) Delete(ctx context.Context, id bowler.ID) error {
 			return fmt.Errorf("natsstore: deleting bowler %s's codes: %w", id, err)
 		}
 	}
+	if err := b.purgeExpiredCodes(ctx, id); err != nil {
+		return err
+	}
 	if !r.Share.IsZero() {
 		if err := b.kv.Purge(ctx, shareKey(r.Share)); err != nil {
 			return fmt.Errorf("natsstore: deleting bowler %s's share: %w", id, err)
@@ -648,6 +651,38 @@ func (b *Bowlers) Delete(ctx context.Context, id bowler.ID) error {
 // a lane that linked a seat to them stays open (a league night's lane,
 // its week open, a few days).
 const tombTTL = 30 * 24 * time.Hour
+
+// purgeExpiredCodes purges the entries of id's codes that the record no
+// longer lists: it drops a code once expired, while its entry, which
+// names the bowler's id, stays until its own time to live. Codes live
+// minutes, so their entries are few: Delete reads them all.
+func (b *Bowlers) purgeExpiredCodes(ctx context.Context, id bowler.ID) error {
+	keys, err := b.kv.ListKeysFiltered(ctx, "c.>")
+	if errors.Is(err, jetstream.ErrNoKeysFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("natsstore: deleting bowler %s's expired codes: %w", id, err)
+	}
+	defer keys.Stop()
+	var named []string
+	for k := range keys.Keys() {
+		e, err := b.kv.Get(ctx, k)
+		if err != nil {
+			continue // gone by its time to live meanwhile
+		}
+		var cd code
+		if json.Unmarshal(e.Value(), &cd) == nil && cd.ID == id {
+			named = append(named, k)
+		}
+	}
+	for _, k := range named {
+		if err := b.kv.Purge(ctx, k); err != nil {
+			return fmt.Errorf("natsstore: deleting bowler %s's expired codes: %w", id, err)
+		}
+	}
+	return nil
+}
 
 // code is a one-time code as the codes bucket keeps it.
 type code struct {

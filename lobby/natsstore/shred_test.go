@@ -250,8 +250,8 @@ func TestSealedValuesStayInPlace(t *testing.T) {
 }
 
 // TestDeleteLeavesNoEntry: after Delete no entry of the bucket names the
-// bowler or holds its id — not its keys', share's or codes' — and no
-// data key is left for it.
+// bowler or holds its id — not its keys', share's or codes', an expired
+// code's among them — and no data key is left for it.
 func TestDeleteLeavesNoEntry(t *testing.T) {
 	_, b := openBowlers(t, t.TempDir())
 	ctx := t.Context()
@@ -261,10 +261,12 @@ func TestDeleteLeavesNoEntry(t *testing.T) {
 	if err := b.AddKey(ctx, r.ID, bowler.HashKey("tablet")); err != nil {
 		t.Fatal(err)
 	}
-	// The codes expire an hour from now: the store's clock, not the
-	// games' (which bowled at 20:00 on the day this was written: with
-	// them, the codes had expired when added once that day's 21:00 passed,
-	// and the record no longer listed them).
+	// One code expired when added: the record drops it as the next is
+	// added, and its entry stays until its own time to live, naming the
+	// bowler. The others expire an hour from now, by the store's clock.
+	if err := b.AddCode(ctx, r.ID, bowler.HashKey("code0"), bowler.HashKey("phone"), time.Now().Add(-time.Minute)); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []string{"code1", "code2"} {
 		if err := b.AddCode(ctx, r.ID, bowler.HashKey(c), bowler.HashKey("phone"), time.Now().Add(time.Hour)); err != nil {
 			t.Fatal(err)
