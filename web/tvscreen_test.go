@@ -204,7 +204,9 @@ func TestHouseTVFillsQuarters(t *testing.T) {
 	page := browser(t)()
 	var ids []string
 	var lanes []*table
+	var seated []int
 	for i, seats := range [][]string{names, names[:4], names[:2], {"Christopher", "Bea", "Max"}} {
+		seated = append(seated, len(seats))
 		tb := tvLane(t, s, fmt.Sprintf("Lane %d", i+1), seats...)
 		tvPlay(tb, func(b *protocol.Board) bool { return balls(b) >= 3*len(seats)+i })
 		ids = append(ids, tb.id)
@@ -217,6 +219,21 @@ func TestHouseTVFillsQuarters(t *testing.T) {
 		show(t, page, sc)
 		if why := eval[string](t, page, tvFits); why != "" {
 			t.Errorf("%s: %s", sc.name, why)
+		}
+		if sc != tv720 {
+			continue
+		}
+		// At 720p a quarter is 640×360: a lane of four bowlers or fewer
+		// (a house's usual night) shows its totals, and its names where
+		// they fit the name column, at 32 px at least, read from across
+		// the center (28.6 px when names were capped at 8 units). A name
+		// too long for the column shrinks to fit rather than be cut;
+		// eight bowlers have no room for 32 px at all.
+		for i, m := range measureTV(t, page) {
+			shrunk := m.Name < m.Total
+			if seats := seated[i]; seats <= 4 && (m.Total < 32 || !shrunk && m.Name < 32) {
+				t.Errorf("720p, lane %d of %d bowlers: names %.1f px and totals %.1f px, want at least 32", i+1, seats, m.Name, m.Total)
+			}
 		}
 	}
 	for i, m := range measureTV(t, page) {
