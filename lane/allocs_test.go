@@ -3,6 +3,9 @@ package lane
 import (
 	"fmt"
 	"testing"
+
+	"github.com/tenpin/tenpin/lane/bowling"
+	"github.com/tenpin/tenpin/lane/game"
 )
 
 // The allocations of a roll's way from the decoded message to the board
@@ -41,5 +44,57 @@ func TestRollAllocs(t *testing.T) {
 		if grew := per[100] - per[6]; grew > 1 {
 			t.Errorf("%s allocates %.1f times with 6 watchers, %.1f with 100: %.2f a watcher, want none", what, per[6], per[100], grew/94)
 		}
+	}
+}
+
+// TestNightStatsAllocs: adding up the night's numbers for a ball of the
+// night's first game allocates no more than for a ball of a later one.
+// The first game's bowlers are in no finished game, and telling so by
+// [bowling.Name.Same] folds and skeletons both names each time (a dozen
+// allocations a pair): on every ball of every first game, a third of a
+// short night's, until the lane remembered the answer.
+func TestNightStatsAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates: counted without it")
+	}
+	names := []bowling.Name{"PJS", "김철수", "Ana", "ZOË"}
+	per := map[string]float64{}
+	for _, c := range []struct {
+		what   string
+		series []game.Result
+	}{
+		{"first game", nil},
+		{"second game", []game.Result{{Players: make([]game.Score, len(names))}}},
+	} {
+		for i, s := range c.series {
+			for j := range s.Players {
+				c.series[i].Players[j].Name = names[j]
+				c.series[i].Players[j].Game.Roll(5)
+			}
+		}
+		players := make([]bowling.Player, len(names))
+		for i, n := range names {
+			players[i].Name = n
+			players[i].Game.Roll(3) // each has bowled: each is a bowler of the night
+		}
+		var n nightStats
+		n.of(c.series, players)
+		ball := 0
+		per[c.what] = testing.AllocsPerRun(100, func() {
+			// A ball of the second player's, then taken back: a change
+			// each run, the figures of one player added up again.
+			g := &players[1].Game
+			if ball++; ball%2 == 1 {
+				g.Roll(1)
+			} else {
+				*g = bowling.Game{}
+				g.Roll(3)
+			}
+			n.of(c.series, players)
+		})
+	}
+	t.Logf("the night's numbers of a ball: %.1f allocations in a first game, %.1f in a second", per["first game"], per["second game"])
+	if per["first game"] > per["second game"] {
+		t.Errorf("a ball of the first game allocates %.1f times adding up the night's numbers, of the second %.1f: want no more", per["first game"], per["second game"])
 	}
 }

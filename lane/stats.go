@@ -34,15 +34,25 @@ func (t *tally) add(name bowling.Name, g *bowling.Game) {
 
 // bowler returns the index of name's figures, added if new.
 func (t *tally) bowler(name bowling.Name) int {
-	i := slices.Index(t.names, name) // mostly: Same is slower, and its answer for them
+	i := t.index(name)
 	if i < 0 {
-		i = slices.IndexFunc(t.names, name.Same)
-	}
-	if i < 0 {
-		i = len(t.names)
-		t.names, t.stats = append(t.names, name), append(t.stats, bowling.Stats{})
+		i = t.push(name)
 	}
 	return i
+}
+
+// index returns the index of name's figures, or -1.
+func (t *tally) index(name bowling.Name) int {
+	if i := slices.Index(t.names, name); i >= 0 {
+		return i // mostly: Same is slower, and its answer for them
+	}
+	return slices.IndexFunc(t.names, name.Same)
+}
+
+// push adds figures of nothing yet for name, and returns their index.
+func (t *tally) push(name bowling.Name) int {
+	t.names, t.stats = append(t.names, name), append(t.stats, bowling.Stats{})
+	return len(t.names) - 1
 }
 
 func (t *tally) addSeries(series []game.Result) {
@@ -73,6 +83,11 @@ type nightStats struct {
 	seriesFirst *game.Score // the first game's first line: a series trimmed past MaxSeries starts elsewhere
 	seriesLast  *game.Score // and the last's
 	finished    tally       // the series'
+	// inFinished is where each name of the game in play is in finished:
+	// an index, or -1. Asked on every ball, and [bowling.Name.Same] of two
+	// names that differ folds and skeletons both (allocating): the answer
+	// holds until finished changes.
+	inFinished map[bowling.Name]int
 
 	playing []playerStats // each player's of the game in play, in seat order
 	changed bool          // since encoded
@@ -100,11 +115,13 @@ func (n *nightStats) of(series []game.Result, players []bowling.Player) (tally, 
 		n.finished.addSeries(series[n.seriesLen:]) // a game joined the series
 		n.seriesLen, n.seriesLast = len(series), last
 		n.changed = true
+		clear(n.inFinished)
 	default:
 		n.seriesLen, n.seriesFirst, n.seriesLast = len(series), first, last
 		n.finished = tally{}
 		n.finished.addSeries(series)
 		n.changed = true
+		clear(n.inFinished)
 	}
 	if len(n.playing) != len(players) {
 		n.playing = make([]playerStats, len(players))
@@ -121,12 +138,29 @@ func (n *nightStats) of(series []game.Result, players []bowling.Player) (tally, 
 		return n.tally, n.encoded
 	}
 	n.changed = false
-	t := tally{names: slices.Clone(n.finished.names), stats: slices.Clone(n.finished.stats)}
+	room := len(n.finished.names) + len(n.playing) // for a first game's bowlers
+	t := tally{
+		names: append(make([]bowling.Name, 0, room), n.finished.names...),
+		stats: append(make([]bowling.Stats, 0, room), n.finished.stats...),
+	}
 	for _, ps := range n.playing {
-		if ps.game.NumRolls() > 0 {
-			i := t.bowler(ps.name)
-			t.stats[i] = plus(t.stats[i], ps.stats)
+		if ps.game.NumRolls() == 0 {
+			continue
 		}
+		i, ok := n.inFinished[ps.name]
+		if !ok {
+			i = n.finished.index(ps.name)
+			if n.inFinished == nil || len(n.inFinished) > 64 {
+				n.inFinished = make(map[bowling.Name]int) // a long night's seats may start again
+			}
+			n.inFinished[ps.name] = i
+		}
+		if i < 0 {
+			// Not of the series: the game's players are never the Same
+			// as each other (a match seats no name it has), so it is new.
+			i = t.push(ps.name)
+		}
+		t.stats[i] = plus(t.stats[i], ps.stats)
 	}
 	n.tally, n.encoded = t, nil
 	if len(t.names) > 0 {
