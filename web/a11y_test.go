@@ -255,3 +255,64 @@ func TestAccessibilityAfterAGame(t *testing.T) {
 		})
 	}
 }
+
+// The pages the other tests do not reach have no accessibility
+// violation axe-core finds either, of any impact, in English and in
+// Korean, on a phone and on a laptop: a kept night (a lane that
+// closed), the bowler's page of a phone not remembered, then with a
+// phone's code and a share link shown, the page a share opens,
+// read-only, and one no longer shared, and a league's page for a league
+// that is not there.
+func TestAccessibilityKeptAndShared(t *testing.T) {
+	src := axeSource(t)
+	kept, keptID := keptNight(t)
+	for _, lang := range []string{"en-US", "ko-KR"} {
+		t.Run(lang, func(t *testing.T) {
+			p := browser(t, inLanguage(lang)...)()
+			check := func(view string) {
+				t.Helper()
+				for _, sc := range []screen{phone, laptop} {
+					show(t, p, sc)
+					if v := axeViolations(t, p, src); v != "" {
+						t.Errorf("%s, %s, %s:\n%s", lang, view, sc.name, v)
+					}
+				}
+				show(t, p, phone)
+			}
+			show(t, p, phone)
+			do(t, p, "the kept night", chromedp.Navigate(kept.url+"/lanes/"+keptID))
+			until(t, p, "the kept night, its sheet and numbers", `!document.querySelector("#kept").hidden && document.querySelectorAll("#sheet-games img").length === 2 && [...document.querySelectorAll("#sheet-games img")].every((i) => i.complete && i.naturalWidth > 0) && document.querySelectorAll("#export-links a").length === 2`)
+			check("a kept night")
+			do(t, p, "a league not there", chromedp.Navigate(kept.url+"/leagues/nosuch"))
+			until(t, p, "no such league", `document.querySelector("#league-status").textContent !== ""`)
+			check("a league not there")
+
+			s := serve(t, lobby.Config{Lane: lane.Config{Bowlers: memjournal.NewBowlers()}})
+			do(t, p, "my games, not remembered", chromedp.Navigate(s.url+"/me"))
+			until(t, p, "not remembered", `document.querySelector("#me-status").textContent !== "" && document.querySelector("#me-body").hidden`)
+			check("the bowler's page of a phone not remembered")
+
+			// AAA bowls a game, remembered: the bowler's page has it.
+			tb := newTableIn(t, s, p, "Shared", "AAA", "AAA", "BBB")
+			tb.playSplits("BBB", func(*protocol.Board) bool { return false })
+			do(t, p, "rematch", chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`), chromedp.Click(chromedp.CSS("#rematch")))
+			until(t, p, "the next game", `document.querySelector("#play").dataset.phase === "waiting"`)
+			do(t, p, "my games", chromedp.Navigate(s.url+"/me"))
+			until(t, p, "AAA's game", `document.querySelectorAll("#games li").length === 1 && document.querySelector("#chart img")?.naturalWidth > 0`)
+			do(t, p, "add a phone, share", chromedp.Click(chromedp.CSS("#add-phone")), chromedp.Click(chromedp.CSS("#share")))
+			until(t, p, "the code and the share link", `document.querySelector("#link-qr").naturalWidth > 0 && document.querySelector("#share-url").value.includes("/b/")`)
+			check("the bowler's page, a code and a share shown")
+
+			shared := eval[string](t, p, `document.querySelector("#share-url").value`)
+			do(t, p, "the shared page", chromedp.Navigate(shared))
+			until(t, p, "the shared page", `document.querySelectorAll("#games li").length === 1 && document.querySelector("#devices").hidden && document.querySelector("#chart img")?.naturalWidth > 0`)
+			check("a shared bowler's page")
+			do(t, p, "stop sharing", chromedp.Navigate(s.url+"/me"), chromedp.WaitVisible(chromedp.CSS("#unshare")),
+				chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`), chromedp.Click(chromedp.CSS("#unshare")))
+			until(t, p, "no longer shared", `document.querySelector("#unshare").hidden`)
+			do(t, p, "the link no longer shared", chromedp.Navigate(shared))
+			until(t, p, "no longer shared", `document.querySelector("#me-status").textContent !== "" && document.querySelector("#me-body").hidden`)
+			check("a link no longer shared")
+		})
+	}
+}
