@@ -258,6 +258,62 @@ func TestHouseTVFillsQuarters(t *testing.T) {
 	keep(t, page, "house.png")
 }
 
+// longNames are names as long as a lane takes (twelve characters), of
+// the widest letters, Latin and Korean, with and without spaces and
+// hyphens between their words, and a short one.
+var longNames = []string{"WWWWWWWWWWWW", "Maximilianus", "Wolfgang-Max", "Mwangi Wambu", "남궁 민수 황보 다은", "독고 영재 선우은비", "Élodie-Anaïs", "Bea"}
+
+// tvNamesWhole is the expression for the bowlers' names a TV does not
+// show whole, and why, "" for none: each is its name, letter for
+// letter, on one line or two, inside its cell, nothing of it cut or
+// ellipsized.
+const tvNamesWhole = `(() => {
+	const out = [];
+	for (const who of document.querySelectorAll(".tv-board th.name .who")) {
+		const cell = who.closest("th"), name = cell.closest("tr").dataset.player;
+		const r = who.getBoundingClientRect(), c = cell.getBoundingClientRect();
+		const lines = new Set([...who.getClientRects()].filter((q) => q.width > 0).map((q) => Math.round(q.top))).size;
+		if (who.textContent !== name) out.push(name + " reads " + who.textContent);
+		if ([cell, who].some((e) => getComputedStyle(e).textOverflow === "ellipsis")) out.push(name + " is ellipsized");
+		if (cell.scrollWidth > cell.clientWidth) out.push(name + " is cut: " + cell.scrollWidth + " px in " + cell.clientWidth);
+		if (r.top < c.top - .5 || r.bottom > c.bottom + .5 || r.left < c.left - .5 || r.right > c.right + .5) out.push(name + " overflows its cell");
+		if (lines > 2) out.push(name + " takes " + lines + " lines");
+	}
+	return out.join("; ");
+})()`
+
+// A long name is never cut on a TV: shrunk to fit its column, and
+// wrapped onto a second line when that is not enough (Korean between
+// its words), on a lane's own TV and on a house screen, at 720p and
+// 1080p, the board still within its panel.
+func TestTVLongNamesWrap(t *testing.T) {
+	s := serve(t, lobby.Config{})
+	page := browser(t)()
+	long := tvLane(t, s, "Lane 1", longNames...)
+	tvPlay(long, func(b *protocol.Board) bool { return b.Up.Frame == 2 && b.Up.Seat == 0 })
+	few := tvLane(t, s, "Lane 2", longNames[0], longNames[4], "Christopher")
+	four := tvLane(t, s, "Lane 3", longNames[1:5]...)
+	check := func(view string, bowlers int) {
+		t.Helper()
+		until(t, page, "the boards", fmt.Sprintf(`document.querySelectorAll(".tv-board tr[data-row=marks]").length === %d`, bowlers))
+		for _, sc := range []screen{tv720, tv1080} {
+			show(t, page, sc)
+			for what, expr := range map[string]string{"names not whole": tvNamesWhole, "the screen": tvFits, "Korean words broken": wordSplits} {
+				if why := eval[string](t, page, expr); why != "" {
+					t.Errorf("%s, %s, %s: %s", view, sc.name, what, why)
+				}
+			}
+			for i, m := range measureTV(t, page) {
+				t.Logf("%s, %s, lane %d: the smallest name %.1f px", view, sc.name, i+1, m.Name)
+			}
+		}
+	}
+	do(t, page, "the lane's TV", chromedp.Navigate(s.url+"/lanes/"+long.id+"/tv"))
+	check("the lane's TV", len(longNames))
+	do(t, page, "the house screen", chromedp.Navigate(s.url+"/tv?lanes="+strings.Join([]string{long.id, few.id, four.id}, ",")))
+	check("the house screen", len(longNames)+3+4)
+}
+
 // A TV for a lane that does not exist says so, in large type, in the
 // screen's language, where the board would be: on its own, or in its
 // quarter of a house screen whose other lanes play on.

@@ -107,14 +107,32 @@ function lanePanel(id, single, invite = "") {
     fitNames();
   }
 
-  // fitNames shrinks a name too long for its column until it fits, as
-  // far as a third smaller: a long name is read whole rather than cut.
+  // fitNames fits every name to its column, to be read whole, never
+  // cut: a name too long shrinks, as far as a third smaller, on one
+  // line; one still too long wraps onto two, between its words where it
+  // has them (Korean keeps its words whole: tv.css), shrunk further
+  // until both lines fit the column and the bowler's two rows.
   function fitNames() {
     for (const who of table.querySelectorAll("th.name .who")) {
+      const cell = who.parentElement;
+      cell.classList.remove("wrap");
       who.style.removeProperty("--fit");
-      const room = who.parentElement.clientWidth - parseFloat(getComputedStyle(who.parentElement).paddingLeft) * 2;
+      const room = cell.clientWidth - parseFloat(getComputedStyle(cell).paddingLeft) * 2;
+      const high = cell.clientHeight; // the two rows' height, the name on one line
       const need = who.getBoundingClientRect().width;
-      if (need > room && room > 0) who.style.setProperty("--fit", String(Math.max(2 / 3, room / need)));
+      if (room <= 0 || need <= room) continue;
+      if (room / need >= 2 / 3) {
+        who.style.setProperty("--fit", String(room / need));
+        continue;
+      }
+      cell.classList.add("wrap");
+      const fits = () => cell.scrollWidth <= cell.clientWidth && cell.clientHeight <= high &&
+        who.getBoundingClientRect().height <= high &&
+        new Set([...who.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size <= 2;
+      for (let fit = 1; fit > 0.2; fit *= 0.94) {
+        who.style.setProperty("--fit", String(fit));
+        if (fits()) break;
+      }
     }
   }
   new ResizeObserver(fitNames).observe(panel);
