@@ -48,6 +48,8 @@ func TestTVKeepsItsBoardWhileTheServerIsAway(t *testing.T) {
 	until(t, single, "the TV reconnecting, its board kept", badges+` === "reconnecting" && `+shown+` === `+js(one)+visible)
 	until(t, house, "the house screen reconnecting, its boards kept", badges+` === "reconnecting|reconnecting" && `+shown+` === `+js(both)+visible)
 	until(t, korean, "the Korean TV reconnecting, its board kept", badges+` === "다시 연결 중" && `+shown+` === `+js(one)+visible)
+	// Dimmed while away, the boards still read at 4.5:1.
+	checkContrast(t, house, "the house screen reconnecting", tv1080)
 	screenshot(t, house, "tv-away.png")
 
 	d.start()
