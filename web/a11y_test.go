@@ -399,14 +399,7 @@ func TestTextContrast(t *testing.T) {
 			if _, err := tb.players["CCC"].Leave(ctx); err != nil {
 				t.Fatal(err)
 			}
-			late, err := client.Dial(ctx, s.url, tb.id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer late.CloseNow()
-			if _, err := late.JoinInvited(ctx, "EEE", inviteOf(t, tb.id)); err != nil {
-				t.Fatal(err)
-			}
+			tb.seatLate(s, "EEE")
 			tb.players["DDD"].CloseNow()
 			until(t, p, "DDD up offline, CCC gone, EEE late", `!!document.querySelector('#board tr.up[data-player="DDD"] .offline') && !!document.querySelector('#board tr.left[data-player="CCC"]') && !!document.querySelector('#board tr[data-player="EEE"] .late')`)
 			checkContrast(t, p, "the host's page during a game", phone, laptop)

@@ -178,6 +178,23 @@ func (tb *table) play(stop func(*protocol.Board) bool) {
 	}
 }
 
+// seatLate seats name through the client in the table's lane, its
+// game started: a friend who joins late.
+func (tb *table) seatLate(s *server, name string) {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.t.Context(), step)
+	defer cancel()
+	c, err := client.Dial(ctx, s.url, tb.id)
+	if err != nil {
+		tb.t.Fatal(err)
+	}
+	tb.t.Cleanup(func() { c.CloseNow() })
+	if _, err := c.JoinInvited(ctx, name, inviteOf(tb.t, tb.id)); err != nil {
+		tb.t.Fatalf("%s joins late: %v", name, err)
+	}
+	tb.players[name] = c
+}
+
 // notWider is the expression for a page as wide as the viewport, no
 // wider: nothing scrolls it sideways.
 const notWider = `document.documentElement.scrollWidth <= document.documentElement.clientWidth && document.body.scrollWidth <= document.documentElement.clientWidth`
@@ -409,16 +426,7 @@ func TestBadgesWhole(t *testing.T) {
 			tb := newTableIn(t, s, p, "Badges", "AAA", "AAA", "Maximilianus", "남궁 민수 황보 다은", "BBB", "Élodie-Anaïs", "Wolfgang-Max", "CCC")
 			bowl(t, p, "AAA", 3, 10, false)
 			tb.await(func(b *protocol.Board) bool { return balls(b) == 1 })
-			ctx, cancel := context.WithTimeout(t.Context(), step)
-			defer cancel()
-			late, err := client.Dial(ctx, s.url, tb.id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer late.CloseNow()
-			if _, err := late.JoinInvited(ctx, "독고 영재 선우은비", inviteOf(t, tb.id)); err != nil {
-				t.Fatal(err)
-			}
+			tb.seatLate(s, "독고 영재 선우은비")
 			tb.players["BBB"].CloseNow()
 			until(t, p, "the host, a late friend and BBB offline", `document.querySelectorAll("#board th.name .badge").length === 1 && !!document.querySelector('#board tr[data-player="독고 영재 선우은비"] .late') && !!document.querySelector('#board tr[data-player="BBB"] .offline')`)
 			check("the host's page during a game")
