@@ -292,10 +292,10 @@ const tvNamesWhole = `(() => {
 // wrapped onto a second line when that is not enough (Korean between
 // its words), at 720p and 1080p, the board still within its panel: on
 // a lane's TV, the long name up, and at its game's end; on a house
-// screen of three lanes beside a league's standings of long team names.
+// screen of three lanes beside a league's standings of long team names;
+// in English and in Korean.
 func TestTVLongNamesWrap(t *testing.T) {
 	s := serve(t, lobby.Config{})
-	page := browser(t)()
 	long := tvLane(t, s, "Lane 1", longNames...)
 	tvPlay(long, func(b *protocol.Board) bool { return b.Up.Frame == 2 && b.Up.Seat == 0 })
 	few := tvLane(t, s, "Lane 2", longNames[0], longNames[4], "Christopher")
@@ -304,26 +304,32 @@ func TestTVLongNamesWrap(t *testing.T) {
 	l := thursday()
 	l.Teams[0].Name, l.Teams[1].Name = "Wednesday Night Wonderful Wrecking Crew", "목요일 밤의 화려한 스트라이크 전문가 모임 친구들"
 	league := newLeague(t, s, l)
-	check := func(view, ready string) {
-		t.Helper()
-		until(t, page, view, ready)
-		do(t, page, "let it arrive", chromedp.Evaluate[chromedp.Void](`document.getAnimations().forEach((a) => a.finish())`))
-		for _, sc := range []screen{tv720, tv1080} {
-			show(t, page, sc)
-			for what, expr := range map[string]string{"names not whole": tvNamesWhole, "the screen": tvFits, "the game's end": tvEndFits, "Korean words broken": wordSplits} {
-				if why := eval[string](t, page, expr); why != "" {
-					t.Errorf("%s, %s, %s: %s", view, sc.name, what, why)
+	for _, lang := range []string{"en-US", "ko-KR"} {
+		t.Run(lang, func(t *testing.T) {
+			page := browser(t, inLanguage(lang)...)()
+			check := func(view, ready string) {
+				t.Helper()
+				until(t, page, view, ready)
+				do(t, page, "let it arrive", chromedp.Evaluate[chromedp.Void](`document.getAnimations().forEach((a) => a.finish())`))
+				for _, sc := range []screen{tv720, tv1080} {
+					show(t, page, sc)
+					for what, expr := range map[string]string{"names not whole": tvNamesWhole, "the screen": tvFits, "the game's end": tvEndFits, "Korean words broken": wordSplits} {
+						if why := eval[string](t, page, expr); why != "" {
+							t.Errorf("%s, %s, %s: %s", view, sc.name, what, why)
+						}
+					}
+					t.Logf("%s, %s: the smallest name %.1f px", view, sc.name, eval[float64](t, page, `Math.min(...[...document.querySelectorAll(".tv-board th.name .who, .tv-lane th.who, .tv-lane th.who .fit")].filter((e) => e.checkVisibility()).map((e) => parseFloat(getComputedStyle(e).fontSize)))`))
 				}
 			}
-			t.Logf("%s, %s: the smallest name %.1f px", view, sc.name, eval[float64](t, page, `Math.min(...[...document.querySelectorAll(".tv-board th.name .who, .tv-lane th.who, .tv-lane th.who .fit")].filter((e) => e.checkVisibility()).map((e) => parseFloat(getComputedStyle(e).fontSize)))`))
-		}
+			up := map[string]string{"en-US": longNames[0] + " is up", "ko-KR": longNames[0] + " 차례"}[lang]
+			do(t, page, "the lane's TV", chromedp.Navigate(s.url+"/lanes/"+long.id+"/tv"))
+			check("the lane's TV", fmt.Sprintf(`document.querySelectorAll(".tv-board tr[data-row=marks]").length === %d && document.querySelector(".tv-up").textContent === %s`, len(longNames), js(up)))
+			do(t, page, "the lane's TV at its game's end", chromedp.Navigate(s.url+"/lanes/"+few.id+"/tv"))
+			check("the lane's TV at its game's end", `document.querySelectorAll(".tv-end tbody tr").length === 3`)
+			do(t, page, "the house screen", chromedp.Navigate(s.url+"/tv?league="+league.ID+"&lanes="+strings.Join([]string{long.id, few.id, four.id}, ",")))
+			check("the house screen", fmt.Sprintf(`document.querySelectorAll(".tv-board tr[data-row=marks]").length === %d && document.querySelectorAll(".tv-end tbody tr").length === 3 && document.querySelectorAll(".tv-standings tbody tr").length === 2`, len(longNames)+3+4))
+		})
 	}
-	do(t, page, "the lane's TV", chromedp.Navigate(s.url+"/lanes/"+long.id+"/tv"))
-	check("the lane's TV", fmt.Sprintf(`document.querySelectorAll(".tv-board tr[data-row=marks]").length === %d && document.querySelector(".tv-up").textContent === %s`, len(longNames), js(longNames[0]+" is up")))
-	do(t, page, "the lane's TV at its game's end", chromedp.Navigate(s.url+"/lanes/"+few.id+"/tv"))
-	check("the lane's TV at its game's end", `document.querySelectorAll(".tv-end tbody tr").length === 3`)
-	do(t, page, "the house screen", chromedp.Navigate(s.url+"/tv?league="+league.ID+"&lanes="+strings.Join([]string{long.id, few.id, four.id}, ",")))
-	check("the house screen", fmt.Sprintf(`document.querySelectorAll(".tv-board tr[data-row=marks]").length === %d && document.querySelectorAll(".tv-end tbody tr").length === 3 && document.querySelectorAll(".tv-standings tbody tr").length === 2`, len(longNames)+3+4))
 }
 
 // A TV for a lane that does not exist says so, in large type, in the
