@@ -45,6 +45,20 @@ func axeViolations(t *testing.T, ctx context.Context, src string) string {
 		chromedp.EvalAwaitPromise)
 }
 
+// checkAxe checks the page with axe-core as each of the screens shows
+// it (axeViolations: any violation fails), then shows it on a phone
+// again, as the tests that call it go on.
+func checkAxe(t *testing.T, ctx context.Context, src, view string, screens ...screen) {
+	t.Helper()
+	for _, sc := range screens {
+		show(t, ctx, sc)
+		if v := axeViolations(t, ctx, src); v != "" {
+			t.Errorf("%s, %s:\n%s", view, sc.name, v)
+		}
+	}
+	show(t, ctx, phone)
+}
+
 // Every view of the page has no accessibility violation axe-core finds,
 // in English and in Korean: the lobby, a lane waiting for its host, a
 // game in play (the pad up, the night's numbers shown), the correction
@@ -196,13 +210,7 @@ func TestAccessibilityAfterAGame(t *testing.T) {
 			p := browser(t, inLanguage(lang)...)()
 			check := func(view string, screens ...screen) {
 				t.Helper()
-				for _, sc := range screens {
-					show(t, p, sc)
-					if v := axeViolations(t, p, src); v != "" {
-						t.Errorf("%s, %s, %s:\n%s", lang, view, sc.name, v)
-					}
-				}
-				show(t, p, phone)
+				checkAxe(t, p, src, lang+", "+view, screens...)
 			}
 			show(t, p, phone)
 			createLane(t, s, "Axe")
@@ -271,13 +279,7 @@ func TestAccessibilityKeptAndShared(t *testing.T) {
 			p := browser(t, inLanguage(lang)...)()
 			check := func(view string) {
 				t.Helper()
-				for _, sc := range []screen{phone, laptop} {
-					show(t, p, sc)
-					if v := axeViolations(t, p, src); v != "" {
-						t.Errorf("%s, %s, %s:\n%s", lang, view, sc.name, v)
-					}
-				}
-				show(t, p, phone)
+				checkAxe(t, p, src, lang+", "+view, phone, laptop)
 			}
 			show(t, p, phone)
 			do(t, p, "the kept night", chromedp.Navigate(kept.url+"/lanes/"+keptID))
