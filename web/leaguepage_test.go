@@ -349,13 +349,7 @@ func TestLeaguePagesAccessible(t *testing.T) {
 			p := browser(t, inLanguage(lang)...)()
 			check := func(view string, screens ...screen) {
 				t.Helper()
-				for _, sc := range screens {
-					show(t, p, sc)
-					if v := axeViolations(t, p, src); v != "" {
-						t.Errorf("%s, %s, %s:\n%s", lang, view, sc.name, v)
-					}
-				}
-				show(t, p, phone)
+				checkAxe(t, p, src, lang+", "+view, screens...)
 				if lang == "ko-KR" {
 					checkWords(t, p, view)
 				}

@@ -60,7 +60,8 @@ func TestLeagueOnTheHouseTV(t *testing.T) {
 }
 
 // The house TV's standings have no accessibility violation axe-core
-// finds, in English and in Korean, and say the week in the TV's language.
+// finds, in English and in Korean, every text at its contrast
+// (lowContrast), and say the week in the TV's language.
 func TestLeagueOnTheHouseTVAccessible(t *testing.T) {
 	src := axeSource(t)
 	s := serve(t, lobby.Config{})
@@ -81,6 +82,7 @@ func TestLeagueOnTheHouseTVAccessible(t *testing.T) {
 			if v := axeViolations(t, p, src); v != "" {
 				t.Errorf("%s, the house TV's standings:\n%s", lang, v)
 			}
+			checkContrast(t, p, lang+", the house TV's standings", laptop, tv720)
 		})
 	}
 }

@@ -178,6 +178,23 @@ func (tb *table) play(stop func(*protocol.Board) bool) {
 	}
 }
 
+// seatLate seats name through the client in the table's lane, its
+// game started: a friend who joins late.
+func (tb *table) seatLate(s *server, name string) {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.t.Context(), step)
+	defer cancel()
+	c, err := client.Dial(ctx, s.url, tb.id)
+	if err != nil {
+		tb.t.Fatal(err)
+	}
+	tb.t.Cleanup(func() { c.CloseNow() })
+	if _, err := c.JoinInvited(ctx, name, inviteOf(tb.t, tb.id)); err != nil {
+		tb.t.Fatalf("%s joins late: %v", name, err)
+	}
+	tb.players[name] = c
+}
+
 // notWider is the expression for a page as wide as the viewport, no
 // wider: nothing scrolls it sideways.
 const notWider = `document.documentElement.scrollWidth <= document.documentElement.clientWidth && document.body.scrollWidth <= document.documentElement.clientWidth`
@@ -361,4 +378,63 @@ func TestFairPlayOnAPhone(t *testing.T) {
 		return
 	}
 	screenshot(t, page, "fair-play-phone.png")
+}
+
+// badgesWhole is the expression for the badges beside the players'
+// names on the board (host, winner, joined late, the short offline,
+// away and left) not seen whole, and why, "" for none: each inside its
+// name's cell, clear of the name, its text not cut, and on the screen,
+// not covered (seenJS).
+const badgesWhole = `(() => {
+	document.querySelector("#board").scrollIntoView({ block: "nearest" });
+	` + seenJS + `
+	const out = [];
+	for (const b of document.querySelectorAll("#board th.name :is(.badge, .late, .short)")) {
+		if (!b.checkVisibility()) continue;
+		const cell = b.closest("th"), r = b.getBoundingClientRect(), c = cell.getBoundingClientRect();
+		const n = cell.querySelector(".who, button.name").getBoundingClientRect();
+		const what = cell.closest("tr").dataset.player + "'s " + JSON.stringify(b.textContent);
+		if (r.left < c.left - .5 || r.right > c.right + .5 || r.top < c.top - .5 || r.bottom > c.bottom + .5) out.push(what + " outside its cell");
+		if (r.left < n.right && n.left < r.right && r.top < n.bottom && n.top < r.bottom) out.push(what + " over the name");
+		if (b.scrollWidth > b.clientWidth) out.push(what + " cut: " + b.scrollWidth + " px in " + b.clientWidth);
+		const why = seen(b);
+		if (why) out.push(what + " " + why);
+	}
+	return out.join("; ");
+})()`
+
+// On a phone, in English and in Korean, the badges beside long names
+// are whole and clear of them, on the host's page (the others' names
+// are buttons there) and on a watcher's: the host's, a late friend's,
+// an offline player's during a game, and the winners' at its end.
+func TestBadgesWhole(t *testing.T) {
+	for _, lang := range []string{"en-US", "ko-KR"} {
+		t.Run(lang, func(t *testing.T) {
+			s := serve(t, lobby.Config{})
+			p := browser(t, inLanguage(lang)...)()
+			show(t, p, phone)
+			check := func(view string) {
+				t.Helper()
+				for _, sc := range []screen{phone, laptop} {
+					show(t, p, sc)
+					if why := eval[string](t, p, badgesWhole); why != "" {
+						t.Errorf("%s, %s: %s", view, sc.name, why)
+					}
+				}
+				show(t, p, phone)
+			}
+			tb := newTableIn(t, s, p, "Badges", "AAA", "AAA", "Maximilianus", "남궁 민수 황보 다은", "BBB", "Élodie-Anaïs", "Wolfgang-Max", "CCC")
+			bowl(t, p, "AAA", 3, 10, false)
+			tb.await(func(b *protocol.Board) bool { return balls(b) == 1 })
+			tb.seatLate(s, "독고 영재 선우은비")
+			tb.players["BBB"].CloseNow()
+			until(t, p, "the host, a late friend and BBB offline", `document.querySelectorAll("#board th.name .badge").length === 1 && !!document.querySelector('#board tr[data-player="독고 영재 선우은비"] .late') && !!document.querySelector('#board tr[data-player="BBB"] .offline')`)
+			check("the host's page during a game")
+
+			over := newTableIn(t, s, p, "Badges 2", "", "Maximilianus", "남궁 민수 황보 다은")
+			tvPlay(over, func(*protocol.Board) bool { return false })
+			until(t, p, "the winners", `document.querySelectorAll("#board th.name .badge.win").length === 2`)
+			check("a watcher's page at a game's end")
+		})
+	}
 }

@@ -258,6 +258,80 @@ func TestHouseTVFillsQuarters(t *testing.T) {
 	keep(t, page, "house.png")
 }
 
+// longNames are names as long as a lane takes (twelve characters), of
+// the widest letters, Latin and Korean, with and without spaces and
+// hyphens between their words, and a short one.
+var longNames = []string{"WWWWWWWWWWWW", "Maximilianus", "Wolfgang-Max", "Mwangi Wambu", "남궁 민수 황보 다은", "독고 영재 선우은비", "Élodie-Anaïs", "Bea"}
+
+// tvNamesWhole is the expression for the names a TV does not show
+// whole, and why, "" for none: a bowler's on the board and at a game's
+// end, a team's in a league's standings, and who is up. Each reads as
+// itself, letter for letter, on one line or two, inside its cell,
+// nothing of it cut or ellipsized.
+const tvNamesWhole = `(() => {
+	const out = [];
+	for (const e of document.querySelectorAll(".tv-board th.name .who, .tv-end-table tbody th.who, .tv-standings tbody th.who, .tv-up")) {
+		if (!e.checkVisibility()) continue;
+		const cell = e.closest("th, p"), row = e.closest("tr");
+		const name = row ? row.dataset.player ?? row.dataset.team : e.textContent;
+		const range = document.createRange();
+		range.selectNodeContents(e);
+		const r = range.getBoundingClientRect(), c = cell.getBoundingClientRect();
+		const lines = new Set([...range.getClientRects()].filter((q) => q.width > 0).map((q) => Math.round(q.top))).size;
+		if (e.textContent !== name) out.push(name + " reads " + e.textContent);
+		if ([cell, e].some((x) => getComputedStyle(x).textOverflow === "ellipsis")) out.push(name + " is ellipsized");
+		if (cell.scrollWidth > cell.clientWidth) out.push(name + " is cut: " + cell.scrollWidth + " px in " + cell.clientWidth);
+		// (The up line's text may stand taller than its line, drawn whole.)
+		if (r.left < c.left - .5 || r.right > c.right + .5 || cell.tagName === "TH" && (r.top < c.top - .5 || r.bottom > c.bottom + .5)) out.push(name + " overflows its cell");
+		if (lines > 2) out.push(name + " takes " + lines + " lines");
+	}
+	return out.join("; ");
+})()`
+
+// A long name is never cut on a TV: shrunk to fit its column, and
+// wrapped onto a second line when that is not enough (Korean between
+// its words), at 720p and 1080p, the board still within its panel: on
+// a lane's TV, the long name up, and at its game's end; on a house
+// screen of three lanes beside a league's standings of long team names;
+// in English and in Korean.
+func TestTVLongNamesWrap(t *testing.T) {
+	s := serve(t, lobby.Config{})
+	long := tvLane(t, s, "Lane 1", longNames...)
+	tvPlay(long, func(b *protocol.Board) bool { return b.Up.Frame == 2 && b.Up.Seat == 0 })
+	few := tvLane(t, s, "Lane 2", longNames[0], longNames[4], "Christopher")
+	tvPlay(few, func(*protocol.Board) bool { return false })
+	four := tvLane(t, s, "Lane 3", longNames[1:5]...)
+	l := thursday()
+	l.Teams[0].Name, l.Teams[1].Name = "Wednesday Night Wonderful Wrecking Crew", "목요일 밤의 화려한 스트라이크 전문가 모임 친구들"
+	league := newLeague(t, s, l)
+	for _, lang := range []string{"en-US", "ko-KR"} {
+		t.Run(lang, func(t *testing.T) {
+			page := browser(t, inLanguage(lang)...)()
+			check := func(view, ready string) {
+				t.Helper()
+				until(t, page, view, ready)
+				do(t, page, "let it arrive", chromedp.Evaluate[chromedp.Void](`document.getAnimations().forEach((a) => a.finish())`))
+				for _, sc := range []screen{tv720, tv1080} {
+					show(t, page, sc)
+					for what, expr := range map[string]string{"names not whole": tvNamesWhole, "the screen": tvFits, "the game's end": tvEndFits, "Korean words broken": wordSplits} {
+						if why := eval[string](t, page, expr); why != "" {
+							t.Errorf("%s, %s, %s: %s", view, sc.name, what, why)
+						}
+					}
+					t.Logf("%s, %s: the smallest name %.1f px", view, sc.name, eval[float64](t, page, `Math.min(...[...document.querySelectorAll(".tv-board th.name .who, .tv-lane th.who, .tv-lane th.who .fit")].filter((e) => e.checkVisibility()).map((e) => parseFloat(getComputedStyle(e).fontSize)))`))
+				}
+			}
+			up := map[string]string{"en-US": longNames[0] + " is up", "ko-KR": longNames[0] + " 차례"}[lang]
+			do(t, page, "the lane's TV", chromedp.Navigate(s.url+"/lanes/"+long.id+"/tv"))
+			check("the lane's TV", fmt.Sprintf(`document.querySelectorAll(".tv-board tr[data-row=marks]").length === %d && document.querySelector(".tv-up").textContent === %s`, len(longNames), js(up)))
+			do(t, page, "the lane's TV at its game's end", chromedp.Navigate(s.url+"/lanes/"+few.id+"/tv"))
+			check("the lane's TV at its game's end", `document.querySelectorAll(".tv-end tbody tr").length === 3`)
+			do(t, page, "the house screen", chromedp.Navigate(s.url+"/tv?league="+league.ID+"&lanes="+strings.Join([]string{long.id, few.id, four.id}, ",")))
+			check("the house screen", fmt.Sprintf(`document.querySelectorAll(".tv-board tr[data-row=marks]").length === %d && document.querySelectorAll(".tv-end tbody tr").length === 3 && document.querySelectorAll(".tv-standings tbody tr").length === 2`, len(longNames)+3+4))
+		})
+	}
+}
+
 // A TV for a lane that does not exist says so, in large type, in the
 // screen's language, where the board would be: on its own, or in its
 // quarter of a house screen whose other lanes play on.

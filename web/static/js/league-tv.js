@@ -4,6 +4,7 @@
 import { el } from "./dom.js";
 import { t, num } from "./i18n.js";
 import { pointsText } from "./league-common.js";
+import { fitName } from "./fit.js";
 
 export const refreshEvery = 10000;
 
@@ -40,7 +41,10 @@ export function leaguePanel(id) {
       }));
       conn.textContent = "";
       const key = JSON.stringify([l.name, s]);
-      if (key !== shown) draw(l, s);
+      if (key !== shown) {
+        draw(l, s);
+        fitNames();
+      }
       shown = key;
     } catch (err) {
       if (err.message === "gone") {
@@ -60,12 +64,19 @@ export function leaguePanel(id) {
     panel.dataset.week = String(s.week);
     body.replaceChildren(...s.teams.map((tm, i) => el("tr", { "data-team": tm.name, class: i === 0 ? "leader" : "" },
       el("td", { class: "place", text: num(i + 1) }),
-      el("th", { scope: "row", class: "who", text: tm.name }),
+      el("th", { scope: "row", class: "who" }, el("span", { class: "fit", text: tm.name })),
       el("td", { class: "won", text: pointsText(tm.points_won) }),
       el("td", { text: pointsText(tm.points_lost) }),
       el("td", { text: num(tm.pins_handicap) }),
       el("td", { text: num(tm.high_game) }))));
   }
+
+  // fitNames fits the teams' names to their column, on two lines at
+  // most, to be read whole (fit.js).
+  function fitNames() {
+    for (const who of body.querySelectorAll("th.who")) fitName(who, who.firstElementChild);
+  }
+  new ResizeObserver(fitNames).observe(panel);
   refresh();
   return panel;
 }

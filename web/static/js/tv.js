@@ -11,6 +11,7 @@ import { t, applyStatic, setLang, num, pct } from "./i18n.js";
 import { createSocket } from "./socket.js";
 import { boardHead, boardRows, result, calls, highsOf, highText } from "./board.js";
 import { leaguePanel } from "./league-tv.js";
+import { fitName } from "./fit.js";
 import { qrImage, validInvite } from "./invite.js";
 
 // maxLanes is the most lanes a house screen shows: four quarters of a
@@ -86,7 +87,7 @@ function lanePanel(id, single, invite = "") {
       const cell = table.querySelector(`tbody tr.up[data-row=marks] td.marks[data-frame="${b.up.frame}"]`);
       if (cell) cell.classList.add("ball-up");
     }
-    up.textContent = upP ? t("isUp", upP.name, upP.connected) : "";
+    up.replaceChildren(...(upP ? [el("span", { class: "fit", text: t("isUp", upP.name, upP.connected) })] : []));
     ball.textContent = upP ? t("turnDetail", b.up.frame, b.up.ball, b.up.standing) : "";
     // The pins standing, drawn only when the server says which: after a
     // ball entered as a count none are made up.
@@ -107,15 +108,14 @@ function lanePanel(id, single, invite = "") {
     fitNames();
   }
 
-  // fitNames shrinks a name too long for its column until it fits, as
-  // far as a third smaller: a long name is read whole rather than cut.
+  // fitNames fits the names shown to their cells, to be read whole,
+  // never cut (fit.js): the bowlers' on the board and at the game's end
+  // on two lines at most, and who is up on one, the head's height being
+  // the board's to keep.
   function fitNames() {
-    for (const who of table.querySelectorAll("th.name .who")) {
-      who.style.removeProperty("--fit");
-      const room = who.parentElement.clientWidth - parseFloat(getComputedStyle(who.parentElement).paddingLeft) * 2;
-      const need = who.getBoundingClientRect().width;
-      if (need > room && room > 0) who.style.setProperty("--fit", String(Math.max(2 / 3, room / need)));
-    }
+    for (const who of table.querySelectorAll("th.name .who")) fitName(who.parentElement, who);
+    for (const who of end.element.querySelectorAll("tbody th.who")) fitName(who, who.firstElementChild);
+    if (up.firstElementChild) fitName(up, up.firstElementChild, 1);
   }
   new ResizeObserver(fitNames).observe(panel);
 
@@ -252,7 +252,7 @@ function gameEnd(id, heading) {
         const place = p.left ? "—" : t("ordinal", still.findIndex((q) => q.total === p.total) + 1);
         const row = el("tr", { "data-player": p.name, class: p.left ? "left" : p.total === top ? "winner" : "" },
           el("td", { class: "place", text: place }),
-          el("th", { scope: "row", class: "who", text: p.name }),
+          el("th", { scope: "row", class: "who" }, el("span", { class: "fit", text: p.name })),
           el("td", { class: "game", text: num(p.total) }),
           ...[1, 2, 3, 4, 5].map(() => el("td", { class: "night" })));
         row.style.setProperty("--i", String(i));
