@@ -265,14 +265,15 @@ var longNames = []string{"WWWWWWWWWWWW", "Maximilianus", "Wolfgang-Max", "Mwangi
 
 // tvNamesWhole is the expression for the names a TV does not show
 // whole, and why, "" for none: a bowler's on the board and at a game's
-// end, a team's in a league's standings, and who is up. Each reads as
+// end, a team's in a league's standings, who is up, and in a screen's
+// head the lane's or the league's and a league night's teams. Each reads as
 // itself, letter for letter, on one line or two, inside its cell,
 // nothing of it cut or ellipsized.
 const tvNamesWhole = `(() => {
 	const out = [];
-	for (const e of document.querySelectorAll(".tv-board th.name .who, .tv-end-table tbody th.who, .tv-standings tbody th.who, .tv-up")) {
+	for (const e of document.querySelectorAll(".tv-board th.name .who, .tv-end-table tbody th.who, .tv-standings tbody th.who, .tv-up, .tv-name, .tv-phase")) {
 		if (!e.checkVisibility()) continue;
-		const cell = e.closest("th, p"), row = e.closest("tr");
+		const cell = e.closest("th, p, h1, h2"), row = e.closest("tr");
 		const name = row ? row.dataset.player ?? row.dataset.team : e.textContent;
 		const range = document.createRange();
 		range.selectNodeContents(e);
@@ -296,12 +297,13 @@ const tvNamesWhole = `(() => {
 // in English and in Korean.
 func TestTVLongNamesWrap(t *testing.T) {
 	s := serve(t, lobby.Config{})
-	long := tvLane(t, s, "Lane 1", longNames...)
+	long := tvLane(t, s, "Friday Night Strike Force at Sunset Bowl", longNames...)
 	tvPlay(long, func(b *protocol.Board) bool { return b.Up.Frame == 2 && b.Up.Seat == 0 })
 	few := tvLane(t, s, "Lane 2", longNames[0], longNames[4], "Christopher")
 	tvPlay(few, func(*protocol.Board) bool { return false })
-	four := tvLane(t, s, "Lane 3", longNames[1:5]...)
+	four := tvLane(t, s, "금요일 밤 스트라이크 특공대 선셋 볼링장 7번과 8번 레인", longNames[1:5]...)
 	l := thursday()
+	l.Name = "Thursday Night Mixed Handicap Trios Club"
 	l.Teams[0].Name, l.Teams[1].Name = "Wednesday Night Wonderful Wrecking Crew", "목요일 밤의 화려한 스트라이크 전문가 모임 친구들"
 	league := newLeague(t, s, l)
 	for _, lang := range []string{"en-US", "ko-KR"} {

@@ -58,7 +58,7 @@ export function leaguePanel(id) {
   }
 
   function draw(l, s) {
-    name.textContent = l.name;
+    name.replaceChildren(el("span", { class: "fit", text: l.name }));
     week.textContent = t("tvStandings", s.week);
     panel.style.setProperty("--n", String(Math.max(4, s.teams.length)));
     panel.dataset.week = String(s.week);
@@ -75,6 +75,7 @@ export function leaguePanel(id) {
   // most, to be read whole (fit.js).
   function fitNames() {
     for (const who of body.querySelectorAll("th.who")) fitName(who, who.firstElementChild);
+    if (name.firstElementChild) fitName(name, name.firstElementChild); // the league's, in the head
   }
   new ResizeObserver(fitNames).observe(panel);
   refresh();

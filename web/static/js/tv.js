@@ -74,14 +74,15 @@ function lanePanel(id, single, invite = "") {
   let callTimer = 0;
 
   function render(b, before) {
-    name.textContent = b.name;
+    name.replaceChildren(el("span", { class: "fit", text: b.name }));
     if (single) document.title = t("titleLane", b.name);
     panel.style.setProperty("--n", String(Math.max(3, b.players.length)));
     const upP = b.phase === "playing" && b.up ? b.players[b.up.seat] : null;
     const over = b.phase === "finished";
     // A league night: the two teams' totals with handicap, and points.
     const teams = (b.teams || []).map((tm) => t("tvTeam", tm.name, tm.total, tm.points)).join("  ·  ");
-    phase.textContent = teams || (b.phase === "waiting" ? t("phaseWaiting") : "");
+    const said = teams || (b.phase === "waiting" ? t("phaseWaiting") : "");
+    phase.replaceChildren(...(said ? [el("span", { class: "fit", text: said })] : []));
     table.tBodies[0].replaceChildren(...boardRows(b, watcher));
     if (upP) {
       const cell = table.querySelector(`tbody tr.up[data-row=marks] td.marks[data-frame="${b.up.frame}"]`);
@@ -110,12 +111,17 @@ function lanePanel(id, single, invite = "") {
 
   // fitNames fits the names shown to their cells, to be read whole,
   // never cut (fit.js): the bowlers' on the board and at the game's end
-  // on two lines at most, and who is up on one, the head's height being
-  // the board's to keep.
+  // on two lines at most, who is up on one, the head's height being the
+  // board's to keep, and the lane's and the teams' in the head.
   function fitNames() {
     for (const who of table.querySelectorAll("th.name .who")) fitName(who.parentElement, who);
     for (const who of end.element.querySelectorAll("tbody th.who")) fitName(who, who.firstElementChild);
     if (up.firstElementChild) fitName(up, up.firstElementChild, 1);
+    // The lane's name and a league night's teams: in the head, whose
+    // height is the board's to keep, so on two lines only as small.
+    for (const head of [name, phase]) {
+      if (head.firstElementChild) fitName(head, head.firstElementChild);
+    }
   }
   new ResizeObserver(fitNames).observe(panel);
 
