@@ -13,6 +13,7 @@ import { buildPad, renderPad, keyRoll, freshRack } from "./pad.js";
 import { createNumbers } from "./stats.js";
 import { startInvite, invite, renderInvite, setInvite, storedInvite, keepInvite, validInvite } from "./invite.js";
 import { bowlerKey, keepPendingKey, promotePendingKey, confirmPendingKeys, forgetBowlerKey } from "./bowler.js";
+import { startWorker, checkVersion } from "./offline.js";
 import { startDialogs, openCorrection, renderCorrection, correctionAnswered, openPlayerMenu, renderPlayerMenu, closeDialogs } from "./dialogs.js";
 
 // state is the lane as this page knows it. The connection's own state
@@ -144,6 +145,7 @@ function startLane(id) {
       if (state.board) render(); // the banner says whether the pad is live
     },
     open() {
+      checkVersion();
       // Resume first thing: on a lane full of watchers the server holds a
       // new socket only a few seconds for its resume.
       const token = localStorage.getItem(tokenKey());
@@ -852,6 +854,7 @@ function relabel() {
 // ---------------------------------------------------------------- start
 
 applyStatic();
+startWorker();
 confirmPendingKeys(true); // a bowler made while this page was closed
 const m = location.pathname.match(/^\/lanes\/([^/]+)$/);
 if (m) {

@@ -31,6 +31,8 @@ export default {
   join: "Join",
   rememberMe: "Remember me on this phone",
   retryNow: "Try now",
+  updateReady: "A new version of tenpin is ready.",
+  updateReload: "Reload",
   statsTableLabel: "The night's numbers, a column a bowler",
   yourTurnOffline: (name) => `${name}, your turn — offline: waiting for the connection`,
   joinLate: "The game has started: join, and you first bowl the frames you missed.",

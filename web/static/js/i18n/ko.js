@@ -27,6 +27,8 @@ export default {
   join: "참가",
   rememberMe: "이 휴대폰에서 기억하기",
   retryNow: "지금 다시 연결",
+  updateReady: "tenpin의 새 버전이 준비되었습니다.",
+  updateReload: "새로 고침",
   statsTableLabel: "이날의 기록, 볼러마다 한 열",
   yourTurnOffline: (name) => `${name} 차례 — 오프라인: 연결을 기다리는 중`,
   joinLate: "게임이 시작되었습니다: 참가하면 놓친 프레임을 먼저 칩니다.",
