@@ -1,10 +1,15 @@
 package web_test
 
 import (
+	"context"
+	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lobby"
 	"github.com/tenpin/tenpin/web"
 )
@@ -44,4 +49,171 @@ func TestNewVersionOffersAReload(t *testing.T) {
 		chromedp.Evaluate[chromedp.Void](`window.before = true`),
 		chromedp.Click(chromedp.CSS("#update-reload")))
 	until(t, p, "the page reloaded from the new version", `window.before === undefined && !(`+offered+`) && `+workerVersion("next"))
+}
+
+// setOffline cuts the page's network, or gives it back, through the
+// DevTools protocol: every request of the page and of its service worker
+// fails while it is cut, and the page is told (navigator.onLine and its
+// offline and online events).
+func setOffline(t *testing.T, ctx context.Context, off bool) {
+	t.Helper()
+	sctx, cancel := context.WithTimeout(ctx, step)
+	defer cancel()
+	if _, err := chromedp.Call(sctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(sctx, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
+		EmulateOfflineServiceWorker: &off,
+		MatchedNetworkConditions:    []*network.Conditions{{Offline: off, DownloadThroughput: -1, UploadThroughput: -1}},
+	}); err != nil {
+		t.Fatalf("cutting the network: %v", err)
+	}
+	if _, err := chromedp.Call(sctx, network.OverrideNetworkState, network.OverrideNetworkStateParams{Offline: off, DownloadThroughput: -1, UploadThroughput: -1}); err != nil {
+		t.Fatalf("telling the page: %v", err)
+	}
+}
+
+// threePhones seats AAA (the host), BBB and CCC on a new lane, each on
+// their own phone, and starts the game.
+func threePhones(t *testing.T, s *server, lane string) (id string, pages map[string]context.Context) {
+	t.Helper()
+	id = createLane(t, s, lane)
+	open := browser(t)
+	pages = map[string]context.Context{}
+	for _, n := range []string{"AAA", "BBB", "CCC"} {
+		p := open()
+		do(t, p, "open the lane", chromedp.Navigate(s.url+"/lanes/"+id+"#invite="+inviteOf(t, id)))
+		join(t, p, n, n)
+		pages[n] = p
+	}
+	until(t, pages["AAA"], "the game ready", `document.querySelectorAll("#board tr[data-row=marks]").length === 3 && document.querySelector("#start").offsetParent !== null`)
+	until(t, pages["AAA"], "the worker serving the page", `!!navigator.serviceWorker.controller`)
+	do(t, pages["AAA"], "start", chromedp.Click(chromedp.CSS("#start")))
+	return id, pages
+}
+
+// play bowls the model's next ball on page: the script's count for the
+// player up (rollsFor), and records it in the model.
+func play(t *testing.T, page context.Context, model *bowling.Match, next map[string]int, byKey bool) {
+	t.Helper()
+	seat, _, _ := model.Up()
+	p := model.At(seat)
+	name := string(p.Name)
+	pins := rollsFor[name][next[name]]
+	next[name]++
+	bowl(t, page, name, pins, p.Game.Standing(), byKey)
+	if err := model.Roll(pins); err != nil {
+		t.Fatalf("script roll %d for %s: %v", pins, name, err)
+	}
+}
+
+// frameOf is the frame the model's player up is on.
+func frameOf(model *bowling.Match) int {
+	_, f, ok := model.Up()
+	if !ok {
+		return 11
+	}
+	return f
+}
+
+// outboxShown holds when the page's banner says n balls wait, since the
+// first of them was entered, and storage holds them.
+func outboxShown(n int) string {
+	if n == 0 {
+		return `document.querySelector("#outbox").hidden && document.querySelector("#outbox").dataset.kept === "0"`
+	}
+	balls := fmt.Sprintf("%d balls", n)
+	if n == 1 {
+		balls = "1 ball"
+	}
+	return fmt.Sprintf(`document.querySelector("#outbox").checkVisibility() && document.querySelector("#outbox").dataset.kept === "%d" && document.querySelector("#outbox").textContent.startsWith("%s not sent yet, since " + new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(tenpin.state.outbox.balls[0].at))`, n, balls)
+}
+
+// totals is the model's totals, seat by seat, as the board shows them.
+func totals(model *bowling.Match) string {
+	var out []string
+	for _, p := range model.Players() {
+		out = append(out, fmt.Sprint(p.Game.Total()))
+	}
+	return strings.Join(out, " ")
+}
+
+// shownTotals is the board's totals, seat by seat.
+const shownTotals = `[...document.querySelectorAll("#board td.total")].map(td => td.textContent).join(" ")`
+
+// keptOutbox is how many balls the phone's storage holds for seat on
+// lane id, read from IndexedDB.
+func keptOutbox(t *testing.T, ctx context.Context, id, seat string) int {
+	t.Helper()
+	return eval[int](t, ctx, `import("/static/js/outbox.js").then((m) => m.loadOutbox(`+js(id)+`, `+js(seat)+`)).then((b) => b.length)`, chromedp.EvalAwaitPromise)
+}
+
+// The pad keeps scoring offline: three friends bowl on their own phones,
+// then the host's phone loses its network for three frames and keeps
+// score for all on it — the board goes on on that phone, its balls
+// marked not sent yet, the banner saying how many wait and since when,
+// the other phones seeing none of them. Reloaded while offline, the page
+// comes from its service worker with the last board, marked offline, and
+// its outbox, and scores on. Back online, the balls go in order: every
+// phone's board is the hand count, nothing doubled, the outbox empty.
+func TestScoringOffline(t *testing.T) {
+	s := serve(t, lobby.Config{})
+	id, pages := threePhones(t, s, "Offline")
+	a := pages["AAA"]
+	model, err := bowling.NewMatch("AAA", "BBB", "CCC")
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := map[string]int{}
+	for n := 0; frameOf(model) < 4; n++ {
+		seat, _, _ := model.Up()
+		play(t, pages[string(model.At(seat).Name)], model, next, n%2 == 1)
+	}
+	until(t, pages["BBB"], "three frames on the lane", `tenpin.state.board.up.seat === 0 && tenpin.state.board.up.frame === 4`)
+	online := totals(model)
+
+	setOffline(t, a, true)
+	until(t, a, "the host's phone offline", `!tenpin.state.board || document.querySelector("#offline-board").checkVisibility()`)
+	queued := 0
+	for frameOf(model) < 6 {
+		play(t, a, model, next, queued%2 == 1)
+		queued++
+		until(t, a, "the ball kept", outboxShown(queued))
+	}
+	checkTable(t, a, "AAA offline", model)
+	if got := eval[string](t, a, `[...document.querySelectorAll("#board td.marks.unsent")].map(td => td.closest("tr").dataset.player + td.dataset.frame).join(" ")`); got != "AAA4 AAA5 BBB4 BBB5 CCC4 CCC5" {
+		t.Errorf("the frames marked not sent yet: %q", got)
+	}
+
+	do(t, a, "reload while offline", chromedp.Reload())
+	until(t, a, "the last board, offline, and the outbox", `document.querySelector("#offline-board").checkVisibility() && document.querySelector("#offline-board").textContent.startsWith("Offline: the board as this phone last had it, at ") && document.querySelector("#me").textContent === "You are AAA." && `+outboxShown(queued))
+	checkTable(t, a, "AAA reloaded offline", model)
+	for frameOf(model) < 7 {
+		play(t, a, model, next, false)
+		queued++
+		until(t, a, "the ball kept", outboxShown(queued))
+	}
+	checkTable(t, a, "AAA offline after the reload", model)
+	// The lane had none of them.
+	until(t, pages["BBB"], "the lane without the host's phone", `document.querySelector('#board tr[data-player="AAA"] .offline') !== null`)
+	if got := eval[string](t, pages["BBB"], shownTotals); got != online {
+		t.Errorf("the lane's totals while the host is away: %q, want %q", got, online)
+	}
+
+	setOffline(t, a, false)
+	until(t, a, "every ball sent", outboxShown(0)+` && document.querySelector("#conn").textContent === "connected" && !document.querySelector("#offline-board").checkVisibility() && !document.querySelector("#board td.marks.unsent")`)
+	if n := keptOutbox(t, a, id, "AAA"); n != 0 {
+		t.Errorf("storage holds %d balls once they are sent", n)
+	}
+	for n := 0; !model.Over(); n++ {
+		seat, _, _ := model.Up()
+		play(t, pages[string(model.At(seat).Name)], model, next, n%2 == 0)
+	}
+	for n, p := range pages {
+		until(t, p, n+" sees the game over", `document.querySelector("#phase").textContent.startsWith("Game over.")`)
+		checkTable(t, p, n, model)
+		if got := eval[string](t, p, shownTotals); got != "136 78 300" {
+			t.Errorf("%s: the totals %q, want the hand count 136 78 300", n, got)
+		}
+	}
 }
