@@ -217,3 +217,105 @@ func TestScoringOffline(t *testing.T) {
 		}
 	}
 }
+
+// A ball the lane got otherwise is never applied from the outbox: while
+// the host's phone keeps frame 4 offline (AAA 9 and 0, BBB 3 and 4, CCC
+// a strike), BBB's phone enters AAA's first ball of it as a 7. Back
+// online, the host's phone shows both counts, says that keeping the
+// lane's drops the 0 entered after its 9, and waits for the bowler:
+//
+//   - keep: the lane's 7 stays, the 9 and the 0 go (the news says so);
+//     the outbox waits for AAA's second ball, entered then on the
+//     lane's rack (a spare), and goes on;
+//   - correct: the 9 is sent as a correction of the lane's 7 (the host
+//     may correct anyone's ball), and the outbox goes on with the 0.
+//
+// Every phone then shows the same board, the hand count, nothing
+// doubled, the outbox empty.
+func TestOfflineBallEnteredElsewhere(t *testing.T) {
+	for _, choice := range []string{"keep", "correct"} {
+		t.Run(choice, func(t *testing.T) {
+			s := serve(t, lobby.Config{})
+			id, pages := threePhones(t, s, "Conflict "+choice)
+			a, b := pages["AAA"], pages["BBB"]
+			model, err := bowling.NewMatch("AAA", "BBB", "CCC")
+			if err != nil {
+				t.Fatal(err)
+			}
+			next := map[string]int{}
+			for n := 0; frameOf(model) < 4; n++ {
+				seat, _, _ := model.Up()
+				play(t, pages[string(model.At(seat).Name)], model, next, n%2 == 1)
+			}
+
+			setOffline(t, a, true)
+			until(t, a, "the host's phone offline", `document.querySelector("#offline-board").checkVisibility()`)
+			// The host's phone keeps frame 4 for all (the script's);
+			// the model is the lane's, which gets them later.
+			script := []struct {
+				name           string
+				pins, standing int
+			}{{"AAA", 9, 10}, {"AAA", 0, 1}, {"BBB", 3, 10}, {"BBB", 4, 7}, {"CCC", 10, 10}}
+			for i, r := range script {
+				bowl(t, a, r.name, r.pins, r.standing, false)
+				until(t, a, "the ball kept", outboxShown(i+1))
+			}
+			// BBB's phone, online, enters AAA's first ball of frame 4:
+			// AAA is offline, so any phone may.
+			bowl(t, b, "AAA", 7, 10, false)
+			until(t, b, "the lane's 7", `document.querySelector('#board tr[data-player="AAA"][data-row=marks] td.marks[data-frame="4"]').textContent === "7"`)
+
+			setOffline(t, a, false)
+			const conflict = `document.querySelector("#conflict").checkVisibility() && document.querySelector("#conflict-text").textContent === "AAA, frame 4, ball 1: this phone has 9 pins, the lane has 7 pins." && document.querySelector("#conflict-after").textContent === "Keeping the lane's also drops AAA's next ball in that frame: it was entered on a rack the lane did not have." && document.querySelector("#keep-lane").checkVisibility()`
+			until(t, a, "both counts shown", conflict+` && document.querySelector("#correct-it").textContent === "Correct it to 9 pins" && document.querySelector("#conn").textContent === "connected"`)
+			// Nothing of the outbox went past the refused ball.
+			if got := eval[string](t, b, `document.querySelector('#board tr[data-player="AAA"][data-row=marks] td.marks[data-frame="4"]').textContent + " " + tenpin.state.board.up.seat + " " + tenpin.state.board.up.ball`); got != "7 0 2" {
+				t.Errorf("the lane went on past the refused ball: AAA's frame 4 %q", got)
+			}
+			// The outbox keeps its balls until the bowler chooses.
+			if n := keptOutbox(t, a, id, "AAA"); n != 5 {
+				t.Errorf("storage holds %d balls while the choice waits, want 5", n)
+			}
+
+			// Aside: in Korean.
+			do(t, a, "in Korean", chromedp.Click(chromedp.CSS(`.lang button[data-lang="ko"]`)))
+			until(t, a, "both counts in Korean", `document.querySelector("#conflict-text").textContent === "AAA, 4프레임 1구: 이 휴대폰은 9핀, 레인은 7핀." && document.querySelector("#keep-lane").textContent === "레인 것 유지"`)
+			do(t, a, "in English", chromedp.Click(chromedp.CSS(`.lang button[data-lang="en"]`)))
+
+			var lane []int // AAA's frame 4 as the lane ends up with it
+			switch choice {
+			case "keep":
+				do(t, a, "keep the lane's", chromedp.Click(chromedp.CSS("#keep-lane")))
+				until(t, a, "the choice said", `!document.querySelector("#conflict").checkVisibility() && document.querySelector("#notices li").textContent === "Kept the lane's count of AAA's frame 4, ball 1; dropped 1 more ball entered on another rack."`)
+				until(t, a, "the outbox waiting for AAA's ball", outboxShown(3)+` && document.querySelector("#outbox").textContent.endsWith("— waiting for AAA's ball up on the lane first.")`)
+				bowl(t, a, "AAA", 3, 3, false)
+				lane = []int{7, 3}
+			case "correct":
+				do(t, a, "correct it", chromedp.Click(chromedp.CSS("#correct-it")))
+				lane = []int{9, 0}
+			}
+			for _, pins := range append(lane, 3, 4, 10) {
+				if err := model.Roll(pins); err != nil {
+					t.Fatal(err)
+				}
+			}
+			until(t, a, "every ball sent", outboxShown(0)+` && !document.querySelector("#conflict").checkVisibility() && !document.querySelector("#board td.marks.unsent")`)
+			if n := keptOutbox(t, a, id, "AAA"); n != 0 {
+				t.Errorf("storage holds %d balls once they are sent", n)
+			}
+			next["AAA"], next["BBB"], next["CCC"] = 7, 8, 4 // past the script's frame 4
+			for n := 0; !model.Over(); n++ {
+				seat, _, _ := model.Up()
+				play(t, pages[string(model.At(seat).Name)], model, next, n%2 == 0)
+			}
+			want := totals(model)
+			for n, p := range pages {
+				until(t, p, n+" sees the game over", `document.querySelector("#phase").textContent.startsWith("Game over.")`)
+				checkTable(t, p, n, model)
+				if got := eval[string](t, p, shownTotals); got != want {
+					t.Errorf("%s: the totals %q, want %q", n, got, want)
+				}
+			}
+		})
+	}
+}

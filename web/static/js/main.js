@@ -442,9 +442,10 @@ function onMessage(msg) {
       if (state.flush && msg.ref === state.flush.id) {
         state.flush.seq = msg.seq;
         settleFlush();
-        flushNext();
-        render();
       }
+      // The outbox goes on once nothing else is in flight.
+      flushNext();
+      render();
       correctionAnswered(msg, "");
       break;
     }

@@ -200,7 +200,7 @@ export default {
   outboxWaits: (name) => `— waiting for ${name}'s ball up on the lane first.`,
   conflict: (name, frame, ball, mine, lane) => `${name}, frame ${frame}, ball ${ball}: this phone has ${mine}, the lane has ${lane}.`,
   conflictRefused: (name, frame, ball, mine, why) => `${name}, frame ${frame}, ball ${ball}: this phone's ${mine} was not taken. ${why}`,
-  conflictAfter: (name, n) => `Keeping the lane's also drops ${n === 1 ? "the ball" : `the ${n} balls`} of ${name}'s that followed it in that frame: they were entered on a rack the lane did not have.`,
+  conflictAfter: (name, n) => n === 1 ? `Keeping the lane's also drops ${name}'s next ball in that frame: it was entered on a rack the lane did not have.` : `Keeping the lane's also drops ${name}'s next ${n} balls in that frame: they were entered on a rack the lane did not have.`,
   keepLanes: "Keep the lane's",
   correctIt: (mine) => `Correct it to ${mine}`,
   keptLanes: (name, frame, ball, n) => `Kept the lane's count of ${name}'s frame ${frame}, ball ${ball}` + (n ? `; dropped ${n === 1 ? "1 more ball" : `${n} more balls`} entered on another rack.` : "."),
