@@ -336,6 +336,7 @@ function closeLane() {
 function keptLane(board) {
   state.closed = true;
   state.kept = true;
+  state.server = board;
   state.board = board;
   closeDialogs();
   setConn(() => t("connKept"), false);
@@ -664,6 +665,13 @@ function roll(fields) {
 // counted.
 function project() {
   let b = state.server;
+  if (state.kept) {
+    // A kept lane is read-only: its last board, and nothing more goes on it.
+    state.board = b;
+    state.view.unsent = [];
+    state.view.blocked = false;
+    return;
+  }
   const unsent = [];
   let blocked = false;
   for (const q of state.outbox.balls) {
