@@ -188,6 +188,11 @@ func TestScoringOffline(t *testing.T) {
 	do(t, a, "reload while offline", chromedp.Reload())
 	until(t, a, "the last board, offline, and the outbox", `document.querySelector("#offline-board").checkVisibility() && document.querySelector("#offline-board").textContent.startsWith("Offline: the board as this phone last had it, at ") && document.querySelector("#me").textContent === "You are AAA." && `+outboxShown(queued))
 	checkTable(t, a, "AAA reloaded offline", model)
+	if src := axeSourceIfAny(t); src != "" {
+		if v := axeViolations(t, a, src); v != "" {
+			t.Errorf("the page offline with its outbox: %s", v)
+		}
+	}
 	for frameOf(model) < 7 {
 		play(t, a, model, next, false)
 		queued++
@@ -277,6 +282,11 @@ func TestOfflineBallEnteredElsewhere(t *testing.T) {
 				t.Errorf("storage holds %d balls while the choice waits, want 5", n)
 			}
 
+			if src := axeSourceIfAny(t); src != "" {
+				if v := axeViolations(t, a, src); v != "" {
+					t.Errorf("the page with both counts: %s", v)
+				}
+			}
 			// Aside: in Korean.
 			do(t, a, "in Korean", chromedp.Click(chromedp.CSS(`.lang button[data-lang="ko"]`)))
 			until(t, a, "both counts in Korean", `document.querySelector("#conflict-text").textContent === "AAA, 4프레임 1구: 이 휴대폰은 9핀, 레인은 7핀." && document.querySelector("#keep-lane").textContent === "레인 것 유지"`)
