@@ -329,3 +329,74 @@ func TestOfflineBallEnteredElsewhere(t *testing.T) {
 		})
 	}
 }
+
+// A ball kept offline for a game that is over is never sent into the
+// next: BBB's phone keeps its first strike offline while the host enters
+// BBB's frame as 5 and 4, plays the game out for both and starts a
+// rematch. Back online, BBB's phone shows its ball was not taken, that
+// game being over, and keeps the lane's; BBB's first ball of the new
+// game is still BBB's to bowl.
+func TestOfflineBallOfAGameOver(t *testing.T) {
+	s := serve(t, lobby.Config{})
+	id := createLane(t, s, "Game over")
+	open := browser(t)
+	a, b := open(), open()
+	for n, p := range map[string]context.Context{"AAA": a, "BBB": b} {
+		do(t, p, "open the lane", chromedp.Navigate(s.url+"/lanes/"+id+"#invite="+inviteOf(t, id)))
+		join(t, p, n, n)
+		until(t, p, "the worker serving the page", `!!navigator.serviceWorker.controller`)
+	}
+	until(t, a, "two players", `document.querySelectorAll("#board tr[data-row=marks]").length === 2`)
+	do(t, a, "start", chromedp.Click(chromedp.CSS("#start")))
+	model, err := bowling.NewMatch("AAA", "BBB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bowl(t, a, "AAA", 10, 10, false)
+	model.Roll(10)
+
+	setOffline(t, b, true)
+	until(t, b, "BBB's phone offline", `document.querySelector("#offline-board").checkVisibility()`)
+	bowl(t, b, "BBB", 10, 10, false)
+	until(t, b, "the strike kept", outboxShown(1))
+
+	// The host enters BBB's frame otherwise, and plays the game out.
+	for n := 0; !model.Over(); n++ {
+		seat, _, _ := model.Up()
+		g := model.At(seat).Game
+		pins := 10
+		if seat == 1 && g.CurrentFrame() == 1 {
+			pins = 5 - g.Ball() + 1 // 5, then 4
+		}
+		bowl(t, a, string(model.At(seat).Name), pins, g.Standing(), n%2 == 0)
+		if err := model.Roll(pins); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkTable(t, a, "AAA, game 1", model)
+	until(t, a, "the game over", `document.querySelector("#phase").textContent.startsWith("Game over.")`)
+	do(t, a, "rematch",
+		chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`),
+		chromedp.Click(chromedp.CSS("#rematch")))
+	until(t, a, "the next game set up", `document.querySelector("#start").offsetParent !== null`)
+	do(t, a, "start the next game", chromedp.Click(chromedp.CSS("#start")))
+	until(t, a, "game 2 under way", `tenpin.state.board.phase === "playing" && tenpin.state.board.players.every(p => p.frames.length === 0)`)
+
+	setOffline(t, b, false)
+	until(t, b, "the ball not taken, and why", `document.querySelector("#conflict").checkVisibility() && document.querySelector("#conflict-text").textContent === "BBB, frame 1, ball 1: this phone's ball (10 pins) was not taken. That game is over: the lane has gone on to the next." && !document.querySelector("#correct-it").checkVisibility() && document.querySelector("#conn").textContent === "connected"`)
+	do(t, b, "keep the lane's", chromedp.Click(chromedp.CSS("#keep-lane")))
+	until(t, b, "the outbox empty", outboxShown(0)+` && !document.querySelector("#conflict").checkVisibility()`)
+	if n := keptOutbox(t, b, id, "BBB"); n != 0 {
+		t.Errorf("storage holds %d balls once kept the lane's", n)
+	}
+
+	// Game 2: AAA bowls, and BBB's first ball is BBB's to bowl.
+	bowl(t, a, "AAA", 3, 10, false)
+	bowl(t, a, "AAA", 4, 7, false)
+	until(t, b, "BBB's turn in game 2", padReady("BBB", 10))
+	for n, p := range map[string]context.Context{"AAA": a, "BBB": b} {
+		if got := eval[string](t, p, `[...document.querySelectorAll("#board td.marks")].map(td => td.textContent).join(",")`); got != "3|4,,,,,,,,,,,,,,,,,,," {
+			t.Errorf("%s: game 2's board %q, want AAA's 3|4 alone", n, got)
+		}
+	}
+}

@@ -675,6 +675,10 @@ function project() {
   const unsent = [];
   let blocked = false;
   for (const q of state.outbox.balls) {
+    if (otherGame(q)) {
+      blocked = true;
+      break;
+    }
     const had = laneBall(state.server, q);
     if (had && same(had, q)) continue;
     const next = had ? null : applyBall(b, { name: q.name, frame: q.frame, ball: q.ball, ...q.fields });
@@ -688,6 +692,21 @@ function project() {
   state.board = b;
   state.view.unsent = unsent;
   state.view.blocked = blocked;
+}
+
+// gameNumber is which game of the lane's series board b is on: the
+// games in its series (the game over included, once it is), and one more
+// while the next is set up or in play.
+function gameNumber(b) {
+  const games = b && b.series ? Math.max(0, ...b.series.map((x) => x.games)) : 0;
+  return b && b.phase === "finished" ? games : games + 1;
+}
+
+// otherGame reports whether queued ball q is of another game than the
+// one on the lane's board: never to be sent, as it would count in that
+// one.
+function otherGame(q) {
+  return typeof q.game === "number" && !!state.server && q.game !== gameNumber(state.server);
 }
 
 // laneBall is ball q (its player, frame and ball) as board b has it:
@@ -720,7 +739,7 @@ function ballText(x) {
 // rules take on the board shown is kept.
 function queue(who, fields) {
   const b = state.board;
-  const q = { name: who, frame: b.up.frame, ball: b.up.ball, fields, at: Date.now() };
+  const q = { name: who, frame: b.up.frame, ball: b.up.ball, game: gameNumber(state.server), fields, at: Date.now() };
   const next = applyBall(b, { name: who, frame: q.frame, ball: q.ball, ...fields });
   if (!next) return;
   q.pins = next.players[b.up.seat].frames[q.frame - 1].rolls[q.ball - 1];
@@ -769,6 +788,14 @@ function flushNext() {
   const q = state.outbox.balls[0];
   const lane = state.server;
   if (!q || !lane) return;
+  // A ball of a game that is over (the lane went on to the next while
+  // this phone was away) is shown, never sent.
+  if (otherGame(q)) {
+    state.conflict = { ball: q, lane: null, why: () => t("otherGame"), error: null };
+    render();
+    say(conflictText());
+    return;
+  }
   const up = lane.phase === "playing" && lane.up && lane.players[lane.up.seat].name === q.name && lane.up.frame === q.frame && lane.up.ball === q.ball;
   if (!up && !laneBall(lane, q)) return;
   const msg = { type: "roll", ...q.fields, frame: q.frame, ball: q.ball };
@@ -823,6 +850,7 @@ function conflictText() {
 // lane's count is kept: the same player's later balls of that frame,
 // entered on the rack this phone's ball left, which the lane never had.
 function after(c) {
+  if (otherGame(c.ball)) return state.outbox.balls.slice(1).filter((x) => x.game === c.ball.game);
   return state.outbox.balls.slice(1).filter((x) => x.name === c.ball.name && x.frame === c.ball.frame);
 }
 
@@ -889,7 +917,7 @@ function renderOutbox(b) {
   $("#conflict-text").textContent = conflictText();
   const n = after(c).length;
   $("#conflict-after").hidden = n === 0;
-  $("#conflict-after").textContent = t("conflictAfter", c.ball.name, n);
+  $("#conflict-after").textContent = otherGame(c.ball) ? t("otherGameAfter", n) : t("conflictAfter", c.ball.name, n);
   $("#conflict-error").textContent = c.error ? c.error() : "";
   const p = b.players.find((x) => x.name === c.ball.name);
   $("#correct-it").hidden = !c.lane || !p || !mayCorrect(p);
