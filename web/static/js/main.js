@@ -29,14 +29,17 @@ const state = {
   serverAt: 0, // when it came (Date.now() time)
   // The outbox: the balls entered while the connection was away, not yet
   // sent, in order, for seat (the page's player when they were entered):
-  // [{ name, frame, ball, pins | deck | foul, at }]. Kept in IndexedDB.
+  // [{ name, frame, ball, game, fields, pins, at }], fields being the
+  // roll's as entered ({ pins }, { deck } or { foul }) and pins its count.
+  // Kept in IndexedDB.
   outbox: { seat: "", balls: [] },
   // The outbox's first ball sent and not yet settled: { id, seq } as
   // pending, correct when it was sent as a correction (see conflict).
   flush: null,
-  // The outbox's first ball, refused: { ball, lane } (lane: the lane's
-  // count of that ball, or null when the lane has none), and the
-  // correction sent for it, if any (correctID).
+  // The outbox's first ball, refused: { ball, lane, why, error } (lane:
+  // the lane's count of that ball, or null when the lane has none, and
+  // why says the refusal; error, a correction of it refused). The queue
+  // stops until the bowler chooses (keepLanes, correctIt).
   conflict: null,
   seat: null, // my name, once welcomed
   takenOver: false, // another tab or phone resumed our seat: do not take it back on reconnect
