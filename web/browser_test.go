@@ -78,7 +78,14 @@ type server struct {
 
 	mu      sync.Mutex
 	sockets []net.Conn // the connections the WebSockets took over
+
+	// page serves the page: web.Handler(), or another version of it
+	// (setPage), as a server that was updated does.
+	page atomic.Pointer[http.Handler]
 }
+
+// setPage serves the page with h from now on.
+func (s *server) setPage(h http.Handler) { s.page.Store(&h) }
 
 // serve starts the app with the lobby's config.
 func serve(t *testing.T, cfg lobby.Config) *server {
@@ -97,7 +104,8 @@ func serve(t *testing.T, cfg lobby.Config) *server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) { s.serveLobby(api, w, r) })
 	mux.HandleFunc("/ws/", func(w http.ResponseWriter, r *http.Request) { s.serveLobby(api, w, r) })
-	mux.Handle("/", web.Handler())
+	s.setPage(web.Handler())
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { (*s.page.Load()).ServeHTTP(w, r) })
 	srv := httptest.NewUnstartedServer(mux)
 	srv.Config.ConnState = func(c net.Conn, state http.ConnState) {
 		if state == http.StateHijacked {

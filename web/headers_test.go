@@ -29,8 +29,9 @@ func TestSecurityHeaders(t *testing.T) {
 		{"/static/js/i18n/en.js", 200, "text/javascript"},
 		{"/static/app.js", 200, "text/javascript"}, // the script's old name: it loads the modules
 		{"/static/style.css", 200, "text/css"},
-		{"/static/index.html", 301, ""}, // FileServer redirects to the directory
-		{"/static/", 200, ""},           // the directory: index.html
+		{"/sw.js", 200, "text/javascript"}, // the service worker, whose scope is the root
+		{"/static/index.html", 301, ""},    // FileServer redirects to the directory
+		{"/static/", 200, ""},              // the directory: index.html
 		{"/static/nothing.js", 404, ""},
 		{"/nothing", 404, ""},
 	}

@@ -16,13 +16,19 @@ import (
 // installability error on the lobby, a lane or a bowler's page (a web
 // app manifest with a name, a short name, 192 and 512 px icons, a start
 // URL and display standalone), and the icons it names load, the 180 px
-// apple-touch-icon among them.
+// apple-touch-icon among them. The lobby and a lane are served by the
+// service worker that keeps them offline.
 func TestInstallable(t *testing.T) {
 	s := serve(t, lobby.Config{})
 	id := createLane(t, s, "Home screen")
 	p := browser(t)()
 	for _, path := range []string{"/", "/lanes/" + id, "/me"} {
 		do(t, p, path, chromedp.Navigate(s.url+path))
+		if path != "/me" {
+			// The lobby and the lanes are served by the service
+			// worker, which keeps them for a phone with no network.
+			until(t, p, path+" served by the service worker", `!!navigator.serviceWorker.controller && navigator.serviceWorker.controller.scriptURL === location.origin + "/sw.js"`)
+		}
 		m, err := chromedp.Call(p, page.GetAppManifest, page.GetAppManifestParams{})
 		if err != nil {
 			t.Fatalf("%s: the manifest: %v", path, err)

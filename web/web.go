@@ -5,9 +5,14 @@
 package web
 
 import (
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
+	"encoding/json"
 	"io/fs"
 	"net/http"
+	"path"
+	"strings"
 )
 
 //go:embed static
@@ -17,6 +22,47 @@ var files embed.FS
 // script's ES modules under js/ (main.js imports the others), served as
 // text/javascript: a module of another type is refused under nosniff.
 var static, _ = fs.Sub(files, "static")
+
+// worker is the service worker's script (see serveWorker).
+//
+//go:embed sw.js
+var worker []byte
+
+// version names the page's files as this binary embeds them: a hash of
+// every file, so that a release that changes any of them is a new
+// version of the service worker, which offers the open pages a reload
+// rather than mixing its files with the old ones.
+var version = func() string {
+	h := sha256.New()
+	fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := files.ReadFile(p)
+		h.Write([]byte(p + "\x00"))
+		h.Write(b)
+		return err
+	})
+	h.Write(worker)
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}()
+
+// Version is the version of the page's files the service worker caches.
+func Version() string { return version }
+
+// shell is what the service worker keeps for a lane's page to open with
+// no network: every asset under /static/ but the other pages' HTML
+// (index.html is kept as "/", the page of the lobby and of every lane).
+var shell = func() []string {
+	var out []string
+	fs.WalkDir(static, ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && path.Ext(p) != ".html" {
+			out = append(out, "/static/"+p)
+		}
+		return err
+	})
+	return out
+}()
 
 // csp is the Content-Security-Policy of every response of the page: its
 // own scripts, styles and sockets only — but for /healthz on any address,
@@ -32,8 +78,14 @@ const csp = "default-src 'self'; connect-src 'self' http://*:*/healthz https://*
 // "/leagues/new" and a league's page at "/leagues/{id}", and the assets
 // under "/static/". Every response, errors included, carries the same security
 // headers (see csp).
-func Handler() http.Handler {
+func Handler() http.Handler { return HandlerVersion(version) }
+
+// HandlerVersion is [Handler] with its service worker stamped v rather
+// than the files' own version: how a test plays a new release without
+// building one.
+func HandlerVersion(v string) http.Handler {
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /sw.js", serveWorker(v))
 	index := func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-cache")
 		http.ServeFileFS(w, r, static, "index.html")
@@ -69,6 +121,27 @@ func Handler() http.Handler {
 	mux.HandleFunc("GET /tv", tv)
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
 	return secure(mux)
+}
+
+// serveWorker serves the service worker at the root, so that its scope
+// covers the lobby and every lane. It is the script in sw.js after two
+// constants: the version, which names its cache, and the shell it keeps.
+// The browser asks for it again on every visit (no-cache): a new version
+// is a new script, which installs beside the old one and waits for the
+// page to take it.
+func serveWorker(v string) http.HandlerFunc {
+	list, _ := json.Marshal(shell)
+	ver, _ := json.Marshal(v)
+	var b strings.Builder
+	b.WriteString("const version = " + string(ver) + ";\n")
+	b.WriteString("const shell = " + string(list) + ";\n")
+	b.Write(worker)
+	body := b.String()
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-cache")
+		strings.NewReader(body).WriteTo(w)
+	}
 }
 
 // secure sets the page's security headers on every response of h.

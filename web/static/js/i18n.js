@@ -63,6 +63,11 @@ export function pct(made, chances) {
   return new Intl.NumberFormat(locale(), { style: "percent", maximumFractionDigits: 0 }).format(made / chances);
 }
 
+// clock says a time of day, hours and minutes: "23:41".
+export function clock(ms) {
+  return new Intl.DateTimeFormat(locale(), { hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(ms);
+}
+
 // list joins words as a sentence does: "CAT, DOG and EEL".
 export function list(words) {
   if (lang === "en") {

@@ -5,7 +5,7 @@
 // night's numbers, the exports), invite, lobby, and i18n (every word, in
 // English and Korean). No build step: the browser loads them as they are.
 import { $, el, setFieldError, say } from "./dom.js";
-import { t, applyStatic, errorText, getLang, langSwitch } from "./i18n.js";
+import { t, applyStatic, errorText, getLang, langSwitch, clock } from "./i18n.js";
 import { startLobby, setConn, relabelConn, relabelLobby, hostKeyKey } from "./lobby.js";
 import { createSocket } from "./socket.js";
 import { boardHead, boardRows, rankingItems, result, rollLog, changes, highsOf, highText } from "./board.js";
@@ -13,13 +13,34 @@ import { buildPad, renderPad, keyRoll, freshRack } from "./pad.js";
 import { createNumbers } from "./stats.js";
 import { startInvite, invite, renderInvite, setInvite, storedInvite, keepInvite, validInvite } from "./invite.js";
 import { bowlerKey, keepPendingKey, promotePendingKey, confirmPendingKeys, forgetBowlerKey } from "./bowler.js";
+import { startWorker, checkVersion } from "./offline.js";
+import { applyBall } from "./local.js";
+import { loadLane, saveLane, loadOutbox, saveOutbox } from "./outbox.js";
 import { startDialogs, openCorrection, renderCorrection, correctionAnswered, openPlayerMenu, renderPlayerMenu, closeDialogs } from "./dialogs.js";
 
 // state is the lane as this page knows it. The connection's own state
 // (socket, backoff, nodes) is the socket's.
 const state = {
   id: "",
+  // The board the page shows: the lane's last (server), with the balls
+  // of the outbox the lane has not had yet played on it (local.js).
   board: null,
+  server: null, // the lane's last board, as the server sent it (or as the phone kept it)
+  serverAt: 0, // when it came (Date.now() time)
+  // The outbox: the balls entered while the connection was away, not yet
+  // sent, in order, for seat (the page's player when they were entered):
+  // [{ name, frame, ball, game, fields, pins, at }], fields being the
+  // roll's as entered ({ pins }, { deck } or { foul }) and pins its count.
+  // Kept in IndexedDB.
+  outbox: { seat: "", balls: [] },
+  // The outbox's first ball sent and not yet settled: { id, seq } as
+  // pending, correct when it was sent as a correction (see conflict).
+  flush: null,
+  // The outbox's first ball, refused: { ball, lane, why, error } (lane:
+  // the lane's count of that ball, or null when the lane has none, and
+  // why says the refusal; error, a correction of it refused). The queue
+  // stops until the bowler chooses (keepLanes, correctIt).
+  conflict: null,
   seat: null, // my name, once welcomed
   takenOver: false, // another tab or phone resumed our seat: do not take it back on reconnect
   closed: false, // the lane is gone for good
@@ -48,6 +69,8 @@ const state = {
     turnCame: false, // and the one before did not: the turn just came
     logShown: "", // the roll log as last shown, to redraw it only when it changes
     scrolledTo: "", // the frame the board was last scrolled to show
+    unsent: [], // the outbox's balls on the board shown (see project)
+    blocked: false, // a ball of the outbox does not follow the lane's board
   },
 };
 
@@ -144,6 +167,7 @@ function startLane(id) {
       if (state.board) render(); // the banner says whether the pad is live
     },
     open() {
+      checkVersion();
       // Resume first thing: on a lane full of watchers the server holds a
       // new socket only a few seconds for its resume.
       const token = localStorage.getItem(tokenKey());
@@ -155,6 +179,7 @@ function startLane(id) {
       // reconnect shows whether the roll counted; a roll sent again for the
       // same ball is refused as stale, so it cannot count twice.
       state.pending = null;
+      state.flush = null; // sent again once back: a ball sent again that counted is acked
       state.joinID = "";
       state.resumeID = "";
       state.waiting = {};
@@ -270,7 +295,32 @@ function startLane(id) {
   // For tests and the console: what the page knows, to look at (not to
   // change).
   window.tenpin = { state, nodes: () => sock.knownNodes(), backoff: () => sock.backoff() };
+  // The phone says when its network goes or comes: a socket on a network
+  // that is gone may not hear of it for a long while, and the pad should
+  // keep the balls at once; back, try at once rather than at the backoff's
+  // next try.
+  window.addEventListener("offline", () => sock.close(1000, "offline"));
+  window.addEventListener("online", () => sock.retryNow());
+  $("#keep-lane").addEventListener("click", keepLanes);
+  $("#correct-it").addEventListener("click", correctIt);
+  restore();
   sock.visit();
+}
+
+// restore shows what the phone kept of the lane until the lane itself
+// answers: its last board and the seat it was seen from (with no
+// network, that is all the page has), and that seat's outbox.
+async function restore() {
+  const kept = await loadLane(state.id);
+  if (kept && kept.board && !state.server) {
+    state.server = kept.board;
+    state.serverAt = kept.at;
+    if (!state.seat && kept.seat) state.seat = kept.seat;
+  }
+  const seat = state.seat || (kept && kept.seat) || "";
+  if (seat) await takeOutbox(seat);
+  project();
+  if (state.board) render();
 }
 
 // closeLane shows that the lane is gone and stops reconnecting.
@@ -289,6 +339,7 @@ function closeLane() {
 function keptLane(board) {
   state.closed = true;
   state.kept = true;
+  state.server = board;
   state.board = board;
   closeDialogs();
   setConn(() => t("connKept"), false);
@@ -353,7 +404,10 @@ function onMessage(msg) {
     case "board": {
       if (!state.resumeID) sock.taken(); // the lane took this socket (a resume says for itself)
       const before = state.board;
-      state.board = msg;
+      state.server = msg;
+      state.serverAt = Date.now();
+      project();
+      saveLane(state.id, msg, state.seat, state.serverAt);
       promotePendingKey(state.id, msg, state.seat);
       // When the player up, offline, may be skipped: counted down here
       // from the board's skip_in, which says 0 when the time comes.
@@ -361,6 +415,8 @@ function onMessage(msg) {
       const { said, news } = before ? changes(before, msg) : { said: [], news: [] };
       for (const n of news) notice(n);
       settle();
+      settleFlush();
+      flushNext(); // the lane may be at the outbox's next ball now
       render();
       numbers.refresh(msg);
       // Said once, in the live region: what changed, and whose turn came.
@@ -387,6 +443,13 @@ function onMessage(msg) {
         settle();
         render();
       }
+      if (state.flush && msg.ref === state.flush.id) {
+        state.flush.seq = msg.seq;
+        settleFlush();
+      }
+      // The outbox goes on once nothing else is in flight.
+      flushNext();
+      render();
       correctionAnswered(msg, "");
       break;
     }
@@ -408,6 +471,8 @@ function onMessage(msg) {
       notice(() => t("welcome", msg.name, msg.seat + 1));
       render();
       if (joined) focusBoard();
+      // Back: the balls entered meanwhile go, in order.
+      takeOutbox(msg.name);
       break;
     }
     case "error":
@@ -418,6 +483,7 @@ function onMessage(msg) {
 
 function onError(msg) {
   answered(msg);
+  if (state.flush && msg.ref === state.flush.id) return refusedFromOutbox(msg);
   if (correctionAnswered(msg, refusal(msg)())) return;
   if (state.joinID && msg.ref === state.joinID) {
     // A name refused (taken, the lane full, the game started): say so
@@ -581,13 +647,285 @@ function mayCorrect(p) {
 function roll(fields) {
   const b = state.board;
   const who = enteringFor();
-  if (!who || state.pending || fields.pins > b.up.standing) return;
+  if (!who || state.pending || state.flush || state.conflict || fields.pins > b.up.standing) return;
+  // Offline, or after balls that wait: this one waits too, in order. (A
+  // ball the outbox waits for — the lane's up — goes at once.)
+  if (!sock.connected() || (state.outbox.balls.length && !state.view.blocked)) return queue(who, fields);
   const msg = { type: "roll", ...fields, frame: b.up.frame, ball: b.up.ball };
   if (who !== state.seat) msg.name = who;
   const id = send(msg);
   if (!id) return;
   state.pending = { id, seq: null };
   render();
+}
+
+// ---------------------------------------------------------------- outbox
+
+// project makes the board shown: the lane's last, with the outbox's balls
+// played on it in order (local.js) up to the first that does not follow
+// — one the lane has otherwise, or one it is not at yet (blocked). A
+// ball the lane has already, the same, is passed: it was sent, and
+// counted.
+function project() {
+  let b = state.server;
+  if (state.kept) {
+    // A kept lane is read-only: its last board, and nothing more goes on it.
+    state.board = b;
+    state.view.unsent = [];
+    state.view.blocked = false;
+    return;
+  }
+  const unsent = [];
+  let blocked = false;
+  for (const q of state.outbox.balls) {
+    if (otherGame(q)) {
+      blocked = true;
+      break;
+    }
+    const had = laneBall(state.server, q);
+    if (had && same(had, q)) continue;
+    const next = had ? null : applyBall(b, { name: q.name, frame: q.frame, ball: q.ball, ...q.fields });
+    if (!next) {
+      blocked = true;
+      break;
+    }
+    b = next;
+    unsent.push(q);
+  }
+  state.board = b;
+  state.view.unsent = unsent;
+  state.view.blocked = blocked;
+}
+
+// gameNumber is which game of the lane's series board b is on: the
+// games in its series (the game over included, once it is), and one more
+// while the next is set up or in play.
+function gameNumber(b) {
+  const games = b && b.series ? Math.max(0, ...b.series.map((x) => x.games)) : 0;
+  return b && b.phase === "finished" ? games : games + 1;
+}
+
+// otherGame reports whether queued ball q is of another game than the
+// one on the lane's board: never to be sent, as it would count in that
+// one.
+function otherGame(q) {
+  return typeof q.game === "number" && !!state.server && q.game !== gameNumber(state.server);
+}
+
+// laneBall is ball q (its player, frame and ball) as board b has it:
+// { pins, deck, foul }, or null if b does not have it.
+function laneBall(b, q) {
+  const p = b && b.players.find((x) => x.name === q.name);
+  const f = p && p.frames[q.frame - 1];
+  if (!f || f.rolls.length < q.ball) return null;
+  const i = q.ball - 1;
+  return { pins: f.rolls[i], deck: f.decks && f.decks[i] ? f.decks[i] : null, foul: !!(f.fouls && f.fouls.includes(q.ball)) };
+}
+
+// same reports whether the lane's ball had is the queued ball q, as the
+// server tells a ball sent again: the same deck when q gave the deck
+// alone, else the same pins; the same foul.
+function same(had, q) {
+  if (!!q.fields.foul !== had.foul) return false;
+  if (q.fields.deck && typeof q.fields.pins !== "number") return !!had.deck && had.deck.join() === [...q.fields.deck].sort((x, y) => x - y).join();
+  return had.pins === q.pins;
+}
+
+// ballText says a ball's count: "7 pins", "foul".
+function ballText(x) {
+  return x.foul || (x.fields && x.fields.foul) ? t("foul") : t("pins", x.pins);
+}
+
+// queue keeps a ball entered while the lane cannot have it (the
+// connection is away, or balls entered before it wait): in the outbox, on
+// the phone, and on the board shown, marked not sent yet. Only a ball the
+// rules take on the board shown is kept.
+function queue(who, fields) {
+  const b = state.board;
+  const q = { name: who, frame: b.up.frame, ball: b.up.ball, game: gameNumber(state.server), fields, at: Date.now() };
+  const next = applyBall(b, { name: who, frame: q.frame, ball: q.ball, ...fields });
+  if (!next) return;
+  q.pins = next.players[b.up.seat].frames[q.frame - 1].rolls[q.ball - 1];
+  const balls = state.outbox.seat === state.seat ? state.outbox.balls : [];
+  state.outbox = { seat: state.seat, balls: [...balls, q] };
+  keepOutbox();
+  const before = state.board;
+  project();
+  render();
+  const { said } = changes(before, state.board);
+  say([...said, t("unsentSaid")].join(". "));
+}
+
+// keepOutbox writes the outbox to the phone's storage; #outbox says how
+// many of its balls storage holds (data-kept), once written.
+function keepOutbox() {
+  const { seat, balls } = state.outbox;
+  saveOutbox(state.id, seat, balls).then((ok) => {
+    if (ok && state.outbox.balls === balls) $("#outbox").dataset.kept = String(balls.length);
+  });
+}
+
+// takeOutbox takes the outbox of seat, the page's player (as they were
+// welcomed, or as the phone kept them), from the phone's storage, and
+// sends its balls if the page is connected.
+async function takeOutbox(seat) {
+  if (state.outbox.seat !== seat) {
+    const balls = await loadOutbox(state.id, seat);
+    if (state.outbox.seat !== seat) state.outbox = { seat, balls };
+    $("#outbox").dataset.kept = String(balls.length);
+    project();
+    render();
+  }
+  flushNext();
+}
+
+// flushNext sends the outbox's first ball, once the page has its seat
+// back (the resume answered) and nothing else is in flight: in order, each
+// waiting for its answer and the board with it. A ball the lane is not
+// at yet (another ball is up first: the lane went on without this phone
+// on another player's frame) waits for the lane; the pad enters the
+// lane's ball up meanwhile.
+function flushNext() {
+  if (state.flush || state.conflict || state.pending || state.resumeID || !state.seat || !sock.connected()) return;
+  if (state.outbox.seat !== state.seat) return;
+  const q = state.outbox.balls[0];
+  const lane = state.server;
+  if (!q || !lane) return;
+  // A ball of a game that is over (the lane went on to the next while
+  // this phone was away) is shown, never sent.
+  if (otherGame(q)) {
+    state.conflict = { ball: q, lane: null, why: () => t("otherGame"), error: null };
+    render();
+    say(conflictText());
+    return;
+  }
+  const up = lane.phase === "playing" && lane.up && lane.players[lane.up.seat].name === q.name && lane.up.frame === q.frame && lane.up.ball === q.ball;
+  if (!up && !laneBall(lane, q)) return;
+  const msg = { type: "roll", ...q.fields, frame: q.frame, ball: q.ball };
+  if (q.name !== state.seat) msg.name = q.name;
+  const id = sock.send(msg);
+  if (id) state.flush = { id, seq: null };
+}
+
+// settleFlush ends the outbox's first ball once the board with it (or
+// with its correction) has come: it is the lane's, and off the outbox.
+function settleFlush() {
+  const f = state.flush;
+  if (!f || f.seq === null || !state.server || state.server.seq < f.seq) return;
+  state.flush = null;
+  if (f.correct) state.conflict = null;
+  state.outbox = { ...state.outbox, balls: state.outbox.balls.slice(1) };
+  keepOutbox();
+  project();
+}
+
+// refusedFromOutbox takes the server's refusal of the outbox's first
+// ball: the queue stops, and the page shows the lane's count and the
+// phone's (stale_roll: the lane had that ball from another phone, with
+// other pins), or why the lane refused it; the bowler chooses (keepLanes,
+// correctIt). A correction refused says why, and the choice stays.
+function refusedFromOutbox(msg) {
+  const f = state.flush;
+  state.flush = null;
+  if (f.correct) {
+    if (state.conflict) state.conflict.error = refusal(msg, { name: state.conflict.ball.name });
+    render();
+    return;
+  }
+  const q = state.outbox.balls[0];
+  const had = laneBall(state.server, q);
+  // Not at that ball yet after all: the board that says so is on its way.
+  if (msg.code === "stale_roll" && !had) return render();
+  state.conflict = { ball: q, lane: had, why: had ? null : refusal(msg, { name: q.name }), error: null };
+  project();
+  render();
+  say(conflictText());
+}
+
+// conflictText says the outbox's refused ball: both counts, or why.
+function conflictText() {
+  const c = state.conflict;
+  const q = c.ball;
+  return c.lane ? t("conflict", q.name, q.frame, q.ball, ballText(q), ballText(c.lane)) : t("conflictRefused", q.name, q.frame, q.ball, ballText(q), c.why());
+}
+
+// after is the outbox's balls that go with its refused first ball if the
+// lane's count is kept: the same player's later balls of that frame,
+// entered on the rack this phone's ball left, which the lane never had.
+function after(c) {
+  if (otherGame(c.ball)) return state.outbox.balls.slice(1).filter((x) => x.game === c.ball.game);
+  return state.outbox.balls.slice(1).filter((x) => x.name === c.ball.name && x.frame === c.ball.frame);
+}
+
+// keepLanes keeps the lane's count of the refused ball: the phone's goes,
+// with the balls entered after it on its rack (said so), and the rest
+// of the outbox goes on.
+function keepLanes() {
+  const c = state.conflict;
+  if (!c || state.flush) return;
+  const dropped = after(c);
+  state.outbox = { ...state.outbox, balls: state.outbox.balls.slice(1).filter((x) => !dropped.includes(x)) };
+  state.conflict = null;
+  keepOutbox();
+  project();
+  const q = c.ball;
+  notice(() => t("keptLanes", q.name, q.frame, q.ball, dropped.length));
+  render();
+  flushNext();
+  render();
+}
+
+// correctIt corrects the lane's ball to the phone's count, where the
+// rules let this page correct it (its own ball; as host, anyone's): the
+// correction takes the refused ball's place in flight, and once the board
+// with it comes the outbox goes on.
+function correctIt() {
+  const c = state.conflict;
+  if (!c || !c.lane || state.flush) return;
+  const q = c.ball;
+  const msg = { type: "correct", ...q.fields, frame: q.frame, ball: q.ball };
+  if (q.name !== state.seat) msg.name = q.name;
+  const id = send(msg);
+  if (!id) return;
+  state.flush = { id, seq: null, correct: true };
+  c.error = null;
+  render();
+}
+
+// renderOutbox shows what the phone holds that the lane has not: the
+// board as last had, when offline; the balls waiting and since when; the
+// frames of the board with balls not sent yet; a refused ball, and the
+// choice.
+function renderOutbox(b) {
+  const balls = state.outbox.seat === state.seat ? state.outbox.balls : [];
+  const offline = !sock.connected() && !!state.server;
+  $("#offline-board").hidden = !offline;
+  if (offline) $("#offline-board").textContent = t("offlineBoard", clock(state.serverAt));
+  $("#outbox").hidden = balls.length === 0;
+  if (balls.length) {
+    const up = state.server && state.server.up ? state.server.players[state.server.up.seat] : null;
+    const waits = !offline && !state.flush && !state.conflict && state.view.blocked && up ? " " + t("outboxWaits", up.name) : "";
+    $("#outbox").textContent = t("outbox", balls.length, clock(balls[0].at)) + waits;
+  }
+  for (const q of state.view.unsent) {
+    const row = [...$("#board tbody").querySelectorAll("tr[data-row=marks]")].find((tr) => tr.dataset.player === q.name);
+    const cell = row && row.querySelector(`td.marks[data-frame="${q.frame}"]`);
+    if (!cell) continue;
+    cell.classList.add("unsent");
+    cell.title = t("unsent");
+  }
+  const c = state.conflict;
+  $("#conflict").hidden = !c;
+  if (!c) return;
+  $("#conflict-text").textContent = conflictText();
+  const n = after(c).length;
+  $("#conflict-after").hidden = n === 0;
+  $("#conflict-after").textContent = otherGame(c.ball) ? t("otherGameAfter", n) : t("conflictAfter", c.ball.name, n);
+  $("#conflict-error").textContent = c.error ? c.error() : "";
+  const p = b.players.find((x) => x.name === c.ball.name);
+  $("#correct-it").hidden = !c.lane || !p || !mayCorrect(p);
+  $("#correct-it").textContent = t("correctIt", ballText(c.ball));
+  $("#correct-it").disabled = $("#keep-lane").disabled = !!state.flush;
 }
 
 // onKey bowls from the keyboard. A key that cannot be this ball says why.
@@ -703,12 +1041,13 @@ function render() {
   }
 
   const who = enteringFor();
-  renderPad(b, who, state.seat, !!who && sock.has() && !state.pending, !!state.pending);
+  renderPad(b, who, state.seat, !!who && !state.pending && !state.flush && !state.conflict, !!state.pending || !!state.flush);
   if (v.turnCame) focusPad();
   renderBoard(b);
   renderSeries(b);
   renderTeams(b);
   renderLog(b);
+  renderOutbox(b);
   $("#correct-hint").hidden = !b.players.some((p) => p.frames.length > 0 && mayCorrect(p));
   $("#correct-hint").textContent = t("correctHint", host);
   renderCorrection();
@@ -852,6 +1191,7 @@ function relabel() {
 // ---------------------------------------------------------------- start
 
 applyStatic();
+startWorker();
 confirmPendingKeys(true); // a bowler made while this page was closed
 const m = location.pathname.match(/^\/lanes\/([^/]+)$/);
 if (m) {
