@@ -64,3 +64,35 @@ func TestLobbyLeadsToALeague(t *testing.T) {
 	do(t, p, "follow the league link", chromedp.Click(chromedp.CSS("#new-league")))
 	until(t, p, "the league form", `location.pathname === "/leagues/new" && !!document.querySelector("form")`)
 }
+
+// TestLeagueNightTVTeamsWhole: a league night's TV names both teams in
+// its head, with their totals and points, whole however long their names
+// (40 characters each): on a line of their own under the lane's name
+// and who is up, shrunk and wrapped to fit it, never cut, the board
+// still whole, at 720p and 1080p.
+func TestLeagueNightTVTeamsWhole(t *testing.T) {
+	s := serve(t, lobby.Config{})
+	c := &client.Client{URL: s.url}
+	l := thursday()
+	l.Name = "Thursday Night Mixed Handicap Trios Club"
+	l.Teams[0].Name, l.Teams[1].Name = "Wednesday Night Wonderful Wrecking Crew", "목요일 밤의 화려한 스트라이크 전문가 모임 친구들"
+	created, err := c.CreateLeague(t.Context(), l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened, err := c.OpenWeek(t.Context(), created.ID, created.SecretaryKey, 1, protocol.OpenWeek{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tv := browser(t)()
+	do(t, tv, "the lane's TV", chromedp.Navigate(s.url+"/lanes/"+opened.Matches[0].Lane+"/tv?lang=en"))
+	until(t, tv, "the teams on the TV", `document.querySelector(".tv-phase") && document.querySelector(".tv-phase").textContent.includes("Wrecking Crew")`)
+	for _, sc := range []screen{tv720, tv1080} {
+		show(t, tv, sc)
+		for what, expr := range map[string]string{"names not whole": tvNamesWhole, "the screen": tvFits} {
+			if why := eval[string](t, tv, expr); why != "" {
+				t.Errorf("%s, %s: %s", sc.name, what, why)
+			}
+		}
+	}
+}

@@ -83,6 +83,7 @@ function lanePanel(id, single, invite = "") {
     const teams = (b.teams || []).map((tm) => t("tvTeam", tm.name, tm.total, tm.points)).join("  ·  ");
     const said = teams || (b.phase === "waiting" ? t("phaseWaiting") : "");
     phase.replaceChildren(...(said ? [el("span", { class: "fit", text: said })] : []));
+    phase.classList.toggle("teams", !!teams);
     table.tBodies[0].replaceChildren(...boardRows(b, watcher));
     if (upP) {
       const cell = table.querySelector(`tbody tr.up[data-row=marks] td.marks[data-frame="${b.up.frame}"]`);
