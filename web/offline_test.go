@@ -107,6 +107,19 @@ func play(t *testing.T, page context.Context, model *bowling.Match, next map[str
 	}
 }
 
+// playOnline has each bowler enter their own balls on their phone, by
+// key and by tap in turn, until frame is up; it returns the balls each
+// bowler entered, as play counts them.
+func playOnline(t *testing.T, pages map[string]context.Context, model *bowling.Match, frame int) (next map[string]int) {
+	t.Helper()
+	next = map[string]int{}
+	for n := 0; frameOf(model) < frame; n++ {
+		seat, _, _ := model.Up()
+		play(t, pages[string(model.At(seat).Name)], model, next, n%2 == 1)
+	}
+	return next
+}
+
 // frameOf is the frame the model's player up is on.
 func frameOf(model *bowling.Match) int {
 	_, f, ok := model.Up()
@@ -164,11 +177,7 @@ func TestScoringOffline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	next := map[string]int{}
-	for n := 0; frameOf(model) < 4; n++ {
-		seat, _, _ := model.Up()
-		play(t, pages[string(model.At(seat).Name)], model, next, n%2 == 1)
-	}
+	next := playOnline(t, pages, model, 4)
 	until(t, pages["BBB"], "three frames on the lane", `tenpin.state.board.up.seat === 0 && tenpin.state.board.up.frame === 4`)
 	online := totals(model)
 
@@ -247,11 +256,7 @@ func TestOfflineBallEnteredElsewhere(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			next := map[string]int{}
-			for n := 0; frameOf(model) < 4; n++ {
-				seat, _, _ := model.Up()
-				play(t, pages[string(model.At(seat).Name)], model, next, n%2 == 1)
-			}
+			next := playOnline(t, pages, model, 4)
 
 			setOffline(t, a, true)
 			until(t, a, "the host's phone offline", `document.querySelector("#offline-board").checkVisibility()`)
