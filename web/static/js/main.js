@@ -870,7 +870,6 @@ function keepLanes() {
   project();
   const q = c.ball;
   notice(() => t("keptLanes", q.name, q.frame, q.ball, dropped.length));
-  render();
   flushNext();
   render();
 }
