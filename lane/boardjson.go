@@ -203,7 +203,8 @@ func (l *Lane) framesOf(p bowling.Player, corrected uint16) *framesJSON {
 // [protocol.Frame], as frameView makes them and encoding/json writes them.
 func appendFrames(b []byte, g *bowling.Game, corrected uint16) []byte {
 	b = append(b, '[')
-	for i, f := range g.Frames() {
+	var rolls [bowling.MaxRolls]int
+	for i, f := range g.FramesIn(&rolls) {
 		if len(f.Rolls) == 0 {
 			break
 		}

@@ -93,6 +93,7 @@ type nightStats struct {
 	changed bool          // since encoded
 	tally   tally         // finished and playing
 	encoded []byte        // tally, as a board's "stats"; nil if nobody bowled
+	buf     []byte        // what encoded is made in, ball after ball
 	quoted  map[bowling.Name][]byte
 }
 
@@ -106,7 +107,8 @@ type playerStats struct {
 
 // of returns the night's numbers of series and the game in play, and
 // them encoded as a board's "stats" (nil when nobody has bowled). The
-// tally returned is never changed after.
+// tally returned is never changed after; the bytes are the caller's
+// until the next call.
 func (n *nightStats) of(series []game.Result, players []bowling.Player) (tally, []byte) {
 	first, last := firstScore(series, 0), firstScore(series, len(series)-1)
 	switch {
@@ -164,7 +166,10 @@ func (n *nightStats) of(series []game.Result, players []bowling.Player) (tally, 
 	}
 	n.tally, n.encoded = t, nil
 	if len(t.names) > 0 {
-		n.encoded = n.appendStats(make([]byte, 0, 256*len(t.names)), t)
+		// Into the last ball's bytes: a board copies them, and nothing
+		// else holds them.
+		n.buf = n.appendStats(n.buf[:0], t)
+		n.encoded = n.buf
 	}
 	return n.tally, n.encoded
 }

@@ -469,8 +469,19 @@ func (g *Game) Frame(n int) Frame {
 
 // Frames returns the ten frames of the game, bowled or not.
 func (g *Game) Frames() []Frame {
-	frames := make([]Frame, NumFrames)
-	rolls := g.Rolls()
+	frames := g.FramesIn(new([MaxRolls]int))
+	return frames[:]
+}
+
+// FramesIn returns the ten frames of the game, bowled or not, as [Game.Frames]
+// does but without allocating, for what reads a game's frames on every ball
+// (a lane's board, the night's numbers): the frames' rolls are held by
+// rolls, which the caller declares beside them.
+func (g *Game) FramesIn(rolls *[MaxRolls]int) [NumFrames]Frame {
+	for i := range int(g.n) {
+		rolls[i] = int(g.rolls[i])
+	}
+	var frames [NumFrames]Frame
 	cum, scored := 0, true
 	for i := range frames {
 		s, e := g.span(i)

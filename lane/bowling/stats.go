@@ -48,7 +48,8 @@ type Stats struct {
 // game itself to Games, Pins, High and CleanGames once it is over.
 func (s *Stats) Add(g *Game) {
 	open := false
-	for _, f := range g.Frames() {
+	var rolls [MaxRolls]int
+	for _, f := range g.FramesIn(&rolls) {
 		if s.addFrame(f) {
 			open = true
 		}

@@ -82,7 +82,14 @@ func addTotals(totals []Total, r Result) []Total {
 		if p.Game.NumRolls() == 0 {
 			continue
 		}
-		i := slices.IndexFunc(out, func(t Total) bool { return t.Name.Same(p.Name) })
+		// The exact name first: Same of two names that differ folds and
+		// skeletons both, which on every game's end of a lane of eight
+		// was most of what a night's balls allocated. No two totals are
+		// Same, so the exact one is the only Same one.
+		i := slices.IndexFunc(out, func(t Total) bool { return t.Name == p.Name })
+		if i < 0 {
+			i = slices.IndexFunc(out, func(t Total) bool { return t.Name.Same(p.Name) })
+		}
 		if i < 0 {
 			i = len(out)
 			out = append(out, Total{Name: p.Name})
