@@ -235,3 +235,78 @@ func TestHugeFrameLengthEndsTheConnection(t *testing.T) {
 		t.Fatal("the connection did not end")
 	}
 }
+
+// TestReadWholeMessages: read returns every message whole, byte for byte
+// and in a slice of about its own length (the library's Read keeps a roll
+// of 80 bytes in 512), whether it fits the pooled buffer or not, and a
+// message split over frames too; it says the library's error for one past
+// the read limit.
+func TestReadWholeMessages(t *testing.T) {
+	sizes := []int{0, 1, 80, readChunk - 1, readChunk, readChunk + 1, 3 * readChunk, 20000}
+	type got struct {
+		data []byte
+		err  error
+	}
+	results := make(chan got, len(sizes)+1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer conn.CloseNow()
+		conn.SetReadLimit(int64(sizes[len(sizes)-1]))
+		for range len(sizes) + 1 {
+			_, data, err := read(r.Context(), conn)
+			results <- got{data, err}
+			if err != nil {
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	c.SetReadLimit(-1)
+	for i, n := range sizes {
+		msg := bytes.Repeat([]byte{byte('a' + i)}, n)
+		if i%2 == 1 { // in two frames
+			w, err := c.Writer(ctx, websocket.MessageText)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.Write(msg[:n/2])
+			w.Write(msg[n/2:])
+			err = w.Close()
+		} else {
+			err = c.Write(ctx, websocket.MessageText, msg)
+		}
+		if err != nil {
+			t.Fatalf("writing %d bytes: %v", n, err)
+		}
+		select {
+		case r := <-results:
+			if r.err != nil || !bytes.Equal(r.data, msg) {
+				t.Errorf("a message of %d bytes read as %d bytes, %v", n, len(r.data), r.err)
+			}
+			if n < readChunk/2 && cap(r.data) >= readChunk {
+				t.Errorf("a message of %d bytes is held in %d", n, cap(r.data)) // a roll kept in a whole buffer
+			}
+		case <-time.After(wait):
+			t.Fatalf("a message of %d bytes was not read", n)
+		}
+	}
+	c.Write(ctx, websocket.MessageText, make([]byte, sizes[len(sizes)-1]+1))
+	select {
+	case r := <-results:
+		if r.err == nil {
+			t.Errorf("a message past the read limit read as %d bytes, want an error", len(r.data))
+		}
+	case <-time.After(wait):
+		t.Fatal("a message past the read limit was not refused")
+	}
+}

@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -314,7 +316,7 @@ func (c *Conn) answered(msg []byte) {
 // the connection: err says why, nil if it was dropped.
 func readMessage(conn *Conn, s *serving) (over bool, err error) {
 	ctx, log := s.ctx, s.log
-	typ, data, err := conn.ws.Read(ctx)
+	typ, data, err := read(ctx, conn.ws)
 	if conn.limit.flooded() {
 		log.Info("connection dropped for flooding")
 		return true, nil
@@ -353,4 +355,33 @@ func readMessage(conn *Conn, s *serving) (over bool, err error) {
 		return true, errDropped
 	}
 	return false, nil
+}
+
+// messageBuffers hold a message while it is read, as the library's
+// Conn.Read does with a 512-byte buffer of its own each time: a roll is
+// under a hundred bytes, and is kept exactly.
+var messageBuffers = sync.Pool{New: func() any { return new([readChunk]byte) }}
+
+// read reads one message whole, as [websocket.Conn.Read] does, into a
+// slice of its own length.
+func read(ctx context.Context, ws *websocket.Conn) (websocket.MessageType, []byte, error) {
+	typ, r, err := ws.Reader(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	buf := messageBuffers.Get().(*[readChunk]byte)
+	defer messageBuffers.Put(buf)
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		switch {
+		case err == io.EOF:
+			return typ, bytes.Clone(buf[:n]), nil
+		case err != nil:
+			return typ, nil, err
+		}
+	}
+	rest, err := io.ReadAll(r) // a message longer than a roll's: rare
+	return typ, append(bytes.Clone(buf[:n]), rest...), err
 }
