@@ -101,8 +101,10 @@
 // relay must not be shown a board that another server may have
 // overtaken, and so does [Lane.Unsure], for the lobby, which answers
 // nothing of the lane (its board, its series) while the lane may not
-// show its board. One line of the table is one transition, named for its
-// event:
+// show its board. A game a lane reads back as over goes into its
+// bowlers' histories only once the lane may decide again: a woken lane's
+// waits for its claim, and the board that shows it. One line of the
+// table is one transition, named for its event:
 //
 //	state      decide  show  event     when                                   next
 //	holding    yes     yes   lose      an append had no answer                behind
