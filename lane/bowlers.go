@@ -21,7 +21,9 @@ import (
 // at the join (see makeBowler): the event carries their key's hash
 // meanwhile, and a join that leaves before a ball costs the store
 // nothing. A game goes into its linked players'
-// histories the moment it is over, and again after each correction of it
+// histories the moment it is over (a lane woken from a pause that read
+// its end back offers it once it has claimed the lane again, and shows
+// it: see readBack), and again after each correction of it
 // (which the lane takes until the next game is set up): each version
 // replaces the one before, and the game counts once (bowler.Record.Add
 // and Correct). The board shows a linked player's average, and, from the

@@ -288,6 +288,62 @@ func TestAGameEndedByALostAnswerIsRecorded(t *testing.T) {
 	}
 }
 
+// TestAWokenLaneRecordsAGameOnlyOnceItHoldsTheLane: a lane whose server
+// is found paused after a game's last ball was stored, its answer lost,
+// learns that the game is over when it reads its log back; but until its
+// claim of the lane lands, it shows nothing of what it read, and its
+// sheet (Games, what the API and the other nodes are answered) still has
+// the game in play. The game goes into its bowlers' histories only once
+// the lane has taken the lane up again and shows the game over: no
+// history is ever ahead of the lane's sheet. Before, the read back put
+// the game in the history at once; the nemesis (seed
+// 1796692497137140174) read the sheet of such a lane, whose claim waited
+// for a store electing its leaders, and found "history invented".
+func TestAWokenLaneRecordsAGameOnlyOnceItHoldsTheLane(t *testing.T) {
+	j := &faulty{Journal: memjournal.New()}
+	store := memjournal.NewBowlers()
+	var wakes uint64
+	l := openLane(t, "r1", Config{Journal: j, Bowlers: store, Node: "n1", Wakes: func() uint64 { return wakes }})
+	c := attach(l)
+	l.send(c, `{"type":"join","name":"Mina","remember":true}`)
+	l.send(c, `{"type":"start"}`)
+	for rolls := range 19 { // 9s and misses, but for the tenth's miss
+		pins := 9
+		if rolls%2 == 1 {
+			pins = 0
+		}
+		l.send(c, l.roll(pins, ""))
+	}
+	last := l.roll(0, "")
+	j.lose = true
+	l.send(c, last) // stored, its answer lost as the server is paused
+	wakes++         // the server is found paused
+	j.fail = true   // and the lane's claim is refused: the store elects a leader
+	l.send(c, last) // sent again: the lane reads its log back, and claims the lane
+	id, _ := l.state.Bowler("Mina")
+	sheetOver := func() bool {
+		g := l.Games().Games
+		return len(g) == 1 && g[0].Finished
+	}
+	if l.state.Phase() != game.Finished || !l.unsure() {
+		t.Fatalf("after the read back: phase %s, unsure %v; the test needs the game over, read back by a lane not yet holding it again", l.state.Phase(), l.unsure())
+	}
+	l.bw.wg.Wait()
+	if got := history(t, store, bowler.ID(id)); len(got) > 0 && !sheetOver() {
+		t.Errorf("before the lane took the lane up again, the history holds %v, while the lane's sheet shows the game in play", got)
+	}
+
+	l.tenure.retryAt = time.Time{} // the pause after a failed claim is over
+	l.send(c, last)                // the claim lands
+	l.bw.wg.Wait()
+	if l.unsure() || !sheetOver() {
+		t.Fatalf("after the claim landed: unsure %v, the sheet shows the game over %v; want false, true", l.unsure(), sheetOver())
+	}
+	if got := history(t, store, bowler.ID(id)); len(got) != 1 || got[0] != 90 {
+		t.Errorf("once the lane holds the lane again and shows the game over, the history is %v, want [90]", got)
+	}
+}
+
 // TestAnIdleLaneWaitsForItsGamesToBeRecorded: a lane idle while its last
 // game waits for a bowlers' store that does not answer stays open, as a
 // closed lane is never restored to offer it again; it closes at its next

@@ -99,8 +99,12 @@
 // server's pauses tell it. The lane asks it before it decides and before
 // it shows a board; [Lane.Board] asks it too, on other goroutines, for a
 // relay must not be shown a board that another server may have
-// overtaken. One line of the table is one transition, named for its
-// event:
+// overtaken, and so does [Lane.Unsure], for the lobby, which answers
+// nothing of the lane (its board, its series) while the lane may not
+// show its board. A game a lane reads back as over goes into its
+// bowlers' histories only once the lane may decide again: a woken lane's
+// waits for its claim, and the board that shows it. One line of the
+// table is one transition, named for its event:
 //
 //	state      decide  show  event     when                                   next
 //	holding    yes     yes   lose      an append had no answer                behind

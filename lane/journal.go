@@ -234,6 +234,7 @@ func (l *Lane) took() {
 	l.log.Info("took the lane up again after a pause", "epoch", l.tenure.epoch)
 	l.show(nil, "")
 	l.sendHeld()
+	l.recordGame() // a game its read back ended, now that the board shows it (see readBack)
 }
 
 // ownClaim reports whether events hold the lane's claim of epoch, as
@@ -299,7 +300,15 @@ func (l *Lane) readBack(ctx context.Context) error {
 	case len(log.Events) > 0 || l.shown.due:
 		l.changed() // and a board held back (see changed); an unclaimed lane's waits for its claim (see took)
 	}
-	l.recordGame() // a last ball whose answer was lost may have ended the game
+	if l.tenure.mayDecide() {
+		// A last ball whose answer was lost may have ended the game. Not
+		// before the lane holds its epoch again: a woken lane shows
+		// nothing of what it read until its claim lands (its board and
+		// its sheet, which the API answers, wait for took), and a game
+		// in a history the sheet does not show over is one the
+		// bowler's page and the lane's disagree on. took records it.
+		l.recordGame()
+	}
 	for _, p := range l.seats.pending {
 		_, attached := l.conns.attached[p.c]
 		if name, ok := l.state.Holder(p.token); ok && name == p.name && attached && p.c.seat == "" && l.seats.holders[name] == nil {

@@ -262,5 +262,17 @@ func (l *Lane) Board() (board []byte, seq uint64) {
 	return v.board, v.seq
 }
 
+// Unsure reports whether the lane may be behind its log: its server was
+// found paused, and the lane has not claimed it again since (see the
+// package documentation), so that another server may run it now. It
+// shows no board meanwhile (see Board), and what else it shows of itself
+// (BoardJSON, Games, Game, Stats, BoardText) is what it last showed, from
+// before the pause: its log may hold more, a game over that the lane read
+// back but may not show yet, or that the server that took the lane over
+// showed, and whose bowlers' histories may hold it already. Whoever
+// answers for the lane should not answer from it until it is sure again.
+// Safe on any goroutine.
+func (l *Lane) Unsure() bool { return l.unsure() }
+
 // BoardText returns the lane's text scoreboard.
 func (l *Lane) BoardText() string { return bowling.Board(l.view.Load().players...) }

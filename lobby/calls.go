@@ -88,6 +88,15 @@ func (lb *Lobby) laneOf(ctx context.Context, id string) (Lane, error) {
 			return k, nil
 		}
 		return l, nil
+	case l != nil && l.Unsure(), l == nil && err == nil && remote.Unsure:
+		// Its node was found paused, and the lane has not claimed it
+		// again since: what it shows is from before the pause, and its
+		// log may be ahead of it, another node's even, and the bowlers'
+		// histories with it. A series that lacks a game a history holds
+		// is no answer (the nemesis read such a sheet as the load
+		// ended, and found the history "invented"): asked again in a
+		// moment, the lane answers from its log.
+		return nil, fmt.Errorf("%w: lane %s may be behind its log: its node was paused, and it has not claimed the lane again since", ErrUnavailable, id)
 	case l != nil:
 		return l, nil
 	case err == nil:

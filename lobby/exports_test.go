@@ -2,8 +2,11 @@ package lobby_test
 
 import (
 	"net/http"
+	"sync/atomic"
 	"testing"
 
+	"github.com/tenpin/tenpin/lane"
+	"github.com/tenpin/tenpin/lane/polltest"
 	"github.com/tenpin/tenpin/lobby"
 )
 
@@ -58,5 +61,53 @@ func TestExportsAnswerNotModified(t *testing.T) {
 	}
 	if !limited {
 		t.Errorf("%d exports asked at once from one address were all answered: no 429", lobby.ExportBurst+5)
+	}
+}
+
+// TestAnUnsureLaneAnswersFromNothing: a lane whose node was found paused
+// is unsure of its log until it has claimed its lane again (see
+// lane.Lane.Unsure): what it last showed is from before the pause, and
+// its log may hold more, another node's even. Its board and its series
+// are answered 503, to be asked again, until it is sure; then as ever.
+// Before, they were answered from before the pause: the nemesis (seed
+// 1796692497137140174) read such a series without a game over that the
+// lane read back a moment later, and put in its bowlers' histories, and
+// reported those histories "invented".
+func TestAnUnsureLaneAnswersFromNothing(t *testing.T) {
+	var wakes atomic.Uint64
+	s := newServer(t, lobby.Config{Lane: lane.Config{Wakes: wakes.Load}})
+	id := s.createLane(t, "Paused")
+	get := func(path string) int {
+		t.Helper()
+		res, err := http.Get(s.srv.URL + "/api/lanes/" + id + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	paths := []string{"", "/board.txt", "/games", "/stats", "/games.csv"}
+	for _, path := range paths {
+		if status := get(path); status != http.StatusOK {
+			t.Fatalf("GET %s before the pause: %d, want 200", path, status)
+		}
+	}
+
+	wakes.Add(1) // the node is found paused
+	for _, path := range paths {
+		if status := get(path); status != http.StatusServiceUnavailable {
+			t.Errorf("GET %s of a lane unsure of its log: %d, want 503", path, status)
+		}
+	}
+
+	s.lobby.PeerLanes().Wake(t.Context()) // the lane reads its log back, and claims its lane again
+	polltest.Until(t, wait, "the woken lane's series to be answered", func() (any, bool) {
+		status := get("/games")
+		return status, status == http.StatusOK
+	})
+	for _, path := range paths {
+		if status := get(path); status != http.StatusOK {
+			t.Errorf("GET %s once the lane claimed its lane again: %d, want 200", path, status)
+		}
 	}
 }

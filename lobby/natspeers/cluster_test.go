@@ -206,8 +206,38 @@ func TestLanesAcrossNodes(t *testing.T) {
 		{"ListKeepsASilentNodesLanes", testListKeepsASilentNodesLanes},
 		{"ListKnowsLanesUnasked", testListKnowsLanesUnasked},
 		{"SecretaryAcrossNodes", testSecretaryAcrossNodes},
+		{"UnsureLaneAnswersFromNothing", testUnsureLaneAnswersFromNothing},
 	} {
 		t.Run(tt.name, func(t *testing.T) { tt.test(t, nodes) })
+	}
+}
+
+// testUnsureLaneAnswersFromNothing: a lane whose node was found paused
+// is unsure of its log until it has claimed its lane again (see
+// lane.Lane.Unsure): its series is from before the pause, and its log may
+// hold more. Neither its node nor another answers it meanwhile, but
+// unavailable, to be asked again; then both do.
+func testUnsureLaneAnswersFromNothing(t *testing.T, nodes []*node) {
+	ctx := t.Context()
+	id := createLane(t, nodes[0], "unsure")
+	// The second node answers 503 until it has heard where the lane runs.
+	polltest.Until(t, wait, "the lane's series through the second node", func() (any, bool) {
+		_, err := nodes[1].API.Games(ctx, id)
+		return err, err == nil
+	})
+	nodes[0].Cluster.CountPause()
+	for _, n := range nodes[:2] {
+		var pe *protocol.Error
+		if g, err := n.API.Games(ctx, id); !errors.As(err, &pe) || pe.Code != protocol.CodeUnavailable {
+			t.Errorf("the series of a lane unsure of its log, through %s: %+v, %v; want %s", n.Name, g, err, protocol.CodeUnavailable)
+		}
+	}
+	nodes[0].Lobby.PeerLanes().Wake(ctx) // its lanes read their logs back, and claim their lanes again
+	for _, n := range nodes[:2] {
+		polltest.Until(t, wait, "the series through "+n.Name+" once the lane claimed its lane again", func() (any, bool) {
+			_, err := n.API.Games(ctx, id)
+			return err, err == nil
+		})
 	}
 }
 

@@ -98,3 +98,9 @@ func (c *Cluster) PostponeAlive(id string) bool {
 	rl.aliveAt = time.Now().Add(time.Hour)
 	return true
 }
+
+// CountPause counts a pause of this node, as checkPaused does when its
+// heartbeats stopped for too long, without waking its lanes: each finds
+// it at its next message, or when the test wakes them, and is unsure of
+// its log until then (see lane.Lane.Unsure).
+func (c *Cluster) CountPause() { c.wakes.Add(1) }

@@ -85,11 +85,15 @@ type LaneView struct {
 	Text    string               `json:"text"`
 	Games   protocol.Games       `json:"games"`
 	Stats   protocol.Stats       `json:"stats"`
+	// Unsure: the lane may be behind its log (see lane.Lane.Unsure), and
+	// the rest of the view with it: the asking node answers nothing from
+	// it, as the lane's own node does not.
+	Unsure bool `json:"unsure,omitempty"`
 }
 
 // Describe returns what l shows of itself to other nodes.
 func Describe(l *lane.Lane) *LaneView {
-	return &LaneView{Summary: l.Summary(), Private: l.Private(), Board: l.BoardJSON(), Text: l.BoardText(), Games: l.Games(), Stats: l.Stats()}
+	return &LaneView{Summary: l.Summary(), Private: l.Private(), Board: l.BoardJSON(), Text: l.BoardText(), Games: l.Games(), Stats: l.Stats(), Unsure: l.Unsure()}
 }
 
 // ID returns the lane's id.
