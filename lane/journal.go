@@ -235,6 +235,7 @@ func (l *Lane) took() {
 	l.show(nil, "")
 	l.sendHeld()
 	l.recordGame() // a game its read back ended, now that the board shows it (see readBack)
+	l.reportUnreported()
 }
 
 // ownClaim reports whether events hold the lane's claim of epoch, as
@@ -284,8 +285,25 @@ func (l *Lane) readBack(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("lane %s: reading back the log: %w", l.id, err)
 	}
+	var ended []leagueGame // games of a league night the read back ended
 	for _, e := range log.Events {
+		// As the lane applies what it stores (see apply), but for the
+		// game's records and the league's scores, which wait until the
+		// lane may decide again.
+		was := l.state.Phase()
+		if e.Kind == game.NextGame || e.Kind == game.NewGame {
+			l.bw.highs, l.bw.ended = nil, nil
+		}
 		l.state.Apply(e)
+		if e.Kind == game.Rolled {
+			l.makeBowler(e.Player)
+		}
+		if was != game.Finished && l.state.Phase() == game.Finished {
+			l.gameEnded()
+			if l.state.League() != nil {
+				ended = append(ended, l.leagueInPlay())
+			}
+		}
 	}
 	l.stored.last = log.Last
 	if len(log.Events) > 0 {
@@ -300,14 +318,17 @@ func (l *Lane) readBack(ctx context.Context) error {
 	case len(log.Events) > 0 || l.shown.due:
 		l.changed() // and a board held back (see changed); an unclaimed lane's waits for its claim (see took)
 	}
+	l.lg.unreported = append(l.lg.unreported, ended...)
 	if l.tenure.mayDecide() {
 		// A last ball whose answer was lost may have ended the game. Not
 		// before the lane holds its epoch again: a woken lane shows
 		// nothing of what it read until its claim lands (its board and
 		// its sheet, which the API answers, wait for took), and a game
 		// in a history the sheet does not show over is one the
-		// bowler's page and the lane's disagree on. took records it.
+		// bowler's page and the lane's disagree on. took records it,
+		// and gives the league its scores.
 		l.recordGame()
+		l.reportUnreported()
 	}
 	for _, p := range l.seats.pending {
 		_, attached := l.conns.attached[p.c]

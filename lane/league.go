@@ -37,6 +37,10 @@ const leagueTries = 5
 type leagueState struct {
 	sheet *league.MatchSheet // the match's sheet as the league last counted it; nil before
 	asked bool               // a sheet was asked for
+	// unreported are the games a read back of the log ended (their
+	// balls' answers lost), for the league once the lane may decide
+	// again: see readBack.
+	unreported []leagueGame
 }
 
 // leagueSheet asks the league for the match's sheet, once, off the lane
@@ -60,31 +64,87 @@ func (l *Lane) leagueSheet() {
 	})
 }
 
+// leagueGame is a game of a league night's lane for its league: its
+// number in the night (from 1) and each place's scratch score.
+type leagueGame struct {
+	n      int
+	scores map[bowling.Name]int
+}
+
 // leagueGameEnded gives the league the scores of the game that just
 // ended on a league night's lane, off the lane goroutine, trying again
 // for a while if the league does not answer.
 func (l *Lane) leagueGameEnded() {
-	m := l.state.League()
-	if m == nil || l.cfg.LeagueNight == nil {
+	if l.state.League() != nil && l.state.Phase() == game.Finished {
+		l.leagueReport(l.leagueInPlay())
+	}
+}
+
+// leagueInPlay is the game in play, for the league.
+func (l *Lane) leagueInPlay() leagueGame {
+	g := leagueGame{n: l.state.GameNumber(), scores: make(map[bowling.Name]int)}
+	for _, p := range l.state.Match().Players() {
+		g.scores[p.Name] = p.Game.Total()
+	}
+	return g
+}
+
+// leagueReportAgain gives the league again, as a league night's lane is
+// restored or taken over, the scores of every game of the night that is
+// over: the server that held the lane may have stopped before the league
+// had them. The league keeps what it has (league.League.Report): a game
+// scored already, by the lane or by the secretary, is left as it is.
+func (l *Lane) leagueReportAgain() {
+	if l.state.League() == nil {
 		return
 	}
-	scores := make(map[bowling.Name]int)
-	for _, p := range l.state.Match().Players() {
-		scores[p.Name] = p.Game.Total()
+	series := l.state.Series()
+	var games []leagueGame
+	for i, res := range series {
+		g := leagueGame{n: l.state.GameNumber() - (len(series) - i), scores: make(map[bowling.Name]int)}
+		for _, p := range res.Players {
+			g.scores[p.Name] = p.Game.Total()
+		}
+		games = append(games, g)
 	}
-	n := l.state.GameNumber()
+	if l.state.Phase() == game.Finished {
+		games = append(games, l.leagueInPlay())
+	}
+	l.leagueReport(games...)
+}
+
+// reportUnreported gives the league the games a read back ended.
+func (l *Lane) reportUnreported() {
+	l.leagueReport(l.lg.unreported...)
+	l.lg.unreported = nil
+}
+
+// leagueReport gives the league games' scores, in order, off the lane
+// goroutine, and hands the match's sheet it last answers back to the
+// lane.
+func (l *Lane) leagueReport(games ...leagueGame) {
+	m := l.state.League()
+	if m == nil || l.cfg.LeagueNight == nil || len(games) == 0 {
+		return
+	}
 	night, appendTimeout, log, lane, stopped := l.cfg.LeagueNight, l.cfg.AppendTimeout, l.log, l.id, l.stopped
 	l.bw.wg.Go(func() {
-		var sheet league.MatchSheet
-		err := retry(stopped, leagueTries, appendTimeout, func(ctx context.Context) (err error) {
-			sheet, err = night.Scores(ctx, lane, *m, n, scores)
-			return err
-		})
-		if err != nil {
-			log.Error("a league game's scores were not counted", "lane", lane, "league", m.League, "week", m.Week, "game", n, "err", err)
-			return
+		var sheet *league.MatchSheet
+		for _, g := range games {
+			var s league.MatchSheet
+			err := retry(stopped, leagueTries, appendTimeout, func(ctx context.Context) (err error) {
+				s, err = night.Scores(ctx, lane, *m, g.n, g.scores)
+				return err
+			})
+			if err != nil {
+				log.Error("a league game's scores were not counted", "lane", lane, "league", m.League, "week", m.Week, "game", g.n, "err", err)
+				continue
+			}
+			sheet = &s
 		}
-		l.submit(context.Background(), request{op: opLeagueSheet, recorded: &recorded{sheet: &sheet}})
+		if sheet != nil {
+			l.submit(context.Background(), request{op: opLeagueSheet, recorded: &recorded{sheet: sheet}})
+		}
 	})
 }
 

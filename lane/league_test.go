@@ -7,10 +7,12 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tenpin/tenpin/lane/bowling"
 	"github.com/tenpin/tenpin/lane/game"
 	"github.com/tenpin/tenpin/lane/league"
+	"github.com/tenpin/tenpin/lane/polltest"
 	"github.com/tenpin/tenpin/lobby/memjournal"
 	"github.com/tenpin/tenpin/protocol"
 )
@@ -27,11 +29,13 @@ func (n *nightOf) Scores(_ context.Context, _ string, m game.LeagueLane, g int, 
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	for name, pins := range scores {
-		e, err := n.league.Score(league.GameScore{Week: m.Week, Bowler: string(name), Game: g, Pins: pins})
+		e, err := n.league.Report(league.GameScore{Week: m.Week, Bowler: string(name), Game: g, Pins: pins})
 		if err != nil {
 			return league.MatchSheet{}, err
 		}
-		n.league.Apply(e)
+		if e.Kind != "" { // a game the league has already is left as it is
+			n.league.Apply(e)
+		}
 	}
 	return n.sheet(m)
 }
@@ -246,4 +250,117 @@ func TestLeagueLaneWhoScoresWhom(t *testing.T) {
 		t.Errorf("Bob's line: %+v, want his 5 entered by the secretary, no phone", b.Players[2])
 	}
 	checkConsistent(t, l)
+}
+
+// leagueNight is TestLeagueNightLane's league (Ann of the Pins against
+// Bob of the Aces, two games a night) with week 1 open, its night, and
+// the match of its lane.
+func leagueNight(t *testing.T) (*league.League, *nightOf, *game.LeagueLane) {
+	t.Helper()
+	lg, err := league.New(league.Settings{Name: "Thursday", GamesPerNight: 2,
+		Handicap: league.Handicap{Basis: 200, Percent: 100}, Points: league.Points{PerGame: 2, PerSeries: 2},
+		AbsentMinus: 10, VacancyScore: 100,
+		Teams: []league.Team{
+			{Name: "Pins", Bowlers: []league.Bowler{{Name: "Ann", Average: 150}}},
+			{Name: "Aces", Bowlers: []league.Bowler{{Name: "Bob", Average: 180}}},
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := lg.Open(1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lg.Apply(e)
+	m := &game.LeagueLane{League: "lg1", Week: 1, Games: 2, Teams: [2]string{"Pins", "Aces"},
+		Places: []game.LeaguePlace{{Name: "Ann", Team: 0}, {Name: "Bob", Team: 1}}}
+	return lg, &nightOf{league: lg}, m
+}
+
+// scored returns each bowler's games and pins as the league has them.
+func scored(n *nightOf) map[string][2]int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out := map[string][2]int{}
+	for _, b := range n.league.Standings().Bowlers {
+		out[b.Name] = [2]int{b.Games, b.Pins}
+	}
+	return out
+}
+
+// TestALeagueGameEndedByALostAnswerIsScored: the last ball of a league
+// night's game is stored, but its answer is lost; the lane learns that
+// the game is over as it reads its log back, and gives the league the
+// game's scores then. Before, only a game ended by an answered ball was
+// reported: this one was never, and the week could not close until the
+// secretary entered it by hand.
+func TestALeagueGameEndedByALostAnswerIsScored(t *testing.T) {
+	ctx := context.Background()
+	_, night, m := leagueNight(t)
+	j := &faulty{Journal: memjournal.New()}
+	l := openLane(t, "league1", Config{Journal: j, League: m, LeagueNight: night})
+	ann := attach(l)
+	l.send(ann, `{"type":"join","name":"Ann","id":"j"}`)
+	for frame := range 10 {
+		l.send(ann, l.roll(9, ""))
+		l.send(ann, l.roll(0, ""))
+		for ball, pins := range []int{8, 0} {
+			last := l.secretaryRoll("Bob", pins)
+			if frame == 9 && ball == 1 {
+				j.lose = true // Bob's last ball is stored, its answer lost
+				if err := l.asSecretary(last); err == nil {
+					t.Fatal("the last ball was answered: the test needs its answer lost")
+				}
+				if l.state.Phase() == game.Finished {
+					t.Fatal("the game ended with the last ball's answer lost: the test needs it not to")
+				}
+				l.asSecretary(last) // sent again: the lane reads its log back first
+				continue
+			}
+			if err := l.asSecretary(last); err != nil {
+				t.Fatalf("the secretary's roll for Bob: %v", err)
+			}
+		}
+	}
+	l.await(ctx)
+	if got := scored(night); got["Ann"] != [2]int{1, 90} || got["Bob"] != [2]int{1, 80} {
+		t.Errorf("the league's games and pins after game 1, its end read back: %v, want Ann [1 90] and Bob [1 80]", got)
+	}
+}
+
+// TestARestoredLeagueLaneReportsItsNight: a league night's lane restored
+// (its server restarted, or another took it over) gives the league again
+// the scores of its night's games that are over, which the server that
+// held it may not have given; the league keeps those it has.
+func TestARestoredLeagueLaneReportsItsNight(t *testing.T) {
+	_, night, m := leagueNight(t)
+	j := memjournal.New()
+	// The lane's first server has no league to tell (as if it stopped
+	// before the league had the game): game 1 is bowled, game 2 begun.
+	l := openLane(t, "league1", Config{Journal: j, League: m})
+	ann := attach(l)
+	l.send(ann, `{"type":"join","name":"Ann","id":"j"}`)
+	bowlGame(t, l, ann)
+	l.leagueNext(context.Background())
+	l.send(ann, l.roll(7, ""))
+	if got := scored(night); got["Ann"][0] != 0 {
+		t.Fatalf("the league has %v before the lane was restored: the test needs game 1 not scored", got)
+	}
+	log, err := j.Read(context.Background(), "league1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Restore(context.Background(), log, Config{Journal: j, LeagueNight: night})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- r.Run(ctx) }()
+	polltest.Until(t, 10*time.Second, "game 1 in the league", func() (any, bool) {
+		got := scored(night)
+		return got, got["Ann"] == [2]int{1, 90} && got["Bob"] == [2]int{1, 80}
+	})
+	cancel()
+	<-ran
 }

@@ -32,6 +32,7 @@ func (l *Lane) Run(ctx context.Context) (err error) {
 	if l.bw.again {
 		l.bw.again = false
 		l.offerAgain()
+		l.leagueReportAgain()
 	}
 	for {
 		select {
