@@ -289,6 +289,15 @@ func (l *League) Score(g GameScore) (Event, error) {
 // league has since then is the lane's, or a secretary's correction of it,
 // which a late report must not take back.
 func (l *League) Report(g GameScore) (Event, error) {
+	if g.Week >= 1 && g.Week <= len(l.nights) && g.Game >= 1 && g.Game <= l.s.GamesPerNight {
+		n := l.nights[g.Week-1]
+		if i, _, err := l.place(n, g.Bowler); err == nil && n.score(i, g.Game-1, l.s.GamesPerNight) >= 0 {
+			// Scored already: whether it could be corrected again or
+			// not (MaxCorrections), the report changes nothing. A lane
+			// restored reports its night's games again.
+			return Event{}, nil
+		}
+	}
 	e, err := l.Score(g)
 	if err != nil || e.Kind == Corrected {
 		return Event{}, err

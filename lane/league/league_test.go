@@ -577,7 +577,7 @@ func TestSheetFirstNight(t *testing.T) {
 // TestReportKeepsWhatTheLeagueHas: a lane's report scores a game the
 // league has not; a report of a game scored already (the lane did not
 // hear the first answer, and a secretary may have corrected the game
-// meanwhile) changes nothing.
+// meanwhile, as often as a game may be) changes nothing.
 func TestReportKeepsWhatTheLeagueHas(t *testing.T) {
 	s := newSeason(t, Settings{
 		Name: "Reports", GamesPerNight: 2, Points: Points{1, 1},
@@ -594,6 +594,15 @@ func TestReportKeepsWhatTheLeagueHas(t *testing.T) {
 		if e, err := s.l.Report(GameScore{Week: 1, Bowler: "Ann", Game: 1, Pins: pins}); !reflect.DeepEqual(e, Event{}) || err != nil {
 			t.Errorf("Report(game 1 again, %d pins) = %+v, %v; want no change", pins, e, err)
 		}
+	}
+	for c := 1; c < MaxCorrections; c++ { // corrected as often as a game may be
+		s.apply(s.l.Score(GameScore{Week: 1, Bowler: "Ann", Game: 1, Pins: 150 + c%2}))
+	}
+	if _, err := s.l.Score(GameScore{Week: 1, Bowler: "Ann", Game: 1, Pins: 100}); !errors.Is(err, ErrTooManyCorrections) {
+		t.Fatalf("a correction past MaxCorrections: %v, want %v", err, ErrTooManyCorrections)
+	}
+	if e, err := s.l.Report(GameScore{Week: 1, Bowler: "Ann", Game: 1, Pins: 130}); !reflect.DeepEqual(e, Event{}) || err != nil {
+		t.Errorf("Report(a game corrected as often as it may be) = %+v, %v; want no change", e, err)
 	}
 	if _, err := s.l.Report(GameScore{Week: 1, Bowler: "Zed", Game: 1, Pins: 100}); !errors.Is(err, ErrUnknownBowler) {
 		t.Errorf("Report(nobody of the league) = %v; want %v", err, ErrUnknownBowler)
