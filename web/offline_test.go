@@ -346,10 +346,16 @@ func TestOfflineBallOfAGameOver(t *testing.T) {
 	id := createLane(t, s, "Game over")
 	open := browser(t)
 	a, b := open(), open()
-	for n, p := range map[string]context.Context{"AAA": a, "BBB": b} {
-		do(t, p, "open the lane", chromedp.Navigate(s.url+"/lanes/"+id+"#invite="+inviteOf(t, id)))
-		join(t, p, n, n)
-		until(t, p, "the worker serving the page", `!!navigator.serviceWorker.controller`)
+	// In this order: the first seated hosts the lane given away, and
+	// seats follow the joins (a map's order, once, made BBB the host and
+	// left AAA no start button).
+	for _, j := range []struct {
+		name string
+		page context.Context
+	}{{"AAA", a}, {"BBB", b}} {
+		do(t, j.page, "open the lane", chromedp.Navigate(s.url+"/lanes/"+id+"#invite="+inviteOf(t, id)))
+		join(t, j.page, j.name, j.name)
+		until(t, j.page, "the worker serving the page", `!!navigator.serviceWorker.controller`)
 	}
 	until(t, a, "two players", `document.querySelectorAll("#board tr[data-row=marks]").length === 2`)
 	do(t, a, "start", chromedp.Click(chromedp.CSS("#start")))
