@@ -256,6 +256,22 @@ func TestAStoppedLaneGivesUpOnAStoreDown(t *testing.T) {
 	})
 }
 
+// toMinasLastBall seats Mina, remembered, starts the game and bowls it
+// (9s and misses) to its last ball, a miss, which it returns unsent: a
+// game of 90.
+func toMinasLastBall(l *Lane, c *Client) string {
+	l.send(c, `{"type":"join","name":"Mina","remember":true}`)
+	l.send(c, `{"type":"start"}`)
+	for rolls := range 19 {
+		pins := 9
+		if rolls%2 == 1 {
+			pins = 0
+		}
+		l.send(c, l.roll(pins, ""))
+	}
+	return l.roll(0, "")
+}
+
 // TestAGameEndedByALostAnswerIsRecorded: a game's last ball stored but
 // its answer lost ends the game only when the lane reads its log back;
 // the game goes into the history then. Before, it went in no history
@@ -265,16 +281,7 @@ func TestAGameEndedByALostAnswerIsRecorded(t *testing.T) {
 	store := memjournal.NewBowlers()
 	l := openLane(t, "r1", Config{Journal: j, Bowlers: store})
 	c := attach(l)
-	l.send(c, `{"type":"join","name":"Mina","remember":true}`)
-	l.send(c, `{"type":"start"}`)
-	for rolls := range 19 { // 9s and misses, but for the tenth's miss
-		pins := 9
-		if rolls%2 == 1 {
-			pins = 0
-		}
-		l.send(c, l.roll(pins, ""))
-	}
-	last := l.roll(0, "")
+	last := toMinasLastBall(l, c)
 	j.lose = true
 	l.send(c, last)
 	if l.state.Phase() == game.Finished {
@@ -305,16 +312,7 @@ func TestAWokenLaneRecordsAGameOnlyOnceItHoldsTheLane(t *testing.T) {
 	var wakes uint64
 	l := openLane(t, "r1", Config{Journal: j, Bowlers: store, Node: "n1", Wakes: func() uint64 { return wakes }})
 	c := attach(l)
-	l.send(c, `{"type":"join","name":"Mina","remember":true}`)
-	l.send(c, `{"type":"start"}`)
-	for rolls := range 19 { // 9s and misses, but for the tenth's miss
-		pins := 9
-		if rolls%2 == 1 {
-			pins = 0
-		}
-		l.send(c, l.roll(pins, ""))
-	}
-	last := l.roll(0, "")
+	last := toMinasLastBall(l, c)
 	j.lose = true
 	l.send(c, last) // stored, its answer lost as the server is paused
 	wakes++         // the server is found paused
