@@ -275,8 +275,8 @@ func TestReadWholeMessages(t *testing.T) {
 	for i, n := range sizes {
 		msg := bytes.Repeat([]byte{byte('a' + i)}, n)
 		if i%2 == 1 { // in two frames
-			w, err := c.Writer(ctx, websocket.MessageText)
-			if err != nil {
+			var w io.WriteCloser
+			if w, err = c.Writer(ctx, websocket.MessageText); err != nil {
 				t.Fatal(err)
 			}
 			w.Write(msg[:n/2])
