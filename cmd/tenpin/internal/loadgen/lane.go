@@ -269,6 +269,15 @@ func (c *user) reconnect(ctx context.Context) bool {
 	pause := 50 * time.Millisecond
 	for try := 0; ctx.Err() == nil && time.Since(start) < reconnectFor; try++ {
 		n := c.node + try/3 // three tries a node
+		// Before the dial: the lane sends its board as the connection
+		// attaches, which the reader may hand on while Resume still waits
+		// for its answer. That board may repeat the last seq, and the
+		// player acts on it, not on the last the old connection had,
+		// taking its rolls from it.
+		c.mu.Lock()
+		c.rejoined, c.resync, c.inflight, c.failover = true, true, false, true
+		c.last = nil // the old connection's: a roll ending now must not act on it
+		c.mu.Unlock()
 		dctx, cancel := context.WithTimeout(ctx, dialTimeout)
 		conn, err := r.client(n).DialFunc(dctx, c.lane.id, func(data []byte) { c.handle(ctx, data) })
 		if err == nil && c.name != "" {
@@ -283,10 +292,6 @@ func (c *user) reconnect(ctx context.Context) bool {
 		if err == nil {
 			c.mu.Lock()
 			c.conn, c.node = conn, n
-			// The lane sends the board at once: the player acts on that
-			// one, not on the last the old connection had.
-			c.rejoined, c.resync, c.inflight, c.failover = true, true, false, true
-			c.last = nil // the old connection's: a roll ending now must not act on it
 			c.mu.Unlock()
 			r.connected.Add(1)
 			r.reconnects.Add(1)
