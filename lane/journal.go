@@ -35,6 +35,32 @@ func (l *Lane) record(ctx context.Context, e game.Event) error {
 		}
 		return protocol.RefuseStoreLate.Error()
 	}
+	switch l.applyStored(e) {
+	case outcomeEnded:
+		l.recordGame() // in its bowlers' histories at once
+		l.leagueGameEnded()
+	case outcomeCorrected:
+		l.recordGame() // the corrected version replaces the one recorded
+	}
+	return nil
+}
+
+// outcome is what an event stored did to the game in play.
+type outcome int
+
+const (
+	outcomeNone      outcome = iota
+	outcomeEnded             // the game is over
+	outcomeCorrected         // a game over, corrected
+)
+
+// applyStored applies an event the log holds to the lane's state, with
+// what follows from it (the personal bests, a remembered player's bowler
+// made at their first ball), whether the lane stored it now (record) or
+// reads it back (readBack): the same for both, as the log is. The game's
+// records and the league's scores are the caller's, which a read back
+// holds until the lane may decide again.
+func (l *Lane) applyStored(e game.Event) outcome {
 	was := l.state.Phase()
 	if e.Kind == game.NextGame || e.Kind == game.NewGame {
 		l.bw.highs, l.bw.ended = nil, nil
@@ -47,13 +73,12 @@ func (l *Lane) record(ctx context.Context, e game.Event) error {
 	switch {
 	case was != game.Finished && l.state.Phase() == game.Finished:
 		l.gameEnded()
-		l.recordGame() // in its bowlers' histories at once
-		l.leagueGameEnded()
+		return outcomeEnded
 	case e.Kind == game.Corrected && l.state.Phase() == game.Finished:
 		l.gameCorrected()
-		l.recordGame() // the corrected version replaces the one recorded
+		return outcomeCorrected
 	}
-	return nil
+	return outcomeNone
 }
 
 // Wake wakes the lane's tenure (see the package documentation): the lane
@@ -287,22 +312,8 @@ func (l *Lane) readBack(ctx context.Context) error {
 	}
 	var ended []leagueGame // games of a league night the read back ended
 	for _, e := range log.Events {
-		// As the lane applies what it stores (see apply), but for the
-		// game's records and the league's scores, which wait until the
-		// lane may decide again.
-		was := l.state.Phase()
-		if e.Kind == game.NextGame || e.Kind == game.NewGame {
-			l.bw.highs, l.bw.ended = nil, nil
-		}
-		l.state.Apply(e)
-		if e.Kind == game.Rolled {
-			l.makeBowler(e.Player)
-		}
-		if was != game.Finished && l.state.Phase() == game.Finished {
-			l.gameEnded()
-			if l.state.League() != nil {
-				ended = append(ended, l.leagueInPlay())
-			}
+		if l.applyStored(e) == outcomeEnded && l.state.League() != nil {
+			ended = append(ended, l.leagueInPlay())
 		}
 	}
 	l.stored.last = log.Last
