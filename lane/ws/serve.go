@@ -383,5 +383,5 @@ func read(ctx context.Context, ws *websocket.Conn) (websocket.MessageType, []byt
 		}
 	}
 	rest, err := io.ReadAll(r) // a message longer than a roll's: rare
-	return typ, append(bytes.Clone(buf[:n]), rest...), err
+	return typ, slices.Concat(buf[:n], rest), err
 }
